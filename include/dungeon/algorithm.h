@@ -1,0 +1,101 @@
+/* The generator registry: every algorithm declares itself once, as a name,
+ * a parameter table and a generate function. That one table drives request
+ * validation, defaults, `GET /v1/algorithms`, `dungeon algorithms`,
+ * `dungeon generate --help` and the docs, so a parameter is declared once.
+ *
+ * Everything here is static, read-only data: thread-safe. */
+#ifndef DUNGEON_ALGORITHM_H
+#define DUNGEON_ALGORITHM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dungeon/cancel.h"
+#include "dungeon/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_PARAMS_MAX 32     /* parameters one algorithm may declare */
+#define DG_PARAM_STRING_MAX 64
+
+typedef enum dg_param_type {
+  DG_PARAM_INT,    /* integer within [min, max] */
+  DG_PARAM_FLOAT,  /* real number within [min, max] */
+  DG_PARAM_BOOL,   /* true or false */
+  DG_PARAM_ENUM,   /* one of `choices` */
+  DG_PARAM_STRING, /* short text (a name), at most DG_PARAM_STRING_MAX - 1 bytes */
+} dg_param_type;
+
+typedef struct dg_param_def {
+  const char *name;            /* snake_case, unique within the algorithm */
+  dg_param_type type;          /* how values are parsed and checked */
+  double default_value;        /* int/float/bool (0/1)/enum (index) default */
+  double min, max;             /* inclusive range for int and float */
+  const char *const *choices;  /* enum: NULL-terminated names, else NULL */
+  const char *default_string;  /* string default, else NULL */
+  const char *doc;             /* one line for people */
+} dg_param_def;
+
+/* The effective value of every parameter of one algorithm, by table index. */
+typedef struct dg_params {
+  double number[DG_PARAMS_MAX];                    /* int, float, bool, enum index */
+  char text[DG_PARAMS_MAX][DG_PARAM_STRING_MAX];   /* string parameters */
+  uint32_t explicit_mask;                          /* bit i: set by the caller */
+} dg_params;
+
+typedef struct dg_context dg_context;
+typedef struct dg_level dg_level;
+typedef struct dg_request dg_request;
+
+/* A generator: fills `level` (already initialised: algorithm, seed and
+ * params set, everything else empty) or returns a negative code with `err`
+ * filled. Must be pure: no I/O, no globals, reentrant. */
+typedef int (*dg_generate_fn)(const dg_context *context, const dg_request *request,
+                              dg_cancel *cancel, dg_level *level, dg_error *err);
+
+/* Cross-parameter checks after each value passed its own range check
+ * ("room_width_min <= room_width_max"). Returns 0 or DG_EINVAL with `err`. */
+typedef int (*dg_validate_fn)(const dg_params *params, dg_error *err);
+
+typedef struct dg_algorithm {
+  const char *name;            /* "classic", "landmark", ... */
+  const char *summary;         /* one line */
+  const char *source;          /* the seed document it implements */
+  const dg_param_def *params;  /* parameter table */
+  int param_count;             /* entries in `params`, <= DG_PARAMS_MAX */
+  dg_validate_fn validate;     /* may be NULL */
+  dg_generate_fn generate;     /* never NULL */
+} dg_algorithm;
+
+/* The registered algorithms, in a fixed order; *count receives how many.
+ * Static data. */
+const dg_algorithm *const *dg_algorithms(int *count);
+
+/* The algorithm called `name`, or NULL. */
+const dg_algorithm *dg_algorithm_find(const char *name);
+
+/* Index of parameter `name` in `algorithm`'s table, or -1. */
+int dg_algorithm_param_index(const dg_algorithm *algorithm, const char *name);
+
+/* Writes the allowed values of parameter `def` for a person, e.g.
+ * "an integer from 10 to 400" or "one of follow, cleanup, plain", into
+ * `buffer` (always terminated). Returns `buffer`. */
+const char *dg_param_describe_range(const dg_param_def *def, char *buffer, int size);
+
+/* Name of a parameter type ("integer", "number", "boolean", "enum",
+ * "string"). Static. */
+const char *dg_param_type_name(dg_param_type type);
+
+/* Every registered algorithm with its parameter table, as the JSON array
+ * that `GET /v1/algorithms` and `dungeon algorithms --json` print:
+ * [{name, summary, source, params: [{name, type, default, min?, max?,
+ * choices?, doc}]}]. Returned as a json_t * (new reference) behind a void *
+ * so that this header does not need jansson; NULL on ENOMEM. */
+void *dg_algorithms_to_json(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

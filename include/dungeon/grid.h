@@ -1,0 +1,72 @@
+/* A rectangular map of tiles, one byte each, row-major.
+ *
+ * Grid-based generators paint into a dg_grid; the level's JSON rows and the
+ * ASCII map are read from it. A tile's glyph and name are fixed here, once,
+ * so that every algorithm and every renderer agrees on the legend. */
+#ifndef DUNGEON_GRID_H
+#define DUNGEON_GRID_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dg_tile {
+  DG_TILE_STONE = 0,       /* solid rock: ' ' */
+  DG_TILE_FLOOR,           /* room floor: '.' */
+  DG_TILE_CORRIDOR,        /* corridor: '#' */
+  DG_TILE_WALL,            /* room wall: '-' or '|' by orientation */
+  DG_TILE_DOOR,            /* door: '+' */
+  DG_TILE_SECRET_DOOR,     /* secret door: 'S' */
+  DG_TILE_SECRET_CORRIDOR, /* secret corridor: '=' */
+  DG_TILE_CHEST,           /* corridor square holding a chest: '(' */
+  DG_TILE_STAIRS_UP,       /* stairs up: '<' */
+  DG_TILE_STAIRS_DOWN,     /* stairs down: '>' */
+  DG_TILE_VOID,            /* outside the level's shape (masks): '~' */
+  DG_TILE_COUNT
+} dg_tile;
+
+typedef struct dg_grid {
+  int width;      /* columns, >= 1 */
+  int height;     /* rows, >= 1 */
+  uint8_t *tiles; /* width * height dg_tile values, row-major, owned */
+} dg_grid;
+
+/* Allocates a width x height grid of DG_TILE_STONE. Returns 0, DG_EINVAL
+ * (non-positive size or too many cells) or DG_ENOMEM. */
+int dg_grid_init(dg_grid *grid, int width, int height);
+
+/* Frees the tiles; safe on a zeroed grid. */
+void dg_grid_close(dg_grid *grid);
+
+/* Sets every tile to `tile`. */
+void dg_grid_fill(dg_grid *grid, dg_tile tile);
+
+static inline bool dg_grid_contains(const dg_grid *grid, int x, int y) {
+  return x >= 0 && y >= 0 && x < grid->width && y < grid->height;
+}
+static inline dg_tile dg_grid_get(const dg_grid *grid, int x, int y) {
+  return (dg_tile)grid->tiles[(long)y * grid->width + x];
+}
+static inline void dg_grid_set(dg_grid *grid, int x, int y, dg_tile tile) {
+  grid->tiles[(long)y * grid->width + x] = (uint8_t)tile;
+}
+
+/* True for tiles a walker can stand on once secrets are found: floor,
+ * corridor, doors, secret doors, secret corridors, chests, stairs. */
+bool dg_tile_walkable(dg_tile tile);
+
+/* The tile's lower-case name as it appears in the level legend ("stone",
+ * "secret_corridor"...). Static string; "unknown" for bad values. */
+const char *dg_tile_name(dg_tile tile);
+
+/* The tile's glyph. Walls are '-' when a wall, door or secret door lies to
+ * their left or right, '|' otherwise; so the glyph depends on (x, y). */
+char dg_grid_glyph(const dg_grid *grid, int x, int y);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,137 @@
+/* A generated level and its `dungeond.level/1` JSON form.
+ *
+ * A level holds what every algorithm shares (grid, rooms, doors, objects,
+ * graph, metrics, deterministic stats) plus an optional extension that a
+ * generator serialises itself (placements of authored rooms, closets...).
+ * Levels are built by one thread and then read-only: safe to serialise from
+ * any thread. See docs/level-format.md for the format. */
+#ifndef DUNGEON_LEVEL_H
+#define DUNGEON_LEVEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "dungeon/graph.h"
+#include "dungeon/grid.h"
+#include "dungeon/request.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_LEVEL_FORMAT "dungeond.level/1"
+#define DG_STATS_MAX 48
+#define DG_OBJECT_ITEMS_MAX 6
+
+typedef struct dg_room {
+  int x, y;          /* top-left floor tile (walls lie outside) */
+  int width, height; /* floor extent in tiles, >= 1 */
+  const char *kind;  /* static: "room", "landmark", "cavern", "closet"... */
+  char label[DG_LABEL_MAX]; /* designer-facing label or "" */
+} dg_room;
+
+typedef struct dg_door {
+  int x, y;    /* the door tile, on a room wall */
+  int room;    /* index of the room whose wall holds it */
+  bool secret; /* a secret door */
+} dg_door;
+
+typedef struct dg_object {
+  int x, y;                               /* tile */
+  const char *kind;                       /* static: "chest" */
+  int item_count;                         /* entries in items */
+  const char *items[DG_OBJECT_ITEMS_MAX]; /* static item names */
+  int gold;                               /* gold pieces inside, 0 if none */
+} dg_object;
+
+/* Facts about a level computed the same way for every algorithm
+ * (dg_level_compute_metrics). */
+typedef struct dg_metrics {
+  int rooms;             /* rooms in the level */
+  bool connected;        /* every walkable tile reachable from every other */
+  int components;        /* connected components of walkable tiles (or graph) */
+  int cycles;            /* independent cycles of the graph: E - V + C */
+  int dead_ends;         /* corridor tiles with exactly one walkable neighbour */
+  int double_wide;       /* corridor tiles inside a 2x2 block of corridor */
+  int corridor_tiles;    /* corridor and secret corridor tiles */
+  int walkable_tiles;    /* tiles for which dg_tile_walkable holds */
+  int doors;             /* doors and secret doors */
+  double stretch_mean;   /* mean over cycle edges of detour / edge length */
+  double stretch_max;    /* largest such ratio, 0 without cycle edges */
+} dg_metrics;
+
+/* One deterministic figure of how the level was made ("attempts": 12). */
+typedef struct dg_stat {
+  const char *name; /* static string */
+  int64_t value;
+} dg_stat;
+
+/* Generator-specific data serialised into the level object. */
+typedef struct dg_level_extension {
+  void *data;                                  /* owned by the level */
+  void (*free_data)(void *data);               /* frees `data` */
+  int (*to_json)(const void *data, json_t *level_object); /* adds members; 0 or DG_ENOMEM */
+} dg_level_extension;
+
+struct dg_level {
+  const dg_algorithm *algorithm; /* what made it */
+  uint64_t seed;                 /* the seed used */
+  dg_params params;              /* effective parameters */
+  bool has_grid;                 /* false for levels without tiles */
+  dg_grid grid;                  /* tiles when has_grid */
+  dg_room *rooms;                /* room_count rooms, owned */
+  int room_count, room_capacity;
+  dg_door *doors;                /* door_count doors, owned */
+  int door_count, door_capacity;
+  dg_object *objects;            /* object_count objects, owned */
+  int object_count, object_capacity;
+  dg_graph graph;                /* connectivity graph */
+  dg_metrics metrics;            /* filled by dg_level_compute_metrics */
+  dg_stat stats[DG_STATS_MAX];   /* deterministic figures, in insertion order */
+  int stat_count;
+  dg_level_extension extension;  /* optional generator data */
+};
+
+/* Allocates an empty level for `request` (algorithm, seed, params copied).
+ * The caller owns *out and frees it with dg_level_free. 0 or DG_ENOMEM. */
+int dg_level_new(const dg_request *request, dg_level **out);
+
+/* Frees everything the level owns. NULL is a no-op. */
+void dg_level_free(dg_level *level);
+
+/* Appends a room / door / object; the index goes to *index (may be NULL).
+ * 0 or DG_ENOMEM. */
+int dg_level_add_room(dg_level *level, const dg_room *room, int *index);
+int dg_level_add_door(dg_level *level, const dg_door *door);
+int dg_level_add_object(dg_level *level, const dg_object *object);
+
+/* Records (or overwrites) the deterministic stat `name` (static string).
+ * Silently ignores more than DG_STATS_MAX distinct names. */
+void dg_level_set_stat(dg_level *level, const char *name, int64_t value);
+
+/* Computes level->metrics from the grid (when present) and the graph, and
+ * marks the graph's cycle edges. 0 or DG_ENOMEM. */
+int dg_level_compute_metrics(dg_level *level);
+
+/* The level as a `dungeond.level/1` JSON object. New reference; NULL on
+ * ENOMEM. Deterministic: the same level gives the same members in the same
+ * order. */
+json_t *dg_level_to_json(const dg_level *level);
+
+/* The level serialised as compact JSON text, NUL-terminated, into a buffer
+ * the caller frees with free(); its length (without NUL) to *length (may be
+ * NULL). 0 or DG_ENOMEM. */
+int dg_level_dump_json(const dg_level *level, char **text, size_t *length);
+
+/* The level as an ASCII map: the grid rows, one per line, each ending in
+ * '\n' (a level without a grid draws its graph as a list). Caller frees
+ * with free(). 0 or DG_ENOMEM. */
+int dg_level_dump_ascii(const dg_level *level, char **text, size_t *length);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,153 @@
+/* `dungeon bench`: levels per second on one core (one thread), generation
+ * including metrics, and separately the JSON serialisation cost. Each figure
+ * is the median of several timed runs; seeds run 1, 2, 3... so that two
+ * builds measure the same levels. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(void) {
+  puts("usage: dungeon bench [--algorithm NAME] [--param name=value ...] [--seconds S]\n"
+       "                     [--runs N] [--json]\n"
+       "  --seconds S  length of each timed run (default 1)\n"
+       "  --runs N     timed runs, at least 5 (default 5); the median is reported\n"
+       "  --json       one JSON object instead of the table");
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *values, int count) {
+  qsort(values, (size_t)count, sizeof *values, by_value);
+  return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
+}
+
+int cli_bench(int argc, char **argv) {
+  cli_request_options options = {0};
+  double seconds = 1.0;
+  int runs = 5;
+  bool as_json = false;
+  for (int i = 1; i < argc; i++) {
+    int taken = cli_take_request_option(argc, argv, &i, &options);
+    if (taken < 0)
+      return CLI_EXIT_USAGE;
+    if (taken > 0)
+      continue;
+    char *end = NULL;
+    if (strcmp(argv[i], "--help") == 0) {
+      usage();
+      return 0;
+    } else if (strcmp(argv[i], "--json") == 0) {
+      as_json = true;
+    } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+      seconds = strtod(argv[++i], &end);
+      if (*end != '\0' || !(seconds >= 0.05 && seconds <= 600)) {
+        cli_error("--seconds must be a number from 0.05 to 600");
+        return CLI_EXIT_USAGE;
+      }
+    } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+      runs = (int)strtol(argv[++i], &end, 10);
+      if (*end != '\0' || runs < 5 || runs > 101) {
+        cli_error("--runs must be an integer from 5 to 101");
+        return CLI_EXIT_USAGE;
+      }
+    } else {
+      cli_error("bench: unknown option '%s' (see 'dungeon bench --help')", argv[i]);
+      return CLI_EXIT_USAGE;
+    }
+  }
+  dg_request request;
+  if (cli_build_request(&options, &request) != 0)
+    return CLI_EXIT_USAGE;
+  double *rates = calloc((size_t)runs, sizeof *rates);
+  double *json_costs = calloc((size_t)runs, sizeof *json_costs);
+  double *json_bytes = calloc((size_t)runs, sizeof *json_bytes);
+  if (rates == NULL || json_costs == NULL || json_bytes == NULL) {
+    cli_error("out of memory");
+    return CLI_EXIT_FAILURE;
+  }
+  uint64_t seed = 1;
+  long total_levels = 0;
+  int rc = 0;
+  dg_error err = {0};
+  for (int run = 0; run < runs && rc == 0; run++) {
+    uint64_t start = dg_monotonic_ns(), stop = start + (uint64_t)(seconds * 1e9), now = start;
+    long levels = 0;
+    uint64_t json_ns = 0, bytes = 0;
+    long dumped = 0;
+    while (now < stop && rc == 0) {
+      request.seed = seed++;
+      request.seed_given = true;
+      dg_level *level = NULL;
+      rc = dg_generate(NULL, &request, NULL, &level, &err);
+      if (rc != 0)
+        break;
+      levels++;
+      now = dg_monotonic_ns();
+      /* Serialise one level in eight, timed apart from generation. */
+      if ((levels & 7) == 0) {
+        char *text = NULL;
+        size_t length = 0;
+        uint64_t before = dg_monotonic_ns();
+        rc = dg_level_dump_json(level, &text, &length);
+        uint64_t after = dg_monotonic_ns();
+        json_ns += after - before;
+        bytes += length;
+        dumped++;
+        free(text);
+        stop += after - before; /* serialisation time is not generation time */
+        now = after;
+      }
+      dg_level_free(level);
+    }
+    double elapsed = (double)(now - start - json_ns) / 1e9;
+    rates[run] = (double)levels / elapsed;
+    json_costs[run] = dumped > 0 ? (double)json_ns / (double)dumped / 1e3 : 0;
+    json_bytes[run] = dumped > 0 ? (double)bytes / (double)dumped : 0;
+    total_levels += levels;
+  }
+  if (rc != 0) {
+    cli_error("generation failed: %s", err.message);
+    free(rates);
+    free(json_costs);
+    free(json_bytes);
+    return CLI_EXIT_FAILURE;
+  }
+  double rate_min = rates[0], rate_max = rates[0];
+  for (int i = 1; i < runs; i++) {
+    rate_min = rates[i] < rate_min ? rates[i] : rate_min;
+    rate_max = rates[i] > rate_max ? rates[i] : rate_max;
+  }
+  double rate = median(rates, runs), json_us = median(json_costs, runs);
+  double bytes = median(json_bytes, runs);
+  json_t *params = dg_params_to_json(request.algorithm, &request.params);
+  char *params_text = json_dumps(params, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  if (as_json) {
+    json_t *out = json_pack(
+        "{s:s,s:O,s:i,s:f,s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "algorithm", request.algorithm->name,
+        "params", params, "runs", runs, "seconds_per_run", seconds, "levels", (json_int_t)total_levels,
+        "levels_per_second_median", rate, "levels_per_second_min", rate_min,
+        "levels_per_second_max", rate_max, "generation_us_median", 1e6 / rate,
+        "json_us_median", json_us, "json_bytes_median", bytes);
+    char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    puts(text != NULL ? text : "{}");
+    free(text);
+    json_decref(out);
+  } else {
+    printf("%-10s %-8s %-14s %-14s %-14s %-14s %-12s %-10s\n", "algorithm", "runs",
+           "levels/s med", "levels/s min", "levels/s max", "gen us/level", "json us", "json bytes");
+    printf("%-10s %-8d %-14.0f %-14.0f %-14.0f %-14.2f %-12.2f %-10.0f\n", request.algorithm->name,
+           runs, rate, rate_min, rate_max, 1e6 / rate, json_us, bytes);
+    printf("params: %s\n", params_text != NULL ? params_text : "{}");
+  }
+  free(params_text);
+  json_decref(params);
+  free(rates);
+  free(json_costs);
+  free(json_bytes);
+  return 0;
+}

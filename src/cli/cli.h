@@ -1,0 +1,39 @@
+/* The `dungeon` command: subcommands and the option parsing they share. */
+#ifndef DUNGEON_CLI_H
+#define DUNGEON_CLI_H
+
+#include <stdbool.h>
+
+#include "dungeon/dungeon.h"
+
+#define CLI_EXIT_USAGE 2   /* bad arguments */
+#define CLI_EXIT_FAILURE 1 /* the work itself failed */
+
+/* Request-building options shared by generate and bench. */
+typedef struct cli_request_options {
+  const char *algorithm;    /* --algorithm, default "classic" */
+  const char *seed;         /* --seed text or NULL */
+  const char *params[DG_PARAMS_MAX * 2]; /* --param name=value texts */
+  int param_count;
+} cli_request_options;
+
+/* Consumes the option at argv[*index] if it is one of --algorithm, --seed,
+ * --param (either "--x value" or "--x=value"); returns 1 if consumed, 0 if
+ * not one of them, -1 after printing a usage error. */
+int cli_take_request_option(int argc, char **argv, int *index, cli_request_options *options);
+
+/* Builds and validates the request; prints the error and returns -1 when the
+ * options are bad. With no --seed the seed is left unset. */
+int cli_build_request(const cli_request_options *options, dg_request *request);
+
+/* Prints the parameter table of `algorithm` for --help. */
+void cli_print_params(const dg_algorithm *algorithm);
+
+/* Prints "dungeon: " and a formatted message to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int cli_generate(int argc, char **argv);
+int cli_algorithms(int argc, char **argv);
+int cli_bench(int argc, char **argv);
+
+#endif

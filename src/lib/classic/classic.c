@@ -1,0 +1,250 @@
+/* The `classic` algorithm (seeds/000): NetHack-style levels. Rooms are
+ * placed at random without overlap, joined one by one into a connected set
+ * by straight corridors routed around rooms, with doors, closets, and one
+ * of three corridor styles. This file holds the parameter table, room
+ * placement and the order of the steps; join.c and route.c dig, cleanup.c
+ * prunes. */
+#include "classic.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../generators.h"
+#include "../trace.h"
+#include "dungeon/request.h"
+
+static const char *const style_names[] = {"follow", "cleanup", "plain", NULL};
+
+/* Defaults follow NetHack's ordinary levels: an 80x21 map, 6-9 rooms whose
+ * floors are 3-14 wide and 2-5 high; doors secret one time in eight. */
+static const dg_param_def classic_params[P_COUNT] = {
+    [P_WIDTH] = {"width", DG_PARAM_INT, 80, 20, 1000, NULL, NULL, "map width in tiles"},
+    [P_HEIGHT] = {"height", DG_PARAM_INT, 21, 10, 1000, NULL, NULL, "map height in tiles"},
+    [P_ROOMS_MIN] = {"rooms_min", DG_PARAM_INT, 6, 1, 2000, NULL, NULL,
+                     "fewest rooms wanted (fewer when they do not fit)"},
+    [P_ROOMS_MAX] = {"rooms_max", DG_PARAM_INT, 9, 1, 2000, NULL, NULL, "most rooms placed"},
+    [P_ROOM_WIDTH_MIN] = {"room_width_min", DG_PARAM_INT, 3, 1, 100, NULL, NULL,
+                          "narrowest room floor in tiles"},
+    [P_ROOM_WIDTH_MAX] = {"room_width_max", DG_PARAM_INT, 14, 1, 100, NULL, NULL,
+                          "widest room floor in tiles"},
+    [P_ROOM_HEIGHT_MIN] = {"room_height_min", DG_PARAM_INT, 2, 1, 100, NULL, NULL,
+                           "lowest room floor in tiles"},
+    [P_ROOM_HEIGHT_MAX] = {"room_height_max", DG_PARAM_INT, 5, 1, 100, NULL, NULL,
+                           "highest room floor in tiles"},
+    [P_ROOM_GAP] = {"room_gap", DG_PARAM_INT, 2, 1, 10, NULL, NULL,
+                    "least stone between two rooms' walls"},
+    [P_PLACEMENT_ATTEMPTS] = {"placement_attempts", DG_PARAM_INT, 60, 1, 10000, NULL, NULL,
+                              "random positions tried per room before giving up on it"},
+    [P_CORRIDOR_STYLE] = {"corridor_style", DG_PARAM_ENUM, STYLE_FOLLOW, 0, 0, style_names,
+                          NULL,
+                          "follow: dig only stretches not yet connected; cleanup: dig, then "
+                          "prune unnecessary squares; plain: dig every line"},
+    [P_CLOSET_CHANCE] = {"closet_chance", DG_PARAM_FLOAT, 0.2, 0, 1, NULL, NULL,
+                         "chance that a corridor dug whole gets a closet with a chest"},
+    [P_CLOSET_STONE_CHANCE] = {"closet_stone_chance", DG_PARAM_FLOAT, 0.25, 0, 1, NULL, NULL,
+                               "chance that a closet's middle square is stone, not secret corridor"},
+    [P_SECRET_DOOR_CHANCE] = {"secret_door_chance", DG_PARAM_FLOAT, 0.125, 0, 1, NULL, NULL,
+                              "chance that a door is secret"},
+};
+
+static int classic_validate(const dg_params *params, dg_error *err) {
+  int width = dg_param_int(params, P_WIDTH), height = dg_param_int(params, P_HEIGHT);
+  if (dg_param_int(params, P_ROOMS_MIN) > dg_param_int(params, P_ROOMS_MAX))
+    return dg_error_set(err, DG_EINVAL, "params.rooms_min",
+                        "params.rooms_min must be at most params.rooms_max (%d)",
+                        dg_param_int(params, P_ROOMS_MAX));
+  if (dg_param_int(params, P_ROOM_WIDTH_MIN) > dg_param_int(params, P_ROOM_WIDTH_MAX))
+    return dg_error_set(err, DG_EINVAL, "params.room_width_min",
+                        "params.room_width_min must be at most params.room_width_max (%d)",
+                        dg_param_int(params, P_ROOM_WIDTH_MAX));
+  if (dg_param_int(params, P_ROOM_HEIGHT_MIN) > dg_param_int(params, P_ROOM_HEIGHT_MAX))
+    return dg_error_set(err, DG_EINVAL, "params.room_height_min",
+                        "params.room_height_min must be at most params.room_height_max (%d)",
+                        dg_param_int(params, P_ROOM_HEIGHT_MAX));
+  /* A room's walls keep one tile from the map edge, so corridors can pass
+   * round it on every side. */
+  if (dg_param_int(params, P_ROOM_WIDTH_MIN) + 4 > width)
+    return dg_error_set(err, DG_EINVAL, "params.room_width_min",
+                        "params.room_width_min must be at most params.width - 4 (%d)",
+                        width - 4);
+  if (dg_param_int(params, P_ROOM_HEIGHT_MIN) + 4 > height)
+    return dg_error_set(err, DG_EINVAL, "params.room_height_min",
+                        "params.room_height_min must be at most params.height - 4 (%d)",
+                        height - 4);
+  return 0;
+}
+
+/* Closets in the level JSON, with each square spelled out. */
+static int closets_to_json(const void *data, json_t *level_object) {
+  const classic_closets *closets = data;
+  json_t *array = json_array();
+  if (array == NULL || json_object_set_new(level_object, "closets", array) != 0)
+    return DG_ENOMEM;
+  for (int i = 0; i < closets->count; i++) {
+    const classic_closet *c = &closets->items[i];
+    json_t *item = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:s}", "x", c->x, "y", c->y, "middle_x",
+                             c->x + c->dx, "middle_y", c->y + c->dy, "chest_x", c->x + 2 * c->dx,
+                             "chest_y", c->y + 2 * c->dy, "middle",
+                             c->sealed ? "stone" : "secret_corridor");
+    if (item == NULL || json_array_append_new(array, item) != 0)
+      return DG_ENOMEM;
+  }
+  return 0;
+}
+
+static void closets_free(void *data) {
+  classic_closets *closets = data;
+  if (closets != NULL)
+    free(closets->items);
+  free(closets);
+}
+
+/* Room boxes (floor plus walls) must stay room_gap tiles apart. */
+static bool fits(const dg_level *level, int x, int y, int w, int h, int gap) {
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *r = &level->rooms[i];
+    if (x - 1 - gap <= r->x + r->width && r->x - 1 - gap <= x + w &&
+        y - 1 - gap <= r->y + r->height && r->y - 1 - gap <= y + h)
+      return false;
+  }
+  return true;
+}
+
+static int by_x(const void *a, const void *b) {
+  const dg_room *ra = a, *rb = b;
+  if (ra->x != rb->x)
+    return ra->x < rb->x ? -1 : 1;
+  return ra->y < rb->y ? -1 : ra->y > rb->y;
+}
+
+/* Places up to a random target count of rooms at random positions. Rooms
+ * are then numbered left to right, as NetHack sorts them. */
+static int place_rooms(classic_state *s) {
+  const dg_params *p = s->params;
+  int width = s->grid->width, height = s->grid->height;
+  int target = dg_rng_range(&s->layout, dg_param_int(p, P_ROOMS_MIN), dg_param_int(p, P_ROOMS_MAX));
+  int attempts = dg_param_int(p, P_PLACEMENT_ATTEMPTS), gap = dg_param_int(p, P_ROOM_GAP);
+  int64_t tried = 0;
+  for (int n = 0; n < target; n++) {
+    for (int a = 0; a < attempts; a++) {
+      tried++;
+      int w = dg_rng_range(&s->layout, dg_param_int(p, P_ROOM_WIDTH_MIN), dg_param_int(p, P_ROOM_WIDTH_MAX));
+      int h = dg_rng_range(&s->layout, dg_param_int(p, P_ROOM_HEIGHT_MIN), dg_param_int(p, P_ROOM_HEIGHT_MAX));
+      if (w > width - 4)
+        w = width - 4;
+      if (h > height - 4)
+        h = height - 4;
+      /* Floor from 2 to size - 3 - extent: walls stay off the map edge. */
+      int x = dg_rng_range(&s->layout, 2, width - 2 - w);
+      int y = dg_rng_range(&s->layout, 2, height - 2 - h);
+      if (!fits(s->level, x, y, w, h, gap))
+        continue;
+      dg_room room = {.x = x, .y = y, .width = w, .height = h, .kind = "room"};
+      if (dg_level_add_room(s->level, &room, NULL) != 0)
+        return DG_ENOMEM;
+      break;
+    }
+  }
+  qsort(s->level->rooms, (size_t)s->level->room_count, sizeof(dg_room), by_x);
+  dg_level_set_stat(s->level, "rooms_target", target);
+  dg_level_set_stat(s->level, "rooms_placed", s->level->room_count);
+  dg_level_set_stat(s->level, "placement_attempts", tried);
+  return 0;
+}
+
+/* Paints floors and walls, and seeds the union-find with each room. */
+static void paint_rooms(classic_state *s) {
+  dg_grid *grid = s->grid;
+  for (int r = 0; r < s->level->room_count; r++) {
+    const dg_room *room = &s->level->rooms[r];
+    int anchor = cell_of(grid, room->x, room->y);
+    for (int y = room->y - 1; y <= room->y + room->height; y++)
+      for (int x = room->x - 1; x <= room->x + room->width; x++) {
+        bool floor = x >= room->x && x < room->x + room->width && y >= room->y &&
+                     y < room->y + room->height;
+        dg_grid_set(grid, x, y, floor ? DG_TILE_FLOOR : DG_TILE_WALL);
+        if (floor) {
+          s->room_of[cell_of(grid, x, y)] = r;
+          s->parent[cell_of(grid, x, y)] = anchor;
+        }
+      }
+  }
+}
+
+static int classic_generate(const dg_context *context, const dg_request *request,
+                            dg_cancel *cancel, dg_level *level, dg_error *err) {
+  (void)context;
+  const dg_params *p = &request->params;
+  classic_state s = {.level = level, .grid = &level->grid, .params = p};
+  int width = dg_param_int(p, P_WIDTH), height = dg_param_int(p, P_HEIGHT);
+  long cells = (long)width * height;
+  int rc = dg_grid_init(&level->grid, width, height);
+  if (rc != 0)
+    return dg_error_set(err, rc, "params.width", "cannot allocate a %dx%d map", width, height);
+  level->has_grid = true;
+  dg_rng_seed(&s.layout, request->seed, DG_STREAM_LAYOUT);
+  dg_rng_seed(&s.connect, request->seed, DG_STREAM_CONNECT);
+  dg_rng_seed(&s.detail, request->seed, DG_STREAM_DETAIL);
+  dg_arena_init(&s.arena, (size_t)cells * 24 + 4096);
+  s.parent = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.parent);
+  s.room_of = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.room_of);
+  s.stamp = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.stamp);
+  s.stamp_index = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.stamp_index);
+  s.line = dg_arena_calloc(&s.arena, (size_t)(width + height) * 2 + 8, sizeof *s.line);
+  s.path.cells = dg_arena_calloc(&s.arena, (size_t)cells + 1, sizeof *s.path.cells);
+  classic_closets *closets = calloc(1, sizeof *closets);
+  rc = DG_ENOMEM;
+  if (s.parent == NULL || s.room_of == NULL || s.stamp == NULL || s.stamp_index == NULL ||
+      s.line == NULL || s.path.cells == NULL || closets == NULL)
+    goto fail;
+  for (long i = 0; i < cells; i++) {
+    s.parent[i] = (int)i;
+    s.room_of[i] = -1;
+  }
+  if ((rc = place_rooms(&s)) != 0)
+    goto fail;
+  paint_rooms(&s);
+  if ((rc = dg_cancel_check(cancel)) != 0)
+    goto fail;
+  if ((rc = classic_join_rooms(&s)) != 0)
+    goto fail;
+  if (dg_param_enum(p, P_CORRIDOR_STYLE) == STYLE_CLEANUP)
+    classic_cleanup(&s);
+  if ((rc = dg_cancel_check(cancel)) != 0)
+    goto fail;
+  if ((rc = dg_trace_graph(level, s.room_of)) != 0)
+    goto fail;
+  dg_level_set_stat(level, "joins", level->room_count > 0 ? level->room_count - 1 : 0);
+  dg_level_set_stat(level, "joins_meeting_corridors", s.intersections);
+  dg_level_set_stat(level, "detours", s.detours);
+  dg_level_set_stat(level, "tiles_dug", s.tiles_dug);
+  dg_level_set_stat(level, "secret_doors", s.secret_doors);
+  dg_level_set_stat(level, "closets", s.closets.count);
+  dg_level_set_stat(level, "cleanup_removed", s.cleanup_removed);
+  closets->items = s.closets.items;
+  closets->count = s.closets.count;
+  s.closets.items = NULL;
+  level->extension = (dg_level_extension){closets, closets_free, closets_to_json};
+  dg_arena_close(&s.arena);
+  return 0;
+fail:
+  free(closets);
+  free(s.closets.items);
+  dg_arena_close(&s.arena);
+  if (rc == DG_ECANCELED)
+    return dg_error_set(err, rc, "", "generation was cancelled");
+  if (rc == DG_ETIMEDOUT)
+    return dg_error_set(err, rc, "deadline_ms", "generation passed its deadline");
+  return dg_error_set(err, rc, "", "%s", dg_strerror(rc));
+}
+
+const dg_algorithm dg_algorithm_classic = {
+    .name = "classic",
+    .summary = "NetHack-style rooms joined one by one by straight corridors routed around "
+               "rooms, with doors, closets and corridor following or cleanup",
+    .source = "seeds/000_2026901286724cd2.txt",
+    .params = classic_params,
+    .param_count = P_COUNT,
+    .validate = classic_validate,
+    .generate = classic_generate,
+};

@@ -1,0 +1,98 @@
+/* Internal state of one `classic` generation (seed 000): the map being
+ * dug, the rooms, connectivity bookkeeping, and scratch buffers. Shared by
+ * the files of src/lib/classic/ only. */
+#ifndef DUNGEON_CLASSIC_H
+#define DUNGEON_CLASSIC_H
+
+#include <stdint.h>
+
+#include "dungeon/arena.h"
+#include "dungeon/level.h"
+#include "dungeon/rng.h"
+
+/* Parameter indices: the order of the table in classic.c. */
+enum {
+  P_WIDTH,
+  P_HEIGHT,
+  P_ROOMS_MIN,
+  P_ROOMS_MAX,
+  P_ROOM_WIDTH_MIN,
+  P_ROOM_WIDTH_MAX,
+  P_ROOM_HEIGHT_MIN,
+  P_ROOM_HEIGHT_MAX,
+  P_ROOM_GAP,
+  P_PLACEMENT_ATTEMPTS,
+  P_CORRIDOR_STYLE,
+  P_CLOSET_CHANCE,
+  P_CLOSET_STONE_CHANCE,
+  P_SECRET_DOOR_CHANCE,
+  P_COUNT
+};
+
+enum { STYLE_FOLLOW, STYLE_CLEANUP, STYLE_PLAIN };
+
+/* One closet: three squares in a line from a corridor end (seed 000). */
+typedef struct classic_closet {
+  int x, y;     /* the corridor square it extends from */
+  int dx, dy;   /* direction of the two added squares */
+  bool sealed;  /* middle square left as stone rather than secret corridor */
+} classic_closet;
+
+typedef struct classic_closets {
+  classic_closet *items; /* owned */
+  int count;
+} classic_closets;
+
+/* A path of tiles as indices y * width + x. */
+typedef struct classic_path {
+  int *cells;
+  int count;
+} classic_path;
+
+typedef struct classic_state {
+  dg_level *level;
+  dg_grid *grid;
+  const dg_params *params;
+  dg_arena arena;
+  dg_rng layout, connect, detail;
+  int *parent;        /* union-find over tiles: walkable connectivity */
+  int *room_of;       /* tile -> room index for floors and doors, else -1 */
+  uint32_t *stamp;    /* per-path visit marks (path loop removal) */
+  int *stamp_index;   /* where on the current path a stamped tile is */
+  uint32_t stamp_now; /* current mark value */
+  int *line;          /* scratch: the straight 4-connected line */
+  classic_path path;  /* scratch: the routed corridor */
+  classic_closets closets; /* closets made (moved into the level's extension) */
+  int closet_capacity;
+  int64_t detours, intersections, tiles_dug, secret_doors, cleanup_removed;
+} classic_state;
+
+/* Tile helpers. */
+static inline int cell_of(const dg_grid *grid, int x, int y) {
+  return y * grid->width + x;
+}
+
+/* Union-find. */
+int classic_find(classic_state *s, int cell);
+void classic_union(classic_state *s, int a, int b);
+
+/* Makes a tile walkable with `tile` and joins it to its walkable
+ * neighbours in the union-find. */
+void classic_dig(classic_state *s, int x, int y, dg_tile tile);
+
+/* True when (x, y) lies inside room r's wall box (walls included). */
+bool classic_in_box(const dg_room *room, int x, int y);
+
+/* Routes a corridor from (x0, y0) to (x1, y1): the straight line, walked
+ * around every room box it meets (seed 000: "route the line around
+ * intervening rooms"). Result in s->path. 0 or DG_ENOMEM. */
+int classic_route(classic_state *s, int x0, int y0, int x1, int y1);
+
+/* Joins every room into one connected set (seed 000's loop). */
+int classic_join_rooms(classic_state *s);
+
+/* Removes unnecessary corridor squares until none is left (seed 000's
+ * second proposal). */
+void classic_cleanup(classic_state *s);
+
+#endif

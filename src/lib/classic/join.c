@@ -1,0 +1,290 @@
+/* Joining rooms for `classic`, step by step as seeds/000 says:
+ *
+ *   pick one random room as the connected set; until every room is in it,
+ *   pick a random room inside and one outside, a random point in each, draw
+ *   a straight line, route it around intervening rooms, dig, make doors where
+ *   the line crosses the rooms' outer walls (shifted off corners), add the
+ *   room to the set.
+ *
+ * What is dug depends on corridor_style:
+ *   plain   - "if the line intersects with an existing corridor, dig only the
+ *             part from that intersection up to the unconnected room": the
+ *             first meeting walking from the connected room.
+ *   follow  - the seed's first proposal: plan the corridor without digging,
+ *             find every square where it meets or runs beside an existing
+ *             corridor, and dig only the stretches between successive such
+ *             points that are not yet connected (reachability by union-find,
+ *             which is what the proposal's path-finding answers).
+ *   cleanup - dig as plain; classic_cleanup() prunes afterwards.
+ * Closets ("sometimes, if there is space and there is no intersection with
+ * another corridor") extend two squares back from an end of the corridor. */
+#include <stdlib.h>
+
+#include "classic.h"
+#include "dungeon/request.h"
+
+static const int step_x[4] = {0, 1, 0, -1};
+static const int step_y[4] = {-1, 0, 1, 0};
+
+int classic_find(classic_state *s, int cell) {
+  while (s->parent[cell] != cell)
+    cell = s->parent[cell] = s->parent[s->parent[cell]];
+  return cell;
+}
+
+void classic_union(classic_state *s, int a, int b) {
+  a = classic_find(s, a);
+  b = classic_find(s, b);
+  if (a != b)
+    s->parent[a < b ? b : a] = a < b ? a : b;
+}
+
+void classic_dig(classic_state *s, int x, int y, dg_tile tile) {
+  dg_grid *grid = s->grid;
+  int cell = cell_of(grid, x, y);
+  if (dg_grid_get(grid, x, y) == DG_TILE_STONE)
+    s->tiles_dug++;
+  dg_grid_set(grid, x, y, tile);
+  for (int d = 0; d < 4; d++) {
+    int nx = x + step_x[d], ny = y + step_y[d];
+    if (dg_grid_contains(grid, nx, ny) && dg_tile_walkable(dg_grid_get(grid, nx, ny)))
+      classic_union(s, cell, cell_of(grid, nx, ny));
+  }
+}
+
+/* A door where the line from (px, py) inside `room` towards (qx, qy) first
+ * leaves the floor. A corner is shifted to the adjacent wall square on the
+ * side the line mostly travels through. Outputs the door and its outward
+ * direction. */
+static void find_door(const dg_room *room, int px, int py, int qx, int qy, int *door_x,
+                      int *door_y, int *out_x, int *out_y) {
+  int dx = abs(qx - px), dy = abs(qy - py);
+  int sx = qx > px ? 1 : -1, sy = qy > py ? 1 : -1;
+  int err = dx - dy, x = px, y = py;
+  /* Bresenham until the first square off the floor: it is on the wall box. */
+  while (x >= room->x && x < room->x + room->width && y >= room->y &&
+         y < room->y + room->height) {
+    int e2 = 2 * err;
+    if (e2 > -dy) {
+      err -= dy;
+      x += sx;
+    }
+    if (e2 < dx) {
+      err += dx;
+      y += sy;
+    }
+  }
+  int left = room->x - 1, right = room->x + room->width;
+  int top = room->y - 1, bottom = room->y + room->height;
+  bool vertical_wall = x == left || x == right;
+  bool horizontal_wall = y == top || y == bottom;
+  if (vertical_wall && horizontal_wall) {
+    if (dx > dy) { /* leave through the side wall */
+      y += y == top ? 1 : -1;
+      horizontal_wall = false;
+    } else {
+      x += x == left ? 1 : -1;
+      vertical_wall = false;
+    }
+  }
+  *door_x = x;
+  *door_y = y;
+  *out_x = vertical_wall ? (x == left ? -1 : 1) : 0;
+  *out_y = horizontal_wall ? (y == top ? -1 : 1) : 0;
+}
+
+static int make_door(classic_state *s, int room, int x, int y) {
+  dg_tile tile = dg_grid_get(s->grid, x, y);
+  if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
+    return 0;
+  bool secret = dg_rng_chance(&s->detail, dg_param_float(s->params, P_SECRET_DOOR_CHANCE));
+  s->secret_doors += secret;
+  s->room_of[cell_of(s->grid, x, y)] = room;
+  classic_dig(s, x, y, secret ? DG_TILE_SECRET_DOOR : DG_TILE_DOOR);
+  dg_door door = {.x = x, .y = y, .room = room, .secret = secret};
+  return dg_level_add_door(s->level, &door);
+}
+
+static void dig_stretch(classic_state *s, int from, int to) {
+  const classic_path *path = &s->path;
+  for (int i = from; i <= to; i++) {
+    int cell = path->cells[i];
+    int x = cell % s->grid->width, y = cell / s->grid->width;
+    /* Existing walkable squares (chests, secret corridors) stay as they are. */
+    dg_tile tile = dg_grid_get(s->grid, x, y);
+    if (!dg_tile_walkable(tile))
+      classic_dig(s, x, y, DG_TILE_CORRIDOR);
+  }
+}
+
+/* The existing corridor a planned square meets (itself or a neighbour), or
+ * -1. Only plain corridor counts: a sealed closet's chest is not connected. */
+static int meeting(classic_state *s, int cell) {
+  const dg_grid *grid = s->grid;
+  int x = cell % grid->width, y = cell / grid->width;
+  if (dg_grid_get(grid, x, y) == DG_TILE_CORRIDOR)
+    return cell;
+  for (int d = 0; d < 4; d++) {
+    int nx = x + step_x[d], ny = y + step_y[d];
+    if (dg_grid_contains(grid, nx, ny) && dg_grid_get(grid, nx, ny) == DG_TILE_CORRIDOR)
+      return cell_of(grid, nx, ny);
+  }
+  return -1;
+}
+
+/* Digs the planned path for `follow`. Returns whether the start stretch (at
+ * the connected room's door) was dug. */
+static bool dig_follow(classic_state *s, int start_room_cell, int end_room_cell) {
+  const classic_path *path = &s->path;
+  int previous_index = -1, previous_set = start_room_cell;
+  bool start_dug = false;
+  for (int i = 0; i <= path->count; i++) {
+    int set;
+    if (i == path->count) {
+      set = end_room_cell;
+    } else {
+      set = meeting(s, path->cells[i]);
+      if (set < 0)
+        continue;
+    }
+    if (classic_find(s, previous_set) != classic_find(s, set)) {
+      int from = previous_index < 0 ? 0 : previous_index;
+      int to = i == path->count ? path->count - 1 : i;
+      dig_stretch(s, from, to);
+      if (previous_index < 0)
+        start_dug = true;
+    }
+    previous_index = i;
+    previous_set = set;
+  }
+  return start_dug;
+}
+
+/* Seed 000: "a closet will extend 2 more spaces back (for a total length of
+ * 3). The middle space will be a secret corridor (or sometimes plain stone),
+ * and the second space will be a regular corridor with a chest". Tries to
+ * extend from the corridor end `end` away from its neighbour `inner`. */
+static int try_closet(classic_state *s, int end, int inner) {
+  dg_grid *grid = s->grid;
+  int ex = end % grid->width, ey = end / grid->width;
+  int dx = ex - inner % grid->width, dy = ey - inner / grid->width;
+  for (int k = 1; k <= 2; k++) {
+    int x = ex + k * dx, y = ey + k * dy;
+    if (!dg_grid_contains(grid, x, y) || dg_grid_get(grid, x, y) != DG_TILE_STONE)
+      return 0;
+    for (int r = 0; r < s->level->room_count; r++)
+      if (classic_in_box(&s->level->rooms[r], x, y))
+        return 0;
+    /* Only the closet's own squares may touch it: it must stay a dead end. */
+    for (int d = 0; d < 4; d++) {
+      int nx = x + step_x[d], ny = y + step_y[d];
+      if ((nx == x - dx && ny == y - dy) || !dg_grid_contains(grid, nx, ny))
+        continue;
+      dg_tile tile = dg_grid_get(grid, nx, ny);
+      if (dg_tile_walkable(tile) || tile == DG_TILE_WALL)
+        if (!(k == 1 && nx == x + dx && ny == y + dy))
+          return 0;
+    }
+  }
+  bool sealed = dg_rng_chance(&s->detail, dg_param_float(s->params, P_CLOSET_STONE_CHANCE));
+  if (!sealed)
+    classic_dig(s, ex + dx, ey + dy, DG_TILE_SECRET_CORRIDOR);
+  classic_dig(s, ex + 2 * dx, ey + 2 * dy, DG_TILE_CHEST);
+  static const char *const treasure[] = {"potion", "scroll", "ring",   "wand",  "amulet",
+                                         "gem",    "tool",   "food",   "weapon", "armor",
+                                         "spellbook"};
+  dg_object chest = {.x = ex + 2 * dx, .y = ey + 2 * dy, .kind = "chest"};
+  chest.gold = dg_rng_chance(&s->detail, 0.5) ? dg_rng_range(&s->detail, 1, 150) : 0;
+  chest.item_count = dg_rng_range(&s->detail, 0, 3);
+  for (int i = 0; i < chest.item_count; i++)
+    chest.items[i] = treasure[dg_rng_below(&s->detail, sizeof treasure / sizeof treasure[0])];
+  if (dg_level_add_object(s->level, &chest) != 0)
+    return DG_ENOMEM;
+  if (s->closets.count == s->closet_capacity) {
+    int capacity = s->closet_capacity != 0 ? s->closet_capacity * 2 : 8;
+    classic_closet *items = realloc(s->closets.items, (size_t)capacity * sizeof *items);
+    if (items == NULL)
+      return DG_ENOMEM;
+    s->closets.items = items;
+    s->closet_capacity = capacity;
+  }
+  s->closets.items[s->closets.count++] =
+      (classic_closet){.x = ex, .y = ey, .dx = dx, .dy = dy, .sealed = sealed};
+  return 1;
+}
+
+/* One step of the seed's loop: join room b (outside) from room a (inside). */
+static int join(classic_state *s, int a, int b) {
+  const dg_room *ra = &s->level->rooms[a], *rb = &s->level->rooms[b];
+  const dg_grid *grid = s->grid;
+  int pax = dg_rng_range(&s->connect, ra->x, ra->x + ra->width - 1);
+  int pay = dg_rng_range(&s->connect, ra->y, ra->y + ra->height - 1);
+  int pbx = dg_rng_range(&s->connect, rb->x, rb->x + rb->width - 1);
+  int pby = dg_rng_range(&s->connect, rb->y, rb->y + rb->height - 1);
+  int door_ax, door_ay, out_ax, out_ay, door_bx, door_by, out_bx, out_by;
+  find_door(ra, pax, pay, pbx, pby, &door_ax, &door_ay, &out_ax, &out_ay);
+  find_door(rb, pbx, pby, pax, pay, &door_bx, &door_by, &out_bx, &out_by);
+  int rc = classic_route(s, door_ax + out_ax, door_ay + out_ay, door_bx + out_bx, door_by + out_by);
+  if (rc != 0)
+    return rc;
+  const classic_path *path = &s->path;
+  int style = dg_param_enum(s->params, P_CORRIDOR_STYLE);
+  bool start_dug;
+  if (style == STYLE_FOLLOW) {
+    bool met = false;
+    for (int i = 0; i < path->count && !met; i++)
+      met = meeting(s, path->cells[i]) >= 0;
+    s->intersections += met;
+    start_dug = dig_follow(s, cell_of(grid, ra->x, ra->y), cell_of(grid, rb->x, rb->y));
+  } else {
+    int first = 0;
+    while (first < path->count &&
+           dg_grid_get(grid, path->cells[first] % grid->width, path->cells[first] / grid->width) !=
+               DG_TILE_CORRIDOR)
+      first++;
+    start_dug = first == path->count;
+    s->intersections += !start_dug;
+    dig_stretch(s, start_dug ? 0 : first, path->count - 1);
+  }
+  if (start_dug && (rc = make_door(s, a, door_ax, door_ay)) != 0)
+    return rc;
+  if ((rc = make_door(s, b, door_bx, door_by)) != 0)
+    return rc;
+  /* A closet only where the corridor met nothing and was dug whole. */
+  if (start_dug && path->count >= 2 &&
+      dg_rng_chance(&s->detail, dg_param_float(s->params, P_CLOSET_CHANCE))) {
+    rc = try_closet(s, path->cells[0], path->cells[1]);
+    if (rc == 0)
+      rc = try_closet(s, path->cells[path->count - 1], path->cells[path->count - 2]);
+    if (rc < 0)
+      return rc;
+  }
+  return 0;
+}
+
+int classic_join_rooms(classic_state *s) {
+  int count = s->level->room_count;
+  if (count < 2)
+    return 0;
+  /* connected[0..joined) are in the set; the rest wait, order shuffled by
+   * the random picks below. */
+  int *order = dg_arena_calloc(&s->arena, (size_t)count, sizeof *order);
+  if (order == NULL)
+    return DG_ENOMEM;
+  for (int i = 0; i < count; i++)
+    order[i] = i;
+  int first = (int)dg_rng_below(&s->connect, (uint32_t)count);
+  order[0] = first;
+  order[first] = 0;
+  for (int joined = 1; joined < count; joined++) {
+    int inside = order[dg_rng_below(&s->connect, (uint32_t)joined)];
+    int pick = joined + (int)dg_rng_below(&s->connect, (uint32_t)(count - joined));
+    int outside = order[pick];
+    order[pick] = order[joined];
+    order[joined] = outside;
+    int rc = join(s, inside, outside);
+    if (rc != 0)
+      return rc;
+  }
+  return 0;
+}

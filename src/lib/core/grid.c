@@ -1,0 +1,100 @@
+/* Tile grid storage and the one legend (names and glyphs) all output uses. */
+#include "dungeon/grid.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dungeon/error.h"
+
+/* Far above any configured limit; protects the multiplication only. */
+#define GRID_CELLS_MAX (1L << 26)
+
+static const char *const tile_names[DG_TILE_COUNT] = {
+    [DG_TILE_STONE] = "stone",
+    [DG_TILE_FLOOR] = "floor",
+    [DG_TILE_CORRIDOR] = "corridor",
+    [DG_TILE_WALL] = "wall",
+    [DG_TILE_DOOR] = "door",
+    [DG_TILE_SECRET_DOOR] = "secret_door",
+    [DG_TILE_SECRET_CORRIDOR] = "secret_corridor",
+    [DG_TILE_CHEST] = "chest",
+    [DG_TILE_STAIRS_UP] = "stairs_up",
+    [DG_TILE_STAIRS_DOWN] = "stairs_down",
+    [DG_TILE_VOID] = "void",
+};
+
+static const char tile_glyphs[DG_TILE_COUNT] = {
+    [DG_TILE_STONE] = ' ',
+    [DG_TILE_FLOOR] = '.',
+    [DG_TILE_CORRIDOR] = '#',
+    [DG_TILE_WALL] = '|',
+    [DG_TILE_DOOR] = '+',
+    [DG_TILE_SECRET_DOOR] = 'S',
+    [DG_TILE_SECRET_CORRIDOR] = '=',
+    [DG_TILE_CHEST] = '(',
+    [DG_TILE_STAIRS_UP] = '<',
+    [DG_TILE_STAIRS_DOWN] = '>',
+    [DG_TILE_VOID] = '~',
+};
+
+int dg_grid_init(dg_grid *grid, int width, int height) {
+  grid->width = 0;
+  grid->height = 0;
+  grid->tiles = NULL;
+  if (width < 1 || height < 1 || (long)width * height > GRID_CELLS_MAX)
+    return DG_EINVAL;
+  grid->tiles = calloc((size_t)width * (size_t)height, 1);
+  if (grid->tiles == NULL)
+    return DG_ENOMEM;
+  grid->width = width;
+  grid->height = height;
+  return 0;
+}
+
+void dg_grid_close(dg_grid *grid) {
+  free(grid->tiles);
+  grid->tiles = NULL;
+  grid->width = grid->height = 0;
+}
+
+void dg_grid_fill(dg_grid *grid, dg_tile tile) {
+  memset(grid->tiles, (int)tile, (size_t)grid->width * (size_t)grid->height);
+}
+
+bool dg_tile_walkable(dg_tile tile) {
+  switch (tile) {
+  case DG_TILE_FLOOR:
+  case DG_TILE_CORRIDOR:
+  case DG_TILE_DOOR:
+  case DG_TILE_SECRET_DOOR:
+  case DG_TILE_SECRET_CORRIDOR:
+  case DG_TILE_CHEST:
+  case DG_TILE_STAIRS_UP:
+  case DG_TILE_STAIRS_DOWN:
+    return true;
+  default:
+    return false;
+  }
+}
+
+const char *dg_tile_name(dg_tile tile) {
+  if ((unsigned)tile >= DG_TILE_COUNT)
+    return "unknown";
+  return tile_names[tile];
+}
+
+static bool joins_wall(const dg_grid *grid, int x, int y) {
+  if (!dg_grid_contains(grid, x, y))
+    return false;
+  dg_tile tile = dg_grid_get(grid, x, y);
+  return tile == DG_TILE_WALL || tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR;
+}
+
+char dg_grid_glyph(const dg_grid *grid, int x, int y) {
+  dg_tile tile = dg_grid_get(grid, x, y);
+  if ((unsigned)tile >= DG_TILE_COUNT)
+    return '?';
+  if (tile == DG_TILE_WALL && (joins_wall(grid, x - 1, y) || joins_wall(grid, x + 1, y)))
+    return '-';
+  return tile_glyphs[tile];
+}

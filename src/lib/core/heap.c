@@ -1,0 +1,102 @@
+/* Binary heap over packed arrays. The insertion counter in the low 24 bits
+ * of each key makes equal priorities pop in push order, so searches do not
+ * depend on the heap's internal layout. */
+#include "dungeon/heap.h"
+
+#include <stdlib.h>
+
+#include "dungeon/error.h"
+
+#define COUNTER_BITS 24u
+#define COUNTER_MASK ((1u << COUNTER_BITS) - 1u)
+
+int dg_heap_init(dg_heap *heap, size_t capacity) {
+  heap->priorities = NULL;
+  heap->values = NULL;
+  heap->count = 0;
+  heap->capacity = 0;
+  heap->counter = 0;
+  if (capacity == 0)
+    return 0;
+  heap->priorities = malloc(capacity * sizeof *heap->priorities);
+  heap->values = malloc(capacity * sizeof *heap->values);
+  if (heap->priorities == NULL || heap->values == NULL) {
+    dg_heap_close(heap);
+    return DG_ENOMEM;
+  }
+  heap->capacity = capacity;
+  return 0;
+}
+
+void dg_heap_close(dg_heap *heap) {
+  free(heap->priorities);
+  free(heap->values);
+  heap->priorities = NULL;
+  heap->values = NULL;
+  heap->count = heap->capacity = 0;
+}
+
+void dg_heap_clear(dg_heap *heap) {
+  heap->count = 0;
+  heap->counter = 0;
+}
+
+static int grow(dg_heap *heap) {
+  size_t capacity = heap->capacity != 0 ? heap->capacity * 2 : 64;
+  uint64_t *priorities = realloc(heap->priorities, capacity * sizeof *priorities);
+  if (priorities == NULL)
+    return DG_ENOMEM;
+  heap->priorities = priorities;
+  uint32_t *values = realloc(heap->values, capacity * sizeof *values);
+  if (values == NULL)
+    return DG_ENOMEM;
+  heap->values = values;
+  heap->capacity = capacity;
+  return 0;
+}
+
+int dg_heap_push(dg_heap *heap, uint64_t priority, uint32_t value) {
+  if (heap->count == heap->capacity && grow(heap) != 0)
+    return DG_ENOMEM;
+  uint64_t key = (priority << COUNTER_BITS) | (heap->counter++ & COUNTER_MASK);
+  size_t at = heap->count++;
+  while (at > 0) {
+    size_t parent = (at - 1) / 2;
+    if (heap->priorities[parent] <= key)
+      break;
+    heap->priorities[at] = heap->priorities[parent];
+    heap->values[at] = heap->values[parent];
+    at = parent;
+  }
+  heap->priorities[at] = key;
+  heap->values[at] = value;
+  return 0;
+}
+
+bool dg_heap_pop(dg_heap *heap, uint64_t *priority, uint32_t *value) {
+  if (heap->count == 0)
+    return false;
+  if (priority != NULL)
+    *priority = heap->priorities[0] >> COUNTER_BITS;
+  if (value != NULL)
+    *value = heap->values[0];
+  size_t count = --heap->count;
+  uint64_t key = heap->priorities[count];
+  uint32_t payload = heap->values[count];
+  size_t at = 0;
+  for (;;) {
+    size_t child = 2 * at + 1;
+    if (child >= count)
+      break;
+    if (child + 1 < count && heap->priorities[child + 1] < heap->priorities[child])
+      child++;
+    if (key <= heap->priorities[child])
+      break;
+    heap->priorities[at] = heap->priorities[child];
+    heap->values[at] = heap->values[child];
+    at = child;
+  }
+  heap->priorities[at] = key;
+  heap->values[at] = payload;
+  return true;
+}

@@ -1,0 +1,248 @@
+/* Parameter tables: describing ranges for people, and setting a parameter
+ * from JSON or from CLI text with an error that names the field and the
+ * allowed range. Every path into dg_params goes through set_checked(). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dungeon/request.h"
+
+const char *dg_param_type_name(dg_param_type type) {
+  switch (type) {
+  case DG_PARAM_INT: return "integer";
+  case DG_PARAM_FLOAT: return "number";
+  case DG_PARAM_BOOL: return "boolean";
+  case DG_PARAM_ENUM: return "enum";
+  case DG_PARAM_STRING: return "string";
+  }
+  return "unknown";
+}
+
+const char *dg_param_describe_range(const dg_param_def *def, char *buffer, int size) {
+  switch (def->type) {
+  case DG_PARAM_INT:
+    snprintf(buffer, (size_t)size, "an integer from %.0f to %.0f", def->min, def->max);
+    break;
+  case DG_PARAM_FLOAT:
+    snprintf(buffer, (size_t)size, "a number from %g to %g", def->min, def->max);
+    break;
+  case DG_PARAM_BOOL:
+    snprintf(buffer, (size_t)size, "true or false");
+    break;
+  case DG_PARAM_ENUM: {
+    int at = snprintf(buffer, (size_t)size, "one of ");
+    for (int i = 0; def->choices[i] != NULL && at < size; i++)
+      at += snprintf(buffer + at, (size_t)(size - at), "%s%s", i > 0 ? ", " : "",
+                     def->choices[i]);
+    break;
+  }
+  case DG_PARAM_STRING:
+    snprintf(buffer, (size_t)size, "a name of 1 to %d characters [A-Za-z0-9_.-]",
+             DG_PARAM_STRING_MAX - 1);
+    break;
+  }
+  return buffer;
+}
+
+int dg_algorithm_param_index(const dg_algorithm *algorithm, const char *name) {
+  for (int i = 0; i < algorithm->param_count; i++)
+    if (strcmp(algorithm->params[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+void dg_request_init(dg_request *request, const dg_algorithm *algorithm) {
+  memset(request, 0, sizeof *request);
+  request->algorithm = algorithm;
+  for (int i = 0; i < algorithm->param_count; i++) {
+    const dg_param_def *def = &algorithm->params[i];
+    request->params.number[i] = def->default_value;
+    if (def->type == DG_PARAM_STRING && def->default_string != NULL)
+      snprintf(request->params.text[i], DG_PARAM_STRING_MAX, "%s", def->default_string);
+  }
+}
+
+/* A parsed candidate value before its range check. */
+typedef struct candidate {
+  double number;
+  const char *text;
+} candidate;
+
+static int out_of_range(const dg_param_def *def, const char *field, dg_error *err) {
+  char range[160];
+  return dg_error_set(err, DG_EINVAL, field, "%s must be %s", field,
+                      dg_param_describe_range(def, range, sizeof range));
+}
+
+static int set_checked(dg_request *request, int index, candidate value, const char *field,
+                       dg_error *err) {
+  const dg_param_def *def = &request->algorithm->params[index];
+  switch (def->type) {
+  case DG_PARAM_INT:
+    if (!isfinite(value.number) || value.number != floor(value.number) ||
+        value.number < def->min || value.number > def->max)
+      return out_of_range(def, field, err);
+    break;
+  case DG_PARAM_FLOAT:
+    if (!isfinite(value.number) || value.number < def->min || value.number > def->max)
+      return out_of_range(def, field, err);
+    break;
+  case DG_PARAM_BOOL:
+    break;
+  case DG_PARAM_ENUM: {
+    int found = -1;
+    for (int i = 0; def->choices[i] != NULL; i++)
+      if (strcmp(def->choices[i], value.text) == 0)
+        found = i;
+    if (found < 0)
+      return out_of_range(def, field, err);
+    value.number = found;
+    break;
+  }
+  case DG_PARAM_STRING: {
+    size_t length = strlen(value.text);
+    bool ok = length >= 1 && length < DG_PARAM_STRING_MAX;
+    for (size_t i = 0; ok && i < length; i++) {
+      char c = value.text[i];
+      ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-' || c == '.';
+    }
+    if (!ok)
+      return out_of_range(def, field, err);
+    snprintf(request->params.text[index], DG_PARAM_STRING_MAX, "%s", value.text);
+    break;
+  }
+  }
+  request->params.number[index] = value.number;
+  request->params.explicit_mask |= 1u << index;
+  return 0;
+}
+
+static int find_param(dg_request *request, const char *name, const char *field,
+                      dg_error *err) {
+  int index = dg_algorithm_param_index(request->algorithm, name);
+  if (index < 0) {
+    char names[400];
+    int at = 0;
+    names[0] = '\0';
+    for (int i = 0; i < request->algorithm->param_count && at < (int)sizeof names; i++)
+      at += snprintf(names + at, sizeof names - (size_t)at, "%s%s", i > 0 ? ", " : "",
+                     request->algorithm->params[i].name);
+    return dg_error_set(err, DG_ENOENT, field, "unknown parameter '%s' for algorithm %s; known: %s",
+                        name, request->algorithm->name, names);
+  }
+  return index;
+}
+
+int dg_request_set_json(dg_request *request, const char *name, const json_t *value,
+                        const char *field_prefix, dg_error *err) {
+  char field[DG_ERROR_FIELD_MAX];
+  snprintf(field, sizeof field, "%s%s", field_prefix != NULL ? field_prefix : "", name);
+  int index = find_param(request, name, field, err);
+  if (index < 0)
+    return index;
+  const dg_param_def *def = &request->algorithm->params[index];
+  candidate parsed = {0, ""};
+  bool type_ok;
+  switch (def->type) {
+  case DG_PARAM_INT:
+  case DG_PARAM_FLOAT:
+    type_ok = json_is_number(value);
+    if (type_ok)
+      parsed.number = json_number_value(value);
+    break;
+  case DG_PARAM_BOOL:
+    type_ok = json_is_boolean(value);
+    if (type_ok)
+      parsed.number = json_is_true(value) ? 1 : 0;
+    break;
+  default:
+    type_ok = json_is_string(value);
+    if (type_ok)
+      parsed.text = json_string_value(value);
+    break;
+  }
+  if (!type_ok) {
+    char range[160];
+    return dg_error_set(err, DG_ETYPE, field, "%s must be %s",
+                        field, dg_param_describe_range(def, range, sizeof range));
+  }
+  return set_checked(request, index, parsed, field, err);
+}
+
+int dg_request_set_text(dg_request *request, const char *name, const char *text,
+                        dg_error *err) {
+  int index = find_param(request, name, name, err);
+  if (index < 0)
+    return index;
+  const dg_param_def *def = &request->algorithm->params[index];
+  candidate parsed = {0, text};
+  char range[160];
+  switch (def->type) {
+  case DG_PARAM_INT:
+  case DG_PARAM_FLOAT: {
+    char *end = NULL;
+    errno = 0;
+    parsed.number = strtod(text, &end);
+    if (end == text || *end != '\0' || errno != 0)
+      return dg_error_set(err, DG_ETYPE, name, "%s must be %s, not '%s'", name,
+                          dg_param_describe_range(def, range, sizeof range), text);
+    break;
+  }
+  case DG_PARAM_BOOL:
+    if (strcmp(text, "true") == 0 || strcmp(text, "1") == 0)
+      parsed.number = 1;
+    else if (strcmp(text, "false") == 0 || strcmp(text, "0") == 0)
+      parsed.number = 0;
+    else
+      return dg_error_set(err, DG_ETYPE, name, "%s must be true or false, not '%s'", name,
+                          text);
+    break;
+  default:
+    break;
+  }
+  return set_checked(request, index, parsed, name, err);
+}
+
+int dg_request_validate(const dg_request *request, dg_error *err) {
+  if (request->algorithm->validate == NULL)
+    return 0;
+  return request->algorithm->validate(&request->params, err);
+}
+
+int dg_request_set_params_json(dg_request *request, const json_t *params, dg_error *err) {
+  if (!json_is_object(params))
+    return dg_error_set(err, DG_ETYPE, "params", "params must be an object of name: value");
+  const char *name;
+  json_t *value;
+  json_object_foreach((json_t *)params, name, value) {
+    int rc = dg_request_set_json(request, name, value, "params.", err);
+    if (rc != 0)
+      return rc;
+  }
+  return dg_request_validate(request, err);
+}
+
+json_t *dg_params_to_json(const dg_algorithm *algorithm, const dg_params *params) {
+  json_t *object = json_object();
+  if (object == NULL)
+    return NULL;
+  for (int i = 0; i < algorithm->param_count; i++) {
+    const dg_param_def *def = &algorithm->params[i];
+    json_t *value = NULL;
+    switch (def->type) {
+    case DG_PARAM_INT: value = json_integer((json_int_t)params->number[i]); break;
+    case DG_PARAM_FLOAT: value = json_real(params->number[i]); break;
+    case DG_PARAM_BOOL: value = json_boolean(params->number[i] != 0.0); break;
+    case DG_PARAM_ENUM: value = json_string(def->choices[(int)params->number[i]]); break;
+    case DG_PARAM_STRING: value = json_string(params->text[i]); break;
+    }
+    if (json_object_set_new(object, def->name, value) != 0) {
+      json_decref(object);
+      return NULL;
+    }
+  }
+  return object;
+}

@@ -1,0 +1,79 @@
+/* dg_level storage: creation, the growable arrays, stats, and freeing. */
+#include "dungeon/level.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int dg_level_new(const dg_request *request, dg_level **out) {
+  dg_level *level = calloc(1, sizeof *level);
+  if (level == NULL)
+    return DG_ENOMEM;
+  level->algorithm = request->algorithm;
+  level->seed = request->seed;
+  level->params = request->params;
+  dg_graph_init(&level->graph);
+  *out = level;
+  return 0;
+}
+
+void dg_level_free(dg_level *level) {
+  if (level == NULL)
+    return;
+  dg_grid_close(&level->grid);
+  free(level->rooms);
+  free(level->doors);
+  free(level->objects);
+  dg_graph_close(&level->graph);
+  if (level->extension.free_data != NULL)
+    level->extension.free_data(level->extension.data);
+  free(level);
+}
+
+/* Grows a level array so that one more element fits. */
+static int reserve(void **items, int *capacity, int count, size_t size) {
+  if (count < *capacity)
+    return 0;
+  int grown = *capacity != 0 ? *capacity * 2 : 16;
+  void *bigger = realloc(*items, (size_t)grown * size);
+  if (bigger == NULL)
+    return DG_ENOMEM;
+  *items = bigger;
+  *capacity = grown;
+  return 0;
+}
+
+int dg_level_add_room(dg_level *level, const dg_room *room, int *index) {
+  if (reserve((void **)&level->rooms, &level->room_capacity, level->room_count,
+              sizeof *room) != 0)
+    return DG_ENOMEM;
+  if (index != NULL)
+    *index = level->room_count;
+  level->rooms[level->room_count++] = *room;
+  return 0;
+}
+
+int dg_level_add_door(dg_level *level, const dg_door *door) {
+  if (reserve((void **)&level->doors, &level->door_capacity, level->door_count,
+              sizeof *door) != 0)
+    return DG_ENOMEM;
+  level->doors[level->door_count++] = *door;
+  return 0;
+}
+
+int dg_level_add_object(dg_level *level, const dg_object *object) {
+  if (reserve((void **)&level->objects, &level->object_capacity, level->object_count,
+              sizeof *object) != 0)
+    return DG_ENOMEM;
+  level->objects[level->object_count++] = *object;
+  return 0;
+}
+
+void dg_level_set_stat(dg_level *level, const char *name, int64_t value) {
+  for (int i = 0; i < level->stat_count; i++)
+    if (strcmp(level->stats[i].name, name) == 0) {
+      level->stats[i].value = value;
+      return;
+    }
+  if (level->stat_count < DG_STATS_MAX)
+    level->stats[level->stat_count++] = (dg_stat){name, value};
+}

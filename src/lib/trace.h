@@ -1,0 +1,19 @@
+/* Internal: derives a level's connectivity graph from its grid, so that the
+ * graph's connectivity is by construction the map's. Used by grid-based
+ * generators after they finish painting. */
+#ifndef DUNGEON_TRACE_H
+#define DUNGEON_TRACE_H
+
+#include "dungeon/level.h"
+
+/* Rebuilds level->graph from level->grid: one "room" node per room (in room
+ * order, so node i is room i), one "junction" node per 4-connected blob of
+ * corridor tiles with three or more walkable neighbours, one "dead_end" node
+ * per corridor tile with at most one, and a "corridor" edge for every chain
+ * of two-neighbour tiles between them (its length in steps) or for two node
+ * tiles side by side (length 1). `room_of` maps each tile to its room index or
+ * -1; NULL derives it from the rooms' rectangles and the doors. Tiles that
+ * belong to no room and are not walkable are ignored. 0 or DG_ENOMEM. */
+int dg_trace_graph(dg_level *level, const int *room_of);
+
+#endif
