@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define DG_PARAMS_MAX 32     /* parameters one algorithm may declare */
+#define DG_PARAMS_MAX 32 /* parameters one algorithm may declare */
 #define DG_PARAM_STRING_MAX 64
 
 typedef enum dg_param_type {
@@ -29,20 +29,20 @@ typedef enum dg_param_type {
 } dg_param_type;
 
 typedef struct dg_param_def {
-  const char *name;            /* snake_case, unique within the algorithm */
-  dg_param_type type;          /* how values are parsed and checked */
-  double default_value;        /* int/float/bool (0/1)/enum (index) default */
-  double min, max;             /* inclusive range for int and float */
-  const char *const *choices;  /* enum: NULL-terminated names, else NULL */
-  const char *default_string;  /* string default, else NULL */
-  const char *doc;             /* one line for people */
+  const char *name;           /* snake_case, unique within the algorithm */
+  dg_param_type type;         /* how values are parsed and checked */
+  double default_value;       /* int/float/bool (0/1)/enum (index) default */
+  double min, max;            /* inclusive range for int and float */
+  const char *const *choices; /* enum: NULL-terminated names, else NULL */
+  const char *default_string; /* string default, else NULL */
+  const char *doc;            /* one line for people */
 } dg_param_def;
 
 /* The effective value of every parameter of one algorithm, by table index. */
 typedef struct dg_params {
-  double number[DG_PARAMS_MAX];                    /* int, float, bool, enum index */
-  char text[DG_PARAMS_MAX][DG_PARAM_STRING_MAX];   /* string parameters */
-  uint32_t explicit_mask;                          /* bit i: set by the caller */
+  double number[DG_PARAMS_MAX];                  /* int, float, bool, enum index */
+  char text[DG_PARAMS_MAX][DG_PARAM_STRING_MAX]; /* string parameters */
+  uint32_t explicit_mask;                        /* bit i: set by the caller */
 } dg_params;
 
 typedef struct dg_context dg_context;
@@ -60,13 +60,13 @@ typedef int (*dg_generate_fn)(const dg_context *context, const dg_request *reque
 typedef int (*dg_validate_fn)(const dg_params *params, dg_error *err);
 
 typedef struct dg_algorithm {
-  const char *name;            /* "classic", "landmark", ... */
-  const char *summary;         /* one line */
-  const char *source;          /* the seed document it implements */
-  const dg_param_def *params;  /* parameter table */
-  int param_count;             /* entries in `params`, <= DG_PARAMS_MAX */
-  dg_validate_fn validate;     /* may be NULL */
-  dg_generate_fn generate;     /* never NULL */
+  const char *name;           /* "classic", "landmark", ... */
+  const char *summary;        /* one line */
+  const char *source;         /* the seed document it implements */
+  const dg_param_def *params; /* parameter table */
+  int param_count;            /* entries in `params`, <= DG_PARAMS_MAX */
+  dg_validate_fn validate;    /* may be NULL */
+  dg_generate_fn generate;    /* never NULL */
 } dg_algorithm;
 
 /* The registered algorithms, in a fixed order; *count receives how many.

@@ -29,6 +29,10 @@ void dg_arena_init(dg_arena *arena, size_t block_size);
  * out of memory. Owned by the arena. */
 void *dg_arena_alloc(dg_arena *arena, size_t size);
 
+/* Like dg_arena_alloc but the bytes are not zeroed: for arrays the caller
+ * fills at once, where zeroing would be a second pass over them. */
+void *dg_arena_alloc_uninit(dg_arena *arena, size_t size);
+
 /* Like dg_arena_alloc for `count` elements of `size` bytes, NULL on overflow. */
 void *dg_arena_calloc(dg_arena *arena, size_t count, size_t size);
 

@@ -32,9 +32,9 @@ enum {
 /* What went wrong, for a person. `field` is a JSON-pointer-like dotted path
  * ("params.width", "seed") or "" when no single field is at fault. */
 typedef struct dg_error {
-  int code;                          /* the DG_E* code, 0 when no error */
-  char field[DG_ERROR_FIELD_MAX];    /* offending field, "" if none */
-  char message[DG_ERROR_MESSAGE_MAX];/* one sentence, no trailing newline */
+  int code;                           /* the DG_E* code, 0 when no error */
+  char field[DG_ERROR_FIELD_MAX];     /* offending field, "" if none */
+  char message[DG_ERROR_MESSAGE_MAX]; /* one sentence, no trailing newline */
 } dg_error;
 
 /* Static, human-readable name of a DG_E* code ("invalid value", ...).

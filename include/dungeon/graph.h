@@ -19,11 +19,11 @@ extern "C" {
 #define DG_LABEL_MAX 12
 
 typedef struct dg_node {
-  const char *kind;          /* static string: "room", "junction", "dead_end"... */
-  int x, y;                  /* a representative tile (or block) of the node */
-  int room;                  /* index into the level's rooms, or -1 */
-  int depth;                 /* tree depth where the generator has one, else -1 */
-  char label[DG_LABEL_MAX];  /* designer-facing label ("1", "1A"), or "" */
+  const char *kind;         /* static string: "room", "junction", "dead_end"... */
+  int x, y;                 /* a representative tile (or block) of the node */
+  int room;                 /* index into the level's rooms, or -1 */
+  int depth;                /* tree depth where the generator has one, else -1 */
+  char label[DG_LABEL_MAX]; /* designer-facing label ("1", "1A"), or "" */
 } dg_node;
 
 typedef struct dg_edge {
@@ -35,10 +35,10 @@ typedef struct dg_edge {
 } dg_edge;
 
 typedef struct dg_graph {
-  dg_node *nodes;  /* node_count nodes, owned */
+  dg_node *nodes; /* node_count nodes, owned */
   int node_count;
   int node_capacity;
-  dg_edge *edges;  /* edge_count edges, owned */
+  dg_edge *edges; /* edge_count edges, owned */
   int edge_count;
   int edge_capacity;
 } dg_graph;
@@ -81,8 +81,7 @@ int dg_graph_bfs(const dg_graph *graph, int source, int *distance);
 /* Length of the shortest path from `source` to `target` using edge lengths,
  * ignoring edge `skip_edge` (-1 for none); -1 if unreachable. Returns 0 or
  * DG_ENOMEM; the length goes to *length. */
-int dg_graph_shortest(const dg_graph *graph, int source, int target, int skip_edge,
-                      long *length);
+int dg_graph_shortest(const dg_graph *graph, int source, int target, int skip_edge, long *length);
 
 #ifdef __cplusplus
 }

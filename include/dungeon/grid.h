@@ -35,7 +35,7 @@ typedef struct dg_grid {
 } dg_grid;
 
 /* Allocates a width x height grid of DG_TILE_STONE. Returns 0, DG_EINVAL
- * (non-positive size or too many cells) or DG_ENOMEM. */
+ * (a side below 1 or above 65535, or more than 2^26 cells) or DG_ENOMEM. */
 int dg_grid_init(dg_grid *grid, int width, int height);
 
 /* Frees the tiles; safe on a zeroed grid. */
@@ -54,9 +54,18 @@ static inline void dg_grid_set(dg_grid *grid, int x, int y, dg_tile tile) {
   grid->tiles[(long)y * grid->width + x] = (uint8_t)tile;
 }
 
+/* The tiles for which dg_tile_walkable holds, as a bit mask by tile value. */
+#define DG_TILE_WALKABLE_MASK                                                                      \
+  ((1u << DG_TILE_FLOOR) | (1u << DG_TILE_CORRIDOR) | (1u << DG_TILE_DOOR) |                       \
+   (1u << DG_TILE_SECRET_DOOR) | (1u << DG_TILE_SECRET_CORRIDOR) | (1u << DG_TILE_CHEST) |         \
+   (1u << DG_TILE_STAIRS_UP) | (1u << DG_TILE_STAIRS_DOWN))
+
 /* True for tiles a walker can stand on once secrets are found: floor,
- * corridor, doors, secret doors, secret corridors, chests, stairs. */
-bool dg_tile_walkable(dg_tile tile);
+ * corridor, doors, secret doors, secret corridors, chests, stairs. Inline:
+ * every flood fill and metric calls it per tile. */
+static inline bool dg_tile_walkable(dg_tile tile) {
+  return (unsigned)tile < 32u && ((DG_TILE_WALKABLE_MASK >> (unsigned)tile) & 1u) != 0;
+}
 
 /* The tile's lower-case name as it appears in the level legend ("stone",
  * "secret_corridor"...). Static string; "unknown" for bad values. */

@@ -27,9 +27,9 @@ extern "C" {
 #define DG_OBJECT_ITEMS_MAX 6
 
 typedef struct dg_room {
-  int x, y;          /* top-left floor tile (walls lie outside) */
-  int width, height; /* floor extent in tiles, >= 1 */
-  const char *kind;  /* static: "room", "landmark", "cavern", "closet"... */
+  int x, y;                 /* top-left floor tile (walls lie outside) */
+  int width, height;        /* floor extent in tiles, >= 1 */
+  const char *kind;         /* static: "room", "landmark", "cavern", "closet"... */
   char label[DG_LABEL_MAX]; /* designer-facing label or "" */
 } dg_room;
 
@@ -50,17 +50,17 @@ typedef struct dg_object {
 /* Facts about a level computed the same way for every algorithm
  * (dg_level_compute_metrics). */
 typedef struct dg_metrics {
-  int rooms;             /* rooms in the level */
-  bool connected;        /* every walkable tile reachable from every other */
-  int components;        /* connected components of walkable tiles (or graph) */
-  int cycles;            /* independent cycles of the graph: E - V + C */
-  int dead_ends;         /* corridor tiles with exactly one walkable neighbour */
-  int double_wide;       /* corridor tiles inside a 2x2 block of corridor */
-  int corridor_tiles;    /* corridor and secret corridor tiles */
-  int walkable_tiles;    /* tiles for which dg_tile_walkable holds */
-  int doors;             /* doors and secret doors */
-  double stretch_mean;   /* mean over cycle edges of detour / edge length */
-  double stretch_max;    /* largest such ratio, 0 without cycle edges */
+  int rooms;           /* rooms in the level */
+  bool connected;      /* every walkable tile reachable from every other */
+  int components;      /* connected components of walkable tiles (or graph) */
+  int cycles;          /* independent cycles of the graph: E - V + C */
+  int dead_ends;       /* corridor tiles with exactly one walkable neighbour */
+  int double_wide;     /* corridor tiles inside a 2x2 block of corridor */
+  int corridor_tiles;  /* corridor and secret corridor tiles */
+  int walkable_tiles;  /* tiles for which dg_tile_walkable holds */
+  int doors;           /* doors and secret doors */
+  double stretch_mean; /* mean over cycle edges of detour / edge length */
+  double stretch_max;  /* largest such ratio, 0 without cycle edges */
 } dg_metrics;
 
 /* One deterministic figure of how the level was made ("attempts": 12). */
@@ -71,8 +71,8 @@ typedef struct dg_stat {
 
 /* Generator-specific data serialised into the level object. */
 typedef struct dg_level_extension {
-  void *data;                                  /* owned by the level */
-  void (*free_data)(void *data);               /* frees `data` */
+  void *data;                                             /* owned by the level */
+  void (*free_data)(void *data);                          /* frees `data` */
   int (*to_json)(const void *data, json_t *level_object); /* adds members; 0 or DG_ENOMEM */
 } dg_level_extension;
 
@@ -84,15 +84,15 @@ struct dg_level {
   dg_grid grid;                  /* tiles when has_grid */
   dg_room *rooms;                /* room_count rooms, owned */
   int room_count, room_capacity;
-  dg_door *doors;                /* door_count doors, owned */
+  dg_door *doors; /* door_count doors, owned */
   int door_count, door_capacity;
-  dg_object *objects;            /* object_count objects, owned */
+  dg_object *objects; /* object_count objects, owned */
   int object_count, object_capacity;
-  dg_graph graph;                /* connectivity graph */
-  dg_metrics metrics;            /* filled by dg_level_compute_metrics */
-  dg_stat stats[DG_STATS_MAX];   /* deterministic figures, in insertion order */
+  dg_graph graph;              /* connectivity graph */
+  dg_metrics metrics;          /* filled by dg_level_compute_metrics */
+  dg_stat stats[DG_STATS_MAX]; /* deterministic figures, in insertion order */
   int stat_count;
-  dg_level_extension extension;  /* optional generator data */
+  dg_level_extension extension; /* optional generator data */
 };
 
 /* Allocates an empty level for `request` (algorithm, seed, params copied).

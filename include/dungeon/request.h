@@ -44,8 +44,7 @@ int dg_request_set_json(dg_request *request, const char *name, const json_t *val
 
 /* Sets parameter `name` from text ("80", "0.25", "true", "follow"), as the
  * CLI's --param name=value does. Same errors as dg_request_set_json. */
-int dg_request_set_text(dg_request *request, const char *name, const char *text,
-                        dg_error *err);
+int dg_request_set_text(dg_request *request, const char *name, const char *text, dg_error *err);
 
 /* Sets every member of the JSON object `params` (field prefix "params."),
  * then runs the algorithm's cross-parameter checks. */

@@ -127,19 +127,19 @@ int cli_bench(int argc, char **argv) {
   json_t *params = dg_params_to_json(request.algorithm, &request.params);
   char *params_text = json_dumps(params, JSON_COMPACT | JSON_PRESERVE_ORDER);
   if (as_json) {
-    json_t *out = json_pack(
-        "{s:s,s:O,s:i,s:f,s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "algorithm", request.algorithm->name,
-        "params", params, "runs", runs, "seconds_per_run", seconds, "levels", (json_int_t)total_levels,
-        "levels_per_second_median", rate, "levels_per_second_min", rate_min,
-        "levels_per_second_max", rate_max, "generation_us_median", 1e6 / rate,
-        "json_us_median", json_us, "json_bytes_median", bytes);
+    json_t *out = json_pack("{s:s,s:O,s:i,s:f,s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "algorithm",
+                            request.algorithm->name, "params", params, "runs", runs,
+                            "seconds_per_run", seconds, "levels", (json_int_t)total_levels,
+                            "levels_per_second_median", rate, "levels_per_second_min", rate_min,
+                            "levels_per_second_max", rate_max, "generation_us_median", 1e6 / rate,
+                            "json_us_median", json_us, "json_bytes_median", bytes);
     char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER);
     puts(text != NULL ? text : "{}");
     free(text);
     json_decref(out);
   } else {
-    printf("%-10s %-8s %-14s %-14s %-14s %-14s %-12s %-10s\n", "algorithm", "runs",
-           "levels/s med", "levels/s min", "levels/s max", "gen us/level", "json us", "json bytes");
+    printf("%-10s %-8s %-14s %-14s %-14s %-14s %-12s %-10s\n", "algorithm", "runs", "levels/s med",
+           "levels/s min", "levels/s max", "gen us/level", "json us", "json bytes");
     printf("%-10s %-8d %-14.0f %-14.0f %-14.0f %-14.2f %-12.2f %-10.0f\n", request.algorithm->name,
            runs, rate, rate_min, rate_max, 1e6 / rate, json_us, bytes);
     printf("params: %s\n", params_text != NULL ? params_text : "{}");

@@ -25,7 +25,8 @@ int main(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   const char *command = argv[1];
-  if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
+  if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
+      strcmp(command, "help") == 0) {
     usage(stdout);
     return 0;
   }

@@ -107,9 +107,15 @@ void cli_print_params(const dg_algorithm *algorithm) {
     const dg_param_def *def = &algorithm->params[i];
     char range[200], fallback[80];
     switch (def->type) {
-    case DG_PARAM_ENUM: snprintf(fallback, sizeof fallback, "%s", def->choices[(int)def->default_value]); break;
-    case DG_PARAM_STRING: snprintf(fallback, sizeof fallback, "%s", def->default_string ? def->default_string : ""); break;
-    case DG_PARAM_BOOL: snprintf(fallback, sizeof fallback, "%s", def->default_value != 0 ? "true" : "false"); break;
+    case DG_PARAM_ENUM:
+      snprintf(fallback, sizeof fallback, "%s", def->choices[(int)def->default_value]);
+      break;
+    case DG_PARAM_STRING:
+      snprintf(fallback, sizeof fallback, "%s", def->default_string ? def->default_string : "");
+      break;
+    case DG_PARAM_BOOL:
+      snprintf(fallback, sizeof fallback, "%s", def->default_value != 0 ? "true" : "false");
+      break;
     default: snprintf(fallback, sizeof fallback, "%g", def->default_value); break;
     }
     printf("  %-22s %s (default %s)\n  %-22s %s\n", def->name,

@@ -43,8 +43,7 @@ static int reserve(void **items, int *capacity, int count, size_t size) {
 }
 
 int dg_level_add_room(dg_level *level, const dg_room *room, int *index) {
-  if (reserve((void **)&level->rooms, &level->room_capacity, level->room_count,
-              sizeof *room) != 0)
+  if (reserve((void **)&level->rooms, &level->room_capacity, level->room_count, sizeof *room) != 0)
     return DG_ENOMEM;
   if (index != NULL)
     *index = level->room_count;
@@ -53,8 +52,7 @@ int dg_level_add_room(dg_level *level, const dg_room *room, int *index) {
 }
 
 int dg_level_add_door(dg_level *level, const dg_door *door) {
-  if (reserve((void **)&level->doors, &level->door_capacity, level->door_count,
-              sizeof *door) != 0)
+  if (reserve((void **)&level->doors, &level->door_capacity, level->door_count, sizeof *door) != 0)
     return DG_ENOMEM;
   level->doors[level->door_count++] = *door;
   return 0;

@@ -1,6 +1,7 @@
 /* Level metrics, computed the same way for every algorithm: from the grid
  * when there is one (reachability, dead ends, double-wide corridors) and
  * from the graph (cycles, stretch of loop edges). */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "dungeon/level.h"
@@ -9,77 +10,87 @@ static bool corridor_like(dg_tile tile) {
   return tile == DG_TILE_CORRIDOR || tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_CHEST;
 }
 
-static bool is_corridor(const dg_grid *grid, int x, int y) {
-  return dg_grid_contains(grid, x, y) && dg_grid_get(grid, x, y) == DG_TILE_CORRIDOR;
+/* Union-find root with path halving. */
+static int root(int *parent, int node) {
+  while (parent[node] != node)
+    node = parent[node] = parent[parent[node]];
+  return node;
+}
+
+/* Unites the sets of a and b; returns 1 if they were apart. */
+static int join(int *parent, int a, int b) {
+  a = root(parent, a);
+  b = root(parent, b);
+  if (a == b)
+    return 0;
+  parent[a > b ? a : b] = a > b ? b : a;
+  return 1;
 }
 
 /* Walkable-tile components; sets connected when every room's tiles share
- * one component. */
+ * one component. Works in padded coordinates (a non-walkable border round
+ * the map) so that neighbours are fixed offsets: this runs on every tile of
+ * every level. */
 static int grid_metrics(dg_level *level, dg_metrics *m) {
   const dg_grid *grid = &level->grid;
-  long cells = (long)grid->width * grid->height;
-  int *component = malloc((size_t)cells * sizeof *component);
-  int *queue = malloc((size_t)cells * sizeof *queue);
-  if (component == NULL || queue == NULL) {
+  int width = grid->width, height = grid->height, stride = width + 2;
+  long padded = (long)stride * (height + 2);
+  uint8_t *walk = calloc((size_t)padded, 1);                   /* 1 walkable */
+  uint8_t *corridor = calloc((size_t)padded, 1);               /* 1 plain corridor */
+  int *component = malloc((size_t)padded * sizeof *component); /* union-find parents */
+  if (walk == NULL || corridor == NULL || component == NULL) {
+    free(walk);
+    free(corridor);
     free(component);
-    free(queue);
     return DG_ENOMEM;
   }
-  static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
-  for (long i = 0; i < cells; i++)
-    component[i] = -1;
+  for (int y = 0; y < height; y++) {
+    const uint8_t *row = grid->tiles + (long)y * width;
+    long base = (long)(y + 1) * stride + 1;
+    for (int x = 0; x < width; x++) {
+      walk[base + x] = dg_tile_walkable((dg_tile)row[x]);
+      corridor[base + x] = row[x] == DG_TILE_CORRIDOR;
+    }
+  }
   int components = 0;
-  for (int y = 0; y < grid->height; y++)
-    for (int x = 0; x < grid->width; x++) {
-      dg_tile tile = dg_grid_get(grid, x, y);
-      if (!dg_tile_walkable(tile))
+  for (int y = 0; y < height; y++) {
+    const uint8_t *row = grid->tiles + (long)y * width;
+    for (int x = 0; x < width; x++) {
+      long p = (long)(y + 1) * stride + x + 1;
+      if (!walk[p])
         continue;
+      dg_tile tile = (dg_tile)row[x];
       m->walkable_tiles++;
       if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
         m->doors++;
-      int neighbours = 0;
-      for (int d = 0; d < 4; d++) {
-        int nx = x + dx[d], ny = y + dy[d];
-        neighbours += dg_grid_contains(grid, nx, ny) && dg_tile_walkable(dg_grid_get(grid, nx, ny));
-      }
       if (corridor_like(tile)) {
         m->corridor_tiles++;
-        if (neighbours == 1)
+        if (walk[p - 1] + walk[p + 1] + walk[p - stride] + walk[p + stride] == 1)
           m->dead_ends++;
       }
-      if (tile == DG_TILE_CORRIDOR) {
-        /* Inside some 2x2 block of corridor: the "double-wide" ugliness the
-         * seed's follow and cleanup styles exist to avoid. */
-        bool wide = false;
-        for (int cy = -1; cy <= 0 && !wide; cy++)
-          for (int cx = -1; cx <= 0 && !wide; cx++)
-            wide = is_corridor(grid, x + cx, y + cy) && is_corridor(grid, x + cx + 1, y + cy) &&
-                   is_corridor(grid, x + cx, y + cy + 1) &&
-                   is_corridor(grid, x + cx + 1, y + cy + 1);
-        m->double_wide += wide;
+      /* Inside some 2x2 block of corridor: the "double-wide" ugliness the
+       * seed's follow and cleanup styles exist to avoid. */
+      if (corridor[p]) {
+        bool up = corridor[p - stride], down = corridor[p + stride];
+        bool left = corridor[p - 1], right = corridor[p + 1];
+        m->double_wide += (up && left && corridor[p - stride - 1]) ||
+                          (up && right && corridor[p - stride + 1]) ||
+                          (down && left && corridor[p + stride - 1]) ||
+                          (down && right && corridor[p + stride + 1]);
       }
-      long i = (long)y * grid->width + x;
-      if (component[i] >= 0)
-        continue;
-      int head = 0, tail = 0;
-      component[i] = components;
-      queue[tail++] = (int)i;
-      while (head < tail) {
-        int c = queue[head++];
-        int qx = c % grid->width, qy = c / grid->width;
-        for (int d = 0; d < 4; d++) {
-          int nx = qx + dx[d], ny = qy + dy[d];
-          if (!dg_grid_contains(grid, nx, ny) || !dg_tile_walkable(dg_grid_get(grid, nx, ny)))
-            continue;
-          long n = (long)ny * grid->width + nx;
-          if (component[n] < 0) {
-            component[n] = components;
-            queue[tail++] = (int)n;
-          }
-        }
+      /* Components by union-find over the west and north neighbours: one
+       * sequential pass, no queue; each union that joins two sets removes
+       * one component. */
+      if (walk[p - 1]) {
+        component[p] = root(component, (int)p - 1);
+      } else {
+        component[p] = (int)p;
+        components++;
       }
-      components++;
+      if (walk[p - stride])
+        components -= join(component, (int)p, (int)(p - stride));
     }
+  }
   m->components = components;
   m->connected = true;
   int first = -1;
@@ -88,15 +99,16 @@ static int grid_metrics(dg_level *level, dg_metrics *m) {
     int c = -1;
     for (int y = room->y; y < room->y + room->height && c < 0; y++)
       for (int x = room->x; x < room->x + room->width && c < 0; x++)
-        if (dg_grid_contains(grid, x, y))
-          c = component[(long)y * grid->width + x];
+        if (dg_grid_contains(grid, x, y) && walk[(long)(y + 1) * stride + x + 1])
+          c = root(component, (int)((long)(y + 1) * stride + x + 1));
     if (c < 0 || (first >= 0 && c != first))
       m->connected = false;
     if (first < 0)
       first = c;
   }
+  free(walk);
+  free(corridor);
   free(component);
-  free(queue);
   return 0;
 }
 

@@ -1,44 +1,54 @@
 /* Grid to graph: rooms, junction blobs and dead ends become nodes; chains of
  * two-neighbour corridor tiles between them become edges. Scans run in
- * row-major order, so the graph is a deterministic function of the grid. */
+ * row-major order, so the graph is a deterministic function of the grid.
+ *
+ * All scratch arrays use padded coordinates (a one-tile border of
+ * non-walkable tiles around the map) so that neighbour lookups are four
+ * fixed offsets with no bounds checks: this runs once per level, on every
+ * tile, and dominated generation time before it was padded. */
 #include "trace.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const int step_x[4] = {0, 1, 0, -1};
-static const int step_y[4] = {-1, 0, 1, 0};
-
-/* Scratch for one trace. */
+/* Scratch for one trace, indexed by padded tile. */
 typedef struct tracer {
-  dg_level *level;
-  const dg_grid *grid;
-  int *room_of;  /* tile -> room index or -1 */
-  int *node_of;  /* tile -> node index, -1 for chain and non-walkable tiles */
-  uint8_t *deg;  /* walkable 4-neighbours of each tile */
+  int stride;    /* padded row length: width + 2 */
+  long padded;   /* padded tile count */
+  uint8_t *walk; /* 1 where walkable */
+  int *node_of;  /* node index, -1 for chain and non-walkable tiles */
+  int *room_of;  /* room index or -1 */
+  uint8_t *seen; /* chain tiles already walked */
   int *queue;    /* flood-fill queue */
 } tracer;
 
-static bool walkable_at(const dg_grid *grid, int x, int y) {
-  return dg_grid_contains(grid, x, y) && dg_tile_walkable(dg_grid_get(grid, x, y));
+static inline int degree(const tracer *t, long p) {
+  return t->walk[p - 1] + t->walk[p + 1] + t->walk[p - t->stride] + t->walk[p + t->stride];
 }
 
-static void fill_rooms(tracer *t) {
-  const dg_grid *grid = t->grid;
-  long cells = (long)grid->width * grid->height;
-  for (long i = 0; i < cells; i++)
-    t->room_of[i] = -1;
-  for (int r = 0; r < t->level->room_count; r++) {
-    const dg_room *room = &t->level->rooms[r];
-    for (int y = room->y; y < room->y + room->height; y++)
-      for (int x = room->x; x < room->x + room->width; x++)
-        if (dg_grid_contains(grid, x, y))
-          t->room_of[(long)y * grid->width + x] = r;
-  }
-  for (int d = 0; d < t->level->door_count; d++) {
-    const dg_door *door = &t->level->doors[d];
-    if (dg_grid_contains(grid, door->x, door->y))
-      t->room_of[(long)door->y * grid->width + door->x] = door->room;
+/* Walks a chain from tile `from` into tile `cur`; returns the node it ends at
+ * (or -2 if it came back to `start`), counting chain tiles in *tiles. */
+static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
+  const long offsets[4] = {-t->stride, 1, t->stride, -1};
+  for (;;) {
+    if (t->node_of[cur] >= 0)
+      return t->node_of[cur];
+    if (cur == start)
+      return -2;
+    t->seen[cur] = 1;
+    (*tiles)++;
+    long next = -1;
+    for (int d = 0; d < 4; d++) {
+      long n = cur + offsets[d];
+      if (t->walk[n] && n != from) {
+        next = n;
+        break;
+      }
+    }
+    if (next < 0)
+      return -1; /* cannot happen for a two-neighbour tile */
+    from = cur;
+    cur = next;
   }
 }
 
@@ -53,110 +63,112 @@ static int link_adjacent(dg_graph *graph, int a, int b, int first_direct_edge) {
   return dg_graph_add_edge(graph, a, b, "corridor", 1);
 }
 
-/* Walks a chain from `from` into `cur`; returns the node it ends at (or -2 if
- * it came back to `start`), the chain tiles walked added to *tiles. */
-static int walk_chain(tracer *t, long start, long from, long cur, int *tiles, uint8_t *seen) {
-  const dg_grid *grid = t->grid;
-  for (;;) {
-    if (t->node_of[cur] >= 0)
-      return t->node_of[cur];
-    if (cur == start)
-      return -2;
-    seen[cur] = 1;
-    (*tiles)++;
-    int x = (int)(cur % grid->width), y = (int)(cur / grid->width);
-    long next = -1;
-    for (int d = 0; d < 4; d++) {
-      int nx = x + step_x[d], ny = y + step_y[d];
-      if (!walkable_at(grid, nx, ny))
-        continue;
-      long n = (long)ny * grid->width + nx;
-      if (n != from) {
-        next = n;
-        break;
-      }
-    }
-    if (next < 0)
-      return -1; /* cannot happen for a two-neighbour tile */
-    from = cur;
-    cur = next;
+/* Room index of every tile from the rooms' rectangles and the doors, for
+ * callers that keep no map of their own. */
+static int *rooms_from_level(const dg_level *level) {
+  const dg_grid *grid = &level->grid;
+  long cells = (long)grid->width * grid->height;
+  int *room_of = malloc((size_t)cells * sizeof *room_of);
+  if (room_of == NULL)
+    return NULL;
+  for (long i = 0; i < cells; i++)
+    room_of[i] = -1;
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_room *room = &level->rooms[r];
+    for (int y = room->y; y < room->y + room->height; y++)
+      for (int x = room->x; x < room->x + room->width; x++)
+        if (dg_grid_contains(grid, x, y))
+          room_of[(long)y * grid->width + x] = r;
   }
+  for (int d = 0; d < level->door_count; d++) {
+    const dg_door *door = &level->doors[d];
+    if (dg_grid_contains(grid, door->x, door->y))
+      room_of[(long)door->y * grid->width + door->x] = door->room;
+  }
+  return room_of;
 }
 
 int dg_trace_graph(dg_level *level, const int *room_of) {
   const dg_grid *grid = &level->grid;
   dg_graph *graph = &level->graph;
-  long cells = (long)grid->width * grid->height;
+  int width = grid->width, height = grid->height;
+  tracer t = {.stride = width + 2, .padded = (long)(width + 2) * (height + 2)};
   int rc = DG_ENOMEM;
-  tracer t = {.level = level, .grid = grid};
   int *own_room_of = NULL;
-  uint8_t *seen = NULL;
-  t.node_of = malloc((size_t)cells * sizeof *t.node_of);
-  t.deg = malloc((size_t)cells);
-  t.queue = malloc((size_t)cells * sizeof *t.queue);
-  seen = calloc((size_t)cells, 1);
-  if (room_of == NULL) {
-    own_room_of = malloc((size_t)cells * sizeof *own_room_of);
-    t.room_of = own_room_of;
-  } else {
-    t.room_of = (int *)room_of;
-  }
-  if (t.node_of == NULL || t.deg == NULL || t.queue == NULL || seen == NULL ||
-      t.room_of == NULL)
+  int *walkable = NULL; /* padded index of every walkable tile, row-major */
+  int *unpadded = NULL; /* the same tiles' y * width + x */
+  if (room_of == NULL)
+    room_of = own_room_of = rooms_from_level(level);
+  t.walk = calloc((size_t)t.padded, 1);
+  t.seen = calloc((size_t)t.padded, 1);
+  t.node_of = malloc((size_t)t.padded * sizeof *t.node_of);
+  t.room_of = malloc((size_t)t.padded * sizeof *t.room_of);
+  walkable = malloc(((size_t)width * (size_t)height + 1) * sizeof *walkable);
+  unpadded = malloc(((size_t)width * (size_t)height + 1) * sizeof *unpadded);
+  if (room_of == NULL || t.walk == NULL || t.seen == NULL || t.node_of == NULL ||
+      t.room_of == NULL || walkable == NULL || unpadded == NULL)
     goto done;
-  if (own_room_of != NULL)
-    fill_rooms(&t);
+  /* Most tiles are stone: every later pass visits only the walkable list.
+   * node_of and room_of are defined on walkable tiles only; every read of a
+   * neighbour checks walk first. */
+  int count = 0;
+  for (int y = 0; y < height; y++) {
+    const uint8_t *row = grid->tiles + (long)y * width;
+    long base = (long)(y + 1) * t.stride + 1;
+    /* Branch-free: the list slot is always written, and kept only when
+     * the tile is walkable (the branch mispredicted on every corridor). */
+    for (int x = 0; x < width; x++) {
+      int walkable_here = dg_tile_walkable((dg_tile)row[x]);
+      t.walk[base + x] = (uint8_t)walkable_here;
+      walkable[count] = (int)(base + x);
+      unpadded[count] = y * width + x;
+      count += walkable_here;
+    }
+  }
+  for (int k = 0; k < count; k++) {
+    t.room_of[walkable[k]] = room_of[unpadded[k]];
+    t.node_of[walkable[k]] = t.room_of[walkable[k]];
+  }
 
   dg_graph_clear(graph);
   for (int r = 0; r < level->room_count; r++) {
     const dg_room *room = &level->rooms[r];
-    if (dg_graph_add_node(graph, "room", room->x + room->width / 2, room->y + room->height / 2,
-                          r, NULL) != 0)
+    if (dg_graph_add_node(graph, "room", room->x + room->width / 2, room->y + room->height / 2, r,
+                          NULL) != 0)
       goto done;
     memcpy(graph->nodes[r].label, room->label, DG_LABEL_MAX);
   }
 
-  /* Degrees, and room tiles straight to their room's node. */
-  for (int y = 0; y < grid->height; y++)
-    for (int x = 0; x < grid->width; x++) {
-      long i = (long)y * grid->width + x;
-      t.node_of[i] = -1;
-      t.deg[i] = 0;
-      if (!dg_tile_walkable(dg_grid_get(grid, x, y)))
-        continue;
-      for (int d = 0; d < 4; d++)
-        t.deg[i] += walkable_at(grid, x + step_x[d], y + step_y[d]);
-      if (t.room_of[i] >= 0)
-        t.node_of[i] = t.room_of[i];
-    }
-
-  /* Junction blobs and dead ends. */
-  for (long i = 0; i < cells; i++) {
-    int x = (int)(i % grid->width), y = (int)(i / grid->width);
-    if (t.node_of[i] >= 0 || !dg_tile_walkable(dg_grid_get(grid, x, y)))
+  /* Junction blobs (three or more walkable neighbours) and dead ends (at
+   * most one). */
+  t.queue = malloc((size_t)count * sizeof *t.queue + 1);
+  if (t.queue == NULL)
+    goto done;
+  const long offsets[4] = {-t.stride, 1, t.stride, -1};
+  for (int k = 0; k < count; k++) {
+    long p = walkable[k];
+    if (t.node_of[p] >= 0)
       continue;
-    if (t.deg[i] <= 1) {
-      if (dg_graph_add_node(graph, "dead_end", x, y, -1, &t.node_of[i]) != 0)
+    int x = unpadded[k] % width, y = unpadded[k] / width;
+    int deg = degree(&t, p);
+    if (deg <= 1) {
+      if (dg_graph_add_node(graph, "dead_end", x, y, -1, &t.node_of[p]) != 0)
         goto done;
       continue;
     }
-    if (t.deg[i] < 3)
+    if (deg < 3)
       continue;
     int node;
     if (dg_graph_add_node(graph, "junction", x, y, -1, &node) != 0)
       goto done;
     int head = 0, tail = 0;
-    t.node_of[i] = node;
-    t.queue[tail++] = (int)i;
+    t.node_of[p] = node;
+    t.queue[tail++] = (int)p;
     while (head < tail) {
       long c = t.queue[head++];
-      int cx = (int)(c % grid->width), cy = (int)(c / grid->width);
       for (int d = 0; d < 4; d++) {
-        int nx = cx + step_x[d], ny = cy + step_y[d];
-        if (!walkable_at(grid, nx, ny))
-          continue;
-        long n = (long)ny * grid->width + nx;
-        if (t.node_of[n] < 0 && t.room_of[n] < 0 && t.deg[n] >= 3) {
+        long n = c + offsets[d];
+        if (t.walk[n] && t.node_of[n] < 0 && t.room_of[n] < 0 && degree(&t, n) >= 3) {
           t.node_of[n] = node;
           t.queue[tail++] = (int)n;
         }
@@ -164,30 +176,29 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
     }
   }
 
-  /* Chains between nodes. */
-  for (long i = 0; i < cells; i++) {
-    int x = (int)(i % grid->width), y = (int)(i / grid->width);
-    if (t.node_of[i] >= 0 || seen[i] || !dg_tile_walkable(dg_grid_get(grid, x, y)))
+  /* Chains of two-neighbour tiles between nodes. */
+  for (int k = 0; k < count; k++) {
+    long p = walkable[k];
+    if (t.node_of[p] >= 0 || t.seen[p])
       continue;
     long ends[2];
     int found = 0;
-    for (int d = 0; d < 4 && found < 2; d++) {
-      int nx = x + step_x[d], ny = y + step_y[d];
-      if (walkable_at(grid, nx, ny))
-        ends[found++] = (long)ny * grid->width + nx;
-    }
-    seen[i] = 1;
+    for (int d = 0; d < 4 && found < 2; d++)
+      if (t.walk[p + offsets[d]])
+        ends[found++] = p + offsets[d];
+    t.seen[p] = 1;
     int tiles = 1;
-    int a = walk_chain(&t, i, i, ends[0], &tiles, seen);
+    int a = walk_chain(&t, p, p, ends[0], &tiles);
     if (a == -2) {
       /* A closed ring touching nothing: give it a node and a loop edge. */
       int node;
-      if (dg_graph_add_node(graph, "junction", x, y, -1, &node) != 0 ||
+      if (dg_graph_add_node(graph, "junction", unpadded[k] % width, unpadded[k] / width, -1,
+                            &node) != 0 ||
           dg_graph_add_edge(graph, node, node, "corridor", tiles) != 0)
         goto done;
       continue;
     }
-    int b = walk_chain(&t, i, i, ends[1], &tiles, seen);
+    int b = walk_chain(&t, p, p, ends[1], &tiles);
     if (a < 0 || b < 0) {
       rc = DG_EINTERNAL;
       goto done;
@@ -198,27 +209,27 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
 
   /* Node tiles of different nodes side by side. */
   int first_direct_edge = graph->edge_count;
-  for (int y = 0; y < grid->height; y++)
-    for (int x = 0; x < grid->width; x++) {
-      long i = (long)y * grid->width + x;
-      if (t.node_of[i] < 0)
-        continue;
-      for (int d = 1; d <= 2; d++) { /* east and south: each pair once */
-        int nx = x + step_x[d], ny = y + step_y[d];
-        if (!dg_grid_contains(grid, nx, ny))
-          continue;
-        long n = (long)ny * grid->width + nx;
-        if (t.node_of[n] >= 0 && t.node_of[n] != t.node_of[i] &&
-            link_adjacent(graph, t.node_of[i], t.node_of[n], first_direct_edge) != 0)
-          goto done;
-      }
-    }
+  for (int k = 0; k < count; k++) {
+    long p = walkable[k];
+    int node = t.node_of[p];
+    if (node < 0)
+      continue;
+    int east = t.walk[p + 1] ? t.node_of[p + 1] : -1;
+    int south = t.walk[p + t.stride] ? t.node_of[p + t.stride] : -1;
+    if (east >= 0 && east != node && link_adjacent(graph, node, east, first_direct_edge) != 0)
+      goto done;
+    if (south >= 0 && south != node && link_adjacent(graph, node, south, first_direct_edge) != 0)
+      goto done;
+  }
   rc = 0;
 done:
+  free(t.walk);
+  free(t.seen);
   free(t.node_of);
-  free(t.deg);
+  free(t.room_of);
   free(t.queue);
-  free(seen);
+  free(walkable);
+  free(unpadded);
   free(own_room_of);
   return rc;
 }

@@ -35,14 +35,14 @@ static const dg_param_def classic_params[P_COUNT] = {
                     "least stone between two rooms' walls"},
     [P_PLACEMENT_ATTEMPTS] = {"placement_attempts", DG_PARAM_INT, 60, 1, 10000, NULL, NULL,
                               "random positions tried per room before giving up on it"},
-    [P_CORRIDOR_STYLE] = {"corridor_style", DG_PARAM_ENUM, STYLE_FOLLOW, 0, 0, style_names,
-                          NULL,
+    [P_CORRIDOR_STYLE] = {"corridor_style", DG_PARAM_ENUM, STYLE_FOLLOW, 0, 0, style_names, NULL,
                           "follow: dig only stretches not yet connected; cleanup: dig, then "
                           "prune unnecessary squares; plain: dig every line"},
     [P_CLOSET_CHANCE] = {"closet_chance", DG_PARAM_FLOAT, 0.2, 0, 1, NULL, NULL,
                          "chance that a corridor dug whole gets a closet with a chest"},
-    [P_CLOSET_STONE_CHANCE] = {"closet_stone_chance", DG_PARAM_FLOAT, 0.25, 0, 1, NULL, NULL,
-                               "chance that a closet's middle square is stone, not secret corridor"},
+    [P_CLOSET_STONE_CHANCE] =
+        {"closet_stone_chance", DG_PARAM_FLOAT, 0.25, 0, 1, NULL, NULL,
+         "chance that a closet's middle square is stone, not secret corridor"},
     [P_SECRET_DOOR_CHANCE] = {"secret_door_chance", DG_PARAM_FLOAT, 0.125, 0, 1, NULL, NULL,
                               "chance that a door is secret"},
 };
@@ -65,8 +65,7 @@ static int classic_validate(const dg_params *params, dg_error *err) {
    * round it on every side. */
   if (dg_param_int(params, P_ROOM_WIDTH_MIN) + 4 > width)
     return dg_error_set(err, DG_EINVAL, "params.room_width_min",
-                        "params.room_width_min must be at most params.width - 4 (%d)",
-                        width - 4);
+                        "params.room_width_min must be at most params.width - 4 (%d)", width - 4);
   if (dg_param_int(params, P_ROOM_HEIGHT_MIN) + 4 > height)
     return dg_error_set(err, DG_EINVAL, "params.room_height_min",
                         "params.room_height_min must be at most params.height - 4 (%d)",
@@ -82,10 +81,10 @@ static int closets_to_json(const void *data, json_t *level_object) {
     return DG_ENOMEM;
   for (int i = 0; i < closets->count; i++) {
     const classic_closet *c = &closets->items[i];
-    json_t *item = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:s}", "x", c->x, "y", c->y, "middle_x",
-                             c->x + c->dx, "middle_y", c->y + c->dy, "chest_x", c->x + 2 * c->dx,
-                             "chest_y", c->y + 2 * c->dy, "middle",
-                             c->sealed ? "stone" : "secret_corridor");
+    json_t *item =
+        json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:s}", "x", c->x, "y", c->y, "middle_x", c->x + c->dx,
+                  "middle_y", c->y + c->dy, "chest_x", c->x + 2 * c->dx, "chest_y",
+                  c->y + 2 * c->dy, "middle", c->sealed ? "stone" : "secret_corridor");
     if (item == NULL || json_array_append_new(array, item) != 0)
       return DG_ENOMEM;
   }
@@ -128,8 +127,10 @@ static int place_rooms(classic_state *s) {
   for (int n = 0; n < target; n++) {
     for (int a = 0; a < attempts; a++) {
       tried++;
-      int w = dg_rng_range(&s->layout, dg_param_int(p, P_ROOM_WIDTH_MIN), dg_param_int(p, P_ROOM_WIDTH_MAX));
-      int h = dg_rng_range(&s->layout, dg_param_int(p, P_ROOM_HEIGHT_MIN), dg_param_int(p, P_ROOM_HEIGHT_MAX));
+      int w = dg_rng_range(&s->layout, dg_param_int(p, P_ROOM_WIDTH_MIN),
+                           dg_param_int(p, P_ROOM_WIDTH_MAX));
+      int h = dg_rng_range(&s->layout, dg_param_int(p, P_ROOM_HEIGHT_MIN),
+                           dg_param_int(p, P_ROOM_HEIGHT_MAX));
       if (w > width - 4)
         w = width - 4;
       if (h > height - 4)
@@ -160,9 +161,10 @@ static void paint_rooms(classic_state *s) {
     int anchor = cell_of(grid, room->x, room->y);
     for (int y = room->y - 1; y <= room->y + room->height; y++)
       for (int x = room->x - 1; x <= room->x + room->width; x++) {
-        bool floor = x >= room->x && x < room->x + room->width && y >= room->y &&
-                     y < room->y + room->height;
+        bool floor =
+            x >= room->x && x < room->x + room->width && y >= room->y && y < room->y + room->height;
         dg_grid_set(grid, x, y, floor ? DG_TILE_FLOOR : DG_TILE_WALL);
+        s->box_of[cell_of(grid, x, y)] = r;
         if (floor) {
           s->room_of[cell_of(grid, x, y)] = r;
           s->parent[cell_of(grid, x, y)] = anchor;
@@ -171,8 +173,8 @@ static void paint_rooms(classic_state *s) {
   }
 }
 
-static int classic_generate(const dg_context *context, const dg_request *request,
-                            dg_cancel *cancel, dg_level *level, dg_error *err) {
+static int classic_generate(const dg_context *context, const dg_request *request, dg_cancel *cancel,
+                            dg_level *level, dg_error *err) {
   (void)context;
   const dg_params *p = &request->params;
   classic_state s = {.level = level, .grid = &level->grid, .params = p};
@@ -185,21 +187,24 @@ static int classic_generate(const dg_context *context, const dg_request *request
   dg_rng_seed(&s.layout, request->seed, DG_STREAM_LAYOUT);
   dg_rng_seed(&s.connect, request->seed, DG_STREAM_CONNECT);
   dg_rng_seed(&s.detail, request->seed, DG_STREAM_DETAIL);
-  dg_arena_init(&s.arena, (size_t)cells * 24 + 4096);
-  s.parent = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.parent);
-  s.room_of = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.room_of);
+  dg_arena_init(&s.arena, (size_t)cells * 28 + (size_t)(width + height) * 8 + 4096);
+  /* Only the stamps need zeroing; every other array is filled before use. */
+  s.parent = dg_arena_alloc_uninit(&s.arena, (size_t)cells * sizeof *s.parent);
+  s.room_of = dg_arena_alloc_uninit(&s.arena, (size_t)cells * sizeof *s.room_of);
+  s.box_of = dg_arena_alloc_uninit(&s.arena, (size_t)cells * sizeof *s.box_of);
   s.stamp = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.stamp);
-  s.stamp_index = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.stamp_index);
-  s.line = dg_arena_calloc(&s.arena, (size_t)(width + height) * 2 + 8, sizeof *s.line);
-  s.path.cells = dg_arena_calloc(&s.arena, (size_t)cells + 1, sizeof *s.path.cells);
+  s.stamp_index = dg_arena_alloc_uninit(&s.arena, (size_t)cells * sizeof *s.stamp_index);
+  s.line = dg_arena_alloc_uninit(&s.arena, ((size_t)(width + height) * 2 + 8) * sizeof *s.line);
+  s.path.cells = dg_arena_alloc_uninit(&s.arena, ((size_t)cells + 1) * sizeof *s.path.cells);
   classic_closets *closets = calloc(1, sizeof *closets);
   rc = DG_ENOMEM;
-  if (s.parent == NULL || s.room_of == NULL || s.stamp == NULL || s.stamp_index == NULL ||
-      s.line == NULL || s.path.cells == NULL || closets == NULL)
+  if (s.parent == NULL || s.room_of == NULL || s.box_of == NULL || s.stamp == NULL ||
+      s.stamp_index == NULL || s.line == NULL || s.path.cells == NULL || closets == NULL)
     goto fail;
   for (long i = 0; i < cells; i++) {
     s.parent[i] = (int)i;
     s.room_of[i] = -1;
+    s.box_of[i] = -1;
   }
   if ((rc = place_rooms(&s)) != 0)
     goto fail;
@@ -210,6 +215,8 @@ static int classic_generate(const dg_context *context, const dg_request *request
     goto fail;
   if (dg_param_enum(p, P_CORRIDOR_STYLE) == STYLE_CLEANUP)
     classic_cleanup(&s);
+  if ((rc = classic_make_closets(&s)) != 0)
+    goto fail;
   if ((rc = dg_cancel_check(cancel)) != 0)
     goto fail;
   if ((rc = dg_trace_graph(level, s.room_of)) != 0)

@@ -43,6 +43,13 @@ typedef struct classic_closets {
   int count;
 } classic_closets;
 
+/* Where a closet may go: both ends of a corridor dug whole, each as the end
+ * tile and its neighbour on the corridor. */
+typedef struct classic_closet_site {
+  int start, start_inner;
+  int end, end_inner;
+} classic_closet_site;
+
 /* A path of tiles as indices y * width + x. */
 typedef struct classic_path {
   int *cells;
@@ -57,6 +64,7 @@ typedef struct classic_state {
   dg_rng layout, connect, detail;
   int *parent;        /* union-find over tiles: walkable connectivity */
   int *room_of;       /* tile -> room index for floors and doors, else -1 */
+  int *box_of;        /* tile -> room whose wall box (floor + walls) holds it, else -1 */
   uint32_t *stamp;    /* per-path visit marks (path loop removal) */
   int *stamp_index;   /* where on the current path a stamped tile is */
   uint32_t stamp_now; /* current mark value */
@@ -64,6 +72,8 @@ typedef struct classic_state {
   classic_path path;  /* scratch: the routed corridor */
   classic_closets closets; /* closets made (moved into the level's extension) */
   int closet_capacity;
+  classic_closet_site *sites; /* closet sites from corridors dug whole (arena) */
+  int site_count, site_capacity;
   int64_t detours, intersections, tiles_dug, secret_doors, cleanup_removed;
 } classic_state;
 
@@ -90,6 +100,10 @@ int classic_route(classic_state *s, int x0, int y0, int x1, int y1);
 
 /* Joins every room into one connected set (seed 000's loop). */
 int classic_join_rooms(classic_state *s);
+
+/* Builds the closets at the recorded sites where there is still space:
+ * after all digging, so that nothing opens them later. 0 or DG_ENOMEM. */
+int classic_make_closets(classic_state *s);
 
 /* Removes unnecessary corridor squares until none is left (seed 000's
  * second proposal). */

@@ -56,14 +56,13 @@ void classic_dig(classic_state *s, int x, int y, dg_tile tile) {
  * leaves the floor. A corner is shifted to the adjacent wall square on the
  * side the line mostly travels through. Outputs the door and its outward
  * direction. */
-static void find_door(const dg_room *room, int px, int py, int qx, int qy, int *door_x,
-                      int *door_y, int *out_x, int *out_y) {
+static void find_door(const dg_room *room, int px, int py, int qx, int qy, int *door_x, int *door_y,
+                      int *out_x, int *out_y) {
   int dx = abs(qx - px), dy = abs(qy - py);
   int sx = qx > px ? 1 : -1, sy = qy > py ? 1 : -1;
   int err = dx - dy, x = px, y = py;
   /* Bresenham until the first square off the floor: it is on the wall box. */
-  while (x >= room->x && x < room->x + room->width && y >= room->y &&
-         y < room->y + room->height) {
+  while (x >= room->x && x < room->x + room->width && y >= room->y && y < room->y + room->height) {
     int e2 = 2 * err;
     if (e2 > -dy) {
       err -= dy;
@@ -168,31 +167,31 @@ static int try_closet(classic_state *s, int end, int inner) {
   dg_grid *grid = s->grid;
   int ex = end % grid->width, ey = end / grid->width;
   int dx = ex - inner % grid->width, dy = ey - inner / grid->width;
+  if (dg_grid_get(grid, ex, ey) != DG_TILE_CORRIDOR)
+    return 0;
   for (int k = 1; k <= 2; k++) {
     int x = ex + k * dx, y = ey + k * dy;
     if (!dg_grid_contains(grid, x, y) || dg_grid_get(grid, x, y) != DG_TILE_STONE)
       return 0;
-    for (int r = 0; r < s->level->room_count; r++)
-      if (classic_in_box(&s->level->rooms[r], x, y))
-        return 0;
+    if (s->box_of[cell_of(grid, x, y)] >= 0)
+      return 0;
     /* Only the closet's own squares may touch it: it must stay a dead end. */
     for (int d = 0; d < 4; d++) {
       int nx = x + step_x[d], ny = y + step_y[d];
       if ((nx == x - dx && ny == y - dy) || !dg_grid_contains(grid, nx, ny))
         continue;
-      dg_tile tile = dg_grid_get(grid, nx, ny);
-      if (dg_tile_walkable(tile) || tile == DG_TILE_WALL)
-        if (!(k == 1 && nx == x + dx && ny == y + dy))
-          return 0;
+      /* Walls may flank it (a closet along a room is still closed); any
+       * walkable square would open it. */
+      if (dg_tile_walkable(dg_grid_get(grid, nx, ny)))
+        return 0;
     }
   }
   bool sealed = dg_rng_chance(&s->detail, dg_param_float(s->params, P_CLOSET_STONE_CHANCE));
   if (!sealed)
     classic_dig(s, ex + dx, ey + dy, DG_TILE_SECRET_CORRIDOR);
   classic_dig(s, ex + 2 * dx, ey + 2 * dy, DG_TILE_CHEST);
-  static const char *const treasure[] = {"potion", "scroll", "ring",   "wand",  "amulet",
-                                         "gem",    "tool",   "food",   "weapon", "armor",
-                                         "spellbook"};
+  static const char *const treasure[] = {"potion", "scroll", "ring",   "wand",  "amulet",   "gem",
+                                         "tool",   "food",   "weapon", "armor", "spellbook"};
   dg_object chest = {.x = ex + 2 * dx, .y = ey + 2 * dy, .kind = "chest"};
   chest.gold = dg_rng_chance(&s->detail, 0.5) ? dg_rng_range(&s->detail, 1, 150) : 0;
   chest.item_count = dg_rng_range(&s->detail, 0, 3);
@@ -238,9 +237,8 @@ static int join(classic_state *s, int a, int b) {
     start_dug = dig_follow(s, cell_of(grid, ra->x, ra->y), cell_of(grid, rb->x, rb->y));
   } else {
     int first = 0;
-    while (first < path->count &&
-           dg_grid_get(grid, path->cells[first] % grid->width, path->cells[first] / grid->width) !=
-               DG_TILE_CORRIDOR)
+    while (first < path->count && dg_grid_get(grid, path->cells[first] % grid->width,
+                                              path->cells[first] / grid->width) != DG_TILE_CORRIDOR)
       first++;
     start_dug = first == path->count;
     s->intersections += !start_dug;
@@ -250,12 +248,34 @@ static int join(classic_state *s, int a, int b) {
     return rc;
   if ((rc = make_door(s, b, door_bx, door_by)) != 0)
     return rc;
-  /* A closet only where the corridor met nothing and was dug whole. */
+  /* A closet only where the corridor met nothing and was dug whole. It is
+   * built after every corridor is dug (classic_make_closets), so that no
+   * later corridor can break into it. */
   if (start_dug && path->count >= 2 &&
       dg_rng_chance(&s->detail, dg_param_float(s->params, P_CLOSET_CHANCE))) {
-    rc = try_closet(s, path->cells[0], path->cells[1]);
+    if (s->site_count == s->site_capacity) {
+      int capacity = s->site_capacity != 0 ? s->site_capacity * 2 : 8;
+      classic_closet_site *sites =
+          dg_arena_alloc_uninit(&s->arena, (size_t)capacity * sizeof *sites);
+      if (sites == NULL)
+        return DG_ENOMEM;
+      for (int i = 0; i < s->site_count; i++)
+        sites[i] = s->sites[i];
+      s->sites = sites;
+      s->site_capacity = capacity;
+    }
+    s->sites[s->site_count++] = (classic_closet_site){
+        path->cells[0], path->cells[1], path->cells[path->count - 1], path->cells[path->count - 2]};
+  }
+  return 0;
+}
+
+int classic_make_closets(classic_state *s) {
+  for (int i = 0; i < s->site_count; i++) {
+    const classic_closet_site *site = &s->sites[i];
+    int rc = try_closet(s, site->start, site->start_inner);
     if (rc == 0)
-      rc = try_closet(s, path->cells[path->count - 1], path->cells[path->count - 2]);
+      rc = try_closet(s, site->end, site->end_inner);
     if (rc < 0)
       return rc;
   }

@@ -108,10 +108,7 @@ int classic_route(classic_state *s, int x0, int y0, int x1, int y1) {
   for (int i = 0; i < count; i++) {
     int cell = s->line[i];
     int cx = cell % grid->width, cy = cell / grid->width;
-    int blocking = -1;
-    for (int r = 0; r < level->room_count && blocking < 0; r++)
-      if (classic_in_box(&level->rooms[r], cx, cy))
-        blocking = r;
+    int blocking = s->box_of[cell];
     if (blocking < 0) {
       append(s, cell);
       x = cx;

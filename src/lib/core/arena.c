@@ -21,7 +21,7 @@ void dg_arena_init(dg_arena *arena, size_t block_size) {
   arena->bytes_used = 0;
 }
 
-void *dg_arena_alloc(dg_arena *arena, size_t size) {
+void *dg_arena_alloc_uninit(dg_arena *arena, size_t size) {
   size_t rounded = (size + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1);
   if (rounded < size)
     return NULL;
@@ -42,7 +42,13 @@ void *dg_arena_alloc(dg_arena *arena, size_t size) {
   void *memory = block->data + block->used;
   block->used += rounded;
   arena->bytes_used += rounded;
-  memset(memory, 0, size);
+  return memory;
+}
+
+void *dg_arena_alloc(dg_arena *arena, size_t size) {
+  void *memory = dg_arena_alloc_uninit(arena, size);
+  if (memory != NULL)
+    memset(memory, 0, size);
   return memory;
 }
 

@@ -48,8 +48,7 @@ int dg_graph_add_node(dg_graph *graph, const char *kind, int x, int y, int room,
 }
 
 int dg_graph_add_edge(dg_graph *graph, int from, int to, const char *kind, int length) {
-  if (from < 0 || to < 0 || from >= graph->node_count || to >= graph->node_count ||
-      length < 1)
+  if (from < 0 || to < 0 || from >= graph->node_count || to >= graph->node_count || length < 1)
     return DG_EINVAL;
   if (graph->edge_count == graph->edge_capacity) {
     int capacity = graph->edge_capacity != 0 ? graph->edge_capacity * 2 : 16;
@@ -244,8 +243,7 @@ done:
   return rc;
 }
 
-int dg_graph_shortest(const dg_graph *graph, int source, int target, int skip_edge,
-                      long *length) {
+int dg_graph_shortest(const dg_graph *graph, int source, int target, int skip_edge, long *length) {
   int n = graph->node_count;
   *length = -1;
   if (source < 0 || target < 0 || source >= n || target >= n)

@@ -41,7 +41,9 @@ int dg_grid_init(dg_grid *grid, int width, int height) {
   grid->width = 0;
   grid->height = 0;
   grid->tiles = NULL;
-  if (width < 1 || height < 1 || (long)width * height > GRID_CELLS_MAX)
+  /* Sides fit in 16 bits: flood fills pack (x, y) into one word. */
+  if (width < 1 || height < 1 || width > 65535 || height > 65535 ||
+      (long)width * height > GRID_CELLS_MAX)
     return DG_EINVAL;
   grid->tiles = calloc((size_t)width * (size_t)height, 1);
   if (grid->tiles == NULL)
@@ -59,22 +61,6 @@ void dg_grid_close(dg_grid *grid) {
 
 void dg_grid_fill(dg_grid *grid, dg_tile tile) {
   memset(grid->tiles, (int)tile, (size_t)grid->width * (size_t)grid->height);
-}
-
-bool dg_tile_walkable(dg_tile tile) {
-  switch (tile) {
-  case DG_TILE_FLOOR:
-  case DG_TILE_CORRIDOR:
-  case DG_TILE_DOOR:
-  case DG_TILE_SECRET_DOOR:
-  case DG_TILE_SECRET_CORRIDOR:
-  case DG_TILE_CHEST:
-  case DG_TILE_STAIRS_UP:
-  case DG_TILE_STAIRS_DOWN:
-    return true;
-  default:
-    return false;
-  }
 }
 
 const char *dg_tile_name(dg_tile tile) {

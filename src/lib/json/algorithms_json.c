@@ -27,7 +27,8 @@ static json_t *param_json(const dg_param_def *def) {
     json_t *choices = json_array();
     for (int i = 0; choices != NULL && def->choices[i] != NULL; i++)
       rc |= json_array_append_new(choices, json_string(def->choices[i]));
-    rc |= json_object_set_new(object, "default", json_string(def->choices[(int)def->default_value]));
+    rc |=
+        json_object_set_new(object, "default", json_string(def->choices[(int)def->default_value]));
     rc |= json_object_set_new(object, "choices", choices);
     break;
   }
@@ -57,8 +58,8 @@ void *dg_algorithms_to_json(void) {
         json_decref(params);
         params = NULL;
       }
-    json_t *item = json_pack("{s:s,s:s,s:s,s:o*}", "name", all[i]->name, "summary",
-                             all[i]->summary, "source", all[i]->source, "params", params);
+    json_t *item = json_pack("{s:s,s:s,s:s,s:o*}", "name", all[i]->name, "summary", all[i]->summary,
+                             "source", all[i]->source, "params", params);
     if (params == NULL || item == NULL || json_array_append_new(array, item) != 0) {
       json_decref(array);
       return NULL;

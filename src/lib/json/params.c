@@ -28,14 +28,11 @@ const char *dg_param_describe_range(const dg_param_def *def, char *buffer, int s
   case DG_PARAM_FLOAT:
     snprintf(buffer, (size_t)size, "a number from %g to %g", def->min, def->max);
     break;
-  case DG_PARAM_BOOL:
-    snprintf(buffer, (size_t)size, "true or false");
-    break;
+  case DG_PARAM_BOOL: snprintf(buffer, (size_t)size, "true or false"); break;
   case DG_PARAM_ENUM: {
     int at = snprintf(buffer, (size_t)size, "one of ");
     for (int i = 0; def->choices[i] != NULL && at < size; i++)
-      at += snprintf(buffer + at, (size_t)(size - at), "%s%s", i > 0 ? ", " : "",
-                     def->choices[i]);
+      at += snprintf(buffer + at, (size_t)(size - at), "%s%s", i > 0 ? ", " : "", def->choices[i]);
     break;
   }
   case DG_PARAM_STRING:
@@ -81,16 +78,15 @@ static int set_checked(dg_request *request, int index, candidate value, const ch
   const dg_param_def *def = &request->algorithm->params[index];
   switch (def->type) {
   case DG_PARAM_INT:
-    if (!isfinite(value.number) || value.number != floor(value.number) ||
-        value.number < def->min || value.number > def->max)
+    if (!isfinite(value.number) || value.number != floor(value.number) || value.number < def->min ||
+        value.number > def->max)
       return out_of_range(def, field, err);
     break;
   case DG_PARAM_FLOAT:
     if (!isfinite(value.number) || value.number < def->min || value.number > def->max)
       return out_of_range(def, field, err);
     break;
-  case DG_PARAM_BOOL:
-    break;
+  case DG_PARAM_BOOL: break;
   case DG_PARAM_ENUM: {
     int found = -1;
     for (int i = 0; def->choices[i] != NULL; i++)
@@ -106,8 +102,8 @@ static int set_checked(dg_request *request, int index, candidate value, const ch
     bool ok = length >= 1 && length < DG_PARAM_STRING_MAX;
     for (size_t i = 0; ok && i < length; i++) {
       char c = value.text[i];
-      ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-' || c == '.';
+      ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
     }
     if (!ok)
       return out_of_range(def, field, err);
@@ -120,8 +116,7 @@ static int set_checked(dg_request *request, int index, candidate value, const ch
   return 0;
 }
 
-static int find_param(dg_request *request, const char *name, const char *field,
-                      dg_error *err) {
+static int find_param(dg_request *request, const char *name, const char *field, dg_error *err) {
   int index = dg_algorithm_param_index(request->algorithm, name);
   if (index < 0) {
     char names[400];
@@ -166,14 +161,13 @@ int dg_request_set_json(dg_request *request, const char *name, const json_t *val
   }
   if (!type_ok) {
     char range[160];
-    return dg_error_set(err, DG_ETYPE, field, "%s must be %s",
-                        field, dg_param_describe_range(def, range, sizeof range));
+    return dg_error_set(err, DG_ETYPE, field, "%s must be %s", field,
+                        dg_param_describe_range(def, range, sizeof range));
   }
   return set_checked(request, index, parsed, field, err);
 }
 
-int dg_request_set_text(dg_request *request, const char *name, const char *text,
-                        dg_error *err) {
+int dg_request_set_text(dg_request *request, const char *name, const char *text, dg_error *err) {
   int index = find_param(request, name, name, err);
   if (index < 0)
     return index;
@@ -197,11 +191,9 @@ int dg_request_set_text(dg_request *request, const char *name, const char *text,
     else if (strcmp(text, "false") == 0 || strcmp(text, "0") == 0)
       parsed.number = 0;
     else
-      return dg_error_set(err, DG_ETYPE, name, "%s must be true or false, not '%s'", name,
-                          text);
+      return dg_error_set(err, DG_ETYPE, name, "%s must be true or false, not '%s'", name, text);
     break;
-  default:
-    break;
+  default: break;
   }
   return set_checked(request, index, parsed, name, err);
 }

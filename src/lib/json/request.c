@@ -59,8 +59,8 @@ int dg_request_from_json(const json_t *body, dg_request *request, dg_error *err)
     const dg_algorithm *const *all = dg_algorithms(&count);
     names[0] = '\0';
     for (int i = 0; i < count && at < (int)sizeof names; i++)
-      at += snprintf(names + at, sizeof names - (size_t)at, "%s%s", i > 0 ? ", " : "",
-                     all[i]->name);
+      at +=
+          snprintf(names + at, sizeof names - (size_t)at, "%s%s", i > 0 ? ", " : "", all[i]->name);
     return dg_error_set(err, DG_ENOENT, "algorithm", "unknown algorithm '%s'; known: %s",
                         json_string_value(name), names);
   }

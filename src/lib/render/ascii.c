@@ -20,8 +20,8 @@ static int dump_graph(const dg_level *level, char **text, size_t *length) {
   }
   for (int e = 0; e < graph->edge_count; e++) {
     const dg_edge *edge = &graph->edges[e];
-    fprintf(out, "edge %d-%d %s length %d%s\n", edge->from, edge->to, edge->kind,
-            edge->length, edge->cycle ? " cycle" : "");
+    fprintf(out, "edge %d-%d %s length %d%s\n", edge->from, edge->to, edge->kind, edge->length,
+            edge->cycle ? " cycle" : "");
   }
   if (fclose(out) != 0) {
     free(buffer);
