@@ -8,6 +8,8 @@
 
 #include "cli.h"
 
+#define QUALITY_SEEDS 1000
+
 static void usage(void) {
   puts("usage: dungeon bench [--algorithm NAME] [--param name=value ...] [--seconds S]\n"
        "                     [--runs N] [--json]\n"
@@ -124,16 +126,47 @@ int cli_bench(int argc, char **argv) {
   }
   double rate = median(rates, runs), json_us = median(json_costs, runs);
   double bytes = median(json_bytes, runs);
+  /* What the levels are like, over a fixed seed range so that two styles or
+   * two builds compare the same seeds: seeds 1 to QUALITY_SEEDS. */
+  double mean_rooms = 0, mean_double_wide = 0, mean_dead_ends = 0, mean_cycles = 0,
+         mean_corridor = 0;
+  for (uint64_t quality_seed = 1; quality_seed <= QUALITY_SEEDS; quality_seed++) {
+    request.seed = quality_seed;
+    dg_level *level = NULL;
+    if (dg_generate(NULL, &request, NULL, &level, &err) != 0) {
+      cli_error("generation failed: %s", err.message);
+      free(rates);
+      free(json_costs);
+      free(json_bytes);
+      return CLI_EXIT_FAILURE;
+    }
+    mean_rooms += level->metrics.rooms;
+    mean_double_wide += level->metrics.double_wide;
+    mean_dead_ends += level->metrics.dead_ends;
+    mean_cycles += level->metrics.cycles;
+    mean_corridor += level->metrics.corridor_tiles;
+    dg_level_free(level);
+  }
+  mean_rooms /= QUALITY_SEEDS;
+  mean_double_wide /= QUALITY_SEEDS;
+  mean_dead_ends /= QUALITY_SEEDS;
+  mean_cycles /= QUALITY_SEEDS;
+  mean_corridor /= QUALITY_SEEDS;
   json_t *params = dg_params_to_json(request.algorithm, &request.params);
-  char *params_text = json_dumps(params, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  char *params_text =
+      json_dumps(params, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
   if (as_json) {
-    json_t *out = json_pack("{s:s,s:O,s:i,s:f,s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "algorithm",
-                            request.algorithm->name, "params", params, "runs", runs,
-                            "seconds_per_run", seconds, "levels", (json_int_t)total_levels,
-                            "levels_per_second_median", rate, "levels_per_second_min", rate_min,
-                            "levels_per_second_max", rate_max, "generation_us_median", 1e6 / rate,
-                            "json_us_median", json_us, "json_bytes_median", bytes);
-    char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_t *quality =
+        json_pack("{s:i,s:f,s:f,s:f,s:f,s:f}", "seeds", QUALITY_SEEDS, "mean_rooms", mean_rooms,
+                  "mean_double_wide_corridor_tiles", mean_double_wide, "mean_dead_ends",
+                  mean_dead_ends, "mean_cycles", mean_cycles, "mean_corridor_tiles", mean_corridor);
+    json_t *out = json_pack(
+        "{s:s,s:O,s:i,s:f,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "algorithm", request.algorithm->name,
+        "params", params, "runs", runs, "seconds_per_run", seconds, "levels",
+        (json_int_t)total_levels, "levels_per_second_median", rate, "levels_per_second_min",
+        rate_min, "levels_per_second_max", rate_max, "generation_us_median", 1e6 / rate,
+        "json_us_median", json_us, "json_bytes_median", bytes, "quality", quality);
+    char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     puts(text != NULL ? text : "{}");
     free(text);
     json_decref(out);
@@ -143,6 +176,10 @@ int cli_bench(int argc, char **argv) {
     printf("%-10s %-8d %-14.0f %-14.0f %-14.0f %-14.2f %-12.2f %-10.0f\n", request.algorithm->name,
            runs, rate, rate_min, rate_max, 1e6 / rate, json_us, bytes);
     printf("params: %s\n", params_text != NULL ? params_text : "{}");
+    printf("\nover seeds 1-%d: %-12s %-18s %-10s %-8s %-14s\n", QUALITY_SEEDS, "mean rooms",
+           "mean double-wide", "dead ends", "cycles", "corridor tiles");
+    printf("%-19s %-12.2f %-18.2f %-10.2f %-8.2f %-14.1f\n", "", mean_rooms, mean_double_wide,
+           mean_dead_ends, mean_cycles, mean_corridor);
   }
   free(params_text);
   json_decref(params);

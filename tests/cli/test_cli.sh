@@ -1,0 +1,113 @@
+#!/bin/sh
+# The dungeon command as a user runs it: exit codes, messages, output.
+# Usage: test_cli.sh PATH/TO/dungeon GOLDEN_DIR. Prints TAP.
+set -u
+dungeon=$1
+golden=$2
+n=0
+failed=0
+out=$(mktemp)
+err=$(mktemp)
+trap 'rm -f "$out" "$err" "$out.2"' EXIT
+
+check() { # description, then a shell condition
+  n=$((n + 1))
+  description=$1
+  shift
+  if "$@"; then
+    echo "ok $n - $description"
+  else
+    echo "not ok $n - $description"
+    echo "# stdout: $(head -c 400 "$out")"
+    echo "# stderr: $(head -c 400 "$err")"
+    failed=$((failed + 1))
+  fi
+}
+
+run() { # runs dungeon with the arguments, stores its exit status in $status
+  "$dungeon" "$@" >"$out" 2>"$err"
+  status=$?
+}
+
+run --version
+check "--version exits 0 and names the version" [ "$status" -eq 0 ]
+check "--version prints 'dungeon X.Y.Z'" grep -Eq '^dungeon [0-9]+\.[0-9]+\.[0-9]+$' "$out"
+
+run
+check "no command is a usage error (2)" [ "$status" -eq 2 ]
+check "no command prints usage" grep -q "usage: dungeon" "$err"
+
+run frobnicate
+check "unknown command exits 2" [ "$status" -eq 2 ]
+check "unknown command is named" grep -q "unknown command 'frobnicate'" "$err"
+
+run generate --seed 42 --quiet
+check "generate exits 0" [ "$status" -eq 0 ]
+check "generate prints dungeond.level/1 JSON" jq -e '.format == "dungeond.level/1" and .seed == 42 and .algorithm == "classic"' "$out"
+check "generate --quiet keeps stderr empty" [ ! -s "$err" ]
+cp "$out" "$out.2"
+run generate --seed 42 --quiet
+check "same seed gives identical bytes" cmp -s "$out" "$out.2"
+
+run generate --seed 42 --format ascii --quiet
+check "ascii map equals the golden map" cmp -s "$out" "$golden/classic-follow-42.txt"
+
+run generate --seed 42 --format=ascii
+check "timings go to stderr, not into the map" grep -q "generated in" "$err"
+
+run generate --format ascii
+check "no seed: one is chosen" [ "$status" -eq 0 ]
+check "no seed: the chosen seed is printed" grep -Eq '^dungeon: seed [0-9]+$' "$err"
+
+run generate --seed 1 --param width=5
+check "out-of-range parameter exits 2" [ "$status" -eq 2 ]
+check "out-of-range message gives the range" grep -q "width must be an integer from 20 to 1000" "$err"
+
+run generate --seed 1 --param rooms_min=9 --param rooms_max=3
+check "cross-field error exits 2" [ "$status" -eq 2 ]
+check "cross-field error explained" grep -q "rooms_min must be at most params.rooms_max" "$err"
+
+run generate --seed 1 --param nope=1
+check "unknown parameter exits 2" [ "$status" -eq 2 ]
+check "unknown parameter named" grep -q "unknown parameter 'nope'" "$err"
+
+run generate --seed 1 --param width
+check "--param without = exits 2" [ "$status" -eq 2 ]
+
+run generate --seed -4
+check "negative seed exits 2" [ "$status" -eq 2 ]
+check "bad seed message gives the range" grep -q "0 to 18446744073709551615" "$err"
+
+run generate --algorithm nethack
+check "unknown algorithm exits 2" [ "$status" -eq 2 ]
+
+run generate --format xml --seed 1
+check "bad format exits 2" [ "$status" -eq 2 ]
+
+run generate --seed
+check "option without value exits 2" [ "$status" -eq 2 ]
+
+run generate --bogus
+check "unknown option exits 2" [ "$status" -eq 2 ]
+
+run generate --help
+check "generate --help lists parameters" grep -q "corridor_style" "$out"
+
+run algorithms
+check "algorithms lists classic" grep -q "^classic - " "$out"
+
+run algorithms --json
+check "algorithms --json is the registry" jq -e '.[0].name == "classic" and (.[0].params | length) > 5' "$out"
+
+run bench --seconds 0.05 --json
+check "bench --json exits 0" [ "$status" -eq 0 ]
+check "bench --json reports a rate" jq -e '.levels_per_second_median > 0 and .runs == 5 and .quality.seeds == 1000' "$out"
+
+run bench --seconds 0.05
+check "bench prints a table" grep -q "levels/s med" "$out"
+
+run bench --runs 2
+check "bench --runs below 5 exits 2" [ "$status" -eq 2 ]
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

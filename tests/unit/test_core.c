@@ -1,0 +1,254 @@
+/* Library core: heap order and ties, arena, grid glyphs, graph algorithms
+ * (BFS, components, bridges, Dijkstra) against brute force, cancellation,
+ * and the grid-to-graph tracer on hand-drawn maps. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/lib/trace.h"
+#include "dungeon/dungeon.h"
+
+Test(heap, pops_in_priority_then_push_order) {
+  dg_heap heap;
+  cr_assert_eq(dg_heap_init(&heap, 0), 0);
+  dg_rng rng;
+  dg_rng_seed(&rng, 3, 3);
+  uint64_t last_priority = 0;
+  uint32_t last_value = 0;
+  for (uint32_t i = 0; i < 5000; i++)
+    cr_assert_eq(dg_heap_push(&heap, dg_rng_below(&rng, 50), i), 0);
+  for (int i = 0; i < 5000; i++) {
+    uint64_t priority;
+    uint32_t value;
+    cr_assert(dg_heap_pop(&heap, &priority, &value));
+    cr_assert_geq(priority, last_priority);
+    if (i > 0 && priority == last_priority)
+      cr_assert_gt(value, last_value, "equal priorities must pop in push order");
+    last_priority = priority;
+    last_value = value;
+  }
+  cr_assert(!dg_heap_pop(&heap, NULL, NULL));
+  dg_heap_clear(&heap);
+  cr_assert_eq(dg_heap_push(&heap, 7, 1), 0);
+  cr_assert(dg_heap_pop(&heap, NULL, NULL));
+  dg_heap_close(&heap);
+}
+
+Test(arena, aligned_zeroed_and_reusable) {
+  dg_arena arena;
+  dg_arena_init(&arena, 128);
+  for (int i = 1; i < 200; i++) {
+    unsigned char *p = dg_arena_alloc(&arena, (size_t)i);
+    cr_assert_not_null(p);
+    cr_assert_eq((uintptr_t)p % 16, 0u);
+    for (int k = 0; k < i; k++)
+      cr_assert_eq(p[k], 0);
+    memset(p, 0xab, (size_t)i);
+  }
+  void *big = dg_arena_alloc(&arena, 100000);
+  cr_assert_not_null(big);
+  cr_assert_null(dg_arena_calloc(&arena, SIZE_MAX / 2, 4), "overflow must fail");
+  dg_arena_reset(&arena);
+  cr_assert_eq(arena.bytes_used, 0u);
+  unsigned char *again = dg_arena_alloc(&arena, 64);
+  for (int k = 0; k < 64; k++)
+    cr_assert_eq(again[k], 0);
+  dg_arena_close(&arena);
+}
+
+Test(grid, bounds_glyphs_and_limits) {
+  dg_grid grid;
+  cr_assert_eq(dg_grid_init(&grid, 0, 5), DG_EINVAL);
+  cr_assert_eq(dg_grid_init(&grid, 70000, 5), DG_EINVAL);
+  cr_assert_eq(dg_grid_init(&grid, 5, 3), 0);
+  cr_assert(dg_grid_contains(&grid, 4, 2));
+  cr_assert(!dg_grid_contains(&grid, 5, 2));
+  cr_assert(!dg_grid_contains(&grid, -1, 0));
+  for (int x = 0; x < 5; x++)
+    dg_grid_set(&grid, x, 0, DG_TILE_WALL);
+  dg_grid_set(&grid, 0, 1, DG_TILE_WALL);
+  dg_grid_set(&grid, 1, 1, DG_TILE_FLOOR);
+  cr_assert_eq(dg_grid_glyph(&grid, 2, 0), '-');
+  cr_assert_eq(dg_grid_glyph(&grid, 0, 1), '|');
+  cr_assert_eq(dg_grid_glyph(&grid, 1, 1), '.');
+  cr_assert_str_eq(dg_tile_name(DG_TILE_SECRET_CORRIDOR), "secret_corridor");
+  cr_assert(dg_tile_walkable(DG_TILE_SECRET_DOOR));
+  cr_assert(!dg_tile_walkable(DG_TILE_WALL));
+  cr_assert(!dg_tile_walkable(DG_TILE_VOID));
+  dg_grid_close(&grid);
+}
+
+/* A triangle 0-1-2 with a tail 2-3 and an isolated node 4. */
+static void small_graph(dg_graph *graph) {
+  dg_graph_init(graph);
+  for (int i = 0; i < 5; i++)
+    cr_assert_eq(dg_graph_add_node(graph, "room", i, 0, i, NULL), 0);
+  cr_assert_eq(dg_graph_add_edge(graph, 0, 1, "corridor", 4), 0);
+  cr_assert_eq(dg_graph_add_edge(graph, 1, 2, "corridor", 1), 0);
+  cr_assert_eq(dg_graph_add_edge(graph, 2, 0, "corridor", 2), 0);
+  cr_assert_eq(dg_graph_add_edge(graph, 2, 3, "corridor", 5), 0);
+}
+
+Test(graph, bfs_components_bridges_shortest) {
+  dg_graph graph;
+  small_graph(&graph);
+  cr_assert_eq(dg_graph_add_edge(&graph, 0, 9, "corridor", 1), DG_EINVAL);
+  cr_assert_eq(dg_graph_add_edge(&graph, 0, 1, "corridor", 0), DG_EINVAL);
+  int distance[5];
+  cr_assert_eq(dg_graph_bfs(&graph, 0, distance), 0);
+  cr_assert_eq(distance[3], 2);
+  cr_assert_eq(distance[4], -1);
+  int component[5], count;
+  cr_assert_eq(dg_graph_components(&graph, component, &count), 0);
+  cr_assert_eq(count, 2);
+  cr_assert_eq(component[3], component[0]);
+  cr_assert_neq(component[4], component[0]);
+  cr_assert_eq(dg_graph_mark_cycles(&graph), 0);
+  cr_assert(graph.edges[0].cycle && graph.edges[1].cycle && graph.edges[2].cycle);
+  cr_assert(!graph.edges[3].cycle, "the tail is a bridge");
+  long length;
+  cr_assert_eq(dg_graph_shortest(&graph, 0, 1, -1, &length), 0);
+  cr_assert_eq(length, 3, "0-2-1 (2 + 1) beats the direct 4");
+  cr_assert_eq(dg_graph_shortest(&graph, 0, 1, 1, &length), 0);
+  cr_assert_eq(length, 4, "without edge 1-2 the direct edge is left");
+  cr_assert_eq(dg_graph_shortest(&graph, 0, 4, -1, &length), 0);
+  cr_assert_eq(length, -1);
+  dg_graph_close(&graph);
+}
+
+/* Bridges against brute force (remove each edge, count components) on
+ * random multigraphs with loops and parallel edges. */
+Test(graph, bridges_match_brute_force) {
+  dg_rng rng;
+  dg_rng_seed(&rng, 11, 11);
+  for (int round = 0; round < 200; round++) {
+    dg_graph graph;
+    dg_graph_init(&graph);
+    int nodes = 2 + (int)dg_rng_below(&rng, 12), edges = (int)dg_rng_below(&rng, 20);
+    for (int i = 0; i < nodes; i++)
+      dg_graph_add_node(&graph, "room", 0, 0, -1, NULL);
+    for (int e = 0; e < edges; e++)
+      dg_graph_add_edge(&graph, (int)dg_rng_below(&rng, (uint32_t)nodes),
+                        (int)dg_rng_below(&rng, (uint32_t)nodes), "corridor", 1);
+    cr_assert_eq(dg_graph_mark_cycles(&graph), 0);
+    int component[32], before, after;
+    dg_graph_components(&graph, component, &before);
+    for (int e = 0; e < graph.edge_count; e++) {
+      dg_graph copy = graph;
+      dg_edge *kept = malloc(sizeof(dg_edge) * (size_t)(graph.edge_count + 1));
+      int k = 0;
+      for (int f = 0; f < graph.edge_count; f++)
+        if (f != e)
+          kept[k++] = graph.edges[f];
+      copy.edges = kept;
+      copy.edge_count = k;
+      dg_graph_components(&copy, component, &after);
+      cr_assert_eq(graph.edges[e].cycle, after == before, "round %d edge %d", round, e);
+      free(kept);
+    }
+    dg_graph_close(&graph);
+  }
+}
+
+Test(cancel, flag_and_deadline) {
+  dg_cancel cancel;
+  dg_cancel_init(&cancel, 0);
+  cr_assert_eq(dg_cancel_check(&cancel), 0);
+  cr_assert_eq(dg_cancel_check(NULL), 0);
+  dg_cancel_request(&cancel);
+  cr_assert_eq(dg_cancel_check(&cancel), DG_ECANCELED);
+  dg_cancel_init(&cancel, dg_monotonic_ns() - 1);
+  cr_assert_eq(dg_cancel_check(&cancel), DG_ETIMEDOUT);
+  dg_cancel_init(&cancel, dg_monotonic_ns() + 60ull * 1000000000ull);
+  cr_assert_eq(dg_cancel_check(&cancel), 0);
+}
+
+/* Draws `rows` into a level with one room per given rectangle. */
+static dg_level *level_from_rows(const char *const *rows, int height, const dg_room *rooms,
+                                 int room_count) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_level *level = NULL;
+  cr_assert_eq(dg_level_new(&request, &level), 0);
+  int width = (int)strlen(rows[0]);
+  cr_assert_eq(dg_grid_init(&level->grid, width, height), 0);
+  level->has_grid = true;
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+      dg_tile tile = DG_TILE_STONE;
+      switch (rows[y][x]) {
+      case '.': tile = DG_TILE_FLOOR; break;
+      case '#': tile = DG_TILE_CORRIDOR; break;
+      case '|': tile = DG_TILE_WALL; break;
+      case '+': tile = DG_TILE_DOOR; break;
+      default: break;
+      }
+      dg_grid_set(&level->grid, x, y, tile);
+      if (tile == DG_TILE_DOOR) {
+        for (int r = 0; r < room_count; r++)
+          if (x >= rooms[r].x - 1 && x <= rooms[r].x + rooms[r].width && y >= rooms[r].y - 1 &&
+              y <= rooms[r].y + rooms[r].height) {
+            dg_door door = {.x = x, .y = y, .room = r};
+            dg_level_add_door(level, &door);
+          }
+      }
+    }
+  for (int r = 0; r < room_count; r++)
+    dg_level_add_room(level, &rooms[r], NULL);
+  return level;
+}
+
+Test(trace, rooms_junction_dead_end_and_loop) {
+  /* Two rooms joined by two corridors (a loop) plus a spur to a dead end
+   * off a junction. */
+  static const char *const rows[] = {
+      "||||        ||||", "|..+########+..|", "|..|    #   |..|",
+      "|..+########+..|", "||||        ||||",
+  };
+  dg_room rooms[2] = {{.x = 1, .y = 1, .width = 2, .height = 3, .kind = "room"},
+                      {.x = 13, .y = 1, .width = 2, .height = 3, .kind = "room"}};
+  dg_level *level = level_from_rows(rows, 5, rooms, 2);
+  cr_assert_eq(dg_trace_graph(level, NULL), 0);
+  cr_assert_eq(dg_level_compute_metrics(level), 0);
+  const dg_graph *graph = &level->graph;
+  cr_assert_eq(graph->edge_count, 5);
+  int junctions = 0, dead_ends = 0;
+  for (int i = 0; i < graph->node_count; i++) {
+    junctions += strcmp(graph->nodes[i].kind, "junction") == 0;
+    dead_ends += strcmp(graph->nodes[i].kind, "dead_end") == 0;
+  }
+  cr_assert_eq(junctions, 2, "the spur's top and bottom meetings");
+  cr_assert_eq(dead_ends, 0, "the spur joins both corridors");
+  cr_assert_eq(level->metrics.cycles, 2, "two corridors plus the spur: two loops");
+  cr_assert(level->metrics.connected);
+  cr_assert_eq(level->metrics.components, 1);
+  long total = 0;
+  for (int e = 0; e < graph->edge_count; e++)
+    total += graph->edges[e].length;
+  cr_assert_gt(total, 0);
+  dg_level_free(level);
+}
+
+Test(trace, dead_end_spur) {
+  static const char *const rows[] = {
+      "||||        ||||", "|..+########+..|", "|..|    #   |..|",
+      "|..|    #   |..|", "||||        ||||",
+  };
+  dg_room rooms[2] = {{.x = 1, .y = 1, .width = 2, .height = 3, .kind = "room"},
+                      {.x = 13, .y = 1, .width = 2, .height = 3, .kind = "room"}};
+  dg_level *level = level_from_rows(rows, 5, rooms, 2);
+  cr_assert_eq(dg_trace_graph(level, NULL), 0);
+  cr_assert_eq(dg_level_compute_metrics(level), 0);
+  const dg_graph *graph = &level->graph;
+  cr_assert_eq(graph->node_count, 4, "two rooms, a junction, a dead end");
+  cr_assert_eq(graph->edge_count, 3);
+  cr_assert_eq(level->metrics.cycles, 0);
+  cr_assert_eq(level->metrics.dead_ends, 1);
+  int lengths = 0;
+  for (int e = 0; e < graph->edge_count; e++)
+    lengths += graph->edges[e].length;
+  /* door (3,1) -> junction (8,1): 5 steps; junction -> door (12,1): 4;
+   * junction -> dead end (8,3): 2. */
+  cr_assert_eq(lengths, 5 + 4 + 2);
+  dg_level_free(level);
+}

@@ -1,0 +1,153 @@
+/* Request validation: every way a request can be wrong gets its own code,
+ * the offending field, and a message that states the allowed range. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "dungeon/dungeon.h"
+
+static int parse(const char *text, dg_request *request, dg_error *err) {
+  json_error_t json_err;
+  json_t *body = json_loads(text, 0, &json_err);
+  cr_assert_not_null(body, "test JSON invalid: %s", json_err.text);
+  int rc = dg_request_from_json(body, request, err);
+  json_decref(body);
+  return rc;
+}
+
+static void expect_error(const char *body, int code, const char *field, const char *needle) {
+  dg_request request;
+  dg_error err = {0};
+  int rc = parse(body, &request, &err);
+  cr_assert_eq(rc, code, "%s: got %d (%s)", body, rc, err.message);
+  cr_assert_eq(err.code, code);
+  cr_assert_str_eq(err.field, field, "%s: field '%s'", body, err.field);
+  cr_assert_not_null(strstr(err.message, needle), "%s: message '%s' lacks '%s'", body, err.message,
+                     needle);
+}
+
+Test(request, defaults_and_seed) {
+  dg_request request;
+  dg_error err = {0};
+  cr_assert_eq(parse("{\"algorithm\":\"classic\",\"seed\":42}", &request, &err), 0);
+  cr_assert(request.seed_given);
+  cr_assert_eq(request.seed, 42u);
+  int width = dg_algorithm_param_index(request.algorithm, "width");
+  cr_assert_eq(dg_param_int(&request.params, width), 80);
+  cr_assert_eq(request.params.explicit_mask, 0u);
+  cr_assert_eq(parse("{\"algorithm\":\"classic\"}", &request, &err), 0);
+  cr_assert(!request.seed_given);
+  cr_assert_eq(
+      parse("{\"algorithm\":\"classic\",\"seed\":\"18446744073709551615\"}", &request, &err), 0);
+  cr_assert_eq(request.seed, UINT64_MAX);
+  json_t *seed = dg_seed_to_json(UINT64_MAX);
+  cr_assert_str_eq(json_string_value(seed), "18446744073709551615");
+  json_decref(seed);
+  seed = dg_seed_to_json(DG_SEED_SAFE_MAX);
+  cr_assert(json_is_integer(seed));
+  json_decref(seed);
+}
+
+Test(request, params_set_and_echoed) {
+  dg_request request;
+  dg_error err = {0};
+  cr_assert_eq(parse("{\"algorithm\":\"classic\",\"seed\":1,\"params\":{\"width\":120,"
+                     "\"corridor_style\":\"plain\",\"closet_chance\":0.5}}",
+                     &request, &err),
+               0, "%s", err.message);
+  json_t *params = dg_params_to_json(request.algorithm, &request.params);
+  cr_assert_eq(json_integer_value(json_object_get(params, "width")), 120);
+  cr_assert_str_eq(json_string_value(json_object_get(params, "corridor_style")), "plain");
+  cr_assert_float_eq(json_real_value(json_object_get(params, "closet_chance")), 0.5, 1e-12);
+  cr_assert_eq(json_integer_value(json_object_get(params, "height")), 21, "default kept");
+  json_decref(params);
+}
+
+Test(request, body_errors) {
+  expect_error("[]", DG_ETYPE, "", "JSON object");
+  expect_error("{}", DG_EINVAL, "algorithm", "required");
+  expect_error("{\"algorithm\":7}", DG_ETYPE, "algorithm", "string");
+  expect_error("{\"algorithm\":\"nethack\"}", DG_ENOENT, "algorithm", "known: classic");
+  expect_error("{\"algorithm\":\"classic\",\"params\":[1]}", DG_ETYPE, "params", "object");
+}
+
+Test(request, seed_errors) {
+  const char *range = "0 to 18446744073709551615";
+  expect_error("{\"algorithm\":\"classic\",\"seed\":-1}", DG_EINVAL, "seed", range);
+  expect_error("{\"algorithm\":\"classic\",\"seed\":1.5}", DG_ETYPE, "seed", range);
+  expect_error("{\"algorithm\":\"classic\",\"seed\":\"12a\"}", DG_EINVAL, "seed", range);
+  expect_error("{\"algorithm\":\"classic\",\"seed\":\"18446744073709551616\"}", DG_EINVAL, "seed",
+               range);
+  expect_error("{\"algorithm\":\"classic\",\"seed\":true}", DG_ETYPE, "seed", range);
+}
+
+Test(request, param_errors) {
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"depth\":3}}", DG_ENOENT, "params.depth",
+               "unknown parameter 'depth'");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"width\":\"80\"}}", DG_ETYPE,
+               "params.width", "an integer from 20 to 1000");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"width\":19}}", DG_EINVAL, "params.width",
+               "an integer from 20 to 1000");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"width\":1001}}", DG_EINVAL, "params.width",
+               "an integer from 20 to 1000");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"width\":80.5}}", DG_EINVAL, "params.width",
+               "integer");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"closet_chance\":1.5}}", DG_EINVAL,
+               "params.closet_chance", "a number from 0 to 1");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"corridor_style\":\"wide\"}}", DG_EINVAL,
+               "params.corridor_style", "one of follow, cleanup, plain");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"corridor_style\":1}}", DG_ETYPE,
+               "params.corridor_style", "one of follow, cleanup, plain");
+}
+
+Test(request, cross_field_errors) {
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"rooms_min\":10,\"rooms_max\":5}}",
+               DG_EINVAL, "params.rooms_min", "at most params.rooms_max (5)");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"room_width_min\":9,\"room_width_max\":4}}",
+               DG_EINVAL, "params.room_width_min", "at most params.room_width_max");
+  expect_error(
+      "{\"algorithm\":\"classic\",\"params\":{\"room_height_min\":6,\"room_height_max\":3}}",
+      DG_EINVAL, "params.room_height_min", "at most params.room_height_max");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"width\":20,\"room_width_min\":17,"
+               "\"room_width_max\":20}}",
+               DG_EINVAL, "params.room_width_min", "params.width - 4 (16)");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"height\":10,\"room_height_min\":7,"
+               "\"room_height_max\":9}}",
+               DG_EINVAL, "params.room_height_min", "params.height - 4 (6)");
+}
+
+Test(request, text_params_from_cli) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_error err = {0};
+  cr_assert_eq(dg_request_set_text(&request, "width", "100", &err), 0);
+  cr_assert_eq(dg_request_set_text(&request, "width", "abc", &err), DG_ETYPE);
+  cr_assert_str_eq(err.field, "width");
+  cr_assert_eq(dg_request_set_text(&request, "width", "5", &err), DG_EINVAL);
+  cr_assert_eq(dg_request_set_text(&request, "nope", "5", &err), DG_ENOENT);
+  cr_assert_eq(dg_request_set_text(&request, "corridor_style", "cleanup", &err), 0);
+  cr_assert_eq(
+      dg_param_enum(&request.params, dg_algorithm_param_index(request.algorithm, "corridor_style")),
+      1);
+}
+
+Test(request, generate_needs_a_seed) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_level *level = NULL;
+  dg_error err = {0};
+  cr_assert_eq(dg_generate(NULL, &request, NULL, &level, &err), DG_EINVAL);
+  cr_assert_str_eq(err.field, "seed");
+  cr_assert_null(level);
+}
+
+Test(request, algorithms_listing) {
+  json_t *list = dg_algorithms_to_json();
+  cr_assert(json_is_array(list));
+  json_t *classic = json_array_get(list, 0);
+  cr_assert_str_eq(json_string_value(json_object_get(classic, "name")), "classic");
+  json_t *params = json_object_get(classic, "params");
+  cr_assert_eq(json_array_size(params), (size_t)dg_algorithm_find("classic")->param_count);
+  json_t *width = json_array_get(params, 0);
+  cr_assert_eq(json_integer_value(json_object_get(width, "max")), 1000);
+  json_decref(list);
+}
