@@ -1,233 +1,276 @@
-/* A level to `dungeond.level/1` JSON (docs/level-format.md). Members are
- * added in a fixed order and jansson keeps insertion order, so the bytes are
- * a function of the level alone. */
+/* A level to `dungeond.level/1` JSON text (docs/level-format.md), written
+ * directly into a buffer: members in a fixed order, integers exact, reals as
+ * %.10g, so the bytes are a function of the level alone. The jansson form
+ * (dg_level_to_json) is parsed back from this text, so there is one
+ * serialiser and the two can never disagree. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dungeon/level.h"
+#include "writer.h"
 
-/* json_object_set_new that remembers the first failure. */
-static void put(json_t *object, const char *key, json_t *value, bool *ok) {
-  if (value == NULL || json_object_set_new(object, key, value) != 0)
-    *ok = false;
+static void write_seed(dg_writer *w, uint64_t seed) {
+  if (seed <= DG_SEED_SAFE_MAX) {
+    dg_writer_uint(w, seed);
+  } else {
+    dg_writer_char(w, '"');
+    dg_writer_uint(w, seed);
+    dg_writer_char(w, '"');
+  }
 }
 
-static void append(json_t *array, json_t *value, bool *ok) {
-  if (value == NULL || json_array_append_new(array, value) != 0)
-    *ok = false;
+static void write_params(dg_writer *w, const dg_algorithm *algorithm, const dg_params *params) {
+  dg_writer_char(w, '{');
+  for (int i = 0; i < algorithm->param_count; i++) {
+    const dg_param_def *def = &algorithm->params[i];
+    dg_writer_key(w, def->name, i == 0);
+    switch (def->type) {
+    case DG_PARAM_INT: dg_writer_int(w, (int64_t)params->number[i]); break;
+    case DG_PARAM_FLOAT: dg_writer_real(w, params->number[i]); break;
+    case DG_PARAM_BOOL:
+      dg_writer_raw(w, params->number[i] != 0.0 ? "true" : "false",
+                    params->number[i] != 0.0 ? 4 : 5);
+      break;
+    case DG_PARAM_ENUM: dg_writer_cstring(w, def->choices[(int)params->number[i]]); break;
+    case DG_PARAM_STRING: dg_writer_cstring(w, params->text[i]); break;
+    }
+  }
+  dg_writer_char(w, '}');
+}
+
+static void write_grid(dg_writer *w, const dg_grid *grid) {
+  dg_writer_raw(w, "{\"width\":", 9);
+  dg_writer_int(w, grid->width);
+  dg_writer_raw(w, ",\"height\":", 10);
+  dg_writer_int(w, grid->height);
+  static const char legend[] =
+      ",\"legend\":{\" \":\"stone\",\".\":\"floor\",\"#\":\"corridor\",\"-\":\"wall\","
+      "\"|\":\"wall\",\"+\":\"door\",\"S\":\"secret_door\",\"=\":\"secret_corridor\","
+      "\"(\":\"chest\",\"<\":\"stairs_up\",\">\":\"stairs_down\",\"~\":\"void\"}";
+  dg_writer_raw(w, legend, sizeof legend - 1);
+  dg_writer_raw(w, ",\"rows\":[", 9);
+  /* One row at a time into a line buffer: ",\"" + glyphs + "\"". Glyphs need
+   * no escaping: none is a quote, backslash or control character. */
+  char *line = malloc((size_t)grid->width + 3);
+  if (line == NULL) {
+    w->failed = true;
+    return;
+  }
+  for (int y = 0; y < grid->height; y++) {
+    line[0] = ',';
+    line[1] = '"';
+    for (int x = 0; x < grid->width; x++)
+      line[x + 2] = dg_grid_glyph(grid, x, y);
+    line[grid->width + 2] = '"';
+    dg_writer_raw(w, y > 0 ? line : line + 1, (size_t)grid->width + (y > 0 ? 3 : 2));
+  }
+  free(line);
+  dg_writer_raw(w, "]}", 2);
+}
+
+static void write_graph(dg_writer *w, const dg_graph *graph) {
+  dg_writer_raw(w, "{\"nodes\":[", 10);
+  for (int i = 0; i < graph->node_count; i++) {
+    const dg_node *node = &graph->nodes[i];
+    dg_writer_raw(w, i > 0 ? ",{\"id\":" : "{\"id\":", i > 0 ? 7 : 6);
+    dg_writer_int(w, i);
+    dg_writer_key(w, "kind", false);
+    dg_writer_cstring(w, node->kind);
+    dg_writer_key(w, "x", false);
+    dg_writer_int(w, node->x);
+    dg_writer_key(w, "y", false);
+    dg_writer_int(w, node->y);
+    if (node->room >= 0) {
+      dg_writer_key(w, "room", false);
+      dg_writer_int(w, node->room);
+    }
+    if (node->depth >= 0) {
+      dg_writer_key(w, "depth", false);
+      dg_writer_int(w, node->depth);
+    }
+    if (node->label[0] != '\0') {
+      dg_writer_key(w, "label", false);
+      dg_writer_string(w, node->label, strnlen(node->label, DG_LABEL_MAX));
+    }
+    dg_writer_char(w, '}');
+  }
+  dg_writer_raw(w, "],\"edges\":[", 11);
+  for (int e = 0; e < graph->edge_count; e++) {
+    const dg_edge *edge = &graph->edges[e];
+    dg_writer_raw(w, e > 0 ? ",{\"from\":" : "{\"from\":", e > 0 ? 9 : 8);
+    dg_writer_int(w, edge->from);
+    dg_writer_key(w, "to", false);
+    dg_writer_int(w, edge->to);
+    dg_writer_key(w, "kind", false);
+    dg_writer_cstring(w, edge->kind);
+    dg_writer_key(w, "length", false);
+    dg_writer_int(w, edge->length);
+    dg_writer_key(w, "cycle", false);
+    dg_writer_raw(w, edge->cycle ? "true" : "false", edge->cycle ? 4 : 5);
+    if (edge->roll >= 0) {
+      dg_writer_key(w, "roll", false);
+      dg_writer_int(w, edge->roll);
+    }
+    dg_writer_char(w, '}');
+  }
+  dg_writer_raw(w, "]}", 2);
 }
 
 /* Reals rounded to 4 decimals so that output does not depend on the last
- * bits of a platform's arithmetic in printing. */
-static json_t *rounded(double value) {
-  return json_real(round(value * 10000.0) / 10000.0);
+ * bits of a platform's arithmetic. */
+static void write_rounded(dg_writer *w, double value) {
+  dg_writer_real(w, round(value * 10000.0) / 10000.0);
 }
 
-static json_t *grid_json(const dg_grid *grid, bool *ok) {
-  json_t *object = json_object();
-  if (object == NULL) {
-    *ok = false;
-    return NULL;
-  }
-  put(object, "width", json_integer(grid->width), ok);
-  put(object, "height", json_integer(grid->height), ok);
-  json_t *legend = json_object();
-  put(object, "legend", legend, ok);
-  if (legend != NULL) {
-    static const char glyphs[] = " .#-|+S=(<>~";
-    for (const char *g = glyphs; *g != '\0'; g++) {
-      char key[2] = {*g, '\0'};
-      const char *name;
-      switch (*g) {
-      case ' ': name = dg_tile_name(DG_TILE_STONE); break;
-      case '.': name = dg_tile_name(DG_TILE_FLOOR); break;
-      case '#': name = dg_tile_name(DG_TILE_CORRIDOR); break;
-      case '-':
-      case '|': name = dg_tile_name(DG_TILE_WALL); break;
-      case '+': name = dg_tile_name(DG_TILE_DOOR); break;
-      case 'S': name = dg_tile_name(DG_TILE_SECRET_DOOR); break;
-      case '=': name = dg_tile_name(DG_TILE_SECRET_CORRIDOR); break;
-      case '(': name = dg_tile_name(DG_TILE_CHEST); break;
-      case '<': name = dg_tile_name(DG_TILE_STAIRS_UP); break;
-      case '>': name = dg_tile_name(DG_TILE_STAIRS_DOWN); break;
-      default: name = dg_tile_name(DG_TILE_VOID); break;
-      }
-      put(legend, key, json_string(name), ok);
-    }
-  }
-  json_t *rows = json_array();
-  put(object, "rows", rows, ok);
-  char *line = malloc((size_t)grid->width + 1);
-  if (line == NULL || rows == NULL) {
-    *ok = false;
-  } else {
-    for (int y = 0; y < grid->height; y++) {
-      for (int x = 0; x < grid->width; x++)
-        line[x] = dg_grid_glyph(grid, x, y);
-      line[grid->width] = '\0';
-      append(rows, json_stringn(line, (size_t)grid->width), ok);
-    }
-  }
-  free(line);
-  return object;
+static void write_metrics(dg_writer *w, const dg_metrics *m) {
+  dg_writer_key(w, "rooms", true);
+  dg_writer_int(w, m->rooms);
+  dg_writer_key(w, "connected", false);
+  dg_writer_raw(w, m->connected ? "true" : "false", m->connected ? 4 : 5);
+  dg_writer_key(w, "components", false);
+  dg_writer_int(w, m->components);
+  dg_writer_key(w, "cycles", false);
+  dg_writer_int(w, m->cycles);
+  dg_writer_key(w, "dead_ends", false);
+  dg_writer_int(w, m->dead_ends);
+  dg_writer_key(w, "double_wide_corridor_tiles", false);
+  dg_writer_int(w, m->double_wide);
+  dg_writer_key(w, "corridor_tiles", false);
+  dg_writer_int(w, m->corridor_tiles);
+  dg_writer_key(w, "walkable_tiles", false);
+  dg_writer_int(w, m->walkable_tiles);
+  dg_writer_key(w, "doors", false);
+  dg_writer_int(w, m->doors);
+  dg_writer_key(w, "stretch_mean", false);
+  write_rounded(w, m->stretch_mean);
+  dg_writer_key(w, "stretch_max", false);
+  write_rounded(w, m->stretch_max);
 }
 
-static json_t *graph_json(const dg_graph *graph, bool *ok) {
-  json_t *object = json_object(), *nodes = json_array(), *edges = json_array();
-  if (object == NULL) {
-    json_decref(nodes);
-    json_decref(edges);
-    *ok = false;
-    return NULL;
+/* Generator extensions still build jansson values (they are small and
+ * rare); each member is dumped and spliced in, in insertion order. */
+static int write_extension(dg_writer *w, const dg_level *level) {
+  json_t *members = json_object();
+  if (members == NULL || level->extension.to_json(level->extension.data, members) != 0) {
+    json_decref(members);
+    return DG_ENOMEM;
   }
-  put(object, "nodes", nodes, ok);
-  put(object, "edges", edges, ok);
-  if (!*ok)
-    return object;
-  for (int i = 0; i < graph->node_count; i++) {
-    const dg_node *node = &graph->nodes[i];
-    json_t *n = json_object();
-    append(nodes, n, ok);
-    if (n == NULL)
-      break;
-    put(n, "id", json_integer(i), ok);
-    put(n, "kind", json_string(node->kind), ok);
-    put(n, "x", json_integer(node->x), ok);
-    put(n, "y", json_integer(node->y), ok);
-    if (node->room >= 0)
-      put(n, "room", json_integer(node->room), ok);
-    if (node->depth >= 0)
-      put(n, "depth", json_integer(node->depth), ok);
-    if (node->label[0] != '\0')
-      put(n, "label", json_string(node->label), ok);
-  }
-  for (int e = 0; e < graph->edge_count; e++) {
-    const dg_edge *edge = &graph->edges[e];
-    json_t *j = json_object();
-    append(edges, j, ok);
-    if (j == NULL)
-      break;
-    put(j, "from", json_integer(edge->from), ok);
-    put(j, "to", json_integer(edge->to), ok);
-    put(j, "kind", json_string(edge->kind), ok);
-    put(j, "length", json_integer(edge->length), ok);
-    put(j, "cycle", json_boolean(edge->cycle), ok);
-    if (edge->roll >= 0)
-      put(j, "roll", json_integer(edge->roll), ok);
-  }
-  return object;
-}
-
-static json_t *metrics_json(const dg_metrics *m, bool *ok) {
-  json_t *object = json_object();
-  if (object == NULL) {
-    *ok = false;
-    return NULL;
-  }
-  put(object, "rooms", json_integer(m->rooms), ok);
-  put(object, "connected", json_boolean(m->connected), ok);
-  put(object, "components", json_integer(m->components), ok);
-  put(object, "cycles", json_integer(m->cycles), ok);
-  put(object, "dead_ends", json_integer(m->dead_ends), ok);
-  put(object, "double_wide_corridor_tiles", json_integer(m->double_wide), ok);
-  put(object, "corridor_tiles", json_integer(m->corridor_tiles), ok);
-  put(object, "walkable_tiles", json_integer(m->walkable_tiles), ok);
-  put(object, "doors", json_integer(m->doors), ok);
-  put(object, "stretch_mean", rounded(m->stretch_mean), ok);
-  put(object, "stretch_max", rounded(m->stretch_max), ok);
-  return object;
-}
-
-json_t *dg_level_to_json(const dg_level *level) {
-  bool ok = true;
-  json_t *object = json_object();
-  if (object == NULL)
-    return NULL;
-  put(object, "format", json_string(DG_LEVEL_FORMAT), &ok);
-  put(object, "algorithm", json_string(level->algorithm->name), &ok);
-  put(object, "seed", dg_seed_to_json(level->seed), &ok);
-  put(object, "params", dg_params_to_json(level->algorithm, &level->params), &ok);
-  if (level->has_grid)
-    put(object, "grid", grid_json(&level->grid, &ok), &ok);
-
-  json_t *rooms = json_array();
-  put(object, "rooms", rooms, &ok);
-  for (int i = 0; ok && i < level->room_count; i++) {
-    const dg_room *room = &level->rooms[i];
-    json_t *r = json_object();
-    append(rooms, r, &ok);
-    if (r == NULL)
-      break;
-    put(r, "id", json_integer(i), &ok);
-    put(r, "kind", json_string(room->kind), &ok);
-    put(r, "x", json_integer(room->x), &ok);
-    put(r, "y", json_integer(room->y), &ok);
-    put(r, "width", json_integer(room->width), &ok);
-    put(r, "height", json_integer(room->height), &ok);
-    if (room->label[0] != '\0')
-      put(r, "label", json_string(room->label), &ok);
-  }
-
-  json_t *doors = json_array();
-  put(object, "doors", doors, &ok);
-  for (int i = 0; ok && i < level->door_count; i++) {
-    const dg_door *door = &level->doors[i];
-    json_t *d = json_object();
-    append(doors, d, &ok);
-    if (d == NULL)
-      break;
-    put(d, "x", json_integer(door->x), &ok);
-    put(d, "y", json_integer(door->y), &ok);
-    put(d, "room", json_integer(door->room), &ok);
-    put(d, "secret", json_boolean(door->secret), &ok);
-  }
-
-  json_t *objects = json_array();
-  put(object, "objects", objects, &ok);
-  for (int i = 0; ok && i < level->object_count; i++) {
-    const dg_object *item = &level->objects[i];
-    json_t *o = json_object(), *contents = json_array();
-    append(objects, o, &ok);
-    if (o == NULL) {
-      json_decref(contents);
+  const char *key;
+  json_t *value;
+  int rc = 0;
+  json_object_foreach(members, key, value) {
+    char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER |
+                                       JSON_REAL_PRECISION(10));
+    if (text == NULL) {
+      rc = DG_ENOMEM;
       break;
     }
-    put(o, "kind", json_string(item->kind), &ok);
-    put(o, "x", json_integer(item->x), &ok);
-    put(o, "y", json_integer(item->y), &ok);
-    put(o, "gold", json_integer(item->gold), &ok);
-    put(o, "contents", contents, &ok);
-    for (int k = 0; ok && k < item->item_count; k++)
-      append(contents, json_string(item->items[k]), &ok);
+    dg_writer_key(w, key, false);
+    dg_writer_raw(w, text, strlen(text));
+    free(text);
   }
-
-  put(object, "graph", graph_json(&level->graph, &ok), &ok);
-  put(object, "metrics", metrics_json(&level->metrics, &ok), &ok);
-  json_t *stats = json_object();
-  put(object, "stats", stats, &ok);
-  for (int i = 0; ok && i < level->stat_count; i++)
-    put(stats, level->stats[i].name, json_integer(level->stats[i].value), &ok);
-  if (ok && level->extension.to_json != NULL &&
-      level->extension.to_json(level->extension.data, object) != 0)
-    ok = false;
-  if (!ok) {
-    json_decref(object);
-    return NULL;
-  }
-  return object;
+  json_decref(members);
+  return rc;
 }
 
 int dg_level_dump_json(const dg_level *level, char **text, size_t *length) {
-  json_t *object = dg_level_to_json(level);
-  if (object == NULL)
-    return DG_ENOMEM;
-  char *dumped = json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-  json_decref(object);
-  if (dumped == NULL)
-    return DG_ENOMEM;
-  *text = dumped;
+  dg_writer w = {0};
+  dg_writer_raw(&w, "{\"format\":\"" DG_LEVEL_FORMAT "\",\"algorithm\":",
+                sizeof("{\"format\":\"" DG_LEVEL_FORMAT "\",\"algorithm\":") - 1);
+  dg_writer_cstring(&w, level->algorithm->name);
+  dg_writer_key(&w, "seed", false);
+  write_seed(&w, level->seed);
+  dg_writer_key(&w, "params", false);
+  write_params(&w, level->algorithm, &level->params);
+  if (level->has_grid) {
+    dg_writer_key(&w, "grid", false);
+    write_grid(&w, &level->grid);
+  }
+  dg_writer_raw(&w, ",\"rooms\":[", 10);
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *room = &level->rooms[i];
+    dg_writer_raw(&w, i > 0 ? ",{\"id\":" : "{\"id\":", i > 0 ? 7 : 6);
+    dg_writer_int(&w, i);
+    dg_writer_key(&w, "kind", false);
+    dg_writer_cstring(&w, room->kind);
+    dg_writer_key(&w, "x", false);
+    dg_writer_int(&w, room->x);
+    dg_writer_key(&w, "y", false);
+    dg_writer_int(&w, room->y);
+    dg_writer_key(&w, "width", false);
+    dg_writer_int(&w, room->width);
+    dg_writer_key(&w, "height", false);
+    dg_writer_int(&w, room->height);
+    if (room->label[0] != '\0') {
+      dg_writer_key(&w, "label", false);
+      dg_writer_string(&w, room->label, strnlen(room->label, DG_LABEL_MAX));
+    }
+    dg_writer_char(&w, '}');
+  }
+  dg_writer_raw(&w, "],\"doors\":[", 11);
+  for (int i = 0; i < level->door_count; i++) {
+    const dg_door *door = &level->doors[i];
+    dg_writer_raw(&w, i > 0 ? ",{\"x\":" : "{\"x\":", i > 0 ? 6 : 5);
+    dg_writer_int(&w, door->x);
+    dg_writer_key(&w, "y", false);
+    dg_writer_int(&w, door->y);
+    dg_writer_key(&w, "room", false);
+    dg_writer_int(&w, door->room);
+    dg_writer_key(&w, "secret", false);
+    dg_writer_raw(&w, door->secret ? "true}" : "false}", door->secret ? 5 : 6);
+  }
+  dg_writer_raw(&w, "],\"objects\":[", 13);
+  for (int i = 0; i < level->object_count; i++) {
+    const dg_object *object = &level->objects[i];
+    dg_writer_raw(&w, i > 0 ? ",{\"kind\":" : "{\"kind\":", i > 0 ? 9 : 8);
+    dg_writer_cstring(&w, object->kind);
+    dg_writer_key(&w, "x", false);
+    dg_writer_int(&w, object->x);
+    dg_writer_key(&w, "y", false);
+    dg_writer_int(&w, object->y);
+    dg_writer_key(&w, "gold", false);
+    dg_writer_int(&w, object->gold);
+    dg_writer_raw(&w, ",\"contents\":[", 13);
+    for (int k = 0; k < object->item_count; k++) {
+      if (k > 0)
+        dg_writer_char(&w, ',');
+      dg_writer_cstring(&w, object->items[k]);
+    }
+    dg_writer_raw(&w, "]}", 2);
+  }
+  dg_writer_raw(&w, "],\"graph\":", 10);
+  write_graph(&w, &level->graph);
+  dg_writer_raw(&w, ",\"metrics\":{", 12);
+  write_metrics(&w, &level->metrics);
+  dg_writer_raw(&w, "},\"stats\":{", 11);
+  for (int i = 0; i < level->stat_count; i++) {
+    dg_writer_key(&w, level->stats[i].name, i == 0);
+    dg_writer_int(&w, level->stats[i].value);
+  }
+  dg_writer_char(&w, '}');
+  int rc = 0;
+  if (level->extension.to_json != NULL)
+    rc = write_extension(&w, level);
+  dg_writer_char(&w, '}');
+  if (rc == 0 && w.failed)
+    rc = DG_ENOMEM;
+  if (rc != 0) {
+    free(w.text);
+    return rc;
+  }
+  *text = w.text;
   if (length != NULL)
-    *length = strlen(dumped);
+    *length = w.length;
   return 0;
+}
+
+json_t *dg_level_to_json(const dg_level *level) {
+  char *text = NULL;
+  size_t length = 0;
+  if (dg_level_dump_json(level, &text, &length) != 0)
+    return NULL;
+  json_t *object = json_loadb(text, length, 0, NULL);
+  free(text);
+  return object;
 }

@@ -1,0 +1,28 @@
+/* Internal: a growable text buffer with the few JSON writers the level
+ * serialiser needs. Appending never fails part-way silently: the first
+ * allocation failure sets `failed` and later writes are ignored, so callers
+ * check once at the end. */
+#ifndef DUNGEON_JSON_WRITER_H
+#define DUNGEON_JSON_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dg_writer {
+  char *text;      /* NUL-terminated when length > 0; owned */
+  size_t length;   /* bytes written */
+  size_t capacity; /* bytes allocated */
+  bool failed;     /* an allocation failed: the text is incomplete */
+} dg_writer;
+
+void dg_writer_raw(dg_writer *w, const char *bytes, size_t length);
+void dg_writer_char(dg_writer *w, char c);
+void dg_writer_string(dg_writer *w, const char *text, size_t length); /* quoted, escaped */
+void dg_writer_cstring(dg_writer *w, const char *text);               /* quoted, escaped */
+void dg_writer_int(dg_writer *w, int64_t value);
+void dg_writer_uint(dg_writer *w, uint64_t value);
+void dg_writer_real(dg_writer *w, double value); /* %.10g, always with '.' or 'e' */
+void dg_writer_key(dg_writer *w, const char *key, bool first); /* [,]"key": */
+
+#endif
