@@ -44,53 +44,63 @@ static int grid_metrics(dg_level *level, dg_metrics *m) {
     free(component);
     return DG_ENOMEM;
   }
+  /* One branch-free pass builds the maps and the list of walkable tiles;
+   * the counting pass then visits only those (most tiles are stone). */
+  int *walkable = malloc(((size_t)width * (size_t)height + 1) * sizeof *walkable);
+  if (walkable == NULL) {
+    free(walk);
+    free(corridor);
+    free(component);
+    return DG_ENOMEM;
+  }
+  int count = 0;
   for (int y = 0; y < height; y++) {
     const uint8_t *row = grid->tiles + (long)y * width;
     long base = (long)(y + 1) * stride + 1;
     for (int x = 0; x < width; x++) {
-      walk[base + x] = dg_tile_walkable((dg_tile)row[x]);
+      int walkable_here = dg_tile_walkable((dg_tile)row[x]);
+      walk[base + x] = (uint8_t)walkable_here;
       corridor[base + x] = row[x] == DG_TILE_CORRIDOR;
+      walkable[count] = (int)(base + x);
+      count += walkable_here;
     }
   }
   int components = 0;
-  for (int y = 0; y < height; y++) {
-    const uint8_t *row = grid->tiles + (long)y * width;
-    for (int x = 0; x < width; x++) {
-      long p = (long)(y + 1) * stride + x + 1;
-      if (!walk[p])
-        continue;
-      dg_tile tile = (dg_tile)row[x];
-      m->walkable_tiles++;
-      if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
-        m->doors++;
-      if (corridor_like(tile)) {
-        m->corridor_tiles++;
-        if (walk[p - 1] + walk[p + 1] + walk[p - stride] + walk[p + stride] == 1)
-          m->dead_ends++;
-      }
-      /* Inside some 2x2 block of corridor: the "double-wide" ugliness the
-       * seed's follow and cleanup styles exist to avoid. */
-      if (corridor[p]) {
-        bool up = corridor[p - stride], down = corridor[p + stride];
-        bool left = corridor[p - 1], right = corridor[p + 1];
-        m->double_wide += (up && left && corridor[p - stride - 1]) ||
-                          (up && right && corridor[p - stride + 1]) ||
-                          (down && left && corridor[p + stride - 1]) ||
-                          (down && right && corridor[p + stride + 1]);
-      }
-      /* Components by union-find over the west and north neighbours: one
-       * sequential pass, no queue; each union that joins two sets removes
-       * one component. */
-      if (walk[p - 1]) {
-        component[p] = root(component, (int)p - 1);
-      } else {
-        component[p] = (int)p;
-        components++;
-      }
-      if (walk[p - stride])
-        components -= join(component, (int)p, (int)(p - stride));
+  m->walkable_tiles = count;
+  for (int k = 0; k < count; k++) {
+    long p = walkable[k];
+    long y = p / stride - 1, x = p % stride - 1;
+    dg_tile tile = (dg_tile)grid->tiles[y * width + x];
+    if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
+      m->doors++;
+    if (corridor_like(tile)) {
+      m->corridor_tiles++;
+      if (walk[p - 1] + walk[p + 1] + walk[p - stride] + walk[p + stride] == 1)
+        m->dead_ends++;
     }
+    /* Inside some 2x2 block of corridor: the "double-wide" ugliness the
+     * seed's follow and cleanup styles exist to avoid. */
+    if (corridor[p]) {
+      bool up = corridor[p - stride], down = corridor[p + stride];
+      bool left = corridor[p - 1], right = corridor[p + 1];
+      m->double_wide += (up && left && corridor[p - stride - 1]) ||
+                        (up && right && corridor[p - stride + 1]) ||
+                        (down && left && corridor[p + stride - 1]) ||
+                        (down && right && corridor[p + stride + 1]);
+    }
+    /* Components by union-find over the west and north neighbours: one
+     * sequential pass, no queue; each union that joins two sets removes
+     * one component. */
+    if (walk[p - 1]) {
+      component[p] = root(component, (int)p - 1);
+    } else {
+      component[p] = (int)p;
+      components++;
+    }
+    if (walk[p - stride])
+      components -= join(component, (int)p, (int)(p - stride));
   }
+  free(walkable);
   m->components = components;
   m->connected = true;
   int first = -1;

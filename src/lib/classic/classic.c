@@ -201,11 +201,11 @@ static int classic_generate(const dg_context *context, const dg_request *request
   if (s.parent == NULL || s.room_of == NULL || s.box_of == NULL || s.stamp == NULL ||
       s.stamp_index == NULL || s.line == NULL || s.path.cells == NULL || closets == NULL)
     goto fail;
-  for (long i = 0; i < cells; i++) {
+  for (long i = 0; i < cells; i++)
     s.parent[i] = (int)i;
-    s.room_of[i] = -1;
-    s.box_of[i] = -1;
-  }
+  /* All bits set is -1 in two's complement: "no room". */
+  memset(s.room_of, 0xff, (size_t)cells * sizeof *s.room_of);
+  memset(s.box_of, 0xff, (size_t)cells * sizeof *s.box_of);
   if ((rc = place_rooms(&s)) != 0)
     goto fail;
   paint_rooms(&s);
