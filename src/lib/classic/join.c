@@ -132,11 +132,13 @@ static int meeting(classic_state *s, int cell) {
 }
 
 /* Digs the planned path for `follow`. Returns whether the start stretch (at
- * the connected room's door) was dug. */
-static bool dig_follow(classic_state *s, int start_room_cell, int end_room_cell) {
+ * the connected room's door) was dug; *met says whether the plan met or ran
+ * beside any existing corridor. */
+static bool dig_follow(classic_state *s, int start_room_cell, int end_room_cell, bool *met) {
   const classic_path *path = &s->path;
   int previous_index = -1, previous_set = start_room_cell;
   bool start_dug = false;
+  *met = false;
   for (int i = 0; i <= path->count; i++) {
     int set;
     if (i == path->count) {
@@ -145,6 +147,7 @@ static bool dig_follow(classic_state *s, int start_room_cell, int end_room_cell)
       set = meeting(s, path->cells[i]);
       if (set < 0)
         continue;
+      *met = true;
     }
     if (classic_find(s, previous_set) != classic_find(s, set)) {
       int from = previous_index < 0 ? 0 : previous_index;
@@ -230,11 +233,9 @@ static int join(classic_state *s, int a, int b) {
   int style = dg_param_enum(s->params, P_CORRIDOR_STYLE);
   bool start_dug;
   if (style == STYLE_FOLLOW) {
-    bool met = false;
-    for (int i = 0; i < path->count && !met; i++)
-      met = meeting(s, path->cells[i]) >= 0;
+    bool met;
+    start_dug = dig_follow(s, cell_of(grid, ra->x, ra->y), cell_of(grid, rb->x, rb->y), &met);
     s->intersections += met;
-    start_dug = dig_follow(s, cell_of(grid, ra->x, ra->y), cell_of(grid, rb->x, rb->y));
   } else {
     int first = 0;
     while (first < path->count && dg_grid_get(grid, path->cells[first] % grid->width,
