@@ -5,5 +5,7 @@ set -eu
 cd "$(dirname "$0")/.."
 if [ ! -f build/build.ninja ]; then
   meson setup build -Dwerror=true "$@"
+else
+  meson configure build -Dwerror=true
 fi
 meson compile -C build

@@ -25,5 +25,6 @@ fi
 # Node.js runs the OpenAPI linter and the benchmark peers; the machine image
 # ships it, a bare Debian 12 gets Debian's.
 if ! command -v node >/dev/null 2>&1; then
+  $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q nodejs npm
 fi

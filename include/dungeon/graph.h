@@ -79,8 +79,9 @@ int dg_graph_mark_cycles(dg_graph *graph);
 int dg_graph_bfs(const dg_graph *graph, int source, int *distance);
 
 /* Length of the shortest path from `source` to `target` using edge lengths,
- * ignoring edge `skip_edge` (-1 for none); -1 if unreachable. Returns 0 or
- * DG_ENOMEM; the length goes to *length. */
+ * ignoring edge `skip_edge` (-1 for none); -1 if unreachable. Returns 0,
+ * DG_EINVAL (a node index out of range) or DG_ENOMEM; the length goes to
+ * *length. */
 int dg_graph_shortest(const dg_graph *graph, int source, int target, int skip_edge, long *length);
 
 #ifdef __cplusplus

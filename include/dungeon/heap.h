@@ -2,8 +2,9 @@
  *
  * Used by path-finders and growth queues; a heap is cleared and reused
  * between searches so that pushing allocates only when it outgrows every
- * earlier search. Ties are broken by insertion order, which keeps every
- * search deterministic. Not thread-safe: one heap per thread. */
+ * earlier search. Ties are broken by insertion order (a 24-bit counter: past
+ * 2^24 pushes since the last clear the order among ties wraps, still
+ * deterministically). Not thread-safe: one heap per thread. */
 #ifndef DUNGEON_HEAP_H
 #define DUNGEON_HEAP_H
 

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "dungeon/cancel.h"
 #include "dungeon/graph.h"
 #include "dungeon/grid.h"
 #include "dungeon/request.h"
@@ -113,8 +114,11 @@ int dg_level_add_object(dg_level *level, const dg_object *object);
 void dg_level_set_stat(dg_level *level, const char *name, int64_t value);
 
 /* Computes level->metrics from the grid (when present) and the graph, and
- * marks the graph's cycle edges. 0 or DG_ENOMEM. */
-int dg_level_compute_metrics(dg_level *level);
+ * marks the graph's cycle edges. Stretch is measured over at most 64 loop
+ * edges, evenly spaced in edge order. `cancel` (may be NULL) is polled
+ * between shortest-path queries. 0, DG_ENOMEM, DG_ECANCELED or
+ * DG_ETIMEDOUT. */
+int dg_level_compute_metrics(dg_level *level, dg_cancel *cancel);
 
 /* The level as a `dungeond.level/1` JSON object. New reference; NULL on
  * ENOMEM. Deterministic: the same level gives the same members in the same

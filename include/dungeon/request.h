@@ -50,6 +50,12 @@ int dg_request_set_text(dg_request *request, const char *name, const char *text,
  * then runs the algorithm's cross-parameter checks. */
 int dg_request_set_params_json(dg_request *request, const json_t *params, dg_error *err);
 
+/* Checks every value in `params` against `algorithm`'s table (type, finite,
+ * integral, in range, enum index, string charset), as the setters do. For
+ * callers that fill dg_params by hand; dg_generate runs it. 0 or DG_EINVAL
+ * naming the first bad field. */
+int dg_params_check(const dg_algorithm *algorithm, const dg_params *params, dg_error *err);
+
 /* Runs the algorithm's cross-parameter checks (dg_algorithm.validate). */
 int dg_request_validate(const dg_request *request, dg_error *err);
 

@@ -45,13 +45,17 @@ int cli_bench(int argc, char **argv) {
       return 0;
     } else if (strcmp(argv[i], "--json") == 0) {
       as_json = true;
-    } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+    } else if ((strcmp(argv[i], "--seconds") == 0 || strcmp(argv[i], "--runs") == 0) &&
+               i + 1 >= argc) {
+      cli_error("%s needs a value", argv[i]);
+      return CLI_EXIT_USAGE;
+    } else if (strcmp(argv[i], "--seconds") == 0) {
       seconds = strtod(argv[++i], &end);
       if (*end != '\0' || !(seconds >= 0.05 && seconds <= 600)) {
         cli_error("--seconds must be a number from 0.05 to 600");
         return CLI_EXIT_USAGE;
       }
-    } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+    } else if (strcmp(argv[i], "--runs") == 0) {
       runs = (int)strtol(argv[++i], &end, 10);
       if (*end != '\0' || runs < 5 || runs > 101) {
         cli_error("--runs must be an integer from 5 to 101");

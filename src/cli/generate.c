@@ -43,7 +43,11 @@ int cli_generate(int argc, char **argv) {
       help = true;
     } else if (strcmp(argv[i], "--quiet") == 0) {
       quiet = true;
-    } else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+    } else if (strcmp(argv[i], "--format") == 0) {
+      if (i + 1 >= argc) {
+        cli_error("--format needs a value: json or ascii");
+        return CLI_EXIT_USAGE;
+      }
       format = argv[++i];
     } else if (strncmp(argv[i], "--format=", 9) == 0) {
       format = argv[i] + 9;

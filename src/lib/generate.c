@@ -28,7 +28,11 @@ int dg_generate(const dg_context *context, const dg_request *request, dg_cancel 
     return dg_error_set(err, DG_EINVAL, "algorithm", "algorithm is required");
   if (!request->seed_given)
     return dg_error_set(err, DG_EINVAL, "seed", "seed is required");
-  int rc = dg_request_validate(request, err);
+  /* The request is a plain struct a caller may have filled by hand: check
+   * every value against its table before any generator trusts it. */
+  int rc = dg_params_check(request->algorithm, &request->params, err);
+  if (rc == 0)
+    rc = dg_request_validate(request, err);
   if (rc != 0)
     return rc;
   dg_level *level = NULL;
@@ -37,8 +41,12 @@ int dg_generate(const dg_context *context, const dg_request *request, dg_cancel 
     return dg_error_set(err, rc, "", "out of memory");
   rc = request->algorithm->generate(context, request, cancel, level, err);
   if (rc == 0) {
-    rc = dg_level_compute_metrics(level);
-    if (rc != 0)
+    rc = dg_level_compute_metrics(level, cancel);
+    if (rc == DG_ETIMEDOUT)
+      dg_error_set(err, rc, "deadline_ms", "generation passed its deadline");
+    else if (rc == DG_ECANCELED)
+      dg_error_set(err, rc, "", "generation was cancelled");
+    else if (rc != 0)
       dg_error_set(err, rc, "", "out of memory computing metrics");
   } else if (err != NULL && err->code == 0) {
     dg_error_set(err, rc, "", "%s", dg_strerror(rc));

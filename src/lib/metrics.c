@@ -1,8 +1,11 @@
 /* Level metrics, computed the same way for every algorithm: from the grid
  * when there is one (reachability, dead ends, double-wide corridors) and
  * from the graph (cycles, stretch of loop edges). */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+#include "dungeon/heap.h"
 
 #include "dungeon/level.h"
 
@@ -83,10 +86,9 @@ static int grid_metrics(dg_level *level, dg_metrics *m) {
     if (corridor[p]) {
       bool up = corridor[p - stride], down = corridor[p + stride];
       bool left = corridor[p - 1], right = corridor[p + 1];
-      m->double_wide += (up && left && corridor[p - stride - 1]) ||
-                        (up && right && corridor[p - stride + 1]) ||
-                        (down && left && corridor[p + stride - 1]) ||
-                        (down && right && corridor[p + stride + 1]);
+      m->double_wide +=
+          (up && left && corridor[p - stride - 1]) || (up && right && corridor[p - stride + 1]) ||
+          (down && left && corridor[p + stride - 1]) || (down && right && corridor[p + stride + 1]);
     }
     /* Components by union-find over the west and north neighbours: one
      * sequential pass, no queue; each union that joins two sets removes
@@ -122,7 +124,109 @@ static int grid_metrics(dg_level *level, dg_metrics *m) {
   return 0;
 }
 
-static int graph_metrics(dg_level *level, dg_metrics *m) {
+/* Shortest walking distance from `source` to `target` without edge
+ * `skip`, by Dijkstra over a prebuilt adjacency, stopping at the target.
+ * `best` holds LONG_MAX for every node on entry and again on return (only
+ * the nodes touched are reset), so one allocation serves every query. */
+static long detour_length(const dg_graph *graph, const int *offsets, const int *adjacent,
+                          const int *via, int source, int target, int skip, long *best,
+                          int *touched, dg_heap *heap, int *rc) {
+  int touched_count = 0;
+  dg_heap_clear(heap);
+  best[source] = 0;
+  touched[touched_count++] = source;
+  long found = -1;
+  *rc = dg_heap_push(heap, 0, (uint32_t)source);
+  uint64_t priority;
+  uint32_t node;
+  while (*rc == 0 && dg_heap_pop(heap, &priority, &node)) {
+    if ((long)priority != best[node])
+      continue;
+    if ((int)node == target) {
+      found = best[node];
+      break;
+    }
+    for (int k = offsets[node]; k < offsets[node + 1]; k++) {
+      if (via[k] == skip)
+        continue;
+      int next = adjacent[k];
+      long through = best[node] + graph->edges[via[k]].length;
+      if (through < best[next]) {
+        if (best[next] == LONG_MAX)
+          touched[touched_count++] = next;
+        best[next] = through;
+        if ((*rc = dg_heap_push(heap, (uint64_t)through, (uint32_t)next)) != 0)
+          break;
+      }
+    }
+  }
+  for (int i = 0; i < touched_count; i++)
+    best[touched[i]] = LONG_MAX;
+  return found;
+}
+
+/* Stretch of loop edges: (shortest way round without the edge) / (edge
+ * length). Each is a shortest-path query, so on huge levels only
+ * STRETCH_SAMPLE loop edges, evenly spaced in edge order, are measured:
+ * without the bound a 1000x1000 level spent half a minute here. */
+#define STRETCH_SAMPLE 64
+
+static int stretch_metrics(const dg_graph *graph, dg_cancel *cancel, dg_metrics *m) {
+  int loops = 0;
+  for (int e = 0; e < graph->edge_count; e++)
+    loops += graph->edges[e].cycle && graph->edges[e].from != graph->edges[e].to;
+  if (loops == 0)
+    return 0;
+  int n = graph->node_count, rc = DG_ENOMEM;
+  size_t ends = (size_t)graph->edge_count * 2 + 1;
+  int *offsets = malloc((size_t)(n + 1) * sizeof *offsets);
+  int *adjacent = malloc(ends * sizeof *adjacent);
+  int *via = malloc(ends * sizeof *via);
+  int *touched = malloc((size_t)n * sizeof *touched);
+  long *best = malloc((size_t)n * sizeof *best);
+  dg_heap heap = {0};
+  if (offsets == NULL || adjacent == NULL || via == NULL || touched == NULL || best == NULL ||
+      dg_heap_init(&heap, 64) != 0)
+    goto done;
+  dg_graph_adjacency(graph, offsets, adjacent, via);
+  for (int i = 0; i < n; i++)
+    best[i] = LONG_MAX;
+  int wanted = loops < STRETCH_SAMPLE ? loops : STRETCH_SAMPLE;
+  double total = 0;
+  int measured = 0, loop_index = 0, next_pick = 0, picked = 0;
+  rc = 0;
+  for (int e = 0; e < graph->edge_count && picked < wanted && rc == 0; e++) {
+    const dg_edge *edge = &graph->edges[e];
+    if (!edge->cycle || edge->from == edge->to)
+      continue;
+    if (loop_index++ != next_pick)
+      continue;
+    picked++;
+    next_pick = (int)((long)picked * loops / wanted);
+    if ((rc = dg_cancel_check(cancel)) != 0)
+      break;
+    long detour = detour_length(graph, offsets, adjacent, via, edge->from, edge->to, e, best,
+                                touched, &heap, &rc);
+    if (rc != 0 || detour < 0)
+      continue;
+    double stretch = (double)detour / edge->length;
+    total += stretch;
+    measured++;
+    if (stretch > m->stretch_max)
+      m->stretch_max = stretch;
+  }
+  m->stretch_mean = measured > 0 ? total / measured : 0.0;
+done:
+  free(offsets);
+  free(adjacent);
+  free(via);
+  free(touched);
+  free(best);
+  dg_heap_close(&heap);
+  return rc;
+}
+
+static int graph_metrics(dg_level *level, dg_cancel *cancel, dg_metrics *m) {
   dg_graph *graph = &level->graph;
   int rc = dg_graph_mark_cycles(graph);
   if (rc != 0)
@@ -145,36 +249,17 @@ static int graph_metrics(dg_level *level, dg_metrics *m) {
   free(component);
   if (rc != 0)
     return rc;
-  double total = 0;
-  int loops = 0;
-  for (int e = 0; e < graph->edge_count; e++) {
-    const dg_edge *edge = &graph->edges[e];
-    if (!edge->cycle || edge->from == edge->to)
-      continue;
-    long detour;
-    rc = dg_graph_shortest(graph, edge->from, edge->to, e, &detour);
-    if (rc != 0)
-      return rc;
-    if (detour < 0)
-      continue;
-    double stretch = (double)detour / edge->length;
-    total += stretch;
-    loops++;
-    if (stretch > m->stretch_max)
-      m->stretch_max = stretch;
-  }
-  m->stretch_mean = loops > 0 ? total / loops : 0.0;
-  return 0;
+  return stretch_metrics(graph, cancel, m);
 }
 
-int dg_level_compute_metrics(dg_level *level) {
+int dg_level_compute_metrics(dg_level *level, dg_cancel *cancel) {
   dg_metrics m = {0};
   m.rooms = level->room_count;
   int rc = 0;
   if (level->has_grid)
     rc = grid_metrics(level, &m);
   if (rc == 0)
-    rc = graph_metrics(level, &m);
+    rc = graph_metrics(level, cancel, &m);
   if (rc == 0)
     level->metrics = m;
   return rc;

@@ -13,7 +13,8 @@
  * of two-neighbour tiles between them (its length in steps) or for two node
  * tiles side by side (length 1). `room_of` maps each tile to its room index or
  * -1; NULL derives it from the rooms' rectangles and the doors. Tiles that
- * belong to no room and are not walkable are ignored. 0 or DG_ENOMEM. */
+ * belong to no room and are not walkable are ignored. 0, DG_ENOMEM, or
+ * DG_EINTERNAL if a chain of two-neighbour tiles does not end in a node. */
 int dg_trace_graph(dg_level *level, const int *room_of);
 
 #endif

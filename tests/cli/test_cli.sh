@@ -87,6 +87,13 @@ check "bad format exits 2" [ "$status" -eq 2 ]
 run generate --seed
 check "option without value exits 2" [ "$status" -eq 2 ]
 
+run generate --seed 1 --format
+check "--format without value exits 2" [ "$status" -eq 2 ]
+check "--format without value says so" grep -q "needs a value" "$err"
+
+run generate --seed 1 --param width=0x50
+check "hex width is refused" [ "$status" -eq 2 ]
+
 run generate --bogus
 check "unknown option exits 2" [ "$status" -eq 2 ]
 

@@ -21,9 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (dg_request_from_json(body, &request, &err) == 0) {
     int width = dg_algorithm_param_index(request.algorithm, "width");
     int height = dg_algorithm_param_index(request.algorithm, "height");
-    bool small = width < 0 || height < 0 ||
-                 dg_param_int(&request.params, width) * dg_param_int(&request.params, height) <=
-                     20000;
+    bool small =
+        width < 0 || height < 0 ||
+        dg_param_int(&request.params, width) * dg_param_int(&request.params, height) <= 20000;
     if (small) {
       if (!request.seed_given) {
         request.seed = 1;

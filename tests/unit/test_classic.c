@@ -88,6 +88,7 @@ static unsigned char *flood_from_first_room(const dg_level *level) {
 
 static void check_rooms(const dg_level *level, uint64_t seed) {
   const dg_grid *grid = &level->grid;
+  int gap = dg_param_int(&level->params, dg_algorithm_param_index(level->algorithm, "room_gap"));
   cr_assert_geq(level->room_count, 1, "seed %llu: no room", (unsigned long long)seed);
   for (int i = 0; i < level->room_count; i++) {
     const dg_room *a = &level->rooms[i];
@@ -100,8 +101,9 @@ static void check_rooms(const dg_level *level, uint64_t seed) {
         cr_assert_eq(dg_grid_get(grid, x, y), DG_TILE_FLOOR);
     for (int j = i + 1; j < level->room_count; j++) {
       const dg_room *b = &level->rooms[j];
-      bool apart = a->x + a->width + 1 < b->x - 1 || b->x + b->width + 1 < a->x - 1 ||
-                   a->y + a->height + 1 < b->y - 1 || b->y + b->height + 1 < a->y - 1;
+      /* Wall boxes at least `gap` tiles apart. */
+      bool apart = a->x + a->width + gap < b->x - 1 || b->x + b->width + gap < a->x - 1 ||
+                   a->y + a->height + gap < b->y - 1 || b->y + b->height + gap < a->y - 1;
       cr_assert(apart, "seed %llu: rooms %d and %d overlap", (unsigned long long)seed, i, j);
     }
   }
@@ -293,4 +295,36 @@ Test(classic, cancel_and_deadline) {
   cr_assert_eq(dg_generate(NULL, &request, &cancel, &level, &err), DG_ETIMEDOUT);
   cr_assert_str_eq(err.field, "deadline_ms");
   cr_assert_null(level);
+}
+
+/* A deadline stops generation part-way, not only before it starts: this
+ * request takes seconds (most of it placing and joining 2,000 rooms and
+ * measuring a graph of tens of thousands of edges). */
+Test(classic, deadline_stops_a_long_generation, .timeout = 60) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_error err = {0};
+  static const char *const params[][2] = {{"width", "1000"},
+                                          {"height", "1000"},
+                                          {"rooms_max", "2000"},
+                                          {"rooms_min", "2000"},
+                                          {"room_gap", "1"},
+                                          {"corridor_style", "cleanup"},
+                                          {"placement_attempts", "10000"}};
+  for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
+    cr_assert_eq(dg_request_set_text(&request, params[i][0], params[i][1], &err), 0, "%s",
+                 err.message);
+  request.seed = 3;
+  request.seed_given = true;
+  dg_cancel cancel;
+  uint64_t start = dg_monotonic_ns();
+  dg_cancel_init(&cancel, start + 30 * 1000000ull);
+  dg_level *level = NULL;
+  int rc = dg_generate(NULL, &request, &cancel, &level, &err);
+  double elapsed_ms = (double)(dg_monotonic_ns() - start) / 1e6;
+  cr_assert_eq(rc, DG_ETIMEDOUT, "rc %d after %.0f ms", rc, elapsed_ms);
+  cr_assert_null(level);
+  /* Polled between rooms, joins, cleanup passes and path queries: the
+   * overshoot is one such step, far below the full run. */
+  cr_assert_lt(elapsed_ms, 1000.0, "stopped only after %.0f ms", elapsed_ms);
 }

@@ -209,7 +209,7 @@ Test(trace, rooms_junction_dead_end_and_loop) {
                       {.x = 13, .y = 1, .width = 2, .height = 3, .kind = "room"}};
   dg_level *level = level_from_rows(rows, 5, rooms, 2);
   cr_assert_eq(dg_trace_graph(level, NULL), 0);
-  cr_assert_eq(dg_level_compute_metrics(level), 0);
+  cr_assert_eq(dg_level_compute_metrics(level, NULL), 0);
   const dg_graph *graph = &level->graph;
   cr_assert_eq(graph->edge_count, 5);
   int junctions = 0, dead_ends = 0;
@@ -238,7 +238,7 @@ Test(trace, dead_end_spur) {
                       {.x = 13, .y = 1, .width = 2, .height = 3, .kind = "room"}};
   dg_level *level = level_from_rows(rows, 5, rooms, 2);
   cr_assert_eq(dg_trace_graph(level, NULL), 0);
-  cr_assert_eq(dg_level_compute_metrics(level), 0);
+  cr_assert_eq(dg_level_compute_metrics(level, NULL), 0);
   const dg_graph *graph = &level->graph;
   cr_assert_eq(graph->node_count, 4, "two rooms, a junction, a dead end");
   cr_assert_eq(graph->edge_count, 3);

@@ -73,3 +73,27 @@ Test(golden, classic_maps) {
     dg_level_free(level);
   }
 }
+
+/* One whole level as JSON, so that a change to the graph, metrics, stats or
+ * closets is caught too, not only the map. */
+Test(golden, classic_json) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_error err = {0};
+  cr_assert_eq(dg_request_set_text(&request, "closet_chance", "1", &err), 0);
+  request.seed = 42;
+  request.seed_given = true;
+  dg_level *level = NULL;
+  cr_assert_eq(dg_generate(NULL, &request, NULL, &level, &err), 0, "%s", err.message);
+  char *text = NULL;
+  size_t length = 0;
+  cr_assert_eq(dg_level_dump_json(level, &text, &length), 0);
+  size_t expected_length = 0;
+  char *expected = read_file("classic-follow-42.json", &expected_length);
+  /* The stored file ends with the CLI's newline. */
+  cr_assert(expected_length == length + 1 && memcmp(text, expected, length) == 0,
+            "classic-follow-42.json changed; got:\n%s", text);
+  free(expected);
+  free(text);
+  dg_level_free(level);
+}

@@ -91,6 +91,8 @@ Test(request, param_errors) {
                "an integer from 20 to 1000");
   expect_error("{\"algorithm\":\"classic\",\"params\":{\"width\":80.5}}", DG_EINVAL, "params.width",
                "integer");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"closet_chance\":\"x\"}}", DG_ETYPE,
+               "params.closet_chance", "a number from 0 to 1");
   expect_error("{\"algorithm\":\"classic\",\"params\":{\"closet_chance\":1.5}}", DG_EINVAL,
                "params.closet_chance", "a number from 0 to 1");
   expect_error("{\"algorithm\":\"classic\",\"params\":{\"corridor_style\":\"wide\"}}", DG_EINVAL,
@@ -107,12 +109,11 @@ Test(request, cross_field_errors) {
   expect_error(
       "{\"algorithm\":\"classic\",\"params\":{\"room_height_min\":6,\"room_height_max\":3}}",
       DG_EINVAL, "params.room_height_min", "at most params.room_height_max");
-  expect_error("{\"algorithm\":\"classic\",\"params\":{\"width\":20,\"room_width_min\":17,"
-               "\"room_width_max\":20}}",
-               DG_EINVAL, "params.room_width_min", "params.width - 4 (16)");
-  expect_error("{\"algorithm\":\"classic\",\"params\":{\"height\":10,\"room_height_min\":7,"
-               "\"room_height_max\":9}}",
-               DG_EINVAL, "params.room_height_min", "params.height - 4 (6)");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"width\":20,\"room_width_min\":10,"
+               "\"room_width_max\":17}}",
+               DG_EINVAL, "params.room_width_max", "params.width - 4 (16)");
+  expect_error("{\"algorithm\":\"classic\",\"params\":{\"height\":10,\"room_height_max\":7}}",
+               DG_EINVAL, "params.room_height_max", "params.height - 4 (6)");
 }
 
 Test(request, text_params_from_cli) {
@@ -150,4 +151,51 @@ Test(request, algorithms_listing) {
   json_t *width = json_array_get(params, 0);
   cr_assert_eq(json_integer_value(json_object_get(width, "max")), 1000);
   json_decref(list);
+}
+
+/* dg_generate re-checks a request filled by hand. */
+Test(request, hand_filled_params_are_checked) {
+  const dg_algorithm *classic = dg_algorithm_find("classic");
+  int style = dg_algorithm_param_index(classic, "corridor_style");
+  int gap = dg_algorithm_param_index(classic, "room_gap");
+  int chance = dg_algorithm_param_index(classic, "closet_chance");
+  struct {
+    int index;
+    double value;
+    const char *field;
+  } cases[] = {
+      {style, 5, "params.corridor_style"},
+      {style, -1, "params.corridor_style"},
+      {gap, 0, "params.room_gap"},
+      {gap, 2.5, "params.room_gap"},
+      {chance, 0.0 / 0.0, "params.closet_chance"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    dg_request request;
+    dg_request_init(&request, classic);
+    request.seed = 1;
+    request.seed_given = true;
+    request.params.number[cases[i].index] = cases[i].value;
+    dg_level *level = NULL;
+    dg_error err = {0};
+    cr_assert_eq(dg_generate(NULL, &request, NULL, &level, &err), DG_EINVAL, "case %zu", i);
+    cr_assert_str_eq(err.field, cases[i].field);
+    cr_assert_null(level);
+  }
+}
+
+Test(request, cli_numbers_are_plain) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_error err = {0};
+  static const char *const bad_ints[] = {"0x50", "1e2", " 80", "80 ", "8.0", "inf", ""};
+  for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+    cr_assert_eq(dg_request_set_text(&request, "width", bad_ints[i], &err), DG_ETYPE,
+                 "width '%s' accepted", bad_ints[i]);
+  static const char *const bad_reals[] = {"0x.8p0", "nan", " 0.5", "0.5x"};
+  for (size_t i = 0; i < sizeof bad_reals / sizeof bad_reals[0]; i++)
+    cr_assert_eq(dg_request_set_text(&request, "closet_chance", bad_reals[i], &err), DG_ETYPE,
+                 "closet_chance '%s' accepted", bad_reals[i]);
+  cr_assert_eq(dg_request_set_text(&request, "closet_chance", "5e-1", &err), 0);
+  cr_assert_eq(dg_request_set_text(&request, "width", "120", &err), 0);
 }

@@ -63,12 +63,12 @@ static int classic_validate(const dg_params *params, dg_error *err) {
                         dg_param_int(params, P_ROOM_HEIGHT_MAX));
   /* A room's walls keep one tile from the map edge, so corridors can pass
    * round it on every side. */
-  if (dg_param_int(params, P_ROOM_WIDTH_MIN) + 4 > width)
-    return dg_error_set(err, DG_EINVAL, "params.room_width_min",
-                        "params.room_width_min must be at most params.width - 4 (%d)", width - 4);
-  if (dg_param_int(params, P_ROOM_HEIGHT_MIN) + 4 > height)
-    return dg_error_set(err, DG_EINVAL, "params.room_height_min",
-                        "params.room_height_min must be at most params.height - 4 (%d)",
+  if (dg_param_int(params, P_ROOM_WIDTH_MAX) + 4 > width)
+    return dg_error_set(err, DG_EINVAL, "params.room_width_max",
+                        "params.room_width_max must be at most params.width - 4 (%d)", width - 4);
+  if (dg_param_int(params, P_ROOM_HEIGHT_MAX) + 4 > height)
+    return dg_error_set(err, DG_EINVAL, "params.room_height_max",
+                        "params.room_height_max must be at most params.height - 4 (%d)",
                         height - 4);
   return 0;
 }
@@ -118,23 +118,23 @@ static int by_x(const void *a, const void *b) {
 
 /* Places up to a random target count of rooms at random positions. Rooms
  * are then numbered left to right, as NetHack sorts them. */
-static int place_rooms(classic_state *s) {
+static int place_rooms(classic_state *s, dg_cancel *cancel) {
   const dg_params *p = s->params;
   int width = s->grid->width, height = s->grid->height;
   int target = dg_rng_range(&s->layout, dg_param_int(p, P_ROOMS_MIN), dg_param_int(p, P_ROOMS_MAX));
   int attempts = dg_param_int(p, P_PLACEMENT_ATTEMPTS), gap = dg_param_int(p, P_ROOM_GAP);
   int64_t tried = 0;
   for (int n = 0; n < target; n++) {
+    /* Up to rooms_max x placement_attempts tries: poll the deadline. */
+    int rc = dg_cancel_check(cancel);
+    if (rc != 0)
+      return rc;
     for (int a = 0; a < attempts; a++) {
       tried++;
       int w = dg_rng_range(&s->layout, dg_param_int(p, P_ROOM_WIDTH_MIN),
                            dg_param_int(p, P_ROOM_WIDTH_MAX));
       int h = dg_rng_range(&s->layout, dg_param_int(p, P_ROOM_HEIGHT_MIN),
                            dg_param_int(p, P_ROOM_HEIGHT_MAX));
-      if (w > width - 4)
-        w = width - 4;
-      if (h > height - 4)
-        h = height - 4;
       /* Floor from 2 to size - 3 - extent: walls stay off the map edge. */
       int x = dg_rng_range(&s->layout, 2, width - 2 - w);
       int y = dg_rng_range(&s->layout, 2, height - 2 - h);
@@ -206,15 +206,16 @@ static int classic_generate(const dg_context *context, const dg_request *request
   /* All bits set is -1 in two's complement: "no room". */
   memset(s.room_of, 0xff, (size_t)cells * sizeof *s.room_of);
   memset(s.box_of, 0xff, (size_t)cells * sizeof *s.box_of);
-  if ((rc = place_rooms(&s)) != 0)
+  if ((rc = place_rooms(&s, cancel)) != 0)
     goto fail;
   paint_rooms(&s);
   if ((rc = dg_cancel_check(cancel)) != 0)
     goto fail;
-  if ((rc = classic_join_rooms(&s)) != 0)
+  if ((rc = classic_join_rooms(&s, cancel)) != 0)
     goto fail;
-  if (dg_param_enum(p, P_CORRIDOR_STYLE) == STYLE_CLEANUP)
-    classic_cleanup(&s);
+  if (dg_param_enum(p, P_CORRIDOR_STYLE) == STYLE_CLEANUP &&
+      (rc = classic_cleanup(&s, cancel)) != 0)
+    goto fail;
   if ((rc = classic_make_closets(&s)) != 0)
     goto fail;
   if ((rc = dg_cancel_check(cancel)) != 0)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "dungeon/arena.h"
+#include "dungeon/cancel.h"
 #include "dungeon/level.h"
 #include "dungeon/rng.h"
 
@@ -95,18 +96,20 @@ bool classic_in_box(const dg_room *room, int x, int y);
 
 /* Routes a corridor from (x0, y0) to (x1, y1): the straight line, walked
  * around every room box it meets (seed 000: "route the line around
- * intervening rooms"). Result in s->path. 0 or DG_ENOMEM. */
+ * intervening rooms"). Result in s->path. 0, or DG_EINTERNAL if an end
+ * lies inside a room box (which room placement rules out). */
 int classic_route(classic_state *s, int x0, int y0, int x1, int y1);
 
-/* Joins every room into one connected set (seed 000's loop). */
-int classic_join_rooms(classic_state *s);
+/* Joins every room into one connected set (seed 000's loop), polling
+ * `cancel` between joins. 0, DG_ENOMEM, DG_ECANCELED or DG_ETIMEDOUT. */
+int classic_join_rooms(classic_state *s, dg_cancel *cancel);
 
 /* Builds the closets at the recorded sites where there is still space:
  * after all digging, so that nothing opens them later. 0 or DG_ENOMEM. */
 int classic_make_closets(classic_state *s);
 
 /* Removes unnecessary corridor squares until none is left (seed 000's
- * second proposal). */
-void classic_cleanup(classic_state *s);
+ * second proposal), polling `cancel` once per pass over the map. */
+int classic_cleanup(classic_state *s, dg_cancel *cancel);
 
 #endif

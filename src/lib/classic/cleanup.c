@@ -63,10 +63,13 @@ static bool removable(const dg_grid *grid, int x, int y) {
   return runs_with_neighbours == 1;
 }
 
-void classic_cleanup(classic_state *s) {
+int classic_cleanup(classic_state *s, dg_cancel *cancel) {
   dg_grid *grid = s->grid;
   bool changed = true;
   while (changed) {
+    int rc = dg_cancel_check(cancel);
+    if (rc != 0)
+      return rc;
     changed = false;
     for (int y = 0; y < grid->height; y++)
       for (int x = 0; x < grid->width; x++)
@@ -76,4 +79,5 @@ void classic_cleanup(classic_state *s) {
           changed = true;
         }
   }
+  return 0;
 }

@@ -17,7 +17,16 @@
  *             which is what the proposal's path-finding answers).
  *   cleanup - dig as plain; classic_cleanup() prunes afterwards.
  * Closets ("sometimes, if there is space and there is no intersection with
- * another corridor") extend two squares back from an end of the corridor. */
+ * another corridor") extend two squares back from an end of the corridor.
+ *
+ * Doors sit where the straight line between the two random points leaves
+ * each room; the corridor then runs between the squares just outside those
+ * two doors, which is the same line shifted by at most a tile at each end.
+ *
+ * Every corridor dug so far is joined to the connected set, so in practice
+ * follow digs either the whole plan or only the stretch from the last
+ * existing corridor it meets or runs beside up to the new room: the general
+ * pairwise rule reduces to that, and stays general for safety. */
 #include <stdlib.h>
 
 #include "classic.h"
@@ -283,7 +292,7 @@ int classic_make_closets(classic_state *s) {
   return 0;
 }
 
-int classic_join_rooms(classic_state *s) {
+int classic_join_rooms(classic_state *s, dg_cancel *cancel) {
   int count = s->level->room_count;
   if (count < 2)
     return 0;
@@ -303,7 +312,9 @@ int classic_join_rooms(classic_state *s) {
     int outside = order[pick];
     order[pick] = order[joined];
     order[joined] = outside;
-    int rc = join(s, inside, outside);
+    int rc = dg_cancel_check(cancel);
+    if (rc == 0)
+      rc = join(s, inside, outside);
     if (rc != 0)
       return rc;
   }

@@ -41,7 +41,7 @@ int dg_grid_init(dg_grid *grid, int width, int height) {
   grid->width = 0;
   grid->height = 0;
   grid->tiles = NULL;
-  /* Sides fit in 16 bits: flood fills pack (x, y) into one word. */
+  /* Sides fit in 16 bits, so coordinates can be packed two to a word. */
   if (width < 1 || height < 1 || width > 65535 || height > 65535 ||
       (long)width * height > GRID_CELLS_MAX)
     return DG_EINVAL;

@@ -73,47 +73,100 @@ static int out_of_range(const dg_param_def *def, const char *field, dg_error *er
                       dg_param_describe_range(def, range, sizeof range));
 }
 
-static int set_checked(dg_request *request, int index, candidate value, const char *field,
-                       dg_error *err) {
-  const dg_param_def *def = &request->algorithm->params[index];
+/* Checks one value against its table entry; for enums `text` is the
+ * choice's name and *index receives its position. */
+static int check_value(const dg_param_def *def, double number, const char *text, const char *field,
+                       int *index, dg_error *err) {
   switch (def->type) {
   case DG_PARAM_INT:
-    if (!isfinite(value.number) || value.number != floor(value.number) || value.number < def->min ||
-        value.number > def->max)
+    if (!isfinite(number) || number != floor(number) || number < def->min || number > def->max)
       return out_of_range(def, field, err);
-    break;
+    return 0;
   case DG_PARAM_FLOAT:
-    if (!isfinite(value.number) || value.number < def->min || value.number > def->max)
+    if (!isfinite(number) || number < def->min || number > def->max)
       return out_of_range(def, field, err);
-    break;
-  case DG_PARAM_BOOL: break;
-  case DG_PARAM_ENUM: {
-    int found = -1;
+    return 0;
+  case DG_PARAM_BOOL:
+    if (number != 0.0 && number != 1.0)
+      return out_of_range(def, field, err);
+    return 0;
+  case DG_PARAM_ENUM:
     for (int i = 0; def->choices[i] != NULL; i++)
-      if (strcmp(def->choices[i], value.text) == 0)
-        found = i;
-    if (found < 0)
-      return out_of_range(def, field, err);
-    value.number = found;
-    break;
-  }
+      if (text != NULL && strcmp(def->choices[i], text) == 0) {
+        *index = i;
+        return 0;
+      }
+    return out_of_range(def, field, err);
   case DG_PARAM_STRING: {
-    size_t length = strlen(value.text);
+    size_t length = strlen(text);
     bool ok = length >= 1 && length < DG_PARAM_STRING_MAX;
     for (size_t i = 0; ok && i < length; i++) {
-      char c = value.text[i];
+      char c = text[i];
       ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
            c == '-' || c == '.';
     }
-    if (!ok)
-      return out_of_range(def, field, err);
+    return ok ? 0 : out_of_range(def, field, err);
+  }
+  }
+  return out_of_range(def, field, err);
+}
+
+static int set_checked(dg_request *request, int index, candidate value, const char *field,
+                       dg_error *err) {
+  const dg_param_def *def = &request->algorithm->params[index];
+  int choice = 0;
+  int rc = check_value(def, value.number, value.text, field, &choice, err);
+  if (rc != 0)
+    return rc;
+  if (def->type == DG_PARAM_ENUM)
+    value.number = choice;
+  if (def->type == DG_PARAM_STRING)
     snprintf(request->params.text[index], DG_PARAM_STRING_MAX, "%s", value.text);
-    break;
-  }
-  }
   request->params.number[index] = value.number;
   request->params.explicit_mask |= 1u << index;
   return 0;
+}
+
+int dg_params_check(const dg_algorithm *algorithm, const dg_params *params, dg_error *err) {
+  for (int i = 0; i < algorithm->param_count; i++) {
+    const dg_param_def *def = &algorithm->params[i];
+    char field[DG_ERROR_FIELD_MAX];
+    snprintf(field, sizeof field, "params.%s", def->name);
+    const char *text = params->text[i];
+    if (def->type == DG_PARAM_ENUM) {
+      /* An enum holds an index: it must name one of the choices. */
+      double number = params->number[i];
+      int choices = 0;
+      while (def->choices[choices] != NULL)
+        choices++;
+      if (!(number >= 0 && number < choices && number == floor(number)))
+        return out_of_range(def, field, err);
+      continue;
+    }
+    if (def->type == DG_PARAM_STRING && memchr(params->text[i], '\0', DG_PARAM_STRING_MAX) == NULL)
+      return out_of_range(def, field, err);
+    int unused;
+    int rc = check_value(def, params->number[i], text, field, &unused, err);
+    if (rc != 0)
+      return rc;
+  }
+  return 0;
+}
+
+/* Text that strtod would accept but a person did not mean as a plain
+ * number: hex, leading blanks, "inf", "nan". Integers take digits only. */
+static bool plain_number(const char *text, bool integer) {
+  if (*text == '-' || *text == '+')
+    text++;
+  if (*text < '0' || *text > '9')
+    return false;
+  for (; *text != '\0'; text++) {
+    char c = *text;
+    bool digit = c >= '0' && c <= '9';
+    if (!digit && (integer || (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+')))
+      return false;
+  }
+  return true;
 }
 
 static int find_param(dg_request *request, const char *name, const char *field, dg_error *err) {
@@ -179,8 +232,8 @@ int dg_request_set_text(dg_request *request, const char *name, const char *text,
   case DG_PARAM_FLOAT: {
     char *end = NULL;
     errno = 0;
-    parsed.number = strtod(text, &end);
-    if (end == text || *end != '\0' || errno != 0)
+    parsed.number = plain_number(text, def->type == DG_PARAM_INT) ? strtod(text, &end) : 0;
+    if (end == NULL || end == text || *end != '\0' || errno != 0)
       return dg_error_set(err, DG_ETYPE, name, "%s must be %s, not '%s'", name,
                           dg_param_describe_range(def, range, sizeof range), text);
     break;

@@ -97,6 +97,10 @@ void dg_writer_real(dg_writer *w, double value) {
   }
   char text[40];
   int length = snprintf(text, sizeof text, "%.10g", value);
+  /* JSON wants '.', whatever LC_NUMERIC a host program chose. */
+  for (int i = 0; i < length; i++)
+    if (text[i] == ',')
+      text[i] = '.';
   dg_writer_raw(w, text, (size_t)length);
   if (strpbrk(text, ".eEn") == NULL) /* keep it a real: 1 -> 1.0 */
     dg_writer_raw(w, ".0", 2);

@@ -11,6 +11,9 @@ for style in follow cleanup plain; do
       --param corridor_style="$style" --format ascii >"$here/classic-$style-$seed.txt"
   done
 done
+# One whole level as JSON: the graph, metrics, stats and closets too.
+"$dungeon" generate --quiet --algorithm classic --seed 42 --param closet_chance=1 \
+  >"$here/classic-follow-42.json"
 "$dungeon" generate --quiet --algorithm classic --seed 7 --param width=120 --param height=40 \
   --param rooms_min=15 --param rooms_max=20 --param closet_chance=1 --format ascii \
   >"$here/classic-large-7.txt"
