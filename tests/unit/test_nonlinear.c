@@ -108,8 +108,7 @@ Test(nonlinear_dice, d10_table_follows_threshold) {
   for (int threshold = 0; threshold <= 9; threshold++)
     for (int roll = 0; roll <= 9; roll++) {
       nl_area_roll want = roll == 0 ? NL_DEAD_END : roll <= threshold ? NL_JUNCTION : NL_ROOM;
-      cr_assert_eq(nl_area_of_d10(roll, threshold), want, "roll %d threshold %d", roll,
-                   threshold);
+      cr_assert_eq(nl_area_of_d10(roll, threshold), want, "roll %d threshold %d", roll, threshold);
     }
 }
 
@@ -146,8 +145,7 @@ Test(nonlinear_dice, grid_squares) {
     cr_assert(abs(dx) <= 1 && abs(dy) <= 1 && (dx != 0 || dy != 0));
     cr_assert(!seen[dy + 1][dx + 1], "square %d repeats", square);
     seen[dy + 1][dx + 1] = true;
-    cr_assert_gt(dx * ny - dy * nx, 0, "square %d to %d is not clockwise", square,
-                 square % 8 + 1);
+    cr_assert_gt(dx * ny - dy * nx, 0, "square %d to %d is not clockwise", square, square % 8 + 1);
   }
 }
 
@@ -158,8 +156,16 @@ Test(nonlinear_dice, room_table_parses) {
   cr_assert_eq(table.count, 3);
   cr_assert(table.entries[1].width == 40 && table.entries[1].height == 1);
   cr_assert(table.entries[2].cross && !table.entries[0].cross);
-  static const char *const bad[] = {"",   "3",      "3x",    "x3",     "0x3",
-                                    "41x2", "3x2_",   "3x2__4x4", "3x2c_y", "3x2d",
+  static const char *const bad[] = {"",
+                                    "3",
+                                    "3x",
+                                    "x3",
+                                    "0x3",
+                                    "41x2",
+                                    "3x2_",
+                                    "3x2__4x4",
+                                    "3x2c_y",
+                                    "3x2d",
                                     "1x1_1x1_1x1_1x1_1x1_1x1_1x1_1x1_1x1_1x1_1x1_1x1_1x1"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     dg_error_clear(&err);
@@ -185,11 +191,10 @@ Test(nonlinear_levels, d10_outcomes_in_levels_match_the_table) {
       dg_level_free(level);
     }
     double total = (double)(counts[0] + counts[1] + counts[2]);
-    double expected[3] = {total / 10, total * thresholds[t] / 10,
-                          total * (9 - thresholds[t]) / 10};
+    double expected[3] = {total / 10, total * thresholds[t] / 10, total * (9 - thresholds[t]) / 10};
     double chi = chi_square(counts, expected, 3);
-    cr_assert_lt(chi, chi_limit(2), "threshold %d: %ld/%ld/%ld, chi-square %.2f",
-                 thresholds[t], counts[0], counts[1], counts[2], chi);
+    cr_assert_lt(chi, chi_limit(2), "threshold %d: %ld/%ld/%ld, chi-square %.2f", thresholds[t],
+                 counts[0], counts[1], counts[2], chi);
   }
 }
 
@@ -238,8 +243,8 @@ Test(nonlinear_levels, edges_carry_their_destination_roll) {
       dg_level *level = generate(settings, seed);
       for (int e = 0; e < level->graph.edge_count; e++) {
         int roll = level->graph.edges[e].roll;
-        cr_assert(roll >= 1 && roll <= sides, "seed %llu edge %d roll %d",
-                  (unsigned long long)seed, e, roll);
+        cr_assert(roll >= 1 && roll <= sides, "seed %llu edge %d roll %d", (unsigned long long)seed,
+                  e, roll);
       }
       dg_level_free(level);
     }
@@ -369,8 +374,8 @@ Test(nonlinear_levels, sublevel_crossings) {
     cr_assert_eq(stat_of(level, "sublevels"), stat_of(level, "crossings"));
     int stairs = 0;
     for (long t = 0; t < (long)level->grid.width * level->grid.height; t++)
-      stairs += level->grid.tiles[t] == DG_TILE_STAIRS_UP ||
-                level->grid.tiles[t] == DG_TILE_STAIRS_DOWN;
+      stairs +=
+          level->grid.tiles[t] == DG_TILE_STAIRS_UP || level->grid.tiles[t] == DG_TILE_STAIRS_DOWN;
     cr_assert_eq(stairs, 2 * stat_of(level, "sublevels"));
     for (int i = 0; i < graph->node_count; i++) {
       if (strcmp(graph->nodes[i].kind, "sublevel") != 0)
@@ -414,8 +419,7 @@ Test(nonlinear_levels, ends_within_the_map_and_the_room_target) {
       cr_assert_leq(level->room_count, target);
       cr_assert_leq(level->graph.node_count, e->columns * e->rows, "one point per area");
       for (int i = 0; i < level->graph.node_count; i++)
-        cr_assert(dg_grid_contains(&level->grid, level->graph.nodes[i].x,
-                                   level->graph.nodes[i].y));
+        cr_assert(dg_grid_contains(&level->grid, level->graph.nodes[i].x, level->graph.nodes[i].y));
       for (int r = 0; r < level->room_count; r++) {
         const dg_room *room = &level->rooms[r];
         cr_assert(room->x >= 2 && room->y >= 2 && room->x + room->width <= level->grid.width - 2 &&
@@ -427,6 +431,21 @@ Test(nonlinear_levels, ends_within_the_map_and_the_room_target) {
         cr_assert_eq(level->room_count, 1, "threshold 9 never rolls a room");
       dg_level_free(level);
     }
+}
+
+Test(nonlinear_levels, cancellation_is_honoured) {
+  dg_request request;
+  make_request(&request, NULL, 1);
+  dg_cancel cancel;
+  dg_cancel_init(&cancel, 0);
+  dg_cancel_request(&cancel);
+  dg_level *level = NULL;
+  dg_error err = {0};
+  cr_assert_eq(dg_generate(NULL, &request, &cancel, &level, &err), DG_ECANCELED);
+  cr_assert_null(level);
+  dg_cancel_init(&cancel, 1); /* a deadline long past */
+  cr_assert_eq(dg_generate(NULL, &request, &cancel, &level, &err), DG_ETIMEDOUT);
+  cr_assert_str_eq(err.field, "deadline_ms");
 }
 
 /* --- determinism and golden maps --- */
@@ -496,13 +515,27 @@ Test(nonlinear_params, every_parameter_is_range_checked) {
   static const struct {
     const char *name, *bad;
   } cases[] = {
-      {"width", "13"},          {"width", "1001"},         {"height", "13"},
-      {"height", "1001"},       {"area_width", "3"},       {"area_width", "41"},
-      {"area_height", "3"},     {"area_height", "41"},     {"method", "hexagon"},
-      {"threshold", "-1"},      {"threshold", "10"},       {"rooms", "0"},
-      {"rooms", "10001"},       {"start_exits", "0"},      {"start_exits", "13"},
-      {"room_exits_max", "-1"}, {"room_exits_max", "13"},  {"sublevel_chance", "-0.1"},
-      {"sublevel_chance", "1.5"}, {"room_table", "3x2,4x4"}, {"threshold", "2.5"},
+      {"width", "13"},
+      {"width", "1001"},
+      {"height", "13"},
+      {"height", "1001"},
+      {"area_width", "3"},
+      {"area_width", "41"},
+      {"area_height", "3"},
+      {"area_height", "41"},
+      {"method", "hexagon"},
+      {"threshold", "-1"},
+      {"threshold", "10"},
+      {"rooms", "0"},
+      {"rooms", "10001"},
+      {"start_exits", "0"},
+      {"start_exits", "13"},
+      {"room_exits_max", "-1"},
+      {"room_exits_max", "13"},
+      {"sublevel_chance", "-0.1"},
+      {"sublevel_chance", "1.5"},
+      {"room_table", "3x2,4x4"},
+      {"threshold", "2.5"},
   };
   const dg_algorithm *algorithm = dg_algorithm_find("nonlinear");
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -536,8 +569,8 @@ Test(nonlinear_params, cross_checks_name_the_field) {
     const char *settings[3];
     const char *field;
   } cases[] = {
-      {{"width", "25"}, "params.width"},          /* 3 * 8 + 2 = 26 */
-      {{"height", "19"}, "params.height"},        /* 3 * 6 + 2 = 20 */
+      {{"width", "25"}, "params.width"},   /* 3 * 8 + 2 = 26 */
+      {{"height", "19"}, "params.height"}, /* 3 * 6 + 2 = 20 */
       {{"room_table", "3x2_0x4"}, "params.room_table"},
       {{"room_table", "3x2c_"}, "params.room_table"},
   };
@@ -546,8 +579,8 @@ Test(nonlinear_params, cross_checks_name_the_field) {
     dg_request request;
     dg_request_init(&request, algorithm);
     dg_error err = {0};
-    cr_assert_eq(dg_request_set_text(&request, cases[i].settings[0], cases[i].settings[1], &err),
-                 0, "%s", err.message);
+    cr_assert_eq(dg_request_set_text(&request, cases[i].settings[0], cases[i].settings[1], &err), 0,
+                 "%s", err.message);
     cr_assert_eq(dg_request_validate(&request, &err), DG_EINVAL, "%s=%s passed",
                  cases[i].settings[0], cases[i].settings[1]);
     cr_assert_str_eq(err.field, cases[i].field);

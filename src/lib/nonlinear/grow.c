@@ -87,15 +87,15 @@ static void sub_label(char *out, int room_number, int index) {
 
 /* Appends a point node at `cell`. Its label is a sub-point of room `owner`
  * unless it is a room. */
-static int add_point(nl_state *s, const char *kind, int cell, int owner, const char *form,
-                     int room, int *id) {
+static int add_point(nl_state *s, const char *kind, int cell, int owner, const char *form, int room,
+                     int *id) {
   int x, y;
   nl_cell_centre(s, cell, &x, &y);
   int rc = dg_graph_add_node(&s->level->graph, kind, x, y, room, id);
   if (rc != 0)
     return rc;
-  s->points[*id] = (nl_point){.cell = cell, .owner = owner, .d10 = -1, .rolls = {-1, -1},
-                              .form = form};
+  s->points[*id] =
+      (nl_point){.cell = cell, .owner = owner, .d10 = -1, .rolls = {-1, -1}, .form = form};
   s->cells[cell].node = *id;
   dg_node *node = &s->level->graph.nodes[*id];
   if (room >= 0)
@@ -199,8 +199,7 @@ static int split_corridor(nl_state *s, int cell, int owner, const char *form, in
    * ordinary corridor again. */
   const char *kind = strcmp(old.kind, "sublevel") == 0 ? "corridor" : old.kind;
   rc = dg_graph_add_edge(&s->level->graph, *id, to, kind,
-                         tile_distance(s, cell, corner_after) +
-                             tile_distance(s, corner_after, b));
+                         tile_distance(s, cell, corner_after) + tile_distance(s, corner_after, b));
   if (rc != 0)
     return rc;
   dg_edge *first = &s->level->graph.edges[edge];
@@ -266,8 +265,11 @@ static int add_room(nl_state *s, int cell, const char *form, int exits, int *id)
   bool cross = entry.cross && width >= 3 && height >= 3;
   int cx, cy;
   nl_cell_centre(s, cell, &cx, &cy);
-  dg_room room = {.x = cx - (width - 1) / 2, .y = cy - (height - 1) / 2, .width = width,
-                  .height = height, .kind = cross ? "cross" : "room"};
+  dg_room room = {.x = cx - (width - 1) / 2,
+                  .y = cy - (height - 1) / 2,
+                  .width = width,
+                  .height = height,
+                  .kind = cross ? "cross" : "room"};
   int number = s->level->room_count + 1, index;
   snprintf(room.label, sizeof room.label, "%d", number);
   int rc = dg_level_add_room(s->level, &room, &index);
@@ -442,8 +444,7 @@ static int dig_exit(nl_state *s, nl_exit exit) {
 int nl_grow(nl_state *s, dg_cancel *cancel) {
   int start = (s->rows / 2) * s->columns + s->columns / 2, id;
   int rc = add_room(s, start, "start", s->start_exits, &id);
-  while (rc == 0 && s->queue_head < s->queue_tail &&
-         s->level->room_count < s->rooms_target) {
+  while (rc == 0 && s->queue_head < s->queue_tail && s->level->room_count < s->rooms_target) {
     if ((s->queue_head & 63) == 0 && (rc = dg_cancel_check(cancel)) != 0)
       break;
     rc = dig_exit(s, s->queue[s->queue_head++]);

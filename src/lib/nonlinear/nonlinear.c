@@ -103,16 +103,16 @@ static int extension_to_json(const void *data, json_t *level_object) {
   for (int i = 0; ok && i < e->table.count; i++) {
     const nl_room_entry *entry = &e->table.entries[i];
     ok = json_array_append_new(table, json_pack("{s:i,s:i,s:i,s:s}", "roll", i + 1, "width",
-                                                 entry->width, "height", entry->height, "shape",
-                                                 shape_name(entry->cross))) == 0;
+                                                entry->width, "height", entry->height, "shape",
+                                                shape_name(entry->cross))) == 0;
   }
   const dg_graph *graph = &e->level->graph;
   for (int i = 0; ok && i < e->point_count; i++) {
     const nl_point *p = &e->points[i];
     const dg_node *node = &graph->nodes[i];
-    json_t *point = json_pack("{s:s,s:i,s:s,s:s,s:i,s:i}", "label", node->label, "node", i,
-                              "kind", node->kind, "form", p->form, "area_x", p->cell % e->columns,
-                              "area_y", p->cell / e->columns);
+    json_t *point =
+        json_pack("{s:s,s:i,s:s,s:s,s:i,s:i}", "label", node->label, "node", i, "kind", node->kind,
+                  "form", p->form, "area_x", p->cell % e->columns, "area_y", p->cell / e->columns);
     ok = point != NULL && json_array_append_new(points, point) == 0;
     if (ok && p->d10 >= 0)
       ok = json_object_set_new(point, "d10", json_integer(p->d10)) == 0;
@@ -153,12 +153,12 @@ static int extension_to_text(const void *data, char **text) {
       rolled[0] = '\0';
     if (node->room >= 0) {
       const dg_room *room = &level->rooms[node->room];
-      snprintf(rolled + at, sizeof rolled - (size_t)at, "%sroom table %d: %dx%d %s, %d exits",
+      snprintf(rolled + at, sizeof rolled - (size_t)at, "%sroom table %d: %dx%d %s, exits %d",
                strcmp(p->form, "start") == 0 ? "start, " : "", p->shape_entry, room->width,
                room->height, room->kind, p->exits);
     } else if (p->rolls[0] >= 0) {
-      snprintf(rolled + at, sizeof rolled - (size_t)at, "rolls %d,%d: %s", p->rolls[0],
-               p->rolls[1], p->form);
+      snprintf(rolled + at, sizeof rolled - (size_t)at, "rolls %d,%d: %s", p->rolls[0], p->rolls[1],
+               p->form);
     } else if (strcmp(node->kind, "sublevel") == 0) {
       snprintf(rolled + at, sizeof rolled - (size_t)at, "crossing: stairs to the level %s",
                p->form);

@@ -87,31 +87,31 @@ enum { NL_NORTH = 1, NL_EAST = 2, NL_SOUTH = 4, NL_WEST = 8 };
 
 /* What the designer reads about one point (parallel to the graph nodes). */
 typedef struct nl_point {
-  int cell;          /* area index: row * columns + column */
-  int owner;         /* number of the room whose corridors reached it */
-  int d10;           /* the d10 that made it, -1 if none (start, crossings) */
-  int rolls[2];      /* a junction's two destination rolls, else -1 */
-  const char *form;  /* static: "start", "room", "turn", "intersection",
-                      * "crossing", "joined", "fork", "dead_end", "below",
-                      * "above" */
-  int shape_entry;   /* rooms: the room table line rolled (1-based), else 0 */
-  int exits;         /* exits rolled from here */
+  int cell;         /* area index: row * columns + column */
+  int owner;        /* number of the room whose corridors reached it */
+  int d10;          /* the d10 that made it, -1 if none (start, crossings) */
+  int rolls[2];     /* a junction's two destination rolls, else -1 */
+  const char *form; /* static: "start", "room", "turn", "intersection",
+                     * "crossing", "joined", "fork", "dead_end", "below",
+                     * "above" */
+  int shape_entry;  /* rooms: the room table line rolled (1-based), else 0 */
+  int exits;        /* exits rolled from here */
 } nl_point;
 
 /* One exit waiting for its corridor. */
 typedef struct nl_exit {
-  int node;  /* where the corridor starts */
-  int roll;  /* its destination roll */
+  int node; /* where the corridor starts */
+  int roll; /* its destination roll */
 } nl_exit;
 
 /* The extension data a nonlinear level carries (JSON and legend). */
 typedef struct nl_extension {
-  int method;            /* NL_METHOD_* */
-  int columns, rows;     /* areas */
+  int method;        /* NL_METHOD_* */
+  int columns, rows; /* areas */
   int area_width, area_height;
   int origin_x, origin_y; /* top-left tile of area (0, 0) */
-  nl_room_table table;   /* the room table in use */
-  nl_point *points;      /* one per graph node, owned */
+  nl_room_table table;    /* the room table in use */
+  nl_point *points;       /* one per graph node, owned */
   int point_count;
   const dg_level *level; /* the level that owns this extension; borrowed */
 } nl_extension;
@@ -120,21 +120,21 @@ typedef struct nl_state {
   dg_level *level;
   const dg_params *params;
   dg_arena arena;
-  dg_rng dice;         /* destination rolls, d10, junction rolls */
-  dg_rng layout;       /* room table rolls and exit counts */
-  dg_rng crossing;     /* sublevel chance and its direction */
+  dg_rng dice;     /* destination rolls, d10, junction rolls */
+  dg_rng layout;   /* room table rolls and exit counts */
+  dg_rng crossing; /* sublevel chance and its direction */
   int method, threshold, rooms_target, start_exits, room_exits_max;
   double sublevel_chance;
   nl_room_table table;
   int columns, rows, area_width, area_height, origin_x, origin_y;
-  nl_cell *cells;      /* columns * rows */
-  nl_point *points;    /* one per graph node; at most one node per area */
-  int *corner;         /* per graph edge: the area where its corridor turns */
-  int edge_capacity;   /* entries in corner */
-  int *letters;        /* per room number: sub-point letters handed out */
-  nl_exit *queue;      /* exits, first in first out */
+  nl_cell *cells;    /* columns * rows */
+  nl_point *points;  /* one per graph node; at most one node per area */
+  int *corner;       /* per graph edge: the area where its corridor turns */
+  int edge_capacity; /* entries in corner */
+  int *letters;      /* per room number: sub-point letters handed out */
+  nl_exit *queue;    /* exits, first in first out */
   int queue_head, queue_tail, queue_capacity;
-  int *pending;        /* scratch: areas entered by the corridor being dug */
+  int *pending; /* scratch: areas entered by the corridor being dug */
   int pending_count;
   int64_t exits_rolled, exits_merged, exits_off_map, joins, forks, crossings, sublevels;
   int64_t d10_counts[3], turns, intersections;
