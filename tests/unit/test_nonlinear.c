@@ -334,6 +334,51 @@ Test(nonlinear_levels, everything_reachable_from_the_start_room) {
     }
 }
 
+/* True when every tile from (x0, y0) to (x1, y1), turning at (cx, cy), is
+ * walkable. */
+static bool walkable_l(const dg_grid *grid, int x0, int y0, int cx, int cy, int x1, int y1) {
+  int points[3][2] = {{x0, y0}, {cx, cy}, {x1, y1}};
+  for (int leg = 0; leg < 2; leg++) {
+    int x = points[leg][0], y = points[leg][1];
+    int tx = points[leg + 1][0], ty = points[leg + 1][1];
+    for (;;) {
+      if (!dg_tile_walkable(dg_grid_get(grid, x, y)))
+        return false;
+      if (x == tx && y == ty)
+        break;
+      x += (tx > x) - (tx < x);
+      y += (ty > y) - (ty < y);
+    }
+  }
+  return true;
+}
+
+/* Every edge, including the halves of corridors split by later joins,
+ * forks and crossings, is a dug straight line or L between its ends' centre
+ * tiles, and its length is that walk's. */
+Test(nonlinear_levels, edges_follow_dug_corridors) {
+  static const char *const variants[][3] = {
+      {"sublevel_chance=0.5", NULL}, {"method=grid", NULL}, {"rooms=10000", "threshold=8", NULL}};
+  for (size_t v = 0; v < 3; v++)
+    for (uint64_t seed = 1; seed <= 150; seed++) {
+      dg_level *level = generate(variants[v], seed);
+      const dg_graph *graph = &level->graph;
+      for (int e = 0; e < graph->edge_count; e++) {
+        const dg_node *a = &graph->nodes[graph->edges[e].from];
+        const dg_node *b = &graph->nodes[graph->edges[e].to];
+        cr_assert_neq(graph->edges[e].from, graph->edges[e].to);
+        cr_assert_eq(graph->edges[e].length, abs(a->x - b->x) + abs(a->y - b->y),
+                     "variant %zu seed %llu edge %s-%s", v, (unsigned long long)seed, a->label,
+                     b->label);
+        cr_assert(walkable_l(&level->grid, a->x, a->y, b->x, a->y, b->x, b->y) ||
+                      walkable_l(&level->grid, a->x, a->y, a->x, b->y, b->x, b->y),
+                  "variant %zu seed %llu edge %s-%s is not dug", v, (unsigned long long)seed,
+                  a->label, b->label);
+      }
+      dg_level_free(level);
+    }
+}
+
 Test(nonlinear_levels, labels_are_relative_and_unique) {
   const char *settings[] = {"sublevel_chance=0.5", NULL};
   for (uint64_t seed = 1; seed <= 100; seed++) {
