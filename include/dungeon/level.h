@@ -75,8 +75,9 @@ typedef struct dg_level_extension {
   void (*free_data)(void *data);               /* frees `data` */
   int (*to_json)(const void *data, json_t *level_object); /* adds members; 0 or DG_ENOMEM */
   /* Optional text printed under the ASCII map (a legend), NULL for none:
-   * a malloc'd, NUL-terminated string to *text; 0 or DG_ENOMEM. */
-  int (*to_text)(const void *data, char **text);
+   * reads `level` (its own data is level->extension.data) and puts a
+   * malloc'd, NUL-terminated string in *text; 0 or DG_ENOMEM. */
+  int (*to_text)(const struct dg_level *level, char **text);
 } dg_level_extension;
 
 struct dg_level {

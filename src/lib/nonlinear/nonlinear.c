@@ -106,12 +106,10 @@ static int extension_to_json(const void *data, json_t *level_object) {
                                                 entry->width, "height", entry->height, "shape",
                                                 shape_name(entry->cross))) == 0;
   }
-  const dg_graph *graph = &e->level->graph;
   for (int i = 0; ok && i < e->point_count; i++) {
     const nl_point *p = &e->points[i];
-    const dg_node *node = &graph->nodes[i];
     json_t *point =
-        json_pack("{s:s,s:i,s:s,s:s,s:i,s:i}", "label", node->label, "node", i, "kind", node->kind,
+        json_pack("{s:s,s:i,s:s,s:s,s:i,s:i}", "label", p->label, "node", i, "kind", p->kind,
                   "form", p->form, "area_x", p->cell % e->columns, "area_y", p->cell / e->columns);
     ok = point != NULL && json_array_append_new(points, point) == 0;
     if (ok && p->d10 >= 0)
@@ -128,9 +126,8 @@ static int extension_to_json(const void *data, json_t *level_object) {
 
 /* Under the map: every labelled point with how it was rolled, then every
  * corridor with its destination roll, so a designer can follow the dice. */
-static int extension_to_text(const void *data, char **text) {
-  const nl_extension *e = data;
-  const dg_level *level = e->level;
+static int extension_to_text(const dg_level *level, char **text) {
+  const nl_extension *e = level->extension.data;
   const dg_graph *graph = &level->graph;
   char *buffer = NULL;
   size_t size = 0;
@@ -257,6 +254,10 @@ static int nonlinear_generate(const dg_context *context, const dg_request *reque
   if (extension->points == NULL)
     goto fail;
   memcpy(extension->points, s.points, (size_t)points * sizeof *extension->points);
+  for (int i = 0; i < points; i++) {
+    memcpy(extension->points[i].label, level->graph.nodes[i].label, DG_LABEL_MAX);
+    extension->points[i].kind = level->graph.nodes[i].kind;
+  }
   extension->point_count = points;
   extension->method = s.method;
   extension->columns = s.columns;
@@ -266,7 +267,6 @@ static int nonlinear_generate(const dg_context *context, const dg_request *reque
   extension->origin_x = s.origin_x;
   extension->origin_y = s.origin_y;
   extension->table = s.table;
-  extension->level = level;
   level->extension =
       (dg_level_extension){extension, extension_free, extension_to_json, extension_to_text};
   free(s.corner);

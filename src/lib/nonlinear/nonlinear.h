@@ -87,15 +87,17 @@ enum { NL_NORTH = 1, NL_EAST = 2, NL_SOUTH = 4, NL_WEST = 8 };
 
 /* What the designer reads about one point (parallel to the graph nodes). */
 typedef struct nl_point {
-  int cell;         /* area index: row * columns + column */
-  int owner;        /* number of the room whose corridors reached it */
-  int d10;          /* the d10 that made it, -1 if none (start, crossings) */
-  int rolls[2];     /* a junction's two destination rolls, else -1 */
-  const char *form; /* static: "start", "room", "turn", "intersection",
-                     * "crossing", "joined", "fork", "dead_end", "below",
-                     * "above" */
-  int shape_entry;  /* rooms: the room table line rolled (1-based), else 0 */
-  int exits;        /* exits rolled from here */
+  char label[DG_LABEL_MAX]; /* the node's label, copied when growth ends */
+  const char *kind;         /* the node's kind (static), copied likewise */
+  int cell;                 /* area index: row * columns + column */
+  int owner;                /* number of the room whose corridors reached it */
+  int d10;                  /* the d10 that made it, -1 if none (start, crossings) */
+  int rolls[2];             /* a junction's two destination rolls, else -1 */
+  const char *form;         /* static: "start", "room", "turn", "intersection",
+                             * "crossing", "joined", "fork", "dead_end", "below",
+                             * "above" */
+  int shape_entry;          /* rooms: the room table line rolled (1-based), else 0 */
+  int exits;                /* exits rolled from here */
 } nl_point;
 
 /* One exit waiting for its corridor. */
@@ -113,7 +115,6 @@ typedef struct nl_extension {
   nl_room_table table;    /* the room table in use */
   nl_point *points;       /* one per graph node, owned */
   int point_count;
-  const dg_level *level; /* the level that owns this extension; borrowed */
 } nl_extension;
 
 typedef struct nl_state {

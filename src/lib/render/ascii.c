@@ -40,7 +40,7 @@ int dg_level_dump_ascii(const dg_level *level, char **text, size_t *length) {
   char *legend = NULL;
   size_t legend_length = 0;
   if (level->extension.to_text != NULL) {
-    if (level->extension.to_text(level->extension.data, &legend) != 0)
+    if (level->extension.to_text(level, &legend) != 0)
       return DG_ENOMEM;
     legend_length = strlen(legend);
   }
