@@ -478,6 +478,52 @@ Test(nonlinear_levels, ends_within_the_map_and_the_room_target) {
     }
 }
 
+/* Random parameter sets across their whole ranges (maps kept small enough
+ * to be quick): every valid one generates, connected, within the map. */
+Test(nonlinear_levels, random_parameters_always_generate) {
+  const dg_algorithm *algorithm = dg_algorithm_find("nonlinear");
+  dg_rng rng;
+  dg_rng_seed(&rng, 99u, 1u);
+  int generated = 0;
+  for (int round = 0; round < 400; round++) {
+    dg_request request;
+    dg_request_init(&request, algorithm);
+    dg_params *p = &request.params;
+    p->number[NL_P_AREA_WIDTH] = dg_rng_range(&rng, 4, 40);
+    p->number[NL_P_AREA_HEIGHT] = dg_rng_range(&rng, 4, 40);
+    p->number[NL_P_WIDTH] = dg_rng_range(&rng, 14, 200);
+    p->number[NL_P_HEIGHT] = dg_rng_range(&rng, 14, 200);
+    p->number[NL_P_METHOD] = dg_rng_range(&rng, 0, 1);
+    p->number[NL_P_THRESHOLD] = dg_rng_range(&rng, 0, 9);
+    p->number[NL_P_ROOMS] = dg_rng_range(&rng, 1, 60);
+    p->number[NL_P_START_EXITS] = dg_rng_range(&rng, 1, 12);
+    p->number[NL_P_ROOM_EXITS_MAX] = dg_rng_range(&rng, 0, 12);
+    p->number[NL_P_SUBLEVEL_CHANCE] = dg_rng_unit(&rng);
+    snprintf(p->text[NL_P_ROOM_TABLE], DG_PARAM_STRING_MAX, "%dx%d_%dx%dc_1x1",
+             dg_rng_range(&rng, 1, 40), dg_rng_range(&rng, 1, 40), dg_rng_range(&rng, 1, 40),
+             dg_rng_range(&rng, 1, 40));
+    dg_error err = {0};
+    if (dg_request_validate(&request, &err) != 0)
+      continue;
+    request.seed = dg_rng_next(&rng);
+    request.seed_given = true;
+    dg_level *level = NULL;
+    cr_assert_eq(dg_generate(NULL, &request, NULL, &level, &err), 0, "round %d: %s", round,
+                 err.message);
+    cr_assert(level->metrics.connected, "round %d", round);
+    cr_assert_leq(level->room_count, dg_param_int(p, NL_P_ROOMS));
+    for (int r = 0; r < level->room_count; r++) {
+      const dg_room *room = &level->rooms[r];
+      cr_assert(room->x >= 2 && room->y >= 2 && room->x + room->width <= level->grid.width - 2 &&
+                    room->y + room->height <= level->grid.height - 2,
+                "round %d: room %d outside the map", round, r);
+    }
+    generated++;
+    dg_level_free(level);
+  }
+  cr_assert_gt(generated, 100, "only %d parameter sets were valid", generated);
+}
+
 Test(nonlinear_levels, cancellation_is_honoured) {
   dg_request request;
   make_request(&request, NULL, 1);
