@@ -75,6 +75,10 @@ typedef struct dg_level_extension {
   void *data;                                             /* owned by the level */
   void (*free_data)(void *data);                          /* frees `data` */
   int (*to_json)(const void *data, json_t *level_object); /* adds members; 0 or DG_ENOMEM */
+  /* Optional text printed under the ASCII map (a legend), NULL for none:
+   * reads `level` (its own data is level->extension.data) and puts a
+   * malloc'd, NUL-terminated string in *text; 0 or DG_ENOMEM. */
+  int (*to_text)(const struct dg_level *level, char **text);
 } dg_level_extension;
 
 struct dg_level {
@@ -131,8 +135,9 @@ json_t *dg_level_to_json(const dg_level *level);
 int dg_level_dump_json(const dg_level *level, char **text, size_t *length);
 
 /* The level as an ASCII map: the grid rows, one per line, each ending in
- * '\n' (a level without a grid draws its graph as a list). Caller frees
- * with free(). 0 or DG_ENOMEM. */
+ * '\n' (a level without a grid draws its graph as a list), followed by the
+ * extension's text (a legend) when it has one. Caller frees with free().
+ * 0 or DG_ENOMEM. */
 int dg_level_dump_ascii(const dg_level *level, char **text, size_t *length);
 
 #ifdef __cplusplus

@@ -188,7 +188,7 @@ Test(request, cli_numbers_are_plain) {
   dg_request request;
   dg_request_init(&request, dg_algorithm_find("classic"));
   dg_error err = {0};
-  static const char *const bad_ints[] = {"0x50", "1e2", " 80", "80 ", "8.0", "inf", ""};
+  static const char *const bad_ints[] = {"0x50", " 80", "80 ", "inf", "", "-"};
   for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
     cr_assert_eq(dg_request_set_text(&request, "width", bad_ints[i], &err), DG_ETYPE,
                  "width '%s' accepted", bad_ints[i]);
@@ -197,5 +197,8 @@ Test(request, cli_numbers_are_plain) {
     cr_assert_eq(dg_request_set_text(&request, "closet_chance", bad_reals[i], &err), DG_ETYPE,
                  "closet_chance '%s' accepted", bad_reals[i]);
   cr_assert_eq(dg_request_set_text(&request, "closet_chance", "5e-1", &err), 0);
+  /* A number, but not an integer: out of the parameter's set, as in JSON. */
+  cr_assert_eq(dg_request_set_text(&request, "width", "80.5", &err), DG_EINVAL);
+  cr_assert_eq(dg_request_set_text(&request, "width", "1e2", &err), 0);
   cr_assert_eq(dg_request_set_text(&request, "width", "120", &err), 0);
 }

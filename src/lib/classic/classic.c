@@ -232,7 +232,7 @@ static int classic_generate(const dg_context *context, const dg_request *request
   closets->items = s.closets.items;
   closets->count = s.closets.count;
   s.closets.items = NULL;
-  level->extension = (dg_level_extension){closets, closets_free, closets_to_json};
+  level->extension = (dg_level_extension){closets, closets_free, closets_to_json, NULL};
   dg_arena_close(&s.arena);
   return 0;
 fail:

@@ -154,8 +154,9 @@ int dg_params_check(const dg_algorithm *algorithm, const dg_params *params, dg_e
 }
 
 /* Text that strtod would accept but a person did not mean as a plain
- * number: hex, leading blanks, "inf", "nan". Integers take digits only. */
-static bool plain_number(const char *text, bool integer) {
+ * number: hex, leading blanks, "inf", "nan". A non-integral value for an
+ * integer parameter is then refused by the range check, as in JSON. */
+static bool plain_number(const char *text) {
   if (*text == '-' || *text == '+')
     text++;
   if (*text < '0' || *text > '9')
@@ -163,7 +164,7 @@ static bool plain_number(const char *text, bool integer) {
   for (; *text != '\0'; text++) {
     char c = *text;
     bool digit = c >= '0' && c <= '9';
-    if (!digit && (integer || (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+')))
+    if (!digit && c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+')
       return false;
   }
   return true;
@@ -232,7 +233,7 @@ int dg_request_set_text(dg_request *request, const char *name, const char *text,
   case DG_PARAM_FLOAT: {
     char *end = NULL;
     errno = 0;
-    parsed.number = plain_number(text, def->type == DG_PARAM_INT) ? strtod(text, &end) : 0;
+    parsed.number = plain_number(text) ? strtod(text, &end) : 0;
     if (end == NULL || end == text || *end != '\0' || errno != 0)
       return dg_error_set(err, DG_ETYPE, name, "%s must be %s, not '%s'", name,
                           dg_param_describe_range(def, range, sizeof range), text);

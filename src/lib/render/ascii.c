@@ -1,5 +1,5 @@
 /* The ASCII map: the grid's rows as text, or for a level without a grid a
- * readable list of its graph. */
+ * readable list of its graph; then the generator's legend, if it has one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,19 +37,31 @@ int dg_level_dump_ascii(const dg_level *level, char **text, size_t *length) {
   if (!level->has_grid)
     return dump_graph(level, text, length);
   const dg_grid *grid = &level->grid;
+  char *legend = NULL;
+  size_t legend_length = 0;
+  if (level->extension.to_text != NULL) {
+    if (level->extension.to_text(level, &legend) != 0)
+      return DG_ENOMEM;
+    legend_length = strlen(legend);
+  }
   size_t size = (size_t)(grid->width + 1) * (size_t)grid->height;
-  char *buffer = malloc(size + 1);
-  if (buffer == NULL)
+  char *buffer = malloc(size + legend_length + 1);
+  if (buffer == NULL) {
+    free(legend);
     return DG_ENOMEM;
+  }
   char *at = buffer;
   for (int y = 0; y < grid->height; y++) {
     for (int x = 0; x < grid->width; x++)
       *at++ = dg_grid_glyph(grid, x, y);
     *at++ = '\n';
   }
-  *at = '\0';
+  if (legend_length > 0)
+    memcpy(at, legend, legend_length);
+  at[legend_length] = '\0';
+  free(legend);
   *text = buffer;
   if (length != NULL)
-    *length = size;
+    *length = size + legend_length;
   return 0;
 }

@@ -1,0 +1,453 @@
+/* Growing a `nonlinear` dungeon door by door (seeds/002, SubMethod II).
+ *
+ * The map is a coarse grid of areas; every point of interest (room,
+ * junction, dead end, sublevel stairs) owns one area and sits at its centre,
+ * and corridors run between centres along area rows and columns. Starting
+ * from the room in the middle, each exit rolls a destination relative to
+ * where it leaves (d12 clock or d8 tic-tac-toe), and its corridor heads
+ * there: straight, or first along the short side and then turning, as the
+ * seed's "turns west for about 40 feet, then south until it connects with
+ * Room 7". On the way the corridor may cross an older corridor (an
+ * intersection, or by `sublevel_chance` stairs under or over it), and it
+ * stops early where it meets a room, a point or a corridor ("the new
+ * corridor connects with it"). An unmapped destination rolls the d10. Every
+ * new point takes an empty area, so the growth ends within the map. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nonlinear.h"
+
+/* Direction bits and their steps. */
+static uint8_t direction_of(int dx, int dy) {
+  if (dy < 0)
+    return NL_NORTH;
+  if (dx > 0)
+    return NL_EAST;
+  if (dy > 0)
+    return NL_SOUTH;
+  return NL_WEST;
+}
+
+static uint8_t opposite(uint8_t direction) {
+  return (uint8_t)(((direction << 2) | (direction >> 2)) & 15);
+}
+
+static int sign(int value) {
+  return (value > 0) - (value < 0);
+}
+
+void nl_cell_centre(const nl_state *s, int cell, int *x, int *y) {
+  *x = s->origin_x + (cell % s->columns) * s->area_width + s->area_width / 2;
+  *y = s->origin_y + (cell / s->columns) * s->area_height + s->area_height / 2;
+}
+
+/* Walking length in tiles between two area centres on one row or column. */
+static int tile_distance(const nl_state *s, int a, int b) {
+  return abs(a % s->columns - b % s->columns) * s->area_width +
+         abs(a / s->columns - b / s->columns) * s->area_height;
+}
+
+/* One area from `cell` towards `target` (on the same row or column). */
+static int step_toward(const nl_state *s, int cell, int target) {
+  int dx = sign(target % s->columns - cell % s->columns);
+  int dy = sign(target / s->columns - cell / s->columns);
+  return cell + dy * s->columns + dx;
+}
+
+/* True when `cell` lies on the straight stretch from a to b inclusive. */
+static bool on_stretch(const nl_state *s, int a, int b, int cell) {
+  int ax = a % s->columns, ay = a / s->columns, bx = b % s->columns, by = b / s->columns;
+  int x = cell % s->columns, y = cell / s->columns;
+  if (ay == by && y == ay)
+    return x >= (ax < bx ? ax : bx) && x <= (ax > bx ? ax : bx);
+  if (ax == bx && x == ax)
+    return y >= (ay < by ? ay : by) && y <= (ay > by ? ay : by);
+  return false;
+}
+
+/* Sub-point letters: A..Z, then AA, AB... (bijective base 26). */
+static void sub_label(char *out, int room_number, int index) {
+  char letters[8];
+  int count = 0;
+  for (int n = index + 1; n > 0 && count < 7; n = (n - 1) / 26)
+    letters[count++] = (char)('A' + (n - 1) % 26);
+  int at = 0;
+  for (int n = room_number; n > 0 || at == 0; n /= 10)
+    at++;
+  if (at + count >= DG_LABEL_MAX) {
+    out[0] = '\0';
+    return;
+  }
+  for (int i = at - 1, n = room_number; i >= 0; i--, n /= 10)
+    out[i] = (char)('0' + n % 10);
+  for (int i = 0; i < count; i++)
+    out[at + i] = letters[count - 1 - i];
+  out[at + count] = '\0';
+}
+
+/* Appends a point node at `cell`. Its label is a sub-point of room `owner`
+ * unless it is a room. */
+static int add_point(nl_state *s, const char *kind, int cell, int owner, const char *form, int room,
+                     int *id) {
+  int x, y;
+  nl_cell_centre(s, cell, &x, &y);
+  int rc = dg_graph_add_node(&s->level->graph, kind, x, y, room, id);
+  if (rc != 0)
+    return rc;
+  s->points[*id] =
+      (nl_point){.cell = cell, .owner = owner, .d10 = -1, .rolls = {-1, -1}, .form = form};
+  s->cells[cell].node = *id;
+  dg_node *node = &s->level->graph.nodes[*id];
+  if (room >= 0)
+    memcpy(node->label, s->level->rooms[room].label, DG_LABEL_MAX);
+  else
+    sub_label(node->label, owner, s->letters[owner]++);
+  return 0;
+}
+
+/* The room whose area holds tile (x, y), or -1. */
+static int room_at_tile(const nl_state *s, int x, int y) {
+  int column = (x - s->origin_x) / s->area_width, row = (y - s->origin_y) / s->area_height;
+  if (x < s->origin_x || y < s->origin_y || column >= s->columns || row >= s->rows)
+    return -1;
+  int node = s->cells[row * s->columns + column].node;
+  return node >= 0 ? s->level->graph.nodes[node].room : -1;
+}
+
+/* Digs one tile of corridor: stone becomes corridor, a room wall a door. */
+static int dig_tile(nl_state *s, int x, int y) {
+  dg_grid *grid = &s->level->grid;
+  dg_tile tile = dg_grid_get(grid, x, y);
+  if (tile == DG_TILE_STONE) {
+    dg_grid_set(grid, x, y, DG_TILE_CORRIDOR);
+  } else if (tile == DG_TILE_WALL) {
+    dg_grid_set(grid, x, y, DG_TILE_DOOR);
+    dg_door door = {.x = x, .y = y, .room = room_at_tile(s, x, y), .secret = false};
+    return dg_level_add_door(s->level, &door);
+  }
+  return 0;
+}
+
+static int dig_line(nl_state *s, int from, int to) {
+  int x0, y0, x1, y1;
+  nl_cell_centre(s, from, &x0, &y0);
+  nl_cell_centre(s, to, &x1, &y1);
+  int dx = sign(x1 - x0), dy = sign(y1 - y0);
+  for (int x = x0, y = y0;; x += dx, y += dy) {
+    int rc = dig_tile(s, x, y);
+    if (rc != 0)
+      return rc;
+    if (x == x1 && y == y1)
+      return 0;
+  }
+}
+
+/* Grows the per-edge corner array so that edge `edge` fits. */
+static int reserve_edge(nl_state *s, int edge) {
+  if (edge < s->edge_capacity)
+    return 0;
+  int grown = s->edge_capacity * 2 > edge + 1 ? s->edge_capacity * 2 : edge + 64;
+  int *bigger = realloc(s->corner, (size_t)grown * sizeof *bigger);
+  if (bigger == NULL)
+    return DG_ENOMEM;
+  s->corner = bigger;
+  s->edge_capacity = grown;
+  return 0;
+}
+
+/* Records a corridor from node `from` to node `to` turning at area
+ * `corner` (equal to from's area when straight), digs its tiles, and hands
+ * the areas it passed through (s->pending) to the new edge. */
+static int add_corridor(nl_state *s, int from, int to, const char *kind, int roll, int corner) {
+  int a = s->points[from].cell, b = s->points[to].cell;
+  int length = tile_distance(s, a, corner) + tile_distance(s, corner, b);
+  int edge = s->level->graph.edge_count;
+  int rc = reserve_edge(s, edge);
+  if (rc == 0)
+    rc = dg_graph_add_edge(&s->level->graph, from, to, kind, length);
+  if (rc != 0)
+    return rc;
+  s->level->graph.edges[edge].roll = roll;
+  s->corner[edge] = corner;
+  for (int i = 0; i < s->pending_count; i++)
+    s->cells[s->pending[i]].edge = edge;
+  s->pending_count = 0;
+  if ((rc = dig_line(s, a, corner)) != 0)
+    return rc;
+  return dig_line(s, corner, b);
+}
+
+/* Splits the corridor passing through area `cell` with a new junction
+ * there, so that a new corridor can join or cross it. *id gets the node. */
+static int split_corridor(nl_state *s, int cell, int owner, const char *form, int *id) {
+  int edge = s->cells[cell].edge;
+  if (edge < 0)
+    return DG_EINTERNAL;
+  int from = s->level->graph.edges[edge].from, to = s->level->graph.edges[edge].to;
+  int a = s->points[from].cell, b = s->points[to].cell, corner = s->corner[edge];
+  /* The L from a to b, cut at `cell`: each half is again an L or a line. */
+  bool first_leg = on_stretch(s, a, corner, cell);
+  int corner_before = first_leg ? a : corner, corner_after = first_leg ? corner : cell;
+  int rc = add_point(s, "junction", cell, owner, form, -1, id);
+  if (rc != 0)
+    return rc;
+  int second = s->level->graph.edge_count;
+  if ((rc = reserve_edge(s, second)) != 0)
+    return rc;
+  dg_edge old = s->level->graph.edges[edge];
+  /* A sublevel link is the stretch just past the stairs: the far half is an
+   * ordinary corridor again. */
+  const char *kind = strcmp(old.kind, "sublevel") == 0 ? "corridor" : old.kind;
+  rc = dg_graph_add_edge(&s->level->graph, *id, to, kind,
+                         tile_distance(s, cell, corner_after) + tile_distance(s, corner_after, b));
+  if (rc != 0)
+    return rc;
+  dg_edge *first = &s->level->graph.edges[edge];
+  first->to = *id;
+  first->length = tile_distance(s, a, corner_before) + tile_distance(s, corner_before, cell);
+  s->level->graph.edges[second].roll = old.roll;
+  s->corner[edge] = corner_before;
+  s->corner[second] = corner_after;
+  /* The areas past the cut now belong to the second half. */
+  int at = cell;
+  while (at != corner_after) {
+    at = step_toward(s, at, corner_after);
+    if (s->cells[at].edge == edge)
+      s->cells[at].edge = second;
+  }
+  while (at != b) {
+    at = step_toward(s, at, b);
+    if (s->cells[at].edge == edge)
+      s->cells[at].edge = second;
+  }
+  return 0;
+}
+
+static int push_exit(nl_state *s, int node, int roll) {
+  if (s->queue_tail >= s->queue_capacity)
+    return DG_EINTERNAL;
+  s->queue[s->queue_tail++] = (nl_exit){node, roll};
+  s->points[node].exits++;
+  return 0;
+}
+
+/* Paints a room's floor and walls, cutting the corners of a cross. */
+static void paint_room(nl_state *s, const dg_room *room, bool cross) {
+  dg_grid *grid = &s->level->grid;
+  int x0 = room->x, y0 = room->y, x1 = room->x + room->width - 1, y1 = room->y + room->height - 1;
+  for (int y = y0 - 1; y <= y1 + 1; y++)
+    for (int x = x0 - 1; x <= x1 + 1; x++) {
+      bool floor = x >= x0 && x <= x1 && y >= y0 && y <= y1;
+      dg_grid_set(grid, x, y, floor ? DG_TILE_FLOOR : DG_TILE_WALL);
+    }
+  if (!cross)
+    return;
+  /* Each floor corner becomes wall and the three wall tiles outside it
+   * stone, so the outline follows the cut. */
+  const int corners[4][4] = {{x0, y0, -1, -1}, {x1, y0, 1, -1}, {x0, y1, -1, 1}, {x1, y1, 1, 1}};
+  for (int c = 0; c < 4; c++) {
+    int x = corners[c][0], y = corners[c][1], dx = corners[c][2], dy = corners[c][3];
+    dg_grid_set(grid, x, y, DG_TILE_WALL);
+    dg_grid_set(grid, x + dx, y, DG_TILE_STONE);
+    dg_grid_set(grid, x, y + dy, DG_TILE_STONE);
+    dg_grid_set(grid, x + dx, y + dy, DG_TILE_STONE);
+  }
+}
+
+/* A room in area `cell`: a line of the room table (seed 002: "roll on any
+ * table you prefer to determine room size, shape"), clamped to the area so
+ * that rooms never touch, centred on the area's centre. Then its exits. */
+static int add_room(nl_state *s, int cell, const char *form, int exits, int *id) {
+  int line = dg_rng_die(&s->layout, s->table.count);
+  nl_room_entry entry = s->table.entries[line - 1];
+  int width = entry.width < s->area_width - 3 ? entry.width : s->area_width - 3;
+  int height = entry.height < s->area_height - 3 ? entry.height : s->area_height - 3;
+  bool cross = entry.cross && width >= 3 && height >= 3;
+  int cx, cy;
+  nl_cell_centre(s, cell, &cx, &cy);
+  dg_room room = {.x = cx - (width - 1) / 2,
+                  .y = cy - (height - 1) / 2,
+                  .width = width,
+                  .height = height,
+                  .kind = cross ? "cross" : "room"};
+  int number = s->level->room_count + 1, index;
+  snprintf(room.label, sizeof room.label, "%d", number);
+  int rc = dg_level_add_room(s->level, &room, &index);
+  if (rc != 0)
+    return rc;
+  paint_room(s, &room, cross);
+  if ((rc = add_point(s, "room", cell, number, form, index, id)) != 0)
+    return rc;
+  s->points[*id].shape_entry = line;
+  for (int i = 0; i < exits && rc == 0; i++)
+    rc = push_exit(s, *id, nl_roll_destination(&s->dice, s->method));
+  return rc;
+}
+
+/* Seed 002's d10 for an unmapped destination: 0 a dead end; up to the
+ * threshold a junction that rolls twice for its own destinations, doubles
+ * making it a turn rather than an intersection; above it a room. */
+static int fill_area(nl_state *s, int cell, int owner, int *id) {
+  int d10 = nl_roll_d10(&s->dice);
+  nl_area_roll what = nl_area_of_d10(d10, s->threshold);
+  s->d10_counts[what]++;
+  int rc;
+  if (what == NL_DEAD_END) {
+    rc = add_point(s, "dead_end", cell, owner, "dead_end", -1, id);
+  } else if (what == NL_JUNCTION) {
+    rc = add_point(s, "junction", cell, owner, "intersection", -1, id);
+    int first = nl_roll_destination(&s->dice, s->method);
+    int second = nl_roll_destination(&s->dice, s->method);
+    if (rc == 0) {
+      s->points[*id].rolls[0] = first;
+      s->points[*id].rolls[1] = second;
+      if (first == second) {
+        s->points[*id].form = "turn";
+        s->turns++;
+        rc = push_exit(s, *id, first);
+      } else {
+        s->intersections++;
+        rc = push_exit(s, *id, first);
+        if (rc == 0)
+          rc = push_exit(s, *id, second);
+      }
+    }
+  } else {
+    int exits = s->room_exits_max > 0 ? dg_rng_die(&s->layout, s->room_exits_max) : 0;
+    rc = add_room(s, cell, "room", exits, id);
+  }
+  if (rc == 0)
+    s->points[*id].d10 = d10;
+  return rc;
+}
+
+/* Digs the corridor of one exit, as far as it goes. */
+static int dig_exit(nl_state *s, nl_exit exit) {
+  int start = s->points[exit.node].cell, owner = s->points[exit.node].owner;
+  int sx = start % s->columns, sy = start / s->columns, dx, dy;
+  nl_destination_offset(s->method, exit.roll, &dx, &dy);
+  s->exits_rolled++;
+  /* Off the map the corridor stops at its edge: what lies there is rolled
+   * like any other destination. */
+  int tx = sx + dx < 0 ? 0 : sx + dx >= s->columns ? s->columns - 1 : sx + dx;
+  int ty = sy + dy < 0 ? 0 : sy + dy >= s->rows ? s->rows - 1 : sy + dy;
+  int target = ty * s->columns + tx;
+  if (target == start) {
+    s->exits_off_map++;
+    return 0;
+  }
+  /* The short side first, then the turn (ties: across first, as the
+   * seed's west-then-south example). */
+  int corner = abs(dx) <= abs(dy) ? sy * s->columns + tx : ty * s->columns + sx;
+  int from = exit.node, at = start, segment_start = start, id, rc;
+  bool past_corner = corner == start, segment_before_corner = !past_corner, following = false;
+  const char *kind = "corridor";
+  s->pending_count = 0;
+  for (;;) {
+    if (!past_corner && at == corner)
+      past_corner = true;
+    int next = step_toward(s, at, past_corner ? target : corner);
+    int ndx = next % s->columns - at % s->columns, ndy = next / s->columns - at / s->columns;
+    uint8_t way = direction_of(ndx, ndy);
+    bool last = next == target, turning = !past_corner && next == corner && corner != target;
+    if (s->cells[at].links & way) {
+      /* A corridor already leaves this way (through the same door, or
+       * along the same stretch): walk along it rather than dig beside it,
+       * and branch off where the ways part. */
+      following = true;
+      if (last) {
+        s->exits_merged++;
+        return 0;
+      }
+      if (s->cells[next].node >= 0) {
+        from = s->cells[next].node;
+        segment_start = next;
+        segment_before_corner = !past_corner;
+      }
+      at = next;
+      continue;
+    }
+    if (following && s->cells[at].node < 0) {
+      /* Leaving a corridor it followed: a fork there. */
+      s->forks++;
+      if ((rc = split_corridor(s, at, owner, "fork", &id)) != 0)
+        return rc;
+      from = id;
+      segment_start = at;
+      segment_before_corner = !past_corner;
+    }
+    following = false;
+    int edge_corner = segment_before_corner && past_corner ? corner : segment_start;
+    nl_cell *cell = &s->cells[next];
+    s->cells[at].links |= way;
+    uint8_t existing = cell->links;
+    cell->links |= opposite(way);
+    if (cell->node >= 0) {
+      /* A room or point already there: connect with it. */
+      s->joins++;
+      dg_node *node = &s->level->graph.nodes[cell->node];
+      if (strcmp(node->kind, "dead_end") == 0) {
+        node->kind = "junction";
+        s->points[cell->node].form = "joined";
+      }
+      return add_corridor(s, from, cell->node, kind, exit.roll, edge_corner);
+    }
+    if (existing != 0) {
+      uint8_t across = (way & (NL_EAST | NL_WEST)) ? (NL_NORTH | NL_SOUTH) : (NL_EAST | NL_WEST);
+      if (last || turning || existing != across) {
+        /* Meeting a corridor head on, along it, or at a bend: join it. */
+        s->joins++;
+        if ((rc = split_corridor(s, next, owner, "joined", &id)) != 0)
+          return rc;
+        return add_corridor(s, from, id, kind, exit.roll, edge_corner);
+      }
+      s->crossings++;
+      if (dg_rng_chance(&s->crossing, s->sublevel_chance)) {
+        /* Seed 002 via SubMethod I's crossing table: stairs take this
+         * corridor to a level above or below and back, so the two corridors
+         * do not meet. */
+        bool below = dg_rng_die(&s->crossing, 2) == 1;
+        s->sublevels++;
+        int x, y;
+        if ((rc = add_point(s, "sublevel", next, owner, below ? "below" : "above", -1, &id)) != 0 ||
+            (rc = add_corridor(s, from, id, kind, exit.roll, edge_corner)) != 0)
+          return rc;
+        nl_cell_centre(s, next, &x, &y);
+        dg_grid_set(&s->level->grid, x - sign(ndx), y - sign(ndy),
+                    below ? DG_TILE_STAIRS_DOWN : DG_TILE_STAIRS_UP);
+        dg_grid_set(&s->level->grid, x + sign(ndx), y + sign(ndy),
+                    below ? DG_TILE_STAIRS_UP : DG_TILE_STAIRS_DOWN);
+        kind = "sublevel";
+      } else {
+        if ((rc = split_corridor(s, next, owner, "crossing", &id)) != 0 ||
+            (rc = add_corridor(s, from, id, kind, exit.roll, edge_corner)) != 0)
+          return rc;
+        kind = "corridor";
+      }
+      from = id;
+      segment_start = next;
+      segment_before_corner = !past_corner;
+      at = next;
+      continue;
+    }
+    if (last) {
+      rc = fill_area(s, next, owner, &id);
+      if (rc == 0)
+        rc = add_corridor(s, from, id, kind, exit.roll, edge_corner);
+      return rc;
+    }
+    s->pending[s->pending_count++] = next;
+    at = next;
+  }
+}
+
+int nl_grow(nl_state *s, dg_cancel *cancel) {
+  int start = (s->rows / 2) * s->columns + s->columns / 2, id;
+  int rc = add_room(s, start, "start", s->start_exits, &id);
+  while (rc == 0 && s->queue_head < s->queue_tail && s->level->room_count < s->rooms_target) {
+    if ((s->queue_head & 63) == 0 && (rc = dg_cancel_check(cancel)) != 0)
+      break;
+    rc = dig_exit(s, s->queue[s->queue_head++]);
+  }
+  return rc;
+}

@@ -1,0 +1,296 @@
+/* The `nonlinear` algorithm (seeds/002, "Pre-Connecting Random Non-Linear
+ * Dungeons, SubMethod II"): a dungeon grown door by door from a start room
+ * in the middle of a coarse grid of areas, each corridor's destination
+ * rolled relative to where it leaves (d12 clock or d8 tic-tac-toe), each
+ * unmapped destination filled by a d10 (dead end, junction, room). This file
+ * holds the parameter table, the checks, the order of the steps, and the
+ * level's extension: the labelled points in JSON and the ASCII legend.
+ * dice.c holds the tables, grow.c the growth. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../generators.h"
+#include "dungeon/request.h"
+#include "nonlinear.h"
+
+static const char *const method_names[] = {"clock", "grid", NULL};
+
+/* Defaults: 8x6-tile areas make 9x6 areas on an 80x40 map (an area is the
+ * seed's "about 40 feet" with 5-foot tiles, squashed vertically as terminal
+ * glyphs are tall); the seed's own threshold of 6; its clock method. */
+static const dg_param_def nonlinear_params[NL_P_COUNT] = {
+    [NL_P_WIDTH] = {"width", DG_PARAM_INT, 80, 14, 1000, NULL, NULL, "map width in tiles"},
+    [NL_P_HEIGHT] = {"height", DG_PARAM_INT, 40, 14, 1000, NULL, NULL, "map height in tiles"},
+    [NL_P_AREA_WIDTH] = {"area_width", DG_PARAM_INT, 8, 4, 40, NULL, NULL,
+                         "width of one area of the coarse grid in tiles (rooms are at most "
+                         "area_width - 3 wide)"},
+    [NL_P_AREA_HEIGHT] = {"area_height", DG_PARAM_INT, 6, 4, 40, NULL, NULL,
+                          "height of one area in tiles (rooms are at most area_height - 3 high)"},
+    [NL_P_METHOD] = {"method", DG_PARAM_ENUM, NL_METHOD_CLOCK, 0, 0, method_names, NULL,
+                     "clock: a d12 picks one of twelve areas two steps away (12 north, 3 east); "
+                     "grid: a d8 picks one of the eight neighbours, 1 north, clockwise"},
+    [NL_P_THRESHOLD] = {"threshold", DG_PARAM_INT, 6, 0, 9, NULL, NULL,
+                        "d10 for an unmapped area: 0 dead end, 1..threshold junction, above a "
+                        "room"},
+    [NL_P_ROOMS] = {"rooms", DG_PARAM_INT, 12, 1, 10000, NULL, NULL,
+                    "stop once this many rooms exist (fewer when every exit is spent)"},
+    [NL_P_START_EXITS] = {"start_exits", DG_PARAM_INT, 4, 1, 12, NULL, NULL,
+                          "exits of the start room, each rolling a destination"},
+    [NL_P_ROOM_EXITS_MAX] = {"room_exits_max", DG_PARAM_INT, 3, 0, 12, NULL, NULL,
+                             "a new room rolls d(room_exits_max) exits besides the way in "
+                             "(0: none)"},
+    [NL_P_SUBLEVEL_CHANCE] = {"sublevel_chance", DG_PARAM_FLOAT, 0.2, 0, 1, NULL, NULL,
+                              "chance that crossing a corridor takes stairs to a sublevel "
+                              "instead of meeting it"},
+    [NL_P_ROOM_TABLE] = {"room_table", DG_PARAM_STRING, 0, 0, 0, NULL,
+                         "3x2_4x2_5x2_3x3_4x3_5x3_5x3c_2x2",
+                         "room sizes rolled with d(entries): WxH floor tiles, c for a cross "
+                         "shape, joined by '_'; clamped to the area"},
+};
+
+static int nonlinear_validate(const dg_params *params, dg_error *err) {
+  int area_width = dg_param_int(params, NL_P_AREA_WIDTH);
+  int area_height = dg_param_int(params, NL_P_AREA_HEIGHT);
+  /* Three areas each way at least, so the start room has neighbours, plus
+   * a border of stone. */
+  if (dg_param_int(params, NL_P_WIDTH) < 3 * area_width + 2)
+    return dg_error_set(err, DG_EINVAL, "params.width",
+                        "params.width must be at least 3 * params.area_width + 2 (%d)",
+                        3 * area_width + 2);
+  if (dg_param_int(params, NL_P_HEIGHT) < 3 * area_height + 2)
+    return dg_error_set(err, DG_EINVAL, "params.height",
+                        "params.height must be at least 3 * params.area_height + 2 (%d)",
+                        3 * area_height + 2);
+  nl_room_table table;
+  return nl_room_table_parse(dg_param_string(params, NL_P_ROOM_TABLE), &table, err);
+}
+
+/* --- the extension: labelled points in JSON and the ASCII legend --- */
+
+static void extension_free(void *data) {
+  nl_extension *extension = data;
+  if (extension != NULL)
+    free(extension->points);
+  free(extension);
+}
+
+static const char *shape_name(bool cross) {
+  return cross ? "cross" : "rectangle";
+}
+
+static int extension_to_json(const void *data, json_t *level_object) {
+  const nl_extension *e = data;
+  json_t *object = json_object(), *table = json_array(), *points = json_array();
+  bool ok = object != NULL && table != NULL && points != NULL &&
+            json_object_set_new(level_object, "nonlinear", object) == 0;
+  if (!ok) {
+    json_decref(object);
+    json_decref(table);
+    json_decref(points);
+    return DG_ENOMEM;
+  }
+  char die[8];
+  snprintf(die, sizeof die, "d%d", nl_destination_sides(e->method));
+  ok = json_object_set_new(object, "method", json_string(method_names[e->method])) == 0 &&
+       json_object_set_new(object, "die", json_string(die)) == 0 &&
+       json_object_set_new(object, "areas",
+                           json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "columns", e->columns, "rows",
+                                     e->rows, "width", e->area_width, "height", e->area_height,
+                                     "origin_x", e->origin_x, "origin_y", e->origin_y)) == 0;
+  ok = json_object_set_new(object, "room_table", table) == 0 && ok;
+  ok = json_object_set_new(object, "points", points) == 0 && ok;
+  for (int i = 0; ok && i < e->table.count; i++) {
+    const nl_room_entry *entry = &e->table.entries[i];
+    ok = json_array_append_new(table, json_pack("{s:i,s:i,s:i,s:s}", "roll", i + 1, "width",
+                                                entry->width, "height", entry->height, "shape",
+                                                shape_name(entry->cross))) == 0;
+  }
+  for (int i = 0; ok && i < e->point_count; i++) {
+    const nl_point *p = &e->points[i];
+    json_t *point =
+        json_pack("{s:s,s:i,s:s,s:s,s:i,s:i}", "label", p->label, "node", i, "kind", p->kind,
+                  "form", p->form, "area_x", p->cell % e->columns, "area_y", p->cell / e->columns);
+    ok = point != NULL && json_array_append_new(points, point) == 0;
+    if (ok && p->d10 >= 0)
+      ok = json_object_set_new(point, "d10", json_integer(p->d10)) == 0;
+    if (ok && p->rolls[0] >= 0)
+      ok = json_object_set_new(point, "rolls", json_pack("[i,i]", p->rolls[0], p->rolls[1])) == 0;
+    if (ok && p->shape_entry > 0)
+      ok = json_object_set_new(point, "room_table_roll", json_integer(p->shape_entry)) == 0;
+    if (ok)
+      ok = json_object_set_new(point, "exits", json_integer(p->exits)) == 0;
+  }
+  return ok ? 0 : DG_ENOMEM;
+}
+
+/* Under the map: every labelled point with how it was rolled, then every
+ * corridor with its destination roll, so a designer can follow the dice. */
+static int extension_to_text(const dg_level *level, char **text) {
+  const nl_extension *e = level->extension.data;
+  const dg_graph *graph = &level->graph;
+  char *buffer = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&buffer, &size);
+  if (out == NULL)
+    return DG_ENOMEM;
+  fprintf(out, "\nlegend: method %s (d%d), %dx%d areas of %dx%d tiles\n", method_names[e->method],
+          nl_destination_sides(e->method), e->columns, e->rows, e->area_width, e->area_height);
+  fprintf(out, "  %-6s %-9s %-9s %-7s %s\n", "label", "kind", "tile", "area", "rolled");
+  for (int i = 0; i < e->point_count; i++) {
+    const nl_point *p = &e->points[i];
+    const dg_node *node = &graph->nodes[i];
+    char tile[24], area[24], rolled[96];
+    snprintf(tile, sizeof tile, "%d,%d", node->x, node->y);
+    snprintf(area, sizeof area, "%d,%d", p->cell % e->columns, p->cell / e->columns);
+    int at = 0;
+    if (p->d10 >= 0)
+      at = snprintf(rolled, sizeof rolled, "d10=%d ", p->d10);
+    else
+      rolled[0] = '\0';
+    if (node->room >= 0) {
+      const dg_room *room = &level->rooms[node->room];
+      snprintf(rolled + at, sizeof rolled - (size_t)at, "%sroom table %d: %dx%d %s, exits %d",
+               strcmp(p->form, "start") == 0 ? "start, " : "", p->shape_entry, room->width,
+               room->height, room->kind, p->exits);
+    } else if (p->rolls[0] >= 0) {
+      snprintf(rolled + at, sizeof rolled - (size_t)at, "rolls %d,%d: %s", p->rolls[0], p->rolls[1],
+               p->form);
+    } else if (strcmp(node->kind, "sublevel") == 0) {
+      snprintf(rolled + at, sizeof rolled - (size_t)at, "crossing: stairs to the level %s",
+               p->form);
+    } else {
+      snprintf(rolled + at, sizeof rolled - (size_t)at, "%s", p->form);
+    }
+    fprintf(out, "  %-6s %-9s %-9s %-7s %s\n", node->label, node->kind, tile, area, rolled);
+  }
+  fputs("corridors (from-to roll):", out);
+  for (int i = 0; i < graph->edge_count; i++) {
+    const dg_edge *edge = &graph->edges[i];
+    fprintf(out, "%s%s-%s%s %d", i % 8 == 0 ? "\n " : "", graph->nodes[edge->from].label,
+            graph->nodes[edge->to].label, strcmp(edge->kind, "sublevel") == 0 ? "(sub)" : "",
+            edge->roll);
+    if (i + 1 < graph->edge_count)
+      fputc(',', out);
+  }
+  fputc('\n', out);
+  if (fclose(out) != 0) {
+    free(buffer);
+    return DG_ENOMEM;
+  }
+  *text = buffer;
+  return 0;
+}
+
+static int nonlinear_generate(const dg_context *context, const dg_request *request,
+                              dg_cancel *cancel, dg_level *level, dg_error *err) {
+  (void)context;
+  const dg_params *p = &request->params;
+  nl_state s = {.level = level, .params = p};
+  nl_extension *extension = NULL;
+  int width = dg_param_int(p, NL_P_WIDTH), height = dg_param_int(p, NL_P_HEIGHT);
+  int rc = nl_room_table_parse(dg_param_string(p, NL_P_ROOM_TABLE), &s.table, err);
+  if (rc != 0)
+    return rc;
+  rc = dg_grid_init(&level->grid, width, height);
+  if (rc != 0)
+    return dg_error_set(err, rc, "params.width", "cannot allocate a %dx%d map", width, height);
+  level->has_grid = true;
+  s.method = dg_param_enum(p, NL_P_METHOD);
+  s.threshold = dg_param_int(p, NL_P_THRESHOLD);
+  s.rooms_target = dg_param_int(p, NL_P_ROOMS);
+  s.start_exits = dg_param_int(p, NL_P_START_EXITS);
+  s.room_exits_max = dg_param_int(p, NL_P_ROOM_EXITS_MAX);
+  s.sublevel_chance = dg_param_float(p, NL_P_SUBLEVEL_CHANCE);
+  s.area_width = dg_param_int(p, NL_P_AREA_WIDTH);
+  s.area_height = dg_param_int(p, NL_P_AREA_HEIGHT);
+  /* Keep at least one tile of stone round the areas, and centre them. */
+  s.columns = (width - 2) / s.area_width;
+  s.rows = (height - 2) / s.area_height;
+  s.origin_x = (width - s.columns * s.area_width) / 2;
+  s.origin_y = (height - s.rows * s.area_height) / 2;
+  dg_rng_seed(&s.dice, request->seed, DG_STREAM_DICE);
+  dg_rng_seed(&s.layout, request->seed, DG_STREAM_LAYOUT);
+  dg_rng_seed(&s.crossing, request->seed, DG_STREAM_CONNECT);
+  int cells = s.columns * s.rows;
+  /* Every node owns an area, so nodes <= cells; each pushes at most this
+   * many exits. */
+  int most_exits = s.start_exits > s.room_exits_max ? s.start_exits : s.room_exits_max;
+  most_exits = most_exits > 2 ? most_exits : 2;
+  s.queue_capacity = cells * most_exits;
+  dg_arena_init(&s.arena, (size_t)cells * (sizeof(nl_cell) + sizeof(nl_point) + 3 * sizeof(int)) +
+                              (size_t)s.queue_capacity * sizeof(nl_exit) + 1024);
+  s.cells = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.cells);
+  s.points = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.points);
+  s.letters = dg_arena_calloc(&s.arena, (size_t)cells + 2, sizeof *s.letters);
+  s.pending = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.pending);
+  s.queue = dg_arena_calloc(&s.arena, (size_t)s.queue_capacity, sizeof *s.queue);
+  extension = calloc(1, sizeof *extension);
+  rc = DG_ENOMEM;
+  if (s.cells == NULL || s.points == NULL || s.letters == NULL || s.pending == NULL ||
+      s.queue == NULL || extension == NULL)
+    goto fail;
+  for (int i = 0; i < cells; i++)
+    s.cells[i] = (nl_cell){.node = -1, .edge = -1, .links = 0};
+  if ((rc = nl_grow(&s, cancel)) != 0)
+    goto fail;
+  dg_level_set_stat(level, "areas", cells);
+  dg_level_set_stat(level, "exits_rolled", s.exits_rolled);
+  dg_level_set_stat(level, "exits_left_open", s.queue_tail - s.queue_head);
+  dg_level_set_stat(level, "exits_along_existing_corridor", s.exits_merged);
+  dg_level_set_stat(level, "exits_off_map", s.exits_off_map);
+  dg_level_set_stat(level, "d10_dead_end", s.d10_counts[NL_DEAD_END]);
+  dg_level_set_stat(level, "d10_junction", s.d10_counts[NL_JUNCTION]);
+  dg_level_set_stat(level, "d10_room", s.d10_counts[NL_ROOM]);
+  dg_level_set_stat(level, "junction_turns", s.turns);
+  dg_level_set_stat(level, "junction_intersections", s.intersections);
+  dg_level_set_stat(level, "joins", s.joins);
+  dg_level_set_stat(level, "forks", s.forks);
+  dg_level_set_stat(level, "crossings", s.crossings);
+  dg_level_set_stat(level, "sublevels", s.sublevels);
+  int points = level->graph.node_count;
+  extension->points = malloc((size_t)points * sizeof *extension->points);
+  rc = DG_ENOMEM;
+  if (extension->points == NULL)
+    goto fail;
+  memcpy(extension->points, s.points, (size_t)points * sizeof *extension->points);
+  for (int i = 0; i < points; i++) {
+    memcpy(extension->points[i].label, level->graph.nodes[i].label, DG_LABEL_MAX);
+    extension->points[i].kind = level->graph.nodes[i].kind;
+  }
+  extension->point_count = points;
+  extension->method = s.method;
+  extension->columns = s.columns;
+  extension->rows = s.rows;
+  extension->area_width = s.area_width;
+  extension->area_height = s.area_height;
+  extension->origin_x = s.origin_x;
+  extension->origin_y = s.origin_y;
+  extension->table = s.table;
+  level->extension =
+      (dg_level_extension){extension, extension_free, extension_to_json, extension_to_text};
+  free(s.corner);
+  dg_arena_close(&s.arena);
+  return 0;
+fail:
+  extension_free(extension);
+  free(s.corner);
+  dg_arena_close(&s.arena);
+  if (rc == DG_ECANCELED)
+    return dg_error_set(err, rc, "", "generation was cancelled");
+  if (rc == DG_ETIMEDOUT)
+    return dg_error_set(err, rc, "deadline_ms", "generation passed its deadline");
+  return dg_error_set(err, rc, "", "%s", dg_strerror(rc));
+}
+
+const dg_algorithm dg_algorithm_nonlinear = {
+    .name = "nonlinear",
+    .summary = "non-linear dungeon grown door by door: d12 clock or d8 tic-tac-toe "
+               "destinations, a d10 for dead end / junction / room, corridor crossings "
+               "that may take stairs to a sublevel",
+    .source = "seeds/002_082bc53a2f69bb14.txt",
+    .params = nonlinear_params,
+    .param_count = NL_P_COUNT,
+    .validate = nonlinear_validate,
+    .generate = nonlinear_generate,
+};
