@@ -40,6 +40,20 @@ int dg_heap_push(dg_heap *heap, uint64_t priority, uint32_t value);
  * into the out-parameters (either may be NULL). False when empty. */
 bool dg_heap_pop(dg_heap *heap, uint64_t *priority, uint32_t *value);
 
+/* Like dg_heap_push, but `key` is stored as given (all 64 bits) with no
+ * insertion counter: callers that build a total order into their keys (A*'s
+ * f, then larger g) use these. Do not mix with dg_heap_push on one heap
+ * between clears. Returns 0 or DG_ENOMEM. */
+int dg_heap_push_key(dg_heap *heap, uint64_t key, uint32_t value);
+
+/* Removes the entry with the smallest raw key into the out-parameters
+ * (either may be NULL). False when empty. */
+bool dg_heap_pop_key(dg_heap *heap, uint64_t *key, uint32_t *value);
+
+/* Makes room for `capacity` entries so that later pushes do not allocate.
+ * Returns 0 or DG_ENOMEM. */
+int dg_heap_reserve(dg_heap *heap, size_t capacity);
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,10 +55,21 @@ static int grow(dg_heap *heap) {
   return 0;
 }
 
+int dg_heap_reserve(dg_heap *heap, size_t capacity) {
+  while (heap->capacity < capacity)
+    if (grow(heap) != 0)
+      return DG_ENOMEM;
+  return 0;
+}
+
 int dg_heap_push(dg_heap *heap, uint64_t priority, uint32_t value) {
+  return dg_heap_push_key(heap, (priority << COUNTER_BITS) | (heap->counter++ & COUNTER_MASK),
+                          value);
+}
+
+int dg_heap_push_key(dg_heap *heap, uint64_t key, uint32_t value) {
   if (heap->count == heap->capacity && grow(heap) != 0)
     return DG_ENOMEM;
-  uint64_t key = (priority << COUNTER_BITS) | (heap->counter++ & COUNTER_MASK);
   size_t at = heap->count++;
   while (at > 0) {
     size_t parent = (at - 1) / 2;
@@ -74,10 +85,19 @@ int dg_heap_push(dg_heap *heap, uint64_t priority, uint32_t value) {
 }
 
 bool dg_heap_pop(dg_heap *heap, uint64_t *priority, uint32_t *value) {
-  if (heap->count == 0)
+  uint64_t key = 0;
+  if (!dg_heap_pop_key(heap, &key, value))
     return false;
   if (priority != NULL)
-    *priority = heap->priorities[0] >> COUNTER_BITS;
+    *priority = key >> COUNTER_BITS;
+  return true;
+}
+
+bool dg_heap_pop_key(dg_heap *heap, uint64_t *out_key, uint32_t *value) {
+  if (heap->count == 0)
+    return false;
+  if (out_key != NULL)
+    *out_key = heap->priorities[0];
   if (value != NULL)
     *value = heap->values[0];
   size_t count = --heap->count;
