@@ -37,6 +37,7 @@ typedef struct dg_delaunay {
   int capacity;
   int *order, *order_tmp, *hull_next, *hull_prev, *hull_tri, *hull_hash, *stack;
   uint64_t *keys, *keys_tmp;
+  double *fcoords;
 } dg_delaunay;
 
 /* An empty triangulation; allocates nothing. */

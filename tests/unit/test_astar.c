@@ -41,6 +41,8 @@ static long dijkstra(const uint16_t *cost, int w, int h, int start, int goal, ui
     for (int d = 0; d < 4; d++) {
       if (straight && d != dir)
         continue;
+      if (directional && cell != start && d == (dir ^ 1))
+        continue; /* no stepping straight back */
       int x = cell % w + sx[d], y = cell / w + sy[d];
       if (x < 0 || y < 0 || x >= w || y >= h)
         continue;
@@ -136,6 +138,39 @@ Test(astar, optimal_with_turn_cost) {
 
 Test(astar, optimal_with_straight_cells) {
   compare_on_random_grids(true, 2, true);
+}
+
+/* Cell states with turn costs and straight cells: a valid path that costs
+ * what it says, never below the optimum. */
+Test(astar, cell_states_with_turns_are_valid_and_bounded) {
+  const int w = 31, h = 23, cells = w * h;
+  uint16_t cost[31 * 23];
+  int path[31 * 23];
+  dg_astar astar;
+  cr_assert_eq(dg_astar_init(&astar, w, h, false), 0);
+  dg_rng rng;
+  dg_rng_seed(&rng, 99, 3);
+  int found = 0, worse = 0;
+  for (int round = 0; round < 120; round++) {
+    random_grid(cost, cells, &rng, 20, true);
+    int start = (int)dg_rng_below(&rng, cells), goal = (int)dg_rng_below(&rng, cells);
+    cost[goal] = (uint16_t)(cost[goal] == 0 ? 1 : cost[goal]);
+    long optimum = dijkstra(cost, w, h, start, goal, 4, true);
+    dg_astar_query q = {.cost = cost, .start = start, .goal = goal, .turn_cost = 4, .min_cost = 1};
+    dg_astar_result result;
+    int rc = dg_astar_find(&astar, &q, path, &result);
+    if (rc == DG_EUNSAT)
+      continue;
+    cr_assert_eq(rc, 0);
+    cr_assert_geq(optimum, 0, "cell search found a path where none exists");
+    found++;
+    cr_assert_geq((long)result.total_cost, optimum);
+    worse += (long)result.total_cost > optimum;
+    check_path(cost, w, path, result.length, 4, true, result.total_cost);
+  }
+  cr_assert_gt(found, 40);
+  cr_assert_lt(worse, found, "cell search never matched the optimum");
+  dg_astar_close(&astar);
 }
 
 Test(astar, heuristic_scale_keeps_optimality) {

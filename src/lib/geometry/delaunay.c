@@ -25,33 +25,55 @@ static inline int sign_of_wide(wide v) {
   return (v > 0) - (v < 0);
 }
 
-int dg_orient2d(const int32_t *a, const int32_t *b, const int32_t *c) {
+static inline int orient_exact(const int32_t *a, const int32_t *b, const int32_t *c) {
   /* Differences < 2^26, products < 2^52: exact in 64 bits. */
   int64_t v = ((int64_t)b[0] - a[0]) * ((int64_t)c[1] - a[1]) -
               ((int64_t)b[1] - a[1]) * ((int64_t)c[0] - a[0]);
   return (v > 0) - (v < 0);
 }
 
-int dg_incircle(const int32_t *a, const int32_t *b, const int32_t *c, const int32_t *d) {
+static int incircle_wide(const int32_t *a, const int32_t *b, const int32_t *c, const int32_t *d) {
   int64_t adx = (int64_t)a[0] - d[0], ady = (int64_t)a[1] - d[1];
   int64_t bdx = (int64_t)b[0] - d[0], bdy = (int64_t)b[1] - d[1];
   int64_t cdx = (int64_t)c[0] - d[0], cdy = (int64_t)c[1] - d[1];
-  /* Lifts and cross products are < 2^53, so exact as doubles too. */
   int64_t alift = adx * adx + ady * ady, blift = bdx * bdx + bdy * bdy,
           clift = cdx * cdx + cdy * cdy;
   int64_t bc = bdx * cdy - cdx * bdy, ca = cdx * ady - adx * cdy, ab = adx * bdy - bdx * ady;
-  /* Floating-point filter: only three products and two sums round, so an
-   * error bound far above Shewchuk's iccerrboundA (about 2.2e-15) is safe. */
-  double det = (double)alift * (double)bc + (double)blift * (double)ca + (double)clift * (double)ab;
-  double permanent = (double)alift * fabs((double)bc) + (double)blift * fabs((double)ca) +
-                     (double)clift * fabs((double)ab);
+  wide exact = (wide)alift * bc + (wide)blift * ca + (wide)clift * ab;
+  return sign_of_wide(exact);
+}
+
+/* In-circle on coordinates given twice: as doubles for the filter and as
+ * integers for the exact fallback. With |coordinates| <= 2^24 every
+ * difference, lift and cross product below is exact in a double (< 2^53);
+ * only the three final products and two sums round, so an error bound far
+ * above Shewchuk's iccerrboundA (about 2.2e-15) is safe. */
+static inline int incircle_filtered(const double *fa, const double *fb, const double *fc,
+                                    const double *fd, const int32_t *a, const int32_t *b,
+                                    const int32_t *c, const int32_t *d) {
+  double adx = fa[0] - fd[0], ady = fa[1] - fd[1];
+  double bdx = fb[0] - fd[0], bdy = fb[1] - fd[1];
+  double cdx = fc[0] - fd[0], cdy = fc[1] - fd[1];
+  double alift = adx * adx + ady * ady, blift = bdx * bdx + bdy * bdy,
+         clift = cdx * cdx + cdy * cdy;
+  double bc = bdx * cdy - cdx * bdy, ca = cdx * ady - adx * cdy, ab = adx * bdy - bdx * ady;
+  double det = alift * bc + blift * ca + clift * ab;
+  double permanent = alift * fabs(bc) + blift * fabs(ca) + clift * fabs(ab);
   double bound = 1e-12 * permanent;
   if (det > bound)
     return 1;
   if (det < -bound)
     return -1;
-  wide exact = (wide)alift * bc + (wide)blift * ca + (wide)clift * ab;
-  return sign_of_wide(exact);
+  return incircle_wide(a, b, c, d);
+}
+
+int dg_orient2d(const int32_t *a, const int32_t *b, const int32_t *c) {
+  return orient_exact(a, b, c);
+}
+
+int dg_incircle(const int32_t *a, const int32_t *b, const int32_t *c, const int32_t *d) {
+  double fa[2] = {a[0], a[1]}, fb[2] = {b[0], b[1]}, fc[2] = {c[0], c[1]}, fd[2] = {d[0], d[1]};
+  return incircle_filtered(fa, fb, fc, fd, a, b, c, d);
 }
 
 /* ---- storage ------------------------------------------------------------ */
@@ -74,6 +96,7 @@ void dg_delaunay_close(dg_delaunay *d) {
   free(d->stack);
   free(d->keys);
   free(d->keys_tmp);
+  free(d->fcoords);
   memset(d, 0, sizeof *d);
 }
 
@@ -95,7 +118,8 @@ static int reserve(dg_delaunay *d, int count) {
   arrays[9] = malloc((n + 1) * sizeof(int));       /* hull_hash (<= n) */
   arrays[10] = malloc((tri + 16) * sizeof(int));   /* flip stack */
   uint64_t *keys = malloc(n * sizeof *keys), *keys_tmp = malloc(n * sizeof *keys_tmp);
-  bool ok = keys != NULL && keys_tmp != NULL;
+  double *fcoords = malloc(2 * n * sizeof *fcoords);
+  bool ok = keys != NULL && keys_tmp != NULL && fcoords != NULL;
   for (int i = 0; i < 11; i++)
     ok = ok && arrays[i] != NULL;
   if (!ok) {
@@ -103,6 +127,7 @@ static int reserve(dg_delaunay *d, int count) {
       free(arrays[i]);
     free(keys);
     free(keys_tmp);
+    free(fcoords);
     return DG_ENOMEM;
   }
   dg_delaunay_close(d); /* results are rebuilt by the caller anyway */
@@ -119,6 +144,7 @@ static int reserve(dg_delaunay *d, int count) {
   d->stack = arrays[10];
   d->keys = keys;
   d->keys_tmp = keys_tmp;
+  d->fcoords = fcoords;
   d->capacity = capacity;
   return 0;
 }
@@ -128,14 +154,18 @@ static int reserve(dg_delaunay *d, int count) {
 typedef struct sweep {
   dg_delaunay *d;
   const int32_t *coords;
+  const double *fcoords; /* the same coordinates as doubles */
   int hash_size;
-  int32_t cx, cy; /* hash centre (the point i0) */
+  double cx, cy; /* hash centre (the point i0) */
   int hull_start;
   int stack_capacity;
 } sweep;
 
 static inline const int32_t *pt(const sweep *s, int i) {
   return s->coords + 2 * i;
+}
+static inline const double *fpt(const sweep *s, int i) {
+  return s->fcoords + 2 * i;
 }
 
 static inline int next_he(int h) {
@@ -165,7 +195,7 @@ static int add_triangle(dg_delaunay *d, int i0, int i1, int i2, int a, int b, in
 /* Pseudo-angle of p around the centre, bucketed: a starting guess for the
  * hull search only, so its rounding does not matter. */
 static int hash_key(const sweep *s, int p) {
-  double dx = (double)pt(s, p)[0] - s->cx, dy = (double)pt(s, p)[1] - s->cy;
+  double dx = fpt(s, p)[0] - s->cx, dy = fpt(s, p)[1] - s->cy;
   double sum = fabs(dx) + fabs(dy);
   double q = sum > 0 ? dx / sum : 0;
   double angle = (dy > 0 ? 3 - q : 1 + q) / 4; /* [0, 1] */
@@ -188,7 +218,8 @@ static int legalize(sweep *s, int a) {
     int an = next_he(a), ap = prev_he(a), bn = next_he(b), bp = prev_he(b);
     int va = d->triangles[a], van = d->triangles[an], vap = d->triangles[ap],
         vbp = d->triangles[bp];
-    if (dg_incircle(pt(s, va), pt(s, van), pt(s, vap), pt(s, vbp)) <= 0)
+    if (incircle_filtered(fpt(s, va), fpt(s, van), fpt(s, vap), fpt(s, vbp), pt(s, va),
+                          pt(s, van), pt(s, vap), pt(s, vbp)) <= 0)
       continue;
     /* Flip: the diagonal a-an becomes ap-bp (see the slot mapping: A keeps
      * slots a, an, ap as (bp, an, ap), B keeps b, bn, bp as (ap, a, bp)). */
@@ -293,7 +324,7 @@ static int insert_point(sweep *s, int p) {
     return DG_EINTERNAL;
   /* Find a hull edge e -> next[e] that sees p (p strictly on its right). */
   int e = start;
-  while (dg_orient2d(pt(s, e), pt(s, next[e]), pt(s, p)) >= 0) {
+  while (orient_exact(pt(s, e), pt(s, next[e]), pt(s, p)) >= 0) {
     e = next[e];
     if (e == start)
       return DG_EINTERNAL; /* p inside the hull: the ordering invariant broke */
@@ -307,7 +338,7 @@ static int insert_point(sweep *s, int p) {
     return rc;
   /* Forward: more edges n -> next[n] visible from p. */
   int q = next[n];
-  while (dg_orient2d(pt(s, n), pt(s, q), pt(s, p)) < 0) {
+  while (orient_exact(pt(s, n), pt(s, q), pt(s, p)) < 0) {
     t = add_triangle(d, n, p, q, d->hull_tri[p], -1, d->hull_tri[n]);
     d->hull_tri[p] = t + 1;
     next[n] = n; /* n leaves the hull */
@@ -318,7 +349,7 @@ static int insert_point(sweep *s, int p) {
   }
   /* Backward: edges prev[e] -> e visible from p. */
   int r = prev[e];
-  while (dg_orient2d(pt(s, r), pt(s, e), pt(s, p)) < 0) {
+  while (orient_exact(pt(s, r), pt(s, e), pt(s, p)) < 0) {
     t = add_triangle(d, r, p, e, -1, d->hull_tri[e], d->hull_tri[r]);
     d->hull_tri[r] = t; /* before the flips, which keep it up to date */
     next[e] = e;
@@ -351,7 +382,10 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   d->point_count = count;
   if (count == 0)
     return 0;
-  sweep s = {.d = d, .coords = coords, .stack_capacity = 3 * 2 * d->capacity + 16};
+  sweep s = {.d = d, .coords = coords, .fcoords = d->fcoords,
+             .stack_capacity = 3 * 2 * d->capacity + 16};
+  for (int i = 0; i < 2 * count; i++)
+    d->fcoords[i] = coords[i];
   /* i0: the point nearest the middle of the bounding box. */
   int32_t min_x = coords[0], max_x = coords[0], min_y = coords[1], max_y = coords[1];
   for (int i = 1; i < count; i++) {
@@ -401,7 +435,7 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   int *order = d->order;
   int first = order[0];
   int k = 2;
-  while (k < distinct && dg_orient2d(pt(&s, first), pt(&s, order[1]), pt(&s, order[k])) == 0)
+  while (k < distinct && orient_exact(pt(&s, first), pt(&s, order[1]), pt(&s, order[k])) == 0)
     k++;
   int *line = d->line;
   int chain = k < distinct ? k : distinct;
@@ -416,7 +450,7 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   /* Fan from the first point off the line to the chain: the only
    * triangulation of a line plus one point. */
   int apex = order[k];
-  if (dg_orient2d(pt(&s, line[0]), pt(&s, line[chain - 1]), pt(&s, apex)) < 0)
+  if (orient_exact(pt(&s, line[0]), pt(&s, line[chain - 1]), pt(&s, apex)) < 0)
     for (int i = 0, j = chain - 1; i < j; i++, j--) {
       int t = line[i];
       line[i] = line[j];

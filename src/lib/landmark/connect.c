@@ -219,11 +219,12 @@ int landmark_connect(landmark_state *s) {
   uint32_t min_cost = 1;
   if ((rc = build_costs(s, &min_cost)) != 0)
     goto done;
-  if ((rc = dg_astar_init(&astar, s->width, s->height, true)) != 0)
+  bool exact_turns = dg_param_bool(p, P_EXACT_TURNS);
+  if ((rc = dg_astar_init(&astar, s->width, s->height, exact_turns)) != 0)
     goto done;
   uint16_t tunnel = clamp_cost(dg_param_int(p, P_TUNNEL_COST));
   dg_astar_query query = {.cost = s->cost, .turn_cost = (uint32_t)dg_param_int(p, P_TURN_PENALTY),
-                          .min_cost = min_cost, .directional = true};
+                          .min_cost = min_cost, .directional = exact_turns};
   long expanded = 0;
   for (int e = 0; e < planned; e++) {
     if ((e & 15) == 0 && (rc = dg_cancel_check(s->cancel)) != 0)
