@@ -116,7 +116,14 @@ static const char *style_name(int style) {
 static int extension_to_json(const void *data, json_t *level_object) {
   const landmark_extension *ext = data;
   json_t *landmarks = json_array();
-  if (landmarks == NULL || json_object_set_new(level_object, "mask", json_string(mask_names[ext->mask])) != 0 ||
+  json_t *mask = json_pack("{s:s,s:b,s:b}", "shape", mask_names[ext->mask], "flip_x",
+                           ext->flip_x, "flip_y", ext->flip_y);
+  if (landmarks == NULL || mask == NULL) {
+    json_decref(landmarks);
+    json_decref(mask);
+    return DG_ENOMEM;
+  }
+  if (json_object_set_new(level_object, "mask", mask) != 0 ||
       json_object_set_new(level_object, "landmarks", landmarks) != 0)
     return DG_ENOMEM;
   for (int i = 0; i < ext->shape_count; i++) {

@@ -63,6 +63,7 @@ typedef struct landmark_shape {
 /* What the level JSON gets besides the common members. */
 typedef struct landmark_extension {
   int mask;                        /* the MASK_* used */
+  bool flip_x, flip_y;             /* the mask mirrored left-right, top-bottom */
   int shape_count;                 /* landmark rooms */
   landmark_shape shapes[2];
 } landmark_extension;

@@ -18,6 +18,8 @@ void landmark_make_mask(landmark_state *s) {
     mask = MASK_BOX + (int)dg_rng_below(&s->shape, MASK_COUNT - 1);
   bool flip_x = dg_rng_below(&s->shape, 2) != 0, flip_y = dg_rng_below(&s->shape, 2) != 0;
   s->extension.mask = mask;
+  s->extension.flip_x = flip_x;
+  s->extension.flip_y = flip_y;
   int w = s->width, h = s->height;
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
