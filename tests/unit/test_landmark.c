@@ -197,7 +197,8 @@ Test(landmark, properties_with_other_parameters) {
   const char *const sets[][16] = {
       {"width", "200", "height", "200", "target_degree", "3", NULL},
       {"width", "40", "height", "32", "landmarks_min", "0", "landmarks_max", "0", NULL},
-      {"exact_turns", "true", "turn_penalty", "10", "target_degree", "2", NULL},
+      {"exact_turns", "true", "turn_penalty", "10", "target_degree", "2", "heuristic_weight", "1",
+       NULL},
       {"room_gap", "1", "room_chance", "1", "target_degree", "1", "mask", "ring", NULL},
       {"rock_weight", "0", "perimeter_penalty", "0", "turn_penalty", "0", NULL},
       {"width", "120", "height", "90", "landmark_style", "cavern", "landmarks_min", "2",

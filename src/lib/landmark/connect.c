@@ -224,7 +224,8 @@ int landmark_connect(landmark_state *s) {
     goto done;
   uint16_t tunnel = clamp_cost(dg_param_int(p, P_TUNNEL_COST));
   dg_astar_query query = {.cost = s->cost, .turn_cost = (uint32_t)dg_param_int(p, P_TURN_PENALTY),
-                          .min_cost = min_cost, .directional = exact_turns};
+                          .min_cost = min_cost * (uint32_t)dg_param_int(p, P_HEURISTIC_WEIGHT),
+                          .directional = exact_turns};
   long expanded = 0;
   for (int e = 0; e < planned; e++) {
     if ((e & 15) == 0 && (rc = dg_cancel_check(s->cancel)) != 0)

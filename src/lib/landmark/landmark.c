@@ -60,6 +60,9 @@ static const dg_param_def landmark_params[P_COUNT] = {
     [P_EXACT_TURNS] = {"exact_turns", DG_PARAM_BOOL, 0, 0, 1, NULL, NULL,
                        "search tiles by direction so turn penalties are charged exactly "
                        "(slower); otherwise against each tile's best arrival"},
+    [P_HEURISTIC_WEIGHT] = {"heuristic_weight", DG_PARAM_INT, 2, 1, 10, NULL, NULL,
+                            "A* heuristic weight: 1 digs cheapest tunnels, w digs tunnels "
+                            "costing at most w times that, faster"},
     [P_PERIMETER_PENALTY] = {"perimeter_penalty", DG_PARAM_INT, 12, 0, 10000, NULL, NULL,
                              "extra cost of rock touching a room's wall"},
     [P_DOOR_COST] = {"door_cost", DG_PARAM_INT, 4, 1, 10000, NULL, NULL,
