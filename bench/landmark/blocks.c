@@ -122,7 +122,8 @@ int main(int argc, char **argv) {
   }
   ours = median(t, REPS);
   sink = field[NW * NH / 2];
-  TCOD_noise_t tnoise = TCOD_noise_new(2, TCOD_NOISE_DEFAULT_HURST, TCOD_NOISE_DEFAULT_LACUNARITY, NULL);
+  TCOD_noise_t tnoise =
+      TCOD_noise_new(2, TCOD_NOISE_DEFAULT_HURST, TCOD_NOISE_DEFAULT_LACUNARITY, NULL);
   TCOD_noise_set_type(tnoise, TCOD_NOISE_PERLIN);
   for (int r = 0; r < REPS; r++) {
     uint64_t a = dg_monotonic_ns();

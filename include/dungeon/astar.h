@@ -37,11 +37,11 @@ typedef struct dg_astar_node {
 } dg_astar_node;
 
 typedef struct dg_astar {
-  int width, height;   /* grid the workspace is sized for */
-  dg_astar_node *node; /* one per state, valid where stamp == search */
-  uint32_t search;    /* current search id */
+  int width, height;       /* grid the workspace is sized for */
+  dg_astar_node *node;     /* one per state, valid where stamp == search */
+  uint32_t search;         /* current search id */
   bool directional_states; /* sized for (cell, direction) states */
-  dg_heap heap;       /* open set: key = f << 32 | (UINT32_MAX - g) */
+  dg_heap heap;            /* open set: key = f << 32 | (UINT32_MAX - g) */
 } dg_astar;
 
 /* One search. Cells are y * width + x. */
@@ -82,8 +82,7 @@ void dg_astar_close(dg_astar *astar);
  * or DG_ENOMEM. The path is optimal when `directional` (or with no turn
  * cost and no straight-only cells): A* with an admissible, consistent
  * heuristic. Deterministic. */
-int dg_astar_find(dg_astar *astar, const dg_astar_query *query, int *path,
-                  dg_astar_result *result);
+int dg_astar_find(dg_astar *astar, const dg_astar_query *query, int *path, dg_astar_result *result);
 
 #ifdef __cplusplus
 }

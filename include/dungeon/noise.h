@@ -19,12 +19,12 @@ extern "C" {
 #define DG_NOISE_OCTAVES_MAX 12
 
 typedef struct dg_noise {
-  int octaves;                             /* 1..DG_NOISE_OCTAVES_MAX */
-  uint32_t seed[DG_NOISE_OCTAVES_MAX];     /* gradient hash seed per octave */
-  float frequency[DG_NOISE_OCTAVES_MAX];   /* lattice cells per tile */
-  float amplitude[DG_NOISE_OCTAVES_MAX];   /* weight, divided by the total */
-  float offset_x[DG_NOISE_OCTAVES_MAX];    /* per-octave shift, so that the  */
-  float offset_y[DG_NOISE_OCTAVES_MAX];    /* origin is not a lattice point */
+  int octaves;                           /* 1..DG_NOISE_OCTAVES_MAX */
+  uint32_t seed[DG_NOISE_OCTAVES_MAX];   /* gradient hash seed per octave */
+  float frequency[DG_NOISE_OCTAVES_MAX]; /* lattice cells per tile */
+  float amplitude[DG_NOISE_OCTAVES_MAX]; /* weight, divided by the total */
+  float offset_x[DG_NOISE_OCTAVES_MAX];  /* per-octave shift, so that the  */
+  float offset_y[DG_NOISE_OCTAVES_MAX];  /* origin is not a lattice point */
 } dg_noise;
 
 /* Prepares an fBm field: `octaves` layers, the first with `frequency`
@@ -32,8 +32,8 @@ typedef struct dg_noise {
  * and `gain` times weaker. Returns 0 or DG_EINVAL (octaves outside
  * 1..DG_NOISE_OCTAVES_MAX, frequency not in (0, 1e3], lacunarity not in
  * [1, 16], gain not in (0, 1]). */
-int dg_noise_init(dg_noise *noise, uint64_t seed, int octaves, float frequency,
-                  float lacunarity, float gain);
+int dg_noise_init(dg_noise *noise, uint64_t seed, int octaves, float frequency, float lacunarity,
+                  float gain);
 
 /* One octave of Perlin noise with hash seed `seed` at (x, y); in [-1, 1],
  * 0 on lattice points. Pure. */

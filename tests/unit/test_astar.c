@@ -108,8 +108,12 @@ static void compare_on_random_grids(bool directional, uint32_t turn, bool flags)
     int start = (int)dg_rng_below(&rng, cells), goal = (int)dg_rng_below(&rng, cells);
     cost[goal] = (uint16_t)(cost[goal] == 0 ? 1 : cost[goal]);
     long expected = dijkstra(cost, w, h, start, goal, turn, directional);
-    dg_astar_query q = {.cost = cost, .start = start, .goal = goal, .turn_cost = turn,
-                        .min_cost = 1, .directional = directional};
+    dg_astar_query q = {.cost = cost,
+                        .start = start,
+                        .goal = goal,
+                        .turn_cost = turn,
+                        .min_cost = 1,
+                        .directional = directional};
     dg_astar_result result;
     int rc = dg_astar_find(&astar, &q, path, &result);
     if (expected < 0) {

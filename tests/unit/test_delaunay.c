@@ -38,9 +38,9 @@ static void check_triangulation(const int32_t *xy, int n, const dg_delaunay *d) 
     for (int p = 0; p < n; p++) {
       if (d->alias[p] != p)
         continue;
-      cr_assert_leq(incircle_reference(&xy[2 * v[0]], &xy[2 * v[1]], &xy[2 * v[2]], &xy[2 * p]),
-                    0, "point %d (%d,%d) lies inside the circumcircle of triangle %d", p,
-                    xy[2 * p], xy[2 * p + 1], i);
+      cr_assert_leq(incircle_reference(&xy[2 * v[0]], &xy[2 * v[1]], &xy[2 * v[2]], &xy[2 * p]), 0,
+                    "point %d (%d,%d) lies inside the circumcircle of triangle %d", p, xy[2 * p],
+                    xy[2 * p + 1], i);
     }
   }
   int hull_edges = 0;
@@ -61,8 +61,8 @@ static void check_triangulation(const int32_t *xy, int n, const dg_delaunay *d) 
       distinct += d->alias[p] == p;
     /* Euler: a triangulation of v points with h on the hull boundary
      * (collinear boundary points included) has 2v - h - 2 triangles. */
-    cr_assert_eq(t, 2 * distinct - hull_edges - 2, "%d triangles for %d points, %d hull edges",
-                 t, distinct, hull_edges);
+    cr_assert_eq(t, 2 * distinct - hull_edges - 2, "%d triangles for %d points, %d hull edges", t,
+                 distinct, hull_edges);
   }
 }
 

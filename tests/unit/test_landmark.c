@@ -80,8 +80,8 @@ static void check_level(const dg_level *level, double target_degree) {
   for (int y = 0; y < g->height; y++)
     for (int x = 0; x < g->width; x++) {
       bool in = expected_inside(shape, flip_x, flip_y, g->width, g->height, x, y);
-      cr_assert_eq(dg_grid_get(g, x, y) == DG_TILE_VOID, !in, "(%d,%d) in mask %s: %d", x, y,
-                   shape, in);
+      cr_assert_eq(dg_grid_get(g, x, y) == DG_TILE_VOID, !in, "(%d,%d) in mask %s: %d", x, y, shape,
+                   in);
     }
   json_decref(json);
   /* No tunnel through a room: corridors never touch floor, even
@@ -235,8 +235,8 @@ Test(landmark, landmark_painters) {
   static const char *styles[] = {"rectangles", "round", "cavern"};
   for (int s = 0; s < 3; s++)
     for (uint64_t seed = 1; seed <= 4; seed++) {
-      const char *params[] = {"landmark_style", styles[s], "landmarks_min", "2",
-                              "mask", "box", NULL};
+      const char *params[] = {
+          "landmark_style", styles[s], "landmarks_min", "2", "mask", "box", NULL};
       dg_level *level = generate(seed, params);
       json_t *json = dg_level_to_json(level);
       json_t *landmarks = json_object_get(json, "landmarks");
@@ -245,8 +245,7 @@ Test(landmark, landmark_painters) {
         json_t *item = json_array_get(landmarks, i);
         const char *painter = json_string_value(json_object_get(item, "painter"));
         /* A cavern that comes out too small falls back to round. */
-        cr_assert(strcmp(painter, styles[s]) == 0 ||
-                      (s == 2 && strcmp(painter, "round") == 0),
+        cr_assert(strcmp(painter, styles[s]) == 0 || (s == 2 && strcmp(painter, "round") == 0),
                   "painter %s for style %s", painter, styles[s]);
         int room = (int)json_integer_value(json_object_get(item, "room"));
         cr_assert_str_eq(level->rooms[room].kind, "landmark");
@@ -294,9 +293,9 @@ Test(landmark, golden_seeds) {
   check_golden("default-1", 1, NULL);
   check_golden("cross-42", 42, (const char *[]){"mask", "cross", NULL});
   check_golden("ring-7", 7, (const char *[]){"mask", "ring", "landmark_style", "cavern", NULL});
-  check_golden("t-2026", 2026,
-               (const char *[]){"mask", "t", "landmark_style", "rectangles", "landmarks_min", "2",
-                                NULL});
+  check_golden(
+      "t-2026", 2026,
+      (const char *[]){"mask", "t", "landmark_style", "rectangles", "landmarks_min", "2", NULL});
   check_golden("l-5", 5, (const char *[]){"mask", "l", "landmark_style", "round", NULL});
 }
 
@@ -314,8 +313,7 @@ static void expect_invalid(const char *const *params, const char *field) {
   const char *name = field + strlen("params.");
   cr_assert(strcmp(err.field, field) == 0 || strcmp(err.field, name) == 0,
             "error names %s, not %s (%s)", err.field, field, err.message);
-  cr_assert(strstr(err.message, name) != NULL, "message does not name %s: %s", name,
-            err.message);
+  cr_assert(strstr(err.message, name) != NULL, "message does not name %s: %s", name, err.message);
 }
 
 Test(landmark, parameter_validation) {
@@ -327,8 +325,7 @@ Test(landmark, parameter_validation) {
                  "params.landmarks_min");
   expect_invalid((const char *[]){"small_size_min", "6", "small_size_max", "5", NULL},
                  "params.small_size_min");
-  expect_invalid((const char *[]){"width", "40", "height", "40", "landmark_size_max", "40",
-                                  NULL},
+  expect_invalid((const char *[]){"width", "40", "height", "40", "landmark_size_max", "40", NULL},
                  "params.landmark_size_max");
   expect_invalid((const char *[]){"target_degree", "0.5", NULL}, "params.target_degree");
   expect_invalid((const char *[]){"room_chance", "1.5", NULL}, "params.room_chance");

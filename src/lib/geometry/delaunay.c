@@ -43,6 +43,14 @@ static int incircle_wide(const int32_t *a, const int32_t *b, const int32_t *c, c
   return sign_of_wide(exact);
 }
 
+/* Orientation on coordinates held as doubles: with |coordinates| <= 2^24
+ * the differences (< 2^25) and products (< 2^50) and their difference
+ * (< 2^51) are all exact, so this is exact too. */
+static inline int orient_double(const double *a, const double *b, const double *c) {
+  double v = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+  return (v > 0) - (v < 0);
+}
+
 /* In-circle on coordinates given twice: as doubles for the filter and as
  * integers for the exact fallback. With |coordinates| <= 2^24 every
  * difference, lift and cross product below is exact in a double (< 2^53);
@@ -106,17 +114,17 @@ static int reserve(dg_delaunay *d, int count) {
   int capacity = count < 16 ? 16 : count;
   size_t n = (size_t)capacity, tri = 3 * (2 * n);
   int *arrays[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-  arrays[0] = malloc(tri * sizeof(int));           /* triangles */
-  arrays[1] = malloc(tri * sizeof(int));           /* halfedges */
-  arrays[2] = malloc(n * sizeof(int));             /* alias */
-  arrays[3] = malloc(n * sizeof(int));             /* line */
-  arrays[4] = malloc(n * sizeof(int));             /* order */
-  arrays[5] = malloc(n * sizeof(int));             /* order_tmp */
-  arrays[6] = malloc(n * sizeof(int));             /* hull_next */
-  arrays[7] = malloc(n * sizeof(int));             /* hull_prev */
-  arrays[8] = malloc(n * sizeof(int));             /* hull_tri */
-  arrays[9] = malloc((n + 1) * sizeof(int));       /* hull_hash (<= n) */
-  arrays[10] = malloc((tri + 16) * sizeof(int));   /* flip stack */
+  arrays[0] = malloc(tri * sizeof(int));         /* triangles */
+  arrays[1] = malloc(tri * sizeof(int));         /* halfedges */
+  arrays[2] = malloc(n * sizeof(int));           /* alias */
+  arrays[3] = malloc(n * sizeof(int));           /* line */
+  arrays[4] = malloc(n * sizeof(int));           /* order */
+  arrays[5] = malloc(n * sizeof(int));           /* order_tmp */
+  arrays[6] = malloc(n * sizeof(int));           /* hull_next */
+  arrays[7] = malloc(n * sizeof(int));           /* hull_prev */
+  arrays[8] = malloc(n * sizeof(int));           /* hull_tri */
+  arrays[9] = malloc((n + 1) * sizeof(int));     /* hull_hash (<= n) */
+  arrays[10] = malloc((tri + 16) * sizeof(int)); /* flip stack */
   uint64_t *keys = malloc(n * sizeof *keys), *keys_tmp = malloc(n * sizeof *keys_tmp);
   double *fcoords = malloc(2 * n * sizeof *fcoords);
   bool ok = keys != NULL && keys_tmp != NULL && fcoords != NULL;
@@ -218,8 +226,8 @@ static int legalize(sweep *s, int a) {
     int an = next_he(a), ap = prev_he(a), bn = next_he(b), bp = prev_he(b);
     int va = d->triangles[a], van = d->triangles[an], vap = d->triangles[ap],
         vbp = d->triangles[bp];
-    if (incircle_filtered(fpt(s, va), fpt(s, van), fpt(s, vap), fpt(s, vbp), pt(s, va),
-                          pt(s, van), pt(s, vap), pt(s, vbp)) <= 0)
+    if (incircle_filtered(fpt(s, va), fpt(s, van), fpt(s, vap), fpt(s, vbp), pt(s, va), pt(s, van),
+                          pt(s, vap), pt(s, vbp)) <= 0)
       continue;
     /* Flip: the diagonal a-an becomes ap-bp (see the slot mapping: A keeps
      * slots a, an, ap as (bp, an, ap), B keeps b, bn, bp as (ap, a, bp)). */
@@ -324,7 +332,7 @@ static int insert_point(sweep *s, int p) {
     return DG_EINTERNAL;
   /* Find a hull edge e -> next[e] that sees p (p strictly on its right). */
   int e = start;
-  while (orient_exact(pt(s, e), pt(s, next[e]), pt(s, p)) >= 0) {
+  while (orient_double(fpt(s, e), fpt(s, next[e]), fpt(s, p)) >= 0) {
     e = next[e];
     if (e == start)
       return DG_EINTERNAL; /* p inside the hull: the ordering invariant broke */
@@ -338,7 +346,7 @@ static int insert_point(sweep *s, int p) {
     return rc;
   /* Forward: more edges n -> next[n] visible from p. */
   int q = next[n];
-  while (orient_exact(pt(s, n), pt(s, q), pt(s, p)) < 0) {
+  while (orient_double(fpt(s, n), fpt(s, q), fpt(s, p)) < 0) {
     t = add_triangle(d, n, p, q, d->hull_tri[p], -1, d->hull_tri[n]);
     d->hull_tri[p] = t + 1;
     next[n] = n; /* n leaves the hull */
@@ -349,7 +357,7 @@ static int insert_point(sweep *s, int p) {
   }
   /* Backward: edges prev[e] -> e visible from p. */
   int r = prev[e];
-  while (orient_exact(pt(s, r), pt(s, e), pt(s, p)) < 0) {
+  while (orient_double(fpt(s, r), fpt(s, e), fpt(s, p)) < 0) {
     t = add_triangle(d, r, p, e, -1, d->hull_tri[e], d->hull_tri[r]);
     d->hull_tri[r] = t; /* before the flips, which keep it up to date */
     next[e] = e;
@@ -382,8 +390,8 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   d->point_count = count;
   if (count == 0)
     return 0;
-  sweep s = {.d = d, .coords = coords, .fcoords = d->fcoords,
-             .stack_capacity = 3 * 2 * d->capacity + 16};
+  sweep s = {
+      .d = d, .coords = coords, .fcoords = d->fcoords, .stack_capacity = 3 * 2 * d->capacity + 16};
   for (int i = 0; i < 2 * count; i++)
     d->fcoords[i] = coords[i];
   /* i0: the point nearest the middle of the bounding box. */
@@ -435,7 +443,7 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   int *order = d->order;
   int first = order[0];
   int k = 2;
-  while (k < distinct && orient_exact(pt(&s, first), pt(&s, order[1]), pt(&s, order[k])) == 0)
+  while (k < distinct && orient_double(fpt(&s, first), fpt(&s, order[1]), fpt(&s, order[k])) == 0)
     k++;
   int *line = d->line;
   int chain = k < distinct ? k : distinct;
@@ -450,7 +458,7 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   /* Fan from the first point off the line to the chain: the only
    * triangulation of a line plus one point. */
   int apex = order[k];
-  if (orient_exact(pt(&s, line[0]), pt(&s, line[chain - 1]), pt(&s, apex)) < 0)
+  if (orient_double(fpt(&s, line[0]), fpt(&s, line[chain - 1]), fpt(&s, apex)) < 0)
     for (int i = 0, j = chain - 1; i < j; i++, j--) {
       int t = line[i];
       line[i] = line[j];

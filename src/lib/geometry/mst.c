@@ -33,8 +33,7 @@ int dg_mst(int node_count, const dg_weighted_edge *edges, int edge_count, bool *
   if (node_count < 0 || edge_count < 0)
     return DG_EINVAL;
   for (int i = 0; i < edge_count; i++)
-    if (edges[i].a < 0 || edges[i].a >= node_count || edges[i].b < 0 ||
-        edges[i].b >= node_count)
+    if (edges[i].a < 0 || edges[i].a >= node_count || edges[i].b < 0 || edges[i].b >= node_count)
       return DG_EINVAL;
   int rc = DG_ENOMEM;
   sort_entry *sorted = malloc(((size_t)edge_count + 1) * sizeof *sorted);

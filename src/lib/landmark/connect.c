@@ -127,9 +127,9 @@ static int dig(landmark_state *s, int length, uint16_t tunnel) {
 }
 
 typedef struct planned_edge {
-  int a, b;         /* rooms */
-  int64_t length2;  /* squared distance between their chosen tiles */
-  bool mst;         /* kind "mst", else "extra" */
+  int a, b;        /* rooms */
+  int64_t length2; /* squared distance between their chosen tiles */
+  bool mst;        /* kind "mst", else "extra" */
 } planned_edge;
 
 static int by_length(const void *pa, const void *pb) {
@@ -199,7 +199,8 @@ int landmark_connect(landmark_state *s) {
   int extra_count = 0;
   for (int e = 0; e < pair_count; e++)
     if (!in_tree[e])
-      extra[extra_count++] = (planned_edge){weighted[e].a, weighted[e].b, weighted[e].weight, false};
+      extra[extra_count++] =
+          (planned_edge){weighted[e].a, weighted[e].b, weighted[e].weight, false};
   qsort(extra, (size_t)extra_count, sizeof *extra, by_length);
   double target = dg_param_float(p, P_TARGET_DEGREE);
   int cap = (int)target;
@@ -223,7 +224,8 @@ int landmark_connect(landmark_state *s) {
   if ((rc = dg_astar_init(&astar, s->width, s->height, exact_turns)) != 0)
     goto done;
   uint16_t tunnel = clamp_cost(dg_param_int(p, P_TUNNEL_COST));
-  dg_astar_query query = {.cost = s->cost, .turn_cost = (uint32_t)dg_param_int(p, P_TURN_PENALTY),
+  dg_astar_query query = {.cost = s->cost,
+                          .turn_cost = (uint32_t)dg_param_int(p, P_TURN_PENALTY),
                           .min_cost = min_cost * (uint32_t)dg_param_int(p, P_HEURISTIC_WEIGHT),
                           .directional = exact_turns};
   long expanded = 0;

@@ -26,8 +26,7 @@ static const dg_param_def landmark_params[P_COUNT] = {
                 "outline of the level: box, cross, t, l, ring, or random among them"},
     [P_LANDMARKS_MIN] = {"landmarks_min", DG_PARAM_INT, 1, 0, 2, NULL, NULL,
                          "fewest landmark rooms (fewer when they do not fit)"},
-    [P_LANDMARKS_MAX] = {"landmarks_max", DG_PARAM_INT, 2, 0, 2, NULL, NULL,
-                         "most landmark rooms"},
+    [P_LANDMARKS_MAX] = {"landmarks_max", DG_PARAM_INT, 2, 0, 2, NULL, NULL, "most landmark rooms"},
     [P_LANDMARK_STYLE] = {"landmark_style", DG_PARAM_ENUM, STYLE_RANDOM, 0, 0, style_names, NULL,
                           "how landmarks are painted: overlapping rectangles, round, cavern, "
                           "or random per landmark"},
@@ -96,7 +95,7 @@ static int landmark_validate(const dg_params *p, dg_error *err) {
   /* A landmark or a room, its walls and its gap on both sides must fit in
    * the narrower side of the map. */
   int side = dg_param_int(p, P_WIDTH) < dg_param_int(p, P_HEIGHT) ? dg_param_int(p, P_WIDTH)
-                                                                   : dg_param_int(p, P_HEIGHT);
+                                                                  : dg_param_int(p, P_HEIGHT);
   int margin = 2 * (dg_param_int(p, P_ROOM_GAP) + 1) + 2;
   static const int sizes[] = {P_LANDMARK_SIZE_MAX, P_MEDIUM_SIZE_MAX, P_SMALL_SIZE_MAX};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -119,8 +118,8 @@ static const char *style_name(int style) {
 static int extension_to_json(const void *data, json_t *level_object) {
   const landmark_extension *ext = data;
   json_t *landmarks = json_array();
-  json_t *mask = json_pack("{s:s,s:b,s:b}", "shape", mask_names[ext->mask], "flip_x",
-                           ext->flip_x, "flip_y", ext->flip_y);
+  json_t *mask = json_pack("{s:s,s:b,s:b}", "shape", mask_names[ext->mask], "flip_x", ext->flip_x,
+                           "flip_y", ext->flip_y);
   if (landmarks == NULL || mask == NULL) {
     json_decref(landmarks);
     json_decref(mask);
@@ -141,8 +140,8 @@ static int extension_to_json(const void *data, json_t *level_object) {
       return DG_ENOMEM;
     for (int r = 0; r < shape->rect_count; r++) {
       const int *q = shape->rects[r];
-      json_t *rect = json_pack("{s:i,s:i,s:i,s:i}", "x", q[0], "y", q[1], "width", q[2],
-                               "height", q[3]);
+      json_t *rect =
+          json_pack("{s:i,s:i,s:i,s:i}", "x", q[0], "y", q[1], "width", q[2], "height", q[3]);
       if (rect == NULL || json_array_append_new(rects, rect) != 0)
         return DG_ENOMEM;
     }
@@ -154,8 +153,8 @@ static int landmark_generate(const dg_context *context, const dg_request *reques
                              dg_cancel *cancel, dg_level *level, dg_error *err) {
   (void)context;
   const dg_params *p = &request->params;
-  landmark_state s = {.level = level, .grid = &level->grid, .params = p, .cancel = cancel,
-                      .seed = request->seed};
+  landmark_state s = {
+      .level = level, .grid = &level->grid, .params = p, .cancel = cancel, .seed = request->seed};
   s.width = dg_param_int(p, P_WIDTH);
   s.height = dg_param_int(p, P_HEIGHT);
   s.cells = (long)s.width * s.height;

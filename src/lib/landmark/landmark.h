@@ -63,9 +63,9 @@ typedef struct landmark_shape {
 
 /* What the level JSON gets besides the common members. */
 typedef struct landmark_extension {
-  int mask;                        /* the MASK_* used */
-  bool flip_x, flip_y;             /* the mask mirrored left-right, top-bottom */
-  int shape_count;                 /* landmark rooms */
+  int mask;            /* the MASK_* used */
+  bool flip_x, flip_y; /* the mask mirrored left-right, top-bottom */
+  int shape_count;     /* landmark rooms */
   landmark_shape shapes[2];
 } landmark_extension;
 
@@ -79,13 +79,13 @@ typedef struct landmark_state {
   uint64_t seed;
   int width, height;
   long cells;
-  uint8_t *inside;   /* 1 where the mask keeps the level */
-  uint8_t *taken;    /* 1 on a placed room's floor or wall */
-  int *room_of;      /* floor (and wall) tile -> room index, else -1 */
-  int *room_start;   /* room_count + 1 offsets into room_cells */
-  int *room_cells;   /* every room's floor tiles, room by room */
-  uint16_t *cost;    /* A* entry cost per tile (dungeon/astar.h) */
-  int *path;         /* scratch: one tunnel */
+  uint8_t *inside; /* 1 where the mask keeps the level */
+  uint8_t *taken;  /* 1 on a placed room's floor or wall */
+  int *room_of;    /* floor (and wall) tile -> room index, else -1 */
+  int *room_start; /* room_count + 1 offsets into room_cells */
+  int *room_cells; /* every room's floor tiles, room by room */
+  uint16_t *cost;  /* A* entry cost per tile (dungeon/astar.h) */
+  int *path;       /* scratch: one tunnel */
   landmark_extension extension;
   int64_t rooms_tried, landmark_attempts, tunnels_failed, tunnel_tiles, doors_made;
 } landmark_state;

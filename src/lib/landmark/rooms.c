@@ -28,20 +28,11 @@ void landmark_make_mask(landmark_state *s) {
       bool mid_x = fx >= w / 3 && fx < w - w / 3, mid_y = fy >= h / 3 && fy < h - h / 3;
       bool in = true;
       switch (mask) {
-      case MASK_CROSS:
-        in = mid_x || mid_y;
-        break;
-      case MASK_T:
-        in = fy < h * 2 / 5 || mid_x;
-        break;
-      case MASK_L:
-        in = fx < w * 2 / 5 || fy >= h - h * 2 / 5;
-        break;
-      case MASK_RING:
-        in = !(mid_x && mid_y);
-        break;
-      default:
-        break;
+      case MASK_CROSS: in = mid_x || mid_y; break;
+      case MASK_T: in = fy < h * 2 / 5 || mid_x; break;
+      case MASK_L: in = fx < w * 2 / 5 || fy >= h - h * 2 / 5; break;
+      case MASK_RING: in = !(mid_x && mid_y); break;
+      default: break;
       }
       /* The map's own edge is never inside: walls need a tile beyond. */
       if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
@@ -121,7 +112,8 @@ static void paint_round(landmark_state *s, uint8_t *canvas, int size) {
     for (int x = 0; x < size; x++) {
       /* Doubled coordinates keep the half-tile centre exact. */
       int64_t dx = 2 * x - (size - 1), dy = 2 * y - (size - 1);
-      canvas[(long)y * size + x] = dx * dx * ry2 * ry2 + dy * dy * rx2 * rx2 <= rx2 * rx2 * ry2 * ry2;
+      canvas[(long)y * size + x] =
+          dx * dx * ry2 * ry2 + dy * dy * rx2 * rx2 <= rx2 * rx2 * ry2 * ry2;
     }
 }
 
@@ -250,8 +242,8 @@ static int paint_cavern(landmark_state *s, uint8_t *canvas, int size, int *style
 
 int landmark_place_landmarks(landmark_state *s) {
   const dg_params *p = s->params;
-  int count = dg_rng_range(&s->layout, dg_param_int(p, P_LANDMARKS_MIN),
-                           dg_param_int(p, P_LANDMARKS_MAX));
+  int count =
+      dg_rng_range(&s->layout, dg_param_int(p, P_LANDMARKS_MIN), dg_param_int(p, P_LANDMARKS_MAX));
   int gap = dg_param_int(p, P_ROOM_GAP), reach = gap + 1;
   int attempts = dg_param_int(p, P_LANDMARK_ATTEMPTS);
   int max_size = dg_param_int(p, P_LANDMARK_SIZE_MAX);

@@ -40,11 +40,10 @@ static inline float clamp1(float v) {
   return v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v;
 }
 
-int dg_noise_init(dg_noise *noise, uint64_t seed, int octaves, float frequency,
-                  float lacunarity, float gain) {
-  if (octaves < 1 || octaves > DG_NOISE_OCTAVES_MAX || !(frequency > 0.0f) ||
-      frequency > 1e3f || !(lacunarity >= 1.0f) || lacunarity > 16.0f || !(gain > 0.0f) ||
-      gain > 1.0f)
+int dg_noise_init(dg_noise *noise, uint64_t seed, int octaves, float frequency, float lacunarity,
+                  float gain) {
+  if (octaves < 1 || octaves > DG_NOISE_OCTAVES_MAX || !(frequency > 0.0f) || frequency > 1e3f ||
+      !(lacunarity >= 1.0f) || lacunarity > 16.0f || !(gain > 0.0f) || gain > 1.0f)
     return DG_EINVAL;
   *noise = (dg_noise){.octaves = octaves};
   float f = frequency, a = 1.0f, total = 0.0f;
@@ -85,8 +84,8 @@ float dg_noise_perlin(uint32_t seed, float x, float y) {
   int32_t xi = floor_int(x), yi = floor_int(y);
   float fx = x - (float)xi, fy = y - (float)yi;
   return clamp1(cell_value(lattice_hash(seed, xi, yi), lattice_hash(seed, xi + 1, yi),
-                           lattice_hash(seed, xi, yi + 1), lattice_hash(seed, xi + 1, yi + 1),
-                           fx, fy, fade(fx), fade(fy)));
+                           lattice_hash(seed, xi, yi + 1), lattice_hash(seed, xi + 1, yi + 1), fx,
+                           fy, fade(fx), fade(fy)));
 }
 
 float dg_noise_sample(const dg_noise *noise, float x, float y) {

@@ -23,8 +23,7 @@ int dg_astar_init(dg_astar *astar, int width, int height, bool directional) {
   astar->width = width;
   astar->height = height;
   astar->node = calloc(states, sizeof *astar->node);
-  if (astar->node == NULL ||
-      dg_heap_init(&astar->heap, 1024) != 0) {
+  if (astar->node == NULL || dg_heap_init(&astar->heap, 1024) != 0) {
     dg_astar_close(astar);
     return DG_ENOMEM;
   }
@@ -75,8 +74,7 @@ static inline uint64_t key_of(uint32_t f, uint32_t g) {
 /* Search over cells: one state per cell. Turn charges and straight-only
  * cells are judged against each cell's best arrival so far. Returns the
  * goal state or NO_PARENT through *found. */
-static int search_cells(dg_astar *astar, const dg_astar_query *q, uint32_t *found,
-                        long *expanded) {
+static int search_cells(dg_astar *astar, const dg_astar_query *q, uint32_t *found, long *expanded) {
   const int width = astar->width, height = astar->height;
   const int goal_x = q->goal % width, goal_y = q->goal / width;
   const uint32_t scale = q->min_cost, id = astar->search;
