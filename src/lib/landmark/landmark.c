@@ -50,7 +50,7 @@ static const dg_param_def landmark_params[P_COUNT] = {
                            "largest side of a medium room's floor"},
     [P_ROOM_GAP] = {"room_gap", DG_PARAM_INT, 2, 1, 20, NULL, NULL,
                     "least rock between two rooms' walls, and between a wall and the mask edge"},
-    [P_ROOMS_MAX] = {"rooms_max", DG_PARAM_INT, 400, 1, 5000, NULL, NULL,
+    [P_ROOMS_MAX] = {"rooms_max", DG_PARAM_INT, 20000, 1, 100000, NULL, NULL,
                      "most rooms in a level, landmarks included"},
     [P_TARGET_DEGREE] = {"target_degree", DG_PARAM_FLOAT, 2.5, 1, 6, NULL, NULL,
                          "mean connections per room that extra edges aim at"},
