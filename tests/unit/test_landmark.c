@@ -9,6 +9,7 @@
 
 #include "dungeon/delaunay.h"
 #include "dungeon/dungeon.h"
+#include "dungeon/noise.h"
 
 static dg_request make_request(uint64_t seed, const char *const *params) {
   dg_request request;
@@ -268,6 +269,60 @@ Test(landmark, landmark_painters) {
       json_decref(json);
       dg_level_free(level);
     }
+}
+
+/* Tunnels reuse existing ones when cheaper: making old tunnels as dear as
+ * fresh rock must make the levels dig more. */
+Test(landmark, tunnels_reuse_cheaper_tunnels) {
+  long cheap = 0, dear = 0;
+  for (uint64_t seed = 1; seed <= 6; seed++) {
+    const char *reuse[] = {"mask", "box", "rock_weight", "0", "perimeter_penalty", "0", NULL};
+    const char *no_reuse[] = {"mask",      "box", "rock_weight", "0", "perimeter_penalty",
+                              "0",         "tunnel_cost", "3",   "door_cost", "3",
+                              "rock_base", "3",   NULL};
+    dg_level *a = generate(seed, reuse), *b = generate(seed, no_reuse);
+    cheap += a->metrics.corridor_tiles;
+    dear += b->metrics.corridor_tiles;
+    dg_level_free(a);
+    dg_level_free(b);
+  }
+  cr_assert_lt(cheap, dear, "cheap tunnels dug %ld tiles, tunnels as dear as rock %ld", cheap,
+               dear);
+}
+
+/* The rock layer bends tunnels: with hard rock dear, tunnels cross softer
+ * rock on average than when rock hardness is ignored. The hardness is the
+ * documented fBm field: seeded by the request, 1 / rock_scale, 4 octaves. */
+static double mean_hardness(const dg_level *level, uint64_t seed) {
+  const dg_grid *g = &level->grid;
+  dg_noise noise;
+  cr_assert_eq(dg_noise_init(&noise, seed, 4, 1.0f / 24, 2.0f, 0.5f), 0);
+  double sum = 0;
+  long count = 0;
+  for (int y = 0; y < g->height; y++)
+    for (int x = 0; x < g->width; x++)
+      if (dg_grid_get(g, x, y) == DG_TILE_CORRIDOR) {
+        float h = 0.5f + 1.5f * dg_noise_sample(&noise, (float)x, (float)y);
+        h = h < 0.0f ? 0.0f : h > 1.0f ? 1.0f : h;
+        sum += h * h;
+        count++;
+      }
+  return count > 0 ? sum / count : 0;
+}
+
+Test(landmark, tunnels_avoid_hard_rock) {
+  double soft = 0, blind = 0;
+  for (uint64_t seed = 1; seed <= 6; seed++) {
+    const char *weighted[] = {"mask", "box", "rock_weight", "60", NULL};
+    const char *ignored[] = {"mask", "box", "rock_weight", "0", NULL};
+    dg_level *a = generate(seed, weighted), *b = generate(seed, ignored);
+    soft += mean_hardness(a, seed);
+    blind += mean_hardness(b, seed);
+    dg_level_free(a);
+    dg_level_free(b);
+  }
+  cr_assert_lt(soft, blind * 0.8, "hardness under tunnels %f with the rock layer, %f without",
+               soft / 6, blind / 6);
 }
 
 /* Golden seeds: the ASCII maps in tests/data/golden/landmark-*.txt. A change

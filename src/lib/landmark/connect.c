@@ -78,9 +78,12 @@ static int build_costs(landmark_state *s, uint32_t *min_cost) {
         s->cost[c] = door_candidate(s, x, y) ? (uint16_t)(clamp_cost(door) | DG_ASTAR_STRAIGHT) : 0;
         continue;
       }
-      /* Hardness in [0, 1]; squaring favours soft rock and leaves the hard
-       * clusters that corridors bend round. */
-      float h = (density[c] + 1.0f) * 0.5f;
+      /* Hardness in [0, 1]: fBm rarely strays far from 0, so it is
+       * stretched (x1.5) and clamped, which makes soft plains and hard
+       * clusters; squaring then keeps soft rock common and the clusters
+       * dear, "clusters of hard rock that the corridors have to surround". */
+      float h = 0.5f + 1.5f * density[c];
+      h = h < 0.0f ? 0.0f : h > 1.0f ? 1.0f : h;
       long cost = base + (long)((float)weight * h * h + 0.5f);
       bool near_wall = false;
       for (int dy = -1; dy <= 1 && !near_wall; dy++)
