@@ -330,6 +330,10 @@ static int insert_point(sweep *s, int p) {
   }
   if (start == -1 || next[start] == start)
     return DG_EINTERNAL;
+  /* The bucket scan finds the nearest hull vertex counter-clockwise of p;
+   * the edge into it is the one facing p, so start one vertex back or the
+   * walk below would go round the whole hull. */
+  start = prev[start];
   /* Find a hull edge e -> next[e] that sees p (p strictly on its right). */
   int e = start;
   while (orient_double(fpt(s, e), fpt(s, next[e]), fpt(s, p)) >= 0) {
