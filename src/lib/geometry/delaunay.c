@@ -187,7 +187,6 @@ typedef struct sweep {
   int hash_size;
   double cx, cy; /* hash centre (the point i0) */
   double bound;  /* in-circle error bound for this point set */
-  int hull_start;
   int stack_capacity;
 } sweep;
 
@@ -396,7 +395,6 @@ static int insert_point(sweep *s, int p) {
   next[e] = p;
   prev[n] = p;
   next[p] = n;
-  s->hull_start = e;
   d->hull_hash[hash_key(s, p)] = p;
   d->hull_hash[hash_key(s, e)] = e;
   return 0;
@@ -516,7 +514,6 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   d->hull_next[apex] = line[0];
   d->hull_prev[apex] = line[chain - 1];
   d->hull_hash[hash_key(&s, apex)] = apex;
-  s.hull_start = apex;
   for (int i = k + 1; i < distinct; i++)
     if ((rc = insert_point(&s, order[i])) != 0)
       return rc;

@@ -208,6 +208,8 @@ int landmark_connect(landmark_state *s) {
   double target = dg_param_float(p, P_TARGET_DEGREE);
   int cap = (int)target;
   cap += (double)cap < target ? 1 : 0;
+  /* Chosen extras are appended to plan[] over extra[] itself: the write
+   * index never passes the read index e, so nothing unread is lost. */
   for (int e = 0; e < extra_count && 2.0 * planned < target * rooms; e++) {
     planned_edge edge = extra[e];
     if (degree[edge.a] >= cap || degree[edge.b] >= cap)

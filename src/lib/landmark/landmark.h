@@ -70,23 +70,25 @@ typedef struct landmark_extension {
 } landmark_extension;
 
 typedef struct landmark_state {
-  dg_level *level;
-  dg_grid *grid;
-  const dg_params *params;
-  dg_cancel *cancel;
-  dg_arena arena;
-  dg_rng shape, layout, connect;
-  uint64_t seed;
-  int width, height;
-  long cells;
-  uint8_t *inside; /* 1 where the mask keeps the level */
-  uint8_t *taken;  /* 1 on a placed room's floor or wall */
-  int *room_of;    /* floor (and wall) tile -> room index, else -1 */
-  int *room_start; /* room_count + 1 offsets into room_cells */
-  int *room_cells; /* every room's floor tiles, room by room */
-  uint16_t *cost;  /* A* entry cost per tile (dungeon/astar.h) */
-  int *path;       /* scratch: one tunnel */
-  landmark_extension extension;
+  dg_level *level;              /* the level being made */
+  dg_grid *grid;                /* its tiles */
+  const dg_params *params;      /* effective parameters */
+  dg_cancel *cancel;            /* polled between steps and every few rows/tunnels */
+  dg_arena arena;               /* every per-generation array below */
+  dg_rng shape;                 /* mask choice and landmark shapes */
+  dg_rng layout;                /* landmark positions, room packing */
+  dg_rng connect;               /* the random tile of each room */
+  uint64_t seed;                /* the request's seed (noise field) */
+  int width, height;            /* map size */
+  long cells;                   /* width * height */
+  uint8_t *inside;              /* 1 where the mask keeps the level */
+  uint8_t *taken;               /* 1 on a placed room's floor or wall */
+  int *room_of;                 /* floor (and wall) tile -> room index, else -1 */
+  int *room_start;              /* room_count + 1 offsets into room_cells */
+  int *room_cells;              /* every room's floor tiles, room by room */
+  uint16_t *cost;               /* A* entry cost per tile (dungeon/astar.h) */
+  int *path;                    /* scratch: one tunnel */
+  landmark_extension extension; /* copied into the level's extension */
   int64_t rooms_tried, landmark_attempts, tunnels_failed, tunnel_tiles, doors_made;
 } landmark_state;
 

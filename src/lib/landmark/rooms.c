@@ -331,8 +331,9 @@ int landmark_pack_rooms(landmark_state *s) {
         for (int xx = x; xx < x + w; xx++)
           paint_floor(s, xx, yy, index);
     }
-    if (y % 32 == 1 && dg_cancel_check(s->cancel) != 0)
-      return dg_cancel_check(s->cancel);
+    int rc = y % 32 == 1 ? dg_cancel_check(s->cancel) : 0;
+    if (rc != 0)
+      return rc;
   }
   return 0;
 }
