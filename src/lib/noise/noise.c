@@ -4,6 +4,13 @@
  * a field is a pure function of the seed. dg_noise_fill computes exactly
  * what dg_noise_sample does, in the same order, but hashes each lattice
  * cell once per run of tiles instead of four times per tile. */
+/* Floating-point results feed the level, so they must not depend on the
+ * compiler fusing a * b + c into one rounding where the target has FMA
+ * (clang does by default; GCC does not in ISO C mode). */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
 #include "dungeon/noise.h"
 
 #include "dungeon/error.h"
