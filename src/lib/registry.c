@@ -8,6 +8,7 @@
 
 static const dg_algorithm *const registry[] = {
     &dg_algorithm_classic,
+    &dg_algorithm_landmark,
     &dg_algorithm_nonlinear,
 };
 

@@ -41,7 +41,7 @@ void dg_heap_clear(dg_heap *heap) {
   heap->counter = 0;
 }
 
-static int grow(dg_heap *heap) {
+int dg_heap_grow(dg_heap *heap) {
   size_t capacity = heap->capacity != 0 ? heap->capacity * 2 : 64;
   uint64_t *priorities = realloc(heap->priorities, capacity * sizeof *priorities);
   if (priorities == NULL)
@@ -55,48 +55,23 @@ static int grow(dg_heap *heap) {
   return 0;
 }
 
-int dg_heap_push(dg_heap *heap, uint64_t priority, uint32_t value) {
-  if (heap->count == heap->capacity && grow(heap) != 0)
-    return DG_ENOMEM;
-  uint64_t key = (priority << COUNTER_BITS) | (heap->counter++ & COUNTER_MASK);
-  size_t at = heap->count++;
-  while (at > 0) {
-    size_t parent = (at - 1) / 2;
-    if (heap->priorities[parent] <= key)
-      break;
-    heap->priorities[at] = heap->priorities[parent];
-    heap->values[at] = heap->values[parent];
-    at = parent;
-  }
-  heap->priorities[at] = key;
-  heap->values[at] = value;
+int dg_heap_reserve(dg_heap *heap, size_t capacity) {
+  while (heap->capacity < capacity)
+    if (dg_heap_grow(heap) != 0)
+      return DG_ENOMEM;
   return 0;
 }
 
+int dg_heap_push(dg_heap *heap, uint64_t priority, uint32_t value) {
+  return dg_heap_push_key(heap, (priority << COUNTER_BITS) | (heap->counter++ & COUNTER_MASK),
+                          value);
+}
+
 bool dg_heap_pop(dg_heap *heap, uint64_t *priority, uint32_t *value) {
-  if (heap->count == 0)
+  uint64_t key = 0;
+  if (!dg_heap_pop_key(heap, &key, value))
     return false;
   if (priority != NULL)
-    *priority = heap->priorities[0] >> COUNTER_BITS;
-  if (value != NULL)
-    *value = heap->values[0];
-  size_t count = --heap->count;
-  uint64_t key = heap->priorities[count];
-  uint32_t payload = heap->values[count];
-  size_t at = 0;
-  for (;;) {
-    size_t child = 2 * at + 1;
-    if (child >= count)
-      break;
-    if (child + 1 < count && heap->priorities[child + 1] < heap->priorities[child])
-      child++;
-    if (key <= heap->priorities[child])
-      break;
-    heap->priorities[at] = heap->priorities[child];
-    heap->values[at] = heap->values[child];
-    at = child;
-  }
-  heap->priorities[at] = key;
-  heap->values[at] = payload;
+    *priority = key >> COUNTER_BITS;
   return true;
 }

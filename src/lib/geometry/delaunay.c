@@ -1,0 +1,552 @@
+/* Exact Delaunay triangulation of integer points (include/dungeon/delaunay.h).
+ *
+ * Why this shape: seed 001, step 2 triangulates one cell per room, and the
+ * benchmark asks for more speed than the npm `delaunator` package. The sweep
+ * here is radial like delaunator's, but exact: points are ordered by their
+ * exact squared distance from a middle point i0, so every new point lies
+ * outside the hull of those before it (the hull sits inside the disc through
+ * the new point), and the predicates never err, so duplicates and collinear
+ * runs are handled by rule rather than by epsilon. Written from the
+ * textbook algorithm (sweep + Lawson flips); no code copied. */
+#include "dungeon/delaunay.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dungeon/error.h"
+
+__extension__ typedef __int128 wide;
+
+/* ---- exact predicates ------------------------------------------------- */
+
+static inline int sign_of_wide(wide v) {
+  return (v > 0) - (v < 0);
+}
+
+static inline int orient_exact(const int32_t *a, const int32_t *b, const int32_t *c) {
+  /* Differences < 2^26, products < 2^52: exact in 64 bits. */
+  int64_t v = ((int64_t)b[0] - a[0]) * ((int64_t)c[1] - a[1]) -
+              ((int64_t)b[1] - a[1]) * ((int64_t)c[0] - a[0]);
+  return (v > 0) - (v < 0);
+}
+
+static int incircle_wide(const int32_t *a, const int32_t *b, const int32_t *c, const int32_t *d) {
+  int64_t adx = (int64_t)a[0] - d[0], ady = (int64_t)a[1] - d[1];
+  int64_t bdx = (int64_t)b[0] - d[0], bdy = (int64_t)b[1] - d[1];
+  int64_t cdx = (int64_t)c[0] - d[0], cdy = (int64_t)c[1] - d[1];
+  int64_t alift = adx * adx + ady * ady, blift = bdx * bdx + bdy * bdy,
+          clift = cdx * cdx + cdy * cdy;
+  int64_t bc = bdx * cdy - cdx * bdy, ca = cdx * ady - adx * cdy, ab = adx * bdy - bdx * ady;
+  wide exact = (wide)alift * bc + (wide)blift * ca + (wide)clift * ab;
+  return sign_of_wide(exact);
+}
+
+/* Orientation on coordinates held as doubles: with |coordinates| <= 2^24
+ * the differences (< 2^25) and products (< 2^50) and their difference
+ * (< 2^51) are all exact, so this is exact too. */
+static inline int orient_double(const double *a, const double *b, const double *c) {
+  double v = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+  return (v > 0) - (v < 0);
+}
+
+/* In-circle on coordinates given twice: as doubles for the filter and as
+ * integers for the exact fallback. With |coordinates| <= 2^24 every
+ * difference, lift and cross product below is exact in a double (< 2^53);
+ * only the three final products and two sums round, so an error bound far
+ * above Shewchuk's iccerrboundA (about 2.2e-15) is safe. */
+static inline int incircle_filtered(const double *fa, const double *fb, const double *fc,
+                                    const double *fd, const int32_t *a, const int32_t *b,
+                                    const int32_t *c, const int32_t *d) {
+  double adx = fa[0] - fd[0], ady = fa[1] - fd[1];
+  double bdx = fb[0] - fd[0], bdy = fb[1] - fd[1];
+  double cdx = fc[0] - fd[0], cdy = fc[1] - fd[1];
+  double alift = adx * adx + ady * ady, blift = bdx * bdx + bdy * bdy,
+         clift = cdx * cdx + cdy * cdy;
+  double bc = bdx * cdy - cdx * bdy, ca = cdx * ady - adx * cdy, ab = adx * bdy - bdx * ady;
+  double det = alift * bc + blift * ca + clift * ab;
+  double permanent = alift * fabs(bc) + blift * fabs(ca) + clift * fabs(ab);
+  double bound = 1e-12 * permanent;
+  if (det > bound)
+    return 1;
+  if (det < -bound)
+    return -1;
+  return incircle_wide(a, b, c, d);
+}
+
+/* The same test with one error bound for the whole point set, computed
+ * once from its extent D (every difference is at most D, so every lift and
+ * every cross product at most 2 D^2 and the permanent at most 12 D^4):
+ * the sweep's hot loop then skips the permanent. Falls back exactly as
+ * above when the determinant is within the bound. */
+static inline int incircle_static(const double *fa, const double *fb, const double *fc,
+                                  const double *fd, double bound, const int32_t *a,
+                                  const int32_t *b, const int32_t *c, const int32_t *d) {
+  double adx = fa[0] - fd[0], ady = fa[1] - fd[1];
+  double bdx = fb[0] - fd[0], bdy = fb[1] - fd[1];
+  double cdx = fc[0] - fd[0], cdy = fc[1] - fd[1];
+  double det = (adx * adx + ady * ady) * (bdx * cdy - cdx * bdy) +
+               (bdx * bdx + bdy * bdy) * (cdx * ady - adx * cdy) +
+               (cdx * cdx + cdy * cdy) * (adx * bdy - bdx * ady);
+  if (det > bound)
+    return 1;
+  if (det < -bound)
+    return -1;
+  return incircle_wide(a, b, c, d);
+}
+
+int dg_orient2d(const int32_t *a, const int32_t *b, const int32_t *c) {
+  return orient_exact(a, b, c);
+}
+
+int dg_incircle(const int32_t *a, const int32_t *b, const int32_t *c, const int32_t *d) {
+  double fa[2] = {a[0], a[1]}, fb[2] = {b[0], b[1]}, fc[2] = {c[0], c[1]}, fd[2] = {d[0], d[1]};
+  return incircle_filtered(fa, fb, fc, fd, a, b, c, d);
+}
+
+/* ---- storage ------------------------------------------------------------ */
+
+void dg_delaunay_init(dg_delaunay *d) {
+  memset(d, 0, sizeof *d);
+}
+
+void dg_delaunay_close(dg_delaunay *d) {
+  free(d->triangles);
+  free(d->halfedges);
+  free(d->alias);
+  free(d->line);
+  free(d->order);
+  free(d->order_tmp);
+  free(d->hull_next);
+  free(d->hull_prev);
+  free(d->hull_tri);
+  free(d->hull_hash);
+  free(d->stack);
+  free(d->keys);
+  free(d->keys_tmp);
+  free(d->fcoords);
+  memset(d, 0, sizeof *d);
+}
+
+static int reserve(dg_delaunay *d, int count) {
+  if (count <= d->capacity)
+    return 0;
+  int capacity = count < 16 ? 16 : count;
+  size_t n = (size_t)capacity, tri = 3 * (2 * n);
+  int *arrays[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  arrays[0] = malloc(tri * sizeof(int));         /* triangles */
+  arrays[1] = malloc(tri * sizeof(int));         /* halfedges */
+  arrays[2] = malloc(n * sizeof(int));           /* alias */
+  arrays[3] = malloc(n * sizeof(int));           /* line */
+  arrays[4] = malloc(n * sizeof(int));           /* order */
+  arrays[5] = malloc(n * sizeof(int));           /* order_tmp */
+  arrays[6] = malloc(n * sizeof(int));           /* hull_next */
+  arrays[7] = malloc(n * sizeof(int));           /* hull_prev */
+  arrays[8] = malloc(n * sizeof(int));           /* hull_tri */
+  arrays[9] = malloc((n + 1) * sizeof(int));     /* hull_hash (<= n) */
+  arrays[10] = malloc((tri + 16) * sizeof(int)); /* flip stack */
+  uint64_t *keys = malloc(n * sizeof *keys), *keys_tmp = malloc(n * sizeof *keys_tmp);
+  double *fcoords = malloc(2 * n * sizeof *fcoords);
+  bool ok = keys != NULL && keys_tmp != NULL && fcoords != NULL;
+  for (int i = 0; i < 11; i++)
+    ok = ok && arrays[i] != NULL;
+  if (!ok) {
+    for (int i = 0; i < 11; i++)
+      free(arrays[i]);
+    free(keys);
+    free(keys_tmp);
+    free(fcoords);
+    return DG_ENOMEM;
+  }
+  dg_delaunay_close(d); /* results are rebuilt by the caller anyway */
+  d->triangles = arrays[0];
+  d->halfedges = arrays[1];
+  d->alias = arrays[2];
+  d->line = arrays[3];
+  d->order = arrays[4];
+  d->order_tmp = arrays[5];
+  d->hull_next = arrays[6];
+  d->hull_prev = arrays[7];
+  d->hull_tri = arrays[8];
+  d->hull_hash = arrays[9];
+  d->stack = arrays[10];
+  d->keys = keys;
+  d->keys_tmp = keys_tmp;
+  d->fcoords = fcoords;
+  d->capacity = capacity;
+  return 0;
+}
+
+/* ---- the sweep ---------------------------------------------------------- */
+
+typedef struct sweep {
+  dg_delaunay *d;
+  const int32_t *coords;
+  const double *fcoords; /* the same coordinates as doubles */
+  int hash_size;
+  double cx, cy; /* hash centre (the point i0) */
+  double bound;  /* in-circle error bound for this point set */
+  int stack_capacity;
+} sweep;
+
+static inline const int32_t *pt(const sweep *s, int i) {
+  return s->coords + 2 * i;
+}
+static inline const double *fpt(const sweep *s, int i) {
+  return s->fcoords + 2 * i;
+}
+
+static inline int next_he(int h) {
+  return h % 3 == 2 ? h - 2 : h + 1;
+}
+static inline int prev_he(int h) {
+  return h % 3 == 0 ? h + 2 : h - 1;
+}
+
+static inline void link(dg_delaunay *d, int a, int b) {
+  d->halfedges[a] = b;
+  if (b != -1)
+    d->halfedges[b] = a;
+}
+
+static int add_triangle(dg_delaunay *d, int i0, int i1, int i2, int a, int b, int c) {
+  int t = 3 * d->triangle_count++;
+  d->triangles[t] = i0;
+  d->triangles[t + 1] = i1;
+  d->triangles[t + 2] = i2;
+  link(d, t, a);
+  link(d, t + 1, b);
+  link(d, t + 2, c);
+  return t;
+}
+
+/* Pseudo-angle of p around the centre, bucketed: a starting guess for the
+ * hull search only, so its rounding does not matter. */
+static int hash_key(const sweep *s, int p) {
+  double dx = fpt(s, p)[0] - s->cx, dy = fpt(s, p)[1] - s->cy;
+  double sum = fabs(dx) + fabs(dy);
+  double q = sum > 0 ? dx / sum : 0;
+  double angle = (dy > 0 ? 3 - q : 1 + q) / 4; /* [0, 1] */
+  int key = (int)(angle * s->hash_size);
+  return key >= s->hash_size ? s->hash_size - 1 : key < 0 ? 0 : key;
+}
+
+/* Lawson flips from half-edge `a` until every edge touched is locally
+ * Delaunay. Returns DG_EINTERNAL if the stack would overflow (cannot happen:
+ * it holds every half-edge). */
+static int legalize(sweep *s, int a) {
+  dg_delaunay *d = s->d;
+  int top = 0;
+  d->stack[top++] = a;
+  while (top > 0) {
+    a = d->stack[--top];
+    int b = d->halfedges[a];
+    if (b == -1)
+      continue;
+    int an = next_he(a), ap = prev_he(a), bn = next_he(b), bp = prev_he(b);
+    int va = d->triangles[a], van = d->triangles[an], vap = d->triangles[ap],
+        vbp = d->triangles[bp];
+    if (incircle_static(fpt(s, va), fpt(s, van), fpt(s, vap), fpt(s, vbp), s->bound, pt(s, va),
+                        pt(s, van), pt(s, vap), pt(s, vbp)) <= 0)
+      continue;
+    /* Flip: the diagonal a-an becomes ap-bp (see the slot mapping: A keeps
+     * slots a, an, ap as (bp, an, ap), B keeps b, bn, bp as (ap, a, bp)). */
+    int outer_a = d->halfedges[bp], outer_b = d->halfedges[ap];
+    d->triangles[a] = vbp;
+    d->triangles[b] = vap;
+    if (outer_a == -1)
+      d->hull_tri[vbp] = a;
+    if (outer_b == -1)
+      d->hull_tri[vap] = b;
+    link(d, a, outer_a);
+    link(d, b, outer_b);
+    link(d, ap, bp);
+    if (top + 2 > s->stack_capacity)
+      return DG_EINTERNAL;
+    d->stack[top++] = bn;
+    d->stack[top++] = a;
+  }
+  return 0;
+}
+
+/* Radix sort of order[] by keys[] (LSD, 11-bit digits), then each run of
+ * equal keys by (x, y) so that duplicates end up side by side. */
+static void sort_points(sweep *s, int n, uint64_t max_key) {
+  dg_delaunay *d = s->d;
+  int *order = d->order, *order_tmp = d->order_tmp;
+  uint64_t *keys = d->keys, *keys_tmp = d->keys_tmp;
+  unsigned counts[2048];
+  for (int shift = 0; shift < 64 && (max_key >> shift) != 0; shift += 11) {
+    memset(counts, 0, sizeof counts);
+    for (int i = 0; i < n; i++)
+      counts[(keys[i] >> shift) & 2047]++;
+    unsigned sum = 0;
+    for (int i = 0; i < 2048; i++) {
+      unsigned c = counts[i];
+      counts[i] = sum;
+      sum += c;
+    }
+    for (int i = 0; i < n; i++) {
+      unsigned at = counts[(keys[i] >> shift) & 2047]++;
+      keys_tmp[at] = keys[i];
+      order_tmp[at] = order[i];
+    }
+    uint64_t *kt = keys;
+    keys = keys_tmp;
+    keys_tmp = kt;
+    int *ot = order;
+    order = order_tmp;
+    order_tmp = ot;
+  }
+  if (order != d->order) {
+    memcpy(d->order, order, (size_t)n * sizeof *order);
+    memcpy(d->keys, keys, (size_t)n * sizeof *keys);
+  }
+  order = d->order;
+  keys = d->keys;
+  for (int i = 1; i < n; i++) {
+    if (keys[i] != keys[i - 1])
+      continue;
+    int id = order[i], j = i;
+    const int32_t *p = pt(s, id);
+    while (j > 0 && keys[j - 1] == keys[i]) {
+      const int32_t *q = pt(s, order[j - 1]);
+      if (q[0] < p[0] || (q[0] == p[0] && q[1] <= p[1]))
+        break;
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = id;
+  }
+}
+
+static int64_t along(const int32_t *origin, const int32_t *direction_end, const int32_t *p) {
+  return ((int64_t)direction_end[0] - origin[0]) * ((int64_t)p[0] - origin[0]) +
+         ((int64_t)direction_end[1] - origin[1]) * ((int64_t)p[1] - origin[1]);
+}
+
+/* Orders line[0..count) by position along the line from a through b. */
+static void sort_along(const sweep *s, int *line, int count, int a, int b) {
+  for (int i = 1; i < count; i++) {
+    int id = line[i], j = i;
+    int64_t t = along(pt(s, a), pt(s, b), pt(s, id));
+    while (j > 0 && along(pt(s, a), pt(s, b), pt(s, line[j - 1])) > t) {
+      line[j] = line[j - 1];
+      j--;
+    }
+    line[j] = id;
+  }
+}
+
+/* Inserts point p, known to lie outside the current hull. */
+static int insert_point(sweep *s, int p) {
+  dg_delaunay *d = s->d;
+  int *next = d->hull_next, *prev = d->hull_prev;
+  int key = hash_key(s, p), start = -1;
+  for (int j = 0; j < s->hash_size; j++) {
+    start = d->hull_hash[(key + j) % s->hash_size];
+    if (start != -1 && next[start] != start)
+      break;
+  }
+  if (start == -1 || next[start] == start)
+    return DG_EINTERNAL;
+  /* The bucket scan finds the nearest hull vertex counter-clockwise of p;
+   * the edge into it is the one facing p, so start one vertex back or the
+   * walk below would go round the whole hull. */
+  start = prev[start];
+  /* Find a hull edge e -> next[e] that sees p (p strictly on its right). */
+  int e = start;
+  while (orient_double(fpt(s, e), fpt(s, next[e]), fpt(s, p)) >= 0) {
+    e = next[e];
+    if (e == start)
+      return DG_EINTERNAL; /* p inside the hull: the ordering invariant broke */
+  }
+  int n = next[e];
+  int t = add_triangle(d, e, p, n, -1, -1, d->hull_tri[e]);
+  d->hull_tri[p] = t + 1; /* p -> n, provisional */
+  d->hull_tri[e] = t;     /* e -> p */
+  int rc = legalize(s, t + 2);
+  if (rc != 0)
+    return rc;
+  /* Forward: more edges n -> next[n] visible from p. */
+  int q = next[n];
+  while (orient_double(fpt(s, n), fpt(s, q), fpt(s, p)) < 0) {
+    t = add_triangle(d, n, p, q, d->hull_tri[p], -1, d->hull_tri[n]);
+    d->hull_tri[p] = t + 1;
+    next[n] = n; /* n leaves the hull */
+    if ((rc = legalize(s, t + 2)) != 0)
+      return rc;
+    n = q;
+    q = next[n];
+  }
+  /* Backward: edges prev[e] -> e visible from p. */
+  int r = prev[e];
+  while (orient_double(fpt(s, r), fpt(s, e), fpt(s, p)) < 0) {
+    t = add_triangle(d, r, p, e, -1, d->hull_tri[e], d->hull_tri[r]);
+    d->hull_tri[r] = t; /* before the flips, which keep it up to date */
+    next[e] = e;
+    if ((rc = legalize(s, t + 2)) != 0)
+      return rc;
+    e = r;
+    r = prev[e];
+  }
+  prev[p] = e;
+  next[e] = p;
+  prev[n] = p;
+  next[p] = n;
+  d->hull_hash[hash_key(s, p)] = p;
+  d->hull_hash[hash_key(s, e)] = e;
+  return 0;
+}
+
+int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
+  if (count < 0)
+    return DG_EINVAL;
+  for (int i = 0; i < 2 * count; i++)
+    if (coords[i] > DG_DELAUNAY_COORD_MAX || coords[i] < -DG_DELAUNAY_COORD_MAX)
+      return DG_EINVAL;
+  int rc = reserve(d, count);
+  if (rc != 0)
+    return rc;
+  d->triangle_count = 0;
+  d->line_count = 0;
+  d->point_count = count;
+  if (count == 0)
+    return 0;
+  sweep s = {
+      .d = d, .coords = coords, .fcoords = d->fcoords, .stack_capacity = 3 * 2 * d->capacity + 16};
+  for (int i = 0; i < 2 * count; i++)
+    d->fcoords[i] = coords[i];
+  /* i0: the point nearest the middle of the bounding box. */
+  int32_t min_x = coords[0], max_x = coords[0], min_y = coords[1], max_y = coords[1];
+  for (int i = 1; i < count; i++) {
+    int32_t x = coords[2 * i], y = coords[2 * i + 1];
+    min_x = x < min_x ? x : min_x;
+    max_x = x > max_x ? x : max_x;
+    min_y = y < min_y ? y : min_y;
+    max_y = y > max_y ? y : max_y;
+  }
+  int64_t mid_x = ((int64_t)min_x + max_x) / 2, mid_y = ((int64_t)min_y + max_y) / 2;
+  int64_t span_x = (int64_t)max_x - min_x, span_y = (int64_t)max_y - min_y;
+  double extent = (double)(span_x > span_y ? span_x : span_y);
+  /* Three rounded products and two sums: an error of a few units of 2^-53
+   * of the permanent; 1e-14 leaves a wide margin. */
+  s.bound = 1e-14 * 12.0 * extent * extent * extent * extent;
+  int i0 = 0;
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < count; i++) {
+    int64_t dx = coords[2 * i] - mid_x, dy = coords[2 * i + 1] - mid_y;
+    uint64_t dist = (uint64_t)(dx * dx + dy * dy);
+    if (dist < best) {
+      best = dist;
+      i0 = i;
+    }
+  }
+  s.cx = coords[2 * i0];
+  s.cy = coords[2 * i0 + 1];
+  uint64_t max_key = 0;
+  for (int i = 0; i < count; i++) {
+    int64_t dx = (int64_t)coords[2 * i] - s.cx, dy = (int64_t)coords[2 * i + 1] - s.cy;
+    d->keys[i] = (uint64_t)(dx * dx + dy * dy);
+    d->order[i] = i;
+    max_key = d->keys[i] > max_key ? d->keys[i] : max_key;
+  }
+  sort_points(&s, count, max_key);
+  /* Duplicates sit side by side now: alias each to the first of its run. */
+  for (int i = 0; i < count; i++)
+    d->alias[i] = i;
+  int distinct = 0;
+  for (int i = 0; i < count; i++) {
+    int id = d->order[i];
+    if (distinct > 0) {
+      int last = d->order[distinct - 1];
+      if (coords[2 * id] == coords[2 * last] && coords[2 * id + 1] == coords[2 * last + 1]) {
+        d->alias[id] = last;
+        continue;
+      }
+    }
+    d->order[distinct++] = id;
+  }
+  /* The first distinct points collinear with the first two form a chain. */
+  int *order = d->order;
+  int first = order[0];
+  int k = 2;
+  while (k < distinct && orient_double(fpt(&s, first), fpt(&s, order[1]), fpt(&s, order[k])) == 0)
+    k++;
+  int *line = d->line;
+  int chain = k < distinct ? k : distinct;
+  for (int i = 0; i < chain; i++)
+    line[i] = order[i];
+  if (chain >= 2)
+    sort_along(&s, line, chain, first, order[1]);
+  if (k >= distinct) {
+    d->line_count = distinct; /* every distinct point lies on one line */
+    return 0;
+  }
+  /* Fan from the first point off the line to the chain: the only
+   * triangulation of a line plus one point. */
+  int apex = order[k];
+  if (orient_double(fpt(&s, line[0]), fpt(&s, line[chain - 1]), fpt(&s, apex)) < 0)
+    for (int i = 0, j = chain - 1; i < j; i++, j--) {
+      int t = line[i];
+      line[i] = line[j];
+      line[j] = t;
+    }
+  int hash_size = 1;
+  while (hash_size * hash_size < distinct)
+    hash_size++;
+  s.hash_size = hash_size;
+  for (int i = 0; i < hash_size; i++)
+    d->hull_hash[i] = -1;
+  for (int i = 0; i + 1 < chain; i++) {
+    int previous_slot = i > 0 ? 3 * (i - 1) + 1 : -1;
+    int t = add_triangle(d, line[i], line[i + 1], apex, -1, -1, previous_slot);
+    d->hull_tri[line[i]] = t;
+  }
+  d->hull_tri[line[chain - 1]] = 3 * (chain - 2) + 1;
+  d->hull_tri[apex] = 2;
+  for (int i = 0; i < chain; i++) {
+    d->hull_next[line[i]] = i + 1 < chain ? line[i + 1] : apex;
+    d->hull_prev[line[i]] = i > 0 ? line[i - 1] : apex;
+    d->hull_hash[hash_key(&s, line[i])] = line[i];
+  }
+  d->hull_next[apex] = line[0];
+  d->hull_prev[apex] = line[chain - 1];
+  d->hull_hash[hash_key(&s, apex)] = apex;
+  for (int i = k + 1; i < distinct; i++)
+    if ((rc = insert_point(&s, order[i])) != 0)
+      return rc;
+  return 0;
+}
+
+int dg_delaunay_edge_capacity(const dg_delaunay *d) {
+  return 3 * d->triangle_count + d->point_count + 1;
+}
+
+void dg_delaunay_edges(const dg_delaunay *d, int *pairs, int *count) {
+  int n = 0;
+  for (int h = 0; h < 3 * d->triangle_count; h++) {
+    int twin = d->halfedges[h];
+    if (twin != -1 && twin < h)
+      continue;
+    int a = d->triangles[h], b = d->triangles[next_he(h)];
+    pairs[2 * n] = a < b ? a : b;
+    pairs[2 * n + 1] = a < b ? b : a;
+    n++;
+  }
+  for (int i = 0; i + 1 < d->line_count; i++) {
+    int a = d->line[i], b = d->line[i + 1];
+    pairs[2 * n] = a < b ? a : b;
+    pairs[2 * n + 1] = a < b ? b : a;
+    n++;
+  }
+  for (int i = 0; i < d->point_count; i++)
+    if (d->alias[i] != i) {
+      int a = d->alias[i];
+      pairs[2 * n] = a < i ? a : i;
+      pairs[2 * n + 1] = a < i ? i : a;
+      n++;
+    }
+  *count = n;
+}

@@ -1,0 +1,79 @@
+/* Kruskal's minimum spanning forest (include/dungeon/mst.h): edges sorted by
+ * (weight, index), a union-find by size with path halving decides which
+ * edges join two trees. Used by the `landmark` generator (seed 001, step 2)
+ * on the Delaunay edges between rooms. */
+#include "dungeon/mst.h"
+
+#include <stdlib.h>
+
+#include "dungeon/error.h"
+
+typedef struct sort_entry {
+  int64_t weight;
+  int index;
+} sort_entry;
+
+static int by_weight(const void *pa, const void *pb) {
+  const sort_entry *a = pa, *b = pb;
+  if (a->weight != b->weight)
+    return a->weight < b->weight ? -1 : 1;
+  return (a->index > b->index) - (a->index < b->index);
+}
+
+static int find(int *parent, int x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];
+    x = parent[x];
+  }
+  return x;
+}
+
+int dg_mst(int node_count, const dg_weighted_edge *edges, int edge_count, bool *in_tree,
+           int *chosen, int *trees) {
+  if (node_count < 0 || edge_count < 0)
+    return DG_EINVAL;
+  for (int i = 0; i < edge_count; i++)
+    if (edges[i].a < 0 || edges[i].a >= node_count || edges[i].b < 0 || edges[i].b >= node_count)
+      return DG_EINVAL;
+  int rc = DG_ENOMEM;
+  sort_entry *sorted = malloc(((size_t)edge_count + 1) * sizeof *sorted);
+  int *parent = malloc(((size_t)node_count + 1) * sizeof *parent);
+  int *size = malloc(((size_t)node_count + 1) * sizeof *size);
+  if (sorted == NULL || parent == NULL || size == NULL)
+    goto fail;
+  for (int i = 0; i < edge_count; i++) {
+    sorted[i] = (sort_entry){edges[i].weight, i};
+    in_tree[i] = false;
+  }
+  qsort(sorted, (size_t)edge_count, sizeof *sorted, by_weight);
+  for (int i = 0; i < node_count; i++) {
+    parent[i] = i;
+    size[i] = 1;
+  }
+  int joined = 0;
+  for (int i = 0; i < edge_count && joined + 1 < node_count; i++) {
+    const dg_weighted_edge *e = &edges[sorted[i].index];
+    int ra = find(parent, e->a), rb = find(parent, e->b);
+    if (ra == rb)
+      continue;
+    if (size[ra] < size[rb]) {
+      int t = ra;
+      ra = rb;
+      rb = t;
+    }
+    parent[rb] = ra;
+    size[ra] += size[rb];
+    in_tree[sorted[i].index] = true;
+    joined++;
+  }
+  if (chosen != NULL)
+    *chosen = joined;
+  if (trees != NULL)
+    *trees = node_count - joined;
+  rc = 0;
+fail:
+  free(sorted);
+  free(parent);
+  free(size);
+  return rc;
+}

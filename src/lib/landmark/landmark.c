@@ -1,0 +1,219 @@
+/* The `landmark` algorithm (seeds/001): levels in a shape chosen from a set
+ * of masks, with one or two large landmark rooms painted first, medium and
+ * small rooms packed round them, a connectivity graph from the Delaunay
+ * triangulation of the rooms (its minimum spanning tree plus extra edges up
+ * to a target degree), and tunnels dug along that graph by A* over a
+ * noise-based rock-cost field. This file holds the parameter table and the
+ * order of the steps; rooms.c paints, connect.c joins. */
+#include "landmark.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../generators.h"
+#include "dungeon/request.h"
+
+static const char *const mask_names[] = {"random", "box", "cross", "t", "l", "ring", NULL};
+static const char *const style_names[] = {"random", "rectangles", "round", "cavern", NULL};
+
+/* Defaults give a 100x60 level with one or two landmarks, a few dozen
+ * rooms, and each room joined to two or three others (the seed's aim). */
+static const dg_param_def landmark_params[P_COUNT] = {
+    [P_WIDTH] = {"width", DG_PARAM_INT, 100, 32, 1000, NULL, NULL, "map width in tiles"},
+    [P_HEIGHT] = {"height", DG_PARAM_INT, 60, 32, 1000, NULL, NULL, "map height in tiles"},
+    [P_MASK] = {"mask", DG_PARAM_ENUM, MASK_RANDOM, 0, 0, mask_names, NULL,
+                "outline of the level: box, cross, t, l, ring, or random among them"},
+    [P_LANDMARKS_MIN] = {"landmarks_min", DG_PARAM_INT, 1, 0, 2, NULL, NULL,
+                         "fewest landmark rooms (fewer when they do not fit)"},
+    [P_LANDMARKS_MAX] = {"landmarks_max", DG_PARAM_INT, 2, 0, 2, NULL, NULL, "most landmark rooms"},
+    [P_LANDMARK_STYLE] = {"landmark_style", DG_PARAM_ENUM, STYLE_RANDOM, 0, 0, style_names, NULL,
+                          "how landmarks are painted: overlapping rectangles, round, cavern, "
+                          "or random per landmark"},
+    [P_LANDMARK_SIZE_MIN] = {"landmark_size_min", DG_PARAM_INT, 12, 6, 200, NULL, NULL,
+                             "smallest landmark canvas side in tiles"},
+    [P_LANDMARK_SIZE_MAX] = {"landmark_size_max", DG_PARAM_INT, 20, 6, 200, NULL, NULL,
+                             "largest landmark canvas side in tiles"},
+    [P_LANDMARK_ATTEMPTS] = {"landmark_attempts", DG_PARAM_INT, 100, 1, 10000, NULL, NULL,
+                             "random positions tried per landmark before giving up on it"},
+    [P_ROOM_CHANCE] = {"room_chance", DG_PARAM_FLOAT, 0.15, 0, 1, NULL, NULL,
+                       "chance that an odd cell tries to start a room"},
+    [P_MEDIUM_CHANCE] = {"medium_chance", DG_PARAM_FLOAT, 0.35, 0, 1, NULL, NULL,
+                         "chance that a room tried is medium rather than small"},
+    [P_SMALL_SIZE_MIN] = {"small_size_min", DG_PARAM_INT, 3, 1, 100, NULL, NULL,
+                          "smallest side of a small room's floor"},
+    [P_SMALL_SIZE_MAX] = {"small_size_max", DG_PARAM_INT, 5, 1, 100, NULL, NULL,
+                          "largest side of a small room's floor"},
+    [P_MEDIUM_SIZE_MIN] = {"medium_size_min", DG_PARAM_INT, 6, 1, 100, NULL, NULL,
+                           "smallest side of a medium room's floor"},
+    [P_MEDIUM_SIZE_MAX] = {"medium_size_max", DG_PARAM_INT, 10, 1, 100, NULL, NULL,
+                           "largest side of a medium room's floor"},
+    [P_ROOM_GAP] = {"room_gap", DG_PARAM_INT, 2, 1, 20, NULL, NULL,
+                    "least rock between two rooms' walls, and between a wall and the mask edge"},
+    [P_ROOMS_MAX] = {"rooms_max", DG_PARAM_INT, 20000, 1, 100000, NULL, NULL,
+                     "most rooms in a level, landmarks included"},
+    [P_TARGET_DEGREE] = {"target_degree", DG_PARAM_FLOAT, 2.5, 1, 6, NULL, NULL,
+                         "mean connections per room that extra edges aim at"},
+    [P_TURN_PENALTY] = {"turn_penalty", DG_PARAM_INT, 3, 0, 1000, NULL, NULL,
+                        "tunnel cost added per change of direction"},
+    [P_EXACT_TURNS] = {"exact_turns", DG_PARAM_BOOL, 0, 0, 1, NULL, NULL,
+                       "search tiles by direction so turn penalties are charged exactly "
+                       "(slower); otherwise against each tile's best arrival"},
+    [P_HEURISTIC_WEIGHT] = {"heuristic_weight", DG_PARAM_INT, 2, 1, 10, NULL, NULL,
+                            "A* heuristic weight: 1 digs cheapest tunnels, w digs tunnels "
+                            "costing at most w times that, faster"},
+    [P_PERIMETER_PENALTY] = {"perimeter_penalty", DG_PARAM_INT, 12, 0, 10000, NULL, NULL,
+                             "extra cost of rock touching a room's wall"},
+    [P_DOOR_COST] = {"door_cost", DG_PARAM_INT, 4, 1, 10000, NULL, NULL,
+                     "cost of cutting a door through a wall"},
+    [P_TUNNEL_COST] = {"tunnel_cost", DG_PARAM_INT, 1, 1, 1000, NULL, NULL,
+                       "cost of walking an existing tunnel or room floor"},
+    [P_ROCK_BASE] = {"rock_base", DG_PARAM_INT, 3, 1, 1000, NULL, NULL,
+                     "cost of digging the softest rock"},
+    [P_ROCK_WEIGHT] = {"rock_weight", DG_PARAM_INT, 14, 0, 10000, NULL, NULL,
+                       "extra cost of digging the hardest rock (noise-driven)"},
+    [P_ROCK_SCALE] = {"rock_scale", DG_PARAM_INT, 24, 2, 1024, NULL, NULL,
+                      "size in tiles of the largest rock clusters"},
+    [P_ROCK_OCTAVES] = {"rock_octaves", DG_PARAM_INT, 4, 1, 8, NULL, NULL,
+                        "octaves of the fractal rock noise"},
+};
+
+static int landmark_validate(const dg_params *p, dg_error *err) {
+  static const int pairs[][2] = {{P_LANDMARKS_MIN, P_LANDMARKS_MAX},
+                                 {P_LANDMARK_SIZE_MIN, P_LANDMARK_SIZE_MAX},
+                                 {P_SMALL_SIZE_MIN, P_SMALL_SIZE_MAX},
+                                 {P_MEDIUM_SIZE_MIN, P_MEDIUM_SIZE_MAX}};
+  char field[DG_ERROR_FIELD_MAX];
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    int lo = pairs[i][0], hi = pairs[i][1];
+    if (dg_param_int(p, lo) <= dg_param_int(p, hi))
+      continue;
+    snprintf(field, sizeof field, "params.%s", landmark_params[lo].name);
+    return dg_error_set(err, DG_EINVAL, field, "params.%s must be at most params.%s (%d)",
+                        landmark_params[lo].name, landmark_params[hi].name, dg_param_int(p, hi));
+  }
+  /* A landmark or a room, its walls and its gap on both sides must fit in
+   * the narrower side of the map. */
+  int side = dg_param_int(p, P_WIDTH) < dg_param_int(p, P_HEIGHT) ? dg_param_int(p, P_WIDTH)
+                                                                  : dg_param_int(p, P_HEIGHT);
+  int margin = 2 * (dg_param_int(p, P_ROOM_GAP) + 1) + 2;
+  static const int sizes[] = {P_LANDMARK_SIZE_MAX, P_MEDIUM_SIZE_MAX, P_SMALL_SIZE_MAX};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    if (dg_param_int(p, sizes[i]) + margin <= side)
+      continue;
+    snprintf(field, sizeof field, "params.%s", landmark_params[sizes[i]].name);
+    return dg_error_set(err, DG_EINVAL, field,
+                        "params.%s must be at most %d (the narrower map side, %d, less walls "
+                        "and twice params.room_gap + 1)",
+                        landmark_params[sizes[i]].name, side - margin, side);
+  }
+  return 0;
+}
+
+static const char *style_name(int style) {
+  return style_names[style];
+}
+
+/* The mask and the landmark painters in the level JSON. */
+static int extension_to_json(const void *data, json_t *level_object) {
+  const landmark_extension *ext = data;
+  json_t *landmarks = json_array();
+  json_t *mask = json_pack("{s:s,s:b,s:b}", "shape", mask_names[ext->mask], "flip_x", ext->flip_x,
+                           "flip_y", ext->flip_y);
+  if (landmarks == NULL || mask == NULL) {
+    json_decref(landmarks);
+    json_decref(mask);
+    return DG_ENOMEM;
+  }
+  if (json_object_set_new(level_object, "mask", mask) != 0 ||
+      json_object_set_new(level_object, "landmarks", landmarks) != 0)
+    return DG_ENOMEM;
+  for (int i = 0; i < ext->shape_count; i++) {
+    const landmark_shape *shape = &ext->shapes[i];
+    json_t *item = json_pack("{s:i,s:s}", "room", shape->room, "painter", style_name(shape->style));
+    if (item == NULL || json_array_append_new(landmarks, item) != 0)
+      return DG_ENOMEM;
+    if (shape->style != STYLE_RECTANGLES)
+      continue;
+    json_t *rects = json_array();
+    if (rects == NULL || json_object_set_new(item, "rectangles", rects) != 0)
+      return DG_ENOMEM;
+    for (int r = 0; r < shape->rect_count; r++) {
+      const int *q = shape->rects[r];
+      json_t *rect =
+          json_pack("{s:i,s:i,s:i,s:i}", "x", q[0], "y", q[1], "width", q[2], "height", q[3]);
+      if (rect == NULL || json_array_append_new(rects, rect) != 0)
+        return DG_ENOMEM;
+    }
+  }
+  return 0;
+}
+
+static int landmark_generate(const dg_context *context, const dg_request *request,
+                             dg_cancel *cancel, dg_level *level, dg_error *err) {
+  (void)context;
+  const dg_params *p = &request->params;
+  landmark_state s = {
+      .level = level, .grid = &level->grid, .params = p, .cancel = cancel, .seed = request->seed};
+  s.width = dg_param_int(p, P_WIDTH);
+  s.height = dg_param_int(p, P_HEIGHT);
+  s.cells = (long)s.width * s.height;
+  int rc = dg_grid_init(&level->grid, s.width, s.height);
+  if (rc != 0)
+    return dg_error_set(err, rc, "params.width", "cannot allocate a %dx%d map", s.width, s.height);
+  level->has_grid = true;
+  dg_rng_seed(&s.shape, request->seed, DG_STREAM_SHAPE);
+  dg_rng_seed(&s.layout, request->seed, DG_STREAM_LAYOUT);
+  dg_rng_seed(&s.connect, request->seed, DG_STREAM_CONNECT);
+  dg_arena_init(&s.arena, (size_t)s.cells * 20 + 65536);
+  landmark_extension *extension = calloc(1, sizeof *extension);
+  s.inside = dg_arena_alloc(&s.arena, (size_t)s.cells);
+  s.taken = dg_arena_alloc(&s.arena, (size_t)s.cells);
+  s.room_of = dg_arena_calloc(&s.arena, (size_t)s.cells, sizeof *s.room_of);
+  s.cost = dg_arena_calloc(&s.arena, (size_t)s.cells, sizeof *s.cost);
+  s.path = dg_arena_calloc(&s.arena, (size_t)s.cells, sizeof *s.path);
+  rc = DG_ENOMEM;
+  if (extension == NULL || s.inside == NULL || s.taken == NULL || s.room_of == NULL ||
+      s.cost == NULL || s.path == NULL)
+    goto fail;
+  for (long i = 0; i < s.cells; i++)
+    s.room_of[i] = -1;
+  landmark_make_mask(&s);
+  if ((rc = landmark_place_landmarks(&s)) != 0 || (rc = landmark_pack_rooms(&s)) != 0 ||
+      (rc = landmark_finish_rooms(&s)) != 0 || (rc = dg_cancel_check(cancel)) != 0 ||
+      (rc = landmark_connect(&s)) != 0)
+    goto fail;
+  /* Nothing outside the mask: it is void, not rock. */
+  for (long i = 0; i < s.cells; i++)
+    if (!s.inside[i])
+      level->grid.tiles[i] = DG_TILE_VOID;
+  dg_level_set_stat(level, "landmarks", s.extension.shape_count);
+  dg_level_set_stat(level, "landmark_attempts", s.landmark_attempts);
+  dg_level_set_stat(level, "rooms_tried", s.rooms_tried);
+  dg_level_set_stat(level, "tunnel_tiles", s.tunnel_tiles);
+  dg_level_set_stat(level, "doors", s.doors_made);
+  dg_level_set_stat(level, "tunnels_failed", s.tunnels_failed);
+  *extension = s.extension;
+  level->extension = (dg_level_extension){extension, free, extension_to_json, NULL};
+  dg_arena_close(&s.arena);
+  return 0;
+fail:
+  free(extension);
+  dg_arena_close(&s.arena);
+  if (rc == DG_ECANCELED)
+    return dg_error_set(err, rc, "", "generation was cancelled");
+  if (rc == DG_ETIMEDOUT)
+    return dg_error_set(err, rc, "deadline_ms", "generation passed its deadline");
+  return dg_error_set(err, rc, "", "%s", dg_strerror(rc));
+}
+
+const dg_algorithm dg_algorithm_landmark = {
+    .name = "landmark",
+    .summary = "Landmark rooms and packed rooms in a masked outline, joined along a Delaunay "
+               "MST plus extra edges by A* tunnels over noise-hardened rock",
+    .source = "seeds/001_aa523b1bb297c4c6.txt",
+    .params = landmark_params,
+    .param_count = P_COUNT,
+    .validate = landmark_validate,
+    .generate = landmark_generate,
+};

@@ -1,0 +1,115 @@
+/* Internal state of one `landmark` generation (seed 001): the mask, the
+ * rooms and their cells, the rock-cost field and the scratch the steps
+ * share. Used by the files of src/lib/landmark/ only. */
+#ifndef DUNGEON_LANDMARK_H
+#define DUNGEON_LANDMARK_H
+
+#include <stdint.h>
+
+#include "dungeon/arena.h"
+#include "dungeon/astar.h"
+#include "dungeon/cancel.h"
+#include "dungeon/level.h"
+#include "dungeon/rng.h"
+
+/* Parameter indices: the order of the table in landmark.c. */
+enum {
+  P_WIDTH,
+  P_HEIGHT,
+  P_MASK,
+  P_LANDMARKS_MIN,
+  P_LANDMARKS_MAX,
+  P_LANDMARK_STYLE,
+  P_LANDMARK_SIZE_MIN,
+  P_LANDMARK_SIZE_MAX,
+  P_LANDMARK_ATTEMPTS,
+  P_ROOM_CHANCE,
+  P_MEDIUM_CHANCE,
+  P_SMALL_SIZE_MIN,
+  P_SMALL_SIZE_MAX,
+  P_MEDIUM_SIZE_MIN,
+  P_MEDIUM_SIZE_MAX,
+  P_ROOM_GAP,
+  P_ROOMS_MAX,
+  P_TARGET_DEGREE,
+  P_TURN_PENALTY,
+  P_EXACT_TURNS,
+  P_HEURISTIC_WEIGHT,
+  P_PERIMETER_PENALTY,
+  P_DOOR_COST,
+  P_TUNNEL_COST,
+  P_ROCK_BASE,
+  P_ROCK_WEIGHT,
+  P_ROCK_SCALE,
+  P_ROCK_OCTAVES,
+  P_COUNT
+};
+
+/* Mask shapes (seed 001: "box, cross, T-shaped, etc."); MASK_RANDOM picks one. */
+enum { MASK_RANDOM, MASK_BOX, MASK_CROSS, MASK_T, MASK_L, MASK_RING, MASK_COUNT };
+
+/* Landmark painters (seed 001, step 0, and the ones it plans). */
+enum { STYLE_RANDOM, STYLE_RECTANGLES, STYLE_ROUND, STYLE_CAVERN, STYLE_COUNT };
+
+#define LANDMARK_RECTS_MAX 6
+
+/* How one landmark room was painted, for the level JSON. */
+typedef struct landmark_shape {
+  int room;                         /* index into level->rooms */
+  int style;                        /* STYLE_RECTANGLES, STYLE_ROUND or STYLE_CAVERN */
+  int rect_count;                   /* rectangles (STYLE_RECTANGLES) */
+  int rects[LANDMARK_RECTS_MAX][4]; /* x, y, width, height in map tiles */
+} landmark_shape;
+
+/* What the level JSON gets besides the common members. */
+typedef struct landmark_extension {
+  int mask;            /* the MASK_* used */
+  bool flip_x, flip_y; /* the mask mirrored left-right, top-bottom */
+  int shape_count;     /* landmark rooms */
+  landmark_shape shapes[2];
+} landmark_extension;
+
+typedef struct landmark_state {
+  dg_level *level;              /* the level being made */
+  dg_grid *grid;                /* its tiles */
+  const dg_params *params;      /* effective parameters */
+  dg_cancel *cancel;            /* polled between steps and every few rows/tunnels */
+  dg_arena arena;               /* every per-generation array below */
+  dg_rng shape;                 /* mask choice and landmark shapes */
+  dg_rng layout;                /* landmark positions, room packing */
+  dg_rng connect;               /* the random tile of each room */
+  uint64_t seed;                /* the request's seed (noise field) */
+  int width, height;            /* map size */
+  long cells;                   /* width * height */
+  uint8_t *inside;              /* 1 where the mask keeps the level */
+  uint8_t *taken;               /* 1 on a placed room's floor or wall */
+  int *room_of;                 /* floor (and wall) tile -> room index, else -1 */
+  int *room_start;              /* room_count + 1 offsets into room_cells */
+  int *room_cells;              /* every room's floor tiles, room by room */
+  uint16_t *cost;               /* A* entry cost per tile (dungeon/astar.h) */
+  int *path;                    /* scratch: one tunnel */
+  landmark_extension extension; /* copied into the level's extension */
+  int64_t rooms_tried, landmark_attempts, tunnels_failed, tunnel_tiles, doors_made;
+} landmark_state;
+
+static inline int cell_at(const landmark_state *s, int x, int y) {
+  return y * s->width + x;
+}
+
+/* Fills s->inside for the mask chosen by parameter or at random. */
+void landmark_make_mask(landmark_state *s);
+
+/* Seed 001, step 0: 0-2 landmark rooms. 0 or DG_ENOMEM. */
+int landmark_place_landmarks(landmark_state *s);
+
+/* Seed 001, step 1: medium and small rooms packed over the odd cells. */
+int landmark_pack_rooms(landmark_state *s);
+
+/* Walls round every floor, and the per-room cell lists. 0 or DG_ENOMEM. */
+int landmark_finish_rooms(landmark_state *s);
+
+/* Seed 001, steps 2 and 3: graph (Delaunay, MST, extra edges) and tunnels
+ * dug along it by A* over the rock-cost field, with doors. */
+int landmark_connect(landmark_state *s);
+
+#endif

@@ -1,0 +1,147 @@
+/* Fractal Perlin noise (include/dungeon/noise.h) for the `landmark`
+ * generator's rock-density layer (seed 001, step 3). Gradients are one of
+ * eight unit directions chosen by an integer hash of the lattice point, so
+ * a field is a pure function of the seed. dg_noise_fill computes exactly
+ * what dg_noise_sample does, in the same order, but hashes each lattice
+ * cell once per run of tiles instead of four times per tile. */
+/* Floating-point results feed the level, so they must not depend on the
+ * compiler fusing a * b + c into one rounding where the target has FMA
+ * (clang does by default; GCC does not in ISO C mode). */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
+#include "dungeon/noise.h"
+
+#include "dungeon/error.h"
+#include "dungeon/rng.h"
+
+/* Eight unit gradients; scaled so that the output spans about [-1, 1]
+ * (2D Perlin with unit gradients peaks near sqrt(1/2)). */
+#define D 0.70710678f
+static const float grad_x[8] = {1, -1, 0, 0, D, -D, D, -D};
+static const float grad_y[8] = {0, 0, 1, -1, D, D, -D, -D};
+#undef D
+#define RANGE_SCALE 1.41421356f
+
+static inline uint32_t lattice_hash(uint32_t seed, int32_t x, int32_t y) {
+  uint32_t h = seed ^ ((uint32_t)x * 0x8da6b343u) ^ ((uint32_t)y * 0xd8163841u);
+  h ^= h >> 16;
+  h *= 0x7feb352du;
+  h ^= h >> 15;
+  h *= 0x846ca68bu;
+  h ^= h >> 16;
+  return h >> 29;
+}
+
+static inline float fade(float t) {
+  return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f);
+}
+
+static inline int32_t floor_int(float v) {
+  int32_t i = (int32_t)v;
+  return i - (v < (float)i);
+}
+
+static inline float clamp1(float v) {
+  return v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v;
+}
+
+int dg_noise_init(dg_noise *noise, uint64_t seed, int octaves, float frequency, float lacunarity,
+                  float gain) {
+  if (octaves < 1 || octaves > DG_NOISE_OCTAVES_MAX || !(frequency > 0.0f) || frequency > 1e3f ||
+      !(lacunarity >= 1.0f) || lacunarity > 16.0f || !(gain > 0.0f) || gain > 1.0f)
+    return DG_EINVAL;
+  *noise = (dg_noise){.octaves = octaves};
+  float f = frequency, a = 1.0f, total = 0.0f;
+  for (int o = 0; o < octaves; o++) {
+    total += a;
+    a *= gain;
+  }
+  a = 1.0f;
+  uint64_t state = dg_mix64(seed ^ 0x6e6f697365ull); /* "noise" */
+  for (int o = 0; o < octaves; o++) {
+    state = dg_mix64(state + (uint64_t)o);
+    noise->seed[o] = (uint32_t)state;
+    noise->frequency[o] = f;
+    noise->amplitude[o] = a / total;
+    /* Shifts in [0, 256) with 1/256 steps: exact in a float. */
+    noise->offset_x[o] = (float)((state >> 32) & 0xffff) / 256.0f;
+    noise->offset_y[o] = (float)((state >> 48) & 0xffff) / 256.0f;
+    f *= lacunarity;
+    a *= gain;
+  }
+  return 0;
+}
+
+/* Perlin noise of the cell with corner gradients g00..g11 at fractional
+ * position (fx, fy) with faded weights (sx, sy). */
+static inline float cell_value(uint32_t g00, uint32_t g10, uint32_t g01, uint32_t g11, float fx,
+                               float fy, float sx, float sy) {
+  float n00 = grad_x[g00] * fx + grad_y[g00] * fy;
+  float n10 = grad_x[g10] * (fx - 1.0f) + grad_y[g10] * fy;
+  float n01 = grad_x[g01] * fx + grad_y[g01] * (fy - 1.0f);
+  float n11 = grad_x[g11] * (fx - 1.0f) + grad_y[g11] * (fy - 1.0f);
+  float nx0 = n00 + sx * (n10 - n00);
+  float nx1 = n01 + sx * (n11 - n01);
+  return (nx0 + sy * (nx1 - nx0)) * RANGE_SCALE;
+}
+
+float dg_noise_perlin(uint32_t seed, float x, float y) {
+  int32_t xi = floor_int(x), yi = floor_int(y);
+  float fx = x - (float)xi, fy = y - (float)yi;
+  return clamp1(cell_value(lattice_hash(seed, xi, yi), lattice_hash(seed, xi + 1, yi),
+                           lattice_hash(seed, xi, yi + 1), lattice_hash(seed, xi + 1, yi + 1), fx,
+                           fy, fade(fx), fade(fy)));
+}
+
+float dg_noise_sample(const dg_noise *noise, float x, float y) {
+  float sum = 0.0f;
+  for (int o = 0; o < noise->octaves; o++) {
+    float px = x * noise->frequency[o] + noise->offset_x[o];
+    float py = y * noise->frequency[o] + noise->offset_y[o];
+    sum += noise->amplitude[o] * dg_noise_perlin(noise->seed[o], px, py);
+  }
+  return clamp1(sum);
+}
+
+int dg_noise_fill(const dg_noise *noise, float *out, int width, int height, void *scratch) {
+  if (width < 1 || height < 1)
+    return DG_EINVAL;
+  float *fxs = scratch, *sxs = fxs + width;
+  int32_t *xis = (int32_t *)(sxs + width);
+  long cells = (long)width * height;
+  for (long i = 0; i < cells; i++)
+    out[i] = 0.0f;
+  for (int o = 0; o < noise->octaves; o++) {
+    const float f = noise->frequency[o], amp = noise->amplitude[o];
+    const uint32_t seed = noise->seed[o];
+    for (int x = 0; x < width; x++) {
+      float px = (float)x * f + noise->offset_x[o];
+      xis[x] = floor_int(px);
+      fxs[x] = px - (float)xis[x];
+      sxs[x] = fade(fxs[x]);
+    }
+    for (int y = 0; y < height; y++) {
+      float py = (float)y * f + noise->offset_y[o];
+      int32_t yi = floor_int(py);
+      float fy = py - (float)yi, sy = fade(fy);
+      float *row = out + (long)y * width;
+      int32_t cached = xis[0] - 1;
+      uint32_t g00 = 0, g10 = 0, g01 = 0, g11 = 0;
+      for (int x = 0; x < width; x++) {
+        if (xis[x] != cached) {
+          cached = xis[x];
+          g00 = lattice_hash(seed, cached, yi);
+          g10 = lattice_hash(seed, cached + 1, yi);
+          g01 = lattice_hash(seed, cached, yi + 1);
+          g11 = lattice_hash(seed, cached + 1, yi + 1);
+        }
+        row[x] += amp * clamp1(cell_value(g00, g10, g01, g11, fxs[x], fy, sxs[x], sy));
+      }
+    }
+  }
+  for (long i = 0; i < cells; i++)
+    out[i] = clamp1(out[i]);
+  return 0;
+}

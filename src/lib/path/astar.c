@@ -1,0 +1,217 @@
+/* A* over a weighted 4-connected grid (include/dungeon/astar.h), used by the
+ * `landmark` generator to dig tunnels (seed 001, step 3) and benchmarked
+ * against libtcod's path finder. States are cells, or (cell, direction) pairs
+ * when turns cost or straight-only cells exist; every per-state array is
+ * preallocated in the workspace and reset by bumping a search id. */
+#include "dungeon/astar.h"
+
+#include <stdlib.h>
+
+#include "dungeon/error.h"
+
+#define NO_PARENT UINT32_MAX
+#define SCORE_LIMIT 0x7fffffffu /* g beyond this is treated as unreachable */
+
+static const int step_x[4] = {1, -1, 0, 0};
+static const int step_y[4] = {0, 0, 1, -1};
+
+int dg_astar_init(dg_astar *astar, int width, int height, bool directional) {
+  *astar = (dg_astar){0};
+  if (width < 1 || height < 1 || (long)width * height > (1L << 28))
+    return DG_EINVAL;
+  size_t states = (size_t)width * (size_t)height * (directional ? 4u : 1u);
+  astar->width = width;
+  astar->height = height;
+  astar->node = calloc(states, sizeof *astar->node);
+  if (astar->node == NULL || dg_heap_init(&astar->heap, 1024) != 0) {
+    dg_astar_close(astar);
+    return DG_ENOMEM;
+  }
+  astar->directional_states = directional;
+  return 0;
+}
+
+void dg_astar_close(dg_astar *astar) {
+  free(astar->node);
+  dg_heap_close(&astar->heap);
+  *astar = (dg_astar){0};
+}
+
+static inline uint32_t manhattan(int x, int y, int goal_x, int goal_y, uint32_t scale) {
+  int dx = x > goal_x ? x - goal_x : goal_x - x, dy = y > goal_y ? y - goal_y : goal_y - y;
+  return (uint32_t)(dx + dy) * scale;
+}
+
+/* A new search id; on wrap-around the stamps are cleared once. */
+static void next_search(dg_astar *astar, size_t states) {
+  if (++astar->search == 0) {
+    for (size_t i = 0; i < states; i++)
+      astar->node[i].stamp = 0;
+    astar->search = 1;
+  }
+  dg_heap_clear(&astar->heap);
+}
+
+/* The fewest turns any path needs from (x, y) heading `dir` to the goal on
+ * an open grid (a reversal is one turn, as the search charges it): exact
+ * there, so a lower bound here, and consistent with the turn charges. */
+static inline uint32_t turns_needed(int x, int y, int dir, int goal_x, int goal_y) {
+  int toward_x = goal_x > x ? 0 : 1, toward_y = goal_y > y ? 2 : 3;
+  bool need_x = x != goal_x, need_y = y != goal_y;
+  if (need_x && need_y)
+    return dir == toward_x || dir == toward_y ? 1 : 2;
+  if (need_x)
+    return dir == toward_x ? 0 : 1;
+  if (need_y)
+    return dir == toward_y ? 0 : 1;
+  return 0;
+}
+
+static inline uint64_t key_of(uint32_t f, uint32_t g) {
+  return (uint64_t)f << 32 | (uint64_t)(UINT32_MAX - g);
+}
+
+/* Search over cells: one state per cell. Turn charges and straight-only
+ * cells are judged against each cell's best arrival so far. Returns the
+ * goal state or NO_PARENT through *found. */
+static int search_cells(dg_astar *astar, const dg_astar_query *q, uint32_t *found, long *expanded) {
+  const int width = astar->width, height = astar->height;
+  const int goal_x = q->goal % width, goal_y = q->goal / width;
+  const uint32_t scale = q->min_cost, id = astar->search;
+  dg_astar_node *node = astar->node;
+  node[q->start] = (dg_astar_node){id, 0, NO_PARENT};
+  uint32_t h0 = manhattan(q->start % width, q->start / width, goal_x, goal_y, scale);
+  if (dg_heap_push_key(&astar->heap, key_of(h0, 0), (uint32_t)q->start) != 0)
+    return DG_ENOMEM;
+  uint64_t key;
+  uint32_t cell;
+  while (dg_heap_pop_key(&astar->heap, &key, &cell)) {
+    uint32_t g = UINT32_MAX - (uint32_t)key;
+    if (g != node[cell].score)
+      continue; /* a stale entry: the cell was reached more cheaply since */
+    ++*expanded;
+    if ((int)cell == q->goal) {
+      *found = cell;
+      return 0;
+    }
+    int x = (int)cell % width, y = (int)cell / width;
+    /* The direction of the best arrival, for turn charges and
+     * straight-only cells; -1 at the start. */
+    int arrival = -1;
+    if (node[cell].parent != NO_PARENT) {
+      int delta = (int)cell - (int)node[cell].parent;
+      arrival = delta == 1 ? 0 : delta == -1 ? 1 : delta > 0 ? 2 : 3;
+    }
+    bool straight = arrival >= 0 && (q->cost[cell] & DG_ASTAR_STRAIGHT) != 0;
+    for (int d = 0; d < 4; d++) {
+      if (straight && d != arrival)
+        continue;
+      int nx = x + step_x[d], ny = y + step_y[d];
+      if (nx < 0 || ny < 0 || nx >= width || ny >= height)
+        continue;
+      uint32_t next = (uint32_t)(ny * width + nx);
+      uint32_t enter = q->cost[next] & DG_ASTAR_COST_MASK;
+      if (enter == 0)
+        continue;
+      uint32_t ng = g + enter + (arrival >= 0 && d != arrival ? q->turn_cost : 0);
+      if (ng > SCORE_LIMIT || (node[next].stamp == id && node[next].score <= ng))
+        continue;
+      node[next] = (dg_astar_node){id, ng, cell};
+      uint32_t f = ng + manhattan(nx, ny, goal_x, goal_y, scale);
+      if (dg_heap_push_key(&astar->heap, key_of(f, ng), next) != 0)
+        return DG_ENOMEM;
+    }
+  }
+  *found = NO_PARENT;
+  return 0;
+}
+
+/* Directional search: state = cell * 4 + direction of arrival. */
+static int search_directions(dg_astar *astar, const dg_astar_query *q, uint32_t *found,
+                             long *expanded) {
+  const int width = astar->width, height = astar->height;
+  const int goal_x = q->goal % width, goal_y = q->goal / width;
+  const uint32_t scale = q->min_cost, id = astar->search, turn = q->turn_cost;
+  dg_astar_node *node = astar->node;
+  const int start_x = q->start % width, start_y = q->start / width;
+  uint32_t h0 = manhattan(start_x, start_y, goal_x, goal_y, scale);
+  /* The start may be left in any direction without a turn: one state each. */
+  for (uint32_t d = 0; d < 4; d++) {
+    uint32_t state = (uint32_t)q->start * 4 + d;
+    node[state] = (dg_astar_node){id, 0, NO_PARENT};
+    uint32_t h = h0 + turn * turns_needed(start_x, start_y, (int)d, goal_x, goal_y);
+    if (dg_heap_push_key(&astar->heap, key_of(h, 0), state) != 0)
+      return DG_ENOMEM;
+  }
+  uint64_t key;
+  uint32_t state;
+  while (dg_heap_pop_key(&astar->heap, &key, &state)) {
+    uint32_t g = UINT32_MAX - (uint32_t)key;
+    if (g != node[state].score)
+      continue;
+    ++*expanded;
+    int cell = (int)(state >> 2), dir = (int)(state & 3);
+    if (cell == q->goal) {
+      *found = state;
+      return 0;
+    }
+    int x = cell % width, y = cell / width;
+    bool straight = (q->cost[cell] & DG_ASTAR_STRAIGHT) != 0 && cell != q->start;
+    bool at_start = cell == q->start;
+    for (int d = 0; d < 4; d++) {
+      /* Going straight back is never cheaper than turning one tile
+       * earlier, and would let a path U-turn inside a straight-only cell. */
+      if ((straight && d != dir) || (!at_start && d == (dir ^ 1)))
+        continue;
+      int nx = x + step_x[d], ny = y + step_y[d];
+      if (nx < 0 || ny < 0 || nx >= width || ny >= height)
+        continue;
+      int next_cell = ny * width + nx;
+      uint32_t enter = q->cost[next_cell] & DG_ASTAR_COST_MASK;
+      if (enter == 0)
+        continue;
+      uint32_t ng = g + enter + (d != dir ? turn : 0);
+      uint32_t next = (uint32_t)next_cell * 4 + (uint32_t)d;
+      if (ng > SCORE_LIMIT || (node[next].stamp == id && node[next].score <= ng))
+        continue;
+      node[next] = (dg_astar_node){id, ng, state};
+      uint32_t f = ng + manhattan(nx, ny, goal_x, goal_y, scale) +
+                   turn * turns_needed(nx, ny, d, goal_x, goal_y);
+      if (dg_heap_push_key(&astar->heap, key_of(f, ng), next) != 0)
+        return DG_ENOMEM;
+    }
+  }
+  *found = NO_PARENT;
+  return 0;
+}
+
+int dg_astar_find(dg_astar *astar, const dg_astar_query *query, int *path,
+                  dg_astar_result *result) {
+  long cells = (long)astar->width * astar->height;
+  *result = (dg_astar_result){0};
+  if (query->start < 0 || query->start >= cells || query->goal < 0 || query->goal >= cells ||
+      query->min_cost < 1 || (query->cost[query->goal] & DG_ASTAR_COST_MASK) == 0)
+    return DG_EINVAL;
+  if (query->directional && !astar->directional_states)
+    return DG_EINVAL;
+  next_search(astar, (size_t)cells * (astar->directional_states ? 4u : 1u));
+  uint32_t found = NO_PARENT;
+  int rc = query->directional ? search_directions(astar, query, &found, &result->expanded)
+                              : search_cells(astar, query, &found, &result->expanded);
+  if (rc != 0)
+    return rc;
+  if (found == NO_PARENT)
+    return DG_EUNSAT;
+  result->total_cost = astar->node[found].score;
+  int length = 0;
+  for (uint32_t s = found; s != NO_PARENT; s = astar->node[s].parent)
+    length++;
+  result->length = length;
+  if (path != NULL) {
+    int at = length;
+    int shift = query->directional ? 2 : 0;
+    for (uint32_t s = found; s != NO_PARENT; s = astar->node[s].parent)
+      path[--at] = (int)(s >> shift);
+  }
+  return 0;
+}

@@ -1,0 +1,200 @@
+/* Delaunay triangulation: the empty-circumcircle property checked by brute
+ * force over random sets (with an independent 128-bit in-circle test),
+ * Euler's count of triangles, orientation of every triangle, twin
+ * consistency, and the degenerate inputs: duplicates, collinear points,
+ * lattice grids full of co-circular points. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "dungeon/delaunay.h"
+#include "dungeon/error.h"
+#include "dungeon/rng.h"
+
+__extension__ typedef __int128 wide;
+
+/* Independent exact in-circle: plain 128-bit arithmetic, no filter. */
+static int incircle_reference(const int32_t *a, const int32_t *b, const int32_t *c,
+                              const int32_t *d) {
+  wide adx = a[0] - d[0], ady = a[1] - d[1], bdx = b[0] - d[0], bdy = b[1] - d[1];
+  wide cdx = c[0] - d[0], cdy = c[1] - d[1];
+  wide det = (adx * adx + ady * ady) * (bdx * cdy - cdx * bdy) +
+             (bdx * bdx + bdy * bdy) * (cdx * ady - adx * cdy) +
+             (cdx * cdx + cdy * cdy) * (adx * bdy - bdx * ady);
+  return (det > 0) - (det < 0);
+}
+
+static int64_t orient_reference(const int32_t *a, const int32_t *b, const int32_t *c) {
+  return ((int64_t)b[0] - a[0]) * ((int64_t)c[1] - a[1]) -
+         ((int64_t)b[1] - a[1]) * ((int64_t)c[0] - a[0]);
+}
+
+/* Number of distinct points on the convex hull boundary (vertices only). */
+static void check_triangulation(const int32_t *xy, int n, const dg_delaunay *d) {
+  int t = d->triangle_count;
+  for (int i = 0; i < t; i++) {
+    const int *v = &d->triangles[3 * i];
+    cr_assert_gt(orient_reference(&xy[2 * v[0]], &xy[2 * v[1]], &xy[2 * v[2]]), 0,
+                 "triangle %d is not counter-clockwise", i);
+    for (int p = 0; p < n; p++) {
+      if (d->alias[p] != p)
+        continue;
+      cr_assert_leq(incircle_reference(&xy[2 * v[0]], &xy[2 * v[1]], &xy[2 * v[2]], &xy[2 * p]), 0,
+                    "point %d (%d,%d) lies inside the circumcircle of triangle %d", p, xy[2 * p],
+                    xy[2 * p + 1], i);
+    }
+  }
+  int hull_edges = 0;
+  for (int h = 0; h < 3 * t; h++) {
+    int twin = d->halfedges[h];
+    if (twin == -1) {
+      hull_edges++;
+      continue;
+    }
+    cr_assert_eq(d->halfedges[twin], h, "twins disagree at half-edge %d", h);
+    int a = d->triangles[h], b = d->triangles[h % 3 == 2 ? h - 2 : h + 1];
+    int ta = d->triangles[twin], tb = d->triangles[twin % 3 == 2 ? twin - 2 : twin + 1];
+    cr_assert(a == tb && b == ta, "half-edge %d and its twin do not share ends", h);
+  }
+  if (t > 0) {
+    int distinct = 0;
+    for (int p = 0; p < n; p++)
+      distinct += d->alias[p] == p;
+    /* Euler: a triangulation of v points with h on the hull boundary
+     * (collinear boundary points included) has 2v - h - 2 triangles. */
+    cr_assert_eq(t, 2 * distinct - hull_edges - 2, "%d triangles for %d points, %d hull edges", t,
+                 distinct, hull_edges);
+  }
+}
+
+static void random_points(int32_t *xy, int n, int range, uint64_t seed) {
+  dg_rng rng;
+  dg_rng_seed(&rng, seed, 11);
+  for (int i = 0; i < 2 * n; i++)
+    xy[i] = (int32_t)dg_rng_below(&rng, (uint32_t)range);
+}
+
+Test(delaunay, random_sets_have_empty_circumcircles) {
+  dg_delaunay d;
+  dg_delaunay_init(&d);
+  int32_t xy[2 * 300];
+  for (uint64_t seed = 1; seed <= 60; seed++) {
+    int n = 3 + (int)(seed * 5 % 297);
+    int range = seed % 3 == 0 ? 20 : seed % 3 == 1 ? 1000 : DG_DELAUNAY_COORD_MAX;
+    random_points(xy, n, range, seed);
+    cr_assert_eq(dg_delaunay_build(&d, xy, n), 0, "seed %llu", (unsigned long long)seed);
+    cr_assert_gt(d.triangle_count, 0);
+    check_triangulation(xy, n, &d);
+  }
+  dg_delaunay_close(&d);
+}
+
+Test(delaunay, lattice_grid_cocircular) {
+  dg_delaunay d;
+  dg_delaunay_init(&d);
+  int32_t xy[2 * 144];
+  int n = 0;
+  for (int y = 0; y < 12; y++)
+    for (int x = 0; x < 12; x++) {
+      xy[2 * n] = x * 3;
+      xy[2 * n + 1] = y * 3;
+      n++;
+    }
+  cr_assert_eq(dg_delaunay_build(&d, xy, n), 0);
+  cr_assert_eq(d.triangle_count, 2 * 11 * 11, "a square lattice has two triangles per square");
+  check_triangulation(xy, n, &d);
+  dg_delaunay_close(&d);
+}
+
+Test(delaunay, duplicates_are_aliased) {
+  dg_delaunay d;
+  dg_delaunay_init(&d);
+  int32_t xy[2 * 200];
+  random_points(xy, 100, 50, 7);
+  for (int i = 0; i < 100; i++) { /* every point twice */
+    xy[200 + 2 * i] = xy[2 * i];
+    xy[200 + 2 * i + 1] = xy[2 * i + 1];
+  }
+  cr_assert_eq(dg_delaunay_build(&d, xy, 200), 0);
+  check_triangulation(xy, 200, &d);
+  for (int i = 0; i < 200; i++) {
+    int a = d.alias[i];
+    cr_assert(xy[2 * a] == xy[2 * i] && xy[2 * a + 1] == xy[2 * i + 1]);
+    cr_assert_eq(d.alias[a], a, "an alias points at a representative");
+  }
+  /* Edges span every point: a union-find over them gives one component. */
+  int *pairs = malloc(2 * (size_t)dg_delaunay_edge_capacity(&d) * sizeof *pairs);
+  int count = 0, parent[200];
+  dg_delaunay_edges(&d, pairs, &count);
+  for (int i = 0; i < 200; i++)
+    parent[i] = i;
+  for (int e = 0; e < count; e++) {
+    int a = pairs[2 * e], b = pairs[2 * e + 1];
+    while (parent[a] != a)
+      a = parent[a];
+    while (parent[b] != b)
+      b = parent[b];
+    parent[a] = b;
+  }
+  int roots = 0;
+  for (int i = 0; i < 200; i++)
+    roots += parent[i] == i;
+  cr_assert_eq(roots, 1, "edges must connect every point, duplicates included");
+  free(pairs);
+  dg_delaunay_close(&d);
+}
+
+Test(delaunay, collinear_points_make_a_chain) {
+  dg_delaunay d;
+  dg_delaunay_init(&d);
+  int32_t xy[2 * 10];
+  for (int i = 0; i < 10; i++) { /* a diagonal line, shuffled */
+    int k = (i * 7) % 10;
+    xy[2 * i] = 5 + 2 * k;
+    xy[2 * i + 1] = -3 + 3 * k;
+  }
+  cr_assert_eq(dg_delaunay_build(&d, xy, 10), 0);
+  cr_assert_eq(d.triangle_count, 0);
+  cr_assert_eq(d.line_count, 10);
+  int pairs[2 * 32], count = 0;
+  dg_delaunay_edges(&d, pairs, &count);
+  cr_assert_eq(count, 9);
+  for (int e = 0; e < count; e++) {
+    int a = pairs[2 * e], b = pairs[2 * e + 1];
+    int dx = abs(xy[2 * a] - xy[2 * b]);
+    cr_assert_eq(dx, 2, "the chain joins neighbours along the line only");
+  }
+  /* Collinear then one point off the line: a fan. */
+  int32_t fan[2 * 6] = {0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 2, 5};
+  cr_assert_eq(dg_delaunay_build(&d, fan, 6), 0);
+  cr_assert_eq(d.triangle_count, 4);
+  check_triangulation(fan, 6, &d);
+  dg_delaunay_close(&d);
+}
+
+Test(delaunay, tiny_and_invalid_inputs) {
+  dg_delaunay d;
+  dg_delaunay_init(&d);
+  int32_t one[2] = {3, 4};
+  cr_assert_eq(dg_delaunay_build(&d, one, 1), 0);
+  cr_assert_eq(d.triangle_count, 0);
+  cr_assert_eq(dg_delaunay_build(&d, one, 0), 0);
+  int32_t far[6] = {0, 0, DG_DELAUNAY_COORD_MAX + 1, 0, 0, 1};
+  cr_assert_eq(dg_delaunay_build(&d, far, 3), DG_EINVAL);
+  cr_assert_eq(dg_delaunay_build(&d, far, -1), DG_EINVAL);
+  dg_delaunay_close(&d);
+}
+
+Test(delaunay, predicates) {
+  int32_t a[2] = {0, 0}, b[2] = {4, 0}, c[2] = {0, 4}, in[2] = {1, 1}, on[2] = {4, 4},
+          out[2] = {5, 5};
+  cr_assert_eq(dg_orient2d(a, b, c), 1);
+  cr_assert_eq(dg_orient2d(a, c, b), -1);
+  cr_assert_eq(dg_orient2d(a, b, (int32_t[]){8, 0}), 0);
+  cr_assert_eq(dg_incircle(a, b, c, in), 1);
+  cr_assert_eq(dg_incircle(a, b, c, on), 0);
+  cr_assert_eq(dg_incircle(a, b, c, out), -1);
+  /* Near-degenerate at the largest coordinates: the filter must defer. */
+  int32_t m = DG_DELAUNAY_COORD_MAX;
+  int32_t p[2] = {-m, -m}, q[2] = {m, -m}, r[2] = {m, m}, s[2] = {-m, m};
+  cr_assert_eq(dg_incircle(p, q, r, s), 0, "four corners of a square are co-circular");
+}
