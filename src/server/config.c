@@ -27,6 +27,13 @@ void config_defaults(config *cfg) {
       .connection_timeout_s = 30,
       .drain_timeout_ms = 10000,
       .retry_after_s = 1,
+      .lobbies_max = 10000,
+      .lobby_players_max = 64,
+      .lobby_idle_ttl_ms = 600000,
+      .lobby_grace_ms = 60000,
+      .lobby_debounce_ms = 50,
+      .lobby_cache_bytes_max = 256L << 20,
+      .speculative_reserved_workers = 1,
   };
 }
 
@@ -51,6 +58,13 @@ static const limit_key limit_keys[] = {
     LIMIT(connection_timeout_s, 1, 86400),
     LIMIT(drain_timeout_ms, 0, 3600000),
     LIMIT(retry_after_s, 1, 3600),
+    LIMIT(lobbies_max, 0, 1000000),
+    LIMIT(lobby_players_max, 1, 100000),
+    LIMIT(lobby_idle_ttl_ms, 100, 86400000),
+    LIMIT(lobby_grace_ms, 0, 86400000),
+    LIMIT(lobby_debounce_ms, 0, 60000),
+    LIMIT(lobby_cache_bytes_max, 0, 1L << 40),
+    LIMIT(speculative_reserved_workers, 0, 255),
 };
 
 int config_set_listen(config *cfg, const char *text, dg_error *err) {

@@ -15,18 +15,25 @@
 #define CONFIG_LISTEN_MAX 128
 
 typedef struct config_limits {
-  long body_bytes_max;        /* largest request body accepted (413 above) */
-  long grid_cells_max;        /* width * height ceiling for any algorithm (422 above) */
-  long rooms_max;             /* ceiling for room-count parameters (422 above) */
-  long players_max;           /* entries in `players` (422 above) */
-  long deadline_ms_default;   /* deadline of a request without deadline_ms */
-  long deadline_ms_max;       /* largest deadline_ms accepted (422 above) */
-  long interactive_queue_max; /* queued POST /v1/levels jobs (503 above) */
-  long speculative_queue_max; /* queued pre-generation jobs (dropped above) */
-  long connections_max;       /* simultaneous HTTP connections */
-  long connection_timeout_s;  /* idle connection timeout */
-  long drain_timeout_ms;      /* SIGTERM: how long running jobs may finish */
-  long retry_after_s;         /* Retry-After sent with 503 */
+  long body_bytes_max;               /* largest request body accepted (413 above) */
+  long grid_cells_max;               /* width * height ceiling for any algorithm (422 above) */
+  long rooms_max;                    /* ceiling for room-count parameters (422 above) */
+  long players_max;                  /* entries in `players` (422 above) */
+  long deadline_ms_default;          /* deadline of a request without deadline_ms */
+  long deadline_ms_max;              /* largest deadline_ms accepted (422 above) */
+  long interactive_queue_max;        /* queued POST /v1/levels jobs (503 above) */
+  long speculative_queue_max;        /* queued pre-generation jobs (dropped above) */
+  long connections_max;              /* simultaneous HTTP connections */
+  long connection_timeout_s;         /* idle connection timeout */
+  long drain_timeout_ms;             /* SIGTERM: how long running jobs may finish */
+  long retry_after_s;                /* Retry-After sent with 503 */
+  long lobbies_max;                  /* lobbies alive at once (503 above) */
+  long lobby_players_max;            /* players in one lobby (422 above) */
+  long lobby_idle_ttl_ms;            /* a lobby unchanged this long is removed */
+  long lobby_grace_ms;               /* a started lobby's level stays fetchable this long */
+  long lobby_debounce_ms;            /* wait after a change before pre-generating */
+  long lobby_cache_bytes_max;        /* ready pre-generated levels, bytes (LRU evicted) */
+  long speculative_reserved_workers; /* workers pre-generation may not use */
 } config_limits;
 
 typedef struct config {

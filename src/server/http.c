@@ -83,6 +83,8 @@ static void add_common_headers(request *r, struct MHD_Response *response,
              r->generation_ms, r->serialise_ms);
     MHD_add_response_header(response, "Server-Timing", timing);
   }
+  if (r->pregen != NULL)
+    MHD_add_response_header(response, "X-Pregen", r->pregen);
   if (r->srv->draining)
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
 }
@@ -363,6 +365,7 @@ void http_begin_drain(server *s) {
     close(listener);
   /* Queued jobs are answered 503 now; running ones may finish until the
    * drain timeout. */
+  lobbies_drain(s);
   jobs_cancel_all(&s->queues, false);
   uv_timer_start(&s->drain_timer, on_drain_timeout, (uint64_t)s->cfg->limits.drain_timeout_ms, 0);
   http_pump(s);
@@ -378,6 +381,7 @@ static void maybe_stop(server *s) {
   uv_close((uv_handle_t *)&s->sigterm, NULL);
   uv_close((uv_handle_t *)&s->sigint, NULL);
   jobs_close(&s->queues);
+  lobbies_close(s);
   MHD_stop_daemon(s->mhd);
   s->mhd = NULL;
 }

@@ -124,9 +124,12 @@ static void sweep(uv_timer_t *timer) {
 }
 
 static void dispatch(jobs *q) {
+  /* Interactive first; speculative only on workers not reserved, so a real
+   * request waits at most for the job already running on its worker. */
+  int reserved = q->reserved < q->workers ? q->reserved : q->workers - 1;
   while (q->running < q->workers) {
     job *j = pop(q, JOB_INTERACTIVE);
-    if (j == NULL)
+    if (j == NULL && q->running < q->workers - reserved)
       j = pop(q, JOB_SPECULATIVE);
     if (j == NULL)
       break;
@@ -191,9 +194,23 @@ void jobs_cancel_all(jobs *q, bool running_too) {
     while ((j = pop(q, (job_kind)kind)) != NULL)
       finish_unrun(j, DG_ECANCELED, "", "the daemon is shutting down");
   }
-  if (running_too)
-    for (job *j = q->active; j != NULL; j = j->next)
+  for (job *j = q->active; j != NULL; j = j->next)
+    if (running_too || j->kind == JOB_SPECULATIVE)
       dg_cancel_request(&j->cancel);
+}
+
+void jobs_promote(jobs *q, job *j) {
+  if (j->running || j->kind != JOB_SPECULATIVE || !unlink_job(q, j))
+    return;
+  j->kind = JOB_INTERACTIVE;
+  j->next = NULL;
+  if (q->tail[JOB_INTERACTIVE] != NULL)
+    q->tail[JOB_INTERACTIVE]->next = j;
+  else
+    q->head[JOB_INTERACTIVE] = j;
+  q->tail[JOB_INTERACTIVE] = j;
+  q->depth[JOB_INTERACTIVE]++;
+  dispatch(q);
 }
 
 void jobs_close(jobs *q) {

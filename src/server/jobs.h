@@ -56,6 +56,7 @@ typedef struct jobs {
   long depth[JOB_KINDS];     /* jobs queued, per queue */
   long max_depth[JOB_KINDS]; /* queue limits */
   int workers;               /* pool size: most jobs inside it */
+  int reserved;              /* workers speculative jobs may not use (< workers) */
   int running;               /* jobs inside the pool now */
   job *active;               /* those jobs, linked through `next` */
   const dg_context *context; /* shared read-only resources, may be NULL */
@@ -75,8 +76,13 @@ int jobs_submit(jobs *q, job *j, job_kind kind);
  * asked to stop through its dg_cancel if running. */
 void jobs_cancel(jobs *q, job *j);
 
-/* Cancels every queued job (reported with DG_ECANCELED) and, when
- * `running_too`, asks running ones to stop. For shutdown. */
+/* Moves a queued speculative job to the tail of the interactive queue (a
+ * lobby's match started while its level waited). No-op when running. */
+void jobs_promote(jobs *q, job *j);
+
+/* Cancels every queued job (reported with DG_ECANCELED), asks running
+ * speculative ones to stop and, when `running_too`, running interactive
+ * ones as well. For shutdown. */
 void jobs_cancel_all(jobs *q, bool running_too);
 
 /* Closes the sweep timer; `q` must have no job left. */

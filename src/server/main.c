@@ -51,6 +51,13 @@ static void print_config(const config *cfg) {
   PUT(connection_timeout_s);
   PUT(drain_timeout_ms);
   PUT(retry_after_s);
+  PUT(lobbies_max);
+  PUT(lobby_players_max);
+  PUT(lobby_idle_ttl_ms);
+  PUT(lobby_grace_ms);
+  PUT(lobby_debounce_ms);
+  PUT(lobby_cache_bytes_max);
+  PUT(speculative_reserved_workers);
 #undef PUT
   json_t *root = json_pack("{s:s, s:i, s:b, s:o, s:O, s:s}", "listen", cfg->listen, "workers",
                            cfg->workers, "log_requests", cfg->log_requests, "limits", limits,
@@ -148,6 +155,7 @@ int main(int argc, char **argv) {
   s.id_prefix = (uint32_t)(entropy[1] >> 17);
   jobs_init(&s.queues, &loop, cfg.workers, cfg.limits.interactive_queue_max,
             cfg.limits.speculative_queue_max, NULL);
+  lobbies_init(&s);
   uv_timer_init(&loop, &s.drain_timer);
   s.drain_timer.data = &s;
   uv_signal_init(&loop, &s.sigterm);
@@ -161,6 +169,7 @@ int main(int argc, char **argv) {
     uv_close((uv_handle_t *)&s.sigterm, NULL);
     uv_close((uv_handle_t *)&s.sigint, NULL);
     jobs_close(&s.queues);
+    lobbies_close(&s);
     uv_run(&loop, UV_RUN_DEFAULT);
     goto fail_loop;
   }

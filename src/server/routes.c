@@ -21,6 +21,8 @@ static const struct {
 };
 
 route_id route_match(const char *path) {
+  if (strncmp(path, "/v1/lobbies/", 12) == 0)
+    return ROUTE_LOBBIES;
   for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
     if (strcmp(routes[i].path, path) == 0)
       return routes[i].route;
@@ -49,6 +51,16 @@ static stats_gauges gauges(const server *s) {
       .workers_busy = s->queues.running,
       .connections = info != NULL ? (long)info->num_connections : 0,
       .draining = s->draining,
+      .lobbies = s->lobbies.count,
+      .lobby_hits = s->lobbies.hits,
+      .lobby_waits = s->lobbies.waits,
+      .lobby_misses = s->lobbies.misses,
+      .lobby_superseded = s->lobbies.superseded,
+      .lobby_expired = s->lobbies.expired,
+      .lobby_evicted = s->lobbies.evicted,
+      .lobby_jobs = s->lobbies.jobs_started,
+      .lobby_saved_s = s->lobbies.saved_s,
+      .lobby_ready_bytes = (long)s->lobbies.ready_bytes,
   };
 }
 
@@ -60,7 +72,7 @@ static void retry_later(request *r, const char *slug, const char *title, const c
 
 /* Which body the client accepts: JSON unless it asks for text/plain and
  * not for JSON; -1 when it accepts neither (406). */
-static int wanted_format(request *r) {
+int level_format(request *r) {
   const char *accept =
       MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
   if (accept == NULL || accept[0] == '\0')
@@ -138,8 +150,8 @@ static const char *const body_members[] = {"algorithm", "seed",        "params",
 
 /* Checks the daemon's own members and limits; fills the request, the
  * deadline and `err`. Returns the HTTP status to answer with, 0 if valid. */
-static int parse_level_request(server *s, const json_t *body, dg_request *out, long *deadline_ms,
-                               dg_error *err) {
+int level_request_parse(server *s, const json_t *body, dg_request *out, long *deadline_ms,
+                        dg_error *err) {
   const config_limits *limits = &s->cfg->limits;
   if (!json_is_object(body))
     return dg_error_set(err, DG_ETYPE, "", "the request body must be a JSON object"), 400;
@@ -273,7 +285,7 @@ static void handle_levels(request *r) {
     retry_later(r, "draining", "Shutting down", "the daemon is shutting down; retry elsewhere");
     return;
   }
-  int format = wanted_format(r);
+  int format = level_format(r);
   if (format < 0) {
     respond_problem(r, 406, "not-acceptable", "Not acceptable",
                     "levels are served as application/json or text/plain", NULL, NULL, NULL);
@@ -296,7 +308,7 @@ static void handle_levels(request *r) {
   }
   long deadline_ms = 0;
   dg_request level_request;
-  int status = parse_level_request(s, body, &level_request, &deadline_ms, &err);
+  int status = level_request_parse(s, body, &level_request, &deadline_ms, &err);
   const json_t *name = json_object_get(body, "algorithm");
   const dg_algorithm *named =
       json_is_string(name) ? dg_algorithm_find(json_string_value(name)) : NULL;
@@ -306,9 +318,14 @@ static void handle_levels(request *r) {
     respond_error(r, status, &err);
     return;
   }
-  r->seed = level_request.seed;
+  level_submit(r, &level_request, deadline_ms, format);
+}
+
+void level_submit(request *r, const dg_request *level, long deadline_ms, int format) {
+  server *s = r->srv;
+  r->seed = level->seed;
   job *j = &r->work;
-  j->request = level_request;
+  j->request = *level;
   j->format = (job_format)format;
   dg_cancel_init(&j->cancel, dg_monotonic_ns() + (uint64_t)deadline_ms * 1000000u);
   j->done = route_job_done;
@@ -341,6 +358,10 @@ void route_handle(request *r) {
     respond_problem(r, 404, "not-found", "Not found", detail, NULL, NULL, NULL);
     return;
   }
+  if (r->route == ROUTE_LOBBIES) {
+    lobby_route(r, r->path + 12);
+    return;
+  }
   if (!method_allowed(r->route, r->method)) {
     char detail[96];
     snprintf(detail, sizeof detail, "%s is not allowed here; use %s", r->method,
@@ -370,6 +391,7 @@ void route_handle(request *r) {
     respond_json(r, s->draining ? 503 : 200,
                  json_pack("{s:s}", "status", s->draining ? "draining" : "ready"));
     break;
-  case ROUTE_NONE: break;
+  case ROUTE_NONE:
+  case ROUTE_LOBBIES: break;
   }
 }

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "dungeon/dungeon.h"
 #include "jobs.h"
+#include "lobby.h"
 #include "stats.h"
 
 #define REQUEST_ID_MAX 65
@@ -32,6 +33,7 @@ typedef struct server {
   uv_signal_t sigterm, sigint; /* start the drain */
   jobs queues;                 /* generation queues */
   stats counters;              /* statistics */
+  lobbies lobbies;             /* lobby table and pre-generated levels */
   dg_rng seeds;                /* chooses seeds for requests without one */
   uint32_t id_prefix;          /* random part of generated request ids */
   uint64_t id_counter;         /* sequence part of generated request ids */
@@ -50,10 +52,11 @@ typedef enum route_id {
   ROUTE_METRICS,
   ROUTE_LIVEZ,
   ROUTE_READYZ,
+  ROUTE_LOBBIES, /* /v1/lobbies/... (lobby.c parses the rest) */
 } route_id;
 
 /* One HTTP request, from its headers to MHD's completion callback. */
-typedef struct request {
+struct request {
   server *srv;                       /* back pointer */
   struct MHD_Connection *connection; /* MHD's connection */
   uint64_t start_ns;                 /* first call of the access handler */
@@ -75,7 +78,9 @@ typedef struct request {
   uint64_t seed;                                /* the level's seed, for the log */
   double queue_ms, generation_ms, serialise_ms; /* -1 when no job */
   size_t bytes_out;                             /* response body length */
-} request;
+  const char *pregen;                           /* X-Pregen: hit, wait, miss; NULL otherwise */
+  request *next_waiter;                         /* lobby start requests waiting for one job */
+};
 
 /* http.c: libmicrohttpd on the libuv loop. */
 int http_start(server *s, dg_error *err);
@@ -101,5 +106,14 @@ route_id route_match(const char *path);
 const char *route_allowed_methods(route_id route);
 void route_handle(request *r);
 void route_job_done(job *j);
+/* The request parsing of POST /v1/levels, shared with lobbies: fills *out
+ * and the deadline; returns 0 or the HTTP status with `err` filled. */
+int level_request_parse(server *s, const json_t *body, dg_request *out, long *deadline_ms,
+                        dg_error *err);
+/* JOB_FORMAT_* the client accepts, -1 for neither (406). */
+int level_format(request *r);
+/* Queues `level` as an interactive job for `r` and suspends `r` (or answers
+ * 503 when the queue is full). */
+void level_submit(request *r, const dg_request *level, long deadline_ms, int format);
 
 #endif

@@ -135,6 +135,14 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
                 "draining", (json_int_t)s->rejected_draining, "too_large",
                 (json_int_t)s->rejected_too_large, "deadline_exceeded",
                 (json_int_t)s->deadline_exceeded, "clients_gone", (json_int_t)s->clients_gone));
+  json_object_set_new(
+      root, "lobbies",
+      json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I}", "active", (int)g->lobbies,
+                "hits", (json_int_t)g->lobby_hits, "waits", (json_int_t)g->lobby_waits, "misses",
+                (json_int_t)g->lobby_misses, "jobs", (json_int_t)g->lobby_jobs, "superseded",
+                (json_int_t)g->lobby_superseded, "expired", (json_int_t)g->lobby_expired, "evicted",
+                (json_int_t)g->lobby_evicted, "generation_s_saved", g->lobby_saved_s, "ready_bytes",
+                (json_int_t)g->lobby_ready_bytes));
   text = json_dumps(root, JSON_COMPACT);
   if (text != NULL && length != NULL)
     *length = strlen(text);
@@ -281,6 +289,34 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "# HELP dungeond_connections Open HTTP connections.\n"
          "# TYPE dungeond_connections gauge\ndungeond_connections %ld\n",
          g->connections);
+  append(&b,
+         "# HELP dungeond_lobbies Lobbies alive.\n# TYPE dungeond_lobbies gauge\n"
+         "dungeond_lobbies %ld\n",
+         g->lobbies);
+  append(&b,
+         "# HELP dungeond_lobby_starts_total Match starts by pre-generation outcome.\n"
+         "# TYPE dungeond_lobby_starts_total counter\n"
+         "dungeond_lobby_starts_total{pregen=\"hit\"} %llu\n"
+         "dungeond_lobby_starts_total{pregen=\"wait\"} %llu\n"
+         "dungeond_lobby_starts_total{pregen=\"miss\"} %llu\n",
+         (unsigned long long)g->lobby_hits, (unsigned long long)g->lobby_waits,
+         (unsigned long long)g->lobby_misses);
+  append(&b,
+         "# HELP dungeond_speculative_jobs_total Speculative jobs by fate.\n"
+         "# TYPE dungeond_speculative_jobs_total counter\n"
+         "dungeond_speculative_jobs_total{fate=\"started\"} %llu\n"
+         "dungeond_speculative_jobs_total{fate=\"superseded\"} %llu\n"
+         "dungeond_speculative_jobs_total{fate=\"expired\"} %llu\n"
+         "dungeond_speculative_jobs_total{fate=\"evicted\"} %llu\n",
+         (unsigned long long)g->lobby_jobs, (unsigned long long)g->lobby_superseded,
+         (unsigned long long)g->lobby_expired, (unsigned long long)g->lobby_evicted);
+  append(&b,
+         "# HELP dungeond_pregen_saved_seconds_total Generation seconds saved by hits.\n"
+         "# TYPE dungeond_pregen_saved_seconds_total counter\n"
+         "dungeond_pregen_saved_seconds_total %.6f\n"
+         "# HELP dungeond_pregen_ready_bytes Bytes of ready pre-generated levels.\n"
+         "# TYPE dungeond_pregen_ready_bytes gauge\ndungeond_pregen_ready_bytes %ld\n",
+         g->lobby_saved_s, g->lobby_ready_bytes);
   if (b.failed) {
     free(b.data);
     return NULL;

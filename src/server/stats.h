@@ -48,9 +48,15 @@ typedef struct stats {
 typedef struct stats_gauges {
   long interactive_depth, interactive_max; /* queued jobs and the limit */
   long speculative_depth, speculative_max;
-  int workers, workers_busy; /* pool size and jobs inside it */
-  long connections;          /* open HTTP connections */
-  bool draining;             /* SIGTERM received */
+  int workers, workers_busy;                               /* pool size and jobs inside it */
+  long connections;                                        /* open HTTP connections */
+  bool draining;                                           /* SIGTERM received */
+  long lobbies;                                            /* lobbies alive */
+  uint64_t lobby_hits, lobby_waits, lobby_misses;          /* start outcomes */
+  uint64_t lobby_superseded, lobby_expired, lobby_evicted; /* speculative work lost */
+  uint64_t lobby_jobs;                                     /* speculative jobs started */
+  double lobby_saved_s;                                    /* generation seconds saved by hits */
+  long lobby_ready_bytes;                                  /* bytes of ready pre-generated levels */
 } stats_gauges;
 
 void stats_init(stats *s);

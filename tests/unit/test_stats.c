@@ -18,7 +18,12 @@ Test(stats, nearest_rank_quantiles) {
   cr_assert_float_eq(stats_quantile(samples, 0, 0.5, scratch), 0.0, 1e-12);
 }
 
-static stats_gauges gauges = {3, 1024, 0, 256, 2, 1, 7, false};
+static stats_gauges gauges = {.interactive_depth = 3,
+                              .interactive_max = 1024,
+                              .speculative_max = 256,
+                              .workers = 2,
+                              .workers_busy = 1,
+                              .connections = 7};
 
 Test(stats, json_counts_by_status_and_algorithm) {
   static stats s;
