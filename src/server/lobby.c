@@ -139,6 +139,8 @@ static void on_pregen_done(job *j) {
   if (l == NULL) { /* superseded or disbanded meanwhile */
     free(j->body);
     free(p);
+    if (s->draining)
+      http_pump(s);
     return;
   }
   l->job = NULL;
@@ -159,6 +161,8 @@ static void on_pregen_done(job *j) {
       answer_waiters(s, l, status, &j->err);
   }
   free(p);
+  if (s->draining)
+    http_pump(s); /* the drain may be waiting for this job to end */
 }
 
 static void start_job(server *s, lobby *l) {

@@ -22,7 +22,7 @@ DAEMON = None
 RESULTS = []
 SAFE_MAX = 2**53 - 1
 # A level that takes ~1 s to generate (several under ASan): the "slow" job.
-SLOW = {"algorithm": "classic", "seed": 7,
+SLOW = {"algorithm": "classic", "seed": 7, "deadline_ms": 60000,
         "params": {"width": 700, "height": 700, "rooms_min": 1000, "rooms_max": 1000}}
 
 
@@ -434,6 +434,159 @@ def _(d):
                      s["workers"]["busy"] == 0, 30), f"not dropped: {d.stats()['rejections']}")
 
 
+# ------------------------------------------------------------------ lobbies
+LOBBY_LIMITS = {"lobby_debounce_ms": 30, "lobby_idle_ttl_ms": 1500, "lobby_grace_ms": 1000,
+                "speculative_reserved_workers": 1, "lobby_players_max": 8}
+
+
+def lobby_get(d, lobby):
+    status, _, body = d.request("GET", f"/v1/lobbies/{lobby}")
+    return status, (json.loads(body) if body else None)
+
+
+def wait_pregen(d, lobby, state, seconds=60):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        status, doc = lobby_get(d, lobby)
+        if status == 200 and doc["pregen"] == state:
+            return doc
+        time.sleep(0.01)
+    raise AssertionError(f"{lobby} never reached {state}: {lobby_get(d, lobby)}")
+
+
+def direct(d, doc):
+    eff = doc["effective"]
+    return d.request("POST", "/v1/levels", {"algorithm": eff["algorithm"], "seed": eff["seed"],
+                                            "params": eff["params"]})[2]
+
+
+@test("[lobby] four joins, then start is a hit, byte-identical to the direct request")
+def _(d):
+    for i, level in enumerate((10, 20, 30, 40)):
+        status, _, _ = d.request("PUT", f"/v1/lobbies/hit/players/p{i}", {"level": level})
+        check(status in (200, 201), f"join {i}: {status}")
+    doc = wait_pregen(d, "hit", "ready")
+    check(doc["effective"]["params"]["width"] == 100, f"profile not applied: {doc['effective']}")
+    check(len(doc["players"]) == 4 and doc["seed"] == doc["effective"]["seed"], f"{doc}")
+    start = time.monotonic()
+    status, headers, body = d.request("POST", "/v1/lobbies/hit/start")
+    elapsed = time.monotonic() - start
+    check(status == 200 and headers.get("x-pregen") == "hit", f"{status} {headers}")
+    check(body == direct(d, doc), "pre-generated level differs from the direct request")
+    status, headers, again = d.request("POST", "/v1/lobbies/hit/start")
+    check(status == 200 and again == body, "second start differs")
+    check(elapsed < 1.0, f"hit took {elapsed}s")
+    status, _, _ = d.request("PUT", "/v1/lobbies/hit/players/late", {"level": 1})
+    check(status == 409, f"join after start: {status}")
+
+
+@test("[lobby] join then immediate start is a wait with the same bytes")
+def _(d):
+    settings = {"params": SLOW["params"]}
+    check(d.request("PUT", "/v1/lobbies/wait", settings)[0] == 201, "create")
+    d.request("PUT", "/v1/lobbies/wait/players/a", {"level": 5})
+    status, headers, body = d.request("POST", "/v1/lobbies/wait/start")
+    check(status == 200 and headers.get("x-pregen") == "wait", f"{status} {headers}")
+    _, doc = lobby_get(d, "wait")
+    check(body == direct(d, doc), "waited level differs from the direct request")
+
+
+@test("[lobby] a join after ready regenerates; a leave recomputes; duplicate joins count once")
+def _(d):
+    d.request("PUT", "/v1/lobbies/churn/players/a", {"level": 1})
+    d.request("PUT", "/v1/lobbies/churn/players/a", {"level": 1})
+    first = wait_pregen(d, "churn", "ready")
+    check(len(first["players"]) == 1, f"duplicate join: {first['players']}")
+    jobs = d.stats()["lobbies"]["jobs"]
+    d.request("PUT", "/v1/lobbies/churn/players/b", {"level": 1})
+    _, doc = lobby_get(d, "churn")
+    check(doc["pregen"] != "ready", "stale level still ready after a join")
+    second = wait_pregen(d, "churn", "ready")
+    check(second["effective"]["params"]["width"] == first["effective"]["params"]["width"] + 10,
+          "join did not change the effective request")
+    check(d.stats()["lobbies"]["jobs"] > jobs, "no new job after the join")
+    status, _, body = d.request("DELETE", "/v1/lobbies/churn/players/b")
+    check(status == 200 and json.loads(body)["effective"] == first["effective"], "leave")
+    problem(*d.request("DELETE", "/v1/lobbies/churn/players/zz"), 404)
+
+
+@test("[lobby] disband cancels running work; an idle lobby expires after its TTL")
+def _(d):
+    d.request("PUT", "/v1/lobbies/gone", {"params": SLOW["params"]})
+    wait_pregen(d, "gone", "running")
+    status, _, _ = d.request("DELETE", "/v1/lobbies/gone")
+    check(status == 204, f"disband {status}")
+    problem(*d.request("GET", "/v1/lobbies/gone"), 404)
+    check(d.wait_for(lambda s: s["workers"]["busy"] == 0), "cancelled job still running")
+    d.request("PUT", "/v1/lobbies/idle/players/a", {"level": 1})
+    check(lobby_get(d, "idle")[0] == 200, "idle lobby missing")
+    time.sleep(1.5 + 1.2)
+    problem(*d.request("GET", "/v1/lobbies/idle"), 404)
+    check(d.stats()["lobbies"]["expired"] >= 1, "expiry not counted")
+
+
+@test("[lobby] errors: unknown lobby, bad ids, methods, attributes, limits")
+def _(d):
+    problem(*d.request("GET", "/v1/lobbies/nope"), 404)
+    problem(*d.request("POST", "/v1/lobbies/nope/start"), 404)
+    problem(*d.request("GET", "/v1/lobbies/bad%20id"), 404)
+    problem(*d.request("GET", "/v1/lobbies/x/other"), 404)
+    status, headers, body = d.request("POST", "/v1/lobbies/x")
+    problem(status, headers, body, 405)
+    check(headers.get("allow") == "GET, PUT, DELETE", headers.get("allow"))
+    problem(*d.request("PUT", "/v1/lobbies/e1/players/a", {"level": "high"}), 422, "level")
+    problem(*d.request("PUT", "/v1/lobbies/e2", {"params": {"width": 5}}), 422, "params.width")
+    problem(*d.request("PUT", "/v1/lobbies/e3", {"colour": 1}), 422, "colour")
+    problem(*d.request("PUT", "/v1/lobbies/e4", "{x"), 400)
+    check(lobby_get(d, "e2")[0] == 404, "a rejected create left a lobby behind")
+    for i in range(8):
+        d.request("PUT", f"/v1/lobbies/full/players/p{i}", {"level": 1})
+    problem(*d.request("PUT", "/v1/lobbies/full/players/p9", {"level": 1}), 422, "players")
+
+
+@test("[lobby] 200 lobbies churning: interactive requests all succeed, never queued long")
+def _(d):
+    stop = time.monotonic() + 3
+    errors = []
+
+    def churn(k):
+        i = 0
+        while time.monotonic() < stop:
+            lobby = f"c{k}-{i % 25}"
+            status = d.request("PUT", f"/v1/lobbies/{lobby}/players/p{i % 5}",
+                               {"level": i % 40})[0]
+            if status not in (200, 201):
+                errors.append(status)
+            i += 1
+
+    queue_ms = []
+
+    def interactive():
+        while time.monotonic() < stop:
+            status, headers, _ = d.request("POST", "/v1/levels", CLASSIC)
+            if status != 200:
+                errors.append(("interactive", status))
+            else:
+                queue_ms.append(float(re.search(r"queue;dur=([\d.]+)",
+                                                headers["server-timing"]).group(1)))
+
+    threads = [threading.Thread(target=churn, args=(k,)) for k in range(8)]
+    threads += [threading.Thread(target=interactive) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(not errors, f"failures: {errors[:5]}")
+    check(d.stats()["lobbies"]["active"] >= 150, f"lobbies {d.stats()['lobbies']}")
+    queue_ms.sort()
+    # One worker stays reserved for interactive work, so a real request only
+    # ever waits behind other interactive requests, never a speculative job.
+    check(queue_ms and queue_ms[int(len(queue_ms) * 0.99) - 1] < 250,
+          f"interactive queue p99 {queue_ms[int(len(queue_ms) * 0.99) - 1]} ms")
+    stats = d.stats()["lobbies"]
+    check(stats["jobs"] > 0 and stats["superseded"] >= 0, f"{stats}")
+
+
 # ----------------------------------------------------------------- drain
 def drain_test():
     """SIGTERM with requests in flight: running ones finish, queued ones get
@@ -481,9 +634,10 @@ def main():
     global DAEMON
     DAEMON = os.path.abspath(sys.argv[1])
     only = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--only" else None
-    main_tests = [(n, f) for n, f in RESULTS if not n.startswith("[1 worker]")]
+    main_tests = [(n, f) for n, f in RESULTS if not n.startswith("[")]
     one_worker = [(n, f) for n, f in RESULTS if n.startswith("[1 worker]")]
-    plan = len(main_tests) + 1 + len(one_worker) + 1 + 1
+    lobby = [(n, f) for n, f in RESULTS if n.startswith("[lobby]")]
+    plan = len(main_tests) + 1 + len(one_worker) + 1 + len(lobby) + 1 + 1
     print(f"1..{plan}", flush=True)
     number = 0
     failed = 0
@@ -519,6 +673,10 @@ def main():
     for name, fn in one_worker:
         report(name, fn, d)
     report("[1 worker] SIGTERM: exit 0", stop_clean, d, "one worker")
+    d = Daemon(workers=2, limits=LOBBY_LIMITS)
+    for name, fn in lobby:
+        report(name, fn, d)
+    report("[lobby] SIGTERM with lobbies alive: exit 0, no leak", stop_clean, d, "lobby")
     report("SIGTERM with requests in flight: they finish, queued get 503, exit 0", drain_test)
     return 1 if failed else 0
 
