@@ -603,7 +603,8 @@ void lobby_route(request *r, const char *rest) {
     respond_problem(r, 404, "unknown-lobby", "Unknown lobby", detail, NULL, NULL, NULL);
     return;
   }
-  if (l != NULL && l->started_ns != 0 && creates) {
+  /* A started lobby is frozen: its level stays what start returned. */
+  if (l != NULL && l->started_ns != 0 && (creates || target == PLAYER)) {
     respond_problem(r, 409, "lobby-started", "Lobby already started",
                     "the match has started; its level stays available through start", NULL, NULL,
                     NULL);

@@ -478,6 +478,9 @@ def _(d):
     check(elapsed < 1.0, f"hit took {elapsed}s")
     status, _, _ = d.request("PUT", "/v1/lobbies/hit/players/late", {"level": 1})
     check(status == 409, f"join after start: {status}")
+    status, _, _ = d.request("DELETE", "/v1/lobbies/hit/players/p0")
+    check(status == 409, f"leave after start: {status}")
+    check(d.request("POST", "/v1/lobbies/hit/start")[2] == body, "start after a refused leave")
 
 
 @test("[lobby] join then immediate start is a wait with the same bytes")
