@@ -186,6 +186,8 @@ static void log_request(request *r) {
     json_object_set_new(line, "algorithm", json_string(r->algorithm));
   if (r->has_job)
     json_object_set_new(line, "seed", dg_seed_to_json(r->seed));
+  if (r->pregen != NULL)
+    json_object_set_new(line, "pregen", json_string(r->pregen));
   char *text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6));
   json_decref(line);
   if (text != NULL) {
