@@ -633,6 +633,30 @@ def drain_test():
     check(not d.sanitizer_reports(), "".join(d.sanitizer_reports()))
 
 
+def eviction_test():
+    """Ready levels beyond lobby_cache_bytes_max are evicted least recently
+    used first; a start on an evicted lobby is a miss with the same bytes."""
+    d = Daemon(workers=2, limits=dict(LOBBY_LIMITS, lobby_cache_bytes_max=6000,
+                                      lobby_idle_ttl_ms=600000))
+    try:
+        d.request("PUT", "/v1/lobbies/old/players/a", {"level": 1})
+        old = wait_pregen(d, "old", "ready")
+        d.request("PUT", "/v1/lobbies/new/players/a", {"level": 2})
+        wait_pregen(d, "new", "ready")
+        check(d.wait_for(lambda s: s["lobbies"]["evicted"] == 1), f"{d.stats()['lobbies']}")
+        check(lobby_get(d, "old")[1]["pregen"] == "none", "old lobby still ready")
+        check(d.stats()["lobbies"]["ready_bytes"] <= 6000, "over budget")
+        status, headers, body = d.request("POST", "/v1/lobbies/old/start")
+        check(status == 200 and headers.get("x-pregen") == "miss", f"{status} {headers}")
+        check(body == direct(d, old), "miss differs from the direct request")
+        status, headers, _ = d.request("POST", "/v1/lobbies/new/start")
+        check(headers.get("x-pregen") == "hit", f"new lobby: {headers.get('x-pregen')}")
+    finally:
+        code = d.stop()
+    check(code == 0, f"exit status {code}")
+    check(not d.sanitizer_reports(), "".join(d.sanitizer_reports()))
+
+
 def main():
     global DAEMON
     DAEMON = os.path.abspath(sys.argv[1])
@@ -640,7 +664,7 @@ def main():
     main_tests = [(n, f) for n, f in RESULTS if not n.startswith("[")]
     one_worker = [(n, f) for n, f in RESULTS if n.startswith("[1 worker]")]
     lobby = [(n, f) for n, f in RESULTS if n.startswith("[lobby]")]
-    plan = len(main_tests) + 1 + len(one_worker) + 1 + len(lobby) + 1 + 1
+    plan = len(main_tests) + 1 + len(one_worker) + 1 + len(lobby) + 1 + 2
     print(f"1..{plan}", flush=True)
     number = 0
     failed = 0
@@ -680,6 +704,8 @@ def main():
     for name, fn in lobby:
         report(name, fn, d)
     report("[lobby] SIGTERM with lobbies alive: exit 0, no leak", stop_clean, d, "lobby")
+    report("[lobby] LRU eviction over the byte budget; start after eviction is a miss",
+           eviction_test)
     report("SIGTERM with requests in flight: they finish, queued get 503, exit 0", drain_test)
     return 1 if failed else 0
 
