@@ -151,6 +151,19 @@ int config_load(config *cfg, const char *path, dg_error *err) {
         goto fail;
       }
       snprintf(cfg->default_profile, sizeof cfg->default_profile, "%s", json_string_value(value));
+    } else if (strcmp(key, "auth_tokens") == 0) {
+      bool valid = json_is_array(value);
+      size_t i;
+      json_t *token;
+      json_array_foreach(value, i, token) valid =
+          valid && json_is_string(token) && json_string_length(token) >= 16;
+      if (!valid) {
+        dg_error_set(err, -1, "auth_tokens",
+                     "auth_tokens must be an array of strings of at least 16 characters");
+        goto fail;
+      }
+      json_decref(cfg->auth_tokens);
+      cfg->auth_tokens = json_incref(value);
     } else if (strcmp(key, "$comment") != 0) {
       dg_error_set(err, -1, key, "unknown key %s", key);
       goto fail;
@@ -189,4 +202,6 @@ int config_validate(const config *cfg, dg_error *err) {
 void config_close(config *cfg) {
   json_decref(cfg->profiles);
   cfg->profiles = NULL;
+  json_decref(cfg->auth_tokens);
+  cfg->auth_tokens = NULL;
 }

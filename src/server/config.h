@@ -43,6 +43,7 @@ typedef struct config {
   config_limits limits;           /* every hard limit */
   json_t *profiles;               /* object name -> profile (owned reference) */
   char default_profile[64];       /* profile used when `players` come without one */
+  json_t *auth_tokens;            /* array of accepted bearer tokens; NULL or empty: none asked */
 } config;
 
 /* Fills `cfg` with the built-in defaults (those of config/dungeond.json). */

@@ -59,10 +59,12 @@ static void print_config(const config *cfg) {
   PUT(lobby_cache_bytes_max);
   PUT(speculative_reserved_workers);
 #undef PUT
-  json_t *root = json_pack("{s:s, s:i, s:b, s:o, s:O, s:s}", "listen", cfg->listen, "workers",
-                           cfg->workers, "log_requests", cfg->log_requests, "limits", limits,
-                           "profiles", cfg->profiles != NULL ? cfg->profiles : json_object(),
-                           "default_profile", cfg->default_profile);
+  /* Tokens are secrets: --check-config says how many, never which. */
+  json_t *root = json_pack(
+      "{s:s, s:i, s:b, s:o, s:o, s:s, s:i}", "listen", cfg->listen, "workers", cfg->workers,
+      "log_requests", cfg->log_requests, "limits", limits, "profiles",
+      cfg->profiles != NULL ? json_incref(cfg->profiles) : json_object(), "default_profile",
+      cfg->default_profile, "auth_tokens", (int)json_array_size(cfg->auth_tokens));
   if (root != NULL) {
     json_dumpf(root, stdout, JSON_INDENT(2));
     fputc('\n', stdout);

@@ -350,8 +350,43 @@ void level_submit(request *r, const dg_request *level, long deadline_ms, int for
   }
 }
 
+/* Compares without an early exit, so the time taken does not reveal how
+ * much of a token matched. */
+static bool same_secret(const char *given, const char *expected) {
+  size_t given_length = strlen(given), expected_length = strlen(expected);
+  unsigned char difference = given_length != expected_length;
+  for (size_t i = 0; i < expected_length; i++)
+    difference |= (unsigned char)(given[i < given_length ? i : 0] ^ expected[i]);
+  return difference == 0;
+}
+
+/* DESIGN.md "Configuration, limits, security": optional bearer tokens for
+ * every /v1/ path. Health checks and /metrics stay open for probes and
+ * scrapers. */
+static bool authorized(request *r) {
+  const json_t *tokens = r->srv->cfg->auth_tokens;
+  if (tokens == NULL || json_array_size(tokens) == 0 || strncmp(r->path, "/v1/", 4) != 0)
+    return true;
+  const char *header =
+      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+  bool ok = false;
+  if (header != NULL && strncmp(header, "Bearer ", 7) == 0) {
+    size_t i;
+    const json_t *token;
+    json_array_foreach(tokens, i, token) ok |= same_secret(header + 7, json_string_value(token));
+  }
+  if (!ok)
+    respond_problem(r, 401, "unauthorized", "Unauthorized",
+                    header == NULL ? "this endpoint needs Authorization: Bearer TOKEN"
+                                   : "the bearer token is not accepted",
+                    NULL, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"dungeond\"");
+  return ok;
+}
+
 void route_handle(request *r) {
   server *s = r->srv;
+  if (!authorized(r))
+    return;
   if (r->route == ROUTE_NONE) {
     char detail[REQUEST_PATH_MAX + 64];
     snprintf(detail, sizeof detail, "no resource at %s", r->path);

@@ -655,6 +655,27 @@ def eviction_test():
     check(not d.sanitizer_reports(), "".join(d.sanitizer_reports()))
 
 
+def auth_test():
+    """With auth_tokens set, /v1/ paths need a bearer token (401 +
+    WWW-Authenticate otherwise); health and /metrics stay open."""
+    token = "t0ken-for-the-http-tests"
+    d = Daemon(extra={"auth_tokens": [token]})
+    try:
+        status, headers, body = d.request("GET", "/v1/algorithms")
+        problem(status, headers, body, 401)
+        check(headers.get("www-authenticate", "").startswith("Bearer"), f"{headers}")
+        problem(*d.request("POST", "/v1/levels", CLASSIC,
+                           {"Authorization": "Bearer wrong-token-of-some-length"}), 401)
+        status, _, _ = d.request("POST", "/v1/levels", CLASSIC,
+                                 {"Authorization": "Bearer " + token})
+        check(status == 200, f"with the token: {status}")
+        for path in ("/livez", "/readyz", "/metrics"):
+            check(d.request("GET", path)[0] == 200, f"{path} needs no token")
+    finally:
+        code = d.stop()
+    check(code == 0, f"exit status {code}")
+
+
 def main():
     global DAEMON
     DAEMON = os.path.abspath(sys.argv[1])
@@ -662,7 +683,7 @@ def main():
     main_tests = [(n, f) for n, f in RESULTS if not n.startswith("[")]
     one_worker = [(n, f) for n, f in RESULTS if n.startswith("[1 worker]")]
     lobby = [(n, f) for n, f in RESULTS if n.startswith("[lobby]")]
-    plan = len(main_tests) + 1 + len(one_worker) + 1 + len(lobby) + 1 + 2
+    plan = len(main_tests) + 1 + len(one_worker) + 1 + len(lobby) + 1 + 3
     print(f"1..{plan}", flush=True)
     number = 0
     failed = 0
@@ -704,6 +725,7 @@ def main():
     report("[lobby] SIGTERM with lobbies alive: exit 0, no leak", stop_clean, d, "lobby")
     report("[lobby] LRU eviction over the byte budget; start after eviction is a miss",
            eviction_test)
+    report("bearer tokens guard /v1/ paths when configured", auth_test)
     report("SIGTERM with requests in flight: they finish, queued get 503, exit 0", drain_test)
     return 1 if failed else 0
 
