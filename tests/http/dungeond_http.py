@@ -705,6 +705,11 @@ def main():
             for line in str(e).splitlines() or [repr(e)]:
                 print(f"# {line}", flush=True)
 
+    def ensure_stopped(d):
+        """With --only the stop test may be skipped: never leave a daemon."""
+        if d.proc.poll() is None:
+            d.stop()
+
     def stop_clean(d, name):
         code = d.stop()
         check(code == 0, f"{name}: exit status {code}: {''.join(d.lines[-5:])}")
@@ -715,14 +720,17 @@ def main():
     for name, fn in main_tests:
         report(name, fn, d)
     report("SIGTERM on an idle daemon: exit 0, every handle closed", stop_clean, d, "main")
+    ensure_stopped(d)
     d = Daemon(workers=1, limits={"interactive_queue_max": 1})
     for name, fn in one_worker:
         report(name, fn, d)
     report("[1 worker] SIGTERM: exit 0", stop_clean, d, "one worker")
+    ensure_stopped(d)
     d = Daemon(workers=2, limits=LOBBY_LIMITS)
     for name, fn in lobby:
         report(name, fn, d)
     report("[lobby] SIGTERM with lobbies alive: exit 0, no leak", stop_clean, d, "lobby")
+    ensure_stopped(d)
     report("[lobby] LRU eviction over the byte budget; start after eviction is a miss",
            eviction_test)
     report("bearer tokens guard /v1/ paths when configured", auth_test)
