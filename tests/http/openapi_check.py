@@ -13,6 +13,7 @@ Usage: openapi_check.py PATH/TO/dungeond PATH/TO/openapi.yaml. Prints TAP.
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -115,6 +116,7 @@ def main():
     print("ok 2 - redocly bundle to JSON", flush=True)
     with open(out) as f:
         spec = json.load(f)
+    shutil.rmtree(os.path.dirname(out), ignore_errors=True)
 
     def schema_of(path, method, status, content_type):
         response = spec["paths"][path][method]["responses"][str(status)]
