@@ -1,0 +1,207 @@
+/* Loading and checking the daemon's JSON configuration. Every limit the
+ * daemon enforces is a key here (DESIGN.md "Configuration, limits,
+ * security"); docs/config.md is the reference for each key. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+void config_defaults(config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
+  cfg->workers = 2;
+  cfg->log_requests = true;
+  cfg->limits = (config_limits){
+      .body_bytes_max = 65536,
+      .grid_cells_max = 1000000,
+      .rooms_max = 2000,
+      .players_max = 64,
+      .deadline_ms_default = 5000,
+      .deadline_ms_max = 60000,
+      .interactive_queue_max = 1024,
+      .speculative_queue_max = 256,
+      .connections_max = 1024,
+      .connection_timeout_s = 30,
+      .drain_timeout_ms = 10000,
+      .retry_after_s = 1,
+      .lobbies_max = 10000,
+      .lobby_players_max = 64,
+      .lobby_idle_ttl_ms = 600000,
+      .lobby_grace_ms = 60000,
+      .lobby_debounce_ms = 50,
+      .lobby_cache_bytes_max = 256L << 20,
+      .speculative_reserved_workers = 1,
+  };
+}
+
+typedef struct limit_key {
+  const char *name; /* key under "limits" */
+  size_t offset;    /* of the long in config_limits */
+  long min, max;    /* allowed range */
+} limit_key;
+
+#define LIMIT(field, lo, hi)                                                                       \
+  { #field, offsetof(config_limits, field), lo, hi }
+static const limit_key limit_keys[] = {
+    LIMIT(body_bytes_max, 64, 64L << 20),
+    LIMIT(grid_cells_max, 200, 100000000),
+    LIMIT(rooms_max, 1, 100000),
+    LIMIT(players_max, 1, 100000),
+    LIMIT(deadline_ms_default, 1, 3600000),
+    LIMIT(deadline_ms_max, 1, 3600000),
+    LIMIT(interactive_queue_max, 0, 1000000),
+    LIMIT(speculative_queue_max, 0, 1000000),
+    LIMIT(connections_max, 1, 100000),
+    LIMIT(connection_timeout_s, 1, 86400),
+    LIMIT(drain_timeout_ms, 0, 3600000),
+    LIMIT(retry_after_s, 1, 3600),
+    LIMIT(lobbies_max, 0, 1000000),
+    LIMIT(lobby_players_max, 1, 100000),
+    LIMIT(lobby_idle_ttl_ms, 100, 86400000),
+    LIMIT(lobby_grace_ms, 0, 86400000),
+    LIMIT(lobby_debounce_ms, 0, 60000),
+    LIMIT(lobby_cache_bytes_max, 0, 1L << 40),
+    LIMIT(speculative_reserved_workers, 0, 255),
+};
+
+int config_set_listen(config *cfg, const char *text, dg_error *err) {
+  const char *colon = strrchr(text, ':');
+  if (colon == NULL || colon == text || strlen(text) >= sizeof cfg->listen)
+    return dg_error_set(err, -1, "listen", "listen must be HOST:PORT, e.g. 127.0.0.1:8080"), -1;
+  char *end = NULL;
+  long port = strtol(colon + 1, &end, 10);
+  if (colon[1] == '\0' || *end != '\0' || port < 0 || port > 65535)
+    return dg_error_set(err, -1, "listen", "listen's port must be an integer from 0 to 65535"), -1;
+  snprintf(cfg->listen, sizeof cfg->listen, "%s", text);
+  return 0;
+}
+
+static int load_limits(config *cfg, json_t *limits, dg_error *err) {
+  if (!json_is_object(limits))
+    return dg_error_set(err, -1, "limits", "limits must be an object"), -1;
+  const char *key;
+  json_t *value;
+  json_object_foreach(limits, key, value) {
+    const limit_key *found = NULL;
+    for (size_t i = 0; i < sizeof limit_keys / sizeof limit_keys[0]; i++)
+      if (strcmp(limit_keys[i].name, key) == 0)
+        found = &limit_keys[i];
+    char field[DG_ERROR_FIELD_MAX];
+    snprintf(field, sizeof field, "limits.%s", key);
+    if (found == NULL)
+      return dg_error_set(err, -1, field, "unknown key %s", field), -1;
+    if (!json_is_integer(value) || json_integer_value(value) < found->min ||
+        json_integer_value(value) > found->max)
+      return dg_error_set(err, -1, field, "%s must be an integer from %ld to %ld", field,
+                          found->min, found->max),
+             -1;
+    *(long *)((char *)&cfg->limits + found->offset) = (long)json_integer_value(value);
+  }
+  return 0;
+}
+
+int config_load(config *cfg, const char *path, dg_error *err) {
+  json_error_t json_err;
+  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &json_err);
+  if (root == NULL)
+    return dg_error_set(err, -1, "", "%s:%d: %s", path, json_err.line, json_err.text), -1;
+  if (!json_is_object(root)) {
+    dg_error_set(err, -1, "", "%s: the configuration must be a JSON object", path);
+    goto fail;
+  }
+  const char *key;
+  json_t *value;
+  json_object_foreach(root, key, value) {
+    if (strcmp(key, "listen") == 0) {
+      if (!json_is_string(value)) {
+        dg_error_set(err, -1, "listen", "listen must be a string HOST:PORT");
+        goto fail;
+      }
+      if (config_set_listen(cfg, json_string_value(value), err) != 0)
+        goto fail;
+    } else if (strcmp(key, "workers") == 0) {
+      if (!json_is_integer(value) || json_integer_value(value) < 1 ||
+          json_integer_value(value) > 256) {
+        dg_error_set(err, -1, "workers", "workers must be an integer from 1 to 256");
+        goto fail;
+      }
+      cfg->workers = (int)json_integer_value(value);
+    } else if (strcmp(key, "log_requests") == 0) {
+      if (!json_is_boolean(value)) {
+        dg_error_set(err, -1, "log_requests", "log_requests must be true or false");
+        goto fail;
+      }
+      cfg->log_requests = json_is_true(value);
+    } else if (strcmp(key, "limits") == 0) {
+      if (load_limits(cfg, value, err) != 0)
+        goto fail;
+    } else if (strcmp(key, "profiles") == 0) {
+      if (!json_is_object(value)) {
+        dg_error_set(err, -1, "profiles", "profiles must be an object of named profiles");
+        goto fail;
+      }
+      json_decref(cfg->profiles);
+      cfg->profiles = json_incref(value);
+    } else if (strcmp(key, "default_profile") == 0) {
+      if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->default_profile) {
+        dg_error_set(err, -1, "default_profile", "default_profile must be a profile name");
+        goto fail;
+      }
+      snprintf(cfg->default_profile, sizeof cfg->default_profile, "%s", json_string_value(value));
+    } else if (strcmp(key, "auth_tokens") == 0) {
+      bool valid = json_is_array(value);
+      size_t i;
+      json_t *token;
+      json_array_foreach(value, i, token) valid =
+          valid && json_is_string(token) && json_string_length(token) >= 16;
+      if (!valid) {
+        dg_error_set(err, -1, "auth_tokens",
+                     "auth_tokens must be an array of strings of at least 16 characters");
+        goto fail;
+      }
+      json_decref(cfg->auth_tokens);
+      cfg->auth_tokens = json_incref(value);
+    } else if (strcmp(key, "$comment") != 0) {
+      dg_error_set(err, -1, key, "unknown key %s", key);
+      goto fail;
+    }
+  }
+  json_decref(root);
+  return config_validate(cfg, err);
+fail:
+  json_decref(root);
+  return -1;
+}
+
+int config_validate(const config *cfg, dg_error *err) {
+  if (cfg->limits.deadline_ms_default > cfg->limits.deadline_ms_max)
+    return dg_error_set(err, -1, "limits.deadline_ms_default",
+                        "limits.deadline_ms_default must be at most limits.deadline_ms_max "
+                        "(%ld)",
+                        cfg->limits.deadline_ms_max),
+           -1;
+  if (cfg->profiles != NULL) {
+    const char *name;
+    json_t *profile;
+    json_object_foreach(cfg->profiles, name, profile) {
+      if (profile_check(name, profile, err) != 0)
+        return -1;
+    }
+  }
+  if (cfg->default_profile[0] != '\0' &&
+      (cfg->profiles == NULL || json_object_get(cfg->profiles, cfg->default_profile) == NULL))
+    return dg_error_set(err, -1, "default_profile", "default_profile '%s' is not in profiles",
+                        cfg->default_profile),
+           -1;
+  return 0;
+}
+
+void config_close(config *cfg) {
+  json_decref(cfg->profiles);
+  cfg->profiles = NULL;
+  json_decref(cfg->auth_tokens);
+  cfg->auth_tokens = NULL;
+}

@@ -1,0 +1,65 @@
+/* The daemon's configuration: listen address, worker count, every limit and
+ * the named player profiles, read from a JSON file (config/dungeond.json),
+ * then overridden by command-line flags. docs/config.md documents each key.
+ * Loaded once on the main thread before the loop starts; read-only after. */
+#ifndef DUNGEOND_CONFIG_H
+#define DUNGEOND_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "dungeon/dungeon.h"
+
+#define CONFIG_LISTEN_MAX 128
+
+typedef struct config_limits {
+  long body_bytes_max;               /* largest request body accepted (413 above) */
+  long grid_cells_max;               /* width * height ceiling for any algorithm (422 above) */
+  long rooms_max;                    /* ceiling for room-count parameters (422 above) */
+  long players_max;                  /* entries in `players` (422 above) */
+  long deadline_ms_default;          /* deadline of a request without deadline_ms */
+  long deadline_ms_max;              /* largest deadline_ms accepted (422 above) */
+  long interactive_queue_max;        /* queued POST /v1/levels jobs (503 above) */
+  long speculative_queue_max;        /* queued pre-generation jobs (dropped above) */
+  long connections_max;              /* simultaneous HTTP connections */
+  long connection_timeout_s;         /* idle connection timeout */
+  long drain_timeout_ms;             /* SIGTERM: how long running jobs may finish */
+  long retry_after_s;                /* Retry-After sent with 503 */
+  long lobbies_max;                  /* lobbies alive at once (503 above) */
+  long lobby_players_max;            /* players in one lobby (422 above) */
+  long lobby_idle_ttl_ms;            /* a lobby unchanged this long is removed */
+  long lobby_grace_ms;               /* a started lobby's level stays fetchable this long */
+  long lobby_debounce_ms;            /* wait after a change before pre-generating */
+  long lobby_cache_bytes_max;        /* ready pre-generated levels, bytes (LRU evicted) */
+  long speculative_reserved_workers; /* workers pre-generation may not use */
+} config_limits;
+
+typedef struct config {
+  char listen[CONFIG_LISTEN_MAX]; /* "host:port"; port 0 picks a free port */
+  int workers;                    /* generation threads (libuv pool size) */
+  bool log_requests;              /* one JSON line per request on stderr */
+  config_limits limits;           /* every hard limit */
+  json_t *profiles;               /* object name -> profile (owned reference) */
+  char default_profile[64];       /* profile used when `players` come without one */
+  json_t *auth_tokens;            /* array of accepted bearer tokens; NULL or empty: none asked */
+} config;
+
+/* Fills `cfg` with the built-in defaults (those of config/dungeond.json). */
+void config_defaults(config *cfg);
+
+/* Reads the JSON file `path` over the defaults. Unknown keys and values out
+ * of range are errors naming the key. 0, or -1 with `err` filled. */
+int config_load(config *cfg, const char *path, dg_error *err);
+
+/* Parses "--listen" text into cfg->listen after checking it. 0 or -1. */
+int config_set_listen(config *cfg, const char *text, dg_error *err);
+
+/* Checks cross-key rules and the profiles against the algorithm tables. */
+int config_validate(const config *cfg, dg_error *err);
+
+/* Releases what config_load allocated. */
+void config_close(config *cfg);
+
+#endif

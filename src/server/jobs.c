@@ -1,0 +1,218 @@
+/* The job queues and their dispatch into uv_queue_work. Only the loop thread
+ * touches the queues; a worker thread only reads its own job's request and
+ * writes its own job's results, which libuv hands back to the loop thread
+ * (the after-work callback) with the needed memory ordering. */
+#include "jobs.h"
+
+#include <stdlib.h>
+
+/* How often queued jobs are checked against their deadlines. */
+#define SWEEP_INTERVAL_MS 20
+
+static void dispatch(jobs *q);
+
+int jobs_init(jobs *q, uv_loop_t *loop, int workers, long interactive_max, long speculative_max,
+              const dg_context *context) {
+  *q = (jobs){.loop = loop, .workers = workers, .context = context};
+  q->max_depth[JOB_INTERACTIVE] = interactive_max;
+  q->max_depth[JOB_SPECULATIVE] = speculative_max;
+  q->sweep.data = q;
+  return uv_timer_init(loop, &q->sweep);
+}
+
+/* Worker thread: generate, then serialise, so the loop thread only copies
+ * bytes to the socket. */
+static void work(uv_work_t *req) {
+  job *j = (job *)req;
+  dg_level *level = NULL;
+  j->started_ns = dg_monotonic_ns();
+  j->rc = dg_cancel_check(&j->cancel);
+  if (j->rc == 0)
+    j->rc = dg_generate(j->owner->context, &j->request, &j->cancel, &level, &j->err);
+  else
+    dg_error_set(&j->err, j->rc, j->rc == DG_ETIMEDOUT ? "deadline_ms" : "",
+                 j->rc == DG_ETIMEDOUT ? "the deadline passed before generation started"
+                                       : "generation was cancelled");
+  j->generated_ns = dg_monotonic_ns();
+  if (j->rc == 0) {
+    j->rc = j->format == JOB_FORMAT_ASCII ? dg_level_dump_ascii(level, &j->body, &j->body_length)
+                                          : dg_level_dump_json(level, &j->body, &j->body_length);
+    if (j->rc != 0)
+      dg_error_set(&j->err, j->rc, "", "serialising the level failed: %s", dg_strerror(j->rc));
+  }
+  dg_level_free(level);
+  j->finished_ns = dg_monotonic_ns();
+}
+
+static void after_work(uv_work_t *req, int status) {
+  job *j = (job *)req;
+  jobs *q = j->owner;
+  q->running--;
+  j->running = false;
+  for (job **link = &q->active; *link != NULL; link = &(*link)->next)
+    if (*link == j) {
+      *link = j->next;
+      break;
+    }
+  j->next = NULL;
+  if (status == UV_ECANCELED) {
+    j->rc = DG_ECANCELED;
+    dg_error_set(&j->err, DG_ECANCELED, "", "generation was cancelled");
+  }
+  /* Start the next job before reporting, so the pool stays busy while the
+   * loop thread writes the answer. */
+  dispatch(q);
+  j->done(j);
+}
+
+static job *pop(jobs *q, job_kind kind) {
+  job *j = q->head[kind];
+  if (j != NULL) {
+    q->head[kind] = j->next;
+    if (q->head[kind] == NULL)
+      q->tail[kind] = NULL;
+    q->depth[kind]--;
+    j->next = NULL;
+  }
+  return j;
+}
+
+static bool unlink_job(jobs *q, job *target) {
+  job_kind kind = target->kind;
+  job *previous = NULL;
+  for (job *j = q->head[kind]; j != NULL; previous = j, j = j->next) {
+    if (j != target)
+      continue;
+    if (previous == NULL)
+      q->head[kind] = j->next;
+    else
+      previous->next = j->next;
+    if (q->tail[kind] == j)
+      q->tail[kind] = previous;
+    q->depth[kind]--;
+    j->next = NULL;
+    return true;
+  }
+  return false;
+}
+
+static void finish_unrun(job *j, int rc, const char *field, const char *message) {
+  j->rc = rc;
+  dg_error_set(&j->err, rc, field, "%s", message);
+  j->started_ns = j->generated_ns = j->finished_ns = dg_monotonic_ns();
+  j->done(j);
+}
+
+static void sweep(uv_timer_t *timer) {
+  jobs *q = timer->data;
+  uint64_t now = dg_monotonic_ns();
+  for (int kind = 0; kind < JOB_KINDS; kind++) {
+    job *j = q->head[kind];
+    while (j != NULL) {
+      job *next = j->next;
+      if (j->cancel.deadline_ns != 0 && now >= j->cancel.deadline_ns) {
+        unlink_job(q, j);
+        q->expired++;
+        finish_unrun(j, DG_ETIMEDOUT, "deadline_ms",
+                     "the deadline passed while the request was queued");
+      }
+      j = next;
+    }
+  }
+  if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] == 0)
+    uv_timer_stop(&q->sweep);
+}
+
+static void dispatch(jobs *q) {
+  /* Interactive first; speculative only on workers not reserved, so a real
+   * request waits at most for the job already running on its worker. */
+  int reserved = q->reserved < q->workers ? q->reserved : q->workers - 1;
+  while (q->running < q->workers) {
+    job *j = pop(q, JOB_INTERACTIVE);
+    if (j == NULL && q->running < q->workers - reserved)
+      j = pop(q, JOB_SPECULATIVE);
+    if (j == NULL)
+      break;
+    if (j->wanted != NULL && !j->wanted(j)) {
+      q->dropped++;
+      finish_unrun(j, DG_ECANCELED, "", "the client went away");
+      continue;
+    }
+    int rc = uv_queue_work(q->loop, &j->work, work, after_work);
+    if (rc == 0) {
+      j->running = true;
+      q->running++;
+      j->next = q->active;
+      q->active = j;
+    } else {
+      finish_unrun(j, DG_EINTERNAL, "", uv_strerror(rc));
+    }
+  }
+  if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] == 0)
+    uv_timer_stop(&q->sweep);
+}
+
+int jobs_submit(jobs *q, job *j, job_kind kind) {
+  if (q->depth[kind] >= q->max_depth[kind] && q->running >= q->workers)
+    return DG_ELIMIT;
+  j->owner = q;
+  j->kind = kind;
+  j->next = NULL;
+  j->running = false;
+  j->body = NULL;
+  j->body_length = 0;
+  j->rc = 0;
+  dg_error_clear(&j->err);
+  j->queued_ns = dg_monotonic_ns();
+  if (q->tail[kind] != NULL)
+    q->tail[kind]->next = j;
+  else
+    q->head[kind] = j;
+  q->tail[kind] = j;
+  q->depth[kind]++;
+  dispatch(q);
+  if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] > 0 &&
+      !uv_is_active((uv_handle_t *)&q->sweep)) {
+    uv_timer_start(&q->sweep, sweep, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS);
+  }
+  return 0;
+}
+
+void jobs_cancel(jobs *q, job *j) {
+  if (j->running) {
+    dg_cancel_request(&j->cancel);
+    uv_cancel((uv_req_t *)&j->work);
+    return;
+  }
+  if (unlink_job(q, j))
+    finish_unrun(j, DG_ECANCELED, "", "generation was cancelled");
+}
+
+void jobs_cancel_all(jobs *q, bool running_too) {
+  for (int kind = 0; kind < JOB_KINDS; kind++) {
+    job *j;
+    while ((j = pop(q, (job_kind)kind)) != NULL)
+      finish_unrun(j, DG_ECANCELED, "", "the daemon is shutting down");
+  }
+  for (job *j = q->active; j != NULL; j = j->next)
+    if (running_too || j->kind == JOB_SPECULATIVE)
+      dg_cancel_request(&j->cancel);
+}
+
+void jobs_promote(jobs *q, job *j) {
+  if (j->running || j->kind != JOB_SPECULATIVE || !unlink_job(q, j))
+    return;
+  j->kind = JOB_INTERACTIVE;
+  j->next = NULL;
+  if (q->tail[JOB_INTERACTIVE] != NULL)
+    q->tail[JOB_INTERACTIVE]->next = j;
+  else
+    q->head[JOB_INTERACTIVE] = j;
+  q->tail[JOB_INTERACTIVE] = j;
+  q->depth[JOB_INTERACTIVE]++;
+  dispatch(q);
+}
+
+void jobs_close(jobs *q) {
+  uv_close((uv_handle_t *)&q->sweep, NULL);
+}

@@ -1,0 +1,91 @@
+/* Generation jobs and the two queues that feed libuv's thread pool
+ * (DESIGN.md "Interactive before speculative"). The loop thread owns both
+ * queues; at most `workers` jobs are inside the pool at once, so a
+ * speculative job delays an interactive one by at most the job already
+ * running. A job generates and serialises its level on a worker thread and
+ * reports back on the loop thread through its `done` callback. */
+#ifndef DUNGEOND_JOBS_H
+#define DUNGEOND_JOBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "dungeon/dungeon.h"
+
+typedef enum job_kind { JOB_INTERACTIVE, JOB_SPECULATIVE, JOB_KINDS } job_kind;
+typedef enum job_format { JOB_FORMAT_JSON, JOB_FORMAT_ASCII } job_format;
+
+typedef struct job job;
+
+/* Called on the loop thread once the job is over: generated (rc 0, `body`
+ * set), failed, cancelled (DG_ECANCELED), expired in the queue
+ * (DG_ETIMEDOUT) or dropped (DG_ECANCELED). The callee owns the job. */
+typedef void (*job_done_fn)(job *j);
+
+/* Called on the loop thread just before a queued job enters the pool;
+ * false drops it (its client went away), `done` then reports DG_ECANCELED. */
+typedef bool (*job_wanted_fn)(job *j);
+
+struct job {
+  uv_work_t work;       /* libuv's request; work.data unused */
+  job *next;            /* queue link, or running-list link inside the pool */
+  struct jobs *owner;   /* the queues it went through */
+  job_kind kind;        /* which queue */
+  bool running;         /* inside the pool */
+  dg_request request;   /* what to generate (seed already chosen) */
+  job_format format;    /* serialisation wanted */
+  dg_cancel cancel;     /* deadline and cancellation flag */
+  job_done_fn done;     /* completion callback */
+  job_wanted_fn wanted; /* may be NULL */
+  void *data;           /* the caller's */
+  /* Results, written by the worker, read on the loop thread after it. */
+  int rc;       /* 0 or DG_E* */
+  dg_error err; /* why, when rc != 0 */
+  char *body;   /* serialised level (malloc'd), NULL on failure */
+  size_t body_length;
+  uint64_t queued_ns, started_ns, generated_ns, finished_ns; /* monotonic */
+};
+
+typedef struct jobs {
+  uv_loop_t *loop;
+  uv_timer_t sweep; /* expires queued jobs past their deadline */
+  job *head[JOB_KINDS], *tail[JOB_KINDS];
+  long depth[JOB_KINDS];     /* jobs queued, per queue */
+  long max_depth[JOB_KINDS]; /* queue limits */
+  int workers;               /* pool size: most jobs inside it */
+  int reserved;              /* workers speculative jobs may not use (< workers) */
+  int running;               /* jobs inside the pool now */
+  job *active;               /* those jobs, linked through `next` */
+  const dg_context *context; /* shared read-only resources, may be NULL */
+  uint64_t expired, dropped; /* jobs that never ran: deadline, client gone */
+} jobs;
+
+/* Prepares the queues on `loop`. 0 or a libuv error. */
+int jobs_init(jobs *q, uv_loop_t *loop, int workers, long interactive_max, long speculative_max,
+              const dg_context *context);
+
+/* Queues `j` (request, format, cancel, done set by the caller) on queue
+ * `kind` and starts it as soon as a worker is free. DG_ELIMIT when that
+ * queue is full (the job is not taken). */
+int jobs_submit(jobs *q, job *j, job_kind kind);
+
+/* Cancels `j`: removed and reported with DG_ECANCELED if still queued,
+ * asked to stop through its dg_cancel if running. */
+void jobs_cancel(jobs *q, job *j);
+
+/* Moves a queued speculative job to the tail of the interactive queue (a
+ * lobby's match started while its level waited). No-op when running. */
+void jobs_promote(jobs *q, job *j);
+
+/* Cancels every queued job (reported with DG_ECANCELED), asks running
+ * speculative ones to stop and, when `running_too`, running interactive
+ * ones as well. For shutdown. */
+void jobs_cancel_all(jobs *q, bool running_too);
+
+/* Closes the sweep timer; `q` must have no job left. */
+void jobs_close(jobs *q);
+
+#endif

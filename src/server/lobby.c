@@ -1,0 +1,646 @@
+/* Lobby state, speculative pre-generation and match start (issue 4).
+ *
+ * A lobby's effective request is computed exactly as POST /v1/levels
+ * computes one, from the body {algorithm, seed, params, profile, players}
+ * its settings and members make, so a pre-generated level is byte-for-byte
+ * what a direct request would return. Each change recomputes it; when it
+ * changed, the stale work is dropped (queued job removed, running job
+ * cancelled through dg_cancel, ready level freed) and a new speculative job
+ * is queued after limits.lobby_debounce_ms, so a burst of joins makes one
+ * job. Ready levels count against limits.lobby_cache_bytes_max, least
+ * recently used evicted first. */
+#include "lobby.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+
+#define TICK_MS 5
+
+static uint64_t hash_id(const char *id) {
+  uint64_t hash = 1469598103934665603ull; /* FNV-1a */
+  for (; *id; id++)
+    hash = (hash ^ (unsigned char)*id) * 1099511628211ull;
+  return hash;
+}
+
+static lobby **slot_of(lobbies *table, const char *id) {
+  lobby **link = &table->buckets[hash_id(id) % LOBBY_BUCKETS];
+  while (*link != NULL && strcmp((*link)->id, id) != 0)
+    link = &(*link)->next;
+  return link;
+}
+
+static bool same_request(const dg_request *a, const dg_request *b) {
+  if (a->algorithm != b->algorithm || a->seed != b->seed)
+    return false;
+  for (int i = 0; i < a->algorithm->param_count; i++)
+    if (a->params.number[i] != b->params.number[i] ||
+        strcmp(a->params.text[i], b->params.text[i]) != 0)
+      return false;
+  return true;
+}
+
+static void drop_ready(lobbies *table, lobby *l) {
+  if (l->ready == NULL)
+    return;
+  table->ready_bytes -= l->ready_length;
+  free(l->ready);
+  l->ready = NULL;
+  l->ready_length = 0;
+}
+
+/* Lets go of the lobby's job: removed if queued, cancelled if running; its
+ * result will be dropped. */
+static void drop_job(server *s, lobby *l) {
+  pregen *p = l->job;
+  if (p == NULL)
+    return;
+  l->job = NULL;
+  p->owner = NULL;
+  jobs_cancel(&s->queues, &p->work);
+}
+
+static void answer_waiters(server *s, lobby *l, int status, const dg_error *err) {
+  request *r = l->waiters;
+  l->waiters = NULL;
+  bool resumed = false;
+  while (r != NULL) {
+    request *next = r->next_waiter;
+    r->next_waiter = NULL;
+    r->pregen = "wait";
+    if (status == 200 && l->ready != NULL) {
+      char *copy = malloc(l->ready_length + 1);
+      if (copy != NULL)
+        memcpy(copy, l->ready, l->ready_length);
+      respond(r, 200, "application/json", copy, l->ready_length, NULL, NULL);
+    } else {
+      respond_error(r, status, err);
+    }
+    r->suspended = false;
+    MHD_resume_connection(r->connection);
+    resumed = true;
+    r = next;
+  }
+  if (resumed)
+    http_pump(s); /* NOTES.md: a resume does not wake the loop */
+}
+
+static void lobby_free(server *s, lobby *l) {
+  dg_error gone;
+  dg_error_set(&gone, DG_ECANCELED, "", "lobby %s was disbanded or expired", l->id);
+  drop_job(s, l);
+  if (l->waiters != NULL)
+    answer_waiters(s, l, 409, &gone);
+  drop_ready(&s->lobbies, l);
+  if (l->debounce_at_ns != 0)
+    s->lobbies.debounce_pending--;
+  json_decref(l->settings);
+  json_decref(l->players);
+  free(l);
+  s->lobbies.count--;
+}
+
+static void remove_lobby(server *s, lobby *l) {
+  lobby **link = slot_of(&s->lobbies, l->id);
+  if (*link == l)
+    *link = l->next;
+  lobby_free(s, l);
+}
+
+/* Keeps ready levels within the byte budget, least recently used first. */
+static void evict(server *s) {
+  lobbies *table = &s->lobbies;
+  while (table->ready_bytes > (size_t)s->cfg->limits.lobby_cache_bytes_max) {
+    lobby *oldest = NULL;
+    for (int b = 0; b < LOBBY_BUCKETS; b++)
+      for (lobby *l = table->buckets[b]; l != NULL; l = l->next)
+        if (l->ready != NULL && (oldest == NULL || l->touched_ns < oldest->touched_ns))
+          oldest = l;
+    if (oldest == NULL)
+      break;
+    drop_ready(table, oldest);
+    table->evicted++;
+  }
+}
+
+static void schedule(server *s, lobby *l) {
+  if (l->debounce_at_ns == 0)
+    s->lobbies.debounce_pending++;
+  l->debounce_at_ns = dg_monotonic_ns() + (uint64_t)s->cfg->limits.lobby_debounce_ms * 1000000u;
+}
+
+static void on_pregen_done(job *j) {
+  pregen *p = j->data;
+  server *s = p->srv;
+  lobby *l = p->owner;
+  if (l == NULL) { /* superseded or disbanded meanwhile */
+    free(j->body);
+    free(p);
+    if (s->draining)
+      http_pump(s);
+    return;
+  }
+  l->job = NULL;
+  if (j->rc == 0) {
+    drop_ready(&s->lobbies, l);
+    l->ready = j->body;
+    l->ready_length = j->body_length;
+    l->ready_request = j->request;
+    l->ready_generation_s = (double)(j->finished_ns - j->started_ns) / 1e9;
+    s->lobbies.ready_bytes += j->body_length;
+    j->body = NULL;
+    answer_waiters(s, l, 200, NULL);
+    evict(s);
+  } else {
+    free(j->body);
+    int status = j->rc == DG_ETIMEDOUT ? 504 : j->rc == DG_ECANCELED ? 503 : 422;
+    if (l->waiters != NULL)
+      answer_waiters(s, l, status, &j->err);
+  }
+  free(p);
+  if (s->draining)
+    http_pump(s); /* the drain may be waiting for this job to end */
+}
+
+static void start_job(server *s, lobby *l) {
+  if (!l->valid || l->job != NULL ||
+      (l->ready != NULL && same_request(&l->ready_request, &l->effective)))
+    return;
+  pregen *p = calloc(1, sizeof *p);
+  if (p == NULL)
+    return;
+  p->owner = l;
+  p->srv = s;
+  p->work.request = l->effective;
+  p->work.format = JOB_FORMAT_JSON;
+  dg_cancel_init(&p->work.cancel, 0);
+  p->work.done = on_pregen_done;
+  p->work.data = p;
+  l->job = p;
+  if (jobs_submit(&s->queues, &p->work, JOB_SPECULATIVE) != 0) {
+    l->job = NULL; /* queue full: start will be a miss */
+    free(p);
+    return;
+  }
+  s->lobbies.jobs_started++;
+}
+
+static void on_tick(uv_timer_t *timer) {
+  server *s = timer->data;
+  lobbies *table = &s->lobbies;
+  uint64_t now = dg_monotonic_ns();
+  bool ttl_scan = now - table->last_ttl_scan_ns > 1000000000ull;
+  if (table->debounce_pending == 0 && !ttl_scan)
+    return;
+  if (ttl_scan)
+    table->last_ttl_scan_ns = now;
+  uint64_t idle_ns = (uint64_t)s->cfg->limits.lobby_idle_ttl_ms * 1000000u;
+  uint64_t grace_ns = (uint64_t)s->cfg->limits.lobby_grace_ms * 1000000u;
+  for (int b = 0; b < LOBBY_BUCKETS; b++) {
+    lobby **link = &table->buckets[b];
+    while (*link != NULL) {
+      lobby *l = *link;
+      if (ttl_scan && l->waiters == NULL &&
+          ((l->started_ns != 0 && now - l->started_ns >= grace_ns) ||
+           now - l->touched_ns >= idle_ns)) {
+        *link = l->next;
+        table->expired++;
+        lobby_free(s, l);
+        continue;
+      }
+      if (l->debounce_at_ns != 0 && now >= l->debounce_at_ns && !s->draining) {
+        l->debounce_at_ns = 0;
+        table->debounce_pending--;
+        start_job(s, l);
+      }
+      link = &l->next;
+    }
+  }
+}
+
+int lobbies_init(server *s) {
+  memset(&s->lobbies, 0, sizeof s->lobbies);
+  s->lobbies.tick.data = s;
+  s->queues.reserved = (int)s->cfg->limits.speculative_reserved_workers;
+  int rc = uv_timer_init(s->loop, &s->lobbies.tick);
+  if (rc == 0)
+    rc = uv_timer_start(&s->lobbies.tick, on_tick, TICK_MS, TICK_MS);
+  return rc;
+}
+
+void lobbies_drain(server *s) {
+  /* Speculative work stops; waiters of a cancelled job get 503 through
+   * their job's completion. */
+  for (int b = 0; b < LOBBY_BUCKETS; b++)
+    for (lobby *l = s->lobbies.buckets[b]; l != NULL; l = l->next)
+      if (l->debounce_at_ns != 0) {
+        l->debounce_at_ns = 0;
+        s->lobbies.debounce_pending--;
+      }
+}
+
+void lobbies_close(server *s) {
+  for (int b = 0; b < LOBBY_BUCKETS; b++) {
+    while (s->lobbies.buckets[b] != NULL) {
+      lobby *l = s->lobbies.buckets[b];
+      s->lobbies.buckets[b] = l->next;
+      lobby_free(s, l);
+    }
+  }
+  uv_close((uv_handle_t *)&s->lobbies.tick, NULL);
+}
+
+/* The lobby's effective request, through the same parser as POST
+ * /v1/levels. */
+static void recompute(server *s, lobby *l) {
+  json_t *body = json_deep_copy(l->settings);
+  json_t *players = json_array();
+  const char *id;
+  json_t *attributes;
+  json_object_foreach(l->players, id, attributes) json_array_append(players, attributes);
+  if (json_object_get(body, "algorithm") == NULL) {
+    /* Without an algorithm: the profile's, else classic. */
+    const json_t *profile_name = json_object_get(body, "profile");
+    const char *name =
+        json_is_string(profile_name) ? json_string_value(profile_name) : s->cfg->default_profile;
+    const json_t *profile =
+        s->cfg->profiles != NULL ? json_object_get(s->cfg->profiles, name) : NULL;
+    const json_t *algorithm = json_object_get(profile, "algorithm");
+    json_object_set_new(
+        body, "algorithm",
+        json_string(json_is_string(algorithm) ? json_string_value(algorithm) : "classic"));
+  }
+  json_object_set_new(body, "seed", dg_seed_to_json(l->seed));
+  if (json_array_size(players) > 0)
+    json_object_set(body, "players", players);
+  long deadline_ms;
+  dg_request fresh;
+  dg_error_clear(&l->invalid);
+  l->invalid_status = level_request_parse(s, body, &fresh, &deadline_ms, &l->invalid);
+  json_decref(players);
+  json_decref(body);
+  bool was_valid = l->valid;
+  l->valid = l->invalid_status == 0;
+  if (!l->valid) {
+    drop_job(s, l);
+    return;
+  }
+  if (was_valid && same_request(&fresh, &l->effective))
+    return;
+  l->effective = fresh;
+  if (l->job != NULL && !same_request(&l->job->work.request, &fresh)) {
+    drop_job(s, l);
+    s->lobbies.superseded++;
+  }
+  if (l->ready != NULL && !same_request(&l->ready_request, &fresh))
+    drop_ready(&s->lobbies, l);
+  schedule(s, l);
+}
+
+static json_t *lobby_json(const lobby *l) {
+  const char *state = "none";
+  if (l->ready != NULL && l->valid && same_request(&l->ready_request, &l->effective))
+    state = "ready";
+  else if (l->job != NULL)
+    state = l->job->work.running ? "running" : "queued";
+  else if (l->debounce_at_ns != 0)
+    state = "queued";
+  json_t *effective = json_null();
+  if (l->valid)
+    effective = json_pack("{s:s, s:o, s:o}", "algorithm", l->effective.algorithm->name, "seed",
+                          dg_seed_to_json(l->effective.seed), "params",
+                          dg_params_to_json(l->effective.algorithm, &l->effective.params));
+  json_t *root = json_pack("{s:s, s:O, s:O, s:o, s:o, s:s, s:b}", "id", l->id, "settings",
+                           l->settings, "players", l->players, "seed", dg_seed_to_json(l->seed),
+                           "effective", effective, "pregen", state, "started", l->started_ns != 0);
+  if (root != NULL && !l->valid)
+    json_object_set_new(
+        root, "error",
+        json_pack("{s:s, s:s}", "field", l->invalid.field, "message", l->invalid.message));
+  return root;
+}
+
+static bool plain_id(const char *text, size_t length) {
+  if (length == 0 || length >= LOBBY_ID_MAX)
+    return false;
+  for (size_t i = 0; i < length; i++) {
+    char c = text[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+          c == '_' || c == '.'))
+      return false;
+  }
+  return true;
+}
+
+static lobby *lobby_create(server *s, const char *id, request *r) {
+  if (s->lobbies.count >= s->cfg->limits.lobbies_max) {
+    char detail[128], seconds[24];
+    snprintf(detail, sizeof detail, "at most %ld lobbies may exist (limits.lobbies_max)",
+             s->cfg->limits.lobbies_max);
+    snprintf(seconds, sizeof seconds, "%ld", s->cfg->limits.retry_after_s);
+    respond_problem(r, 503, "too-many-lobbies", "Too many lobbies", detail, NULL, "Retry-After",
+                    seconds);
+    return NULL;
+  }
+  lobby *l = calloc(1, sizeof *l);
+  if (l == NULL || (l->settings = json_object()) == NULL || (l->players = json_object()) == NULL) {
+    if (l != NULL) {
+      json_decref(l->settings);
+      free(l);
+    }
+    respond_problem(r, 500, "internal", "Out of memory", "out of memory", NULL, NULL, NULL);
+    return NULL;
+  }
+  snprintf(l->id, sizeof l->id, "%s", id);
+  /* The lobby's seed is chosen now and kept, so the pre-generated level is
+   * exactly what start generates (DESIGN.md "Player-dependent
+   * parameters"). */
+  l->seed = ((uint64_t)dg_rng_next(&s->seeds) << 32 | dg_rng_next(&s->seeds)) & DG_SEED_SAFE_MAX;
+  l->touched_ns = dg_monotonic_ns();
+  lobby **link = slot_of(&s->lobbies, id);
+  *link = l;
+  s->lobbies.count++;
+  return l;
+}
+
+static json_t *body_object(request *r) {
+  if (r->body_length == 0)
+    return json_object();
+  json_error_t json_err;
+  json_t *body = json_loadb(r->body, r->body_length, JSON_REJECT_DUPLICATES, &json_err);
+  dg_error err;
+  if (body == NULL || !json_is_object(body)) {
+    if (body == NULL)
+      dg_error_set(&err, DG_EPARSE, "", "invalid JSON at line %d column %d: %s", json_err.line,
+                   json_err.column, json_err.text);
+    else
+      dg_error_set(&err, DG_EPARSE, "", "the request body must be a JSON object");
+    json_decref(body);
+    respond_error(r, 400, &err);
+    return NULL;
+  }
+  return body;
+}
+
+static void put_settings(request *r, lobby *l, bool created) {
+  server *s = r->srv;
+  json_t *body = body_object(r);
+  if (body == NULL) {
+    if (created)
+      remove_lobby(s, l);
+    return;
+  }
+  dg_error err;
+  dg_error_clear(&err);
+  const char *key;
+  json_t *value;
+  json_object_foreach(body, key, value) {
+    if (strcmp(key, "algorithm") && strcmp(key, "profile") && strcmp(key, "params") &&
+        strcmp(key, "seed")) {
+      dg_error_set(&err, DG_ENOENT, key,
+                   "unknown member '%s'; allowed: algorithm, profile, params, seed", key);
+      break;
+    }
+  }
+  uint64_t seed = l->seed;
+  const json_t *given_seed = json_object_get(body, "seed");
+  if (err.code == 0 && given_seed != NULL && !json_is_null(given_seed))
+    dg_seed_from_json(given_seed, "seed", &seed, &err);
+  if (err.code != 0) {
+    json_decref(body);
+    if (created)
+      remove_lobby(s, l);
+    respond_error(r, 422, &err);
+    return;
+  }
+  json_object_del(body, "seed");
+  /* Check the new settings on a copy before applying them. */
+  json_t *old_settings = l->settings;
+  uint64_t old_seed = l->seed;
+  l->settings = body;
+  l->seed = seed;
+  recompute(s, l);
+  if (!l->valid) {
+    err = l->invalid;
+    int status = l->invalid_status;
+    l->settings = old_settings;
+    l->seed = old_seed;
+    json_decref(body);
+    if (created) {
+      remove_lobby(s, l);
+    } else {
+      recompute(s, l);
+    }
+    respond_error(r, status, &err);
+    return;
+  }
+  json_decref(old_settings);
+  l->touched_ns = dg_monotonic_ns();
+  respond_json(r, created ? 201 : 200, lobby_json(l));
+}
+
+static void put_player(request *r, lobby *l, const char *player, bool created) {
+  server *s = r->srv;
+  json_t *attributes = body_object(r);
+  if (attributes == NULL) {
+    if (created)
+      remove_lobby(s, l);
+    return;
+  }
+  dg_error err;
+  dg_error_clear(&err);
+  const char *key;
+  json_t *value;
+  json_object_foreach(attributes, key, value) {
+    if (!json_is_number(value)) {
+      dg_error_set(&err, DG_ETYPE, key, "player attribute %s must be a number", key);
+      break;
+    }
+  }
+  if (err.code == 0 && json_object_get(l->players, player) == NULL &&
+      (long)json_object_size(l->players) >= s->cfg->limits.lobby_players_max)
+    dg_error_set(&err, DG_ELIMIT, "players",
+                 "a lobby holds at most %ld players "
+                 "(limits.lobby_players_max)",
+                 s->cfg->limits.lobby_players_max);
+  if (err.code != 0) {
+    json_decref(attributes);
+    if (created)
+      remove_lobby(s, l);
+    respond_error(r, 422, &err);
+    return;
+  }
+  json_t *previous = json_object_get(l->players, player);
+  json_incref(previous);
+  json_object_set_new(l->players, player, attributes);
+  recompute(s, l);
+  if (!l->valid) {
+    err = l->invalid;
+    int status = l->invalid_status;
+    if (previous != NULL)
+      json_object_set(l->players, player, previous);
+    else
+      json_object_del(l->players, player);
+    recompute(s, l);
+    json_decref(previous);
+    if (created)
+      remove_lobby(s, l);
+    respond_error(r, status, &err);
+    return;
+  }
+  json_decref(previous);
+  l->touched_ns = dg_monotonic_ns();
+  respond_json(r, created ? 201 : 200, lobby_json(l));
+}
+
+static void start(request *r, lobby *l) {
+  server *s = r->srv;
+  if (!l->valid) {
+    respond_error(r, l->invalid_status, &l->invalid);
+    return;
+  }
+  if (s->draining) {
+    char seconds[24];
+    snprintf(seconds, sizeof seconds, "%ld", s->cfg->limits.retry_after_s);
+    respond_problem(r, 503, "draining", "Shutting down", "the daemon is shutting down", NULL,
+                    "Retry-After", seconds);
+    return;
+  }
+  int format = level_format(r);
+  if (format < 0) {
+    respond_problem(r, 406, "not-acceptable", "Not acceptable",
+                    "levels are served as application/json or text/plain", NULL, NULL, NULL);
+    return;
+  }
+  if (l->started_ns == 0)
+    l->started_ns = dg_monotonic_ns();
+  l->touched_ns = dg_monotonic_ns();
+  r->algorithm = l->effective.algorithm->name;
+  if (format == JOB_FORMAT_JSON && l->ready != NULL &&
+      same_request(&l->ready_request, &l->effective)) {
+    s->lobbies.hits++;
+    s->lobbies.saved_s += l->ready_generation_s;
+    r->pregen = "hit";
+    char *copy = malloc(l->ready_length + 1);
+    if (copy != NULL)
+      memcpy(copy, l->ready, l->ready_length);
+    respond(r, 200, "application/json", copy, l->ready_length, NULL, NULL);
+    return;
+  }
+  if (format == JOB_FORMAT_JSON && l->job == NULL && l->debounce_at_ns != 0) {
+    /* A change is waiting out its debounce: start it now. */
+    l->debounce_at_ns = 0;
+    s->lobbies.debounce_pending--;
+    start_job(s, l);
+  }
+  if (format == JOB_FORMAT_JSON && l->job != NULL &&
+      same_request(&l->job->work.request, &l->effective)) {
+    s->lobbies.waits++;
+    r->pregen = "wait";
+    r->seed = l->effective.seed;
+    jobs_promote(&s->queues, &l->job->work);
+    r->next_waiter = l->waiters;
+    l->waiters = r;
+    r->suspended = true;
+    MHD_suspend_connection(r->connection);
+    return;
+  }
+  s->lobbies.misses++;
+  r->pregen = "miss";
+  level_submit(r, &l->effective, s->cfg->limits.deadline_ms_default, format);
+}
+
+void lobby_route(request *r, const char *rest) {
+  server *s = r->srv;
+  const char *slash = strchr(rest, '/');
+  size_t id_length = slash != NULL ? (size_t)(slash - rest) : strlen(rest);
+  char id[LOBBY_ID_MAX], player[LOBBY_ID_MAX] = "";
+  enum { WHOLE, PLAYER, START } target = WHOLE;
+  bool shape = plain_id(rest, id_length);
+  if (shape) {
+    memcpy(id, rest, id_length);
+    id[id_length] = '\0';
+    if (slash != NULL && strncmp(slash, "/players/", 9) == 0 &&
+        plain_id(slash + 9, strlen(slash + 9))) {
+      target = PLAYER;
+      snprintf(player, sizeof player, "%s", slash + 9);
+    } else if (slash != NULL && strcmp(slash, "/start") == 0) {
+      target = START;
+    } else if (slash != NULL) {
+      shape = false;
+    }
+  }
+  if (!shape) {
+    char detail[REQUEST_PATH_MAX + 96];
+    snprintf(detail, sizeof detail,
+             "no resource at %s (lobby and player ids are 1-64 of [A-Za-z0-9._-])", r->path);
+    respond_problem(r, 404, "not-found", "Not found", detail, NULL, NULL, NULL);
+    return;
+  }
+  const char *allowed = target == WHOLE    ? "GET, PUT, DELETE"
+                        : target == PLAYER ? "PUT, DELETE"
+                                           : "POST";
+  const char *m = r->method;
+  bool ok = target == WHOLE    ? (!strcmp(m, "GET") || !strcmp(m, "PUT") || !strcmp(m, "DELETE"))
+            : target == PLAYER ? (!strcmp(m, "PUT") || !strcmp(m, "DELETE"))
+                               : !strcmp(m, "POST");
+  if (!ok) {
+    char detail[96];
+    snprintf(detail, sizeof detail, "%s is not allowed here; use %s", m, allowed);
+    respond_problem(r, 405, "method-not-allowed", "Method not allowed", detail, NULL, "Allow",
+                    allowed);
+    return;
+  }
+  lobby *l = *slot_of(&s->lobbies, id);
+  bool creates = !strcmp(m, "PUT");
+  if (l == NULL && !creates) {
+    char detail[128];
+    snprintf(detail, sizeof detail, "no lobby '%s' (it never existed, expired or was disbanded)",
+             id);
+    respond_problem(r, 404, "unknown-lobby", "Unknown lobby", detail, NULL, NULL, NULL);
+    return;
+  }
+  /* A started lobby is frozen: its level stays what start returned. */
+  if (l != NULL && l->started_ns != 0 && (creates || target == PLAYER)) {
+    respond_problem(r, 409, "lobby-started", "Lobby already started",
+                    "the match has started; its level stays available through start", NULL, NULL,
+                    NULL);
+    return;
+  }
+  bool created = false;
+  if (l == NULL) {
+    if (s->draining) {
+      respond_problem(r, 503, "draining", "Shutting down", "the daemon is shutting down", NULL,
+                      "Retry-After", "1");
+      return;
+    }
+    if ((l = lobby_create(s, id, r)) == NULL)
+      return;
+    created = true;
+    recompute(s, l);
+  }
+  if (target == WHOLE && !strcmp(m, "GET")) {
+    respond_json(r, 200, lobby_json(l));
+  } else if (target == WHOLE && !strcmp(m, "PUT")) {
+    put_settings(r, l, created);
+  } else if (target == WHOLE) {
+    remove_lobby(s, l);
+    respond(r, 204, "application/json", malloc(1), 0, NULL, NULL);
+  } else if (target == PLAYER && !strcmp(m, "PUT")) {
+    put_player(r, l, player, created);
+  } else if (target == PLAYER) {
+    if (json_object_del(l->players, player) != 0) {
+      respond_problem(r, 404, "unknown-player", "Unknown player", "no such player in the lobby",
+                      NULL, NULL, NULL);
+      return;
+    }
+    recompute(s, l);
+    l->touched_ns = dg_monotonic_ns();
+    respond_json(r, 200, lobby_json(l));
+  } else {
+    start(r, l);
+  }
+}

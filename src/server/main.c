@@ -1,0 +1,193 @@
+/* dungeond: the level-generation daemon. Parses flags, loads the
+ * configuration, sizes libuv's thread pool, starts libmicrohttpd on the
+ * loop and runs until SIGTERM/SIGINT has drained it; exits 0 after a clean
+ * drain with every handle closed (uv_loop_close returns 0). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "server.h"
+
+#define DEFAULT_CONFIG "config/dungeond.json"
+
+static void usage(FILE *out) {
+  fputs("usage: dungeond [--config FILE] [--listen HOST:PORT] [--workers N]\n"
+        "                [--check-config] [--help] [--version]\n"
+        "  --config FILE      JSON configuration (default " DEFAULT_CONFIG " when it exists;\n"
+        "                     see docs/config.md)\n"
+        "  --listen HOST:PORT address to serve on (default 127.0.0.1:8080; port 0 picks\n"
+        "                     a free port, printed in the start-up log line)\n"
+        "  --workers N        generation threads, 1 to 256 (default 2)\n"
+        "  --check-config     load and check the configuration, print it, exit\n"
+        "  --help             this text\n"
+        "  --version          print the version\n"
+        "Signals: SIGTERM or SIGINT drain (readyz turns 503, in-flight requests finish,\n"
+        "queued ones get 503) and exit 0.\n",
+        out);
+}
+
+static void on_signal(uv_signal_t *handle, int signum) {
+  server *s = handle->data;
+  fprintf(stderr,
+          "{\"level\":\"info\",\"event\":\"drain\",\"signal\":%d,\"running\":%d,"
+          "\"queued\":%ld}\n",
+          signum, s->queues.running, s->queues.depth[JOB_INTERACTIVE]);
+  http_begin_drain(s);
+}
+
+static void print_config(const config *cfg) {
+  json_t *limits = json_object();
+#define PUT(field) json_object_set_new(limits, #field, json_integer(cfg->limits.field))
+  PUT(body_bytes_max);
+  PUT(grid_cells_max);
+  PUT(rooms_max);
+  PUT(players_max);
+  PUT(deadline_ms_default);
+  PUT(deadline_ms_max);
+  PUT(interactive_queue_max);
+  PUT(speculative_queue_max);
+  PUT(connections_max);
+  PUT(connection_timeout_s);
+  PUT(drain_timeout_ms);
+  PUT(retry_after_s);
+  PUT(lobbies_max);
+  PUT(lobby_players_max);
+  PUT(lobby_idle_ttl_ms);
+  PUT(lobby_grace_ms);
+  PUT(lobby_debounce_ms);
+  PUT(lobby_cache_bytes_max);
+  PUT(speculative_reserved_workers);
+#undef PUT
+  /* Tokens are secrets: --check-config says how many, never which. */
+  json_t *root = json_pack(
+      "{s:s, s:i, s:b, s:o, s:o, s:s, s:i}", "listen", cfg->listen, "workers", cfg->workers,
+      "log_requests", cfg->log_requests, "limits", limits, "profiles",
+      cfg->profiles != NULL ? json_incref(cfg->profiles) : json_object(), "default_profile",
+      cfg->default_profile, "auth_tokens", (int)json_array_size(cfg->auth_tokens));
+  if (root != NULL) {
+    json_dumpf(root, stdout, JSON_INDENT(2));
+    fputc('\n', stdout);
+  }
+  json_decref(root);
+}
+
+int main(int argc, char **argv) {
+  const char *config_path = NULL, *listen = NULL;
+  long workers = 0;
+  bool check_only = false;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (strcmp(argv[i], "--version") == 0) {
+      printf("dungeond %s (libdungeon %s)\n", DUNGEON_VERSION, dg_version());
+      return 0;
+    } else if (strcmp(argv[i], "--check-config") == 0) {
+      check_only = true;
+    } else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+      config_path = argv[++i];
+    } else if (strcmp(argv[i], "--listen") == 0 && i + 1 < argc) {
+      listen = argv[++i];
+    } else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
+      char *end = NULL;
+      workers = strtol(argv[++i], &end, 10);
+      if (*end != '\0' || workers < 1 || workers > 256) {
+        fprintf(stderr, "dungeond: --workers must be an integer from 1 to 256\n");
+        return 2;
+      }
+    } else {
+      fprintf(stderr, "dungeond: unknown option '%s'\n", argv[i]);
+      usage(stderr);
+      return 2;
+    }
+  }
+
+  config cfg;
+  config_defaults(&cfg);
+  dg_error err;
+  dg_error_clear(&err);
+  if (config_path == NULL) {
+    FILE *probe = fopen(DEFAULT_CONFIG, "r");
+    if (probe != NULL) {
+      fclose(probe);
+      config_path = DEFAULT_CONFIG;
+    }
+  }
+  if (config_path != NULL && config_load(&cfg, config_path, &err) != 0) {
+    fprintf(stderr, "dungeond: config %s: %s\n", config_path, err.message);
+    config_close(&cfg);
+    return 2;
+  }
+  if (listen != NULL && config_set_listen(&cfg, listen, &err) != 0) {
+    fprintf(stderr, "dungeond: --listen: %s\n", err.message);
+    config_close(&cfg);
+    return 2;
+  }
+  if (workers > 0)
+    cfg.workers = (int)workers;
+  if (check_only) {
+    print_config(&cfg);
+    config_close(&cfg);
+    return 0;
+  }
+
+  /* NOTES.md: libuv sizes its pool once, at the first uv_queue_work. */
+  char pool_size[16];
+  snprintf(pool_size, sizeof pool_size, "%d", cfg.workers);
+  setenv("UV_THREADPOOL_SIZE", pool_size, 1);
+
+  static server s; /* large (stats rings): static storage, not the stack */
+  s.cfg = &cfg;
+  uv_loop_t loop;
+  int rc = 1;
+  if (uv_loop_init(&loop) != 0) {
+    fprintf(stderr, "dungeond: cannot start the event loop\n");
+    config_close(&cfg);
+    return 1;
+  }
+  s.loop = &loop;
+  stats_init(&s.counters);
+  uint64_t entropy[2] = {0, 0};
+  if (getrandom(entropy, sizeof entropy, 0) != (ssize_t)sizeof entropy) {
+    fprintf(stderr, "dungeond: cannot read random bytes for seeds\n");
+    goto fail_loop;
+  }
+  dg_rng_seed(&s.seeds, entropy[0], entropy[1]);
+  s.id_prefix = (uint32_t)(entropy[1] >> 17);
+  jobs_init(&s.queues, &loop, cfg.workers, cfg.limits.interactive_queue_max,
+            cfg.limits.speculative_queue_max, NULL);
+  lobbies_init(&s);
+  uv_timer_init(&loop, &s.drain_timer);
+  s.drain_timer.data = &s;
+  uv_signal_init(&loop, &s.sigterm);
+  uv_signal_init(&loop, &s.sigint);
+  s.sigterm.data = s.sigint.data = &s;
+  uv_signal_start(&s.sigterm, on_signal, SIGTERM);
+  uv_signal_start(&s.sigint, on_signal, SIGINT);
+  if (http_start(&s, &err) != 0) {
+    fprintf(stderr, "dungeond: %s\n", err.message);
+    uv_close((uv_handle_t *)&s.drain_timer, NULL);
+    uv_close((uv_handle_t *)&s.sigterm, NULL);
+    uv_close((uv_handle_t *)&s.sigint, NULL);
+    jobs_close(&s.queues);
+    lobbies_close(&s);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    goto fail_loop;
+  }
+  fprintf(stderr,
+          "{\"level\":\"info\",\"event\":\"listening\",\"listen\":\"%s\",\"port\":%d,"
+          "\"workers\":%d,\"version\":\"%s\"}\n",
+          cfg.listen, s.port, cfg.workers, DUNGEON_VERSION);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  rc = 0;
+fail_loop:
+  if (uv_loop_close(&loop) != 0) {
+    fprintf(stderr, "dungeond: handles still open at exit\n");
+    rc = 1;
+  }
+  if (rc == 0)
+    fprintf(stderr, "{\"level\":\"info\",\"event\":\"stopped\"}\n");
+  config_close(&cfg);
+  return rc;
+}

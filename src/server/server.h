@@ -1,0 +1,119 @@
+/* The daemon's state and the pieces that share it. One struct, owned and
+ * touched only by the libuv loop thread (DESIGN.md "One thread owns the
+ * daemon's state"): libmicrohttpd runs in external-polling mode from that
+ * loop, generation runs in the thread pool through jobs.c, and every
+ * request's context lives from its first byte to MHD's completion
+ * callback. */
+#ifndef DUNGEOND_SERVER_H
+#define DUNGEOND_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+#include <uv.h>
+
+#include "config.h"
+#include "dungeon/dungeon.h"
+#include "jobs.h"
+#include "lobby.h"
+#include "stats.h"
+
+#define REQUEST_ID_MAX 65
+#define REQUEST_PATH_MAX 160
+
+typedef struct server {
+  const config *cfg;           /* read-only configuration */
+  uv_loop_t *loop;             /* the one loop */
+  struct MHD_Daemon *mhd;      /* libmicrohttpd, external polling */
+  uv_poll_t mhd_poll;          /* watches MHD's epoll fd */
+  uv_timer_t mhd_timer;        /* MHD_get_timeout; also the deferred pump */
+  uv_timer_t drain_timer;      /* SIGTERM: cancels running jobs when it fires */
+  uv_signal_t sigterm, sigint; /* start the drain */
+  jobs queues;                 /* generation queues */
+  stats counters;              /* statistics */
+  lobbies lobbies;             /* lobby table and pre-generated levels */
+  dg_rng seeds;                /* chooses seeds for requests without one */
+  uint32_t id_prefix;          /* random part of generated request ids */
+  uint64_t id_counter;         /* sequence part of generated request ids */
+  long requests_open;          /* request contexts alive (not completed) */
+  bool in_pump, pump_again;    /* MHD_run re-entry guard */
+  bool draining;               /* SIGTERM/SIGINT received */
+  bool stopped;                /* MHD stopped, handles closing */
+  int port;                    /* the port actually bound */
+} server;
+
+typedef enum route_id {
+  ROUTE_NONE,
+  ROUTE_LEVELS,
+  ROUTE_ALGORITHMS,
+  ROUTE_STATS,
+  ROUTE_METRICS,
+  ROUTE_LIVEZ,
+  ROUTE_READYZ,
+  ROUTE_LOBBIES, /* /v1/lobbies/... (lobby.c parses the rest) */
+} route_id;
+
+/* One HTTP request, from its headers to MHD's completion callback. */
+struct request {
+  server *srv;                       /* back pointer */
+  struct MHD_Connection *connection; /* MHD's connection */
+  uint64_t start_ns;                 /* first call of the access handler */
+  char id[REQUEST_ID_MAX];           /* X-Request-Id, echoed or made */
+  char method[8];                    /* "GET", "POST"... (truncated) */
+  char path[REQUEST_PATH_MAX];       /* URL path (truncated for the log) */
+  route_id route;                    /* matched route, ROUTE_NONE if unknown */
+  char *body;                        /* request body so far, malloc'd */
+  size_t body_length, body_capacity;
+  bool too_large;                               /* body passed limits.body_bytes_max */
+  bool answered;                                /* a response was queued */
+  bool suspended;                               /* waiting for its job */
+  bool has_job;                                 /* `work` was submitted */
+  job work;                                     /* the generation job, when any */
+  struct MHD_Response *pending;                 /* built after the job, queued on resume */
+  int status;                                   /* status sent */
+  int pending_status;                           /* status of `pending` */
+  const char *algorithm;                        /* static name, for stats and the log */
+  uint64_t seed;                                /* the level's seed, for the log */
+  double queue_ms, generation_ms, serialise_ms; /* -1 when no job */
+  size_t bytes_out;                             /* response body length */
+  const char *pregen;                           /* X-Pregen: hit, wait, miss; NULL otherwise */
+  request *next_waiter;                         /* lobby start requests waiting for one job */
+};
+
+/* http.c: libmicrohttpd on the libuv loop. */
+int http_start(server *s, dg_error *err);
+void http_pump(server *s);
+void http_begin_drain(server *s);
+void http_close(server *s);
+
+/* Responses (http.c). Each queues the response now, or keeps it for after
+ * the resume when the request is suspended. `body` is malloc'd and taken
+ * (freed even on failure). */
+void respond(request *r, int status, const char *content_type, char *body, size_t length,
+             const char *header_name, const char *header_value);
+void respond_json(request *r, int status, json_t *value);
+/* An RFC 9457 problem: `errors` (stolen, may be NULL) is the list of
+ * {field, message}; `header_*` adds one header (Allow, Retry-After) or NULL. */
+void respond_problem(request *r, int status, const char *slug, const char *title,
+                     const char *detail, json_t *errors, const char *header_name,
+                     const char *header_value);
+void respond_error(request *r, int status, const dg_error *err);
+
+/* routes.c */
+route_id route_match(const char *path);
+const char *route_allowed_methods(route_id route);
+void route_handle(request *r);
+void route_job_done(job *j);
+/* The request parsing of POST /v1/levels, shared with lobbies: fills *out
+ * and the deadline; returns 0 or the HTTP status with `err` filled. */
+int level_request_parse(server *s, const json_t *body, dg_request *out, long *deadline_ms,
+                        dg_error *err);
+/* JOB_FORMAT_* the client accepts, -1 for neither (406). */
+int level_format(request *r);
+/* Queues `level` as an interactive job for `r` and suspends `r` (or answers
+ * 503 when the queue is full). */
+void level_submit(request *r, const dg_request *level, long deadline_ms, int format);
+
+#endif

@@ -1,0 +1,79 @@
+/* The daemon's statistics: plain counters and histograms owned by the loop
+ * thread (no locks, as in Redis), served as JSON (/v1/stats) and as
+ * Prometheus text format 0.0.4 (/metrics, every name prefixed dungeond_,
+ * base units: seconds and bytes). */
+#ifndef DUNGEOND_STATS_H
+#define DUNGEOND_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STATS_BUCKETS 15     /* finite histogram buckets; +Inf is extra */
+#define STATS_SAMPLES 1024   /* recent latencies kept per algorithm for percentiles */
+#define STATS_ALGORITHMS 16  /* distinct algorithms tracked */
+#define STATS_STATUS_MAX 600 /* HTTP status codes counted: 0..599 */
+
+typedef struct histogram {
+  uint64_t counts[STATS_BUCKETS + 1]; /* per bucket (not cumulative); last is +Inf */
+  uint64_t count;                     /* observations */
+  double sum;                         /* sum of observations, seconds */
+} histogram;
+
+typedef struct algorithm_stats {
+  const char *name;              /* static algorithm name */
+  uint64_t requests;             /* POST /v1/levels answered for it */
+  uint64_t failures;             /* of which not 200 */
+  histogram generation;          /* generation + serialisation seconds */
+  double samples[STATS_SAMPLES]; /* recent request latencies, ms, ring */
+  int sample_next, sample_count; /* ring position and fill */
+} algorithm_stats;
+
+typedef struct stats {
+  uint64_t start_ns;                    /* monotonic start time */
+  uint64_t by_status[STATS_STATUS_MAX]; /* responses by status code */
+  histogram request;                    /* every request's total seconds */
+  histogram queue_wait;                 /* seconds jobs spent queued */
+  algorithm_stats algorithms[STATS_ALGORITHMS];
+  int algorithm_count;
+  uint64_t rejected_queue_full; /* 503: interactive queue full */
+  uint64_t rejected_draining;   /* 503: shutting down */
+  uint64_t rejected_too_large;  /* 413 */
+  uint64_t deadline_exceeded;   /* 504 */
+  uint64_t clients_gone;        /* queued jobs dropped: client left */
+  uint64_t body_bytes_out;      /* response body bytes sent */
+} stats;
+
+/* Live figures the loop reads when it renders stats. */
+typedef struct stats_gauges {
+  long interactive_depth, interactive_max; /* queued jobs and the limit */
+  long speculative_depth, speculative_max;
+  int workers, workers_busy;                               /* pool size and jobs inside it */
+  long connections;                                        /* open HTTP connections */
+  bool draining;                                           /* SIGTERM received */
+  long lobbies;                                            /* lobbies alive */
+  uint64_t lobby_hits, lobby_waits, lobby_misses;          /* start outcomes */
+  uint64_t lobby_superseded, lobby_expired, lobby_evicted; /* speculative work lost */
+  uint64_t lobby_jobs;                                     /* speculative jobs started */
+  double lobby_saved_s;                                    /* generation seconds saved by hits */
+  long lobby_ready_bytes;                                  /* bytes of ready pre-generated levels */
+} stats_gauges;
+
+void stats_init(stats *s);
+
+/* Records one finished request (loop thread). `algorithm` is NULL for
+ * requests that did not name a known algorithm; queue/gen seconds are < 0
+ * when the request made no job. */
+void stats_record(stats *s, int status, double total_s, const char *algorithm, double queue_s,
+                  double generation_s, size_t body_bytes);
+
+/* JSON and Prometheus renderings. Each returns a malloc'd NUL-terminated
+ * text the caller frees, and its length in *length; NULL on ENOMEM. */
+char *stats_json(const stats *s, const stats_gauges *g, size_t *length);
+char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length);
+
+/* The q-quantile (0..1) of the ring samples; 0 when empty. Exposed for
+ * tests. `scratch` holds at least `count` doubles. */
+double stats_quantile(const double *samples, int count, double q, double *scratch);
+
+#endif

@@ -1,0 +1,745 @@
+#!/usr/bin/env python3
+"""HTTP tests of dungeond: start the real daemon on a free loopback port,
+speak real HTTP to it, stop it with SIGTERM and check it exits 0.
+
+Usage: dungeond_http.py PATH/TO/dungeond [--only NAME]
+Prints TAP (meson runs it with protocol 'tap', suite 'http'). Python 3
+standard library only.
+"""
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+DAEMON = None
+RESULTS = []
+SAFE_MAX = 2**53 - 1
+# A level that takes ~1 s to generate (several under ASan): the "slow" job.
+# The heaviest request the default limits allow (about a second of work):
+# long enough to be in flight when a test signals or cancels it.
+SLOW = {"algorithm": "classic", "seed": 7, "deadline_ms": 60000,
+        "params": {"width": 1000, "height": 1000, "rooms_min": 2000, "rooms_max": 2000,
+                   "room_gap": 1, "corridor_style": "cleanup", "placement_attempts": 10000}}
+
+
+class Daemon:
+    """One dungeond process with a config derived from the repository's."""
+
+    def __init__(self, limits=None, workers=2, extra=None):
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "..", "..", "config", "dungeond.json")) as f:
+            config = json.load(f)
+        config["workers"] = workers
+        config["limits"].update(limits or {})
+        config.update(extra or {})
+        self.dir = tempfile.mkdtemp(prefix="dungeond-test-")
+        self.config_path = os.path.join(self.dir, "dungeond.json")
+        with open(self.config_path, "w") as f:
+            json.dump(config, f)
+        self.proc = subprocess.Popen(
+            [DAEMON, "--config", self.config_path, "--listen", "127.0.0.1:0"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        first = self.proc.stderr.readline()
+        match = re.search(r'"port":(\d+)', first)
+        if not match:
+            self.proc.kill()
+            raise RuntimeError("daemon did not start: " + first + self.proc.stderr.read())
+        self.port = int(match.group(1))
+        self.lines = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.lines.append(line)
+
+    def connection(self, timeout=120):
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+
+    def request(self, method, path, body=None, headers=None, conn=None):
+        """One request; returns (status, headers dict lower-case, body bytes)."""
+        own = conn is None
+        conn = conn or self.connection()
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body)
+        conn.request(method, path, body=body, headers=headers or {})
+        response = conn.getresponse()
+        data = response.read()
+        result = (response.status, {k.lower(): v for k, v in response.getheaders()}, data)
+        if own:
+            conn.close()
+        return result
+
+    def stats(self):
+        return json.loads(self.request("GET", "/v1/stats")[2])
+
+    def wait_for(self, predicate, seconds=60):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if predicate(self.stats()):
+                return True
+            time.sleep(0.01)
+        return False
+
+    def stop(self, sig=signal.SIGTERM, timeout=120):
+        """Sends `sig` (None: it was sent already) and waits for the exit."""
+        if sig is not None:
+            self.proc.send_signal(sig)
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = "timeout"
+        self.reader.join(timeout=10)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return code
+
+    def sanitizer_reports(self):
+        return [l for l in self.lines if "Sanitizer" in l or "runtime error" in l]
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def test(name):
+    def wrap(fn):
+        RESULTS.append((name, fn))
+        return fn
+    return wrap
+
+
+def problem(status, headers, body, expected, field=None):
+    check(status == expected, f"status {status}, expected {expected}: {body[:300]!r}")
+    check(headers.get("content-type") == "application/problem+json",
+          f"content-type {headers.get('content-type')}")
+    doc = json.loads(body)
+    for key in ("type", "title", "status", "detail"):
+        check(key in doc, f"problem lacks {key}: {doc}")
+    check(doc["status"] == expected, f"problem status {doc['status']}")
+    check("x-request-id" in headers, "no X-Request-Id")
+    if field is not None:
+        check(isinstance(doc.get("errors"), list) and doc["errors"], f"no errors[]: {doc}")
+        check(doc["errors"][0]["field"] == field,
+              f"errors[0].field {doc['errors'][0]['field']!r}, expected {field!r}")
+        check(doc["errors"][0]["message"], "empty message")
+    return doc
+
+
+CLASSIC = {"algorithm": "classic", "seed": 42}
+
+# ---------------------------------------------------------------- main daemon
+MAIN = {}
+
+
+@test("health endpoints")
+def _(d):
+    for path in ("/livez", "/healthz"):
+        status, headers, body = d.request("GET", path)
+        check(status == 200 and json.loads(body) == {"status": "ok"}, f"{path}: {status} {body}")
+    status, _, body = d.request("GET", "/readyz")
+    check(status == 200 and json.loads(body)["status"] == "ready", f"readyz {status} {body}")
+
+
+@test("GET /v1/algorithms lists classic with its parameter table")
+def _(d):
+    status, headers, body = d.request("GET", "/v1/algorithms")
+    check(status == 200 and headers["content-type"] == "application/json", f"{status}")
+    algorithms = json.loads(body)
+    classic = [a for a in algorithms if a["name"] == "classic"]
+    check(classic, "classic missing")
+    names = [p["name"] for p in classic[0]["params"]]
+    check("width" in names and "height" in names, f"params {names}")
+
+
+@test("POST /v1/levels answers a level with timings and request id")
+def _(d):
+    status, headers, body = d.request("POST", "/v1/levels", CLASSIC,
+                                      {"X-Request-Id": "test-req-1"})
+    check(status == 200, f"status {status} {body[:200]!r}")
+    check(headers["content-type"] == "application/json", headers["content-type"])
+    check(headers.get("x-request-id") == "test-req-1", f"request id {headers.get('x-request-id')}")
+    timing = headers.get("server-timing", "")
+    check(re.search(r"queue;dur=[\d.]+, gen;dur=[\d.]+, ser;dur=[\d.]+", timing), timing)
+    level = json.loads(body)
+    check(level["format"] == "dungeond.level/1", level.get("format"))
+    check(level["seed"] == 42 and level["algorithm"] == "classic", "seed/algorithm")
+    check(level["grid"]["width"] == 80 and len(level["grid"]["rows"]) == 21, "grid size")
+    status, headers, _ = d.request("POST", "/v1/levels", CLASSIC, {"X-Request-Id": "bad id!"})
+    check(status == 200 and re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{12}", headers["x-request-id"]),
+          f"made id {headers.get('x-request-id')}")
+
+
+@test("same request and seed give byte-identical levels")
+def _(d):
+    bodies = {d.request("POST", "/v1/levels", CLASSIC)[2] for _ in range(3)}
+    check(len(bodies) == 1, "levels differ")
+
+
+@test("a request without seed gets one <= 2^53-1, reported and reproducible")
+def _(d):
+    status, _, body = d.request("POST", "/v1/levels", {"algorithm": "classic"})
+    check(status == 200, f"status {status}")
+    seed = json.loads(body)["seed"]
+    check(isinstance(seed, int) and 0 <= seed <= SAFE_MAX, f"seed {seed}")
+    again = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": seed})[2]
+    check(again == body, "the reported seed does not reproduce the level")
+    other = json.loads(d.request("POST", "/v1/levels", {"algorithm": "classic"})[2])["seed"]
+    check(other != seed, "two requests got the same chosen seed")
+
+
+@test("Accept: text/plain gives the ASCII map; unknown Accept gives 406")
+def _(d):
+    status, headers, body = d.request("POST", "/v1/levels", CLASSIC, {"Accept": "text/plain"})
+    check(status == 200 and headers["content-type"].startswith("text/plain"), f"{status}")
+    rows = body.decode().split("\n")
+    check(rows[-1] == "" and len(rows) == 22 and all(len(r) == 80 for r in rows[:-1]),
+          f"ascii shape {len(rows)}")
+    level = json.loads(d.request("POST", "/v1/levels", CLASSIC)[2])
+    check(rows[:-1] == level["grid"]["rows"], "ascii differs from the JSON grid")
+    status, headers, body = d.request("POST", "/v1/levels", CLASSIC, {"Accept": "image/png"})
+    problem(status, headers, body, 406)
+
+
+@test("400: malformed JSON and empty body")
+def _(d):
+    problem(*d.request("POST", "/v1/levels", "{bad"), 400)
+    problem(*d.request("POST", "/v1/levels", ""), 400)
+    problem(*d.request("POST", "/v1/levels", "[1,2]"), 400)
+
+
+@test("422: unknown algorithm, member, parameter, value out of range")
+def _(d):
+    doc = problem(*d.request("POST", "/v1/levels", {"algorithm": "nope"}), 422, "algorithm")
+    check("classic" in doc["errors"][0]["message"], "known algorithms not listed")
+    problem(*d.request("POST", "/v1/levels", {"algorithm": "classic", "colour": 1}), 422,
+            "colour")
+    problem(*d.request("POST", "/v1/levels", {"algorithm": "classic", "params": {"wdth": 9}}),
+            422, "params.wdth")
+    doc = problem(*d.request("POST", "/v1/levels",
+                             {"algorithm": "classic", "params": {"width": 5}}), 422,
+                  "params.width")
+    check("20" in doc["errors"][0]["message"] and "1000" in doc["errors"][0]["message"],
+          "range not named")
+    problem(*d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": -1}), 422, "seed")
+    problem(*d.request("POST", "/v1/levels", {"algorithm": "classic", "deadline_ms": 0}), 422,
+            "deadline_ms")
+    problem(*d.request("POST", "/v1/levels",
+                       {"algorithm": "classic", "params": {"rooms_min": 9, "rooms_max": 3}}),
+            422, "params.rooms_min")
+
+
+@test("422: configured limits (grid cells, rooms)")
+def _(d):
+    doc = problem(*d.request("POST", "/v1/levels",
+                             {"algorithm": "classic",
+                              "params": {"width": 600, "height": 600}}), 422, "params.width")
+    check("grid_cells_max" in doc["detail"], doc["detail"])
+    problem(*d.request("POST", "/v1/levels",
+                       {"algorithm": "classic", "params": {"rooms_min": 1, "rooms_max": 900}}),
+            422, "params.rooms_max")
+
+
+@test("413: body larger than limits.body_bytes_max")
+def _(d):
+    big = json.dumps({"algorithm": "classic", "params": {}, "pad": "x" * 5000})
+    problem(*d.request("POST", "/v1/levels", big), 413)
+    # The daemon still serves afterwards.
+    check(d.request("GET", "/livez")[0] == 200, "daemon unhealthy after 413")
+
+
+@test("404 unknown route, 405 wrong method with Allow")
+def _(d):
+    problem(*d.request("GET", "/v2/levels"), 404)
+    status, headers, body = d.request("GET", "/v1/levels")
+    problem(status, headers, body, 405)
+    check(headers.get("allow") == "POST", f"Allow {headers.get('allow')}")
+    status, headers, body = d.request("DELETE", "/v1/stats")
+    problem(status, headers, body, 405)
+    check(headers.get("allow") == "GET, HEAD", f"Allow {headers.get('allow')}")
+
+
+@test("profiles derive parameters from players; explicit params win")
+def _(d):
+    players = [{"level": 10}, {"level": 20}, {"level": 30}, {"level": 40}]
+    body = d.request("POST", "/v1/levels",
+                     {"algorithm": "classic", "seed": 3, "players": players})[2]
+    params = json.loads(body)["params"]
+    # party: width 60+10n, height 18+2n, rooms_min 4+1.5n, rooms_max 7+2n,
+    # closet_chance 0.3-0.01*mean(level), secret_door_chance 0.05+0.005*max(level)
+    check(params["width"] == 100 and params["height"] == 26, f"size {params}")
+    check(params["rooms_min"] == 10 and params["rooms_max"] == 15, f"rooms {params}")
+    check(abs(params["closet_chance"] - 0.05) < 1e-9, f"closet {params['closet_chance']}")
+    check(abs(params["secret_door_chance"] - 0.25) < 1e-9, f"secret {params}")
+    body = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 3,
+                                            "players": players, "params": {"width": 90}})[2]
+    params = json.loads(body)["params"]
+    check(params["width"] == 90 and params["height"] == 26, f"explicit {params}")
+    crowd = [{"level": 1}] * 40
+    params = json.loads(d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 3,
+                                                         "players": crowd})[2])["params"]
+    check(params["width"] == 160 and params["rooms_max"] == 40, f"clamps {params}")
+    params = json.loads(d.request("POST", "/v1/levels",
+                                  {"algorithm": "classic", "seed": 3, "profile": "solo",
+                                   "players": [{"level": 10}]})[2])["params"]
+    check(params["rooms_max"] == 8 and params["width"] == 80, f"solo {params}")
+    problem(*d.request("POST", "/v1/levels", {"algorithm": "classic", "profile": "zzz"}), 422,
+            "profile")
+    problem(*d.request("POST", "/v1/levels", {"algorithm": "classic", "players": [1]}), 422,
+            "players[0]")
+    problem(*d.request("POST", "/v1/levels",
+                       {"algorithm": "classic", "players": [{"level": "x"}]}), 422, "players[0]")
+    problem(*d.request("POST", "/v1/levels",
+                       {"algorithm": "classic", "players": [{}] * 65}), 422, "players")
+
+
+@test("keep-alive: many requests on one connection")
+def _(d):
+    conn = d.connection()
+    conn.connect()
+    sock = conn.sock
+    for i in range(20):
+        status, _, _ = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": i},
+                                 conn=conn)
+        check(status == 200, f"request {i}: {status}")
+        check(conn.sock is sock, "connection was not kept alive")
+    conn.close()
+
+
+@test("64 concurrent requests all succeed")
+def _(d):
+    results = [None] * 64
+
+    def one(i):
+        try:
+            status, _, body = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": i})
+            results[i] = (status, json.loads(body)["seed"])
+        except Exception as e:  # reported below
+            results[i] = (repr(e), None)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(64)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    bad = [(i, r) for i, r in enumerate(results) if r != (200, i)]
+    check(not bad, f"failed: {bad[:5]}")
+
+
+@test("GET /v1/stats reports requests, algorithms, queues and workers")
+def _(d):
+    stats = d.stats()
+    check(stats["requests"]["total"] > 50, f"total {stats['requests']['total']}")
+    check(stats["requests"]["by_status"].get("200", 0) > 50, "200s not counted")
+    check(stats["requests"]["by_status"].get("422", 0) >= 10, "422s not counted")
+    classic = stats["algorithms"]["classic"]
+    check(classic["requests"] > 50 and classic["failures"] >= 10, f"classic {classic}")
+    latency = classic["latency_ms"]
+    check(0 < latency["p50"] <= latency["p90"] <= latency["p99"], f"latency {latency}")
+    check(stats["queues"]["interactive"]["max"] == 1024, f"queues {stats['queues']}")
+    check(stats["workers"] == {"total": 2, "busy": 0}, f"workers {stats['workers']}")
+    check(stats["rejections"]["too_large"] == 1, f"rejections {stats['rejections']}")
+
+
+@test("GET /metrics is Prometheus text that promtool accepts")
+def _(d):
+    status, headers, body = d.request("GET", "/metrics")
+    check(status == 200 and headers["content-type"].startswith("text/plain; version=0.0.4"),
+          headers.get("content-type"))
+    text = body.decode()
+    for needle in ('dungeond_build_info{version="', "dungeond_http_requests_total{code=\"200\"}",
+                   "dungeond_generation_duration_seconds_bucket{algorithm=\"classic\",le=\"+Inf\"}",
+                   "dungeond_http_request_duration_seconds_count", "dungeond_queue_depth",
+                   "dungeond_workers_busy"):
+        check(needle in text, f"missing {needle}")
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        raise SkipTest("promtool not installed (Debian package prometheus)")
+    run = subprocess.run([promtool, "check", "metrics"], input=body, capture_output=True)
+    check(run.returncode == 0, f"promtool: {run.stdout.decode()} {run.stderr.decode()}")
+
+
+@test("one JSON log line per request with the documented fields")
+def _(d):
+    d.request("POST", "/v1/levels", CLASSIC, {"X-Request-Id": "log-probe"})
+    time.sleep(0.1)
+    lines = [json.loads(l) for l in d.lines if '"log-probe"' in l]
+    check(len(lines) == 1, f"{len(lines)} lines for one request")
+    line = lines[0]
+    for key in ("time", "request_id", "method", "path", "status", "total_ms", "queue_ms",
+                "generation_ms", "algorithm"):
+        check(key in line, f"log line lacks {key}: {line}")
+    check(line["status"] == 200 and line["path"] == "/v1/levels", f"{line}")
+
+
+class SkipTest(Exception):
+    pass
+
+
+# ------------------------------------------------------- one-worker daemon
+@test("[1 worker] deadline passed during generation gives 504")
+def _(d):
+    slow = dict(SLOW, deadline_ms=1)
+    problem(*d.request("POST", "/v1/levels", slow), 504, "deadline_ms")
+
+
+@test("[1 worker] deadline passed in the queue gives 504; full queue gives 503 + Retry-After")
+def _(d):
+    results = {}
+
+    def run(key):
+        results[key] = d.request("POST", "/v1/levels", SLOW)[0]
+
+    a = threading.Thread(target=run, args=("a",))
+    a.start()
+    check(d.wait_for(lambda s: s["workers"]["busy"] == 1), "slow job never started")
+    start = time.monotonic()
+    problem(*d.request("POST", "/v1/levels", dict(CLASSIC, deadline_ms=50)), 504, "deadline_ms")
+    check(time.monotonic() - start < 2.0, "504 came late: the queue sweep did not expire it")
+    b = threading.Thread(target=run, args=("b",))
+    b.start()
+    check(d.wait_for(lambda s: s["queues"]["interactive"]["depth"] == 1), "b never queued")
+    status, headers, body = d.request("POST", "/v1/levels", CLASSIC)
+    problem(status, headers, body, 503)
+    check(headers.get("retry-after") == "1", f"Retry-After {headers.get('retry-after')}")
+    a.join()
+    b.join()
+    check(results == {"a": 200, "b": 200}, f"slow jobs {results}")
+    stats = d.stats()
+    check(stats["rejections"]["queue_full"] == 1 and stats["rejections"]["deadline_exceeded"] == 2,
+          f"rejections {stats['rejections']}")
+
+
+@test("[1 worker] a queued job whose client went away is dropped")
+def _(d):
+    results = {}
+
+    def run():
+        results["a"] = d.request("POST", "/v1/levels", SLOW)[0]
+
+    a = threading.Thread(target=run)
+    a.start()
+    check(d.wait_for(lambda s: s["workers"]["busy"] == 1), "slow job never started")
+    conn = d.connection()
+    conn.request("POST", "/v1/levels", body=json.dumps(SLOW))
+    check(d.wait_for(lambda s: s["queues"]["interactive"]["depth"] == 1), "never queued")
+    conn.close()
+    a.join()
+    check(d.wait_for(lambda s: s["rejections"]["clients_gone"] == 1 and
+                     s["workers"]["busy"] == 0, 30), f"not dropped: {d.stats()['rejections']}")
+
+
+# ------------------------------------------------------------------ lobbies
+LOBBY_LIMITS = {"lobby_debounce_ms": 30, "lobby_idle_ttl_ms": 1500, "lobby_grace_ms": 1000,
+                "speculative_reserved_workers": 1, "lobby_players_max": 8}
+
+
+def lobby_get(d, lobby):
+    status, _, body = d.request("GET", f"/v1/lobbies/{lobby}")
+    return status, (json.loads(body) if body else None)
+
+
+def wait_pregen(d, lobby, state, seconds=60):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        status, doc = lobby_get(d, lobby)
+        if status == 200 and doc["pregen"] == state:
+            return doc
+        time.sleep(0.01)
+    raise AssertionError(f"{lobby} never reached {state}: {lobby_get(d, lobby)}")
+
+
+def direct(d, doc):
+    eff = doc["effective"]
+    return d.request("POST", "/v1/levels", {"algorithm": eff["algorithm"], "seed": eff["seed"],
+                                            "params": eff["params"]})[2]
+
+
+@test("[lobby] four joins, then start is a hit, byte-identical to the direct request")
+def _(d):
+    for i, level in enumerate((10, 20, 30, 40)):
+        status, _, _ = d.request("PUT", f"/v1/lobbies/hit/players/p{i}", {"level": level})
+        check(status in (200, 201), f"join {i}: {status}")
+    doc = wait_pregen(d, "hit", "ready")
+    check(doc["effective"]["params"]["width"] == 100, f"profile not applied: {doc['effective']}")
+    check(len(doc["players"]) == 4 and doc["seed"] == doc["effective"]["seed"], f"{doc}")
+    start = time.monotonic()
+    status, headers, body = d.request("POST", "/v1/lobbies/hit/start")
+    elapsed = time.monotonic() - start
+    check(status == 200 and headers.get("x-pregen") == "hit", f"{status} {headers}")
+    check(body == direct(d, doc), "pre-generated level differs from the direct request")
+    status, headers, again = d.request("POST", "/v1/lobbies/hit/start")
+    check(status == 200 and again == body, "second start differs")
+    check(elapsed < 1.0, f"hit took {elapsed}s")
+    status, _, _ = d.request("PUT", "/v1/lobbies/hit/players/late", {"level": 1})
+    check(status == 409, f"join after start: {status}")
+    status, _, _ = d.request("DELETE", "/v1/lobbies/hit/players/p0")
+    check(status == 409, f"leave after start: {status}")
+    check(d.request("POST", "/v1/lobbies/hit/start")[2] == body, "start after a refused leave")
+
+
+@test("[lobby] join then immediate start is a wait with the same bytes")
+def _(d):
+    settings = {"params": SLOW["params"]}
+    check(d.request("PUT", "/v1/lobbies/wait", settings)[0] == 201, "create")
+    d.request("PUT", "/v1/lobbies/wait/players/a", {"level": 5})
+    status, headers, body = d.request("POST", "/v1/lobbies/wait/start")
+    check(status == 200 and headers.get("x-pregen") == "wait", f"{status} {headers}")
+    _, doc = lobby_get(d, "wait")
+    check(body == direct(d, doc), "waited level differs from the direct request")
+
+
+@test("[lobby] a join after ready regenerates; a leave recomputes; duplicate joins count once")
+def _(d):
+    d.request("PUT", "/v1/lobbies/churn/players/a", {"level": 1})
+    d.request("PUT", "/v1/lobbies/churn/players/a", {"level": 1})
+    first = wait_pregen(d, "churn", "ready")
+    check(len(first["players"]) == 1, f"duplicate join: {first['players']}")
+    jobs = d.stats()["lobbies"]["jobs"]
+    d.request("PUT", "/v1/lobbies/churn/players/b", {"level": 1})
+    second = wait_pregen(d, "churn", "ready")
+    check(second["effective"]["params"]["width"] == first["effective"]["params"]["width"] + 10,
+          "join did not change the effective request")
+    check(d.stats()["lobbies"]["jobs"] > jobs, "no new job after the join")
+    status, _, body = d.request("DELETE", "/v1/lobbies/churn/players/b")
+    check(status == 200 and json.loads(body)["effective"] == first["effective"], "leave")
+    problem(*d.request("DELETE", "/v1/lobbies/churn/players/zz"), 404)
+
+
+@test("[lobby] disband cancels running work; an idle lobby expires after its TTL")
+def _(d):
+    d.request("PUT", "/v1/lobbies/gone", {"params": SLOW["params"]})
+    wait_pregen(d, "gone", "running")
+    status, _, _ = d.request("DELETE", "/v1/lobbies/gone")
+    check(status == 204, f"disband {status}")
+    problem(*d.request("GET", "/v1/lobbies/gone"), 404)
+    check(d.wait_for(lambda s: s["workers"]["busy"] == 0), "cancelled job still running")
+    d.request("PUT", "/v1/lobbies/idle/players/a", {"level": 1})
+    check(lobby_get(d, "idle")[0] == 200, "idle lobby missing")
+    time.sleep(1.5 + 1.2)
+    problem(*d.request("GET", "/v1/lobbies/idle"), 404)
+    check(d.stats()["lobbies"]["expired"] >= 1, "expiry not counted")
+
+
+@test("[lobby] errors: unknown lobby, bad ids, methods, attributes, limits")
+def _(d):
+    problem(*d.request("GET", "/v1/lobbies/nope"), 404)
+    problem(*d.request("POST", "/v1/lobbies/nope/start"), 404)
+    problem(*d.request("GET", "/v1/lobbies/bad%20id"), 404)
+    problem(*d.request("GET", "/v1/lobbies/x/other"), 404)
+    status, headers, body = d.request("POST", "/v1/lobbies/x")
+    problem(status, headers, body, 405)
+    check(headers.get("allow") == "GET, PUT, DELETE", headers.get("allow"))
+    problem(*d.request("PUT", "/v1/lobbies/e1/players/a", {"level": "high"}), 422, "level")
+    problem(*d.request("PUT", "/v1/lobbies/e2", {"params": {"width": 5}}), 422, "params.width")
+    problem(*d.request("PUT", "/v1/lobbies/e3", {"colour": 1}), 422, "colour")
+    problem(*d.request("PUT", "/v1/lobbies/e4", "{x"), 400)
+    check(lobby_get(d, "e2")[0] == 404, "a rejected create left a lobby behind")
+    for i in range(8):
+        d.request("PUT", f"/v1/lobbies/full/players/p{i}", {"level": 1})
+    problem(*d.request("PUT", "/v1/lobbies/full/players/p9", {"level": 1}), 422, "players")
+
+
+@test("[lobby] 200 lobbies churning: interactive requests all succeed, never queued long")
+def _(d):
+    stop = time.monotonic() + 3
+    errors = []
+
+    def churn(k):
+        i = 0
+        while time.monotonic() < stop:
+            lobby = f"c{k}-{i % 25}"
+            status = d.request("PUT", f"/v1/lobbies/{lobby}/players/p{i % 5}",
+                               {"level": i % 40})[0]
+            if status not in (200, 201):
+                errors.append(status)
+            i += 1
+
+    queue_ms = []
+
+    def interactive():
+        while time.monotonic() < stop:
+            status, headers, _ = d.request("POST", "/v1/levels", CLASSIC)
+            if status != 200:
+                errors.append(("interactive", status))
+            else:
+                queue_ms.append(float(re.search(r"queue;dur=([\d.]+)",
+                                                headers["server-timing"]).group(1)))
+
+    threads = [threading.Thread(target=churn, args=(k,)) for k in range(8)]
+    threads += [threading.Thread(target=interactive) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(not errors, f"failures: {errors[:5]}")
+    check(d.stats()["lobbies"]["active"] >= 150, f"lobbies {d.stats()['lobbies']}")
+    queue_ms.sort()
+    # One worker stays reserved for interactive work, so a real request only
+    # ever waits behind other interactive requests, never a speculative job.
+    check(queue_ms and queue_ms[int(len(queue_ms) * 0.99) - 1] < 250,
+          f"interactive queue p99 {queue_ms[int(len(queue_ms) * 0.99) - 1]} ms")
+    stats = d.stats()["lobbies"]
+    check(stats["jobs"] > 0 and stats["superseded"] >= 0, f"{stats}")
+
+
+# ----------------------------------------------------------------- drain
+def drain_test():
+    """SIGTERM with requests in flight: running ones finish, queued ones get
+    503, readyz turns 503 on an open connection, new connections are refused,
+    the daemon exits 0 with every handle closed."""
+    d = Daemon(workers=2)
+    results = {}
+
+    def run(key):
+        try:
+            results[key] = d.request("POST", "/v1/levels", SLOW)[0]
+        except Exception as e:
+            results[key] = repr(e)
+
+    keep = d.connection()
+    check(d.request("GET", "/readyz", conn=keep)[0] == 200, "not ready")
+    threads = [threading.Thread(target=run, args=(k,)) for k in ("a", "b")]
+    for t in threads:
+        t.start()
+    check(d.wait_for(lambda s: s["workers"]["busy"] == 2), "jobs never started")
+    third = threading.Thread(target=run, args=("c",))
+    third.start()
+    check(d.wait_for(lambda s: s["queues"]["interactive"]["depth"] == 1), "c never queued")
+    d.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.2)
+    status, _, body = d.request("GET", "/readyz", conn=keep)
+    check(status == 503 and json.loads(body)["status"] == "draining", f"readyz {status}")
+    keep.close()
+    refused = False
+    try:
+        d.request("GET", "/livez")
+    except (ConnectionRefusedError, ConnectionResetError, http.client.RemoteDisconnected):
+        refused = True
+    check(refused, "a new connection was accepted while draining")
+    for t in threads + [third]:
+        t.join()
+    code = d.stop(sig=None, timeout=120)
+    check(results == {"a": 200, "b": 200, "c": 503}, f"in-flight results {results}")
+    check(code == 0, f"exit status {code}: {''.join(d.lines[-5:])}")
+    check(any('"stopped"' in l for l in d.lines), "no stopped line")
+    check(not d.sanitizer_reports(), "".join(d.sanitizer_reports()))
+
+
+def eviction_test():
+    """Ready levels beyond lobby_cache_bytes_max are evicted least recently
+    used first; a start on an evicted lobby is a miss with the same bytes."""
+    d = Daemon(workers=2, limits=dict(LOBBY_LIMITS, lobby_cache_bytes_max=6000,
+                                      lobby_idle_ttl_ms=600000))
+    try:
+        d.request("PUT", "/v1/lobbies/old/players/a", {"level": 1})
+        old = wait_pregen(d, "old", "ready")
+        d.request("PUT", "/v1/lobbies/new/players/a", {"level": 2})
+        wait_pregen(d, "new", "ready")
+        check(d.wait_for(lambda s: s["lobbies"]["evicted"] == 1), f"{d.stats()['lobbies']}")
+        check(lobby_get(d, "old")[1]["pregen"] == "none", "old lobby still ready")
+        check(d.stats()["lobbies"]["ready_bytes"] <= 6000, "over budget")
+        status, headers, body = d.request("POST", "/v1/lobbies/old/start")
+        check(status == 200 and headers.get("x-pregen") == "miss", f"{status} {headers}")
+        check(body == direct(d, old), "miss differs from the direct request")
+        status, headers, _ = d.request("POST", "/v1/lobbies/new/start")
+        check(headers.get("x-pregen") == "hit", f"new lobby: {headers.get('x-pregen')}")
+    finally:
+        code = d.stop()
+    check(code == 0, f"exit status {code}")
+    check(not d.sanitizer_reports(), "".join(d.sanitizer_reports()))
+
+
+def auth_test():
+    """With auth_tokens set, /v1/ paths need a bearer token (401 +
+    WWW-Authenticate otherwise); health and /metrics stay open."""
+    token = "t0ken-for-the-http-tests"
+    d = Daemon(extra={"auth_tokens": [token]})
+    try:
+        status, headers, body = d.request("GET", "/v1/algorithms")
+        problem(status, headers, body, 401)
+        check(headers.get("www-authenticate", "").startswith("Bearer"), f"{headers}")
+        problem(*d.request("POST", "/v1/levels", CLASSIC,
+                           {"Authorization": "Bearer wrong-token-of-some-length"}), 401)
+        status, _, _ = d.request("POST", "/v1/levels", CLASSIC,
+                                 {"Authorization": "Bearer " + token})
+        check(status == 200, f"with the token: {status}")
+        for path in ("/livez", "/readyz", "/metrics"):
+            check(d.request("GET", path)[0] == 200, f"{path} needs no token")
+    finally:
+        code = d.stop()
+    check(code == 0, f"exit status {code}")
+
+
+def main():
+    global DAEMON
+    DAEMON = os.path.abspath(sys.argv[1])
+    only = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--only" else None
+    main_tests = [(n, f) for n, f in RESULTS if not n.startswith("[")]
+    one_worker = [(n, f) for n, f in RESULTS if n.startswith("[1 worker]")]
+    lobby = [(n, f) for n, f in RESULTS if n.startswith("[lobby]")]
+    plan = len(main_tests) + 1 + len(one_worker) + 1 + len(lobby) + 1 + 3
+    print(f"1..{plan}", flush=True)
+    number = 0
+    failed = 0
+
+    def report(name, fn, *args):
+        nonlocal number, failed
+        number += 1
+        if only and only not in name:
+            print(f"ok {number} - {name} # SKIP not selected", flush=True)
+            return
+        try:
+            fn(*args)
+            print(f"ok {number} - {name}", flush=True)
+        except SkipTest as e:
+            print(f"ok {number} - {name} # SKIP {e}", flush=True)
+        except Exception as e:  # a failed check or an unexpected error
+            failed += 1
+            print(f"not ok {number} - {name}", flush=True)
+            for line in str(e).splitlines() or [repr(e)]:
+                print(f"# {line}", flush=True)
+
+    def ensure_stopped(d):
+        """With --only the stop test may be skipped: never leave a daemon."""
+        if d.proc.poll() is None:
+            d.stop()
+
+    def stop_clean(d, name):
+        code = d.stop()
+        check(code == 0, f"{name}: exit status {code}: {''.join(d.lines[-5:])}")
+        check(any('"stopped"' in l for l in d.lines), "no stopped line")
+        check(not d.sanitizer_reports(), "".join(d.sanitizer_reports()))
+
+    d = Daemon(limits={"body_bytes_max": 4096, "grid_cells_max": 250000, "rooms_max": 500})
+    for name, fn in main_tests:
+        report(name, fn, d)
+    report("SIGTERM on an idle daemon: exit 0, every handle closed", stop_clean, d, "main")
+    ensure_stopped(d)
+    d = Daemon(workers=1, limits={"interactive_queue_max": 1})
+    for name, fn in one_worker:
+        report(name, fn, d)
+    report("[1 worker] SIGTERM: exit 0", stop_clean, d, "one worker")
+    ensure_stopped(d)
+    d = Daemon(workers=2, limits=LOBBY_LIMITS)
+    for name, fn in lobby:
+        report(name, fn, d)
+    report("[lobby] SIGTERM with lobbies alive: exit 0, no leak", stop_clean, d, "lobby")
+    ensure_stopped(d)
+    report("[lobby] LRU eviction over the byte budget; start after eviction is a miss",
+           eviction_test)
+    report("bearer tokens guard /v1/ paths when configured", auth_test)
+    report("SIGTERM with requests in flight: they finish, queued get 503, exit 0", drain_test)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
