@@ -10,7 +10,7 @@
 
 static void usage(void) {
   puts("usage: dungeon bench [--algorithm NAME] [--param name=value ...] [--seconds S]\n"
-       "                     [--runs N] [--json]\n"
+       "                     [--runs N] [--roomsets DIR] [--json]\n"
        "  --seconds S  length of each timed run (default 1)\n"
        "  --runs N     timed runs, at least 5 (default 5); the median is reported\n"
        "  --json       one JSON object instead of the table");
@@ -63,11 +63,15 @@ int cli_bench(int argc, char **argv) {
   dg_request request;
   if (cli_build_request(&options, &request) != 0)
     return CLI_EXIT_USAGE;
+  dg_context *context = NULL;
+  if (cli_make_context(&options, &context) != 0)
+    return CLI_EXIT_FAILURE;
   double *rates = calloc((size_t)runs, sizeof *rates);
   double *json_costs = calloc((size_t)runs, sizeof *json_costs);
   double *json_bytes = calloc((size_t)runs, sizeof *json_bytes);
   if (rates == NULL || json_costs == NULL || json_bytes == NULL) {
     cli_error("out of memory");
+    dg_context_free(context);
     return CLI_EXIT_FAILURE;
   }
   uint64_t seed = 1;
@@ -83,7 +87,7 @@ int cli_bench(int argc, char **argv) {
       request.seed = seed++;
       request.seed_given = true;
       dg_level *level = NULL;
-      rc = dg_generate(NULL, &request, NULL, &level, &err);
+      rc = dg_generate(context, &request, NULL, &level, &err);
       if (rc != 0)
         break;
       levels++;
@@ -115,6 +119,7 @@ int cli_bench(int argc, char **argv) {
     free(rates);
     free(json_costs);
     free(json_bytes);
+    dg_context_free(context);
     return CLI_EXIT_FAILURE;
   }
   double rate_min = rates[0], rate_max = rates[0];
@@ -149,5 +154,6 @@ int cli_bench(int argc, char **argv) {
   free(rates);
   free(json_costs);
   free(json_bytes);
+  dg_context_free(context);
   return 0;
 }

@@ -6,5 +6,6 @@
 #include "dungeon/algorithm.h"
 
 extern const dg_algorithm dg_algorithm_classic;
+extern const dg_algorithm dg_algorithm_authored;
 
 #endif

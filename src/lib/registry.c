@@ -8,6 +8,7 @@
 
 static const dg_algorithm *const registry[] = {
     &dg_algorithm_classic,
+    &dg_algorithm_authored,
 };
 
 const dg_algorithm *const *dg_algorithms(int *count) {
