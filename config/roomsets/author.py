@@ -164,13 +164,15 @@ def sewer():
 
 def bench():
     """Comparable to seed 003's default biome: 428 moves before grouping
-    (107 connectors x 4 rotations), with decorated duplicates of common
-    shapes as an authored biome has."""
+    (107 connectors of rooms other than the start, x 4 rotations), with
+    decorated duplicates of common shapes as an authored biome has."""
     rooms = crypt()["rooms"]
     rooms = [dict(r) for r in rooms]
     extra = [
         corridor("passage_7_torches", 7, weight=6, note="passage_7 with torches"),
         corner("bend_bones", weight=4), tee("junction_t_collapsed", weight=3),
+        hall("reliquary", 11, 6, 7, {"n": [2, 8], "s": [5]}, 3),
+        dead_end("collapsed_end_rubble", 5, 3, 2),
         room("crooked_passage", (7, H, 11), [((1, 1, 0), "n"), ((5, 1, 10), "s")], 5),
         room("crooked_junction", (9, H, 9), [((2, 1, 0), "n"), ((8, 1, 6), "e"), ((0, 1, 3), "w")],
              4),
@@ -187,8 +189,9 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     for s in (crypt(), sewer(), bench()):
         conns = sum(len(r["connectors"]) for r in s["rooms"])
+        movable = sum(len(r["connectors"]) for r in s["rooms"] if "start" not in r.get("tags", ()))
         print("%-6s %2d rooms %3d connectors %3d moves" % (s["name"], len(s["rooms"]), conns,
-                                                         conns * 4))
+                                                         movable * 4))
         with open(os.path.join(here, s["name"] + ".json"), "w") as f:
             json.dump(s, f, indent=1)
             f.write("\n")

@@ -26,13 +26,19 @@ static const dg_param_def authored_params[P_COUNT] = {
 };
 
 /* What the level keeps for its JSON: the placements and connections in
- * world space, independent of the room set's lifetime. */
+ * world space, moved out of the generation state, and a copy of the room
+ * set's rooms so that the level outlives the context. The JSON is built
+ * only when the level is serialised, so generation time is growth time. */
 typedef struct au_output {
   char roomset[RS_NAME_MAX];
   char biome[RS_NAME_MAX];
-  const rs_set *set;         /* for room ids and tags; see au_output_free */
-  json_t *placements;        /* prebuilt JSON arrays, owned */
-  json_t *connections;
+  rs_room *rooms;            /* copy of the set's rooms, owned */
+  au_placement *placements;  /* owned */
+  int placement_count;
+  au_connector *connectors;  /* owned */
+  au_connection *connections; /* owned */
+  int connection_count;
+  rs_box *boxes;             /* world boxes by placement, owned */
   bool out_of_space;
   int grid_origin[2];        /* world x, z of grid tile (0, 0) */
 } au_output;
@@ -41,24 +47,12 @@ static void output_free(void *data) {
   au_output *out = data;
   if (out == NULL)
     return;
-  json_decref(out->placements);
-  json_decref(out->connections);
+  free(out->rooms);
+  free(out->placements);
+  free(out->connectors);
+  free(out->connections);
+  free(out->boxes);
   free(out);
-}
-
-static int output_to_json(const void *data, json_t *level_object) {
-  const au_output *out = data;
-  json_t *roomset = json_pack("{s:s,s:s}", "name", out->roomset, "biome", out->biome);
-  json_t *growth = json_pack("{s:s,s:[i,i]}", "stop_reason",
-                             out->out_of_space ? "no_space" : "room_count", "grid_origin",
-                             out->grid_origin[0], out->grid_origin[1]);
-  if (roomset == NULL || growth == NULL ||
-      json_object_set_new(level_object, "roomset", roomset) != 0 ||
-      json_object_set(level_object, "placements", out->placements) != 0 ||
-      json_object_set(level_object, "connections", out->connections) != 0 ||
-      json_object_set_new(level_object, "growth", growth) != 0)
-    return DG_ENOMEM;
-  return 0;
 }
 
 static json_t *triple(int x, int y, int z) {
@@ -67,14 +61,14 @@ static json_t *triple(int x, int y, int z) {
 
 /* Placements as JSON: everything a client needs without the room set,
  * including world-space boxes so that overlaps can be checked. */
-static json_t *placements_json(const au_state *s) {
+static json_t *placements_json(const au_output *s) {
   json_t *list = json_array();
   if (list == NULL)
     return NULL;
   static const char *const states[] = {"open", "connected", "closed"};
   for (int i = 0; i < s->placement_count; i++) {
     const au_placement *p = &s->placements[i];
-    const rs_room *room = &s->set->rooms[p->room];
+    const rs_room *room = &s->rooms[p->room];
     json_t *boxes = json_array(), *connectors = json_array(), *tags = json_array();
     json_t *item = json_pack("{s:i,s:s,s:o,s:i,s:i,s:i,s:o,s:o,s:o}", "id", i, "room", room->id,
                              "origin", triple(p->origin[0], p->origin[1], p->origin[2]),
@@ -86,7 +80,7 @@ static json_t *placements_json(const au_state *s) {
       if (json_array_append_new(tags, json_string(room->tags[t])) != 0)
         goto fail;
     for (int b = 0; b < p->box_count; b++) {
-      const rs_box *w = &s->occupancy.boxes[p->box_first + b];
+      const rs_box *w = &s->boxes[p->box_first + b];
       json_t *box = json_pack("{s:o,s:o}", "at", triple(w->x0, w->y0, w->z0), "size",
                               triple(w->x1 - w->x0, w->y1 - w->y0, w->z1 - w->z0));
       if (box == NULL || json_array_append_new(boxes, box) != 0)
@@ -106,7 +100,7 @@ fail:
   return NULL;
 }
 
-static json_t *connections_json(const au_state *s) {
+static json_t *connections_json(const au_output *s) {
   json_t *list = json_array();
   if (list == NULL)
     return NULL;
@@ -123,6 +117,20 @@ static json_t *connections_json(const au_state *s) {
     }
   }
   return list;
+}
+
+static int output_to_json(const void *data, json_t *level_object) {
+  const au_output *out = data;
+  json_t *roomset = json_pack("{s:s,s:s}", "name", out->roomset, "biome", out->biome);
+  json_t *growth = json_pack("{s:s,s:[i,i]}", "stop_reason",
+                             out->out_of_space ? "no_space" : "room_count", "grid_origin",
+                             out->grid_origin[0], out->grid_origin[1]);
+  if (json_object_set_new(level_object, "roomset", roomset) != 0 ||
+      json_object_set_new(level_object, "placements", placements_json(out)) != 0 ||
+      json_object_set_new(level_object, "connections", connections_json(out)) != 0 ||
+      json_object_set_new(level_object, "growth", growth) != 0)
+    return DG_ENOMEM;
+  return 0;
 }
 
 /* The placement's footprint seen from above, in world x and z. */
@@ -268,17 +276,6 @@ static int authored_generate(const dg_context *context, const dg_request *reques
     goto fail;
   if ((rc = fill_level(&s, err)) != 0)
     goto fail;
-  out = calloc(1, sizeof *out);
-  rc = DG_ENOMEM;
-  if (out == NULL)
-    goto fail;
-  snprintf(out->roomset, sizeof out->roomset, "%s", set->name);
-  snprintf(out->biome, sizeof out->biome, "%s", set->biome);
-  out->out_of_space = s.out_of_space;
-  out->placements = placements_json(&s);
-  out->connections = connections_json(&s);
-  if (out->placements == NULL || out->connections == NULL)
-    goto fail;
   int min_x = 0, min_z = 0;
   for (int i = 0; i < s.placement_count; i++) {
     int x0, z0, x1, z1;
@@ -286,8 +283,6 @@ static int authored_generate(const dg_context *context, const dg_request *reques
     min_x = i == 0 || x0 < min_x ? x0 : min_x;
     min_z = i == 0 || z0 < min_z ? z0 : min_z;
   }
-  out->grid_origin[0] = min_x - 1;
-  out->grid_origin[1] = min_z - 1;
   int max_depth = 0;
   for (int i = 0; i < s.placement_count; i++)
     max_depth = s.placements[i].depth > max_depth ? s.placements[i].depth : max_depth;
@@ -300,6 +295,29 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   dg_level_set_stat(level, "connectors_closed", s.closed_connectors);
   dg_level_set_stat(level, "roomset_moves", set->move_count);
   dg_level_set_stat(level, "roomset_move_groups", set->group_count);
+  out = calloc(1, sizeof *out);
+  rc = DG_ENOMEM;
+  if (out == NULL)
+    goto fail;
+  snprintf(out->roomset, sizeof out->roomset, "%s", set->name);
+  snprintf(out->biome, sizeof out->biome, "%s", set->biome);
+  out->out_of_space = s.out_of_space;
+  out->grid_origin[0] = min_x - 1;
+  out->grid_origin[1] = min_z - 1;
+  out->rooms = malloc((size_t)set->room_count * sizeof *out->rooms);
+  if (out->rooms == NULL)
+    goto fail;
+  memcpy(out->rooms, set->rooms, (size_t)set->room_count * sizeof *out->rooms);
+  out->placements = s.placements;
+  out->placement_count = s.placement_count;
+  out->connectors = s.connectors;
+  out->connections = s.connections;
+  out->connection_count = s.connection_count;
+  out->boxes = s.occupancy.boxes;
+  s.placements = NULL;
+  s.connectors = NULL;
+  s.connections = NULL;
+  s.occupancy.boxes = NULL;
   level->extension = (dg_level_extension){out, output_free, output_to_json};
   au_state_close(&s);
   return 0;

@@ -167,26 +167,32 @@ static int compare_keyed(const void *a, const void *b) {
 }
 
 int rs_set_build_moves(rs_set *set) {
-  int total_moves = set->connector_count * 4, total_boxes = 0, total_exits = 0;
+  int total_moves = 0, total_boxes = 0, total_exits = 0;
   for (int r = 0; r < set->room_count; r++) {
     const rs_room *room = &set->rooms[r];
+    if (room->tag_bits & TAG_START)
+      continue;
+    total_moves += room->connector_count * 4;
     total_boxes += room->connector_count * 4 * room->box_count;
     total_exits += room->connector_count * 4 * (room->connector_count - 1);
   }
   keyed *order = NULL;
   int *group_of_first = NULL;
-  set->moves = calloc((size_t)total_moves, sizeof *set->moves);
-  set->boxes = calloc((size_t)total_boxes, sizeof *set->boxes);
+  set->moves = calloc((size_t)total_moves + 1, sizeof *set->moves);
+  set->boxes = calloc((size_t)total_boxes + 1, sizeof *set->boxes);
   set->exits = calloc((size_t)(total_exits > 0 ? total_exits : 1), sizeof *set->exits);
-  set->groups = calloc((size_t)total_moves, sizeof *set->groups);
-  set->members = calloc((size_t)total_moves, sizeof *set->members);
-  order = calloc((size_t)total_moves, sizeof *order);
-  group_of_first = calloc((size_t)total_moves, sizeof *group_of_first);
+  set->groups = calloc((size_t)total_moves + 1, sizeof *set->groups);
+  set->members = calloc((size_t)total_moves + 1, sizeof *set->members);
+  order = calloc((size_t)total_moves + 1, sizeof *order);
+  group_of_first = calloc((size_t)total_moves + 1, sizeof *group_of_first);
   if (set->moves == NULL || set->boxes == NULL || set->exits == NULL || set->groups == NULL ||
       set->members == NULL || order == NULL || group_of_first == NULL)
     goto fail;
+  /* A start room is the dungeon's entrance: placed once, at the origin,
+   * never as a move. */
   for (int r = 0; r < set->room_count; r++)
-    for (int c = 0; c < set->rooms[r].connector_count; c++)
+    for (int c = 0; c < set->rooms[r].connector_count && !(set->rooms[r].tag_bits & TAG_START);
+         c++)
       for (int rotation = 0; rotation < 4; rotation++)
         build_move(set, r, c, rotation, &set->moves[set->move_count++]);
 

@@ -59,7 +59,7 @@ static bool plain_name(const char *text) {
 /* Rejects members the format does not define, so that a typo ("conectors")
  * is an error rather than a silently ignored key. */
 static void unknown_keys(const json_t *object, const char *const *known, const char *where,
-                         rs_report *report) {
+                         const char *room_id, rs_report *report) {
   const char *key;
   json_t *value;
   json_object_foreach((json_t *)object, key, value) {
@@ -69,8 +69,11 @@ static void unknown_keys(const json_t *object, const char *const *known, const c
     if (!found) {
       char field[DG_ERROR_FIELD_MAX];
       path(field, "%s%s", where, key);
-      problem(report, DG_EINVAL, field, "%s: unknown member '%s'", where[0] ? where : "room set",
-              key);
+      if (room_id != NULL)
+        problem(report, DG_EINVAL, field, "room '%s': unknown member '%s' in %s", room_id, key,
+                where);
+      else
+        problem(report, DG_EINVAL, field, "room set: unknown member '%s'", key);
     }
   }
 }
@@ -112,20 +115,23 @@ static bool in_box(const rs_box *box, int x, int y, int z) {
          z < box->z1;
 }
 
-static void parse_boxes(const json_t *boxes, rs_room *room, const char *prefix,
+/* Returns false when some box was rejected, so that connectors are not
+ * also blamed for lying outside the space that remains. */
+static bool parse_boxes(const json_t *boxes, rs_room *room, const char *prefix,
                         rs_report *report) {
+  int before = report->count;
   char field[DG_ERROR_FIELD_MAX];
   if (boxes == NULL) {
     room->boxes[0] = (rs_box){0, 0, 0, room->size[0], room->size[1], room->size[2]};
     room->box_count = 1;
-    return;
+    return true;
   }
   path(field, "%s.boxes", prefix);
   if (!json_is_array(boxes) || json_array_size(boxes) == 0 ||
       json_array_size(boxes) > RS_BOXES_MAX) {
     problem(report, DG_EINVAL, field, "room '%s': boxes must be an array of 1 to %d boxes",
             room->id, RS_BOXES_MAX);
-    return;
+    return false;
   }
   static const char *const known[] = {"at", "size", NULL};
   static const int zero_hi[3] = {RS_SIZE_MAX, RS_SIZE_MAX, RS_SIZE_MAX};
@@ -139,7 +145,7 @@ static void parse_boxes(const json_t *boxes, rs_room *room, const char *prefix,
     }
     char where[DG_ERROR_FIELD_MAX];
     path(where, "%s.", field);
-    unknown_keys(box, known, where, report);
+    unknown_keys(box, known, where, room->id, report);
     int at[3], size[3];
     int hi_at[3] = {room->size[0] - 1, room->size[1] - 1, room->size[2] - 1};
     char at_field[DG_ERROR_FIELD_MAX], size_field[DG_ERROR_FIELD_MAX];
@@ -165,10 +171,11 @@ static void parse_boxes(const json_t *boxes, rs_room *room, const char *prefix,
     if (!overlapping)
       room->boxes[room->box_count++] = b;
   }
+  return report->count == before;
 }
 
 static void parse_connectors(const json_t *connectors, rs_room *room, const char *prefix,
-                             rs_report *report) {
+                             bool boxes_ok, rs_report *report) {
   char field[DG_ERROR_FIELD_MAX];
   path(field, "%s.connectors", prefix);
   if (connectors == NULL || (json_is_array(connectors) && json_array_size(connectors) == 0)) {
@@ -197,7 +204,7 @@ static void parse_connectors(const json_t *connectors, rs_room *room, const char
     path(where, "%s.", field);
     path(at_field, "%s.at", field);
     path(facing_field, "%s.facing", field);
-    unknown_keys(c, known, where, report);
+    unknown_keys(c, known, where, room->id, report);
     int at[3];
     const json_t *at_json = json_object_get(c, "at");
     if (json_is_array(at_json) && json_array_size(at_json) == 3) {
@@ -248,7 +255,7 @@ static void parse_connectors(const json_t *connectors, rs_room *room, const char
     bool filled = false;
     for (int k = 0; k < room->box_count && !filled; k++)
       filled = in_box(&room->boxes[k], at[0], at[1], at[2]);
-    if (!filled) {
+    if (!filled && boxes_ok) {
       problem(report, DG_EINVAL, at_field,
               "room '%s': connector %zu at [%d, %d, %d] is not inside any of the room's boxes",
               room->id, i, at[0], at[1], at[2]);
@@ -319,7 +326,7 @@ static bool parse_room(const json_t *json, size_t index, rs_room *room, rs_repor
                                       "note", NULL};
   char where[DG_ERROR_FIELD_MAX];
   path(where, "%s.", prefix);
-  unknown_keys(json, known, where, report);
+  unknown_keys(json, known, where, room->id, report);
 
   int before = report->count;
   const json_t *weight = json_object_get(json, "weight");
@@ -346,8 +353,8 @@ static bool parse_room(const json_t *json, size_t index, rs_room *room, rs_repor
   if (!read_triple(json_object_get(json, "size"), 1, size_hi, room->size, field, room->id,
                    report))
     return false;
-  parse_boxes(json_object_get(json, "boxes"), room, prefix, report);
-  parse_connectors(json_object_get(json, "connectors"), room, prefix, report);
+  bool boxes_ok = parse_boxes(json_object_get(json, "boxes"), room, prefix, report);
+  parse_connectors(json_object_get(json, "connectors"), room, prefix, boxes_ok, report);
   parse_tags(json_object_get(json, "tags"), room, prefix, report);
   return report->count == before;
 }
@@ -362,7 +369,7 @@ int rs_set_parse(const json_t *json, rs_report *report, rs_set **out) {
     goto fail;
   }
   static const char *const known[] = {"format", "name", "biome", "rooms", "note", NULL};
-  unknown_keys(json, known, "", report);
+  unknown_keys(json, known, "", NULL, report);
   const json_t *format = json_object_get(json, "format");
   if (!json_is_string(format) || strcmp(json_string_value(format), FORMAT_NAME) != 0)
     problem(report, DG_EINVAL, "format", "format must be \"%s\"", FORMAT_NAME);
@@ -409,13 +416,19 @@ int rs_set_parse(const json_t *json, rs_report *report, rs_set **out) {
     set->room_count++;
   }
   if (report->count == start_count) {
-    /* A set whose rooms all have one doorway can place only its start. */
-    bool grows = false;
-    for (int i = 0; i < set->room_count && !grows; i++)
-      grows = set->rooms[i].connector_count >= 2;
+    /* A set whose rooms all have one doorway can place only its start; a
+     * set of start rooms alone has no moves (start rooms are placed once). */
+    bool grows = false, movable = false;
+    for (int i = 0; i < set->room_count; i++) {
+      grows = grows || set->rooms[i].connector_count >= 2;
+      movable = movable || !(set->rooms[i].tag_bits & TAG_START);
+    }
     if (!grows)
       problem(report, DG_EINVAL, "rooms",
               "no room has two or more connectors, so nothing can grow past the first room");
+    else if (!movable)
+      problem(report, DG_EINVAL, "rooms",
+              "every room is tagged start, so nothing can be attached to the first room");
   }
   if (report->count != start_count)
     goto fail;
