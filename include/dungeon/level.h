@@ -69,6 +69,16 @@ typedef struct dg_stat {
   int64_t value;
 } dg_stat;
 
+/* Wall-clock time of one named phase of a generation ("growth"), for
+ * people: `dungeon bench` and the daemon's Server-Timing. Never part of the
+ * level's JSON, which stays deterministic. */
+typedef struct dg_timing {
+  const char *name; /* static string */
+  uint64_t ns;      /* monotonic nanoseconds spent */
+} dg_timing;
+
+#define DG_TIMINGS_MAX 8
+
 /* Generator-specific data serialised into the level object. */
 typedef struct dg_level_extension {
   void *data;                                  /* owned by the level */
@@ -93,6 +103,8 @@ struct dg_level {
   dg_stat stats[DG_STATS_MAX];   /* deterministic figures, in insertion order */
   int stat_count;
   dg_level_extension extension;  /* optional generator data */
+  dg_timing timings[DG_TIMINGS_MAX]; /* phase timings, not serialised */
+  int timing_count;
 };
 
 /* Allocates an empty level for `request` (algorithm, seed, params copied).
@@ -111,6 +123,10 @@ int dg_level_add_object(dg_level *level, const dg_object *object);
 /* Records (or overwrites) the deterministic stat `name` (static string).
  * Silently ignores more than DG_STATS_MAX distinct names. */
 void dg_level_set_stat(dg_level *level, const char *name, int64_t value);
+
+/* Records (or overwrites) the wall-clock time of phase `name` (static
+ * string). Ignores more than DG_TIMINGS_MAX distinct names. */
+void dg_level_set_timing(dg_level *level, const char *name, uint64_t ns);
 
 /* Computes level->metrics from the grid (when present) and the graph, and
  * marks the graph's cycle edges. 0 or DG_ENOMEM. */

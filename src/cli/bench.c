@@ -16,6 +16,38 @@ static void usage(void) {
        "  --json       one JSON object instead of the table");
 }
 
+/* Per-level wall-clock samples of each phase a generator times
+ * (dg_level.timings), e.g. the authored generator's "growth". */
+typedef struct phase_samples {
+  const char *name;  /* static, from the level */
+  double *ms;        /* one sample per level, milliseconds */
+  long count, capacity;
+} phase_samples;
+
+static int record_phases(phase_samples *phases, int *phase_count, const dg_level *level) {
+  for (int t = 0; t < level->timing_count; t++) {
+    int p = 0;
+    while (p < *phase_count && strcmp(phases[p].name, level->timings[t].name) != 0)
+      p++;
+    if (p == *phase_count) {
+      if (p == DG_TIMINGS_MAX)
+        continue;
+      phases[(*phase_count)++] = (phase_samples){level->timings[t].name, NULL, 0, 0};
+    }
+    phase_samples *ph = &phases[p];
+    if (ph->count == ph->capacity) {
+      long grown = ph->capacity ? ph->capacity * 2 : 256;
+      double *bigger = realloc(ph->ms, (size_t)grown * sizeof *bigger);
+      if (bigger == NULL)
+        return -1;
+      ph->ms = bigger;
+      ph->capacity = grown;
+    }
+    ph->ms[ph->count++] = (double)level->timings[t].ns / 1e6;
+  }
+  return 0;
+}
+
 static int by_value(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -74,6 +106,8 @@ int cli_bench(int argc, char **argv) {
     dg_context_free(context);
     return CLI_EXIT_FAILURE;
   }
+  phase_samples phases[DG_TIMINGS_MAX];
+  int phase_count = 0;
   uint64_t seed = 1;
   long total_levels = 0;
   int rc = 0;
@@ -92,6 +126,11 @@ int cli_bench(int argc, char **argv) {
         break;
       levels++;
       now = dg_monotonic_ns();
+      if (record_phases(phases, &phase_count, level) != 0) {
+        dg_level_free(level);
+        rc = dg_error_set(&err, DG_ENOMEM, "", "out of memory");
+        break;
+      }
       /* Serialise one level in eight, timed apart from generation. */
       if ((levels & 7) == 0) {
         char *text = NULL;
@@ -116,6 +155,8 @@ int cli_bench(int argc, char **argv) {
   }
   if (rc != 0) {
     cli_error("generation failed: %s", err.message);
+    for (int p = 0; p < phase_count; p++)
+      free(phases[p].ms);
     free(rates);
     free(json_costs);
     free(json_bytes);
@@ -138,6 +179,15 @@ int cli_bench(int argc, char **argv) {
         "levels_per_second_median", rate, "levels_per_second_min", rate_min,
         "levels_per_second_max", rate_max, "generation_us_median", 1e6 / rate,
         "json_us_median", json_us, "json_bytes_median", bytes);
+    json_t *phase_json = json_object();
+    for (int p = 0; p < phase_count; p++) {
+      double med = median(phases[p].ms, (int)phases[p].count); /* sorts the samples */
+      json_object_set_new(phase_json, phases[p].name,
+                          json_pack("{s:f,s:f,s:I}", "median_ms", med, "max_ms",
+                                    phases[p].ms[phases[p].count - 1], "levels",
+                                    (json_int_t)phases[p].count));
+    }
+    json_object_set_new(out, "phases", phase_json);
     char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER);
     puts(text != NULL ? text : "{}");
     free(text);
@@ -147,8 +197,16 @@ int cli_bench(int argc, char **argv) {
            "levels/s med", "levels/s min", "levels/s max", "gen us/level", "json us", "json bytes");
     printf("%-10s %-8d %-14.0f %-14.0f %-14.0f %-14.2f %-12.2f %-10.0f\n", request.algorithm->name,
            runs, rate, rate_min, rate_max, 1e6 / rate, json_us, bytes);
+    for (int p = 0; p < phase_count; p++) {
+      double med = median(phases[p].ms, (int)phases[p].count);
+      printf("phase %-12s median %.3f ms/level, p90 %.3f ms, max %.3f ms over %ld levels\n",
+             phases[p].name, med, phases[p].ms[(long)(phases[p].count * 0.9)],
+             phases[p].ms[phases[p].count - 1], phases[p].count);
+    }
     printf("params: %s\n", params_text != NULL ? params_text : "{}");
   }
+  for (int p = 0; p < phase_count; p++)
+    free(phases[p].ms);
   free(params_text);
   json_decref(params);
   free(rates);

@@ -272,8 +272,10 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   int rc = occ_init(&s.occupancy);
   if (rc != 0)
     goto fail;
+  uint64_t started = dg_monotonic_ns();
   if ((rc = au_grow(&s, cancel)) != 0)
     goto fail;
+  dg_level_set_timing(level, "growth", dg_monotonic_ns() - started);
   if ((rc = fill_level(&s, err)) != 0)
     goto fail;
   int min_x = 0, min_z = 0;
