@@ -22,9 +22,9 @@ static int check_file(const char *path, json_t *results) {
   if (json == NULL) {
     cli_error("%s:%d:%d: %s", path, parse_error.line, parse_error.column, parse_error.text);
     if (results != NULL)
-      json_array_append_new(results, json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "file", path, "valid",
-                                               0, "problems", "field", "", "message",
-                                               parse_error.text));
+      json_array_append_new(results,
+                            json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "file", path, "valid", 0,
+                                      "problems", "field", "", "message", parse_error.text));
     return -1;
   }
   dg_error problems[CHECK_PROBLEMS_MAX];
@@ -34,8 +34,8 @@ static int check_file(const char *path, json_t *results) {
     json_t *list = results != NULL ? json_array() : NULL;
     for (int i = 0; i < count && i < CHECK_PROBLEMS_MAX; i++) {
       if (list != NULL)
-        json_array_append_new(list, json_pack("{s:s,s:s}", "field", problems[i].field,
-                                              "message", problems[i].message));
+        json_array_append_new(list, json_pack("{s:s,s:s}", "field", problems[i].field, "message",
+                                              problems[i].message));
       else
         fprintf(stderr, "%s: %s: %s\n", path, problems[i].field, problems[i].message);
     }
@@ -44,8 +44,8 @@ static int check_file(const char *path, json_t *results) {
     if (list == NULL)
       fprintf(stderr, "%s: invalid (%d problem%s)\n", path, count, count == 1 ? "" : "s");
     else
-      json_array_append_new(results, json_pack("{s:s,s:b,s:o}", "file", path, "valid", 0,
-                                               "problems", list));
+      json_array_append_new(results,
+                            json_pack("{s:s,s:b,s:o}", "file", path, "valid", 0, "problems", list));
     json_decref(json);
     return -1;
   }

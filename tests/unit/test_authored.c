@@ -152,12 +152,11 @@ Test(authored, no_two_rooms_overlap) {
         for (int j = i + 1; j < count && boxes[j].lo[0] < boxes[i].hi[0]; j++) {
           bool overlap = true;
           for (int k = 0; k < 3; k++)
-            overlap = overlap && boxes[i].lo[k] < boxes[j].hi[k] &&
-                      boxes[j].lo[k] < boxes[i].hi[k];
+            overlap = overlap && boxes[i].lo[k] < boxes[j].hi[k] && boxes[j].lo[k] < boxes[i].hi[k];
           pairs++;
           cr_assert(!overlap || boxes[i].owner == boxes[j].owner,
-                    "%s seed %llu: placements %d and %d overlap", sets[s],
-                    (unsigned long long)seed, boxes[i].owner, boxes[j].owner);
+                    "%s seed %llu: placements %d and %d overlap", sets[s], (unsigned long long)seed,
+                    boxes[i].owner, boxes[j].owner);
         }
       cr_assert_gt(pairs, 0, "the sweep must compare neighbouring rooms");
       free(boxes);
@@ -192,8 +191,7 @@ Test(authored, connections_are_valid) {
         owner[e] = (int)json_integer_value(json_object_get(ends[e], "placement"));
         int k = (int)json_integer_value(json_object_get(ends[e], "connector"));
         const json_t *connector = json_array_get(
-            json_object_get(json_array_get(placements, (size_t)owner[e]), "connectors"),
-            (size_t)k);
+            json_object_get(json_array_get(placements, (size_t)owner[e]), "connectors"), (size_t)k);
         cr_assert_not_null(connector);
         cr_assert_str_eq(json_string_value(json_object_get(connector, "state")), "connected");
         for (int a = 0; a < 3; a++)
@@ -243,9 +241,9 @@ Test(authored, room_count_reached) {
       const json_t *stats = json_object_get(level, "stats");
       cr_assert_eq(json_integer_value(json_object_get(stats, "rooms_placed")), 1000);
       cr_assert_eq(json_integer_value(json_object_get(stats, "out_of_space")), 0);
-      cr_assert_str_eq(json_string_value(json_object_get(json_object_get(level, "growth"),
-                                                         "stop_reason")),
-                       "room_count");
+      cr_assert_str_eq(
+          json_string_value(json_object_get(json_object_get(level, "growth"), "stop_reason")),
+          "room_count");
       cr_assert_eq(json_array_size(json_object_get(level, "placements")), 1000);
       json_decref(level);
     }

@@ -85,8 +85,7 @@ Test(roomset, no_connectors) {
   expect_problem("no_connectors.json", "rooms[corridor].connectors", "has no connectors");
 }
 Test(roomset, bad_facing) {
-  expect_problem("bad_facing.json", "rooms[corridor].connectors[0].facing",
-                 "one of n, e, s, w");
+  expect_problem("bad_facing.json", "rooms[corridor].connectors[0].facing", "one of n, e, s, w");
 }
 Test(roomset, duplicate_connector) {
   expect_problem("duplicate_connector.json", "rooms[corridor].connectors[2].at",
@@ -155,8 +154,8 @@ Test(roomset, shipped_sets) {
     snprintf(path, sizeof path, CONFIG_DIR "%s", files[i]);
     json_t *json = load(path);
     dg_error err = {0};
-    cr_assert_eq(dg_context_add_roomset(context, json, &err), 0, "%s: %s %s", files[i],
-                 err.field, err.message);
+    cr_assert_eq(dg_context_add_roomset(context, json, &err), 0, "%s: %s %s", files[i], err.field,
+                 err.message);
     json_decref(json);
     dg_roomset_info info;
     cr_assert_eq(dg_context_roomset_info(context, i, &info), 0);

@@ -32,15 +32,15 @@ static const dg_param_def authored_params[P_COUNT] = {
 typedef struct au_output {
   char roomset[RS_NAME_MAX];
   char biome[RS_NAME_MAX];
-  rs_room *rooms;            /* copy of the set's rooms, owned */
-  au_placement *placements;  /* owned */
+  rs_room *rooms;           /* copy of the set's rooms, owned */
+  au_placement *placements; /* owned */
   int placement_count;
-  au_connector *connectors;  /* owned */
+  au_connector *connectors;   /* owned */
   au_connection *connections; /* owned */
   int connection_count;
-  rs_box *boxes;             /* world boxes by placement, owned */
+  rs_box *boxes; /* world boxes by placement, owned */
   bool out_of_space;
-  int grid_origin[2];        /* world x, z of grid tile (0, 0) */
+  int grid_origin[2]; /* world x, z of grid tile (0, 0) */
 } au_output;
 
 static void output_free(void *data) {
@@ -71,9 +71,9 @@ static json_t *placements_json(const au_output *s) {
     const rs_room *room = &s->rooms[p->room];
     json_t *boxes = json_array(), *connectors = json_array(), *tags = json_array();
     json_t *item = json_pack("{s:i,s:s,s:o,s:i,s:i,s:i,s:o,s:o,s:o}", "id", i, "room", room->id,
-                             "origin", triple(p->origin[0], p->origin[1], p->origin[2]),
-                             "rotation", p->rotation * 90, "depth", p->depth, "parent",
-                             p->parent, "tags", tags, "boxes", boxes, "connectors", connectors);
+                             "origin", triple(p->origin[0], p->origin[1], p->origin[2]), "rotation",
+                             p->rotation * 90, "depth", p->depth, "parent", p->parent, "tags", tags,
+                             "boxes", boxes, "connectors", connectors);
     if (item == NULL || json_array_append_new(list, item) != 0)
       goto fail;
     for (int t = 0; t < room->tag_count; t++)
@@ -108,9 +108,9 @@ static json_t *connections_json(const au_output *s) {
     const au_connection *c = &s->connections[i];
     const au_connector *a = &s->connectors[c->a], *b = &s->connectors[c->b];
     const au_placement *pa = &s->placements[a->placement], *pb = &s->placements[b->placement];
-    json_t *item = json_pack("{s:s,s:{s:i,s:i},s:{s:i,s:i}}", "kind", c->kind, "from",
-                             "placement", a->placement, "connector", c->a - pa->conn_first, "to",
-                             "placement", b->placement, "connector", c->b - pb->conn_first);
+    json_t *item = json_pack("{s:s,s:{s:i,s:i},s:{s:i,s:i}}", "kind", c->kind, "from", "placement",
+                             a->placement, "connector", c->a - pa->conn_first, "to", "placement",
+                             b->placement, "connector", c->b - pb->conn_first);
     if (item == NULL || json_array_append_new(list, item) != 0) {
       json_decref(list);
       return NULL;
@@ -122,9 +122,9 @@ static json_t *connections_json(const au_output *s) {
 static int output_to_json(const void *data, json_t *level_object) {
   const au_output *out = data;
   json_t *roomset = json_pack("{s:s,s:s}", "name", out->roomset, "biome", out->biome);
-  json_t *growth = json_pack("{s:s,s:[i,i]}", "stop_reason",
-                             out->out_of_space ? "no_space" : "room_count", "grid_origin",
-                             out->grid_origin[0], out->grid_origin[1]);
+  json_t *growth =
+      json_pack("{s:s,s:[i,i]}", "stop_reason", out->out_of_space ? "no_space" : "room_count",
+                "grid_origin", out->grid_origin[0], out->grid_origin[1]);
   if (json_object_set_new(level_object, "roomset", roomset) != 0 ||
       json_object_set_new(level_object, "placements", placements_json(out)) != 0 ||
       json_object_set_new(level_object, "connections", connections_json(out)) != 0 ||
@@ -157,8 +157,10 @@ static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg
   int width = max_x - min_x + 2, height = max_z - min_z + 2;
   int rc = dg_grid_init(&level->grid, width, height);
   if (rc != 0)
-    return dg_error_set(err, rc, "params.rooms", "the top-down map (%dx%d) is too large; "
-                                                   "set params.grid to false", width, height);
+    return dg_error_set(err, rc, "params.rooms",
+                        "the top-down map (%dx%d) is too large; "
+                        "set params.grid to false",
+                        width, height);
   level->has_grid = true;
   long cells = (long)width * height;
   int *owner = malloc((size_t)cells * sizeof *owner);
@@ -186,8 +188,7 @@ static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg
       bool rim = false;
       for (int d = 0; d < 4 && o >= 0; d++) {
         int nx = x + dx[d], ny = y + dz[d];
-        int n = nx < 0 || ny < 0 || nx >= width || ny >= height ? -1
-                                                                 : owner[(long)ny * width + nx];
+        int n = nx < 0 || ny < 0 || nx >= width || ny >= height ? -1 : owner[(long)ny * width + nx];
         rim = rim || (n != o && n != -2);
       }
       dg_grid_set(&level->grid, x, y, rim ? DG_TILE_WALL : DG_TILE_FLOOR);
@@ -231,7 +232,9 @@ static int fill_level(au_state *s, dg_error *err) {
                  .y = z0 - min_z + 1 + inset_z,
                  .width = x1 - x0 - 2 * inset_x,
                  .height = z1 - z0 - 2 * inset_z,
-                 .kind = (room->tag_bits & TAG_SHIM) ? "shim" : i == 0 ? "start" : "room"};
+                 .kind = (room->tag_bits & TAG_SHIM) ? "shim"
+                         : i == 0                    ? "start"
+                                                     : "room"};
     snprintf(r.label, sizeof r.label, "%d", i);
     int node;
     if (dg_level_add_room(level, &r, NULL) != 0 ||

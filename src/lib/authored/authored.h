@@ -21,23 +21,23 @@ enum { CONN_OPEN, CONN_CONNECTED, CONN_CLOSED };
 
 /* A room placed in the world. */
 typedef struct au_placement {
-  int room;          /* index in the set's rooms */
-  int rotation;      /* quarter turns clockwise */
-  int origin[3];     /* world low corner of the rotated room */
-  int parent;        /* placement it grew from, -1 for the start */
-  int depth;         /* tree depth, 0 for the start */
-  int box_first;     /* boxes in the occupancy index's array */
+  int room;      /* index in the set's rooms */
+  int rotation;  /* quarter turns clockwise */
+  int origin[3]; /* world low corner of the rotated room */
+  int parent;    /* placement it grew from, -1 for the start */
+  int depth;     /* tree depth, 0 for the start */
+  int box_first; /* boxes in the occupancy index's array */
   int box_count;
-  int conn_first;    /* connectors in au_state.connectors */
-  int conn_count;    /* the room's connector count */
+  int conn_first; /* connectors in au_state.connectors */
+  int conn_count; /* the room's connector count */
 } au_placement;
 
 /* A connector of a placed room, in world space. */
 typedef struct au_connector {
-  int x, y, z;    /* doorway block */
-  int facing;     /* FACING_* in the world */
-  int placement;  /* owning placement */
-  int state;      /* CONN_* */
+  int x, y, z;   /* doorway block */
+  int facing;    /* FACING_* in the world */
+  int placement; /* owning placement */
+  int state;     /* CONN_* */
 } au_connector;
 
 /* Two connectors joined: their doorway blocks are neighbours and their
@@ -51,8 +51,8 @@ typedef struct au_state {
   const rs_set *set;
   const dg_params *params;
   dg_level *level;
-  dg_rng layout;       /* which group is tried at an open connector */
-  dg_rng choice;       /* which concrete room of a group is committed */
+  dg_rng layout; /* which group is tried at an open connector */
+  dg_rng choice; /* which concrete room of a group is committed */
   occ_index occupancy;
   au_placement *placements;
   int placement_count, placement_capacity;
@@ -60,11 +60,11 @@ typedef struct au_state {
   int connector_count, connector_capacity;
   au_connection *connections;
   int connection_count, connection_capacity;
-  dg_heap open;        /* open connectors by squared distance from the centre */
-  uint32_t *tried;     /* per group: the attempt stamp of its last rejection */
-  uint32_t attempt;    /* current stamp */
+  dg_heap open;     /* open connectors by squared distance from the centre */
+  uint32_t *tried;  /* per group: the attempt stamp of its last rejection */
+  uint32_t attempt; /* current stamp */
   int64_t fit_checks, closed_connectors, rejected_moves;
-  bool out_of_space;   /* growth stopped before the room count */
+  bool out_of_space; /* growth stopped before the room count */
 } au_state;
 
 /* Grows the tree (seed 003, footnote 1): start room at the origin, then

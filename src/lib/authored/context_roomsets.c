@@ -25,13 +25,12 @@ int dg_context_add_roomset(dg_context *context, const json_t *json, dg_error *er
     if (rc == DG_ENOMEM)
       return dg_error_set(err, rc, "", "out of memory loading a room set");
     if (report.count > 1)
-      return dg_error_set(err, first.code, first.field, "%s (and %d more problems)",
-                          first.message, report.count - 1);
+      return dg_error_set(err, first.code, first.field, "%s (and %d more problems)", first.message,
+                          report.count - 1);
     return dg_error_set(err, first.code, first.field, "%s", first.message);
   }
   if (dg_context_find_roomset(context, set->name) != NULL) {
-    rc = dg_error_set(err, DG_EINVAL, "name", "a room set named '%s' is already loaded",
-                      set->name);
+    rc = dg_error_set(err, DG_EINVAL, "name", "a room set named '%s' is already loaded", set->name);
     goto fail;
   }
   if ((rc = rs_set_build_moves(set)) != 0) {
@@ -83,9 +82,8 @@ int dg_context_roomset_info(const dg_context *context, int index, dg_roomset_inf
   int shims = 0;
   for (int r = 0; r < set->room_count; r++)
     shims += (set->rooms[r].tag_bits & TAG_SHIM) != 0;
-  *info = (dg_roomset_info){set->name,       set->biome,      set->room_count,
-                            set->connector_count, shims, set->move_count,
-                            set->group_count};
+  *info = (dg_roomset_info){set->name, set->biome,      set->room_count, set->connector_count,
+                            shims,     set->move_count, set->group_count};
   return 0;
 }
 
@@ -96,10 +94,10 @@ json_t *dg_context_roomsets_to_json(const dg_context *context) {
   for (int i = 0; i < dg_context_roomset_count(context); i++) {
     dg_roomset_info info;
     dg_context_roomset_info(context, i, &info);
-    json_t *item = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i}", "name", info.name, "biome",
-                             info.biome, "rooms", info.rooms, "connectors", info.connectors,
-                             "shims", info.shims, "moves", info.moves, "move_groups",
-                             info.move_groups);
+    json_t *item =
+        json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i}", "name", info.name, "biome", info.biome, "rooms",
+                  info.rooms, "connectors", info.connectors, "shims", info.shims, "moves",
+                  info.moves, "move_groups", info.move_groups);
     if (item == NULL || json_array_append_new(list, item) != 0) {
       json_decref(list);
       return NULL;

@@ -116,9 +116,8 @@ int au_commit(au_state *s, int open, int m, const char *kind) {
     boxes[b] = (rs_box){r->x0 + at.x, r->y0 + at.y, r->z0 + at.z,
                         r->x1 + at.x, r->y1 + at.y, r->z1 + at.z};
   }
-  connectors[move->connector] = (au_connector){at.x + facing_dx(at.facing), at.y,
-                                               at.z + facing_dz(at.facing), at.facing ^ 2, 0,
-                                               CONN_OPEN};
+  connectors[move->connector] = (au_connector){
+      at.x + facing_dx(at.facing), at.y, at.z + facing_dz(at.facing), at.facing ^ 2, 0, CONN_OPEN};
   for (int e = 0; e < move->exit_count; e++) {
     const rs_exit *x = &s->set->exits[move->exit_first + e];
     connectors[x->connector] =
@@ -172,8 +171,8 @@ static int place_start(au_state *s) {
   }
   for (int k = 0; k < room->connector_count; k++) {
     const rs_connector *c = &room->connectors[k];
-    connectors[k] = (au_connector){c->x + origin[0], c->y + origin[1], c->z + origin[2],
-                                   c->facing, 0, CONN_OPEN};
+    connectors[k] = (au_connector){
+        c->x + origin[0], c->y + origin[1], c->z + origin[2], c->facing, 0, CONN_OPEN};
   }
   int id = place(s, chosen, 0, origin, boxes, connectors, -1);
   if (id < 0)

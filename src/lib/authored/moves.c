@@ -117,8 +117,7 @@ static void build_move(rs_set *set, int room_index, int c, int rotation, rs_move
   qsort(out_exits, (size_t)n, sizeof *out_exits, compare_exit);
   set->exit_total += n;
   /* A dead end costs the walk to its far wall and back out. */
-  move->cost = n > 0 ? longest
-                     : 1 + (bounds.x1 - bounds.x0) + (bounds.z1 - bounds.z0) - 2;
+  move->cost = n > 0 ? longest : 1 + (bounds.x1 - bounds.x0) + (bounds.z1 - bounds.z0) - 2;
 }
 
 /* Same filled space and same exits: interchangeable for the search. */
@@ -191,8 +190,7 @@ int rs_set_build_moves(rs_set *set) {
   /* A start room is the dungeon's entrance: placed once, at the origin,
    * never as a move. */
   for (int r = 0; r < set->room_count; r++)
-    for (int c = 0; c < set->rooms[r].connector_count && !(set->rooms[r].tag_bits & TAG_START);
-         c++)
+    for (int c = 0; c < set->rooms[r].connector_count && !(set->rooms[r].tag_bits & TAG_START); c++)
       for (int rotation = 0; rotation < 4; rotation++)
         build_move(set, r, c, rotation, &set->moves[set->move_count++]);
 

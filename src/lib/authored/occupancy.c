@@ -93,8 +93,7 @@ static int reserve(void **items, int *capacity, int needed, size_t size) {
 int occ_add(occ_index *index, const rs_box *box, int owner) {
   int box_capacity = index->box_capacity;
   if (reserve((void **)&index->boxes, &box_capacity, index->box_count + 1, sizeof(rs_box)) != 0 ||
-      reserve((void **)&index->owner, &index->box_capacity, index->box_count + 1, sizeof(int)) !=
-          0)
+      reserve((void **)&index->owner, &index->box_capacity, index->box_count + 1, sizeof(int)) != 0)
     return DG_ENOMEM;
   int id = index->box_count++;
   index->boxes[id] = *box;

@@ -16,15 +16,15 @@
 #define OCC_BUCKET_SHIFT 4 /* buckets of 16 x 16 x 16 blocks */
 
 typedef struct occ_index {
-  uint64_t *keys;      /* packed bucket coordinates, OCC_EMPTY when free */
-  int *heads;          /* first entry of each bucket's chain, parallel to keys */
-  uint32_t slots;      /* table size, a power of two */
-  uint32_t used;       /* occupied slots */
-  int *entry_box;      /* entry -> box index */
-  int *entry_next;     /* entry -> next entry of the same bucket, -1 ends */
+  uint64_t *keys;  /* packed bucket coordinates, OCC_EMPTY when free */
+  int *heads;      /* first entry of each bucket's chain, parallel to keys */
+  uint32_t slots;  /* table size, a power of two */
+  uint32_t used;   /* occupied slots */
+  int *entry_box;  /* entry -> box index */
+  int *entry_next; /* entry -> next entry of the same bucket, -1 ends */
   int entry_count, entry_capacity;
-  rs_box *boxes;       /* every box added, in order */
-  int *owner;          /* box -> owner id (a placement) */
+  rs_box *boxes; /* every box added, in order */
+  int *owner;    /* box -> owner id (a placement) */
   int box_count, box_capacity;
 } occ_index;
 

@@ -79,8 +79,8 @@ static void unknown_keys(const json_t *object, const char *const *known, const c
 }
 
 /* Reads an array of three integers each within [lo, hi[axis]]. */
-static bool read_triple(const json_t *value, int lo, const int *hi, int out[3],
-                        const char *field, const char *room_id, rs_report *report) {
+static bool read_triple(const json_t *value, int lo, const int *hi, int out[3], const char *field,
+                        const char *room_id, rs_report *report) {
   if (!json_is_array(value) || json_array_size(value) != 3) {
     problem(report, DG_ETYPE, field, "room '%s': %s must be an array of three integers [x, y, z]",
             room_id, field);
@@ -111,14 +111,12 @@ static int facing_from_name(const char *name) {
 }
 
 static bool in_box(const rs_box *box, int x, int y, int z) {
-  return x >= box->x0 && x < box->x1 && y >= box->y0 && y < box->y1 && z >= box->z0 &&
-         z < box->z1;
+  return x >= box->x0 && x < box->x1 && y >= box->y0 && y < box->y1 && z >= box->z0 && z < box->z1;
 }
 
 /* Returns false when some box was rejected, so that connectors are not
  * also blamed for lying outside the space that remains. */
-static bool parse_boxes(const json_t *boxes, rs_room *room, const char *prefix,
-                        rs_report *report) {
+static bool parse_boxes(const json_t *boxes, rs_room *room, const char *prefix, rs_report *report) {
   int before = report->count;
   char field[DG_ERROR_FIELD_MAX];
   if (boxes == NULL) {
@@ -152,8 +150,7 @@ static bool parse_boxes(const json_t *boxes, rs_room *room, const char *prefix,
     path(at_field, "%s.at", field);
     path(size_field, "%s.size", field);
     if (!read_triple(json_object_get(box, "at"), 0, hi_at, at, at_field, room->id, report) ||
-        !read_triple(json_object_get(box, "size"), 1, zero_hi, size, size_field, room->id,
-                     report))
+        !read_triple(json_object_get(box, "size"), 1, zero_hi, size, size_field, room->id, report))
       continue;
     rs_box b = {at[0], at[1], at[2], at[0] + size[0], at[1] + size[1], at[2] + size[2]};
     if (b.x1 > room->size[0] || b.y1 > room->size[1] || b.z1 > room->size[2]) {
@@ -199,8 +196,7 @@ static void parse_connectors(const json_t *connectors, rs_room *room, const char
               field);
       continue;
     }
-    char where[DG_ERROR_FIELD_MAX], at_field[DG_ERROR_FIELD_MAX],
-        facing_field[DG_ERROR_FIELD_MAX];
+    char where[DG_ERROR_FIELD_MAX], at_field[DG_ERROR_FIELD_MAX], facing_field[DG_ERROR_FIELD_MAX];
     path(where, "%s.", field);
     path(at_field, "%s.at", field);
     path(facing_field, "%s.facing", field);
@@ -227,8 +223,8 @@ static void parse_connectors(const json_t *connectors, rs_room *room, const char
     if (!read_triple(at_json, 0, hi_at, at, at_field, room->id, report))
       continue;
     const json_t *facing_json = json_object_get(c, "facing");
-    int facing = json_is_string(facing_json) ? facing_from_name(json_string_value(facing_json))
-                                             : -1;
+    int facing =
+        json_is_string(facing_json) ? facing_from_name(json_string_value(facing_json)) : -1;
     if (facing < 0) {
       problem(report, DG_EINVAL, facing_field,
               "room '%s': connector %zu facing must be one of n, e, s, w", room->id, i);
@@ -276,8 +272,7 @@ static void parse_connectors(const json_t *connectors, rs_room *room, const char
   }
 }
 
-static void parse_tags(const json_t *tags, rs_room *room, const char *prefix,
-                       rs_report *report) {
+static void parse_tags(const json_t *tags, rs_room *room, const char *prefix, rs_report *report) {
   if (tags == NULL)
     return;
   char field[DG_ERROR_FIELD_MAX];
@@ -292,8 +287,8 @@ static void parse_tags(const json_t *tags, rs_room *room, const char *prefix,
     const char *text = json_is_string(tag) ? json_string_value(tag) : "";
     if (!plain_name(text) || strlen(text) >= RS_TAG_MAX) {
       problem(report, DG_EINVAL, field,
-              "room '%s': tag %zu must be a name of 1 to %d characters [A-Za-z0-9_.-]", room->id,
-              i, RS_TAG_MAX - 1);
+              "room '%s': tag %zu must be a name of 1 to %d characters [A-Za-z0-9_.-]", room->id, i,
+              RS_TAG_MAX - 1);
       continue;
     }
     snprintf(room->tags[room->tag_count++], RS_TAG_MAX, "%s", text);
@@ -322,8 +317,8 @@ static bool parse_room(const json_t *json, size_t index, rs_room *room, rs_repor
   }
   snprintf(room->id, sizeof room->id, "%s", json_string_value(id));
   path(prefix, "rooms[%s]", room->id);
-  static const char *const known[] = {"id", "weight", "size", "boxes", "connectors", "tags",
-                                      "note", NULL};
+  static const char *const known[] = {"id",         "weight", "size", "boxes",
+                                      "connectors", "tags",   "note", NULL};
   char where[DG_ERROR_FIELD_MAX];
   path(where, "%s.", prefix);
   unknown_keys(json, known, where, room->id, report);
@@ -334,8 +329,8 @@ static bool parse_room(const json_t *json, size_t index, rs_room *room, rs_repor
   if (weight == NULL) {
     room->weight = 1;
   } else if (!json_is_integer(weight)) {
-    problem(report, DG_ETYPE, field, "room '%s': weight must be an integer from 1 to %d",
-            room->id, RS_WEIGHT_MAX);
+    problem(report, DG_ETYPE, field, "room '%s': weight must be an integer from 1 to %d", room->id,
+            RS_WEIGHT_MAX);
   } else if (json_integer_value(weight) == 0) {
     problem(report, DG_EINVAL, field,
             "room '%s': weight is zero, so the room could never spawn (allowed 1 to %d; "
@@ -350,8 +345,7 @@ static bool parse_room(const json_t *json, size_t index, rs_room *room, rs_repor
 
   static const int size_hi[3] = {RS_SIZE_MAX, RS_SIZE_MAX, RS_SIZE_MAX};
   path(field, "%s.size", prefix);
-  if (!read_triple(json_object_get(json, "size"), 1, size_hi, room->size, field, room->id,
-                   report))
+  if (!read_triple(json_object_get(json, "size"), 1, size_hi, room->size, field, room->id, report))
     return false;
   bool boxes_ok = parse_boxes(json_object_get(json, "boxes"), room, prefix, report);
   parse_connectors(json_object_get(json, "connectors"), room, prefix, boxes_ok, report);
@@ -375,21 +369,20 @@ int rs_set_parse(const json_t *json, rs_report *report, rs_set **out) {
     problem(report, DG_EINVAL, "format", "format must be \"%s\"", FORMAT_NAME);
   const json_t *name = json_object_get(json, "name");
   if (!json_is_string(name) || !plain_name(json_string_value(name)))
-    problem(report, DG_EINVAL, "name",
-            "name must be a name of 1 to %d characters [A-Za-z0-9_.-]", RS_NAME_MAX - 1);
+    problem(report, DG_EINVAL, "name", "name must be a name of 1 to %d characters [A-Za-z0-9_.-]",
+            RS_NAME_MAX - 1);
   else
     snprintf(set->name, sizeof set->name, "%s", json_string_value(name));
   const json_t *biome = json_object_get(json, "biome");
   if (!json_is_string(biome) || !plain_name(json_string_value(biome)))
-    problem(report, DG_EINVAL, "biome",
-            "biome must be a name of 1 to %d characters [A-Za-z0-9_.-]", RS_NAME_MAX - 1);
+    problem(report, DG_EINVAL, "biome", "biome must be a name of 1 to %d characters [A-Za-z0-9_.-]",
+            RS_NAME_MAX - 1);
   else
     snprintf(set->biome, sizeof set->biome, "%s", json_string_value(biome));
   const json_t *rooms = json_object_get(json, "rooms");
   if (!json_is_array(rooms) || json_array_size(rooms) == 0 ||
       json_array_size(rooms) > RS_ROOMS_MAX) {
-    problem(report, DG_EINVAL, "rooms", "rooms must be an array of 1 to %d rooms",
-            RS_ROOMS_MAX);
+    problem(report, DG_EINVAL, "rooms", "rooms must be an array of 1 to %d rooms", RS_ROOMS_MAX);
     goto fail;
   }
   set->rooms = calloc(json_array_size(rooms), sizeof *set->rooms);

@@ -19,13 +19,13 @@
 
 enum { FACING_N, FACING_E, FACING_S, FACING_W };
 
-#define RS_NAME_MAX 32     /* room-set names and room ids, with the NUL */
-#define RS_TAG_MAX 16      /* one tag, with the NUL */
-#define RS_TAGS_MAX 8      /* tags per room */
-#define RS_ROOMS_MAX 1000  /* rooms per set */
-#define RS_BOXES_MAX 16    /* boxes per room */
+#define RS_NAME_MAX 32       /* room-set names and room ids, with the NUL */
+#define RS_TAG_MAX 16        /* one tag, with the NUL */
+#define RS_TAGS_MAX 8        /* tags per room */
+#define RS_ROOMS_MAX 1000    /* rooms per set */
+#define RS_BOXES_MAX 16      /* boxes per room */
 #define RS_CONNECTORS_MAX 16 /* connectors per room */
-#define RS_SIZE_MAX 64     /* largest room extent on any axis, in blocks */
+#define RS_SIZE_MAX 64       /* largest room extent on any axis, in blocks */
 #define RS_WEIGHT_MAX 1000000
 
 /* Room tags the generators act on; any other tag is kept and reported. */
@@ -42,16 +42,16 @@ typedef struct rs_connector {
 } rs_connector;
 
 typedef struct rs_room {
-  char id[RS_NAME_MAX];               /* unique within the set */
-  int weight;                         /* spawn weight, >= 1 */
-  int size[3];                        /* bounding box extent x, y, z */
-  rs_box boxes[RS_BOXES_MAX];         /* filled space, room-local */
+  char id[RS_NAME_MAX];       /* unique within the set */
+  int weight;                 /* spawn weight, >= 1 */
+  int size[3];                /* bounding box extent x, y, z */
+  rs_box boxes[RS_BOXES_MAX]; /* filled space, room-local */
   int box_count;
   rs_connector connectors[RS_CONNECTORS_MAX]; /* room-local doorways */
   int connector_count;
   char tags[RS_TAGS_MAX][RS_TAG_MAX]; /* as authored */
   int tag_count;
-  unsigned tag_bits;                  /* TAG_* of the known tags */
+  unsigned tag_bits; /* TAG_* of the known tags */
 } rs_room;
 
 /* A connector of a placed room, relative to the open doorway it attached
@@ -68,47 +68,47 @@ typedef struct rs_exit {
  * open connector it attaches to faces `open_facing`; everything else is
  * relative to that open connector's doorway block. */
 typedef struct rs_move {
-  int room;         /* index in the set's rooms */
-  int connector;    /* the room's entry connector */
-  int rotation;     /* quarter turns clockwise (0-3) */
-  int open_facing;  /* facing of the open connector this attaches to */
-  int origin[3];    /* the rotated room's low corner, relative */
-  int box_first;    /* boxes in rs_set.boxes[box_first ..] */
+  int room;        /* index in the set's rooms */
+  int connector;   /* the room's entry connector */
+  int rotation;    /* quarter turns clockwise (0-3) */
+  int open_facing; /* facing of the open connector this attaches to */
+  int origin[3];   /* the rotated room's low corner, relative */
+  int box_first;   /* boxes in rs_set.boxes[box_first ..] */
   int box_count;
-  int exit_first;   /* exits in rs_set.exits[exit_first ..] */
+  int exit_first; /* exits in rs_set.exits[exit_first ..] */
   int exit_count;
-  rs_box bounds;    /* union of the boxes, relative */
-  int cost;         /* the room's walking cost: its longest entry-to-exit path */
-  int group;        /* the geometric group this move belongs to */
+  rs_box bounds; /* union of the boxes, relative */
+  int cost;      /* the room's walking cost: its longest entry-to-exit path */
+  int group;     /* the geometric group this move belongs to */
 } rs_move;
 
 /* Moves with the same filled space and the same exits (seed 003,
  * "Deduplicating the moves"): explored once, a concrete room chosen by
  * spawn weight on commit. The geometry is that of `members[0]`. */
 typedef struct rs_group {
-  int open_facing;   /* as the members' */
-  int member_first;  /* move indices in rs_set.members[member_first ..] */
+  int open_facing;  /* as the members' */
+  int member_first; /* move indices in rs_set.members[member_first ..] */
   int member_count;
-  int64_t weight;    /* sum of the members' room weights */
-  bool shim;         /* every member is tagged shim */
+  int64_t weight; /* sum of the members' room weights */
+  bool shim;      /* every member is tagged shim */
 } rs_group;
 
 typedef struct rs_set {
-  char name[RS_NAME_MAX];  /* unique within a context */
+  char name[RS_NAME_MAX]; /* unique within a context */
   char biome[RS_NAME_MAX];
-  rs_room *rooms;          /* room_count rooms, owned */
+  rs_room *rooms; /* room_count rooms, owned */
   int room_count;
-  int connector_count;     /* over all rooms */
-  rs_move *moves;          /* move_count moves, owned */
+  int connector_count; /* over all rooms */
+  rs_move *moves;      /* move_count moves, owned */
   int move_count;
-  rs_box *boxes;           /* every move's boxes, owned */
+  rs_box *boxes; /* every move's boxes, owned */
   int box_total;
-  rs_exit *exits;          /* every move's exits, owned */
+  rs_exit *exits; /* every move's exits, owned */
   int exit_total;
-  rs_group *groups;        /* group_count groups, owned */
+  rs_group *groups; /* group_count groups, owned */
   int group_count;
-  int *members;            /* group members (move indices), owned */
-  int *by_facing[4];       /* group indices attaching to each open facing, owned */
+  int *members;      /* group members (move indices), owned */
+  int *by_facing[4]; /* group indices attaching to each open facing, owned */
   int by_facing_count[4];
 } rs_set;
 
@@ -117,7 +117,7 @@ typedef struct rs_set {
 typedef struct rs_report {
   dg_error *items; /* max entries, caller-owned */
   int max;
-  int count;       /* problems found (may exceed max) */
+  int count; /* problems found (may exceed max) */
 } rs_report;
 
 /* Parses and validates `json` into a new set (owned by the caller,
