@@ -10,6 +10,8 @@
 #ifndef DUNGEON_CONTEXT_H
 #define DUNGEON_CONTEXT_H
 
+#include <stdint.h>
+
 #include <jansson.h>
 
 #include "dungeon/error.h"
@@ -30,6 +32,9 @@ typedef struct dg_roomset_info {
   int shims;         /* rooms tagged "shim" */
   int moves;         /* room x entry connector x 4 rotations, before grouping */
   int move_groups;   /* moves after grouping by geometry */
+  int table_states;  /* states in the cycle search's pattern database */
+  int64_t table_bytes; /* memory of that table */
+  uint64_t table_build_ns; /* wall-clock time building it took at load */
 } dg_roomset_info;
 
 /* Allocates an empty context into *out. The caller owns it. 0 or DG_ENOMEM. */

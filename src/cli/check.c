@@ -60,10 +60,12 @@ static int check_file(const char *path, json_t *results) {
   dg_roomset_info info;
   dg_context_roomset_info(context, 0, &info);
   if (results != NULL) {
-    json_t *item = json_pack("{s:s,s:b,s:s,s:s,s:i,s:i,s:i,s:i,s:i}", "file", path, "valid", 1,
-                             "name", info.name, "biome", info.biome, "rooms", info.rooms,
-                             "connectors", info.connectors, "shims", info.shims, "moves",
-                             info.moves, "move_groups", info.move_groups);
+    json_t *item = json_pack(
+        "{s:s,s:b,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:f}", "file", path, "valid", 1, "name",
+        info.name, "biome", info.biome, "rooms", info.rooms, "connectors", info.connectors,
+        "shims", info.shims, "moves", info.moves, "move_groups", info.move_groups,
+        "table_states", info.table_states, "table_bytes", (json_int_t)info.table_bytes,
+        "table_build_ms", (double)info.table_build_ns / 1e6);
     json_array_append_new(results, item);
   } else {
     printf("%s: room set '%s' (biome %s): %d rooms, %d connectors, %d shims, %d moves, "
@@ -71,6 +73,10 @@ static int check_file(const char *path, json_t *results) {
            path, info.name, info.biome, info.rooms, info.connectors, info.shims, info.moves,
            info.move_groups,
            info.moves > 0 ? 100.0 * (info.moves - info.move_groups) / info.moves : 0.0);
+    printf("  pattern database: %d states, %lld bytes (%.1f per state), built in %.1f ms\n",
+           info.table_states, (long long)info.table_bytes,
+           info.table_states > 0 ? (double)info.table_bytes / info.table_states : 0.0,
+           (double)info.table_build_ns / 1e6);
   }
   dg_context_free(context);
   json_decref(json);

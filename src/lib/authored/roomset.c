@@ -443,5 +443,6 @@ void rs_set_free(rs_set *set) {
   free(set->members);
   for (int f = 0; f < 4; f++)
     free(set->by_facing[f]);
+  pdb_free(&set->pdb);
   free(set);
 }

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "dungeon/error.h"
+#include "pdb.h"
 
 enum { FACING_N, FACING_E, FACING_S, FACING_W };
 
@@ -110,6 +111,7 @@ typedef struct rs_set {
   int *members;      /* group members (move indices), owned */
   int *by_facing[4]; /* group indices attaching to each open facing, owned */
   int by_facing_count[4];
+  rs_pdb pdb;              /* the pattern database of the cycle search */
 } rs_set;
 
 /* Collects validation problems: every one up to `max` is kept, the rest
