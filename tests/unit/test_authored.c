@@ -37,7 +37,8 @@ static void teardown(void) {
 
 TestSuite(authored, .init = setup, .fini = teardown);
 
-static dg_request request_for(const char *roomset, int rooms, uint64_t seed) {
+static dg_request request_for_mode(const char *roomset, int rooms, uint64_t seed,
+                                   const char *cycles) {
   dg_request request;
   dg_request_init(&request, dg_algorithm_find("authored"));
   dg_error err = {0};
@@ -45,14 +46,19 @@ static dg_request request_for(const char *roomset, int rooms, uint64_t seed) {
   snprintf(text, sizeof text, "%d", rooms);
   cr_assert_eq(dg_request_set_text(&request, "roomset", roomset, &err), 0, "%s", err.message);
   cr_assert_eq(dg_request_set_text(&request, "rooms", text, &err), 0, "%s", err.message);
+  cr_assert_eq(dg_request_set_text(&request, "cycles", cycles, &err), 0, "%s", err.message);
   request.seed = seed;
   request.seed_given = true;
   return request;
 }
 
+static dg_request request_for(const char *roomset, int rooms, uint64_t seed) {
+  return request_for_mode(roomset, rooms, seed, "none");
+}
+
 /* Generates and returns the level's JSON (new reference). */
-static json_t *generate(const char *roomset, int rooms, uint64_t seed) {
-  dg_request request = request_for(roomset, rooms, seed);
+static json_t *generate_mode(const char *roomset, int rooms, uint64_t seed, const char *cycles) {
+  dg_request request = request_for_mode(roomset, rooms, seed, cycles);
   dg_level *level = NULL;
   dg_error err = {0};
   cr_assert_eq(dg_generate(context, &request, NULL, &level, &err), 0, "%s", err.message);
@@ -62,8 +68,13 @@ static json_t *generate(const char *roomset, int rooms, uint64_t seed) {
   return json;
 }
 
+/* The tree alone (cycles=none). */
+static json_t *generate(const char *roomset, int rooms, uint64_t seed) {
+  return generate_mode(roomset, rooms, seed, "none");
+}
+
 static char *generate_text(const char *roomset, int rooms, uint64_t seed) {
-  dg_request request = request_for(roomset, rooms, seed);
+  dg_request request = request_for_mode(roomset, rooms, seed, "chains");
   dg_level *level = NULL;
   dg_error err = {0};
   cr_assert_eq(dg_generate(context, &request, NULL, &level, &err), 0, "%s", err.message);
@@ -143,7 +154,7 @@ Test(authored, no_two_rooms_overlap) {
   static const char *const sets[] = {"crypt", "sewer", "bench"};
   for (int s = 0; s < 3; s++)
     for (uint64_t seed = 1; seed <= 4; seed++) {
-      json_t *level = generate(sets[s], 400, seed);
+      json_t *level = generate_mode(sets[s], 400, seed, seed % 2 ? "chains" : "none");
       int count;
       box *boxes = boxes_of(level, &count);
       qsort(boxes, (size_t)count, sizeof *boxes, by_x);
@@ -176,13 +187,16 @@ Test(authored, connections_are_valid) {
   static const int dx[4] = {0, 1, 0, -1}, dz[4] = {-1, 0, 1, 0};
   static const char *const sets[] = {"crypt", "sewer", "bench"};
   for (int s = 0; s < 3; s++) {
-    json_t *level = generate(sets[s], 300, 7);
+    json_t *level = generate_mode(sets[s], 300, 7, "chains");
     int count;
     box *boxes = boxes_of(level, &count);
     const json_t *placements = json_object_get(level, "placements");
     const json_t *connections = json_object_get(level, "connections");
-    cr_assert_eq(json_array_size(connections), json_array_size(placements) - 1,
-                 "a tree: one connection per room but the first");
+    json_int_t cycles =
+        json_integer_value(json_object_get(json_object_get(level, "stats"), "cycles_built"));
+    cr_assert_gt(cycles, 0, "%s: some cycles must close", sets[s]);
+    cr_assert_eq(json_array_size(connections), json_array_size(placements) - 1 + (size_t)cycles,
+                 "one connection per room but the first, plus one per cycle");
     for (size_t i = 0; i < json_array_size(connections); i++) {
       const json_t *c = json_array_get(connections, i);
       const json_t *ends[2] = {json_object_get(c, "from"), json_object_get(c, "to")};
@@ -213,7 +227,7 @@ Test(authored, connections_are_valid) {
 
 Test(authored, every_open_doorway_faces_out_of_its_room) {
   static const int dx[4] = {0, 1, 0, -1}, dz[4] = {-1, 0, 1, 0};
-  json_t *level = generate("sewer", 200, 11);
+  json_t *level = generate_mode("sewer", 200, 11, "chains");
   int count;
   box *boxes = boxes_of(level, &count);
   const json_t *placements = json_object_get(level, "placements");

@@ -12,6 +12,8 @@
 #include "../generators.h"
 #include "dungeon/request.h"
 
+static const char *const cycle_modes[] = {"chains", "corridors", "none", NULL};
+
 static const dg_param_def authored_params[P_COUNT] = {
     [P_ROOMSET] = {"roomset", DG_PARAM_STRING, 0, 0, 0, NULL, "crypt",
                    "name of a loaded room set (config/roomsets/*.json)"},
@@ -23,6 +25,28 @@ static const dg_param_def authored_params[P_COUNT] = {
                           "blocks above or below the start room's floor that rooms may reach"},
     [P_GRID] = {"grid", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
                 "also draw a top-down tile grid (for ASCII maps and grid metrics)"},
+    [P_CYCLES] = {"cycles", DG_PARAM_ENUM, CYCLES_CHAINS, 0, 0, cycle_modes, NULL,
+                  "chains: close cycles with chains of authored rooms; corridors: with "
+                  "procedural corridors (the old method); none: leave the tree"},
+    [P_WEIGHT] = {"w", DG_PARAM_FLOAT, 2.0, 1.0, 10.0, NULL, NULL,
+                  "weighted A* inflation: f = g + w h (1 finds the cheapest chain)"},
+    [P_STALL_CUTOFF] = {"stall_cutoff", DG_PARAM_INT, 64, 1, 1000000, NULL, NULL,
+                        "abandon a cycle search after this many expansions without getting "
+                        "closer to the goal"},
+    [P_EXPANSIONS_MAX] = {"expansions_max", DG_PARAM_INT, 20000, 1, 10000000, NULL, NULL,
+                          "hard limit on expansions of one cycle search"},
+    [P_CANDIDATE_DISTANCE] = {"candidate_distance", DG_PARAM_INT, 24, 1, 96, NULL, NULL,
+                              "largest distance in blocks between two doorways to join"},
+    [P_HOP_CAP] = {"hop_cap", DG_PARAM_INT, 8, 2, 64, NULL, NULL,
+                   "rooms two doorways must be apart through the dungeon to be joined"},
+    [P_MIN_STRETCH] = {"min_stretch", DG_PARAM_FLOAT, 0.5, 0.0, 1000.0, NULL, NULL,
+                       "least tree distance (rooms) per block of distance for a candidate pair"},
+    [P_CHAIN_MAX] = {"chain_max", DG_PARAM_INT, 8, 1, 32, NULL, NULL,
+                     "most rooms in one cycle's chain"},
+    [P_SHIMS] = {"shims", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
+                 "let chains use shims (rooms tagged shim)"},
+    [P_GROUPING] = {"grouping", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
+                    "search move groups (same geometry) once instead of every room's moves"},
 };
 
 /* What the level keeps for its JSON: the placements and connections in
@@ -41,6 +65,7 @@ typedef struct au_output {
   rs_box *boxes; /* world boxes by placement, owned */
   bool out_of_space;
   int grid_origin[2]; /* world x, z of grid tile (0, 0) */
+  au_cycles *cycles;  /* the cycle pass's results, owned */
 } au_output;
 
 static void output_free(void *data) {
@@ -52,6 +77,7 @@ static void output_free(void *data) {
   free(out->connectors);
   free(out->connections);
   free(out->boxes);
+  au_cycles_free(out->cycles);
   free(out);
 }
 
@@ -70,10 +96,11 @@ static json_t *placements_json(const au_output *s) {
     const au_placement *p = &s->placements[i];
     const rs_room *room = &s->rooms[p->room];
     json_t *boxes = json_array(), *connectors = json_array(), *tags = json_array();
-    json_t *item = json_pack("{s:i,s:s,s:o,s:i,s:i,s:i,s:o,s:o,s:o}", "id", i, "room", room->id,
-                             "origin", triple(p->origin[0], p->origin[1], p->origin[2]), "rotation",
-                             p->rotation * 90, "depth", p->depth, "parent", p->parent, "tags", tags,
-                             "boxes", boxes, "connectors", connectors);
+    json_t *item =
+        json_pack("{s:i,s:s,s:i,s:o,s:i,s:i,s:i,s:o,s:o,s:o}", "id", i, "room", room->id, "chain",
+                  p->chain, "origin", triple(p->origin[0], p->origin[1], p->origin[2]), "rotation",
+                  p->rotation * 90, "depth", p->depth, "parent", p->parent, "tags", tags, "boxes",
+                  boxes, "connectors", connectors);
     if (item == NULL || json_array_append_new(list, item) != 0)
       goto fail;
     for (int t = 0; t < room->tag_count; t++)
@@ -108,9 +135,10 @@ static json_t *connections_json(const au_output *s) {
     const au_connection *c = &s->connections[i];
     const au_connector *a = &s->connectors[c->a], *b = &s->connectors[c->b];
     const au_placement *pa = &s->placements[a->placement], *pb = &s->placements[b->placement];
-    json_t *item = json_pack("{s:s,s:{s:i,s:i},s:{s:i,s:i}}", "kind", c->kind, "from", "placement",
-                             a->placement, "connector", c->a - pa->conn_first, "to", "placement",
-                             b->placement, "connector", c->b - pb->conn_first);
+    json_t *item =
+        json_pack("{s:s,s:i,s:{s:i,s:i},s:{s:i,s:i}}", "kind", c->kind, "cycle", c->cycle, "from",
+                  "placement", a->placement, "connector", c->a - pa->conn_first, "to", "placement",
+                  b->placement, "connector", c->b - pb->conn_first);
     if (item == NULL || json_array_append_new(list, item) != 0) {
       json_decref(list);
       return NULL;
@@ -119,8 +147,43 @@ static json_t *connections_json(const au_output *s) {
   return list;
 }
 
+/* The cycles built and the stall-cutoff curve (seed 003, "Measuring
+ * instead of guessing"): for each cutoff, the cycles it would have lost and
+ * the failed-search expansions it would have saved. */
+static json_t *cycles_json(const au_output *out) {
+  const au_cycles *cy = out->cycles;
+  json_t *list = json_array(), *curve = json_array();
+  json_t *object = json_pack("{s:o,s:o}", "built", list, "cutoff_curve", curve);
+  if (object == NULL)
+    return NULL;
+  for (int i = 0; i < cy->count; i++) {
+    const au_cycle *c = &cy->items[i];
+    const au_connector *a = &out->connectors[c->from], *b = &out->connectors[c->to];
+    json_t *item = json_pack(
+        "{s:{s:i,s:i},s:{s:i,s:i},s:i,s:i,s:i,s:I}", "from", "placement", a->placement, "connector",
+        c->from - out->placements[a->placement].conn_first, "to", "placement", b->placement,
+        "connector", c->to - out->placements[b->placement].conn_first, "rooms", c->rooms, "cost",
+        c->cost, "graph_distance", c->graph_distance, "expansions", (json_int_t)c->expansions);
+    if (item == NULL || json_array_append_new(list, item) != 0)
+      goto fail;
+  }
+  for (int k = 0; k < AU_CUTOFFS - 1; k++) {
+    json_t *point =
+        json_pack("{s:i,s:I,s:I}", "cutoff", au_cutoffs[k], "lost_cycles", (json_int_t)cy->lost[k],
+                  "saved_expansions", (json_int_t)cy->saved[k]);
+    if (point == NULL || json_array_append_new(curve, point) != 0)
+      goto fail;
+  }
+  return object;
+fail:
+  json_decref(object);
+  return NULL;
+}
+
 static int output_to_json(const void *data, json_t *level_object) {
   const au_output *out = data;
+  if (out->cycles != NULL && json_object_set_new(level_object, "cycles", cycles_json(out)) != 0)
+    return DG_ENOMEM;
   json_t *roomset = json_pack("{s:s,s:s}", "name", out->roomset, "biome", out->biome);
   json_t *growth =
       json_pack("{s:s,s:[i,i]}", "stop_reason", out->out_of_space ? "no_space" : "room_count",
@@ -248,7 +311,8 @@ static int fill_level(au_state *s, dg_error *err) {
     int a = s->connectors[c->a].placement, b = s->connectors[c->b].placement;
     const dg_node *na = &level->graph.nodes[a], *nb = &level->graph.nodes[b];
     int length = abs(na->x - nb->x) + abs(na->y - nb->y);
-    if (dg_graph_add_edge(&level->graph, a, b, "door", length > 0 ? length : 1) != 0)
+    const char *kind = c->cycle < 0 ? "door" : c->kind;
+    if (dg_graph_add_edge(&level->graph, a, b, kind, length > 0 ? length : 1) != 0)
       return DG_ENOMEM;
   }
   if (grid) {
@@ -257,6 +321,38 @@ static int fill_level(au_state *s, dg_error *err) {
       return rc;
   }
   return 0;
+}
+
+static int by_ns(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The cycle pass's deterministic figures as stats; the wall-clock cost of
+ * failed searches (seed 003's "Failed connection cost" table) as timings. */
+static void set_cycle_figures(dg_level *level, au_cycles *cy) {
+  dg_level_set_stat(level, "cycle_candidates", cy->candidates);
+  dg_level_set_stat(level, "cycle_attempts", cy->attempts);
+  dg_level_set_stat(level, "cycles_built", cy->count);
+  dg_level_set_stat(level, "cycle_conversion_permille",
+                    cy->attempts > 0 ? cy->count * 1000 / cy->attempts : 0);
+  dg_level_set_stat(level, "cycle_rooms_added", cy->rooms_added);
+  dg_level_set_stat(level, "cycle_cost_total", cy->cost_total);
+  dg_level_set_stat(level, "cycle_skipped_shortened", cy->skipped_shortened);
+  dg_level_set_stat(level, "cycle_skipped_used", cy->skipped_used);
+  dg_level_set_stat(level, "cycle_failed_table", cy->failed_table);
+  dg_level_set_stat(level, "cycle_failed_cutoff", cy->failed_cutoff);
+  dg_level_set_stat(level, "cycle_failed_exhausted", cy->failed_exhausted);
+  dg_level_set_stat(level, "cycle_expansions", cy->expansions);
+  dg_level_set_stat(level, "cycle_failed_expansions", cy->failed_expansions);
+  if (cy->fail_count > 0) {
+    qsort(cy->fail_ns, (size_t)cy->fail_count, sizeof *cy->fail_ns, by_ns);
+    static const char *const names[4] = {"fail_p50", "fail_p75", "fail_p90", "fail_p99"};
+    static const int percent[4] = {50, 75, 90, 99};
+    for (int i = 0; i < 4; i++)
+      dg_level_set_timing(level, names[i],
+                          cy->fail_ns[(int64_t)(cy->fail_count - 1) * percent[i] / 100]);
+  }
 }
 
 static int authored_generate(const dg_context *context, const dg_request *request,
@@ -268,7 +364,7 @@ static int authored_generate(const dg_context *context, const dg_request *reques
     return dg_error_set(err, DG_ENOENT, "params.roomset",
                         "params.roomset: no room set named '%s' is loaded (%d loaded)", name,
                         dg_context_roomset_count(context));
-  au_state s = {.set = set, .params = p, .level = level};
+  au_state s = {.set = set, .params = p, .level = level, .current_chain = -1};
   au_output *out = NULL;
   dg_rng_seed(&s.layout, request->seed, DG_STREAM_LAYOUT);
   dg_rng_seed(&s.choice, request->seed, DG_STREAM_CHOICE);
@@ -278,7 +374,13 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   uint64_t started = dg_monotonic_ns();
   if ((rc = au_grow(&s, cancel)) != 0)
     goto fail;
-  dg_level_set_timing(level, "growth", dg_monotonic_ns() - started);
+  uint64_t grown = dg_monotonic_ns();
+  int tree_rooms = s.placement_count;
+  dg_level_set_timing(level, "growth", grown - started);
+  if ((rc = au_close_cycles(&s, cancel)) != 0)
+    goto fail;
+  dg_level_set_timing(level, "cycles", dg_monotonic_ns() - grown);
+  set_cycle_figures(level, s.cycles);
   if ((rc = fill_level(&s, err)) != 0)
     goto fail;
   int min_x = 0, min_z = 0;
@@ -292,7 +394,7 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   for (int i = 0; i < s.placement_count; i++)
     max_depth = s.placements[i].depth > max_depth ? s.placements[i].depth : max_depth;
   dg_level_set_stat(level, "rooms_requested", dg_param_int(p, P_ROOMS));
-  dg_level_set_stat(level, "rooms_placed", s.placement_count);
+  dg_level_set_stat(level, "rooms_placed", tree_rooms);
   dg_level_set_stat(level, "out_of_space", s.out_of_space);
   dg_level_set_stat(level, "tree_depth_max", max_depth);
   dg_level_set_stat(level, "fit_checks", s.fit_checks);
@@ -323,6 +425,8 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   s.connectors = NULL;
   s.connections = NULL;
   s.occupancy.boxes = NULL;
+  out->cycles = s.cycles;
+  s.cycles = NULL;
   level->extension = (dg_level_extension){out, output_free, output_to_json};
   au_state_close(&s);
   return 0;

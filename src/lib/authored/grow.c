@@ -36,6 +36,8 @@ static uint64_t distance_priority(const au_connector *c) {
 }
 
 void au_state_close(au_state *s) {
+  au_cycles_free(s->cycles);
+  s->cycles = NULL;
   occ_close(&s->occupancy);
   free(s->placements);
   free(s->connectors);
@@ -66,7 +68,8 @@ static int place(au_state *s, int room_index, int rotation, const int origin[3],
                       .box_first = s->occupancy.box_count,
                       .box_count = room->box_count,
                       .conn_first = s->connector_count,
-                      .conn_count = room->connector_count};
+                      .conn_count = room->connector_count,
+                      .chain = s->current_chain};
   for (int b = 0; b < room->box_count; b++)
     if (occ_add(&s->occupancy, &boxes[b], id) != 0)
       return DG_ENOMEM;
@@ -129,13 +132,20 @@ int au_commit(au_state *s, int open, int m, const char *kind) {
   if (id < 0)
     return id;
   int entry = s->placements[id].conn_first + move->connector;
-  s->connectors[entry].state = CONN_CONNECTED;
-  s->connectors[open].state = CONN_CONNECTED;
+  int rc = au_connect(s, open, entry, kind, s->current_chain);
+  if (rc != 0)
+    return rc;
+  return queue_open(s, s->placements[id].conn_first, room->connector_count, entry);
+}
+
+int au_connect(au_state *s, int a, int b, const char *kind, int cycle) {
   if (reserve((void **)&s->connections, &s->connection_capacity, s->connection_count + 1,
               sizeof *s->connections) != 0)
     return DG_ENOMEM;
-  s->connections[s->connection_count++] = (au_connection){open, entry, kind};
-  return queue_open(s, s->placements[id].conn_first, room->connector_count, entry);
+  s->connectors[a].state = CONN_CONNECTED;
+  s->connectors[b].state = CONN_CONNECTED;
+  s->connections[s->connection_count++] = (au_connection){a, b, kind, cycle};
+  return 0;
 }
 
 /* The first room: drawn by weight among rooms tagged `start` (all rooms if

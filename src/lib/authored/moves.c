@@ -245,6 +245,13 @@ int rs_set_build_moves(rs_set *set) {
     int f = set->groups[g].open_facing;
     set->by_facing[f][set->by_facing_count[f]++] = g;
   }
+  for (int f = 0; f < 4; f++)
+    if ((set->moves_by_facing[f] = calloc((size_t)set->move_count + 1, sizeof(int))) == NULL)
+      goto fail;
+  for (int m = 0; m < set->move_count; m++) {
+    int f = set->moves[m].open_facing;
+    set->moves_by_facing[f][set->moves_by_facing_count[f]++] = m;
+  }
   free(order);
   free(group_of_first);
   return 0;

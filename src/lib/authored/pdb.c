@@ -110,9 +110,10 @@ int pdb_build(const rs_set *set, int cost_max, rs_pdb *pdb) {
     }
     edge_count[f] = kept;
   }
-#define CELL(x, y, z, f)                                                                        \
-  ((((size_t)(f) * (size_t)span_y + (size_t)((y) + PDB_Y_RANGE)) * (size_t)span_xz +            \
-    (size_t)((z) + reach)) * (size_t)span_xz +                                                  \
+#define CELL(x, y, z, f)                                                                           \
+  ((((size_t)(f) * (size_t)span_y + (size_t)((y) + PDB_Y_RANGE)) * (size_t)span_xz +               \
+    (size_t)((z) + reach)) *                                                                       \
+       (size_t)span_xz +                                                                           \
    (size_t)((x) + reach))
   /* The goal faces north at the origin; a chain ends in an exit standing in
    * front of it (z = -1) facing back south. */

@@ -16,20 +16,20 @@
 #include <stdint.h>
 
 #define PDB_EMPTY UINT32_MAX
-#define PDB_COST_MAX 96   /* walking blocks a chain may cost */
-#define PDB_XZ_BIAS 512   /* relative x and z in [-512, 511] */
-#define PDB_Y_BIAS 128    /* relative y in [-128, 127] */
-#define PDB_Y_RANGE 16    /* heights the table covers: a chain climbs at most this */
+#define PDB_COST_MAX 96 /* walking blocks a chain may cost */
+#define PDB_XZ_BIAS 512 /* relative x and z in [-512, 511] */
+#define PDB_Y_BIAS 128  /* relative y in [-128, 127] */
+#define PDB_Y_RANGE 16  /* heights the table covers: a chain climbs at most this */
 
 struct rs_set;
 
 typedef struct rs_pdb {
-  uint32_t *keys;   /* packed states, PDB_EMPTY when free */
-  uint16_t *costs;  /* cheapest cost to the goal, parallel to keys */
-  uint32_t slots;   /* a power of two */
-  uint32_t mask;    /* slots - 1 */
-  int states;       /* entries */
-  int cost_max;     /* the bound the table was built to */
+  uint32_t *keys;    /* packed states, PDB_EMPTY when free */
+  uint16_t *costs;   /* cheapest cost to the goal, parallel to keys */
+  uint32_t slots;    /* a power of two */
+  uint32_t mask;     /* slots - 1 */
+  int states;        /* entries */
+  int cost_max;      /* the bound the table was built to */
   uint64_t build_ns; /* how long building took (for people; not in levels) */
 } rs_pdb;
 

@@ -443,6 +443,8 @@ void rs_set_free(rs_set *set) {
   free(set->members);
   for (int f = 0; f < 4; f++)
     free(set->by_facing[f]);
+  for (int f = 0; f < 4; f++)
+    free(set->moves_by_facing[f]);
   pdb_free(&set->pdb);
   free(set);
 }

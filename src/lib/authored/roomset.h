@@ -111,6 +111,8 @@ typedef struct rs_set {
   int *members;      /* group members (move indices), owned */
   int *by_facing[4]; /* group indices attaching to each open facing, owned */
   int by_facing_count[4];
+  int *moves_by_facing[4]; /* move indices per open facing (grouping off), owned */
+  int moves_by_facing_count[4];
   rs_pdb pdb;              /* the pattern database of the cycle search */
 } rs_set;
 
