@@ -19,7 +19,7 @@ static const dg_param_def authored_params[P_COUNT] = {
                    "name of a loaded room set (config/roomsets/*.json)"},
     [P_ROOMS] = {"rooms", DG_PARAM_INT, 100, 1, 20000, NULL, NULL,
                  "rooms to place (fewer when nothing more fits; stats say so)"},
-    [P_TRIES] = {"tries", DG_PARAM_INT, 32, 1, 100000, NULL, NULL,
+    [P_TRIES] = {"tries", DG_PARAM_INT, 1, 1, 100000, NULL, NULL,
                  "move groups tried at one open connector before it is closed"},
     [P_VERTICAL_LIMIT] = {"vertical_limit", DG_PARAM_INT, 32, 4, 1024, NULL, NULL,
                           "blocks above or below the start room's floor that rooms may reach"},
@@ -28,14 +28,14 @@ static const dg_param_def authored_params[P_COUNT] = {
     [P_CYCLES] = {"cycles", DG_PARAM_ENUM, CYCLES_CHAINS, 0, 0, cycle_modes, NULL,
                   "chains: close cycles with chains of authored rooms; corridors: with "
                   "procedural corridors (the old method); none: leave the tree"},
-    [P_WEIGHT] = {"w", DG_PARAM_FLOAT, 2.0, 1.0, 10.0, NULL, NULL,
+    [P_WEIGHT] = {"w", DG_PARAM_FLOAT, 3.0, 1.0, 10.0, NULL, NULL,
                   "weighted A* inflation: f = g + w h (1 finds the cheapest chain)"},
     [P_STALL_CUTOFF] = {"stall_cutoff", DG_PARAM_INT, 64, 1, 1000000, NULL, NULL,
                         "abandon a cycle search after this many expansions without getting "
                         "closer to the goal"},
     [P_EXPANSIONS_MAX] = {"expansions_max", DG_PARAM_INT, 20000, 1, 10000000, NULL, NULL,
                           "hard limit on expansions of one cycle search"},
-    [P_CANDIDATE_DISTANCE] = {"candidate_distance", DG_PARAM_INT, 24, 1, 96, NULL, NULL,
+    [P_CANDIDATE_DISTANCE] = {"candidate_distance", DG_PARAM_INT, 48, 1, 96, NULL, NULL,
                               "largest distance in blocks between two doorways to join"},
     [P_HOP_CAP] = {"hop_cap", DG_PARAM_INT, 8, 2, 64, NULL, NULL,
                    "rooms two doorways must be apart through the dungeon to be joined"},
@@ -45,6 +45,12 @@ static const dg_param_def authored_params[P_COUNT] = {
                      "most rooms in one cycle's chain"},
     [P_SHIMS] = {"shims", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
                  "let chains use shims (rooms tagged shim)"},
+    [P_SPACING] = {"spacing", DG_PARAM_INT, 0, 0, 16, NULL, NULL,
+                   "blocks the tree keeps between a new room and every room but its parent "
+                   "(room for cycles)"},
+    [P_CYCLE_INTERVAL] = {"cycle_interval", DG_PARAM_INT, 20, 0, 20000, NULL, NULL,
+                          "close cycles every this many tree rooms while growing (0: only "
+                          "once the tree is grown)"},
     [P_GROUPING] = {"grouping", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
                     "search move groups (same geometry) once instead of every room's moves"},
 };
@@ -375,7 +381,7 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   if ((rc = au_grow(&s, cancel)) != 0)
     goto fail;
   uint64_t grown = dg_monotonic_ns();
-  int tree_rooms = s.placement_count;
+  int tree_rooms = s.tree_count;
   dg_level_set_timing(level, "growth", grown - started);
   if ((rc = au_close_cycles(&s, cancel)) != 0)
     goto fail;

@@ -31,6 +31,8 @@ enum {
   P_CHAIN_MAX,
   P_SHIMS,
   P_GROUPING,
+  P_SPACING,
+  P_CYCLE_INTERVAL,
   P_COUNT
 };
 
@@ -63,6 +65,7 @@ typedef struct au_connector {
   int facing;    /* FACING_* in the world */
   int placement; /* owning placement */
   int state;     /* CONN_* */
+  int failures;  /* cycle searches from or to it that failed */
 } au_connector;
 
 /* Two connectors joined: for tree and chain connections their doorway
@@ -93,6 +96,8 @@ typedef struct au_state {
   int64_t fit_checks, closed_connectors, rejected_moves;
   bool out_of_space;        /* growth stopped before the room count */
   int current_chain;        /* cycle id stamped on placements au_commit makes */
+  int tree_count;           /* rooms placed by growth (not chains) */
+  bool rescue;              /* closed connectors were given a second chance */
   struct au_cycles *cycles; /* the cycle pass's results, NULL before it */
 } au_state;
 
@@ -126,8 +131,9 @@ typedef struct au_cycles {
   int fail_count, fail_capacity;
 } au_cycles;
 
-/* Closes cycles (seed 003): candidates ranked worst stretch first, each
- * searched by weighted A* over room moves (or carved as a corridor when
+/* One pass closing cycles (seed 003) among the connectors open now; may
+ * run several times, accumulating into s->cycles. Closes cycles (seed 003): candidates ranked worst
+ * stretch first, each searched by weighted A* over room moves (or carved as a corridor when
  * cycles=corridors). Fills s->cycles. 0, DG_ENOMEM, DG_ECANCELED,
  * DG_ETIMEDOUT. */
 int au_close_cycles(au_state *s, dg_cancel *cancel);

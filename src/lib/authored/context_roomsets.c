@@ -33,8 +33,7 @@ int dg_context_add_roomset(dg_context *context, const json_t *json, dg_error *er
     rc = dg_error_set(err, DG_EINVAL, "name", "a room set named '%s' is already loaded", set->name);
     goto fail;
   }
-  if ((rc = rs_set_build_moves(set)) != 0 ||
-      (rc = pdb_build(set, PDB_COST_MAX, &set->pdb)) != 0) {
+  if ((rc = rs_set_build_moves(set)) != 0 || (rc = pdb_build(set, PDB_COST_MAX, &set->pdb)) != 0) {
     dg_error_set(err, rc, "", "out of memory precomputing the moves of '%s'", set->name);
     goto fail;
   }
@@ -83,18 +82,18 @@ int dg_context_roomset_info(const dg_context *context, int index, dg_roomset_inf
   int shims = 0;
   for (int r = 0; r < set->room_count; r++)
     shims += (set->rooms[r].tag_bits & TAG_SHIM) != 0;
-  *info = (dg_roomset_info){
-      .name = set->name,
-      .biome = set->biome,
-      .rooms = set->room_count,
-      .connectors = set->connector_count,
-      .shims = shims,
-      .moves = set->move_count,
-      .move_groups = set->group_count,
-      .table_states = set->pdb.states,
-      .table_bytes = (int64_t)set->pdb.slots *
-                     (int64_t)(sizeof *set->pdb.keys + sizeof *set->pdb.costs),
-      .table_build_ns = set->pdb.build_ns};
+  *info =
+      (dg_roomset_info){.name = set->name,
+                        .biome = set->biome,
+                        .rooms = set->room_count,
+                        .connectors = set->connector_count,
+                        .shims = shims,
+                        .moves = set->move_count,
+                        .move_groups = set->group_count,
+                        .table_states = set->pdb.states,
+                        .table_bytes = (int64_t)set->pdb.slots *
+                                       (int64_t)(sizeof *set->pdb.keys + sizeof *set->pdb.costs),
+                        .table_build_ns = set->pdb.build_ns};
   return 0;
 }
 
@@ -105,11 +104,11 @@ json_t *dg_context_roomsets_to_json(const dg_context *context) {
   for (int i = 0; i < dg_context_roomset_count(context); i++) {
     dg_roomset_info info;
     dg_context_roomset_info(context, i, &info);
-    json_t *item = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:I}", "name", info.name,
-                             "biome", info.biome, "rooms", info.rooms, "connectors",
-                             info.connectors, "shims", info.shims, "moves", info.moves,
-                             "move_groups", info.move_groups, "table_states", info.table_states,
-                             "table_bytes", (json_int_t)info.table_bytes);
+    json_t *item =
+        json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:I}", "name", info.name, "biome", info.biome,
+                  "rooms", info.rooms, "connectors", info.connectors, "shims", info.shims, "moves",
+                  info.moves, "move_groups", info.move_groups, "table_states", info.table_states,
+                  "table_bytes", (json_int_t)info.table_bytes);
     if (item == NULL || json_array_append_new(list, item) != 0) {
       json_decref(list);
       return NULL;

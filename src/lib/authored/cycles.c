@@ -20,7 +20,7 @@
  *   records what each cutoff of au_cutoffs would have saved (expansions of
  *   failed searches) and lost (cycles), the curve `dungeon bench` prints.
  * - Commit: each chain room is chosen by spawn weight within its group;
- *   its unused doorways are sealed.
+ *   its unused doorways stay open for the tree to grow on from.
  * - cycles=corridors, the old method, carves a procedural corridor between
  *   the same pairs with a block-grid path-finder (corridor.c). */
 #include <stdlib.h>
@@ -28,6 +28,7 @@
 
 #include "authored.h"
 
+#define FAILURES_MAX 2 /* failed searches after which a connector pairs only with fresh ones */
 const int au_cutoffs[AU_CUTOFFS] = {4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 0};
 
 typedef struct candidate {
@@ -450,25 +451,21 @@ static int run_search(au_state *s, search *q, int from, int to, outcome *result,
       const rs_move *move = &set->moves[m];
       if (move->exit_count == 0)
         continue; /* a dead end cannot carry a chain on */
-      /* Children first (cheap table lookups), collision check only if one
-       * of them is worth queueing. */
-      bool checked = false, fits = false;
+      /* Collision first: in the tight pockets between branches most rooms
+       * do not fit, and the check is cheaper than the children's table
+       * lookups (each a likely cache miss). */
+      if (!chain_fits(s, q, (int)at, move))
+        continue;
       for (int e = 0; e < move->exit_count; e++) {
         const rs_exit *x = &set->exits[move->exit_first + e];
         int cx = n.x + x->x, cy = n.y + x->y, cz = n.z + x->z;
         uint32_t key = goal_key(goal, cx, cy, cz, x->facing);
-        int ch = pdb_lookup(&set->pdb, key);
-        if (ch < 0)
-          continue; /* table miss: the goal is out of reach from there */
         int cg = n.g + x->cost;
         if (!seen_improves(q, key, cg))
           continue;
-        if (!checked) {
-          checked = true;
-          fits = chain_fits(s, q, (int)at, move);
-        }
-        if (!fits)
-          break;
+        int ch = pdb_lookup(&set->pdb, key);
+        if (ch < 0)
+          continue; /* table miss: the goal is out of reach from there */
         if ((rc = seen_relax(q, key, cg)) < 0)
           return rc;
         uint64_t priority = (uint64_t)((cg + w * ch) * 16.0);
@@ -522,10 +519,8 @@ static int commit_chain(au_state *s, search *q, int from, int to, int last, int 
     const au_placement *p = &s->placements[s->placement_count - 1];
     const rs_move *move = &set->moves[m];
     int next_open = p->conn_first + set->exits[move->exit_first + n->exit].connector;
-    /* The chain's other doorways are sealed: they lead nowhere. */
-    for (int k = p->conn_first; k < p->conn_first + p->conn_count; k++)
-      if (k != next_open && s->connectors[k].state == CONN_OPEN)
-        s->connectors[k].state = CONN_CLOSED;
+    /* The chain's other doorways stay open: the tree may grow on from
+     * them (cycles are closed while it grows). */
     open = next_open;
   }
   s->current_chain = -1;
@@ -548,8 +543,7 @@ static int record_failure(au_cycles *cy, uint64_t ns) {
 }
 
 int au_close_cycles(au_state *s, dg_cancel *cancel) {
-  s->cycles = calloc(1, sizeof *s->cycles);
-  if (s->cycles == NULL)
+  if (s->cycles == NULL && (s->cycles = calloc(1, sizeof *s->cycles)) == NULL)
     return DG_ENOMEM;
   au_cycles *cy = s->cycles;
   int mode = dg_param_enum(s->params, P_CYCLES);
@@ -561,7 +555,7 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
   int rc = find_candidates(s, &pairs, &pair_count);
   if (rc != 0)
     return rc;
-  cy->candidates = pair_count;
+  cy->candidates += pair_count;
   int rooms = s->placement_count;
   /* Room for every chain room the search could add without reallocating
    * the per-placement graph arrays. */
@@ -592,6 +586,12 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
     int a = pairs[i].a, b = pairs[i].b;
     if (s->connectors[a].state == CONN_CONNECTED || s->connectors[b].state == CONN_CONNECTED ||
         !usable(s, a) || !usable(s, b)) {
+      cy->skipped_used++;
+      continue;
+    }
+    /* Both ends already failed in some earlier search: the space round
+     * them has only filled up since. */
+    if (s->connectors[a].failures >= FAILURES_MAX && s->connectors[b].failures >= FAILURES_MAX) {
       cy->skipped_used++;
       continue;
     }
@@ -654,6 +654,8 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
       if ((rc = graph_add(&q, prev, pb)) != 0)
         goto done;
     } else {
+      s->connectors[a].failures++;
+      s->connectors[b].failures++;
       cy->failed_expansions += expanded;
       if ((rc = record_failure(cy, dg_monotonic_ns() - started)) != 0)
         goto done;

@@ -96,11 +96,14 @@ bool au_fits(au_state *s, int open, const rs_move *move) {
   if (move->bounds.y0 + c->y < -limit || move->bounds.y1 + c->y > limit)
     return false;
   const rs_box *boxes = &s->set->boxes[move->box_first];
+  /* The tree keeps `spacing` blocks from every room but its parent, so
+   * that pockets remain between branches for the cycle pass to fill. */
+  int gap = dg_param_int(s->params, P_SPACING);
   s->fit_checks++;
   for (int b = 0; b < move->box_count; b++) {
-    rs_box w = {boxes[b].x0 + c->x, boxes[b].y0 + c->y, boxes[b].z0 + c->z,
-                boxes[b].x1 + c->x, boxes[b].y1 + c->y, boxes[b].z1 + c->z};
-    if (!occ_is_free(&s->occupancy, &w))
+    rs_box w = {boxes[b].x0 + c->x - gap, boxes[b].y0 + c->y, boxes[b].z0 + c->z - gap,
+                boxes[b].x1 + c->x + gap, boxes[b].y1 + c->y, boxes[b].z1 + c->z + gap};
+    if (!occ_is_free_except(&s->occupancy, &w, gap > 0 ? c->placement : -2))
       return false;
   }
   return true;
@@ -119,12 +122,17 @@ int au_commit(au_state *s, int open, int m, const char *kind) {
     boxes[b] = (rs_box){r->x0 + at.x, r->y0 + at.y, r->z0 + at.z,
                         r->x1 + at.x, r->y1 + at.y, r->z1 + at.z};
   }
-  connectors[move->connector] = (au_connector){
-      at.x + facing_dx(at.facing), at.y, at.z + facing_dz(at.facing), at.facing ^ 2, 0, CONN_OPEN};
+  connectors[move->connector] = (au_connector){at.x + facing_dx(at.facing),
+                                               at.y,
+                                               at.z + facing_dz(at.facing),
+                                               at.facing ^ 2,
+                                               0,
+                                               CONN_OPEN,
+                                               0};
   for (int e = 0; e < move->exit_count; e++) {
     const rs_exit *x = &s->set->exits[move->exit_first + e];
     connectors[x->connector] =
-        (au_connector){x->x + at.x, x->y + at.y, x->z + at.z, x->facing, 0, CONN_OPEN};
+        (au_connector){x->x + at.x, x->y + at.y, x->z + at.z, x->facing, 0, CONN_OPEN, 0};
   }
   int origin[3] = {move->origin[0] + at.x, move->origin[1] + at.y, move->origin[2] + at.z};
   int id = place(s, move->room, move->rotation, origin, boxes, connectors,
@@ -182,7 +190,7 @@ static int place_start(au_state *s) {
   for (int k = 0; k < room->connector_count; k++) {
     const rs_connector *c = &room->connectors[k];
     connectors[k] = (au_connector){
-        c->x + origin[0], c->y + origin[1], c->z + origin[2], c->facing, 0, CONN_OPEN};
+        c->x + origin[0], c->y + origin[1], c->z + origin[2], c->facing, 0, CONN_OPEN, 0};
   }
   int id = place(s, chosen, 0, origin, boxes, connectors, -1);
   if (id < 0)
@@ -210,7 +218,7 @@ static int extend(au_state *s, int open) {
   for (int i = 0; i < group_count; i++)
     total += (uint64_t)set->groups[groups[i]].weight;
   s->attempt++;
-  int tries = dg_param_int(s->params, P_TRIES);
+  int tries = s->rescue ? group_count : dg_param_int(s->params, P_TRIES);
   for (int attempt = 0; attempt < tries && total > 0; attempt++) {
     uint64_t pick = below64(&s->layout, total);
     int g = -1;
@@ -252,6 +260,21 @@ static int extend(au_state *s, int open) {
   return 0;
 }
 
+static int rescue(au_state *s) {
+  s->rescue = true;
+  for (int k = 0; k < s->connector_count; k++) {
+    au_connector *c = &s->connectors[k];
+    if (c->state != CONN_CLOSED || !occ_block_free(&s->occupancy, c->x + facing_dx(c->facing), c->y,
+                                                   c->z + facing_dz(c->facing)))
+      continue;
+    c->state = CONN_OPEN;
+    s->closed_connectors--;
+    if (dg_heap_push(&s->open, distance_priority(c), (uint32_t)k) != 0)
+      return DG_ENOMEM;
+  }
+  return 0;
+}
+
 int au_grow(au_state *s, dg_cancel *cancel) {
   int rc;
   if ((rc = dg_heap_init(&s->open, 256)) != 0)
@@ -262,19 +285,38 @@ int au_grow(au_state *s, dg_cancel *cancel) {
   if ((rc = place_start(s)) != 0)
     return rc;
   int target = dg_param_int(s->params, P_ROOMS);
+  int interval = dg_param_int(s->params, P_CYCLE_INTERVAL);
+  bool cycling = dg_param_enum(s->params, P_CYCLES) != CYCLES_NONE && interval > 0;
+  int tree_rooms = 1;
   uint32_t open;
-  for (long step = 1; s->placement_count < target; step++) {
+  for (long step = 1; tree_rooms < target; step++) {
     if (!dg_heap_pop(&s->open, NULL, &open)) {
-      s->out_of_space = true;
-      break;
+      /* The frontier died out with few tries per connector: give every
+       * closed connector that still opens onto free space a second chance
+       * with every group, before saying that nothing fits. */
+      if (s->rescue || (rc = rescue(s)) != 0 || !dg_heap_pop(&s->open, NULL, &open)) {
+        if (rc != 0)
+          return rc;
+        s->out_of_space = true;
+        break;
+      }
     }
     if (s->connectors[open].state != CONN_OPEN)
       continue;
     rc = extend(s, (int)open);
     if (rc < 0)
       return rc;
+    tree_rooms += rc;
+    /* Cycles are closed while the dungeon grows, every `cycle_interval`
+     * rooms, so that the pockets between branches are still free when
+     * their shortcuts are searched (seed 003, footnote 2: "the biggest
+     * shortcuts get built before the space between them fills up"). */
+    if (rc == 1 && cycling && tree_rooms % interval == 0 && tree_rooms < target &&
+        (rc = au_close_cycles(s, cancel)) != 0)
+      return rc;
     if ((step & 255) == 0 && (rc = dg_cancel_check(cancel)) != 0)
       return rc;
   }
+  s->tree_count = tree_rooms;
   return 0;
 }

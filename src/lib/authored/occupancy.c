@@ -127,6 +127,10 @@ int occ_add(occ_index *index, const rs_box *box, int owner) {
 }
 
 bool occ_is_free(const occ_index *index, const rs_box *box) {
+  return occ_is_free_except(index, box, -2);
+}
+
+bool occ_is_free_except(const occ_index *index, const rs_box *box, int owner) {
   int bx0 = bucket_of(box->x0), bx1 = bucket_of(box->x1 - 1);
   int by0 = bucket_of(box->y0), by1 = bucket_of(box->y1 - 1);
   int bz0 = bucket_of(box->z0), bz1 = bucket_of(box->z1 - 1);
@@ -137,7 +141,8 @@ bool occ_is_free(const occ_index *index, const rs_box *box) {
         if (index->keys[slot] == OCC_EMPTY)
           continue;
         for (int e = index->heads[slot]; e >= 0; e = index->entry_next[e])
-          if (rs_box_overlap(&index->boxes[index->entry_box[e]], box))
+          if (rs_box_overlap(&index->boxes[index->entry_box[e]], box) &&
+              index->owner[index->entry_box[e]] != owner)
             return false;
       }
   return true;

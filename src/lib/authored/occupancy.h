@@ -38,6 +38,10 @@ int occ_add(occ_index *index, const rs_box *box, int owner);
 /* True when `box` overlaps no box in the index. */
 bool occ_is_free(const occ_index *index, const rs_box *box);
 
+/* True when `box` overlaps no box in the index other than those owned by
+ * `owner`. */
+bool occ_is_free_except(const occ_index *index, const rs_box *box, int owner);
+
 /* True when no box in the index holds the block (x, y, z). */
 static inline bool occ_block_free(const occ_index *index, int x, int y, int z) {
   rs_box block = {x, y, z, x + 1, y + 1, z + 1};

@@ -113,7 +113,7 @@ typedef struct rs_set {
   int by_facing_count[4];
   int *moves_by_facing[4]; /* move indices per open facing (grouping off), owned */
   int moves_by_facing_count[4];
-  rs_pdb pdb;              /* the pattern database of the cycle search */
+  rs_pdb pdb; /* the pattern database of the cycle search */
 } rs_set;
 
 /* Collects validation problems: every one up to `max` is kept, the rest
