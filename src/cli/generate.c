@@ -100,6 +100,10 @@ int cli_generate(int argc, char **argv) {
   int rc = strcmp(format, "json") == 0 ? dg_level_dump_json(level, &text, &length)
                                        : dg_level_dump_ascii(level, &text, &length);
   uint64_t serialised = dg_monotonic_ns();
+  /* Phase timings (not part of the level) for the timing line. */
+  dg_timing timings[DG_TIMINGS_MAX];
+  int timing_count = level->timing_count;
+  memcpy(timings, level->timings, sizeof timings);
   dg_level_free(level);
   if (rc != 0) {
     cli_error("cannot serialise the level: %s", dg_strerror(rc));
@@ -109,8 +113,13 @@ int cli_generate(int argc, char **argv) {
   if (strcmp(format, "json") == 0)
     putchar('\n');
   free(text);
-  if (!quiet)
-    fprintf(stderr, "dungeon: generated in %.3f ms, serialised in %.3f ms\n",
+  if (!quiet) {
+    fprintf(stderr, "dungeon: generated in %.3f ms, serialised in %.3f ms",
             (double)(generated - started) / 1e6, (double)(serialised - generated) / 1e6);
+    for (int t = 0; t < timing_count; t++)
+      fprintf(stderr, "%s%s %.3f ms", t == 0 ? " (" : ", ", timings[t].name,
+              (double)timings[t].ns / 1e6);
+    fputs(timing_count > 0 ? ")\n" : "\n", stderr);
+  }
   return fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
 }

@@ -127,6 +127,7 @@ typedef struct au_cycles {
   int64_t cost_total;        /* sum of chain costs */
   int64_t lost[AU_CUTOFFS];  /* cycles each cutoff would have lost */
   int64_t saved[AU_CUTOFFS]; /* failed-search expansions each would have saved */
+  uint64_t ns;               /* wall time spent in cycle passes */
   uint64_t *fail_ns;         /* wall time of each failed search, owned */
   int fail_count, fail_capacity;
 } au_cycles;

@@ -30,6 +30,17 @@ static bool column_free(const au_state *s, int x, int y, int z) {
   return y - 1 >= -limit && y + 3 <= limit && occ_is_free(&s->occupancy, &column);
 }
 
+/* A corridor cell away from the doorways also needs its walls: the
+ * column and one block on every side, as a built corridor has (the same
+ * 3-block cross-section as the room sets' passages). */
+static bool cell_free(const au_state *s, int x, int y, int z, int sx, int sz, int gx, int gz) {
+  if (abs(x - sx) + abs(z - sz) <= 1 || abs(x - gx) + abs(z - gz) <= 1)
+    return column_free(s, x, y, z);
+  rs_box walls = {x - 1, y - 1, z - 1, x + 2, y + 3, z + 2};
+  int limit = dg_param_int(s->params, P_VERTICAL_LIMIT);
+  return y - 1 >= -limit && y + 3 <= limit && occ_is_free(&s->occupancy, &walls);
+}
+
 static int iabs(int v) {
   return v < 0 ? -v : v;
 }
@@ -83,7 +94,7 @@ int au_corridor(au_state *s, int from, int to, bool *built, int *length, int64_t
           slot = (slot + 1) & (slots - 1);
         if (keys[slot] == key && best[slot] <= g)
           continue;
-        if (!column_free(s, x, y, z))
+        if (!cell_free(s, x, y, z, sx, sz, gx, gz))
           continue;
         /* A stair needs headroom over the lower of its two cells. */
         if (up != 0 && !column_free(s, n.x, n.y + 1, n.z) && !column_free(s, x, y - up, z))
@@ -116,6 +127,11 @@ int au_corridor(au_state *s, int from, int to, bool *built, int *length, int64_t
     for (int i = found; i >= 0; i = nodes[i].parent) {
       rs_box column = {nodes[i].x,     nodes[i].y - 1, nodes[i].z,
                        nodes[i].x + 1, nodes[i].y + 3, nodes[i].z + 1};
+      bool near_end = abs(nodes[i].x - sx) + abs(nodes[i].z - sz) <= 1 ||
+                      abs(nodes[i].x - gx) + abs(nodes[i].z - gz) <= 1;
+      if (!near_end)
+        column = (rs_box){nodes[i].x - 1, nodes[i].y - 1, nodes[i].z - 1,
+                          nodes[i].x + 2, nodes[i].y + 3, nodes[i].z + 2};
       if (occ_add(&s->occupancy, &column, -1) != 0)
         goto done;
       cells++;

@@ -549,6 +549,7 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
   int mode = dg_param_enum(s->params, P_CYCLES);
   if (mode == CYCLES_NONE)
     return 0;
+  uint64_t pass_started = dg_monotonic_ns();
   candidate *pairs = NULL;
   int pair_count = 0, cap = dg_param_int(s->params, P_HOP_CAP);
   search q = {0};
@@ -663,6 +664,7 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
   }
   rc = 0;
 done:
+  cy->ns += dg_monotonic_ns() - pass_started;
   free(pairs);
   free(q.nodes);
   dg_heap_close(&q.open);
