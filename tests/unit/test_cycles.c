@@ -126,3 +126,142 @@ Test(cycles, table_bounds) {
   pdb_free(&pdb);
   rs_set_free(set);
 }
+
+/* ---- the search itself, on small cases in empty space ---- */
+
+#include "../../src/lib/authored/authored.h"
+
+typedef struct chain_world {
+  const rs_set *set;
+  int gx, gy, gz, gfacing; /* the goal doorway */
+  int chain_max;
+  rs_box placed[8][RS_BOXES_MAX];
+  int placed_count[8];
+} chain_world;
+
+/* The cheapest chain by brute force: every sequence of up to chain_max
+ * move groups whose rooms do not overlap one another, ending in a doorway
+ * that meets the goal. -1 if none. */
+static int exhaustive(chain_world *w, int x, int y, int z, int f, int depth, int cost) {
+  if (x == w->gx + (w->gfacing == FACING_E) - (w->gfacing == FACING_W) && y == w->gy &&
+      z == w->gz + (w->gfacing == FACING_S) - (w->gfacing == FACING_N) && f == (w->gfacing ^ 2))
+    return cost;
+  if (depth == w->chain_max)
+    return -1;
+  int best = -1;
+  const rs_set *set = w->set;
+  for (int i = 0; i < set->by_facing_count[f]; i++) {
+    const rs_move *m = &set->moves[set->members[set->groups[set->by_facing[f][i]].member_first]];
+    if (m->exit_count == 0)
+      continue;
+    rs_box *boxes = w->placed[depth];
+    bool clash = false;
+    for (int b = 0; b < m->box_count && !clash; b++) {
+      const rs_box *r = &set->boxes[m->box_first + b];
+      boxes[b] = (rs_box){r->x0 + x, r->y0 + y, r->z0 + z, r->x1 + x, r->y1 + y, r->z1 + z};
+      for (int d = 0; d < depth && !clash; d++)
+        for (int k = 0; k < w->placed_count[d] && !clash; k++)
+          clash = rs_box_overlap(&boxes[b], &w->placed[d][k]);
+    }
+    if (clash)
+      continue;
+    w->placed_count[depth] = m->box_count;
+    for (int e = 0; e < m->exit_count; e++) {
+      const rs_exit *ex = &set->exits[m->exit_first + e];
+      int c =
+          exhaustive(w, x + ex->x, y + ex->y, z + ex->z, ex->facing, depth + 1, cost + ex->cost);
+      if (c >= 0 && (best < 0 || c < best))
+        best = c;
+    }
+  }
+  return best;
+}
+
+Test(cycles, weight_one_finds_the_optimum) {
+  rs_set *set = load_set(CONFIG_DIR "crypt.json");
+  cr_assert_eq(pdb_build(set, 64, &set->pdb), 0);
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("authored"));
+  dg_error err = {0};
+  cr_assert_eq(dg_request_set_text(&request, "w", "1", &err), 0);
+  cr_assert_eq(dg_request_set_text(&request, "chain_max", "3", &err), 0);
+  cr_assert_eq(dg_request_set_text(&request, "stall_cutoff", "1000000", &err), 0);
+  cr_assert_eq(dg_request_set_text(&request, "expansions_max", "1000000", &err), 0);
+  au_state s = {.set = set, .params = &request.params, .current_chain = -1};
+  cr_assert_eq(occ_init(&s.occupancy), 0);
+  au_connector ends[2] = {{0, 0, 0, FACING_N, 0, CONN_OPEN, 0}, {0}};
+  s.connectors = ends;
+  s.connector_count = 2;
+  dg_rng rng;
+  dg_rng_seed(&rng, 7, 1);
+  int found = 0, agreed_none = 0;
+  for (int sample = 0; sample < 24; sample++) {
+    ends[1] = (au_connector){dg_rng_range(&rng, -14, 14),
+                             0,
+                             dg_rng_range(&rng, -20, 2),
+                             (int)dg_rng_below(&rng, 4),
+                             1,
+                             CONN_OPEN,
+                             0};
+    chain_world world = {.set = set,
+                         .gx = ends[1].x,
+                         .gy = ends[1].y,
+                         .gz = ends[1].z,
+                         .gfacing = ends[1].facing,
+                         .chain_max = 3};
+    int expected = exhaustive(&world, 0, 0, 0, FACING_N, 0, 0);
+    int status, cost, rooms;
+    int64_t expanded;
+    cr_assert_eq(au_search_pair(&s, 0, 1, &status, &cost, &rooms, &expanded), 0);
+    if (expected < 0) {
+      cr_assert_neq(status, AU_FOUND, "sample %d: A* found a chain brute force did not", sample);
+      agreed_none++;
+    } else {
+      cr_assert_eq(status, AU_FOUND, "sample %d: brute force found cost %d, A* none", sample,
+                   expected);
+      cr_assert_eq(cost, expected, "sample %d: A* cost %d, optimum %d", sample, cost, expected);
+      cr_assert_leq(rooms, 3);
+      found++;
+    }
+  }
+  cr_assert_gt(found, 3, "the samples must include reachable goals");
+  /* Fail-fast: a goal far beyond the table's reach costs no expansion. */
+  ends[1] = (au_connector){0, 0, -400, FACING_N, 1, CONN_OPEN, 0};
+  int status, cost, rooms;
+  int64_t expanded = -1;
+  cr_assert_eq(au_search_pair(&s, 0, 1, &status, &cost, &rooms, &expanded), 0);
+  cr_assert_eq(status, AU_FAIL_TABLE);
+  cr_assert_eq(expanded, 0);
+  (void)agreed_none;
+  au_cycles_free(s.cycles);
+  occ_close(&s.occupancy);
+  rs_set_free(set);
+}
+
+/* Every cycle parameter is range-checked by the registry with its field. */
+Test(cycles, parameter_validation) {
+  static const char *const bad[][2] = {
+      {"cycles", "loops"},
+      {"w", "0.5"},
+      {"w", "11"},
+      {"stall_cutoff", "0"},
+      {"expansions_max", "0"},
+      {"candidate_distance", "97"},
+      {"hop_cap", "1"},
+      {"min_stretch", "-1"},
+      {"chain_max", "33"},
+      {"shims", "maybe"},
+      {"grouping", "2"},
+      {"cycle_interval", "-1"},
+      {"spacing", "17"},
+      {"tries", "0"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    dg_request request;
+    dg_request_init(&request, dg_algorithm_find("authored"));
+    dg_error err = {0};
+    int rc = dg_request_set_text(&request, bad[i][0], bad[i][1], &err);
+    cr_assert_neq(rc, 0, "%s=%s must be rejected", bad[i][0], bad[i][1]);
+    cr_assert_str_eq(err.field, bad[i][0]);
+  }
+}

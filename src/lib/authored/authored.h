@@ -139,6 +139,15 @@ typedef struct au_cycles {
  * DG_ETIMEDOUT. */
 int au_close_cycles(au_state *s, dg_cancel *cancel);
 
+enum { AU_FOUND, AU_FAIL_TABLE, AU_FAIL_CUTOFF, AU_FAIL_EXHAUSTED };
+
+/* One cycle search from connector `from` to connector `to` without
+ * committing anything (tests and tools): *status is AU_FOUND or why it
+ * failed; *cost and *rooms describe the chain found (-1 otherwise).
+ * 0 or DG_ENOMEM. */
+int au_search_pair(au_state *s, int from, int to, int *status, int *cost, int *rooms,
+                   int64_t *expanded);
+
 void au_cycles_free(au_cycles *cycles);
 
 /* The corridor baseline between connectors `from` and `to` (corridor.c):

@@ -53,7 +53,7 @@ typedef struct search {
   node *nodes;
   int node_count, node_capacity;
   dg_heap open;
-  uint32_t *seen_keys;  /* visited table: packed state keys */
+  uint64_t *seen_keys;  /* visited table: packed state key << 8 | chain depth */
   int *seen_g;          /* best g of each key */
   uint32_t *seen_stamp; /* slot valid when equal to `stamp` */
   uint32_t seen_slots, stamp;
@@ -281,8 +281,8 @@ static uint32_t goal_key(const au_connector *goal, int x, int y, int z, int faci
 }
 
 /* True when `key` has not been reached at cost g or less in this search. */
-static bool seen_improves(const search *q, uint32_t key, int g) {
-  uint32_t mask = q->seen_slots - 1, slot = pdb_slot(key, mask);
+static bool seen_improves(const search *q, uint64_t key, int g) {
+  uint32_t mask = q->seen_slots - 1, slot = (uint32_t)dg_mix64(key) & mask;
   while (q->seen_stamp[slot] == q->stamp && q->seen_keys[slot] != key)
     slot = (slot + 1) & mask;
   return q->seen_stamp[slot] != q->stamp || q->seen_g[slot] > g;
@@ -291,10 +291,10 @@ static bool seen_improves(const search *q, uint32_t key, int g) {
 /* Lowers the best g of `key`: 1 when the state is new or cheaper, 0 when
  * not, DG_ENOMEM. The table is kept at most half full by doubling (rare:
  * it is reused, so it only grows past the largest search so far). */
-static int seen_relax(search *q, uint32_t key, int g) {
+static int seen_relax(search *q, uint64_t key, int g) {
   if ((q->seen_used + 1) * 2 > q->seen_slots) {
     uint32_t slots = q->seen_slots * 2;
-    uint32_t *keys = malloc((size_t)slots * sizeof *keys);
+    uint64_t *keys = malloc((size_t)slots * sizeof *keys);
     int *best = malloc((size_t)slots * sizeof *best);
     uint32_t *stamps = calloc((size_t)slots, sizeof *stamps);
     if (keys == NULL || best == NULL || stamps == NULL) {
@@ -306,7 +306,7 @@ static int seen_relax(search *q, uint32_t key, int g) {
     for (uint32_t i = 0; i < q->seen_slots; i++) {
       if (q->seen_stamp[i] != q->stamp)
         continue;
-      uint32_t slot = pdb_slot(q->seen_keys[i], slots - 1);
+      uint32_t slot = (uint32_t)dg_mix64(q->seen_keys[i]) & (slots - 1);
       while (stamps[slot] == q->stamp)
         slot = (slot + 1) & (slots - 1);
       stamps[slot] = q->stamp;
@@ -321,7 +321,7 @@ static int seen_relax(search *q, uint32_t key, int g) {
     q->seen_stamp = stamps;
     q->seen_slots = slots;
   }
-  uint32_t mask = q->seen_slots - 1, slot = pdb_slot(key, mask);
+  uint32_t mask = q->seen_slots - 1, slot = (uint32_t)dg_mix64(key) & mask;
   while (q->seen_stamp[slot] == q->stamp && q->seen_keys[slot] != key)
     slot = (slot + 1) & mask;
   if (q->seen_stamp[slot] == q->stamp) {
@@ -380,7 +380,12 @@ static int push_node(search *q, node n, uint64_t priority) {
   return dg_heap_push(&q->open, priority, (uint32_t)q->node_count++);
 }
 
-typedef enum { FOUND, FAIL_TABLE, FAIL_CUTOFF, FAIL_EXHAUSTED } outcome;
+typedef enum {
+  FOUND = AU_FOUND,
+  FAIL_TABLE = AU_FAIL_TABLE,
+  FAIL_CUTOFF = AU_FAIL_CUTOFF,
+  FAIL_EXHAUSTED = AU_FAIL_EXHAUSTED
+} outcome;
 
 /* Weighted A* from connector `from` to connector `to`. On FOUND, *goal_node
  * is the node whose doorway meets `to`. Records the cutoff curve. */
@@ -461,12 +466,16 @@ static int run_search(au_state *s, search *q, int from, int to, outcome *result,
         int cx = n.x + x->x, cy = n.y + x->y, cz = n.z + x->z;
         uint32_t key = goal_key(goal, cx, cy, cz, x->facing);
         int cg = n.g + x->cost;
-        if (!seen_improves(q, key, cg))
+        /* Visited by state and chain length: with a length limit, a state
+         * reached cheaply but late must not hide the same state reached
+         * dearer but with rooms to spare. */
+        uint64_t seen_key = (uint64_t)key << 8 | (uint64_t)(n.depth + 1);
+        if (!seen_improves(q, seen_key, cg))
           continue;
         int ch = pdb_lookup(&set->pdb, key);
         if (ch < 0)
           continue; /* table miss: the goal is out of reach from there */
-        if ((rc = seen_relax(q, key, cg)) < 0)
+        if ((rc = seen_relax(q, seen_key, cg)) < 0)
           return rc;
         uint64_t priority = (uint64_t)((cg + w * ch) * 16.0);
         node child = {cx, cy, cz, x->facing, (int)at, m, group, e, cg, n.depth + 1};
@@ -540,6 +549,35 @@ static int record_failure(au_cycles *cy, uint64_t ns) {
     return DG_ENOMEM;
   cy->fail_ns[cy->fail_count++] = ns;
   return 0;
+}
+
+int au_search_pair(au_state *s, int from, int to, int *status, int *cost, int *rooms,
+                   int64_t *expanded) {
+  search q = {0};
+  int rc = DG_ENOMEM;
+  if (s->cycles == NULL && (s->cycles = calloc(1, sizeof *s->cycles)) == NULL)
+    return DG_ENOMEM;
+  q.seen_slots = 1u << 16;
+  q.seen_keys = malloc((size_t)q.seen_slots * sizeof *q.seen_keys);
+  q.seen_g = malloc((size_t)q.seen_slots * sizeof *q.seen_g);
+  q.seen_stamp = calloc((size_t)q.seen_slots, sizeof *q.seen_stamp);
+  if (q.seen_keys != NULL && q.seen_g != NULL && q.seen_stamp != NULL &&
+      dg_heap_init(&q.open, 1024) == 0) {
+    outcome result;
+    int last = -1;
+    rc = run_search(s, &q, from, to, &result, &last, expanded);
+    if (rc == 0) {
+      *status = (int)result;
+      *cost = result == FOUND ? q.nodes[last].g : -1;
+      *rooms = result == FOUND ? q.nodes[last].depth : -1;
+    }
+  }
+  free(q.nodes);
+  dg_heap_close(&q.open);
+  free(q.seen_keys);
+  free(q.seen_g);
+  free(q.seen_stamp);
+  return rc;
 }
 
 int au_close_cycles(au_state *s, dg_cancel *cancel) {
