@@ -60,12 +60,12 @@ static int check_file(const char *path, json_t *results) {
   dg_roomset_info info;
   dg_context_roomset_info(context, 0, &info);
   if (results != NULL) {
-    json_t *item = json_pack(
-        "{s:s,s:b,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:f}", "file", path, "valid", 1, "name",
-        info.name, "biome", info.biome, "rooms", info.rooms, "connectors", info.connectors,
-        "shims", info.shims, "moves", info.moves, "move_groups", info.move_groups,
-        "table_states", info.table_states, "table_bytes", (json_int_t)info.table_bytes,
-        "table_build_ms", (double)info.table_build_ns / 1e6);
+    json_t *item = json_pack("{s:s,s:b,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:f}", "file", path,
+                             "valid", 1, "name", info.name, "biome", info.biome, "rooms",
+                             info.rooms, "connectors", info.connectors, "shims", info.shims,
+                             "moves", info.moves, "move_groups", info.move_groups, "table_states",
+                             info.table_states, "table_bytes", (json_int_t)info.table_bytes,
+                             "table_build_ms", (double)info.table_build_ns / 1e6);
     json_array_append_new(results, item);
   } else {
     printf("%s: room set '%s' (biome %s): %d rooms, %d connectors, %d shims, %d moves, "

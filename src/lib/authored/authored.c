@@ -301,9 +301,10 @@ static int fill_level(au_state *s, dg_error *err) {
                  .y = z0 - min_z + 1 + inset_z,
                  .width = x1 - x0 - 2 * inset_x,
                  .height = z1 - z0 - 2 * inset_z,
-                 .kind = (room->tag_bits & TAG_SHIM) ? "shim"
-                         : i == 0                    ? "start"
-                                                     : "room"};
+                 .kind = i == 0                        ? "start"
+                         : (room->tag_bits & TAG_SHIM) ? "shim"
+                         : p->chain >= 0               ? "chain"
+                                                       : "room"};
     snprintf(r.label, sizeof r.label, "%d", i);
     int node;
     if (dg_level_add_room(level, &r, NULL) != 0 ||
