@@ -18,7 +18,8 @@ static const dg_param_def authored_params[P_COUNT] = {
     [P_ROOMSET] = {"roomset", DG_PARAM_STRING, 0, 0, 0, NULL, "crypt",
                    "name of a loaded room set (config/roomsets/*.json)"},
     [P_ROOMS] = {"rooms", DG_PARAM_INT, 100, 1, 20000, NULL, NULL,
-                 "rooms to place (fewer when nothing more fits; stats say so)"},
+                 "tree rooms to place, chain rooms come on top (fewer when nothing more fits; "
+                 "stats say so)"},
     [P_TRIES] = {"tries", DG_PARAM_INT, 1, 1, 100000, NULL, NULL,
                  "move groups tried at one open connector before it is closed"},
     [P_VERTICAL_LIMIT] = {"vertical_limit", DG_PARAM_INT, 32, 4, 1024, NULL, NULL,
