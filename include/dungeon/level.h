@@ -70,6 +70,16 @@ typedef struct dg_stat {
   int64_t value;
 } dg_stat;
 
+/* Wall-clock time of one named phase of a generation ("growth"), for
+ * people: `dungeon bench` and the daemon's Server-Timing. Never part of the
+ * level's JSON, which stays deterministic. */
+typedef struct dg_timing {
+  const char *name; /* static string */
+  uint64_t ns;      /* monotonic nanoseconds spent */
+} dg_timing;
+
+#define DG_TIMINGS_MAX 8
+
 /* Generator-specific data serialised into the level object. */
 typedef struct dg_level_extension {
   void *data;                                             /* owned by the level */
@@ -89,15 +99,17 @@ struct dg_level {
   dg_grid grid;                  /* tiles when has_grid */
   dg_room *rooms;                /* room_count rooms, owned */
   int room_count, room_capacity;
-  dg_door *doors; /* door_count doors, owned */
+  dg_door *doors;                /* door_count doors, owned */
   int door_count, door_capacity;
-  dg_object *objects; /* object_count objects, owned */
+  dg_object *objects;            /* object_count objects, owned */
   int object_count, object_capacity;
-  dg_graph graph;              /* connectivity graph */
-  dg_metrics metrics;          /* filled by dg_level_compute_metrics */
-  dg_stat stats[DG_STATS_MAX]; /* deterministic figures, in insertion order */
+  dg_graph graph;                /* connectivity graph */
+  dg_metrics metrics;            /* filled by dg_level_compute_metrics */
+  dg_stat stats[DG_STATS_MAX];   /* deterministic figures, in insertion order */
   int stat_count;
-  dg_level_extension extension; /* optional generator data */
+  dg_level_extension extension;  /* optional generator data */
+  dg_timing timings[DG_TIMINGS_MAX]; /* phase timings, not serialised */
+  int timing_count;
 };
 
 /* Allocates an empty level for `request` (algorithm, seed, params copied).
@@ -116,6 +128,10 @@ int dg_level_add_object(dg_level *level, const dg_object *object);
 /* Records (or overwrites) the deterministic stat `name` (static string).
  * Silently ignores more than DG_STATS_MAX distinct names. */
 void dg_level_set_stat(dg_level *level, const char *name, int64_t value);
+
+/* Records (or overwrites) the wall-clock time of phase `name` (static
+ * string). Ignores more than DG_TIMINGS_MAX distinct names. */
+void dg_level_set_timing(dg_level *level, const char *name, uint64_t ns);
 
 /* Computes level->metrics from the grid (when present) and the graph, and
  * marks the graph's cycle edges. Stretch is measured over at most 64 loop

@@ -12,10 +12,42 @@
 
 static void usage(void) {
   puts("usage: dungeon bench [--algorithm NAME] [--param name=value ...] [--seconds S]\n"
-       "                     [--runs N] [--json]\n"
+       "                     [--runs N] [--roomsets DIR] [--json]\n"
        "  --seconds S  length of each timed run (default 1)\n"
        "  --runs N     timed runs, at least 5 (default 5); the median is reported\n"
        "  --json       one JSON object instead of the table");
+}
+
+/* Per-level wall-clock samples of each phase a generator times
+ * (dg_level.timings), e.g. the authored generator's "growth". */
+typedef struct phase_samples {
+  const char *name;  /* static, from the level */
+  double *ms;        /* one sample per level, milliseconds */
+  long count, capacity;
+} phase_samples;
+
+static int record_phases(phase_samples *phases, int *phase_count, const dg_level *level) {
+  for (int t = 0; t < level->timing_count; t++) {
+    int p = 0;
+    while (p < *phase_count && strcmp(phases[p].name, level->timings[t].name) != 0)
+      p++;
+    if (p == *phase_count) {
+      if (p == DG_TIMINGS_MAX)
+        continue;
+      phases[(*phase_count)++] = (phase_samples){level->timings[t].name, NULL, 0, 0};
+    }
+    phase_samples *ph = &phases[p];
+    if (ph->count == ph->capacity) {
+      long grown = ph->capacity ? ph->capacity * 2 : 256;
+      double *bigger = realloc(ph->ms, (size_t)grown * sizeof *bigger);
+      if (bigger == NULL)
+        return -1;
+      ph->ms = bigger;
+      ph->capacity = grown;
+    }
+    ph->ms[ph->count++] = (double)level->timings[t].ns / 1e6;
+  }
+  return 0;
 }
 
 static int by_value(const void *a, const void *b) {
@@ -69,13 +101,19 @@ int cli_bench(int argc, char **argv) {
   dg_request request;
   if (cli_build_request(&options, &request) != 0)
     return CLI_EXIT_USAGE;
+  dg_context *context = NULL;
+  if (cli_make_context(&options, &context) != 0)
+    return CLI_EXIT_FAILURE;
   double *rates = calloc((size_t)runs, sizeof *rates);
   double *json_costs = calloc((size_t)runs, sizeof *json_costs);
   double *json_bytes = calloc((size_t)runs, sizeof *json_bytes);
   if (rates == NULL || json_costs == NULL || json_bytes == NULL) {
     cli_error("out of memory");
+    dg_context_free(context);
     return CLI_EXIT_FAILURE;
   }
+  phase_samples phases[DG_TIMINGS_MAX];
+  int phase_count = 0;
   uint64_t seed = 1;
   long total_levels = 0;
   int rc = 0;
@@ -89,11 +127,16 @@ int cli_bench(int argc, char **argv) {
       request.seed = seed++;
       request.seed_given = true;
       dg_level *level = NULL;
-      rc = dg_generate(NULL, &request, NULL, &level, &err);
+      rc = dg_generate(context, &request, NULL, &level, &err);
       if (rc != 0)
         break;
       levels++;
       now = dg_monotonic_ns();
+      if (record_phases(phases, &phase_count, level) != 0) {
+        dg_level_free(level);
+        rc = dg_error_set(&err, DG_ENOMEM, "", "out of memory");
+        break;
+      }
       /* Serialise one level in eight, timed apart from generation. */
       if ((levels & 7) == 0) {
         char *text = NULL;
@@ -118,9 +161,12 @@ int cli_bench(int argc, char **argv) {
   }
   if (rc != 0) {
     cli_error("generation failed: %s", err.message);
+    for (int p = 0; p < phase_count; p++)
+      free(phases[p].ms);
     free(rates);
     free(json_costs);
     free(json_bytes);
+    dg_context_free(context);
     return CLI_EXIT_FAILURE;
   }
   double rate_min = rates[0], rate_max = rates[0];
@@ -134,16 +180,26 @@ int cli_bench(int argc, char **argv) {
    * two builds compare the same seeds: seeds 1 to QUALITY_SEEDS. */
   double mean_rooms = 0, mean_double_wide = 0, mean_dead_ends = 0, mean_cycles = 0,
          mean_corridor = 0;
+  /* Slow algorithms stop early, after as long as the timed runs took; the
+   * output says how many seeds were measured. */
+  uint64_t quality_stop = dg_monotonic_ns() + (uint64_t)(seconds * runs * 1e9);
+  int quality_seeds = 0;
   for (uint64_t quality_seed = 1; quality_seed <= QUALITY_SEEDS; quality_seed++) {
+    if (quality_seeds > 0 && dg_monotonic_ns() > quality_stop)
+      break;
     request.seed = quality_seed;
     dg_level *level = NULL;
-    if (dg_generate(NULL, &request, NULL, &level, &err) != 0) {
+    if (dg_generate(context, &request, NULL, &level, &err) != 0) {
       cli_error("generation failed: %s", err.message);
+      for (int p = 0; p < phase_count; p++)
+        free(phases[p].ms);
       free(rates);
       free(json_costs);
       free(json_bytes);
+      dg_context_free(context);
       return CLI_EXIT_FAILURE;
     }
+    quality_seeds++;
     mean_rooms += level->metrics.rooms;
     mean_double_wide += level->metrics.double_wide;
     mean_dead_ends += level->metrics.dead_ends;
@@ -151,17 +207,17 @@ int cli_bench(int argc, char **argv) {
     mean_corridor += level->metrics.corridor_tiles;
     dg_level_free(level);
   }
-  mean_rooms /= QUALITY_SEEDS;
-  mean_double_wide /= QUALITY_SEEDS;
-  mean_dead_ends /= QUALITY_SEEDS;
-  mean_cycles /= QUALITY_SEEDS;
-  mean_corridor /= QUALITY_SEEDS;
+  mean_rooms /= quality_seeds;
+  mean_double_wide /= quality_seeds;
+  mean_dead_ends /= quality_seeds;
+  mean_cycles /= quality_seeds;
+  mean_corridor /= quality_seeds;
   json_t *params = dg_params_to_json(request.algorithm, &request.params);
   char *params_text =
       json_dumps(params, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
   if (as_json) {
     json_t *quality =
-        json_pack("{s:i,s:f,s:f,s:f,s:f,s:f}", "seeds", QUALITY_SEEDS, "mean_rooms", mean_rooms,
+        json_pack("{s:i,s:f,s:f,s:f,s:f,s:f}", "seeds", quality_seeds, "mean_rooms", mean_rooms,
                   "mean_double_wide_corridor_tiles", mean_double_wide, "mean_dead_ends",
                   mean_dead_ends, "mean_cycles", mean_cycles, "mean_corridor_tiles", mean_corridor);
     json_t *out = json_pack(
@@ -170,6 +226,15 @@ int cli_bench(int argc, char **argv) {
         (json_int_t)total_levels, "levels_per_second_median", rate, "levels_per_second_min",
         rate_min, "levels_per_second_max", rate_max, "generation_us_median", 1e6 / rate,
         "json_us_median", json_us, "json_bytes_median", bytes, "quality", quality);
+    json_t *phase_json = json_object();
+    for (int p = 0; p < phase_count; p++) {
+      double med = median(phases[p].ms, (int)phases[p].count); /* sorts the samples */
+      json_object_set_new(phase_json, phases[p].name,
+                          json_pack("{s:f,s:f,s:I}", "median_ms", med, "max_ms",
+                                    phases[p].ms[phases[p].count - 1], "levels",
+                                    (json_int_t)phases[p].count));
+    }
+    json_object_set_new(out, "phases", phase_json);
     char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     puts(text != NULL ? text : "{}");
     free(text);
@@ -179,16 +244,25 @@ int cli_bench(int argc, char **argv) {
            "levels/s min", "levels/s max", "gen us/level", "json us", "json bytes");
     printf("%-10s %-8d %-14.0f %-14.0f %-14.0f %-14.2f %-12.2f %-10.0f\n", request.algorithm->name,
            runs, rate, rate_min, rate_max, 1e6 / rate, json_us, bytes);
+    for (int p = 0; p < phase_count; p++) {
+      double med = median(phases[p].ms, (int)phases[p].count);
+      printf("phase %-12s median %.3f ms/level, p90 %.3f ms, max %.3f ms over %ld levels\n",
+             phases[p].name, med, phases[p].ms[(long)(phases[p].count * 0.9)],
+             phases[p].ms[phases[p].count - 1], phases[p].count);
+    }
     printf("params: %s\n", params_text != NULL ? params_text : "{}");
-    printf("\nover seeds 1-%d: %-12s %-18s %-10s %-8s %-14s\n", QUALITY_SEEDS, "mean rooms",
+    printf("\nover seeds 1-%d: %-12s %-18s %-10s %-8s %-14s\n", quality_seeds, "mean rooms",
            "mean double-wide", "dead ends", "cycles", "corridor tiles");
     printf("%-19s %-12.2f %-18.2f %-10.2f %-8.2f %-14.1f\n", "", mean_rooms, mean_double_wide,
            mean_dead_ends, mean_cycles, mean_corridor);
   }
+  for (int p = 0; p < phase_count; p++)
+    free(phases[p].ms);
   free(params_text);
   json_decref(params);
   free(rates);
   free(json_costs);
   free(json_bytes);
+  dg_context_free(context);
   return 0;
 }

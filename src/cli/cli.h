@@ -15,10 +15,11 @@ typedef struct cli_request_options {
   const char *seed;         /* --seed text or NULL */
   const char *params[DG_PARAMS_MAX * 2]; /* --param name=value texts */
   int param_count;
+  const char *roomsets;     /* --roomsets DIR or NULL */
 } cli_request_options;
 
 /* Consumes the option at argv[*index] if it is one of --algorithm, --seed,
- * --param (either "--x value" or "--x=value"); returns 1 if consumed, 0 if
+ * --param, --roomsets (either "--x value" or "--x=value"); returns 1 if consumed, 0 if
  * not one of them, -1 after printing a usage error. */
 int cli_take_request_option(int argc, char **argv, int *index, cli_request_options *options);
 
@@ -32,7 +33,22 @@ void cli_print_params(const dg_algorithm *algorithm);
 /* Prints "dungeon: " and a formatted message to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The room-set directory: `option` (--roomsets) if given, else
+ * $DUNGEON_ROOMSETS, else "config/roomsets". */
+const char *cli_roomsets_dir(const char *option);
+
+/* Loads one room-set file / every *.json of `dir` (name order) into
+ * `context`; prints the problem and returns -1 on any failure. */
+int cli_load_roomset_file(dg_context *context, const char *path);
+int cli_load_roomsets(dg_context *context, const char *dir);
+
+/* A context for the request options: room sets loaded when the algorithm
+ * is authored or --roomsets was given. Caller frees with dg_context_free.
+ * Prints the problem and returns -1 on failure. */
+int cli_make_context(const cli_request_options *options, dg_context **out);
+
 int cli_generate(int argc, char **argv);
+int cli_check(int argc, char **argv);
 int cli_algorithms(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 

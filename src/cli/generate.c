@@ -8,12 +8,14 @@
 
 static void usage(void) {
   puts("usage: dungeon generate [--algorithm NAME] [--seed N] [--param name=value ...]\n"
-       "                        [--format json|ascii] [--quiet]\n"
+       "                        [--format json|ascii] [--roomsets DIR] [--quiet]\n"
        "  --algorithm NAME  one of 'dungeon algorithms' (default classic)\n"
        "  --seed N          0 to 18446744073709551615; without it a random seed is\n"
        "                    chosen and printed on stderr\n"
        "  --param n=v       set a parameter (repeatable); see below\n"
        "  --format F        json (default, dungeond.level/1) or ascii\n"
+       "  --roomsets DIR    room-set directory for authored (default $DUNGEON_ROOMSETS,\n"
+       "                    else config/roomsets)\n"
        "  --quiet           no timing line on stderr\n");
 }
 
@@ -84,19 +86,28 @@ int cli_generate(int argc, char **argv) {
     if (!quiet)
       fprintf(stderr, "dungeon: seed %llu\n", (unsigned long long)request.seed);
   }
+  dg_context *context = NULL;
+  if (cli_make_context(&options, &context) != 0)
+    return CLI_EXIT_FAILURE;
   dg_error err = {0};
   dg_level *level = NULL;
   uint64_t started = dg_monotonic_ns();
-  if (dg_generate(NULL, &request, NULL, &level, &err) != 0) {
+  int generated_rc = dg_generate(context, &request, NULL, &level, &err);
+  uint64_t generated = dg_monotonic_ns();
+  dg_context_free(context);
+  if (generated_rc != 0) {
     cli_error("generation failed: %s", err.message);
     return CLI_EXIT_FAILURE;
   }
-  uint64_t generated = dg_monotonic_ns();
   char *text = NULL;
   size_t length = 0;
   int rc = strcmp(format, "json") == 0 ? dg_level_dump_json(level, &text, &length)
                                        : dg_level_dump_ascii(level, &text, &length);
   uint64_t serialised = dg_monotonic_ns();
+  /* Phase timings (not part of the level) for the timing line. */
+  dg_timing timings[DG_TIMINGS_MAX];
+  int timing_count = level->timing_count;
+  memcpy(timings, level->timings, sizeof timings);
   dg_level_free(level);
   if (rc != 0) {
     cli_error("cannot serialise the level: %s", dg_strerror(rc));
@@ -106,8 +117,13 @@ int cli_generate(int argc, char **argv) {
   if (strcmp(format, "json") == 0)
     putchar('\n');
   free(text);
-  if (!quiet)
-    fprintf(stderr, "dungeon: generated in %.3f ms, serialised in %.3f ms\n",
+  if (!quiet) {
+    fprintf(stderr, "dungeon: generated in %.3f ms, serialised in %.3f ms",
             (double)(generated - started) / 1e6, (double)(serialised - generated) / 1e6);
+    for (int t = 0; t < timing_count; t++)
+      fprintf(stderr, "%s%s %.3f ms", t == 0 ? " (" : ", ", timings[t].name,
+              (double)timings[t].ns / 1e6);
+    fputs(timing_count > 0 ? ")\n" : "\n", stderr);
+  }
   return fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
 }

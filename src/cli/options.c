@@ -47,6 +47,11 @@ int cli_take_request_option(int argc, char **argv, int *index, cli_request_optio
       options->seed = value;
     return taken;
   }
+  if ((taken = take_value(argc, argv, index, "--roomsets", &value)) != 0) {
+    if (taken > 0)
+      options->roomsets = value;
+    return taken;
+  }
   if ((taken = take_value(argc, argv, index, "--param", &value)) != 0) {
     if (taken < 0)
       return taken;

@@ -4,8 +4,18 @@
 
 #include "dungeon/context.h"
 
+struct rs_set;
+
 struct dg_context {
-  int roomset_count; /* loaded room sets (the authored generator's) */
+  int roomset_count;          /* loaded room sets (the authored generator's) */
+  int roomset_capacity;       /* allocated entries in roomsets */
+  struct rs_set **roomsets;   /* owned, in load order */
 };
+
+/* Frees the room sets a context holds (dg_context_free calls it). */
+void dg_context_close_roomsets(dg_context *context);
+
+/* The loaded room set called `name`, or NULL. */
+const struct rs_set *dg_context_find_roomset(const dg_context *context, const char *name);
 
 #endif

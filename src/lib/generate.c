@@ -19,6 +19,8 @@ int dg_context_new(dg_context **out) {
 }
 
 void dg_context_free(dg_context *context) {
+  if (context != NULL)
+    dg_context_close_roomsets(context);
   free(context);
 }
 

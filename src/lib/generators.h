@@ -8,5 +8,6 @@
 extern const dg_algorithm dg_algorithm_classic;
 extern const dg_algorithm dg_algorithm_nonlinear;
 extern const dg_algorithm dg_algorithm_landmark;
+extern const dg_algorithm dg_algorithm_authored;
 
 #endif

@@ -75,3 +75,13 @@ void dg_level_set_stat(dg_level *level, const char *name, int64_t value) {
   if (level->stat_count < DG_STATS_MAX)
     level->stats[level->stat_count++] = (dg_stat){name, value};
 }
+
+void dg_level_set_timing(dg_level *level, const char *name, uint64_t ns) {
+  for (int i = 0; i < level->timing_count; i++)
+    if (strcmp(level->timings[i].name, name) == 0) {
+      level->timings[i].ns = ns;
+      return;
+    }
+  if (level->timing_count < DG_TIMINGS_MAX)
+    level->timings[level->timing_count++] = (dg_timing){name, ns};
+}

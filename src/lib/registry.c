@@ -10,6 +10,7 @@ static const dg_algorithm *const registry[] = {
     &dg_algorithm_classic,
     &dg_algorithm_landmark,
     &dg_algorithm_nonlinear,
+    &dg_algorithm_authored,
 };
 
 const dg_algorithm *const *dg_algorithms(int *count) {

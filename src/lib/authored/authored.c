@@ -1,0 +1,462 @@
+/* The `authored` algorithm (seed 003): a dungeon assembled from hand-built
+ * rooms of a room set, grown as a tree from a start room by precomputed
+ * moves (grow.c). This file holds the parameter table, the order of the
+ * steps, and the output: placements, connections, the graph of placed
+ * rooms, and a top-down grid so that the ASCII map works for it too. */
+#include "authored.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context_internal.h"
+#include "../generators.h"
+#include "dungeon/request.h"
+
+static const char *const cycle_modes[] = {"chains", "corridors", "none", NULL};
+
+static const dg_param_def authored_params[P_COUNT] = {
+    [P_ROOMSET] = {"roomset", DG_PARAM_STRING, 0, 0, 0, NULL, "crypt",
+                   "name of a loaded room set (config/roomsets/*.json)"},
+    [P_ROOMS] = {"rooms", DG_PARAM_INT, 100, 1, 20000, NULL, NULL,
+                 "tree rooms to place, chain rooms come on top (fewer when nothing more fits; "
+                 "stats say so)"},
+    [P_TRIES] = {"tries", DG_PARAM_INT, 1, 1, 100000, NULL, NULL,
+                 "move groups tried at one open connector before it is closed"},
+    [P_VERTICAL_LIMIT] = {"vertical_limit", DG_PARAM_INT, 32, 4, 1024, NULL, NULL,
+                          "blocks above or below the start room's floor that rooms may reach"},
+    [P_GRID] = {"grid", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
+                "also draw a top-down tile grid (for ASCII maps and grid metrics)"},
+    [P_CYCLES] = {"cycles", DG_PARAM_ENUM, CYCLES_CHAINS, 0, 0, cycle_modes, NULL,
+                  "chains: close cycles with chains of authored rooms; corridors: with "
+                  "procedural corridors (the old method); none: leave the tree"},
+    [P_WEIGHT] = {"w", DG_PARAM_FLOAT, 3.0, 1.0, 10.0, NULL, NULL,
+                  "weighted A* inflation: f = g + w h (1 finds the cheapest chain)"},
+    [P_STALL_CUTOFF] = {"stall_cutoff", DG_PARAM_INT, 64, 1, 1000000, NULL, NULL,
+                        "abandon a cycle search after this many expansions without getting "
+                        "closer to the goal"},
+    [P_EXPANSIONS_MAX] = {"expansions_max", DG_PARAM_INT, 20000, 1, 10000000, NULL, NULL,
+                          "hard limit on expansions of one cycle search"},
+    [P_CANDIDATE_DISTANCE] = {"candidate_distance", DG_PARAM_INT, 48, 1, 96, NULL, NULL,
+                              "largest distance in blocks between two doorways to join"},
+    [P_HOP_CAP] = {"hop_cap", DG_PARAM_INT, 8, 2, 64, NULL, NULL,
+                   "rooms two doorways must be apart through the dungeon to be joined"},
+    [P_MIN_STRETCH] = {"min_stretch", DG_PARAM_FLOAT, 0.5, 0.0, 1000.0, NULL, NULL,
+                       "least tree distance (rooms) per block of distance for a candidate pair"},
+    [P_CHAIN_MAX] = {"chain_max", DG_PARAM_INT, 8, 1, 32, NULL, NULL,
+                     "most rooms in one cycle's chain"},
+    [P_SHIMS] = {"shims", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
+                 "let chains use shims (rooms tagged shim)"},
+    [P_SPACING] = {"spacing", DG_PARAM_INT, 0, 0, 16, NULL, NULL,
+                   "blocks the tree keeps between a new room and every room but its parent "
+                   "(room for cycles)"},
+    [P_CYCLE_INTERVAL] = {"cycle_interval", DG_PARAM_INT, 20, 0, 20000, NULL, NULL,
+                          "close cycles every this many tree rooms while growing (0: only "
+                          "once the tree is grown)"},
+    [P_GROUPING] = {"grouping", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
+                    "search move groups (same geometry) once instead of every room's moves"},
+};
+
+/* What the level keeps for its JSON: the placements and connections in
+ * world space, moved out of the generation state, and a copy of the room
+ * set's rooms so that the level outlives the context. The JSON is built
+ * only when the level is serialised, so generation time is growth time. */
+typedef struct au_output {
+  char roomset[RS_NAME_MAX];
+  char biome[RS_NAME_MAX];
+  rs_room *rooms;           /* copy of the set's rooms, owned */
+  au_placement *placements; /* owned */
+  int placement_count;
+  au_connector *connectors;   /* owned */
+  au_connection *connections; /* owned */
+  int connection_count;
+  rs_box *boxes; /* world boxes by placement, owned */
+  bool out_of_space;
+  int grid_origin[2]; /* world x, z of grid tile (0, 0) */
+  au_cycles *cycles;  /* the cycle pass's results, owned */
+} au_output;
+
+static void output_free(void *data) {
+  au_output *out = data;
+  if (out == NULL)
+    return;
+  free(out->rooms);
+  free(out->placements);
+  free(out->connectors);
+  free(out->connections);
+  free(out->boxes);
+  au_cycles_free(out->cycles);
+  free(out);
+}
+
+static json_t *triple(int x, int y, int z) {
+  return json_pack("[i,i,i]", x, y, z);
+}
+
+/* Placements as JSON: everything a client needs without the room set,
+ * including world-space boxes so that overlaps can be checked. */
+static json_t *placements_json(const au_output *s) {
+  json_t *list = json_array();
+  if (list == NULL)
+    return NULL;
+  static const char *const states[] = {"open", "connected", "closed"};
+  for (int i = 0; i < s->placement_count; i++) {
+    const au_placement *p = &s->placements[i];
+    const rs_room *room = &s->rooms[p->room];
+    json_t *boxes = json_array(), *connectors = json_array(), *tags = json_array();
+    json_t *item =
+        json_pack("{s:i,s:s,s:i,s:o,s:i,s:i,s:i,s:o,s:o,s:o}", "id", i, "room", room->id, "chain",
+                  p->chain, "origin", triple(p->origin[0], p->origin[1], p->origin[2]), "rotation",
+                  p->rotation * 90, "depth", p->depth, "parent", p->parent, "tags", tags, "boxes",
+                  boxes, "connectors", connectors);
+    if (item == NULL || json_array_append_new(list, item) != 0)
+      goto fail;
+    for (int t = 0; t < room->tag_count; t++)
+      if (json_array_append_new(tags, json_string(room->tags[t])) != 0)
+        goto fail;
+    for (int b = 0; b < p->box_count; b++) {
+      const rs_box *w = &s->boxes[p->box_first + b];
+      json_t *box = json_pack("{s:o,s:o}", "at", triple(w->x0, w->y0, w->z0), "size",
+                              triple(w->x1 - w->x0, w->y1 - w->y0, w->z1 - w->z0));
+      if (box == NULL || json_array_append_new(boxes, box) != 0)
+        goto fail;
+    }
+    for (int k = 0; k < p->conn_count; k++) {
+      const au_connector *c = &s->connectors[p->conn_first + k];
+      json_t *conn = json_pack("{s:o,s:s,s:s}", "at", triple(c->x, c->y, c->z), "facing",
+                               rs_facing_names[c->facing], "state", states[c->state]);
+      if (conn == NULL || json_array_append_new(connectors, conn) != 0)
+        goto fail;
+    }
+  }
+  return list;
+fail:
+  json_decref(list);
+  return NULL;
+}
+
+static json_t *connections_json(const au_output *s) {
+  json_t *list = json_array();
+  if (list == NULL)
+    return NULL;
+  for (int i = 0; i < s->connection_count; i++) {
+    const au_connection *c = &s->connections[i];
+    const au_connector *a = &s->connectors[c->a], *b = &s->connectors[c->b];
+    const au_placement *pa = &s->placements[a->placement], *pb = &s->placements[b->placement];
+    json_t *item =
+        json_pack("{s:s,s:i,s:{s:i,s:i},s:{s:i,s:i}}", "kind", c->kind, "cycle", c->cycle, "from",
+                  "placement", a->placement, "connector", c->a - pa->conn_first, "to", "placement",
+                  b->placement, "connector", c->b - pb->conn_first);
+    if (item == NULL || json_array_append_new(list, item) != 0) {
+      json_decref(list);
+      return NULL;
+    }
+  }
+  return list;
+}
+
+/* The cycles built and the stall-cutoff curve (seed 003, "Measuring
+ * instead of guessing"): for each cutoff, the cycles it would have lost and
+ * the failed-search expansions it would have saved. */
+static json_t *cycles_json(const au_output *out) {
+  const au_cycles *cy = out->cycles;
+  json_t *list = json_array(), *curve = json_array();
+  json_t *object = json_pack("{s:o,s:o}", "built", list, "cutoff_curve", curve);
+  if (object == NULL)
+    return NULL;
+  for (int i = 0; i < cy->count; i++) {
+    const au_cycle *c = &cy->items[i];
+    const au_connector *a = &out->connectors[c->from], *b = &out->connectors[c->to];
+    json_t *item = json_pack(
+        "{s:{s:i,s:i},s:{s:i,s:i},s:i,s:i,s:i,s:I}", "from", "placement", a->placement, "connector",
+        c->from - out->placements[a->placement].conn_first, "to", "placement", b->placement,
+        "connector", c->to - out->placements[b->placement].conn_first, "rooms", c->rooms, "cost",
+        c->cost, "graph_distance", c->graph_distance, "expansions", (json_int_t)c->expansions);
+    if (item == NULL || json_array_append_new(list, item) != 0)
+      goto fail;
+  }
+  for (int k = 0; k < AU_CUTOFFS - 1; k++) {
+    json_t *point =
+        json_pack("{s:i,s:I,s:I}", "cutoff", au_cutoffs[k], "lost_cycles", (json_int_t)cy->lost[k],
+                  "saved_expansions", (json_int_t)cy->saved[k]);
+    if (point == NULL || json_array_append_new(curve, point) != 0)
+      goto fail;
+  }
+  return object;
+fail:
+  json_decref(object);
+  return NULL;
+}
+
+static int output_to_json(const void *data, json_t *level_object) {
+  const au_output *out = data;
+  if (out->cycles != NULL && json_object_set_new(level_object, "cycles", cycles_json(out)) != 0)
+    return DG_ENOMEM;
+  json_t *roomset = json_pack("{s:s,s:s}", "name", out->roomset, "biome", out->biome);
+  json_t *growth =
+      json_pack("{s:s,s:[i,i]}", "stop_reason", out->out_of_space ? "no_space" : "room_count",
+                "grid_origin", out->grid_origin[0], out->grid_origin[1]);
+  if (json_object_set_new(level_object, "roomset", roomset) != 0 ||
+      json_object_set_new(level_object, "placements", placements_json(out)) != 0 ||
+      json_object_set_new(level_object, "connections", connections_json(out)) != 0 ||
+      json_object_set_new(level_object, "growth", growth) != 0)
+    return DG_ENOMEM;
+  return 0;
+}
+
+/* The placement's footprint seen from above, in world x and z. */
+static void footprint(const au_state *s, const au_placement *p, int *x0, int *z0, int *x1,
+                      int *z1) {
+  const rs_box *first = &s->occupancy.boxes[p->box_first];
+  *x0 = first->x0, *z0 = first->z0, *x1 = first->x1, *z1 = first->z1;
+  for (int b = 1; b < p->box_count; b++) {
+    const rs_box *w = &s->occupancy.boxes[p->box_first + b];
+    *x0 = w->x0 < *x0 ? w->x0 : *x0;
+    *z0 = w->z0 < *z0 ? w->z0 : *z0;
+    *x1 = w->x1 > *x1 ? w->x1 : *x1;
+    *z1 = w->z1 > *z1 ? w->z1 : *z1;
+  }
+}
+
+/* The top-down grid: each room's footprint, its rim as wall and its inside
+ * as floor, doorways of connections as doors. Rooms stacked at different
+ * heights project onto the same tiles; such shared tiles are drawn as
+ * floor so that the map never shows a wall that is not there on some
+ * level. Returns 0, DG_ENOMEM or DG_EINVAL (too large a map). */
+static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg_error *err) {
+  dg_level *level = s->level;
+  int width = max_x - min_x + 2, height = max_z - min_z + 2;
+  int rc = dg_grid_init(&level->grid, width, height);
+  if (rc != 0)
+    return dg_error_set(err, rc, "params.rooms",
+                        "the top-down map (%dx%d) is too large; "
+                        "set params.grid to false",
+                        width, height);
+  level->has_grid = true;
+  long cells = (long)width * height;
+  int *owner = malloc((size_t)cells * sizeof *owner);
+  if (owner == NULL)
+    return DG_ENOMEM;
+  for (long i = 0; i < cells; i++)
+    owner[i] = -1;
+  for (int i = 0; i < s->placement_count; i++) {
+    const au_placement *p = &s->placements[i];
+    for (int b = 0; b < p->box_count; b++) {
+      const rs_box *w = &s->occupancy.boxes[p->box_first + b];
+      for (int z = w->z0; z < w->z1; z++)
+        for (int x = w->x0; x < w->x1; x++) {
+          long at = (long)(z - min_z + 1) * width + (x - min_x + 1);
+          owner[at] = owner[at] == -1 || owner[at] == i ? i : -2;
+        }
+    }
+  }
+  static const int dx[4] = {0, 1, 0, -1}, dz[4] = {-1, 0, 1, 0};
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+      int o = owner[(long)y * width + x];
+      if (o == -1)
+        continue;
+      bool rim = false;
+      for (int d = 0; d < 4 && o >= 0; d++) {
+        int nx = x + dx[d], ny = y + dz[d];
+        int n = nx < 0 || ny < 0 || nx >= width || ny >= height ? -1 : owner[(long)ny * width + nx];
+        rim = rim || (n != o && n != -2);
+      }
+      dg_grid_set(&level->grid, x, y, rim ? DG_TILE_WALL : DG_TILE_FLOOR);
+    }
+  for (int i = 0; i < s->connection_count; i++) {
+    const au_connector *ends[2] = {&s->connectors[s->connections[i].a],
+                                   &s->connectors[s->connections[i].b]};
+    for (int k = 0; k < 2; k++)
+      dg_grid_set(&level->grid, ends[k]->x - min_x + 1, ends[k]->z - min_z + 1, DG_TILE_DOOR);
+  }
+  free(owner);
+  return 0;
+}
+
+/* Rooms, graph and grid of the level from the placements. */
+static int fill_level(au_state *s, dg_error *err) {
+  dg_level *level = s->level;
+  int min_x = 0, min_z = 0, max_x = 0, max_z = 0;
+  for (int i = 0; i < s->placement_count; i++) {
+    int x0, z0, x1, z1;
+    footprint(s, &s->placements[i], &x0, &z0, &x1, &z1);
+    if (i == 0 || x0 < min_x)
+      min_x = x0;
+    if (i == 0 || z0 < min_z)
+      min_z = z0;
+    if (i == 0 || x1 > max_x)
+      max_x = x1;
+    if (i == 0 || z1 > max_z)
+      max_z = z1;
+  }
+  bool grid = dg_param_bool(s->params, P_GRID);
+  for (int i = 0; i < s->placement_count; i++) {
+    const au_placement *p = &s->placements[i];
+    int x0, z0, x1, z1;
+    footprint(s, p, &x0, &z0, &x1, &z1);
+    const rs_room *room = &s->set->rooms[p->room];
+    /* dg_room is the floor inside the walls on the grid; rooms of the set
+     * include their walls, hence the one-block inset where there is one. */
+    int inset_x = x1 - x0 > 2, inset_z = z1 - z0 > 2;
+    dg_room r = {.x = x0 - min_x + 1 + inset_x,
+                 .y = z0 - min_z + 1 + inset_z,
+                 .width = x1 - x0 - 2 * inset_x,
+                 .height = z1 - z0 - 2 * inset_z,
+                 .kind = i == 0                        ? "start"
+                         : (room->tag_bits & TAG_SHIM) ? "shim"
+                         : p->chain >= 0               ? "chain"
+                                                       : "room"};
+    snprintf(r.label, sizeof r.label, "%d", i);
+    int node;
+    if (dg_level_add_room(level, &r, NULL) != 0 ||
+        dg_graph_add_node(&level->graph, r.kind, (x0 + x1) / 2 - min_x + 1,
+                          (z0 + z1) / 2 - min_z + 1, i, &node) != 0)
+      return DG_ENOMEM;
+    level->graph.nodes[node].depth = p->depth;
+  }
+  for (int i = 0; i < s->connection_count; i++) {
+    const au_connection *c = &s->connections[i];
+    int a = s->connectors[c->a].placement, b = s->connectors[c->b].placement;
+    const dg_node *na = &level->graph.nodes[a], *nb = &level->graph.nodes[b];
+    int length = abs(na->x - nb->x) + abs(na->y - nb->y);
+    const char *kind = c->cycle < 0 ? "door" : c->kind;
+    if (dg_graph_add_edge(&level->graph, a, b, kind, length > 0 ? length : 1) != 0)
+      return DG_ENOMEM;
+  }
+  if (grid) {
+    int rc = draw_grid(s, min_x, min_z, max_x, max_z, err);
+    if (rc != 0)
+      return rc;
+  }
+  return 0;
+}
+
+static int by_ns(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The cycle pass's deterministic figures as stats; the wall-clock cost of
+ * failed searches (seed 003's "Failed connection cost" table) as timings. */
+static void set_cycle_figures(dg_level *level, au_cycles *cy) {
+  dg_level_set_stat(level, "cycle_candidates", cy->candidates);
+  dg_level_set_stat(level, "cycle_attempts", cy->attempts);
+  dg_level_set_stat(level, "cycles_built", cy->count);
+  dg_level_set_stat(level, "cycle_conversion_permille",
+                    cy->attempts > 0 ? cy->count * 1000 / cy->attempts : 0);
+  dg_level_set_stat(level, "cycle_rooms_added", cy->rooms_added);
+  dg_level_set_stat(level, "cycle_cost_total", cy->cost_total);
+  dg_level_set_stat(level, "cycle_skipped_shortened", cy->skipped_shortened);
+  dg_level_set_stat(level, "cycle_skipped_used", cy->skipped_used);
+  dg_level_set_stat(level, "cycle_failed_table", cy->failed_table);
+  dg_level_set_stat(level, "cycle_failed_cutoff", cy->failed_cutoff);
+  dg_level_set_stat(level, "cycle_failed_exhausted", cy->failed_exhausted);
+  dg_level_set_stat(level, "cycle_expansions", cy->expansions);
+  dg_level_set_stat(level, "cycle_failed_expansions", cy->failed_expansions);
+  if (cy->fail_count > 0) {
+    qsort(cy->fail_ns, (size_t)cy->fail_count, sizeof *cy->fail_ns, by_ns);
+    static const char *const names[4] = {"fail_p50", "fail_p75", "fail_p90", "fail_p99"};
+    static const int percent[4] = {50, 75, 90, 99};
+    for (int i = 0; i < 4; i++)
+      dg_level_set_timing(level, names[i],
+                          cy->fail_ns[(int64_t)(cy->fail_count - 1) * percent[i] / 100]);
+  }
+}
+
+static int authored_generate(const dg_context *context, const dg_request *request,
+                             dg_cancel *cancel, dg_level *level, dg_error *err) {
+  const dg_params *p = &request->params;
+  const char *name = dg_param_string(p, P_ROOMSET);
+  const rs_set *set = dg_context_find_roomset(context, name);
+  if (set == NULL)
+    return dg_error_set(err, DG_ENOENT, "params.roomset",
+                        "params.roomset: no room set named '%s' is loaded (%d loaded)", name,
+                        dg_context_roomset_count(context));
+  au_state s = {.set = set, .params = p, .level = level, .current_chain = -1};
+  au_output *out = NULL;
+  dg_rng_seed(&s.layout, request->seed, DG_STREAM_LAYOUT);
+  dg_rng_seed(&s.choice, request->seed, DG_STREAM_CHOICE);
+  int rc = occ_init(&s.occupancy);
+  if (rc != 0)
+    goto fail;
+  uint64_t started = dg_monotonic_ns();
+  if ((rc = au_grow(&s, cancel)) != 0)
+    goto fail;
+  int tree_rooms = s.tree_count;
+  if ((rc = au_close_cycles(&s, cancel)) != 0)
+    goto fail;
+  /* Cycle passes run inside growth too: growth's own time is the rest. */
+  dg_level_set_timing(level, "growth", dg_monotonic_ns() - started - s.cycles->ns);
+  dg_level_set_timing(level, "cycles", s.cycles->ns);
+  set_cycle_figures(level, s.cycles);
+  if ((rc = fill_level(&s, err)) != 0)
+    goto fail;
+  int min_x = 0, min_z = 0;
+  for (int i = 0; i < s.placement_count; i++) {
+    int x0, z0, x1, z1;
+    footprint(&s, &s.placements[i], &x0, &z0, &x1, &z1);
+    min_x = i == 0 || x0 < min_x ? x0 : min_x;
+    min_z = i == 0 || z0 < min_z ? z0 : min_z;
+  }
+  int max_depth = 0;
+  for (int i = 0; i < s.placement_count; i++)
+    max_depth = s.placements[i].depth > max_depth ? s.placements[i].depth : max_depth;
+  dg_level_set_stat(level, "rooms_requested", dg_param_int(p, P_ROOMS));
+  dg_level_set_stat(level, "rooms_placed", tree_rooms);
+  dg_level_set_stat(level, "out_of_space", s.out_of_space);
+  dg_level_set_stat(level, "tree_depth_max", max_depth);
+  dg_level_set_stat(level, "fit_checks", s.fit_checks);
+  dg_level_set_stat(level, "moves_rejected", s.rejected_moves);
+  dg_level_set_stat(level, "connectors_closed", s.closed_connectors);
+  dg_level_set_stat(level, "roomset_moves", set->move_count);
+  dg_level_set_stat(level, "roomset_move_groups", set->group_count);
+  out = calloc(1, sizeof *out);
+  rc = DG_ENOMEM;
+  if (out == NULL)
+    goto fail;
+  snprintf(out->roomset, sizeof out->roomset, "%s", set->name);
+  snprintf(out->biome, sizeof out->biome, "%s", set->biome);
+  out->out_of_space = s.out_of_space;
+  out->grid_origin[0] = min_x - 1;
+  out->grid_origin[1] = min_z - 1;
+  out->rooms = malloc((size_t)set->room_count * sizeof *out->rooms);
+  if (out->rooms == NULL)
+    goto fail;
+  memcpy(out->rooms, set->rooms, (size_t)set->room_count * sizeof *out->rooms);
+  out->placements = s.placements;
+  out->placement_count = s.placement_count;
+  out->connectors = s.connectors;
+  out->connections = s.connections;
+  out->connection_count = s.connection_count;
+  out->boxes = s.occupancy.boxes;
+  s.placements = NULL;
+  s.connectors = NULL;
+  s.connections = NULL;
+  s.occupancy.boxes = NULL;
+  out->cycles = s.cycles;
+  s.cycles = NULL;
+  level->extension = (dg_level_extension){out, output_free, output_to_json, NULL};
+  au_state_close(&s);
+  return 0;
+fail:
+  output_free(out);
+  au_state_close(&s);
+  if (err != NULL && err->code != 0)
+    return err->code;
+  if (rc == DG_ECANCELED)
+    return dg_error_set(err, rc, "", "generation was cancelled");
+  if (rc == DG_ETIMEDOUT)
+    return dg_error_set(err, rc, "deadline_ms", "generation passed its deadline");
+  return dg_error_set(err, rc, "", "%s", dg_strerror(rc));
+}
+
+const dg_algorithm dg_algorithm_authored = {
+    .name = "authored",
+    .summary = "dungeon assembled from hand-built rooms of a room set, grown as a tree from a "
+               "start room by precomputed moves, nearest open connector first",
+    .source = "seeds/003_b5e880f123ee6c9c.txt",
+    .params = authored_params,
+    .param_count = P_COUNT,
+    .validate = NULL,
+    .generate = authored_generate,
+};

@@ -1,0 +1,118 @@
+/* The room sets of a dg_context: adding one (validate, precompute moves),
+ * finding one by name for a request, and the figures `dungeon check` and
+ * GET /v1/roomsets report. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context_internal.h"
+#include "roomset.h"
+
+int dg_roomset_check(const json_t *json, dg_error *errors, int max, int *count) {
+  rs_report report = {errors, max, 0};
+  rs_set *set = NULL;
+  int rc = rs_set_parse(json, &report, &set);
+  rs_set_free(set);
+  *count = report.count;
+  return rc;
+}
+
+int dg_context_add_roomset(dg_context *context, const json_t *json, dg_error *err) {
+  dg_error first = {0};
+  rs_report report = {&first, 1, 0};
+  rs_set *set = NULL;
+  int rc = rs_set_parse(json, &report, &set);
+  if (rc != 0) {
+    if (rc == DG_ENOMEM)
+      return dg_error_set(err, rc, "", "out of memory loading a room set");
+    if (report.count > 1)
+      return dg_error_set(err, first.code, first.field, "%s (and %d more problems)", first.message,
+                          report.count - 1);
+    return dg_error_set(err, first.code, first.field, "%s", first.message);
+  }
+  if (dg_context_find_roomset(context, set->name) != NULL) {
+    rc = dg_error_set(err, DG_EINVAL, "name", "a room set named '%s' is already loaded", set->name);
+    goto fail;
+  }
+  if ((rc = rs_set_build_moves(set)) != 0 || (rc = pdb_build(set, PDB_COST_MAX, &set->pdb)) != 0) {
+    dg_error_set(err, rc, "", "out of memory precomputing the moves of '%s'", set->name);
+    goto fail;
+  }
+  if (context->roomset_count == context->roomset_capacity) {
+    int grown = context->roomset_capacity ? context->roomset_capacity * 2 : 4;
+    struct rs_set **bigger = realloc(context->roomsets, (size_t)grown * sizeof *bigger);
+    if (bigger == NULL) {
+      rc = dg_error_set(err, DG_ENOMEM, "", "out of memory");
+      goto fail;
+    }
+    context->roomsets = bigger;
+    context->roomset_capacity = grown;
+  }
+  context->roomsets[context->roomset_count++] = set;
+  return 0;
+fail:
+  rs_set_free(set);
+  return rc;
+}
+
+void dg_context_close_roomsets(dg_context *context) {
+  for (int i = 0; i < context->roomset_count; i++)
+    rs_set_free(context->roomsets[i]);
+  free(context->roomsets);
+  context->roomsets = NULL;
+  context->roomset_count = context->roomset_capacity = 0;
+}
+
+const rs_set *dg_context_find_roomset(const dg_context *context, const char *name) {
+  if (context == NULL)
+    return NULL;
+  for (int i = 0; i < context->roomset_count; i++)
+    if (strcmp(context->roomsets[i]->name, name) == 0)
+      return context->roomsets[i];
+  return NULL;
+}
+
+int dg_context_roomset_count(const dg_context *context) {
+  return context != NULL ? context->roomset_count : 0;
+}
+
+int dg_context_roomset_info(const dg_context *context, int index, dg_roomset_info *info) {
+  if (context == NULL || index < 0 || index >= context->roomset_count)
+    return DG_EINVAL;
+  const rs_set *set = context->roomsets[index];
+  int shims = 0;
+  for (int r = 0; r < set->room_count; r++)
+    shims += (set->rooms[r].tag_bits & TAG_SHIM) != 0;
+  *info =
+      (dg_roomset_info){.name = set->name,
+                        .biome = set->biome,
+                        .rooms = set->room_count,
+                        .connectors = set->connector_count,
+                        .shims = shims,
+                        .moves = set->move_count,
+                        .move_groups = set->group_count,
+                        .table_states = set->pdb.states,
+                        .table_bytes = (int64_t)set->pdb.slots *
+                                       (int64_t)(sizeof *set->pdb.keys + sizeof *set->pdb.costs),
+                        .table_build_ns = set->pdb.build_ns};
+  return 0;
+}
+
+json_t *dg_context_roomsets_to_json(const dg_context *context) {
+  json_t *list = json_array();
+  if (list == NULL)
+    return NULL;
+  for (int i = 0; i < dg_context_roomset_count(context); i++) {
+    dg_roomset_info info;
+    dg_context_roomset_info(context, i, &info);
+    json_t *item =
+        json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:I}", "name", info.name, "biome", info.biome,
+                  "rooms", info.rooms, "connectors", info.connectors, "shims", info.shims, "moves",
+                  info.moves, "move_groups", info.move_groups, "table_states", info.table_states,
+                  "table_bytes", (json_int_t)info.table_bytes);
+    if (item == NULL || json_array_append_new(list, item) != 0) {
+      json_decref(list);
+      return NULL;
+    }
+  }
+  return list;
+}

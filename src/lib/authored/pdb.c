@@ -1,0 +1,196 @@
+/* Building the pattern database (see pdb.h; seed 003, "The pattern
+ * database"): a Dijkstra backward from the goal through every move in
+ * empty space, bounded by cost. */
+#include "pdb.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dungeon/cancel.h"
+#include "roomset.h"
+
+/* Inserts or lowers `key`; returns true when the entry is new or cheaper. */
+static bool relax(rs_pdb *pdb, uint32_t key, int cost) {
+  uint32_t slot = pdb_slot(key, pdb->mask);
+  while (pdb->keys[slot] != PDB_EMPTY && pdb->keys[slot] != key)
+    slot = (slot + 1) & pdb->mask;
+  if (pdb->keys[slot] == key) {
+    if (pdb->costs[slot] <= cost)
+      return false;
+    pdb->costs[slot] = (uint16_t)cost;
+    return true;
+  }
+  pdb->keys[slot] = key;
+  pdb->costs[slot] = (uint16_t)cost;
+  pdb->states++;
+  return true;
+}
+
+/* One backward step: a group whose exit k has facing f turns state
+ * (p, f) into predecessor (p - exit offset, group's open facing). */
+typedef struct back_edge {
+  int dx, dy, dz; /* exit offset */
+  int facing;     /* the predecessor's facing: the group's open facing */
+  int cost;       /* the exit's walking cost */
+} back_edge;
+
+static int by_cost(const void *a, const void *b) {
+  const back_edge *p = a, *q = b;
+  if (p->cost != q->cost)
+    return p->cost < q->cost ? -1 : 1;
+  int x[4] = {p->dx, p->dy, p->dz, p->facing}, y[4] = {q->dx, q->dy, q->dz, q->facing};
+  for (int i = 0; i < 4; i++)
+    if (x[i] != y[i])
+      return x[i] < y[i] ? -1 : 1;
+  return 0;
+}
+
+/* Dial's bucket queue: costs are small integers, so one growable list per
+ * cost value replaces a heap (O(1) push and pop). */
+typedef struct bucket {
+  uint32_t *keys;
+  int count, capacity;
+} bucket;
+
+static int bucket_push(bucket *b, uint32_t key) {
+  if (b->count == b->capacity) {
+    int grown = b->capacity ? b->capacity * 2 : 256;
+    uint32_t *bigger = realloc(b->keys, (size_t)grown * sizeof *bigger);
+    if (bigger == NULL)
+      return DG_ENOMEM;
+    b->keys = bigger;
+    b->capacity = grown;
+  }
+  b->keys[b->count++] = key;
+  return 0;
+}
+
+int pdb_build(const rs_set *set, int cost_max, rs_pdb *pdb) {
+  uint64_t started = dg_monotonic_ns();
+  *pdb = (rs_pdb){.cost_max = cost_max};
+  /* The search runs over a dense cube of costs (a state's relative x and z
+   * cannot pass cost_max + 1, its height PDB_Y_RANGE): direct indexing
+   * with neighbours close in memory. The result is then packed. */
+  int reach = cost_max + 1, span_xz = 2 * reach + 1, span_y = 2 * PDB_Y_RANGE + 1;
+  size_t cells = (size_t)span_xz * (size_t)span_xz * (size_t)span_y * 4;
+  uint8_t *dense = malloc(cells);
+  back_edge *edges[4] = {NULL, NULL, NULL, NULL};
+  int edge_count[4] = {0, 0, 0, 0};
+  bucket *queue = calloc((size_t)cost_max + 1, sizeof *queue);
+  int rc = DG_ENOMEM;
+  if (dense == NULL || queue == NULL || cost_max > 250)
+    goto fail;
+  memset(dense, 0xff, cells);
+  for (int f = 0; f < 4; f++)
+    if ((edges[f] = calloc((size_t)set->exit_total + 1, sizeof *edges[f])) == NULL)
+      goto fail;
+  /* Each group once: members share the geometry. */
+  for (int g = 0; g < set->group_count; g++) {
+    const rs_move *m = &set->moves[set->members[set->groups[g].member_first]];
+    for (int e = 0; e < m->exit_count; e++) {
+      const rs_exit *x = &set->exits[m->exit_first + e];
+      edges[x->facing][edge_count[x->facing]++] =
+          (back_edge){x->x, x->y, x->z, m->open_facing, x->cost};
+    }
+  }
+  for (int f = 0; f < 4; f++) {
+    qsort(edges[f], (size_t)edge_count[f], sizeof *edges[f], by_cost);
+    /* Rooms of different shapes often share a doorway geometry: in empty
+     * space only the cheapest such edge matters. */
+    int kept = 0;
+    for (int i = 0; i < edge_count[f]; i++) {
+      const back_edge *b = &edges[f][i];
+      bool seen = false;
+      for (int j = 0; j < kept && !seen; j++) {
+        const back_edge *o = &edges[f][j];
+        seen = o->dx == b->dx && o->dy == b->dy && o->dz == b->dz && o->facing == b->facing;
+      }
+      if (!seen)
+        edges[f][kept++] = *b;
+    }
+    edge_count[f] = kept;
+  }
+#define CELL(x, y, z, f)                                                                           \
+  ((((size_t)(f) * (size_t)span_y + (size_t)((y) + PDB_Y_RANGE)) * (size_t)span_xz +               \
+    (size_t)((z) + reach)) *                                                                       \
+       (size_t)span_xz +                                                                           \
+   (size_t)((x) + reach))
+  /* The goal faces north at the origin; a chain ends in an exit standing in
+   * front of it (z = -1) facing back south. */
+  dense[CELL(0, 0, -1, FACING_S)] = 0;
+  int states = 1;
+  if (bucket_push(&queue[0], (uint32_t)CELL(0, 0, -1, FACING_S)) != 0)
+    goto fail;
+  for (int cost = 0; cost <= cost_max; cost++) {
+    for (int at = 0; at < queue[cost].count; at++) {
+      size_t cell = queue[cost].keys[at];
+      if (dense[cell] != cost)
+        continue; /* reached more cheaply since it was queued */
+      size_t rest = cell;
+      int x = (int)(rest % (size_t)span_xz) - reach;
+      rest /= (size_t)span_xz;
+      int z = (int)(rest % (size_t)span_xz) - reach;
+      rest /= (size_t)span_xz;
+      int y = (int)(rest % (size_t)span_y) - PDB_Y_RANGE;
+      int f = (int)(rest / (size_t)span_y);
+      for (int i = 0; i < edge_count[f]; i++) {
+        const back_edge *b = &edges[f][i];
+        int next = cost + b->cost;
+        if (next > cost_max)
+          break;
+        int px = x - b->dx, py = y - b->dy, pz = z - b->dz;
+        if (py < -PDB_Y_RANGE || py > PDB_Y_RANGE || px < -reach || px > reach || pz < -reach ||
+            pz > reach)
+          continue;
+        size_t k = CELL(px, py, pz, b->facing);
+        if (dense[k] <= next)
+          continue;
+        states += dense[k] == 0xff;
+        dense[k] = (uint8_t)next;
+        if (bucket_push(&queue[next], (uint32_t)k) != 0)
+          goto fail;
+      }
+    }
+    free(queue[cost].keys);
+    queue[cost] = (bucket){0};
+  }
+  /* Pack at up to 80% load so that a state costs at most 15 bytes. */
+  uint32_t slots = 1024;
+  while ((uint64_t)states * 5 > (uint64_t)slots * 4)
+    slots *= 2;
+  pdb->slots = slots;
+  pdb->mask = slots - 1;
+  pdb->keys = malloc((size_t)slots * sizeof *pdb->keys);
+  pdb->costs = malloc((size_t)slots * sizeof *pdb->costs);
+  if (pdb->keys == NULL || pdb->costs == NULL)
+    goto fail;
+  for (uint32_t i = 0; i < slots; i++)
+    pdb->keys[i] = PDB_EMPTY;
+  for (int f = 0; f < 4; f++)
+    for (int y = -PDB_Y_RANGE; y <= PDB_Y_RANGE; y++)
+      for (int z = -reach; z <= reach; z++)
+        for (int x = -reach; x <= reach; x++) {
+          uint8_t cost = dense[CELL(x, y, z, f)];
+          if (cost != 0xff)
+            relax(pdb, pdb_key(x, y, z, f), cost);
+        }
+#undef CELL
+  rc = 0;
+  pdb->build_ns = dg_monotonic_ns() - started;
+fail:
+  free(dense);
+  for (int f = 0; f < 4; f++)
+    free(edges[f]);
+  for (int c = 0; queue != NULL && c <= cost_max; c++)
+    free(queue[c].keys);
+  free(queue);
+  if (rc != 0)
+    pdb_free(pdb);
+  return rc;
+}
+
+void pdb_free(rs_pdb *pdb) {
+  free(pdb->keys);
+  free(pdb->costs);
+  *pdb = (rs_pdb){0};
+}
