@@ -108,7 +108,7 @@ check "algorithms --json is the registry" jq -e '.[0].name == "classic" and (.[0
 
 run bench --seconds 0.05 --json
 check "bench --json exits 0" [ "$status" -eq 0 ]
-check "bench --json reports a rate" jq -e '.levels_per_second_median > 0 and .runs == 5 and .quality.seeds == 1000' "$out"
+check "bench --json reports a rate and level quality" jq -e '.levels_per_second_median > 0 and .runs == 5 and .quality.seeds > 0 and .quality.mean_rooms > 0' "$out"
 
 run bench --seconds 0.05
 check "bench prints a table" grep -q "levels/s med" "$out"
