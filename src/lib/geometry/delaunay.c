@@ -32,10 +32,12 @@ static inline int orient_exact(const int32_t *a, const int32_t *b, const int32_t
   return (v > 0) - (v < 0);
 }
 
-static int incircle_wide(const int32_t *a, const int32_t *b, const int32_t *c, const int32_t *d) {
-  int64_t adx = (int64_t)a[0] - d[0], ady = (int64_t)a[1] - d[1];
-  int64_t bdx = (int64_t)b[0] - d[0], bdy = (int64_t)b[1] - d[1];
-  int64_t cdx = (int64_t)c[0] - d[0], cdy = (int64_t)c[1] - d[1];
+/* Exact in-circle on integer coordinates held as doubles (every integer
+ * of magnitude <= 2^24 is a double, so the conversions are exact). */
+static int incircle_wide(const double *a, const double *b, const double *c, const double *d) {
+  int64_t adx = (int64_t)a[0] - (int64_t)d[0], ady = (int64_t)a[1] - (int64_t)d[1];
+  int64_t bdx = (int64_t)b[0] - (int64_t)d[0], bdy = (int64_t)b[1] - (int64_t)d[1];
+  int64_t cdx = (int64_t)c[0] - (int64_t)d[0], cdy = (int64_t)c[1] - (int64_t)d[1];
   int64_t alift = adx * adx + ady * ady, blift = bdx * bdx + bdy * bdy,
           clift = cdx * cdx + cdy * cdy;
   int64_t bc = bdx * cdy - cdx * bdy, ca = cdx * ady - adx * cdy, ab = adx * bdy - bdx * ady;
@@ -51,14 +53,13 @@ static inline int orient_double(const double *a, const double *b, const double *
   return (v > 0) - (v < 0);
 }
 
-/* In-circle on coordinates given twice: as doubles for the filter and as
- * integers for the exact fallback. With |coordinates| <= 2^24 every
+/* In-circle on integer coordinates held as doubles: a floating-point
+ * filter, then the exact 128-bit test when it is uncertain. With |coordinates| <= 2^24 every
  * difference, lift and cross product below is exact in a double (< 2^53);
  * only the three final products and two sums round, so an error bound far
  * above Shewchuk's iccerrboundA (about 2.2e-15) is safe. */
 static inline int incircle_filtered(const double *fa, const double *fb, const double *fc,
-                                    const double *fd, const int32_t *a, const int32_t *b,
-                                    const int32_t *c, const int32_t *d) {
+                                    const double *fd) {
   double adx = fa[0] - fd[0], ady = fa[1] - fd[1];
   double bdx = fb[0] - fd[0], bdy = fb[1] - fd[1];
   double cdx = fc[0] - fd[0], cdy = fc[1] - fd[1];
@@ -72,7 +73,7 @@ static inline int incircle_filtered(const double *fa, const double *fb, const do
     return 1;
   if (det < -bound)
     return -1;
-  return incircle_wide(a, b, c, d);
+  return incircle_wide(fa, fb, fc, fd);
 }
 
 /* The same test with one error bound for the whole point set, computed
@@ -81,8 +82,7 @@ static inline int incircle_filtered(const double *fa, const double *fb, const do
  * the sweep's hot loop then skips the permanent. Falls back exactly as
  * above when the determinant is within the bound. */
 static inline int incircle_static(const double *fa, const double *fb, const double *fc,
-                                  const double *fd, double bound, const int32_t *a,
-                                  const int32_t *b, const int32_t *c, const int32_t *d) {
+                                  const double *fd, double bound) {
   double adx = fa[0] - fd[0], ady = fa[1] - fd[1];
   double bdx = fb[0] - fd[0], bdy = fb[1] - fd[1];
   double cdx = fc[0] - fd[0], cdy = fc[1] - fd[1];
@@ -93,7 +93,7 @@ static inline int incircle_static(const double *fa, const double *fb, const doub
     return 1;
   if (det < -bound)
     return -1;
-  return incircle_wide(a, b, c, d);
+  return incircle_wide(fa, fb, fc, fd);
 }
 
 int dg_orient2d(const int32_t *a, const int32_t *b, const int32_t *c) {
@@ -102,7 +102,7 @@ int dg_orient2d(const int32_t *a, const int32_t *b, const int32_t *c) {
 
 int dg_incircle(const int32_t *a, const int32_t *b, const int32_t *c, const int32_t *d) {
   double fa[2] = {a[0], a[1]}, fb[2] = {b[0], b[1]}, fc[2] = {c[0], c[1]}, fd[2] = {d[0], d[1]};
-  return incircle_filtered(fa, fb, fc, fd, a, b, c, d);
+  return incircle_filtered(fa, fb, fc, fd);
 }
 
 /* ---- storage ------------------------------------------------------------ */
@@ -180,28 +180,34 @@ static int reserve(dg_delaunay *d, int count) {
 
 /* ---- the sweep ---------------------------------------------------------- */
 
+/* The sweep works on its own point ids: the distinct points renumbered in
+ * sweep order, their coordinates copied as doubles into fcoords. The
+ * points a step touches (the hull near the new point and the triangles
+ * behind it) were then inserted shortly before it, so they sit close
+ * together in memory rather than scattered over the caller's array; the
+ * triangles are mapped back to the caller's ids at the end. */
 typedef struct sweep {
   dg_delaunay *d;
-  const int32_t *coords;
-  const double *fcoords; /* the same coordinates as doubles */
+  const double *fcoords; /* x, y of sweep id i at 2 i, 2 i + 1 */
   int hash_size;
   double cx, cy; /* hash centre (the point i0) */
   double bound;  /* in-circle error bound for this point set */
   int stack_capacity;
 } sweep;
 
-static inline const int32_t *pt(const sweep *s, int i) {
-  return s->coords + 2 * i;
-}
 static inline const double *fpt(const sweep *s, int i) {
   return s->fcoords + 2 * i;
 }
 
+/* Looked up rather than chosen: the corner of a half-edge is random in the
+ * flip loop, and a branch on it mispredicted a third of the time
+ * (callgrind --branch-sim put 40% of all mispredictions there). */
+static const int8_t next_step[3] = {1, 1, -2}, prev_step[3] = {2, -1, -1};
 static inline int next_he(int h) {
-  return h % 3 == 2 ? h - 2 : h + 1;
+  return h + next_step[h % 3];
 }
 static inline int prev_he(int h) {
-  return h % 3 == 0 ? h + 2 : h - 1;
+  return h + prev_step[h % 3];
 }
 
 static inline void link(dg_delaunay *d, int a, int b) {
@@ -236,44 +242,53 @@ static int hash_key(const sweep *s, int p) {
  * Delaunay. Returns DG_EINTERNAL if the stack would overflow (cannot happen:
  * it holds every half-edge). */
 static int legalize(sweep *s, int a) {
-  dg_delaunay *d = s->d;
-  int top = 0;
-  d->stack[top++] = a;
+  /* Locals rather than s->d->...: the stores below are to int arrays, and
+   * without them the compiler reloads every base pointer after each one. */
+  int *restrict tri = s->d->triangles, *restrict twin = s->d->halfedges;
+  int *restrict hull_tri = s->d->hull_tri, *restrict stack = s->d->stack;
+  const double *restrict xy = s->fcoords;
+  const double bound = s->bound;
+  int top = 0, capacity = s->stack_capacity;
+  stack[top++] = a;
   while (top > 0) {
-    a = d->stack[--top];
-    int b = d->halfedges[a];
+    a = stack[--top];
+    int b = twin[a];
     if (b == -1)
       continue;
-    int an = next_he(a), ap = prev_he(a), bn = next_he(b), bp = prev_he(b);
-    int va = d->triangles[a], van = d->triangles[an], vap = d->triangles[ap],
-        vbp = d->triangles[bp];
-    if (incircle_static(fpt(s, va), fpt(s, van), fpt(s, vap), fpt(s, vbp), s->bound, pt(s, va),
-                        pt(s, van), pt(s, vap), pt(s, vbp)) <= 0)
+    int ra = a % 3, rb = b % 3;
+    int an = a + next_step[ra], ap = a + prev_step[ra], bn = b + next_step[rb],
+        bp = b + prev_step[rb];
+    int va = tri[a], van = tri[an], vap = tri[ap], vbp = tri[bp];
+    if (incircle_static(xy + 2 * va, xy + 2 * van, xy + 2 * vap, xy + 2 * vbp, bound) <= 0)
       continue;
     /* Flip: the diagonal a-an becomes ap-bp (see the slot mapping: A keeps
      * slots a, an, ap as (bp, an, ap), B keeps b, bn, bp as (ap, a, bp)). */
-    int outer_a = d->halfedges[bp], outer_b = d->halfedges[ap];
-    d->triangles[a] = vbp;
-    d->triangles[b] = vap;
+    int outer_a = twin[bp], outer_b = twin[ap];
+    tri[a] = vbp;
+    tri[b] = vap;
     if (outer_a == -1)
-      d->hull_tri[vbp] = a;
+      hull_tri[vbp] = a;
+    else
+      twin[outer_a] = a;
     if (outer_b == -1)
-      d->hull_tri[vap] = b;
-    link(d, a, outer_a);
-    link(d, b, outer_b);
-    link(d, ap, bp);
-    if (top + 2 > s->stack_capacity)
+      hull_tri[vap] = b;
+    else
+      twin[outer_b] = b;
+    twin[a] = outer_a;
+    twin[b] = outer_b;
+    twin[ap] = bp;
+    twin[bp] = ap;
+    if (top + 2 > capacity)
       return DG_EINTERNAL;
-    d->stack[top++] = bn;
-    d->stack[top++] = a;
+    stack[top++] = bn;
+    stack[top++] = a;
   }
   return 0;
 }
 
 /* Radix sort of order[] by keys[] (LSD, 11-bit digits), then each run of
  * equal keys by (x, y) so that duplicates end up side by side. */
-static void sort_points(sweep *s, int n, uint64_t max_key) {
-  dg_delaunay *d = s->d;
+static void sort_points(dg_delaunay *d, const int32_t *coords, int n, uint64_t max_key) {
   int *order = d->order, *order_tmp = d->order_tmp;
   uint64_t *keys = d->keys, *keys_tmp = d->keys_tmp;
   unsigned counts[2048];
@@ -309,9 +324,9 @@ static void sort_points(sweep *s, int n, uint64_t max_key) {
     if (keys[i] != keys[i - 1])
       continue;
     int id = order[i], j = i;
-    const int32_t *p = pt(s, id);
+    const int32_t *p = coords + 2 * id;
     while (j > 0 && keys[j - 1] == keys[i]) {
-      const int32_t *q = pt(s, order[j - 1]);
+      const int32_t *q = coords + 2 * order[j - 1];
       if (q[0] < p[0] || (q[0] == p[0] && q[1] <= p[1]))
         break;
       order[j] = order[j - 1];
@@ -321,17 +336,18 @@ static void sort_points(sweep *s, int n, uint64_t max_key) {
   }
 }
 
-static int64_t along(const int32_t *origin, const int32_t *direction_end, const int32_t *p) {
-  return ((int64_t)direction_end[0] - origin[0]) * ((int64_t)p[0] - origin[0]) +
-         ((int64_t)direction_end[1] - origin[1]) * ((int64_t)p[1] - origin[1]);
+static int64_t along(const double *origin, const double *direction_end, const double *p) {
+  int64_t ox = (int64_t)origin[0], oy = (int64_t)origin[1];
+  return ((int64_t)direction_end[0] - ox) * ((int64_t)p[0] - ox) +
+         ((int64_t)direction_end[1] - oy) * ((int64_t)p[1] - oy);
 }
 
 /* Orders line[0..count) by position along the line from a through b. */
 static void sort_along(const sweep *s, int *line, int count, int a, int b) {
   for (int i = 1; i < count; i++) {
     int id = line[i], j = i;
-    int64_t t = along(pt(s, a), pt(s, b), pt(s, id));
-    while (j > 0 && along(pt(s, a), pt(s, b), pt(s, line[j - 1])) > t) {
+    int64_t t = along(fpt(s, a), fpt(s, b), fpt(s, id));
+    while (j > 0 && along(fpt(s, a), fpt(s, b), fpt(s, line[j - 1])) > t) {
       line[j] = line[j - 1];
       j--;
     }
@@ -414,10 +430,7 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   d->point_count = count;
   if (count == 0)
     return 0;
-  sweep s = {
-      .d = d, .coords = coords, .fcoords = d->fcoords, .stack_capacity = 3 * 2 * d->capacity + 16};
-  for (int i = 0; i < 2 * count; i++)
-    d->fcoords[i] = coords[i];
+  sweep s = {.d = d, .fcoords = d->fcoords, .stack_capacity = 3 * 2 * d->capacity + 16};
   /* i0: the point nearest the middle of the bounding box. */
   int32_t min_x = coords[0], max_x = coords[0], min_y = coords[1], max_y = coords[1];
   for (int i = 1; i < count; i++) {
@@ -452,7 +465,7 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
     d->order[i] = i;
     max_key = d->keys[i] > max_key ? d->keys[i] : max_key;
   }
-  sort_points(&s, count, max_key);
+  sort_points(d, coords, count, max_key);
   /* Duplicates sit side by side now: alias each to the first of its run. */
   for (int i = 0; i < count; i++)
     d->alias[i] = i;
@@ -468,25 +481,32 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
     }
     d->order[distinct++] = id;
   }
-  /* The first distinct points collinear with the first two form a chain. */
+  /* From here on a point is named by its sweep id i (the caller's id is
+   * order[i]). */
   int *order = d->order;
-  int first = order[0];
+  for (int i = 0; i < distinct; i++) {
+    d->fcoords[2 * i] = coords[2 * order[i]];
+    d->fcoords[2 * i + 1] = coords[2 * order[i] + 1];
+  }
+  /* The first distinct points collinear with the first two form a chain. */
   int k = 2;
-  while (k < distinct && orient_double(fpt(&s, first), fpt(&s, order[1]), fpt(&s, order[k])) == 0)
+  while (k < distinct && orient_double(fpt(&s, 0), fpt(&s, 1), fpt(&s, k)) == 0)
     k++;
   int *line = d->line;
   int chain = k < distinct ? k : distinct;
   for (int i = 0; i < chain; i++)
-    line[i] = order[i];
+    line[i] = i;
   if (chain >= 2)
-    sort_along(&s, line, chain, first, order[1]);
+    sort_along(&s, line, chain, 0, 1);
   if (k >= distinct) {
+    for (int i = 0; i < distinct; i++)
+      line[i] = order[line[i]];
     d->line_count = distinct; /* every distinct point lies on one line */
     return 0;
   }
   /* Fan from the first point off the line to the chain: the only
    * triangulation of a line plus one point. */
-  int apex = order[k];
+  int apex = k;
   if (orient_double(fpt(&s, line[0]), fpt(&s, line[chain - 1]), fpt(&s, apex)) < 0)
     for (int i = 0, j = chain - 1; i < j; i++, j--) {
       int t = line[i];
@@ -515,8 +535,10 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   d->hull_prev[apex] = line[chain - 1];
   d->hull_hash[hash_key(&s, apex)] = apex;
   for (int i = k + 1; i < distinct; i++)
-    if ((rc = insert_point(&s, order[i])) != 0)
+    if ((rc = insert_point(&s, i)) != 0)
       return rc;
+  for (int h = 0; h < 3 * d->triangle_count; h++)
+    d->triangles[h] = order[d->triangles[h]];
   return 0;
 }
 
