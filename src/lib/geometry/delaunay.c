@@ -34,7 +34,8 @@ static inline int orient_exact(const int32_t *a, const int32_t *b, const int32_t
 
 /* Exact in-circle on integer coordinates held as doubles (every integer
  * of magnitude <= 2^24 is a double, so the conversions are exact). */
-static int incircle_wide(const double *a, const double *b, const double *c, const double *d) {
+__attribute__((noinline)) static int incircle_wide(const double *a, const double *b,
+                                                   const double *c, const double *d) {
   int64_t adx = (int64_t)a[0] - (int64_t)d[0], ady = (int64_t)a[1] - (int64_t)d[1];
   int64_t bdx = (int64_t)b[0] - (int64_t)d[0], bdy = (int64_t)b[1] - (int64_t)d[1];
   int64_t cdx = (int64_t)c[0] - (int64_t)d[0], cdy = (int64_t)c[1] - (int64_t)d[1];
@@ -96,6 +97,32 @@ static inline int incircle_static(const double *fa, const double *fb, const doub
   return incircle_wide(fa, fb, fc, fd);
 }
 
+/* The flip loop's test, incircle_static(a, b, c, d) for the c it keeps
+ * fixed (the point being inserted, at px, py), computed with c as the
+ * origin: swapping the rows of c and d in the 4x4 in-circle determinant
+ * negates it, so the sign sought is minus that of the 3x3 determinant of
+ * a - c, b - c, d - c. The new point then stays in registers for the whole
+ * loop and one coordinate load leaves the loop's dependency chain. Every
+ * quantity is the same kind as in incircle_static (differences <= D,
+ * lifts and cross products exact, three rounded products and two rounded
+ * sums), so the same bound holds; the fallback is the exact test on the
+ * original order. */
+static inline int incircle_apex(const double *fa, const double *fb, double px, double py,
+                                const double *fd, double bound) {
+  double adx = fa[0] - px, ady = fa[1] - py;
+  double bdx = fb[0] - px, bdy = fb[1] - py;
+  double ddx = fd[0] - px, ddy = fd[1] - py;
+  double det = (adx * adx + ady * ady) * (bdx * ddy - ddx * bdy) +
+               (bdx * bdx + bdy * bdy) * (ddx * ady - adx * ddy) +
+               (ddx * ddx + ddy * ddy) * (adx * bdy - bdx * ady);
+  if (det < -bound)
+    return 1;
+  if (det > bound)
+    return -1;
+  double fc[2] = {px, py};
+  return incircle_wide(fa, fb, fc, fd);
+}
+
 int dg_orient2d(const int32_t *a, const int32_t *b, const int32_t *c) {
   return orient_exact(a, b, c);
 }
@@ -133,7 +160,8 @@ static int reserve(dg_delaunay *d, int count) {
   if (count <= d->capacity)
     return 0;
   int capacity = count < 16 ? 16 : count;
-  size_t n = (size_t)capacity, tri = 3 * (2 * n);
+  /* Triangles take four slots during the sweep (see SLOTS). */
+  size_t n = (size_t)capacity, tri = 4 * (2 * n);
   int *arrays[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
   arrays[0] = malloc(tri * sizeof(int));         /* triangles */
   arrays[1] = malloc(tri * sizeof(int));         /* halfedges */
@@ -199,15 +227,19 @@ static inline const double *fpt(const sweep *s, int i) {
   return s->fcoords + 2 * i;
 }
 
-/* Looked up rather than chosen: the corner of a half-edge is random in the
- * flip loop, and a branch on it mispredicted a third of the time
- * (callgrind --branch-sim put 40% of all mispredictions there). */
-static const int8_t next_step[3] = {1, 1, -2}, prev_step[3] = {2, -1, -1};
+/* During the sweep triangle t keeps its corners in slots 4 t .. 4 t + 2
+ * (the fourth slot unused), so that the corner of half-edge h is h & 3
+ * rather than h % 3, a multiply and shift on the flip loop's dependency
+ * chain; the build packs the arrays to three slots at the end. The next
+ * and previous half-edges are looked up rather than chosen: the corner is
+ * random in the flip loop, and a branch on it mispredicted a third of the
+ * time (callgrind --branch-sim put 40% of all mispredictions there). */
+#define SLOTS 4
+static const int8_t next_step[4] = {1, 1, -2, 0}, prev_step[4] = {2, -1, -1, 0};
+
+/* Next half-edge in the packed (three-slot) result arrays. */
 static inline int next_he(int h) {
-  return h + next_step[h % 3];
-}
-static inline int prev_he(int h) {
-  return h + prev_step[h % 3];
+  return h % 3 == 2 ? h - 2 : h + 1;
 }
 
 static inline void link(dg_delaunay *d, int a, int b) {
@@ -217,7 +249,7 @@ static inline void link(dg_delaunay *d, int a, int b) {
 }
 
 static int add_triangle(dg_delaunay *d, int i0, int i1, int i2, int a, int b, int c) {
-  int t = 3 * d->triangle_count++;
+  int t = SLOTS * d->triangle_count++;
   d->triangles[t] = i0;
   d->triangles[t + 1] = i1;
   d->triangles[t + 2] = i2;
@@ -241,13 +273,13 @@ static int hash_key(const sweep *s, int p) {
 /* Lawson flips from half-edge `a` until every edge touched is locally
  * Delaunay. Returns DG_EINTERNAL if the stack would overflow (cannot happen:
  * it holds every half-edge). */
-static int legalize(sweep *s, int a) {
+static int legalize(sweep *s, int a, int p) {
   /* Locals rather than s->d->...: the stores below are to int arrays, and
    * without them the compiler reloads every base pointer after each one. */
   int *restrict tri = s->d->triangles, *restrict twin = s->d->halfedges;
   int *restrict hull_tri = s->d->hull_tri, *restrict stack = s->d->stack;
   const double *restrict xy = s->fcoords;
-  const double bound = s->bound;
+  const double bound = s->bound, px = xy[2 * p], py = xy[2 * p + 1];
   int top = 0, capacity = s->stack_capacity;
   stack[top++] = a;
   while (top > 0) {
@@ -255,11 +287,14 @@ static int legalize(sweep *s, int a) {
     int b = twin[a];
     if (b == -1)
       continue;
-    int ra = a % 3, rb = b % 3;
+    int ra = a & 3, rb = b & 3;
     int an = a + next_step[ra], ap = a + prev_step[ra], bn = b + next_step[rb],
         bp = b + prev_step[rb];
-    int va = tri[a], van = tri[an], vap = tri[ap], vbp = tri[bp];
-    if (incircle_static(xy + 2 * va, xy + 2 * van, xy + 2 * vap, xy + 2 * vbp, bound) <= 0)
+    /* Every edge tested lies opposite the new point p: the first by the
+     * caller's choice, and each flip below pushes the two edges opposite p
+     * in the flipped pair. So the third corner of a is always p. */
+    int va = tri[a], van = tri[an], vap = p, vbp = tri[bp];
+    if (incircle_apex(xy + 2 * va, xy + 2 * van, px, py, xy + 2 * vbp, bound) <= 0)
       continue;
     /* Flip: the diagonal a-an becomes ap-bp (see the slot mapping: A keeps
      * slots a, an, ap as (bp, an, ap), B keeps b, bn, bp as (ap, a, bp)). */
@@ -382,7 +417,7 @@ static int insert_point(sweep *s, int p) {
   int t = add_triangle(d, e, p, n, -1, -1, d->hull_tri[e]);
   d->hull_tri[p] = t + 1; /* p -> n, provisional */
   d->hull_tri[e] = t;     /* e -> p */
-  int rc = legalize(s, t + 2);
+  int rc = legalize(s, t + 2, p);
   if (rc != 0)
     return rc;
   /* Forward: more edges n -> next[n] visible from p. */
@@ -391,7 +426,7 @@ static int insert_point(sweep *s, int p) {
     t = add_triangle(d, n, p, q, d->hull_tri[p], -1, d->hull_tri[n]);
     d->hull_tri[p] = t + 1;
     next[n] = n; /* n leaves the hull */
-    if ((rc = legalize(s, t + 2)) != 0)
+    if ((rc = legalize(s, t + 2, p)) != 0)
       return rc;
     n = q;
     q = next[n];
@@ -402,7 +437,7 @@ static int insert_point(sweep *s, int p) {
     t = add_triangle(d, r, p, e, -1, d->hull_tri[e], d->hull_tri[r]);
     d->hull_tri[r] = t; /* before the flips, which keep it up to date */
     next[e] = e;
-    if ((rc = legalize(s, t + 2)) != 0)
+    if ((rc = legalize(s, t + 2, p)) != 0)
       return rc;
     e = r;
     r = prev[e];
@@ -520,11 +555,11 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   for (int i = 0; i < hash_size; i++)
     d->hull_hash[i] = -1;
   for (int i = 0; i + 1 < chain; i++) {
-    int previous_slot = i > 0 ? 3 * (i - 1) + 1 : -1;
+    int previous_slot = i > 0 ? SLOTS * (i - 1) + 1 : -1;
     int t = add_triangle(d, line[i], line[i + 1], apex, -1, -1, previous_slot);
     d->hull_tri[line[i]] = t;
   }
-  d->hull_tri[line[chain - 1]] = 3 * (chain - 2) + 1;
+  d->hull_tri[line[chain - 1]] = SLOTS * (chain - 2) + 1;
   d->hull_tri[apex] = 2;
   for (int i = 0; i < chain; i++) {
     d->hull_next[line[i]] = i + 1 < chain ? line[i + 1] : apex;
@@ -537,8 +572,14 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   for (int i = k + 1; i < distinct; i++)
     if ((rc = insert_point(&s, i)) != 0)
       return rc;
-  for (int h = 0; h < 3 * d->triangle_count; h++)
-    d->triangles[h] = order[d->triangles[h]];
+  /* Pack to three slots (in place: slot 3 t + j never lies past 4 t + j)
+   * and back to the caller's point ids. */
+  for (int t = 0; t < d->triangle_count; t++)
+    for (int j = 0; j < 3; j++) {
+      int twin = d->halfedges[SLOTS * t + j];
+      d->triangles[3 * t + j] = order[d->triangles[SLOTS * t + j]];
+      d->halfedges[3 * t + j] = twin == -1 ? -1 : 3 * (twin / SLOTS) + twin % SLOTS;
+    }
   return 0;
 }
 
