@@ -220,6 +220,8 @@ typedef struct sweep {
   int hash_size;
   double cx, cy; /* hash centre (the point i0) */
   double bound;  /* in-circle error bound for this point set */
+  int *key_of;   /* hash bucket of each point (in d->order_tmp, free after
+                    the sort) */
   int stack_capacity;
 } sweep;
 
@@ -260,7 +262,9 @@ static int add_triangle(dg_delaunay *d, int i0, int i1, int i2, int a, int b, in
 }
 
 /* Pseudo-angle of p around the centre, bucketed: a starting guess for the
- * hull search only, so its rounding does not matter. */
+ * hull search only, so its rounding does not matter. Computed for every
+ * point in one pass before the sweep (the loop then has no dependencies
+ * and its divisions overlap) and looked up as key_of. */
 static int hash_key(const sweep *s, int p) {
   double dx = fpt(s, p)[0] - s->cx, dy = fpt(s, p)[1] - s->cy;
   double sum = fabs(dx) + fabs(dy);
@@ -281,12 +285,14 @@ static int legalize(sweep *s, int a, int p) {
   const double *restrict xy = s->fcoords;
   const double bound = s->bound, px = xy[2 * p], py = xy[2 * p + 1];
   int top = 0, capacity = s->stack_capacity;
-  stack[top++] = a;
-  while (top > 0) {
-    a = stack[--top];
+  for (;;) {
     int b = twin[a];
-    if (b == -1)
+    if (b == -1) {
+      if (top == 0)
+        break;
+      a = stack[--top];
       continue;
+    }
     int ra = a & 3, rb = b & 3;
     int an = a + next_step[ra], ap = a + prev_step[ra], bn = b + next_step[rb],
         bp = b + prev_step[rb];
@@ -294,8 +300,12 @@ static int legalize(sweep *s, int a, int p) {
      * caller's choice, and each flip below pushes the two edges opposite p
      * in the flipped pair. So the third corner of a is always p. */
     int va = tri[a], van = tri[an], vap = p, vbp = tri[bp];
-    if (incircle_apex(xy + 2 * va, xy + 2 * van, px, py, xy + 2 * vbp, bound) <= 0)
+    if (incircle_apex(xy + 2 * va, xy + 2 * van, px, py, xy + 2 * vbp, bound) <= 0) {
+      if (top == 0)
+        break;
+      a = stack[--top];
       continue;
+    }
     /* Flip: the diagonal a-an becomes ap-bp (see the slot mapping: A keeps
      * slots a, an, ap as (bp, an, ap), B keeps b, bn, bp as (ap, a, bp)). */
     int outer_a = twin[bp], outer_b = twin[ap];
@@ -313,10 +323,11 @@ static int legalize(sweep *s, int a, int p) {
     twin[b] = outer_b;
     twin[ap] = bp;
     twin[bp] = ap;
-    if (top + 2 > capacity)
+    /* bn waits; a (same slot, new edge) is tested next, without the
+     * round trip through the stack on the loop's dependency chain. */
+    if (top + 1 > capacity)
       return DG_EINTERNAL;
     stack[top++] = bn;
-    stack[top++] = a;
   }
   return 0;
 }
@@ -394,11 +405,13 @@ static void sort_along(const sweep *s, int *line, int count, int a, int b) {
 static int insert_point(sweep *s, int p) {
   dg_delaunay *d = s->d;
   int *next = d->hull_next, *prev = d->hull_prev;
-  int key = hash_key(s, p), start = -1;
+  const int *key_of = s->key_of;
+  int key = key_of[p], start = -1;
   for (int j = 0; j < s->hash_size; j++) {
-    start = d->hull_hash[(key + j) % s->hash_size];
+    start = d->hull_hash[key];
     if (start != -1 && next[start] != start)
       break;
+    key = key + 1 == s->hash_size ? 0 : key + 1;
   }
   if (start == -1 || next[start] == start)
     return DG_EINTERNAL;
@@ -446,8 +459,8 @@ static int insert_point(sweep *s, int p) {
   next[e] = p;
   prev[n] = p;
   next[p] = n;
-  d->hull_hash[hash_key(s, p)] = p;
-  d->hull_hash[hash_key(s, e)] = e;
+  d->hull_hash[key_of[p]] = p;
+  d->hull_hash[key_of[e]] = e;
   return 0;
 }
 
@@ -552,6 +565,9 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   while (hash_size * hash_size < distinct)
     hash_size++;
   s.hash_size = hash_size;
+  s.key_of = d->order_tmp;
+  for (int i = 0; i < distinct; i++)
+    s.key_of[i] = hash_key(&s, i);
   for (int i = 0; i < hash_size; i++)
     d->hull_hash[i] = -1;
   for (int i = 0; i + 1 < chain; i++) {
@@ -564,22 +580,29 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   for (int i = 0; i < chain; i++) {
     d->hull_next[line[i]] = i + 1 < chain ? line[i + 1] : apex;
     d->hull_prev[line[i]] = i > 0 ? line[i - 1] : apex;
-    d->hull_hash[hash_key(&s, line[i])] = line[i];
+    d->hull_hash[s.key_of[line[i]]] = line[i];
   }
   d->hull_next[apex] = line[0];
   d->hull_prev[apex] = line[chain - 1];
-  d->hull_hash[hash_key(&s, apex)] = apex;
+  d->hull_hash[s.key_of[apex]] = apex;
   for (int i = k + 1; i < distinct; i++)
     if ((rc = insert_point(&s, i)) != 0)
       return rc;
   /* Pack to three slots (in place: slot 3 t + j never lies past 4 t + j)
    * and back to the caller's point ids. */
-  for (int t = 0; t < d->triangle_count; t++)
-    for (int j = 0; j < 3; j++) {
-      int twin = d->halfedges[SLOTS * t + j];
-      d->triangles[3 * t + j] = order[d->triangles[SLOTS * t + j]];
-      d->halfedges[3 * t + j] = twin == -1 ? -1 : 3 * (twin / SLOTS) + twin % SLOTS;
-    }
+  int *tri = d->triangles, *twin = d->halfedges;
+  for (int t = 0; t < d->triangle_count; t++) {
+    const int *from = tri + SLOTS * t, *from_twin = twin + SLOTS * t;
+    int v0 = from[0], v1 = from[1], v2 = from[2];
+    int h0 = from_twin[0], h1 = from_twin[1], h2 = from_twin[2];
+    /* 4 (h / 4) + c becomes 3 (h / 4) + c = h - h / 4; -1 stays. */
+    tri[3 * t] = order[v0];
+    tri[3 * t + 1] = order[v1];
+    tri[3 * t + 2] = order[v2];
+    twin[3 * t] = h0 < 0 ? -1 : h0 - h0 / SLOTS;
+    twin[3 * t + 1] = h1 < 0 ? -1 : h1 - h1 / SLOTS;
+    twin[3 * t + 2] = h2 < 0 ? -1 : h2 - h2 / SLOTS;
+  }
   return 0;
 }
 
