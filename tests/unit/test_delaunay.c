@@ -198,3 +198,82 @@ Test(delaunay, predicates) {
   int32_t p[2] = {-m, -m}, q[2] = {m, -m}, r[2] = {m, m}, s[2] = {-m, m};
   cr_assert_eq(dg_incircle(p, q, r, s), 0, "four corners of a square are co-circular");
 }
+
+/* Every integer point on the circle x^2 + y^2 = 5525^2 (5525 = 5^2 13 17
+ * has many representations), plus its centre, shifted next to the largest
+ * coordinate allowed: dozens of co-circular points, where the flip loop's
+ * floating-point filter must defer to the exact test, at the magnitudes
+ * where its error bound is tightest. */
+Test(delaunay, cocircular_points_at_large_coordinates) {
+  enum { R = 5525 };
+  int32_t xy[2 * 200];
+  int n = 0;
+  const int32_t cx = DG_DELAUNAY_COORD_MAX - R, cy = -DG_DELAUNAY_COORD_MAX + R;
+  for (int64_t x = -R; x <= R; x++) {
+    int64_t yy = (int64_t)R * R - x * x, y = 0;
+    while ((y + 1) * (y + 1) <= yy)
+      y++;
+    if (y * y != yy)
+      continue;
+    cr_assert_lt(n + 2, 200);
+    xy[2 * n] = (int32_t)(cx + x);
+    xy[2 * n + 1] = (int32_t)(cy + y);
+    n++;
+    if (y != 0) {
+      xy[2 * n] = (int32_t)(cx + x);
+      xy[2 * n + 1] = (int32_t)(cy - y);
+      n++;
+    }
+  }
+  cr_assert_gt(n, 40, "the circle should hold many lattice points, got %d", n);
+  xy[2 * n] = cx;
+  xy[2 * n + 1] = cy;
+  n++;
+  dg_delaunay d;
+  dg_delaunay_init(&d);
+  cr_assert_eq(dg_delaunay_build(&d, xy, n), 0);
+  check_triangulation(xy, n, &d);
+  cr_assert_eq(d.triangle_count, n - 1, "the centre fans out to every point on the circle");
+  /* Without the centre the whole set is co-circular: any triangulation of
+   * the polygon is Delaunay, and it must still be a valid one. */
+  cr_assert_eq(dg_delaunay_build(&d, xy, n - 1), 0);
+  check_triangulation(xy, n - 1, &d);
+  cr_assert_eq(d.triangle_count, n - 3);
+  /* Nearly co-circular: every third point moved one unit towards the
+   * centre's row, and a far corner that stretches the set to the full
+   * range, so that the filter's bound (set by the extent) covers every
+   * local test and the exact fallback decides them, signs included. */
+  int m = n - 1;
+  for (int i = 0; i < m; i += 3)
+    xy[2 * i + 1] += xy[2 * i + 1] > cy ? -1 : 1;
+  xy[2 * m] = -DG_DELAUNAY_COORD_MAX;
+  xy[2 * m + 1] = DG_DELAUNAY_COORD_MAX;
+  cr_assert_eq(dg_delaunay_build(&d, xy, m + 1), 0);
+  check_triangulation(xy, m + 1, &d);
+  dg_delaunay_close(&d);
+}
+
+/* A dg_delaunay reused across sets of different sizes (its arrays grow,
+ * then are kept) gives exactly what a fresh one gives. */
+Test(delaunay, rebuild_matches_fresh_build) {
+  static int32_t big[2 * 2000], small[2 * 40];
+  random_points(big, 2000, 1 << 16, 5);
+  random_points(small, 40, 1 << 10, 6);
+  dg_delaunay reused, fresh;
+  dg_delaunay_init(&reused);
+  const int32_t *sets[] = {small, big, small, big};
+  const int sizes[] = {40, 2000, 40, 2000};
+  for (int k = 0; k < 4; k++) {
+    dg_delaunay_init(&fresh);
+    cr_assert_eq(dg_delaunay_build(&reused, sets[k], sizes[k]), 0);
+    cr_assert_eq(dg_delaunay_build(&fresh, sets[k], sizes[k]), 0);
+    cr_assert_eq(reused.triangle_count, fresh.triangle_count);
+    cr_assert_gt(fresh.triangle_count, 0);
+    for (int h = 0; h < 3 * fresh.triangle_count; h++) {
+      cr_assert_eq(reused.triangles[h], fresh.triangles[h], "build %d, half-edge %d", k, h);
+      cr_assert_eq(reused.halfedges[h], fresh.halfedges[h], "build %d, half-edge %d", k, h);
+    }
+    dg_delaunay_close(&fresh);
+  }
+  dg_delaunay_close(&reused);
+}
