@@ -277,7 +277,7 @@ static int hash_key(const sweep *s, int p) {
 /* Lawson flips from half-edge `a` until every edge touched is locally
  * Delaunay. Returns DG_EINTERNAL if the stack would overflow (cannot happen:
  * it holds every half-edge). */
-static int legalize(sweep *s, int a, int p) {
+__attribute__((always_inline)) static inline int legalize(sweep *s, int a, int p) {
   /* Locals rather than s->d->...: the stores below are to int arrays, and
    * without them the compiler reloads every base pointer after each one. */
   int *restrict tri = s->d->triangles, *restrict twin = s->d->halfedges;
@@ -311,14 +311,11 @@ static int legalize(sweep *s, int a, int p) {
     int outer_a = twin[bp], outer_b = twin[ap];
     tri[a] = vbp;
     tri[b] = vap;
-    if (outer_a == -1)
-      hull_tri[vbp] = a;
-    else
-      twin[outer_a] = a;
-    if (outer_b == -1)
-      hull_tri[vap] = b;
-    else
-      twin[outer_b] = b;
+    /* A hull edge moved (its slot is recorded for its start vertex), or
+     * an inner edge's twin updated: one store either way, its address
+     * chosen without a branch, which mispredicted often near the hull. */
+    *(outer_a == -1 ? &hull_tri[vbp] : &twin[outer_a]) = a;
+    *(outer_b == -1 ? &hull_tri[vap] : &twin[outer_b]) = b;
     twin[a] = outer_a;
     twin[b] = outer_b;
     twin[ap] = bp;
