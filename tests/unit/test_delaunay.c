@@ -277,3 +277,38 @@ Test(delaunay, rebuild_matches_fresh_build) {
   }
   dg_delaunay_close(&reused);
 }
+
+/* Large sets (the sort switches to wider digits from 4096 points): each
+ * triangle counter-clockwise, twins consistent, and every inner edge
+ * locally Delaunay (the far corner of the twin triangle not strictly
+ * inside the circumcircle), which for a triangulation implies the global
+ * empty-circumcircle property without the quadratic check. */
+Test(delaunay, large_sets_are_locally_delaunay) {
+  enum { N = 6000 };
+  static int32_t xy[2 * N];
+  dg_delaunay d;
+  dg_delaunay_init(&d);
+  for (uint64_t seed = 1; seed <= 3; seed++) {
+    random_points(xy, N, seed == 3 ? 300 : 1 << 20, seed); /* 300: many duplicates */
+    cr_assert_eq(dg_delaunay_build(&d, xy, N), 0);
+    int t = d.triangle_count, hull_edges = 0, distinct = 0;
+    for (int p = 0; p < N; p++)
+      distinct += d.alias[p] == p;
+    for (int h = 0; h < 3 * t; h++) {
+      const int *v = &d.triangles[3 * (h / 3)];
+      if (h % 3 == 0)
+        cr_assert_gt(orient_reference(&xy[2 * v[0]], &xy[2 * v[1]], &xy[2 * v[2]]), 0);
+      int twin = d.halfedges[h];
+      if (twin == -1) {
+        hull_edges++;
+        continue;
+      }
+      cr_assert_eq(d.halfedges[twin], h);
+      int far = d.triangles[twin % 3 == 0 ? twin + 2 : twin - 1];
+      cr_assert_leq(incircle_reference(&xy[2 * v[0]], &xy[2 * v[1]], &xy[2 * v[2]], &xy[2 * far]),
+                    0, "seed %llu: edge %d is not locally Delaunay", (unsigned long long)seed, h);
+    }
+    cr_assert_eq(t, 2 * distinct - hull_edges - 2);
+  }
+  dg_delaunay_close(&d);
+}

@@ -334,19 +334,31 @@ __attribute__((always_inline)) static inline int legalize(sweep *s, int a, int p
 static void sort_points(dg_delaunay *d, const int32_t *coords, int n, uint64_t max_key) {
   int *order = d->order, *order_tmp = d->order_tmp;
   uint64_t *keys = d->keys, *keys_tmp = d->keys_tmp;
-  unsigned counts[2048];
-  for (int shift = 0; shift < 64 && (max_key >> shift) != 0; shift += 11) {
-    memset(counts, 0, sizeof counts);
+  /* Digits of up to 11 bits, or 14 for large sets (three passes instead
+   * of four for 2^20 coordinates), their counts then in the flip stack
+   * (unused until the sweep; 8 n + 16 >= 2^14 ints once n >= 4096). Any
+   * digit width gives the same stable order. */
+  unsigned small_counts[2048];
+  int bits = 0;
+  while (bits < 64 && (max_key >> bits) != 0)
+    bits++;
+  int widest = n >= 4096 ? 14 : 11;
+  int passes = (bits + widest - 1) / widest;
+  int width = passes > 0 ? (bits + passes - 1) / passes : 0;
+  unsigned *counts = n >= 4096 ? (unsigned *)d->stack : small_counts, radix = 1u << width,
+           mask = radix - 1;
+  for (int shift = 0; shift < bits; shift += width) {
+    memset(counts, 0, radix * sizeof *counts);
     for (int i = 0; i < n; i++)
-      counts[(keys[i] >> shift) & 2047]++;
+      counts[(keys[i] >> shift) & mask]++;
     unsigned sum = 0;
-    for (int i = 0; i < 2048; i++) {
+    for (unsigned i = 0; i < radix; i++) {
       unsigned c = counts[i];
       counts[i] = sum;
       sum += c;
     }
     for (int i = 0; i < n; i++) {
-      unsigned at = counts[(keys[i] >> shift) & 2047]++;
+      unsigned at = counts[(keys[i] >> shift) & mask]++;
       keys_tmp[at] = keys[i];
       order_tmp[at] = order[i];
     }
