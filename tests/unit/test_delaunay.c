@@ -312,3 +312,32 @@ Test(delaunay, large_sets_are_locally_delaunay) {
   }
   dg_delaunay_close(&d);
 }
+
+/* Long collinear runs, shuffled, with the middle point among them (the
+ * chain is then ordered from both sides of the sweep's first point): alone
+ * they give the chain joining neighbours only; with one point off the line
+ * they give the fan, one triangle per segment. */
+Test(delaunay, long_collinear_runs) {
+  enum { N = 3001 };
+  static int32_t xy[2 * (N + 1)];
+  for (int i = 0; i < N; i++) {
+    int k = (int)((int64_t)i * 1237 % N); /* 1237 is prime to N: a permutation */
+    xy[2 * i] = -4000 + 3 * k;
+    xy[2 * i + 1] = 1000 - 2 * k;
+  }
+  dg_delaunay d;
+  dg_delaunay_init(&d);
+  cr_assert_eq(dg_delaunay_build(&d, xy, N), 0);
+  cr_assert_eq(d.triangle_count, 0);
+  cr_assert_eq(d.line_count, N);
+  for (int i = 0; i + 1 < N; i++) {
+    int a = d.line[i], b = d.line[i + 1];
+    cr_assert_eq(abs(xy[2 * a] - xy[2 * b]), 3, "the chain joins neighbours (at %d)", i);
+  }
+  xy[2 * N] = 17;
+  xy[2 * N + 1] = 9999;
+  cr_assert_eq(dg_delaunay_build(&d, xy, N + 1), 0);
+  cr_assert_eq(d.triangle_count, N - 1);
+  check_triangulation(xy, N + 1, &d);
+  dg_delaunay_close(&d);
+}

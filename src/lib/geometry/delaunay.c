@@ -390,17 +390,23 @@ static int64_t along(const double *origin, const double *direction_end, const do
          ((int64_t)direction_end[1] - oy) * ((int64_t)p[1] - oy);
 }
 
-/* Orders line[0..count) by position along the line from a through b. */
-static void sort_along(const sweep *s, int *line, int count, int a, int b) {
-  for (int i = 1; i < count; i++) {
-    int id = line[i], j = i;
-    int64_t t = along(fpt(s, a), fpt(s, b), fpt(s, id));
-    while (j > 0 && along(fpt(s, a), fpt(s, b), fpt(s, line[j - 1])) > t) {
-      line[j] = line[j - 1];
-      j--;
-    }
-    line[j] = id;
-  }
+/* Writes the collinear sweep ids 0 .. count - 1 into line[] in order of
+ * position along the line from point 0 through point 1. They come in
+ * order of distance from point 0 (the sweep's order), so those behind it
+ * are already sorted outwards, as are those ahead: reversing the first run
+ * and appending the second sorts them in linear time (an insertion sort
+ * here was quadratic: 30 ms for 10,000 collinear points and one more). */
+static void order_chain(const sweep *s, int *line, int count) {
+  int behind = 0;
+  for (int i = 1; i < count; i++)
+    behind += along(fpt(s, 0), fpt(s, 1), fpt(s, i)) < 0;
+  int back = behind - 1, ahead = behind + 1;
+  line[behind] = 0;
+  for (int i = 1; i < count; i++)
+    if (along(fpt(s, 0), fpt(s, 1), fpt(s, i)) < 0)
+      line[back--] = i;
+    else
+      line[ahead++] = i;
 }
 
 /* Inserts point p, known to lie outside the current hull. */
@@ -544,10 +550,7 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
     k++;
   int *line = d->line;
   int chain = k < distinct ? k : distinct;
-  for (int i = 0; i < chain; i++)
-    line[i] = i;
-  if (chain >= 2)
-    sort_along(&s, line, chain, 0, 1);
+  order_chain(&s, line, chain);
   if (k >= distinct) {
     for (int i = 0; i < distinct; i++)
       line[i] = order[line[i]];
