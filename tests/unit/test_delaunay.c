@@ -198,3 +198,146 @@ Test(delaunay, predicates) {
   int32_t p[2] = {-m, -m}, q[2] = {m, -m}, r[2] = {m, m}, s[2] = {-m, m};
   cr_assert_eq(dg_incircle(p, q, r, s), 0, "four corners of a square are co-circular");
 }
+
+/* Every integer point on the circle x^2 + y^2 = 5525^2 (5525 = 5^2 13 17
+ * has many representations), plus its centre, shifted next to the largest
+ * coordinate allowed: dozens of co-circular points, where the flip loop's
+ * floating-point filter must defer to the exact test, at the magnitudes
+ * where its error bound is tightest. */
+Test(delaunay, cocircular_points_at_large_coordinates) {
+  enum { R = 5525 };
+  int32_t xy[2 * 200];
+  int n = 0;
+  const int32_t cx = DG_DELAUNAY_COORD_MAX - R, cy = -DG_DELAUNAY_COORD_MAX + R;
+  for (int64_t x = -R; x <= R; x++) {
+    int64_t yy = (int64_t)R * R - x * x, y = 0;
+    while ((y + 1) * (y + 1) <= yy)
+      y++;
+    if (y * y != yy)
+      continue;
+    cr_assert_lt(n + 2, 200);
+    xy[2 * n] = (int32_t)(cx + x);
+    xy[2 * n + 1] = (int32_t)(cy + y);
+    n++;
+    if (y != 0) {
+      xy[2 * n] = (int32_t)(cx + x);
+      xy[2 * n + 1] = (int32_t)(cy - y);
+      n++;
+    }
+  }
+  cr_assert_gt(n, 40, "the circle should hold many lattice points, got %d", n);
+  xy[2 * n] = cx;
+  xy[2 * n + 1] = cy;
+  n++;
+  dg_delaunay d;
+  dg_delaunay_init(&d);
+  cr_assert_eq(dg_delaunay_build(&d, xy, n), 0);
+  check_triangulation(xy, n, &d);
+  cr_assert_eq(d.triangle_count, n - 1, "the centre fans out to every point on the circle");
+  /* Without the centre the whole set is co-circular: any triangulation of
+   * the polygon is Delaunay, and it must still be a valid one. */
+  cr_assert_eq(dg_delaunay_build(&d, xy, n - 1), 0);
+  check_triangulation(xy, n - 1, &d);
+  cr_assert_eq(d.triangle_count, n - 3);
+  /* Nearly co-circular: every third point moved one unit towards the
+   * centre's row, and a far corner that stretches the set to the full
+   * range, so that the filter's bound (set by the extent) covers every
+   * local test and the exact fallback decides them, signs included. */
+  int m = n - 1;
+  for (int i = 0; i < m; i += 3)
+    xy[2 * i + 1] += xy[2 * i + 1] > cy ? -1 : 1;
+  xy[2 * m] = -DG_DELAUNAY_COORD_MAX;
+  xy[2 * m + 1] = DG_DELAUNAY_COORD_MAX;
+  cr_assert_eq(dg_delaunay_build(&d, xy, m + 1), 0);
+  check_triangulation(xy, m + 1, &d);
+  dg_delaunay_close(&d);
+}
+
+/* A dg_delaunay reused across sets of different sizes (its arrays grow,
+ * then are kept) gives exactly what a fresh one gives. */
+Test(delaunay, rebuild_matches_fresh_build) {
+  static int32_t big[2 * 2000], small[2 * 40];
+  random_points(big, 2000, 1 << 16, 5);
+  random_points(small, 40, 1 << 10, 6);
+  dg_delaunay reused, fresh;
+  dg_delaunay_init(&reused);
+  const int32_t *sets[] = {small, big, small, big};
+  const int sizes[] = {40, 2000, 40, 2000};
+  for (int k = 0; k < 4; k++) {
+    dg_delaunay_init(&fresh);
+    cr_assert_eq(dg_delaunay_build(&reused, sets[k], sizes[k]), 0);
+    cr_assert_eq(dg_delaunay_build(&fresh, sets[k], sizes[k]), 0);
+    cr_assert_eq(reused.triangle_count, fresh.triangle_count);
+    cr_assert_gt(fresh.triangle_count, 0);
+    for (int h = 0; h < 3 * fresh.triangle_count; h++) {
+      cr_assert_eq(reused.triangles[h], fresh.triangles[h], "build %d, half-edge %d", k, h);
+      cr_assert_eq(reused.halfedges[h], fresh.halfedges[h], "build %d, half-edge %d", k, h);
+    }
+    dg_delaunay_close(&fresh);
+  }
+  dg_delaunay_close(&reused);
+}
+
+/* Large sets (the sort switches to wider digits from 4096 points): each
+ * triangle counter-clockwise, twins consistent, and every inner edge
+ * locally Delaunay (the far corner of the twin triangle not strictly
+ * inside the circumcircle), which for a triangulation implies the global
+ * empty-circumcircle property without the quadratic check. */
+Test(delaunay, large_sets_are_locally_delaunay) {
+  enum { N = 6000 };
+  static int32_t xy[2 * N];
+  dg_delaunay d;
+  dg_delaunay_init(&d);
+  for (uint64_t seed = 1; seed <= 3; seed++) {
+    random_points(xy, N, seed == 3 ? 300 : 1 << 20, seed); /* 300: many duplicates */
+    cr_assert_eq(dg_delaunay_build(&d, xy, N), 0);
+    int t = d.triangle_count, hull_edges = 0, distinct = 0;
+    for (int p = 0; p < N; p++)
+      distinct += d.alias[p] == p;
+    for (int h = 0; h < 3 * t; h++) {
+      const int *v = &d.triangles[3 * (h / 3)];
+      if (h % 3 == 0)
+        cr_assert_gt(orient_reference(&xy[2 * v[0]], &xy[2 * v[1]], &xy[2 * v[2]]), 0);
+      int twin = d.halfedges[h];
+      if (twin == -1) {
+        hull_edges++;
+        continue;
+      }
+      cr_assert_eq(d.halfedges[twin], h);
+      int far = d.triangles[twin % 3 == 0 ? twin + 2 : twin - 1];
+      cr_assert_leq(incircle_reference(&xy[2 * v[0]], &xy[2 * v[1]], &xy[2 * v[2]], &xy[2 * far]),
+                    0, "seed %llu: edge %d is not locally Delaunay", (unsigned long long)seed, h);
+    }
+    cr_assert_eq(t, 2 * distinct - hull_edges - 2);
+  }
+  dg_delaunay_close(&d);
+}
+
+/* Long collinear runs, shuffled, with the middle point among them (the
+ * chain is then ordered from both sides of the sweep's first point): alone
+ * they give the chain joining neighbours only; with one point off the line
+ * they give the fan, one triangle per segment. */
+Test(delaunay, long_collinear_runs) {
+  enum { N = 3001 };
+  static int32_t xy[2 * (N + 1)];
+  for (int i = 0; i < N; i++) {
+    int k = (int)((int64_t)i * 1237 % N); /* 1237 is prime to N: a permutation */
+    xy[2 * i] = -4000 + 3 * k;
+    xy[2 * i + 1] = 1000 - 2 * k;
+  }
+  dg_delaunay d;
+  dg_delaunay_init(&d);
+  cr_assert_eq(dg_delaunay_build(&d, xy, N), 0);
+  cr_assert_eq(d.triangle_count, 0);
+  cr_assert_eq(d.line_count, N);
+  for (int i = 0; i + 1 < N; i++) {
+    int a = d.line[i], b = d.line[i + 1];
+    cr_assert_eq(abs(xy[2 * a] - xy[2 * b]), 3, "the chain joins neighbours (at %d)", i);
+  }
+  xy[2 * N] = 17;
+  xy[2 * N + 1] = 9999;
+  cr_assert_eq(dg_delaunay_build(&d, xy, N + 1), 0);
+  cr_assert_eq(d.triangle_count, N - 1);
+  check_triangulation(xy, N + 1, &d);
+  dg_delaunay_close(&d);
+}
