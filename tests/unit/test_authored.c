@@ -456,3 +456,66 @@ Test(authored, ascii_map) {
   free(text);
   dg_level_free(level);
 }
+
+/* Golden seeds (as tests/unit/test_golden.c does for classic): fixed
+ * (room set, rooms, cycles, seed) -> the stored ASCII map or whole level
+ * JSON, byte for byte. A failure means a change altered what a seed makes;
+ * if that was deliberate, run tests/data/golden/regenerate.sh and say why
+ * in the commit. */
+typedef struct golden {
+  const char *file;
+  const char *roomset;
+  int rooms;
+  const char *cycles;
+  uint64_t seed;
+  bool json;
+} golden;
+
+static const golden goldens[] = {
+    {"authored-crypt-chains-7.txt", "crypt", 60, "chains", 7, false},
+    {"authored-sewer-chains-3.txt", "sewer", 60, "chains", 3, false},
+    {"authored-crypt-corridors-5.txt", "crypt", 60, "corridors", 5, false},
+    {"authored-sewer-chains-6.json", "sewer", 40, "chains", 6, true},
+    {"authored-crypt-corridors-5.json", "crypt", 40, "corridors", 5, true},
+};
+
+static char *read_golden(const char *name, size_t *length) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/golden/%s", TEST_DATA_DIR, name);
+  FILE *file = fopen(path, "rb");
+  cr_assert_not_null(file, "cannot open %s", path);
+  fseek(file, 0, SEEK_END);
+  long size = ftell(file);
+  fseek(file, 0, SEEK_SET);
+  char *text = malloc((size_t)size + 1);
+  cr_assert_eq(fread(text, 1, (size_t)size, file), (size_t)size);
+  text[size] = '\0';
+  fclose(file);
+  *length = (size_t)size;
+  return text;
+}
+
+Test(authored, golden_seeds) {
+  for (size_t i = 0; i < sizeof goldens / sizeof goldens[0]; i++) {
+    const golden *g = &goldens[i];
+    dg_request request = request_for_mode(g->roomset, g->rooms, g->seed, g->cycles);
+    dg_level *level = NULL;
+    dg_error err = {0};
+    cr_assert_eq(dg_generate(context, &request, NULL, &level, &err), 0, "%s", err.message);
+    char *text = NULL;
+    size_t length = 0;
+    if (g->json)
+      cr_assert_eq(dg_level_dump_json(level, &text, &length), 0);
+    else
+      cr_assert_eq(dg_level_dump_ascii(level, &text, &length), 0);
+    size_t expected_length = 0;
+    char *expected = read_golden(g->file, &expected_length);
+    /* A stored JSON file ends with the CLI's newline. */
+    size_t stored = g->json ? length + 1 : length;
+    cr_assert(expected_length == stored && memcmp(text, expected, length) == 0,
+              "%s changed; got:\n%s", g->file, text);
+    free(expected);
+    free(text);
+    dg_level_free(level);
+  }
+}
