@@ -420,7 +420,7 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   if ((rc = au_close_cycles(&s, cancel)) != 0)
     goto fail;
   /* Cycle passes run inside growth too: growth's own time is the rest. */
-  dg_level_set_timing(level, "growth", dg_monotonic_ns() - started - s.cycles->ns);
+  dg_level_set_timing(level, "tree_growth", dg_monotonic_ns() - started - s.cycles->ns);
   dg_level_set_timing(level, "cycles", s.cycles->ns);
   set_cycle_figures(level, s.cycles);
   if ((rc = fill_level(&s, err)) != 0)
