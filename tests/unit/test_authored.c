@@ -225,6 +225,118 @@ Test(authored, connections_are_valid) {
   }
 }
 
+/* The doorway block of one end ("from" or "to") of a connection. */
+static void doorway_of(const json_t *placements, const json_t *end, int at[3]) {
+  int owner = (int)json_integer_value(json_object_get(end, "placement"));
+  int k = (int)json_integer_value(json_object_get(end, "connector"));
+  const json_t *connector = json_array_get(
+      json_object_get(json_array_get(placements, (size_t)owner), "connectors"), (size_t)k);
+  cr_assert_not_null(connector);
+  for (int a = 0; a < 3; a++)
+    at[a] = ivalue(json_object_get(connector, "at"), (size_t)a);
+}
+
+/* True when some room's footprint covers world column (x, z). */
+static bool under_a_room(const box *boxes, int count, int x, int z) {
+  for (int i = 0; i < count; i++)
+    if (x >= boxes[i].lo[0] && x < boxes[i].hi[0] && z >= boxes[i].lo[2] && z < boxes[i].hi[2])
+      return true;
+  return false;
+}
+
+/* cycles=corridors, the baseline: every corridor is part of the level. Its
+ * path runs from one doorway to the other in 6-connected blocks (so its
+ * top-down projection is 4-connected), no block of it nor of its floor and
+ * ceiling lies in a room, no two corridors share a block, and the grid
+ * draws each of its blocks that no room covers as corridor. */
+Test(authored, corridor_paths) {
+  static const char *const sets[] = {"crypt", "bench"};
+  for (int s = 0; s < 2; s++) {
+    json_t *level = generate_mode(sets[s], 300, 5, "corridors");
+    int count;
+    box *boxes = boxes_of(level, &count);
+    const json_t *placements = json_object_get(level, "placements");
+    const json_t *connections = json_object_get(level, "connections");
+    const json_t *grid = json_object_get(level, "grid");
+    const json_t *origin = json_object_get(json_object_get(level, "growth"), "grid_origin");
+    const json_t *rows = json_object_get(grid, "rows");
+    int width = (int)json_integer_value(json_object_get(grid, "width"));
+    int height = (int)json_integer_value(json_object_get(grid, "height"));
+    json_int_t cycles =
+        json_integer_value(json_object_get(json_object_get(level, "stats"), "cycles_built"));
+    cr_assert_gt(cycles, 0, "%s: some corridors must be built", sets[s]);
+    int corridors = 0, drawn = 0, used_count = 0, used_capacity = 1024;
+    int(*used)[3] = malloc((size_t)used_capacity * sizeof *used);
+    for (size_t i = 0; i < json_array_size(connections); i++) {
+      const json_t *c = json_array_get(connections, i);
+      const json_t *path = json_object_get(c, "path");
+      if (strcmp(json_string_value(json_object_get(c, "kind")), "corridor") != 0) {
+        cr_assert_null(path, "only corridors have a path");
+        continue;
+      }
+      corridors++;
+      size_t n = json_array_size(path);
+      cr_assert_geq(n, 3, "%s corridor %zu: doorway, at least one block, doorway", sets[s], i);
+      int from[3], to[3], first[3], last[3];
+      doorway_of(placements, json_object_get(c, "from"), from);
+      doorway_of(placements, json_object_get(c, "to"), to);
+      for (int a = 0; a < 3; a++) {
+        first[a] = ivalue(json_array_get(path, 0), (size_t)a);
+        last[a] = ivalue(json_array_get(path, n - 1), (size_t)a);
+      }
+      cr_assert(memcmp(first, from, sizeof first) == 0, "%s corridor %zu starts at a doorway",
+                sets[s], i);
+      cr_assert(memcmp(last, to, sizeof last) == 0, "%s corridor %zu ends at a doorway", sets[s],
+                i);
+      for (size_t k = 0; k + 1 < n; k++) {
+        int step = 0, p[3], q[3];
+        for (int a = 0; a < 3; a++) {
+          p[a] = ivalue(json_array_get(path, k), (size_t)a);
+          q[a] = ivalue(json_array_get(path, k + 1), (size_t)a);
+          step += abs(p[a] - q[a]);
+        }
+        cr_assert_eq(step, 1, "%s corridor %zu: blocks %zu and %zu are not 6-neighbours", sets[s],
+                     i, k, k + 1);
+      }
+      for (size_t k = 1; k + 1 < n; k++) {
+        int b[3];
+        for (int a = 0; a < 3; a++)
+          b[a] = ivalue(json_array_get(path, k), (size_t)a);
+        /* Floor, two blocks of air, ceiling: none of it inside a room. */
+        for (int y = b[1] - 1; y <= b[1] + 2; y++)
+          cr_assert_eq(owner_of(boxes, count, b[0], y, b[2]), -1,
+                       "%s corridor %zu block %zu (%d,%d,%d) overlaps a room", sets[s], i, k, b[0],
+                       y, b[2]);
+        for (int u = 0; u < used_count; u++)
+          cr_assert(memcmp(used[u], b, sizeof b) != 0, "%s: two corridors share (%d,%d,%d)",
+                    sets[s], b[0], b[1], b[2]);
+        int tx = b[0] - ivalue(origin, 0), ty = b[2] - ivalue(origin, 1);
+        cr_assert(tx >= 0 && ty >= 0 && tx < width && ty < height, "corridor off the grid");
+        char tile = json_string_value(json_array_get(rows, (size_t)ty))[tx];
+        if (!under_a_room(boxes, count, b[0], b[2])) {
+          cr_assert_eq(tile, '#', "%s corridor %zu block %zu: grid shows '%c'", sets[s], i, k,
+                       tile);
+          drawn++;
+        }
+      }
+      for (size_t k = 1; k + 1 < n; k++) {
+        if (used_count == used_capacity) {
+          used_capacity *= 2;
+          used = realloc(used, (size_t)used_capacity * sizeof *used);
+        }
+        for (int a = 0; a < 3; a++)
+          used[used_count][a] = ivalue(json_array_get(path, k), (size_t)a);
+        used_count++;
+      }
+    }
+    cr_assert_eq(corridors, cycles, "%s: one corridor connection per cycle", sets[s]);
+    cr_assert_gt(drawn, 0);
+    free(used);
+    free(boxes);
+    json_decref(level);
+  }
+}
+
 Test(authored, every_open_doorway_faces_out_of_its_room) {
   static const int dx[4] = {0, 1, 0, -1}, dz[4] = {-1, 0, 1, 0};
   json_t *level = generate_mode("sewer", 200, 11, "chains");
@@ -343,4 +455,67 @@ Test(authored, ascii_map) {
   cr_assert(strchr(text, '+') != NULL && strchr(text, '.') != NULL);
   free(text);
   dg_level_free(level);
+}
+
+/* Golden seeds (as tests/unit/test_golden.c does for classic): fixed
+ * (room set, rooms, cycles, seed) -> the stored ASCII map or whole level
+ * JSON, byte for byte. A failure means a change altered what a seed makes;
+ * if that was deliberate, run tests/data/golden/regenerate.sh and say why
+ * in the commit. */
+typedef struct golden {
+  const char *file;
+  const char *roomset;
+  int rooms;
+  const char *cycles;
+  uint64_t seed;
+  bool json;
+} golden;
+
+static const golden goldens[] = {
+    {"authored-crypt-chains-7.txt", "crypt", 60, "chains", 7, false},
+    {"authored-sewer-chains-3.txt", "sewer", 60, "chains", 3, false},
+    {"authored-crypt-corridors-5.txt", "crypt", 60, "corridors", 5, false},
+    {"authored-sewer-chains-6.json", "sewer", 40, "chains", 6, true},
+    {"authored-crypt-corridors-5.json", "crypt", 40, "corridors", 5, true},
+};
+
+static char *read_golden(const char *name, size_t *length) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/golden/%s", TEST_DATA_DIR, name);
+  FILE *file = fopen(path, "rb");
+  cr_assert_not_null(file, "cannot open %s", path);
+  fseek(file, 0, SEEK_END);
+  long size = ftell(file);
+  fseek(file, 0, SEEK_SET);
+  char *text = malloc((size_t)size + 1);
+  cr_assert_eq(fread(text, 1, (size_t)size, file), (size_t)size);
+  text[size] = '\0';
+  fclose(file);
+  *length = (size_t)size;
+  return text;
+}
+
+Test(authored, golden_seeds) {
+  for (size_t i = 0; i < sizeof goldens / sizeof goldens[0]; i++) {
+    const golden *g = &goldens[i];
+    dg_request request = request_for_mode(g->roomset, g->rooms, g->seed, g->cycles);
+    dg_level *level = NULL;
+    dg_error err = {0};
+    cr_assert_eq(dg_generate(context, &request, NULL, &level, &err), 0, "%s", err.message);
+    char *text = NULL;
+    size_t length = 0;
+    if (g->json)
+      cr_assert_eq(dg_level_dump_json(level, &text, &length), 0);
+    else
+      cr_assert_eq(dg_level_dump_ascii(level, &text, &length), 0);
+    size_t expected_length = 0;
+    char *expected = read_golden(g->file, &expected_length);
+    /* A stored JSON file ends with the CLI's newline. */
+    size_t stored = g->json ? length + 1 : length;
+    cr_assert(expected_length == stored && memcmp(text, expected, length) == 0,
+              "%s changed; got:\n%s", g->file, text);
+    free(expected);
+    free(text);
+    dg_level_free(level);
+  }
 }

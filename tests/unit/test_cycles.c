@@ -233,6 +233,7 @@ Test(cycles, weight_one_finds_the_optimum) {
   cr_assert_eq(status, AU_FAIL_TABLE);
   cr_assert_eq(expanded, 0);
   (void)agreed_none;
+  au_search_free(&s); /* the search scratch belongs to the state */
   au_cycles_free(s.cycles);
   occ_close(&s.occupancy);
   rs_set_free(set);

@@ -69,7 +69,8 @@ typedef struct au_output {
   au_connector *connectors;   /* owned */
   au_connection *connections; /* owned */
   int connection_count;
-  rs_box *boxes; /* world boxes by placement, owned */
+  rs_box *boxes;  /* world boxes by placement, owned */
+  au_block *path; /* corridor paths by au_connection.path_first, owned */
   bool out_of_space;
   int grid_origin[2]; /* world x, z of grid tile (0, 0) */
   au_cycles *cycles;  /* the cycle pass's results, owned */
@@ -84,6 +85,7 @@ static void output_free(void *data) {
   free(out->connectors);
   free(out->connections);
   free(out->boxes);
+  free(out->path);
   au_cycles_free(out->cycles);
   free(out);
 }
@@ -146,12 +148,24 @@ static json_t *connections_json(const au_output *s) {
         json_pack("{s:s,s:i,s:{s:i,s:i},s:{s:i,s:i}}", "kind", c->kind, "cycle", c->cycle, "from",
                   "placement", a->placement, "connector", c->a - pa->conn_first, "to", "placement",
                   b->placement, "connector", c->b - pb->conn_first);
-    if (item == NULL || json_array_append_new(list, item) != 0) {
-      json_decref(list);
-      return NULL;
+    if (item == NULL || json_array_append_new(list, item) != 0)
+      goto fail;
+    if (c->path_count == 0)
+      continue;
+    /* A corridor's blocks, doorway to doorway (corridor.c). */
+    json_t *path = json_array();
+    if (path == NULL || json_object_set_new(item, "path", path) != 0)
+      goto fail;
+    for (int k = 0; k < c->path_count; k++) {
+      const au_block *block = &s->path[c->path_first + k];
+      if (json_array_append_new(path, triple(block->x, block->y, block->z)) != 0)
+        goto fail;
     }
   }
   return list;
+fail:
+  json_decref(list);
+  return NULL;
 }
 
 /* The cycles built and the stall-cutoff curve (seed 003, "Measuring
@@ -218,10 +232,11 @@ static void footprint(const au_state *s, const au_placement *p, int *x0, int *z0
 }
 
 /* The top-down grid: each room's footprint, its rim as wall and its inside
- * as floor, doorways of connections as doors. Rooms stacked at different
- * heights project onto the same tiles; such shared tiles are drawn as
- * floor so that the map never shows a wall that is not there on some
- * level. Returns 0, DG_ENOMEM or DG_EINVAL (too large a map). */
+ * as floor, doorways of connections as doors, the blocks of carved
+ * corridors (cycles=corridors) as corridor where no room lies above or
+ * below them. Rooms stacked at different heights project onto the same
+ * tiles; such shared tiles are drawn as floor so that the map never shows
+ * a wall that is not there on some level. Returns 0, DG_ENOMEM or DG_EINVAL (too large a map). */
 static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg_error *err) {
   dg_level *level = s->level;
   int width = max_x - min_x + 2, height = max_z - min_z + 2;
@@ -264,6 +279,15 @@ static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg
       dg_grid_set(&level->grid, x, y, rim ? DG_TILE_WALL : DG_TILE_FLOOR);
     }
   for (int i = 0; i < s->connection_count; i++) {
+    const au_connection *c = &s->connections[i];
+    for (int k = 1; k < c->path_count - 1; k++) {
+      const au_block *b = &s->path[c->path_first + k];
+      int x = b->x - min_x + 1, y = b->z - min_z + 1;
+      if (owner[(long)y * width + x] == -1)
+        dg_grid_set(&level->grid, x, y, DG_TILE_CORRIDOR);
+    }
+  }
+  for (int i = 0; i < s->connection_count; i++) {
     const au_connector *ends[2] = {&s->connectors[s->connections[i].a],
                                    &s->connectors[s->connections[i].b]};
     for (int k = 0; k < 2; k++)
@@ -273,22 +297,31 @@ static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg
   return 0;
 }
 
+/* The world x, z extent (half-open) of everything drawn: the rooms'
+ * footprints and the corridors' blocks. */
+static void extent(const au_state *s, int *min_x, int *min_z, int *max_x, int *max_z) {
+  for (int i = 0; i < s->placement_count; i++) {
+    int x0, z0, x1, z1;
+    footprint(s, &s->placements[i], &x0, &z0, &x1, &z1);
+    *min_x = i == 0 || x0 < *min_x ? x0 : *min_x;
+    *min_z = i == 0 || z0 < *min_z ? z0 : *min_z;
+    *max_x = i == 0 || x1 > *max_x ? x1 : *max_x;
+    *max_z = i == 0 || z1 > *max_z ? z1 : *max_z;
+  }
+  for (int i = 0; i < s->path_count; i++) {
+    const au_block *b = &s->path[i];
+    *min_x = b->x < *min_x ? b->x : *min_x;
+    *min_z = b->z < *min_z ? b->z : *min_z;
+    *max_x = b->x + 1 > *max_x ? b->x + 1 : *max_x;
+    *max_z = b->z + 1 > *max_z ? b->z + 1 : *max_z;
+  }
+}
+
 /* Rooms, graph and grid of the level from the placements. */
 static int fill_level(au_state *s, dg_error *err) {
   dg_level *level = s->level;
   int min_x = 0, min_z = 0, max_x = 0, max_z = 0;
-  for (int i = 0; i < s->placement_count; i++) {
-    int x0, z0, x1, z1;
-    footprint(s, &s->placements[i], &x0, &z0, &x1, &z1);
-    if (i == 0 || x0 < min_x)
-      min_x = x0;
-    if (i == 0 || z0 < min_z)
-      min_z = z0;
-    if (i == 0 || x1 > max_x)
-      max_x = x1;
-    if (i == 0 || z1 > max_z)
-      max_z = z1;
-  }
+  extent(s, &min_x, &min_z, &max_x, &max_z);
   bool grid = dg_param_bool(s->params, P_GRID);
   for (int i = 0; i < s->placement_count; i++) {
     const au_placement *p = &s->placements[i];
@@ -318,7 +351,8 @@ static int fill_level(au_state *s, dg_error *err) {
     const au_connection *c = &s->connections[i];
     int a = s->connectors[c->a].placement, b = s->connectors[c->b].placement;
     const dg_node *na = &level->graph.nodes[a], *nb = &level->graph.nodes[b];
-    int length = abs(na->x - nb->x) + abs(na->y - nb->y);
+    /* A corridor's length is its walk (steps between its blocks). */
+    int length = c->path_count > 1 ? c->path_count - 1 : abs(na->x - nb->x) + abs(na->y - nb->y);
     const char *kind = c->cycle < 0 ? "door" : c->kind;
     if (dg_graph_add_edge(&level->graph, a, b, kind, length > 0 ? length : 1) != 0)
       return DG_ENOMEM;
@@ -386,18 +420,13 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   if ((rc = au_close_cycles(&s, cancel)) != 0)
     goto fail;
   /* Cycle passes run inside growth too: growth's own time is the rest. */
-  dg_level_set_timing(level, "growth", dg_monotonic_ns() - started - s.cycles->ns);
+  dg_level_set_timing(level, "tree_growth", dg_monotonic_ns() - started - s.cycles->ns);
   dg_level_set_timing(level, "cycles", s.cycles->ns);
   set_cycle_figures(level, s.cycles);
   if ((rc = fill_level(&s, err)) != 0)
     goto fail;
-  int min_x = 0, min_z = 0;
-  for (int i = 0; i < s.placement_count; i++) {
-    int x0, z0, x1, z1;
-    footprint(&s, &s.placements[i], &x0, &z0, &x1, &z1);
-    min_x = i == 0 || x0 < min_x ? x0 : min_x;
-    min_z = i == 0 || z0 < min_z ? z0 : min_z;
-  }
+  int min_x = 0, min_z = 0, max_x = 0, max_z = 0;
+  extent(&s, &min_x, &min_z, &max_x, &max_z);
   int max_depth = 0;
   for (int i = 0; i < s.placement_count; i++)
     max_depth = s.placements[i].depth > max_depth ? s.placements[i].depth : max_depth;
@@ -429,6 +458,8 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   out->connections = s.connections;
   out->connection_count = s.connection_count;
   out->boxes = s.occupancy.boxes;
+  out->path = s.path;
+  s.path = NULL;
   s.placements = NULL;
   s.connectors = NULL;
   s.connections = NULL;

@@ -75,7 +75,15 @@ typedef struct au_connection {
   int a, b;         /* indices in au_state.connectors */
   const char *kind; /* static: "tree", "chain" or "corridor" */
   int cycle;        /* the cycle it belongs to, -1 for tree connections */
+  int path_first;   /* a corridor's blocks in au_state.path (0 otherwise) */
+  int path_count;   /* 0 for tree and chain connections */
 } au_connection;
+
+/* One block of a carved corridor's path (the block a walker's feet are
+ * in), world space. */
+typedef struct au_block {
+  int x, y, z;
+} au_block;
 
 typedef struct au_state {
   const rs_set *set;
@@ -99,6 +107,12 @@ typedef struct au_state {
   int tree_count;           /* rooms placed by growth (not chains) */
   bool rescue;              /* closed connectors were given a second chance */
   struct au_cycles *cycles; /* the cycle pass's results, NULL before it */
+  au_block *path;           /* every corridor's path, by au_connection.path_first */
+  int path_count, path_capacity;
+  /* Scratch reused by every search of one generation (issue 6: no
+   * allocation per search or per node once warm), NULL until first use. */
+  struct au_search *search;             /* the chain search (cycles.c) */
+  struct au_corridor_search *corridors; /* the corridor baseline (corridor.c) */
 } au_state;
 
 /* One cycle built: its ends and what it took. */
@@ -151,8 +165,15 @@ int au_search_pair(au_state *s, int from, int to, int *status, int *cost, int *r
 void au_cycles_free(au_cycles *cycles);
 
 /* The corridor baseline between connectors `from` and `to` (corridor.c):
- * *built, its walking *length and the cells *expanded. 0 or DG_ENOMEM. */
-int au_corridor(au_state *s, int from, int to, bool *built, int *length, int64_t *expanded);
+ * *built, its walking *length and the cells *expanded. A built corridor is
+ * carved into the occupancy, recorded as a "corridor" connection of cycle
+ * `cycle` and its path appended to s->path. 0 or DG_ENOMEM. */
+int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *length,
+                int64_t *expanded);
+
+/* Frees the scratch of au_corridor and of the chain search (NULL-safe). */
+void au_corridor_free(au_state *s);
+void au_search_free(au_state *s);
 
 /* Grows the tree (seed 003, footnote 1): start room at the origin, then
  * always the open connector nearest the centre. 0, DG_ENOMEM, DG_ECANCELED,
@@ -162,10 +183,6 @@ int au_grow(au_state *s, dg_cancel *cancel);
 /* Places move `m` of the set at open connector `open` (already checked to
  * fit) and records the connection. 0 or DG_ENOMEM. */
 int au_commit(au_state *s, int open, int m, const char *kind);
-
-/* Records a connection between connectors a and b (both become connected).
- * 0 or DG_ENOMEM. */
-int au_connect(au_state *s, int a, int b, const char *kind, int cycle);
 
 /* Records a connection between connectors a and b (both become connected).
  * 0 or DG_ENOMEM. */

@@ -4,16 +4,53 @@
  * the same weight w). A corridor cell is a column of floor, two blocks of
  * air and ceiling at the doorways' standing height; a step up or down one
  * block (a stair) costs 2. Cells must be free in the occupancy index; the
- * carved columns are added to it. */
+ * carved columns are added to it, and the path (the blocks a walker's feet
+ * are in, doorway to doorway, 6-connected) is kept for the level's JSON
+ * and grid.
+ *
+ * A stair from cell P to cell N one block higher or lower also occupies
+ * the block above the lower of the two, so the path steps vertically
+ * inside the lower cell's column: P, (lower's x and z at the higher y), N.
+ * That block must be as free as a cell; it is the stair's headroom. A
+ * corridor does not run into itself (a zig-zag shaft, a lane doubling
+ * back beside itself): its cells keep clear of its own earlier cells.
+ *
+ * Issue 6 asks that searches do not allocate per call: the visited table
+ * (stamped, so it needs no clearing), the node pool and the open list live
+ * in one scratch per generation, allocated on the first corridor and grown
+ * only when a search needs more nodes than any before it. */
 #include <stdlib.h>
 
 #include "authored.h"
+
+/* Visited slots: a search that fills half of them has wandered too far for
+ * a corridor and stops growing its frontier. */
+#define CORRIDOR_SLOTS (1u << 14)
 
 typedef struct cnode {
   int x, y, z;
   int parent;
   int g;
 } cnode;
+
+struct au_corridor_search {
+  uint64_t keys[CORRIDOR_SLOTS];
+  int best[CORRIDOR_SLOTS];
+  uint32_t stamp[CORRIDOR_SLOTS]; /* slot valid when equal to `generation` */
+  uint32_t generation;
+  cnode *nodes;
+  int node_capacity;
+  dg_heap open;
+};
+
+void au_corridor_free(au_state *s) {
+  if (s->corridors == NULL)
+    return;
+  free(s->corridors->nodes);
+  dg_heap_close(&s->corridors->open);
+  free(s->corridors);
+  s->corridors = NULL;
+}
 
 static uint32_t cslot(uint64_t key, uint32_t mask) {
   return (uint32_t)dg_mix64(key) & mask;
@@ -30,22 +67,101 @@ static bool column_free(const au_state *s, int x, int y, int z) {
   return y - 1 >= -limit && y + 3 <= limit && occ_is_free(&s->occupancy, &column);
 }
 
-/* A corridor cell away from the doorways also needs its walls: the
- * column and one block on every side, as a built corridor has (the same
- * 3-block cross-section as the room sets' passages). */
+static bool near_end(int x, int z, int sx, int sz, int gx, int gz) {
+  return abs(x - sx) + abs(z - sz) <= 1 || abs(x - gx) + abs(z - gz) <= 1;
+}
+
+/* What a corridor cell fills: next to a doorway only its column; elsewhere
+ * the column and one block on every side, its walls, as a built corridor
+ * has (the same 3-block cross-section as the room sets' passages). */
+static rs_box cell_box(int x, int y, int z, int sx, int sz, int gx, int gz) {
+  if (near_end(x, z, sx, sz, gx, gz))
+    return (rs_box){x, y - 1, z, x + 1, y + 3, z + 1};
+  return (rs_box){x - 1, y - 1, z - 1, x + 2, y + 3, z + 2};
+}
+
 static bool cell_free(const au_state *s, int x, int y, int z, int sx, int sz, int gx, int gz) {
-  if (abs(x - sx) + abs(z - sz) <= 1 || abs(x - gx) + abs(z - gz) <= 1)
-    return column_free(s, x, y, z);
-  rs_box walls = {x - 1, y - 1, z - 1, x + 2, y + 3, z + 2};
+  rs_box box = cell_box(x, y, z, sx, sz, gx, gz);
   int limit = dg_param_int(s->params, P_VERTICAL_LIMIT);
-  return y - 1 >= -limit && y + 3 <= limit && occ_is_free(&s->occupancy, &walls);
+  return y - 1 >= -limit && y + 3 <= limit && occ_is_free(&s->occupancy, &box);
 }
 
 static int iabs(int v) {
   return v < 0 ? -v : v;
 }
 
-int au_corridor(au_state *s, int from, int to, bool *built, int *length, int64_t *expanded) {
+static int reserve(void **items, int *capacity, int needed, size_t size) {
+  if (needed <= *capacity)
+    return 0;
+  int grown = *capacity ? *capacity : 256;
+  while (grown < needed)
+    grown *= 2;
+  void *bigger = realloc(*items, (size_t)grown * size);
+  if (bigger == NULL)
+    return DG_ENOMEM;
+  *items = bigger;
+  *capacity = grown;
+  return 0;
+}
+
+/* True when a cell at (x, y, z) after node `parent` would run into the
+ * corridor's own earlier cells (their walls or air), such as a stair
+ * climbing in a zig-zag over itself or a lane doubling back beside itself.
+ * The parent and its parent are skipped: neighbouring cells share walls
+ * by design. */
+static bool crosses_itself(const struct au_corridor_search *q, int parent, int x, int y, int z) {
+  int skip = 2;
+  for (int i = parent; i >= 0; i = q->nodes[i].parent) {
+    if (skip > 0) {
+      skip--;
+      continue;
+    }
+    const cnode *n = &q->nodes[i];
+    if (abs(n->x - x) <= 1 && abs(n->z - z) <= 1 && abs(n->y - y) <= 3)
+      return true;
+  }
+  return false;
+}
+
+/* The stair block between cells p and n (heights one apart): the lower
+ * cell's x and z at the higher cell's y. */
+static au_block stair_block(const cnode *p, const cnode *n) {
+  return n->y > p->y ? (au_block){p->x, n->y, p->z} : (au_block){n->x, p->y, n->z};
+}
+
+/* Appends the path from doorway `a` through the search's nodes ending at
+ * `found` to doorway `b` onto s->path, and carves it into the occupancy.
+ * *first and *count locate it. 0 or DG_ENOMEM. */
+static int carve(au_state *s, const struct au_corridor_search *q, int found, const au_connector *a,
+                 const au_connector *b, int sx, int sz, int gx, int gz, int *first, int *count) {
+  int total = 2;
+  for (int i = found; i >= 0; i = q->nodes[i].parent)
+    total += 1 + (q->nodes[i].parent >= 0 && q->nodes[q->nodes[i].parent].y != q->nodes[i].y);
+  if (reserve((void **)&s->path, &s->path_capacity, s->path_count + total, sizeof *s->path) != 0)
+    return DG_ENOMEM;
+  au_block *path = s->path + s->path_count;
+  int at = total - 1;
+  path[at--] = (au_block){b->x, b->y, b->z};
+  for (int i = found; i >= 0; i = q->nodes[i].parent) {
+    const cnode *n = &q->nodes[i];
+    path[at--] = (au_block){n->x, n->y, n->z};
+    if (n->parent >= 0 && q->nodes[n->parent].y != n->y)
+      path[at--] = stair_block(&q->nodes[n->parent], n);
+  }
+  path[at] = (au_block){a->x, a->y, a->z};
+  for (int i = 1; i < total - 1; i++) {
+    rs_box box = cell_box(path[i].x, path[i].y, path[i].z, sx, sz, gx, gz);
+    if (occ_add(&s->occupancy, &box, -1) != 0)
+      return DG_ENOMEM;
+  }
+  *first = s->path_count;
+  *count = total;
+  s->path_count += total;
+  return 0;
+}
+
+int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *length,
+                int64_t *expanded) {
   const au_connector *a = &s->connectors[from], *b = &s->connectors[to];
   int sx = a->x + facing_dx(a->facing), sy = a->y, sz = a->z + facing_dz(a->facing);
   int gx = b->x + facing_dx(b->facing), gy = b->y, gz = b->z + facing_dz(b->facing);
@@ -56,28 +172,36 @@ int au_corridor(au_state *s, int from, int to, bool *built, int *length, int64_t
   *expanded = 0;
   if (!column_free(s, sx, sy, sz) || !column_free(s, gx, gy, gz))
     return 0;
-  uint32_t slots = 1u << 14;
-  uint64_t *keys = malloc((size_t)slots * sizeof *keys);
-  int *best = malloc((size_t)slots * sizeof *best);
-  cnode *nodes = NULL;
-  int node_count = 0, node_capacity = 0, rc = DG_ENOMEM;
+  if (s->corridors == NULL) {
+    if ((s->corridors = calloc(1, sizeof *s->corridors)) == NULL)
+      return DG_ENOMEM;
+    if (dg_heap_init(&s->corridors->open, 256) != 0) {
+      free(s->corridors);
+      s->corridors = NULL;
+      return DG_ENOMEM;
+    }
+  }
+  struct au_corridor_search *q = s->corridors;
+  const uint32_t mask = CORRIDOR_SLOTS - 1;
+  if (++q->generation == 0) {
+    /* Wrapped: stamps of 2^32 searches ago would look current. */
+    for (uint32_t i = 0; i < CORRIDOR_SLOTS; i++)
+      q->stamp[i] = 0;
+    q->generation = 1;
+  }
+  dg_heap_clear(&q->open);
+  int node_count = 0;
   uint32_t used = 0;
-  dg_heap open = {0};
-  if (keys == NULL || best == NULL || dg_heap_init(&open, 256) != 0)
-    goto done;
-  for (uint32_t i = 0; i < slots; i++)
-    keys[i] = UINT64_MAX;
-  node_capacity = 256;
-  if ((nodes = malloc((size_t)node_capacity * sizeof *nodes)) == NULL)
-    goto done;
-  nodes[node_count++] = (cnode){sx, sy, sz, -1, 0};
-  if (dg_heap_push(&open, 0, 0) != 0)
-    goto done;
+  if (reserve((void **)&q->nodes, &q->node_capacity, 1, sizeof *q->nodes) != 0)
+    return DG_ENOMEM;
+  q->nodes[node_count++] = (cnode){sx, sy, sz, -1, 0};
+  if (dg_heap_push(&q->open, 0, 0) != 0)
+    return DG_ENOMEM;
   uint32_t at;
   int found = -1;
   static const int dx[4] = {0, 1, 0, -1}, dz[4] = {-1, 0, 1, 0};
-  while (found < 0 && dg_heap_pop(&open, NULL, &at) && *expanded < expansions_max) {
-    cnode n = nodes[at];
+  while (found < 0 && dg_heap_pop(&q->open, NULL, &at) && *expanded < expansions_max) {
+    cnode n = q->nodes[at];
     if (n.x == gx && n.y == gy && n.z == gz) {
       found = (int)at;
       break;
@@ -89,63 +213,46 @@ int au_corridor(au_state *s, int from, int to, bool *built, int *length, int64_t
         if (iabs(x - sx) > reach || iabs(z - sz) > reach)
           continue;
         uint64_t key = ckey(x, y, z);
-        uint32_t slot = cslot(key, slots - 1);
-        while (keys[slot] != UINT64_MAX && keys[slot] != key)
-          slot = (slot + 1) & (slots - 1);
-        if (keys[slot] == key && best[slot] <= g)
+        uint32_t slot = cslot(key, mask);
+        while (q->stamp[slot] == q->generation && q->keys[slot] != key)
+          slot = (slot + 1) & mask;
+        bool known = q->stamp[slot] == q->generation;
+        if (known && q->best[slot] <= g)
           continue;
-        if (!cell_free(s, x, y, z, sx, sz, gx, gz))
+        if (!cell_free(s, x, y, z, sx, sz, gx, gz) || crosses_itself(q, (int)at, x, y, z))
           continue;
-        /* A stair needs headroom over the lower of its two cells. */
-        if (up != 0 && !column_free(s, n.x, n.y + 1, n.z) && !column_free(s, x, y - up, z))
-          continue;
-        if (keys[slot] != key) {
-          if ((used + 1) * 2 > slots) {
-            /* Full enough: the search has wandered too far for a corridor. */
+        if (up != 0) {
+          cnode next = {x, y, z, (int)at, g};
+          au_block stair = stair_block(&n, &next);
+          if (!cell_free(s, stair.x, stair.y, stair.z, sx, sz, gx, gz))
             continue;
-          }
+        }
+        if (!known) {
+          if ((used + 1) * 2 > CORRIDOR_SLOTS)
+            continue;
           used++;
-          keys[slot] = key;
+          q->stamp[slot] = q->generation;
+          q->keys[slot] = key;
         }
-        best[slot] = g;
-        if (node_count == node_capacity) {
-          node_capacity *= 2;
-          cnode *bigger = realloc(nodes, (size_t)node_capacity * sizeof *nodes);
-          if (bigger == NULL)
-            goto done;
-          nodes = bigger;
-        }
+        q->best[slot] = g;
+        if (reserve((void **)&q->nodes, &q->node_capacity, node_count + 1, sizeof *q->nodes) != 0)
+          return DG_ENOMEM;
         int h = iabs(gx - x) + iabs(gy - y) + iabs(gz - z);
-        nodes[node_count] = (cnode){x, y, z, (int)at, g};
-        if (dg_heap_push(&open, (uint64_t)((g + w * h) * 16.0), (uint32_t)node_count++) != 0)
-          goto done;
+        q->nodes[node_count] = (cnode){x, y, z, (int)at, g};
+        if (dg_heap_push(&q->open, (uint64_t)((g + w * h) * 16.0), (uint32_t)node_count++) != 0)
+          return DG_ENOMEM;
       }
   }
-  if (found >= 0) {
-    /* Carve: every column of the path joins the occupancy. */
-    int cells = 0;
-    for (int i = found; i >= 0; i = nodes[i].parent) {
-      rs_box column = {nodes[i].x,     nodes[i].y - 1, nodes[i].z,
-                       nodes[i].x + 1, nodes[i].y + 3, nodes[i].z + 1};
-      bool near_end = abs(nodes[i].x - sx) + abs(nodes[i].z - sz) <= 1 ||
-                      abs(nodes[i].x - gx) + abs(nodes[i].z - gz) <= 1;
-      if (!near_end)
-        column = (rs_box){nodes[i].x - 1, nodes[i].y - 1, nodes[i].z - 1,
-                          nodes[i].x + 2, nodes[i].y + 3, nodes[i].z + 2};
-      if (occ_add(&s->occupancy, &column, -1) != 0)
-        goto done;
-      cells++;
-    }
-    *length = nodes[found].g + 2;
-    *built = true;
-    if ((rc = au_connect(s, from, to, "corridor", s->cycles->count)) != 0)
-      goto done;
-  }
-  rc = 0;
-done:
-  free(keys);
-  free(best);
-  free(nodes);
-  dg_heap_close(&open);
-  return rc;
+  if (found < 0)
+    return 0;
+  int first = 0, count = 0, rc;
+  if ((rc = carve(s, q, found, a, b, sx, sz, gx, gz, &first, &count)) != 0)
+    return rc;
+  *length = q->nodes[found].g + 2;
+  *built = true;
+  if ((rc = au_connect(s, from, to, "corridor", cycle)) != 0)
+    return rc;
+  s->connections[s->connection_count - 1].path_first = first;
+  s->connections[s->connection_count - 1].path_count = count;
+  return 0;
 }

@@ -49,7 +49,15 @@ typedef struct node {
   int depth;           /* rooms in the chain so far */
 } node;
 
-typedef struct search {
+typedef struct cell_entry {
+  uint64_t key;
+  int head;
+} cell_entry;
+
+/* Everything the cycle passes of one generation need, kept in au_state and
+ * reused by every pass and every search (issue 6: no allocation per search
+ * or per node; arrays grow only past the largest use so far). */
+struct au_search {
   node *nodes;
   int node_count, node_capacity;
   dg_heap open;
@@ -61,8 +69,15 @@ typedef struct search {
   int *adj_head, *adj_next, *adj_to; /* dungeon graph by placement, for BFS */
   int adj_edges, adj_capacity, adj_nodes;
   int *bfs_mark, *bfs_queue, *bfs_dist;
-  int bfs_stamp;
-} search;
+  int bfs_stamp, bfs_capacity;
+  int *list, *next; /* candidate connectors, and bucket chains by connector */
+  int list_capacity;
+  cell_entry *cells; /* candidate buckets */
+  uint32_t cell_slots;
+  struct candidate *pairs;
+  int pair_capacity;
+};
+typedef struct au_search search;
 
 static int reserve(void **items, int *capacity, int needed, size_t size) {
   if (needed <= *capacity)
@@ -173,11 +188,6 @@ static int by_stretch(const void *x, const void *y) {
   return (p->b > q->b) - (p->b < q->b);
 }
 
-typedef struct cell_entry {
-  uint64_t key;
-  int head;
-} cell_entry;
-
 static uint64_t cell_key(int cx, int cz) {
   return (uint64_t)(uint32_t)(cx + (1 << 20)) << 32 | (uint32_t)(cz + (1 << 20));
 }
@@ -189,20 +199,28 @@ static int floor_div(int v, int d) {
 /* Pairs close in space (a hash of square buckets as wide as the candidate
  * distance, so that only neighbouring buckets need looking at) and far in
  * the tree. */
-static int find_candidates(au_state *s, candidate **out, int *count) {
+static int find_candidates(au_state *s, search *q, int *count) {
   const dg_params *p = s->params;
   int reach = dg_param_int(p, P_CANDIDATE_DISTANCE), cap = dg_param_int(p, P_HOP_CAP);
   double min_stretch = dg_param_float(p, P_MIN_STRETCH);
   int n = s->connector_count;
-  int *list = malloc((size_t)n * sizeof *list), *next = malloc((size_t)n * sizeof *next);
+  int list_capacity = q->list_capacity;
+  if (reserve((void **)&q->list, &list_capacity, n, sizeof *q->list) != 0 ||
+      reserve((void **)&q->next, &q->list_capacity, n, sizeof *q->next) != 0)
+    return DG_ENOMEM;
   uint32_t slots = 64;
   while (slots < (uint32_t)n * 2)
     slots *= 2;
-  cell_entry *cells = malloc((size_t)slots * sizeof *cells);
-  candidate *pairs = NULL;
-  int pair_count = 0, pair_capacity = 0, listed = 0, rc = DG_ENOMEM;
-  if (list == NULL || next == NULL || cells == NULL)
-    goto done;
+  if (slots > q->cell_slots) {
+    cell_entry *bigger = realloc(q->cells, (size_t)slots * sizeof *bigger);
+    if (bigger == NULL)
+      return DG_ENOMEM;
+    q->cells = bigger;
+    q->cell_slots = slots;
+  }
+  int *list = q->list, *next = q->next;
+  cell_entry *cells = q->cells;
+  int pair_count = 0, listed = 0;
   for (uint32_t i = 0; i < slots; i++)
     cells[i].key = UINT64_MAX;
   for (int c = 0; c < n; c++) {
@@ -243,24 +261,14 @@ static int find_candidates(au_state *s, candidate **out, int *count) {
           int tree = tree_distance(s, ka->placement, kb->placement);
           if (tree < cap || tree < min_stretch * (blocks > 0 ? blocks : 1))
             continue;
-          if (reserve((void **)&pairs, &pair_capacity, pair_count + 1, sizeof *pairs) != 0)
-            goto done;
-          pairs[pair_count++] = (candidate){a, b, tree, blocks > 0 ? blocks : 1};
+          if (reserve((void **)&q->pairs, &q->pair_capacity, pair_count + 1, sizeof *q->pairs) != 0)
+            return DG_ENOMEM;
+          q->pairs[pair_count++] = (candidate){a, b, tree, blocks > 0 ? blocks : 1};
         }
       }
   }
   if (pair_count > 0)
-    qsort(pairs, (size_t)pair_count, sizeof *pairs, by_stretch);
-  rc = 0;
-done:
-  free(list);
-  free(next);
-  free(cells);
-  if (rc != 0) {
-    free(pairs);
-    return rc;
-  }
-  *out = pairs;
+    qsort(q->pairs, (size_t)pair_count, sizeof *q->pairs, by_stretch);
   *count = pair_count;
   return 0;
 }
@@ -551,33 +559,84 @@ static int record_failure(au_cycles *cy, uint64_t ns) {
   return 0;
 }
 
-int au_search_pair(au_state *s, int from, int to, int *status, int *cost, int *rooms,
-                   int64_t *expanded) {
-  search q = {0};
-  int rc = DG_ENOMEM;
+void au_search_free(au_state *s) {
+  search *q = s->search;
+  if (q == NULL)
+    return;
+  free(q->nodes);
+  dg_heap_close(&q->open);
+  free(q->seen_keys);
+  free(q->seen_g);
+  free(q->seen_stamp);
+  free(q->adj_head);
+  free(q->adj_next);
+  free(q->adj_to);
+  free(q->bfs_mark);
+  free(q->bfs_queue);
+  free(q->bfs_dist);
+  free(q->list);
+  free(q->next);
+  free(q->cells);
+  free(q->pairs);
+  free(q);
+  s->search = NULL;
+}
+
+/* The generation's search scratch, created on first use, with room for a
+ * dungeon graph of `nodes` placements. 0 or DG_ENOMEM. */
+static int search_prepare(au_state *s, int nodes) {
   if (s->cycles == NULL && (s->cycles = calloc(1, sizeof *s->cycles)) == NULL)
     return DG_ENOMEM;
-  q.seen_slots = 1u << 16;
-  q.seen_keys = malloc((size_t)q.seen_slots * sizeof *q.seen_keys);
-  q.seen_g = malloc((size_t)q.seen_slots * sizeof *q.seen_g);
-  q.seen_stamp = calloc((size_t)q.seen_slots, sizeof *q.seen_stamp);
-  if (q.seen_keys != NULL && q.seen_g != NULL && q.seen_stamp != NULL &&
-      dg_heap_init(&q.open, 1024) == 0) {
-    outcome result;
-    int last = -1;
-    rc = run_search(s, &q, from, to, &result, &last, expanded);
-    if (rc == 0) {
-      *status = (int)result;
-      *cost = result == FOUND ? q.nodes[last].g : -1;
-      *rooms = result == FOUND ? q.nodes[last].depth : -1;
-    }
+  if (s->search == NULL) {
+    search *q = calloc(1, sizeof *q);
+    if (q == NULL)
+      return DG_ENOMEM;
+    s->search = q;
+    q->seen_slots = 1u << 16;
+    q->seen_keys = malloc((size_t)q->seen_slots * sizeof *q->seen_keys);
+    q->seen_g = malloc((size_t)q->seen_slots * sizeof *q->seen_g);
+    q->seen_stamp = calloc((size_t)q->seen_slots, sizeof *q->seen_stamp);
+    if (q->seen_keys == NULL || q->seen_g == NULL || q->seen_stamp == NULL ||
+        dg_heap_init(&q->open, 1024) != 0)
+      return DG_ENOMEM; /* au_search_free (from au_state_close) frees the rest */
   }
-  free(q.nodes);
-  dg_heap_close(&q.open);
-  free(q.seen_keys);
-  free(q.seen_g);
-  free(q.seen_stamp);
-  return rc;
+  search *q = s->search;
+  if (nodes > q->bfs_capacity) {
+    int old = q->bfs_capacity, capacity = old;
+    if (reserve((void **)&q->adj_head, &capacity, nodes, sizeof(int)) != 0)
+      return DG_ENOMEM;
+    capacity = old;
+    if (reserve((void **)&q->bfs_queue, &capacity, nodes, sizeof(int)) != 0)
+      return DG_ENOMEM;
+    capacity = old;
+    if (reserve((void **)&q->bfs_dist, &capacity, nodes, sizeof(int)) != 0)
+      return DG_ENOMEM;
+    capacity = old;
+    if (reserve((void **)&q->bfs_mark, &capacity, nodes, sizeof(int)) != 0)
+      return DG_ENOMEM;
+    /* Marks below the current stamp read as unvisited. */
+    for (int i = old; i < capacity; i++)
+      q->bfs_mark[i] = 0;
+    q->bfs_capacity = capacity;
+  }
+  q->adj_nodes = nodes;
+  return 0;
+}
+
+int au_search_pair(au_state *s, int from, int to, int *status, int *cost, int *rooms,
+                   int64_t *expanded) {
+  int rc = search_prepare(s, s->placement_count + 1);
+  if (rc != 0)
+    return rc;
+  search *q = s->search;
+  outcome result;
+  int last = -1;
+  if ((rc = run_search(s, q, from, to, &result, &last, expanded)) != 0)
+    return rc;
+  *status = (int)result;
+  *cost = result == FOUND ? q->nodes[last].g : -1;
+  *rooms = result == FOUND ? q->nodes[last].depth : -1;
+  return 0;
 }
 
 int au_close_cycles(au_state *s, dg_cancel *cancel) {
@@ -588,35 +647,27 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
   if (mode == CYCLES_NONE)
     return 0;
   uint64_t pass_started = dg_monotonic_ns();
-  candidate *pairs = NULL;
   int pair_count = 0, cap = dg_param_int(s->params, P_HOP_CAP);
-  search q = {0};
-  int rc = find_candidates(s, &pairs, &pair_count);
+  /* The scratch (s->search) outlives the pass; only the dungeon graph is
+   * rebuilt in it, since growth added rooms since the last pass. */
+  int rc = search_prepare(s, s->placement_count + 1);
   if (rc != 0)
-    return rc;
+    goto done;
+  search *q = s->search;
+  if ((rc = find_candidates(s, q, &pair_count)) != 0)
+    goto done;
+  const candidate *pairs = q->pairs;
   cy->candidates += pair_count;
-  int rooms = s->placement_count;
-  /* Room for every chain room the search could add without reallocating
-   * the per-placement graph arrays. */
-  int most = rooms + pair_count * dg_param_int(s->params, P_CHAIN_MAX) + 1;
-  q.adj_nodes = most;
-  q.adj_head = malloc((size_t)most * sizeof(int));
-  q.bfs_mark = calloc((size_t)most, sizeof(int));
-  q.bfs_queue = malloc((size_t)most * sizeof(int));
-  q.bfs_dist = malloc((size_t)most * sizeof(int));
-  q.seen_slots = 1u << 16;
-  q.seen_keys = malloc((size_t)q.seen_slots * sizeof *q.seen_keys);
-  q.seen_g = malloc((size_t)q.seen_slots * sizeof *q.seen_g);
-  q.seen_stamp = calloc((size_t)q.seen_slots, sizeof *q.seen_stamp);
-  rc = DG_ENOMEM;
-  if (q.adj_head == NULL || q.bfs_mark == NULL || q.bfs_queue == NULL || q.bfs_dist == NULL ||
-      q.seen_keys == NULL || q.seen_g == NULL || q.seen_stamp == NULL ||
-      dg_heap_init(&q.open, 1024) != 0)
+  /* Room for every chain room the search could add without growing the
+   * per-placement graph arrays during the pass. */
+  int most = s->placement_count + pair_count * dg_param_int(s->params, P_CHAIN_MAX) + 1;
+  if ((rc = search_prepare(s, most)) != 0)
     goto done;
   for (int i = 0; i < most; i++)
-    q.adj_head[i] = -1;
+    q->adj_head[i] = -1;
+  q->adj_edges = 0;
   for (int i = 0; i < s->connection_count; i++)
-    if ((rc = graph_add(&q, s->connectors[s->connections[i].a].placement,
+    if ((rc = graph_add(q, s->connectors[s->connections[i].a].placement,
                         s->connectors[s->connections[i].b].placement)) != 0)
       goto done;
   for (int i = 0; i < pair_count; i++) {
@@ -635,7 +686,7 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
       continue;
     }
     int pa = s->connectors[a].placement, pb = s->connectors[b].placement;
-    if (graph_distance(&q, pa, pb, cap) < cap) {
+    if (graph_distance(q, pa, pb, cap) < cap) {
       cy->skipped_shortened++;
       continue;
     }
@@ -648,7 +699,7 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
     int chain_rooms = 0, cost = 0;
     int before = s->placement_count;
     if (mode == CYCLES_CORRIDORS) {
-      rc = au_corridor(s, a, b, &built, &cost, &expanded);
+      rc = au_corridor(s, a, b, cy->count, &built, &cost, &expanded);
       if (rc != 0)
         goto done;
       if (!built)
@@ -656,13 +707,13 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
     } else {
       outcome result;
       int last = -1;
-      if ((rc = run_search(s, &q, a, b, &result, &last, &expanded)) != 0)
+      if ((rc = run_search(s, q, a, b, &result, &last, &expanded)) != 0)
         goto done;
       if (result == FOUND) {
-        cost = q.nodes[last].g;
-        chain_rooms = q.nodes[last].depth;
-        int distance = graph_distance_exact(&q, pa, pb);
-        if ((rc = commit_chain(s, &q, a, b, last, cy->count)) != 0)
+        cost = q->nodes[last].g;
+        chain_rooms = q->nodes[last].depth;
+        int distance = graph_distance_exact(q, pa, pb);
+        if ((rc = commit_chain(s, q, a, b, last, cy->count)) != 0)
           goto done;
         built = true;
         if ((rc = record_cycle(cy, (au_cycle){a, b, chain_rooms, cost, distance, expanded})) != 0)
@@ -679,18 +730,18 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
     if (built) {
       if (mode == CYCLES_CORRIDORS &&
           (rc = record_cycle(
-               cy, (au_cycle){a, b, 0, cost, graph_distance_exact(&q, pa, pb), expanded})) != 0)
+               cy, (au_cycle){a, b, 0, cost, graph_distance_exact(q, pa, pb), expanded})) != 0)
         goto done;
       cy->rooms_added += chain_rooms;
       cy->cost_total += cost;
       /* The dungeon graph gains the chain's rooms and connections. */
       int prev = pa;
       for (int p = before; p < s->placement_count; p++) {
-        if ((rc = graph_add(&q, prev, p)) != 0)
+        if ((rc = graph_add(q, prev, p)) != 0)
           goto done;
         prev = p;
       }
-      if ((rc = graph_add(&q, prev, pb)) != 0)
+      if ((rc = graph_add(q, prev, pb)) != 0)
         goto done;
     } else {
       s->connectors[a].failures++;
@@ -703,17 +754,5 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
   rc = 0;
 done:
   cy->ns += dg_monotonic_ns() - pass_started;
-  free(pairs);
-  free(q.nodes);
-  dg_heap_close(&q.open);
-  free(q.seen_keys);
-  free(q.seen_g);
-  free(q.seen_stamp);
-  free(q.adj_head);
-  free(q.adj_next);
-  free(q.adj_to);
-  free(q.bfs_mark);
-  free(q.bfs_queue);
-  free(q.bfs_dist);
   return rc;
 }

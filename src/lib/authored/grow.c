@@ -43,6 +43,9 @@ void au_state_close(au_state *s) {
   free(s->connectors);
   free(s->connections);
   free(s->tried);
+  free(s->path);
+  au_search_free(s);
+  au_corridor_free(s);
   dg_heap_close(&s->open);
 }
 
@@ -152,7 +155,7 @@ int au_connect(au_state *s, int a, int b, const char *kind, int cycle) {
     return DG_ENOMEM;
   s->connectors[a].state = CONN_CONNECTED;
   s->connectors[b].state = CONN_CONNECTED;
-  s->connections[s->connection_count++] = (au_connection){a, b, kind, cycle};
+  s->connections[s->connection_count++] = (au_connection){a, b, kind, cycle, 0, 0};
   return 0;
 }
 

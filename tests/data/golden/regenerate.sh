@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rewrites the classic golden maps from the current build. Run it only when a
+# Rewrites the golden maps from the current build. Run it only when a
 # change to what a seed makes is deliberate, and say why in the commit.
 #   tests/data/golden/regenerate.sh build/src/cli/dungeon
 set -eu
@@ -17,3 +17,17 @@ done
 "$dungeon" generate --quiet --algorithm classic --seed 7 --param width=120 --param height=40 \
   --param rooms_min=15 --param rooms_max=20 --param closet_chance=1 --format ascii \
   >"$here/classic-large-7.txt"
+# The authored generator (seed 003) with the shipped room sets: maps with
+# chains and with the corridor baseline, and one whole level as JSON each.
+for spec in crypt:chains:7 sewer:chains:3 crypt:corridors:5; do
+  set=${spec%%:*} rest=${spec#*:}
+  cycles=${rest%%:*} seed=${rest#*:}
+  "$dungeon" generate --quiet --algorithm authored --roomsets "$here/../../../config/roomsets" \
+    --seed "$seed" --param roomset="$set" --param rooms=60 --param cycles="$cycles" \
+    --format ascii >"$here/authored-$set-$cycles-$seed.txt"
+done
+"$dungeon" generate --quiet --algorithm authored --roomsets "$here/../../../config/roomsets" \
+  --seed 6 --param roomset=sewer --param rooms=40 >"$here/authored-sewer-chains-6.json"
+"$dungeon" generate --quiet --algorithm authored --roomsets "$here/../../../config/roomsets" \
+  --seed 5 --param roomset=crypt --param rooms=40 --param cycles=corridors \
+  >"$here/authored-crypt-corridors-5.json"
