@@ -99,6 +99,7 @@ typedef struct au_state {
   int tree_count;           /* rooms placed by growth (not chains) */
   bool rescue;              /* closed connectors were given a second chance */
   struct au_cycles *cycles; /* the cycle pass's results, NULL before it */
+  dg_cancel *cancel;        /* checked inside long searches too; may be NULL */
 } au_state;
 
 /* One cycle built: its ends and what it took. */

@@ -83,6 +83,11 @@ int au_corridor(au_state *s, int from, int to, bool *built, int *length, int64_t
       break;
     }
     (*expanded)++;
+    int stop = (*expanded & 4095) == 0 ? dg_cancel_check(s->cancel) : 0;
+    if (stop != 0) {
+      rc = stop;
+      goto done;
+    }
     for (int d = 0; d < 4; d++)
       for (int up = -1; up <= 1; up++) {
         int x = n.x + dx[d], y = n.y + up, z = n.z + dz[d], g = n.g + (up != 0 ? 2 : 1);
