@@ -66,7 +66,8 @@ int dg_context_roomset_count(const dg_context *context);
 int dg_context_roomset_info(const dg_context *context, int index, dg_roomset_info *info);
 
 /* Every loaded room set's figures as the JSON array GET /v1/roomsets
- * serves: [{name, biome, rooms, connectors, shims, moves, move_groups}].
+ * serves: [{name, biome, rooms, connectors, shims, moves, move_groups,
+ * table_states, table_bytes}].
  * New reference; NULL on ENOMEM. Thread-safe on a built context. */
 json_t *dg_context_roomsets_to_json(const dg_context *context);
 

@@ -14,6 +14,7 @@ void config_defaults(config *cfg) {
   snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
   cfg->workers = 2;
   cfg->log_requests = true;
+  snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "config/roomsets");
   cfg->limits = (config_limits){
       .body_bytes_max = 65536,
       .grid_cells_max = 1000000,
@@ -164,6 +165,14 @@ int config_load(config *cfg, const char *path, dg_error *err) {
       }
       json_decref(cfg->auth_tokens);
       cfg->auth_tokens = json_incref(value);
+    } else if (strcmp(key, "roomsets_dir") == 0) {
+      if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->roomsets_dir) {
+        dg_error_set(err, -1, "roomsets_dir",
+                     "roomsets_dir must be a directory path (\"\" for no room sets)");
+        goto fail;
+      }
+      snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s", json_string_value(value));
+      cfg->roomsets_dir_set = true;
     } else if (strcmp(key, "$comment") != 0) {
       dg_error_set(err, -1, key, "unknown key %s", key);
       goto fail;

@@ -13,6 +13,7 @@
 #include "dungeon/dungeon.h"
 
 #define CONFIG_LISTEN_MAX 128
+#define CONFIG_PATH_MAX 4096
 
 typedef struct config_limits {
   long body_bytes_max;               /* largest request body accepted (413 above) */
@@ -44,6 +45,8 @@ typedef struct config {
   json_t *profiles;               /* object name -> profile (owned reference) */
   char default_profile[64];       /* profile used when `players` come without one */
   json_t *auth_tokens;            /* array of accepted bearer tokens; NULL or empty: none asked */
+  char roomsets_dir[CONFIG_PATH_MAX]; /* room-set directory loaded at start-up; "" for none */
+  bool roomsets_dir_set;              /* given in the file: then it must exist */
 } config;
 
 /* Fills `cfg` with the built-in defaults (those of config/dungeond.json). */

@@ -399,9 +399,9 @@ static void put_settings(request *r, lobby *l, bool created) {
   json_t *value;
   json_object_foreach(body, key, value) {
     if (strcmp(key, "algorithm") && strcmp(key, "profile") && strcmp(key, "params") &&
-        strcmp(key, "seed")) {
+        strcmp(key, "seed") && strcmp(key, "roomset")) {
       dg_error_set(&err, DG_ENOENT, key,
-                   "unknown member '%s'; allowed: algorithm, profile, params, seed", key);
+                   "unknown member '%s'; allowed: algorithm, profile, params, seed, roomset", key);
       break;
     }
   }

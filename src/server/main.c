@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "roomsets.h"
 #include "server.h"
 
 #define DEFAULT_CONFIG "config/dungeond.json"
@@ -19,7 +20,8 @@ static void usage(FILE *out) {
         "  --listen HOST:PORT address to serve on (default 127.0.0.1:8080; port 0 picks\n"
         "                     a free port, printed in the start-up log line)\n"
         "  --workers N        generation threads, 1 to 256 (default 2)\n"
-        "  --check-config     load and check the configuration, print it, exit\n"
+        "  --check-config     load and check the configuration and the room sets of\n"
+        "                     roomsets_dir, print them, exit\n"
         "  --help             this text\n"
         "  --version          print the version\n"
         "Signals: SIGTERM or SIGINT drain (readyz turns 503, in-flight requests finish,\n"
@@ -36,7 +38,7 @@ static void on_signal(uv_signal_t *handle, int signum) {
   http_begin_drain(s);
 }
 
-static void print_config(const config *cfg) {
+static void print_config(const config *cfg, const dg_context *roomsets) {
   json_t *limits = json_object();
 #define PUT(field) json_object_set_new(limits, #field, json_integer(cfg->limits.field))
   PUT(body_bytes_max);
@@ -61,10 +63,11 @@ static void print_config(const config *cfg) {
 #undef PUT
   /* Tokens are secrets: --check-config says how many, never which. */
   json_t *root = json_pack(
-      "{s:s, s:i, s:b, s:o, s:o, s:s, s:i}", "listen", cfg->listen, "workers", cfg->workers,
-      "log_requests", cfg->log_requests, "limits", limits, "profiles",
+      "{s:s, s:i, s:b, s:o, s:o, s:s, s:i, s:s, s:o}", "listen", cfg->listen, "workers",
+      cfg->workers, "log_requests", cfg->log_requests, "limits", limits, "profiles",
       cfg->profiles != NULL ? json_incref(cfg->profiles) : json_object(), "default_profile",
-      cfg->default_profile, "auth_tokens", (int)json_array_size(cfg->auth_tokens));
+      cfg->default_profile, "auth_tokens", (int)json_array_size(cfg->auth_tokens), "roomsets_dir",
+      cfg->roomsets_dir, "roomsets", dg_context_roomsets_to_json(roomsets));
   if (root != NULL) {
     json_dumpf(root, stdout, JSON_INDENT(2));
     fputc('\n', stdout);
@@ -126,8 +129,16 @@ int main(int argc, char **argv) {
   }
   if (workers > 0)
     cfg.workers = (int)workers;
+  /* Room sets are part of the configuration: a broken file stops the
+   * daemon (and --check-config) with the file and the library's error. */
+  dg_context *roomsets = NULL;
+  if (roomsets_load(cfg.roomsets_dir, cfg.roomsets_dir_set, stderr, &roomsets) != 0) {
+    config_close(&cfg);
+    return 2;
+  }
   if (check_only) {
-    print_config(&cfg);
+    print_config(&cfg, roomsets);
+    dg_context_free(roomsets);
     config_close(&cfg);
     return 0;
   }
@@ -143,6 +154,7 @@ int main(int argc, char **argv) {
   int rc = 1;
   if (uv_loop_init(&loop) != 0) {
     fprintf(stderr, "dungeond: cannot start the event loop\n");
+    dg_context_free(roomsets);
     config_close(&cfg);
     return 1;
   }
@@ -156,7 +168,7 @@ int main(int argc, char **argv) {
   dg_rng_seed(&s.seeds, entropy[0], entropy[1]);
   s.id_prefix = (uint32_t)(entropy[1] >> 17);
   jobs_init(&s.queues, &loop, cfg.workers, cfg.limits.interactive_queue_max,
-            cfg.limits.speculative_queue_max, NULL);
+            cfg.limits.speculative_queue_max, roomsets);
   lobbies_init(&s);
   uv_timer_init(&loop, &s.drain_timer);
   s.drain_timer.data = &s;
@@ -177,8 +189,8 @@ int main(int argc, char **argv) {
   }
   fprintf(stderr,
           "{\"level\":\"info\",\"event\":\"listening\",\"listen\":\"%s\",\"port\":%d,"
-          "\"workers\":%d,\"version\":\"%s\"}\n",
-          cfg.listen, s.port, cfg.workers, DUNGEON_VERSION);
+          "\"workers\":%d,\"roomsets\":%d,\"version\":\"%s\"}\n",
+          cfg.listen, s.port, cfg.workers, dg_context_roomset_count(roomsets), DUNGEON_VERSION);
   uv_run(&loop, UV_RUN_DEFAULT);
   rc = 0;
 fail_loop:
@@ -188,6 +200,7 @@ fail_loop:
   }
   if (rc == 0)
     fprintf(stderr, "{\"level\":\"info\",\"event\":\"stopped\"}\n");
+  dg_context_free(roomsets);
   config_close(&cfg);
   return rc;
 }

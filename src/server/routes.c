@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "profile.h"
+#include "roomsets.h"
 #include "server.h"
 
 static const struct {
@@ -17,7 +18,7 @@ static const struct {
     {"/v1/levels", ROUTE_LEVELS}, {"/v1/algorithms", ROUTE_ALGORITHMS},
     {"/v1/stats", ROUTE_STATS},   {"/metrics", ROUTE_METRICS},
     {"/livez", ROUTE_LIVEZ},      {"/healthz", ROUTE_LIVEZ},
-    {"/readyz", ROUTE_READYZ},
+    {"/readyz", ROUTE_READYZ},    {"/v1/roomsets", ROUTE_ROOMSETS},
 };
 
 route_id route_match(const char *path) {
@@ -145,13 +146,13 @@ void route_job_done(job *j) {
   }
 }
 
-static const char *const body_members[] = {"algorithm", "seed",        "params", "players",
-                                           "profile",   "deadline_ms", NULL};
+static const char *const body_members[] = {"algorithm", "seed",        "params",  "players",
+                                           "profile",   "deadline_ms", "roomset", NULL};
 
 /* Checks the daemon's own members and limits; fills the request, the
  * deadline and `err`. Returns the HTTP status to answer with, 0 if valid. */
-int level_request_parse(server *s, const json_t *body, dg_request *out, long *deadline_ms,
-                        dg_error *err) {
+static int parse_body(server *s, const json_t *body, dg_request *out, long *deadline_ms,
+                      dg_error *err) {
   const config_limits *limits = &s->cfg->limits;
   if (!json_is_object(body))
     return dg_error_set(err, DG_ETYPE, "", "the request body must be a JSON object"), 400;
@@ -166,7 +167,7 @@ int level_request_parse(server *s, const json_t *body, dg_request *out, long *de
       snprintf(field, sizeof field, "%s", key);
       return dg_error_set(err, DG_ENOENT, field,
                           "unknown member '%s'; allowed: algorithm, seed, params, players, "
-                          "profile, deadline_ms",
+                          "profile, deadline_ms, roomset",
                           key),
              422;
     }
@@ -276,6 +277,20 @@ int level_request_parse(server *s, const json_t *body, dg_request *out, long *de
   }
   *out = parsed;
   return 0;
+}
+
+/* The body's `roomset` member becomes params.roomset before parsing, and
+ * the effective room set must be loaded (roomsets.c). */
+int level_request_parse(server *s, const json_t *body, dg_request *out, long *deadline_ms,
+                        dg_error *err) {
+  json_t *moved = NULL;
+  int status = roomsets_move_member(body, &moved, err);
+  if (status == 0)
+    status = parse_body(s, moved != NULL ? moved : body, out, deadline_ms, err);
+  if (status == 0)
+    status = roomsets_check_request(s->queues.context, out, err);
+  json_decref(moved);
+  return status;
 }
 
 static void handle_levels(request *r) {
@@ -422,9 +437,14 @@ void route_handle(request *r) {
     respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, length, NULL, NULL);
     break;
   case ROUTE_LIVEZ: respond_json(r, 200, json_pack("{s:s}", "status", "ok")); break;
+  case ROUTE_ROOMSETS: respond_json(r, 200, dg_context_roomsets_to_json(s->queues.context)); break;
   case ROUTE_READYZ:
-    respond_json(r, s->draining ? 503 : 200,
-                 json_pack("{s:s}", "status", s->draining ? "draining" : "ready"));
+    /* Ready once the room sets are loaded (DESIGN.md) and until a drain. */
+    respond_json(r, s->draining || s->queues.context == NULL ? 503 : 200,
+                 json_pack("{s:s}", "status",
+                           s->draining                 ? "draining"
+                           : s->queues.context == NULL ? "loading"
+                                                       : "ready"));
     break;
   case ROUTE_NONE:
   case ROUTE_LOBBIES: break;

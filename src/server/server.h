@@ -52,7 +52,8 @@ typedef enum route_id {
   ROUTE_METRICS,
   ROUTE_LIVEZ,
   ROUTE_READYZ,
-  ROUTE_LOBBIES, /* /v1/lobbies/... (lobby.c parses the rest) */
+  ROUTE_ROOMSETS, /* GET /v1/roomsets (roomsets.c loads them) */
+  ROUTE_LOBBIES,  /* /v1/lobbies/... (lobby.c parses the rest) */
 } route_id;
 
 /* One HTTP request, from its headers to MHD's completion callback. */

@@ -38,6 +38,8 @@ class Daemon:
             config = json.load(f)
         config["workers"] = workers
         config["limits"].update(limits or {})
+        # Tests run from the build directory: name the room sets absolutely.
+        config["roomsets_dir"] = os.path.join(here, "..", "..", "config", "roomsets")
         config.update(extra or {})
         self.dir = tempfile.mkdtemp(prefix="dungeond-test-")
         self.config_path = os.path.join(self.dir, "dungeond.json")

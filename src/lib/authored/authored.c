@@ -406,7 +406,7 @@ static int authored_generate(const dg_context *context, const dg_request *reques
     return dg_error_set(err, DG_ENOENT, "params.roomset",
                         "params.roomset: no room set named '%s' is loaded (%d loaded)", name,
                         dg_context_roomset_count(context));
-  au_state s = {.set = set, .params = p, .level = level, .current_chain = -1};
+  au_state s = {.set = set, .params = p, .level = level, .current_chain = -1, .cancel = cancel};
   au_output *out = NULL;
   dg_rng_seed(&s.layout, request->seed, DG_STREAM_LAYOUT);
   dg_rng_seed(&s.choice, request->seed, DG_STREAM_CHOICE);

@@ -113,6 +113,7 @@ typedef struct au_state {
    * allocation per search or per node once warm), NULL until first use. */
   struct au_search *search;             /* the chain search (cycles.c) */
   struct au_corridor_search *corridors; /* the corridor baseline (corridor.c) */
+  dg_cancel *cancel;        /* checked inside long searches too; may be NULL */
 } au_state;
 
 /* One cycle built: its ends and what it took. */

@@ -207,6 +207,9 @@ int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *leng
       break;
     }
     (*expanded)++;
+    int stop = (*expanded & 4095) == 0 ? dg_cancel_check(s->cancel) : 0;
+    if (stop != 0)
+      return stop; /* the search scratch belongs to the state: nothing to free */
     for (int d = 0; d < 4; d++)
       for (int up = -1; up <= 1; up++) {
         int x = n.x + dx[d], y = n.y + up, z = n.z + dz[d], g = n.g + (up != 0 ? 2 : 1);

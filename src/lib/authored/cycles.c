@@ -435,6 +435,10 @@ static int run_search(au_state *s, search *q, int from, int to, outcome *result,
       break;
     }
     (*expanded)++;
+    /* One search may run up to expansions_max (10 million) steps: the
+     * deadline must be able to stop it in the middle. */
+    if ((*expanded & 4095) == 0 && (rc = dg_cancel_check(s->cancel)) != 0)
+      return rc;
     if (h < best_h) {
       best_h = h;
       stall = 0;
