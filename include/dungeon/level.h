@@ -108,6 +108,7 @@ struct dg_level {
   dg_stat stats[DG_STATS_MAX];   /* deterministic figures, in insertion order */
   int stat_count;
   dg_level_extension extension;  /* optional generator data */
+  bool grid_metrics_ready;       /* the grid part of metrics is computed (by dg_trace_graph) */
   dg_timing timings[DG_TIMINGS_MAX]; /* phase timings, not serialised */
   int timing_count;
 };

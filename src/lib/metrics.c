@@ -4,8 +4,10 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dungeon/heap.h"
+#include "metrics_internal.h"
 
 #include "dungeon/level.h"
 
@@ -34,46 +36,25 @@ static int join(int *parent, int a, int b) {
  * one component. Works in padded coordinates (a non-walkable border round
  * the map) so that neighbours are fixed offsets: this runs on every tile of
  * every level. */
-static int grid_metrics(dg_level *level, dg_metrics *m) {
+static bool corridor_at(const dg_grid *grid, int x, int y) {
+  return dg_grid_contains(grid, x, y) && dg_grid_get(grid, x, y) == DG_TILE_CORRIDOR;
+}
+
+int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
+                         const int *cells, int count, dg_metrics *m) {
   const dg_grid *grid = &level->grid;
-  int width = grid->width, height = grid->height, stride = width + 2;
-  long padded = (long)stride * (height + 2);
-  uint8_t *walk = calloc((size_t)padded, 1);                   /* 1 walkable */
-  uint8_t *corridor = calloc((size_t)padded, 1);               /* 1 plain corridor */
+  int width = grid->width;
+  long padded = (long)stride * (grid->height + 2);
   int *component = malloc((size_t)padded * sizeof *component); /* union-find parents */
-  if (walk == NULL || corridor == NULL || component == NULL) {
-    free(walk);
-    free(corridor);
-    free(component);
+  if (component == NULL)
     return DG_ENOMEM;
-  }
-  /* One branch-free pass builds the maps and the list of walkable tiles;
-   * the counting pass then visits only those (most tiles are stone). */
-  int *walkable = malloc(((size_t)width * (size_t)height + 1) * sizeof *walkable);
-  if (walkable == NULL) {
-    free(walk);
-    free(corridor);
-    free(component);
-    return DG_ENOMEM;
-  }
-  int count = 0;
-  for (int y = 0; y < height; y++) {
-    const uint8_t *row = grid->tiles + (long)y * width;
-    long base = (long)(y + 1) * stride + 1;
-    for (int x = 0; x < width; x++) {
-      int walkable_here = dg_tile_walkable((dg_tile)row[x]);
-      walk[base + x] = (uint8_t)walkable_here;
-      corridor[base + x] = row[x] == DG_TILE_CORRIDOR;
-      walkable[count] = (int)(base + x);
-      count += walkable_here;
-    }
-  }
   int components = 0;
   m->walkable_tiles = count;
+  m->doors = m->corridor_tiles = m->dead_ends = m->double_wide = 0;
   for (int k = 0; k < count; k++) {
-    long p = walkable[k];
-    long y = p / stride - 1, x = p % stride - 1;
-    dg_tile tile = (dg_tile)grid->tiles[y * width + x];
+    long p = cells[k];
+    int y = (int)(p / stride) - 1, x = (int)(p % stride) - 1;
+    dg_tile tile = (dg_tile)grid->tiles[(long)y * width + x];
     if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
       m->doors++;
     if (corridor_like(tile)) {
@@ -83,12 +64,13 @@ static int grid_metrics(dg_level *level, dg_metrics *m) {
     }
     /* Inside some 2x2 block of corridor: the "double-wide" ugliness the
      * seed's follow and cleanup styles exist to avoid. */
-    if (corridor[p]) {
-      bool up = corridor[p - stride], down = corridor[p + stride];
-      bool left = corridor[p - 1], right = corridor[p + 1];
-      m->double_wide +=
-          (up && left && corridor[p - stride - 1]) || (up && right && corridor[p - stride + 1]) ||
-          (down && left && corridor[p + stride - 1]) || (down && right && corridor[p + stride + 1]);
+    if (tile == DG_TILE_CORRIDOR) {
+      bool up = corridor_at(grid, x, y - 1), down = corridor_at(grid, x, y + 1);
+      bool left = corridor_at(grid, x - 1, y), right = corridor_at(grid, x + 1, y);
+      m->double_wide += (up && left && corridor_at(grid, x - 1, y - 1)) ||
+                        (up && right && corridor_at(grid, x + 1, y - 1)) ||
+                        (down && left && corridor_at(grid, x - 1, y + 1)) ||
+                        (down && right && corridor_at(grid, x + 1, y + 1));
     }
     /* Components by union-find over the west and north neighbours: one
      * sequential pass, no queue; each union that joins two sets removes
@@ -102,7 +84,6 @@ static int grid_metrics(dg_level *level, dg_metrics *m) {
     if (walk[p - stride])
       components -= join(component, (int)p, (int)(p - stride));
   }
-  free(walkable);
   m->components = components;
   m->connected = true;
   int first = -1;
@@ -118,10 +99,36 @@ static int grid_metrics(dg_level *level, dg_metrics *m) {
     if (first < 0)
       first = c;
   }
-  free(walk);
-  free(corridor);
   free(component);
   return 0;
+}
+
+/* The grid part of the metrics for levels whose generator did not trace
+ * its grid (trace.c computes it in passing from the same scan). */
+static int grid_metrics(dg_level *level, dg_metrics *m) {
+  const dg_grid *grid = &level->grid;
+  int width = grid->width, height = grid->height, stride = width + 2;
+  long padded = (long)stride * (height + 2);
+  uint8_t *walk = calloc((size_t)padded, 1);
+  int *cells = malloc(((size_t)width * (size_t)height + 1) * sizeof *cells);
+  int rc = DG_ENOMEM;
+  if (walk != NULL && cells != NULL) {
+    int count = 0;
+    for (int y = 0; y < height; y++) {
+      const uint8_t *row = grid->tiles + (long)y * width;
+      long base = (long)(y + 1) * stride + 1;
+      for (int x = 0; x < width; x++) {
+        int walkable_here = dg_tile_walkable((dg_tile)row[x]);
+        walk[base + x] = (uint8_t)walkable_here;
+        cells[count] = (int)(base + x);
+        count += walkable_here;
+      }
+    }
+    rc = dg_grid_metrics_scan(level, walk, stride, cells, count, m);
+  }
+  free(walk);
+  free(cells);
+  return rc;
 }
 
 /* Shortest walking distance from `source` to `target` without edge
@@ -256,8 +263,14 @@ int dg_level_compute_metrics(dg_level *level, dg_cancel *cancel) {
   dg_metrics m = {0};
   m.rooms = level->room_count;
   int rc = 0;
-  if (level->has_grid)
+  if (level->has_grid && level->grid_metrics_ready) {
+    m = level->metrics; /* the grid part, from the generator's trace */
+    m.rooms = level->room_count;
+    m.cycles = 0;
+    m.stretch_mean = m.stretch_max = 0;
+  } else if (level->has_grid) {
     rc = grid_metrics(level, &m);
+  }
   if (rc == 0)
     rc = graph_metrics(level, cancel, &m);
   if (rc == 0)

@@ -8,6 +8,8 @@
  * tile, and dominated generation time before it was padded. */
 #include "trace.h"
 
+#include "metrics_internal.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +120,12 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
     /* Branch-free: the list slot is always written, and kept only when
      * the tile is walkable (the branch mispredicted on every corridor). */
     for (int x = 0; x < width; x++) {
+      /* Eight tiles of stone (tile 0) at once: most of a map. */
+      uint64_t eight;
+      if (x + 8 <= width && (memcpy(&eight, row + x, 8), eight == 0)) {
+        x += 7;
+        continue;
+      }
       int walkable_here = dg_tile_walkable((dg_tile)row[x]);
       t.walk[base + x] = (uint8_t)walkable_here;
       walkable[count] = (int)(base + x);
@@ -221,7 +229,10 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
     if (south >= 0 && south != node && link_adjacent(graph, node, south, first_direct_edge) != 0)
       goto done;
   }
-  rc = 0;
+  /* The metrics' grid part needs exactly this scan: do it now, once. */
+  if ((rc = dg_grid_metrics_scan(level, t.walk, t.stride, walkable, count, &level->metrics)) != 0)
+    goto done;
+  level->grid_metrics_ready = true;
 done:
   free(t.walk);
   free(t.seen);

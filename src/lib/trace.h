@@ -13,7 +13,9 @@
  * of two-neighbour tiles between them (its length in steps) or for two node
  * tiles side by side (length 1). `room_of` maps each tile to its room index or
  * -1; NULL derives it from the rooms' rectangles and the doors. Tiles that
- * belong to no room and are not walkable are ignored. 0, DG_ENOMEM, or
+ * belong to no room and are not walkable are ignored. From the same scan it
+ * also computes the grid part of level->metrics and sets
+ * level->grid_metrics_ready, so call it after the last change to the grid. 0, DG_ENOMEM, or
  * DG_EINTERNAL if a chain of two-neighbour tiles does not end in a node. */
 int dg_trace_graph(dg_level *level, const int *room_of);
 
