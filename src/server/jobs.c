@@ -2,6 +2,9 @@
  * touches the queues; a worker thread only reads its own job's request and
  * writes its own job's results, which libuv hands back to the loop thread
  * (the after-work callback) with the needed memory ordering. */
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "jobs.h"
 
 #include <stdlib.h>
@@ -16,15 +19,30 @@ int jobs_init(jobs *q, uv_loop_t *loop, int workers, long interactive_max, long 
   *q = (jobs){.loop = loop, .workers = workers, .context = context};
   q->max_depth[JOB_INTERACTIVE] = interactive_max;
   q->max_depth[JOB_SPECULATIVE] = speculative_max;
+  /* Raising a thread's niceness is always allowed; lowering it back needs
+   * privilege or an RLIMIT_NICE that reaches 0. Without that a worker would
+   * stay slow for the interactive jobs that follow, so do not lower at all. */
+  struct rlimit nice_limit;
+  q->nice_speculative = geteuid() == 0 || (getrlimit(RLIMIT_NICE, &nice_limit) == 0 &&
+                                           nice_limit.rlim_cur >= 20);
   q->sweep.data = q;
   return uv_timer_init(loop, &q->sweep);
 }
 
 /* Worker thread: generate, then serialise, so the loop thread only copies
  * bytes to the socket. */
+/* Niceness of worker threads while they run speculative jobs. */
+#define SPECULATIVE_NICE 10
+
 static void work(uv_work_t *req) {
   job *j = (job *)req;
   dg_level *level = NULL;
+  /* A speculative job runs at a lower OS priority (Linux niceness is per
+   * thread), so that on a busy machine the scheduler gives the loop thread
+   * and interactive jobs the CPU first; the worker is restored afterwards. */
+  pid_t thread = (pid_t)syscall(SYS_gettid);
+  bool lowered = j->kind == JOB_SPECULATIVE && j->owner->nice_speculative &&
+                 setpriority(PRIO_PROCESS, (id_t)thread, SPECULATIVE_NICE) == 0;
   j->started_ns = dg_monotonic_ns();
   j->rc = dg_cancel_check(&j->cancel);
   if (j->rc == 0)
@@ -42,6 +60,8 @@ static void work(uv_work_t *req) {
   }
   dg_level_free(level);
   j->finished_ns = dg_monotonic_ns();
+  if (lowered)
+    setpriority(PRIO_PROCESS, (id_t)thread, 0);
 }
 
 static void after_work(uv_work_t *req, int status) {

@@ -61,6 +61,8 @@ typedef struct jobs {
   job *active;               /* those jobs, linked through `next` */
   const dg_context *context; /* shared read-only resources, may be NULL */
   uint64_t expired, dropped; /* jobs that never ran: deadline, client gone */
+  bool nice_speculative;     /* workers may lower their priority for speculative jobs and
+                                raise it back (root, or RLIMIT_NICE allows nice 0); set once */
 } jobs;
 
 /* Prepares the queues on `loop`. 0 or a libuv error. */
