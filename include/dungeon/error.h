@@ -47,6 +47,12 @@ const char *dg_strerror(int code);
 int dg_error_set(dg_error *err, int code, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Fills `err` for a generation that stopped with `code`, in the words every
+ * generator uses: DG_ECANCELED "generation was cancelled", DG_ETIMEDOUT
+ * "generation passed its deadline" (field "deadline_ms"), anything else its
+ * dg_strerror. Returns `code`. */
+int dg_error_from_code(dg_error *err, int code);
+
 /* Clears `err` to "no error". `err` may be NULL. */
 void dg_error_clear(dg_error *err);
 

@@ -44,14 +44,10 @@ int dg_generate(const dg_context *context, const dg_request *request, dg_cancel 
   rc = request->algorithm->generate(context, request, cancel, level, err);
   if (rc == 0) {
     rc = dg_level_compute_metrics(level, cancel);
-    if (rc == DG_ETIMEDOUT)
-      dg_error_set(err, rc, "deadline_ms", "generation passed its deadline");
-    else if (rc == DG_ECANCELED)
-      dg_error_set(err, rc, "", "generation was cancelled");
-    else if (rc != 0)
-      dg_error_set(err, rc, "", "out of memory computing metrics");
+    if (rc != 0)
+      dg_error_from_code(err, rc);
   } else if (err != NULL && err->code == 0) {
-    dg_error_set(err, rc, "", "%s", dg_strerror(rc));
+    dg_error_from_code(err, rc);
   }
   if (rc != 0) {
     dg_level_free(level);

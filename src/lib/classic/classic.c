@@ -239,11 +239,7 @@ fail:
   free(closets);
   free(s.closets.items);
   dg_arena_close(&s.arena);
-  if (rc == DG_ECANCELED)
-    return dg_error_set(err, rc, "", "generation was cancelled");
-  if (rc == DG_ETIMEDOUT)
-    return dg_error_set(err, rc, "deadline_ms", "generation passed its deadline");
-  return dg_error_set(err, rc, "", "%s", dg_strerror(rc));
+  return dg_error_from_code(err, rc);
 }
 
 const dg_algorithm dg_algorithm_classic = {

@@ -33,6 +33,14 @@ int dg_error_set(dg_error *err, int code, const char *field, const char *fmt, ..
   return code;
 }
 
+int dg_error_from_code(dg_error *err, int code) {
+  if (code == DG_ECANCELED)
+    return dg_error_set(err, code, "", "generation was cancelled");
+  if (code == DG_ETIMEDOUT)
+    return dg_error_set(err, code, "deadline_ms", "generation passed its deadline");
+  return dg_error_set(err, code, "", "%s", dg_strerror(code));
+}
+
 void dg_error_clear(dg_error *err) {
   if (err != NULL)
     memset(err, 0, sizeof *err);

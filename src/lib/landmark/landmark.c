@@ -200,11 +200,7 @@ static int landmark_generate(const dg_context *context, const dg_request *reques
 fail:
   free(extension);
   dg_arena_close(&s.arena);
-  if (rc == DG_ECANCELED)
-    return dg_error_set(err, rc, "", "generation was cancelled");
-  if (rc == DG_ETIMEDOUT)
-    return dg_error_set(err, rc, "deadline_ms", "generation passed its deadline");
-  return dg_error_set(err, rc, "", "%s", dg_strerror(rc));
+  return dg_error_from_code(err, rc);
 }
 
 const dg_algorithm dg_algorithm_landmark = {
