@@ -117,35 +117,44 @@ static void paint_round(landmark_state *s, uint8_t *canvas, int size) {
     }
 }
 
+/* Breadth-first spread over the size x size canvas from the `tail` tiles
+ * already queued (and marked): each 4-neighbour with mark 0, and with
+ * canvas set when `canvas` is not NULL, gets `value` and is queued. Returns
+ * the queue's final length, i.e. how many tiles were reached. */
+static int spread(const uint8_t *canvas, int size, int *queue, int tail, uint8_t *mark,
+                  uint8_t value) {
+  static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+  for (int head = 0; head < tail; head++) {
+    int c = queue[head], x = c % size, y = c / size;
+    for (int d = 0; d < 4; d++) {
+      int nx = x + dx[d], ny = y + dy[d];
+      if (nx < 0 || ny < 0 || nx >= size || ny >= size)
+        continue;
+      int nc = ny * size + nx;
+      if (mark[nc] == 0 && (canvas == NULL || canvas[nc])) {
+        mark[nc] = value;
+        queue[tail++] = nc;
+      }
+    }
+  }
+  return tail;
+}
+
 /* Keeps the largest 4-connected blob of the canvas and fills its holes.
  * Returns the blob's size. `queue` holds size * size ints, `mark` bytes. */
 static int keep_largest_blob(uint8_t *canvas, int size, int *queue, uint8_t *mark) {
   long n = (long)size * size;
-  static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
   memset(mark, 0, (size_t)n);
   long best_start = -1;
   int best_size = 0;
   for (long i = 0; i < n; i++) {
     if (!canvas[i] || mark[i])
       continue;
-    int head = 0, tail = 0;
-    queue[tail++] = (int)i;
+    queue[0] = (int)i;
     mark[i] = 1;
-    while (head < tail) {
-      int c = queue[head++], x = c % size, y = c / size;
-      for (int d = 0; d < 4; d++) {
-        int nx = x + dx[d], ny = y + dy[d];
-        if (nx < 0 || ny < 0 || nx >= size || ny >= size)
-          continue;
-        int nc = ny * size + nx;
-        if (canvas[nc] && !mark[nc]) {
-          mark[nc] = 1;
-          queue[tail++] = nc;
-        }
-      }
-    }
-    if (tail > best_size) {
-      best_size = tail;
+    int reached = spread(canvas, size, queue, 1, mark, 1);
+    if (reached > best_size) {
+      best_size = reached;
       best_start = i;
     }
   }
@@ -154,23 +163,10 @@ static int keep_largest_blob(uint8_t *canvas, int size, int *queue, uint8_t *mar
   /* Mark 2 = the kept blob; then flood the outside (non-blob) from the
    * border: whatever it cannot reach is a hole, and becomes floor. */
   memset(mark, 0, (size_t)n);
-  int head = 0, tail = 0;
-  queue[tail++] = (int)best_start;
+  queue[0] = (int)best_start;
   mark[best_start] = 2;
-  while (head < tail) {
-    int c = queue[head++], x = c % size, y = c / size;
-    for (int d = 0; d < 4; d++) {
-      int nx = x + dx[d], ny = y + dy[d];
-      if (nx < 0 || ny < 0 || nx >= size || ny >= size)
-        continue;
-      int nc = ny * size + nx;
-      if (canvas[nc] && !mark[nc]) {
-        mark[nc] = 2;
-        queue[tail++] = nc;
-      }
-    }
-  }
-  head = tail = 0;
+  spread(canvas, size, queue, 1, mark, 2);
+  int tail = 0;
   for (int i = 0; i < size; i++) {
     int border[4] = {i, (size - 1) * size + i, i * size, i * size + size - 1};
     for (int b = 0; b < 4; b++)
@@ -179,19 +175,7 @@ static int keep_largest_blob(uint8_t *canvas, int size, int *queue, uint8_t *mar
         queue[tail++] = border[b];
       }
   }
-  while (head < tail) {
-    int c = queue[head++], x = c % size, y = c / size;
-    for (int d = 0; d < 4; d++) {
-      int nx = x + dx[d], ny = y + dy[d];
-      if (nx < 0 || ny < 0 || nx >= size || ny >= size)
-        continue;
-      int nc = ny * size + nx;
-      if (mark[nc] == 0) {
-        mark[nc] = 1;
-        queue[tail++] = nc;
-      }
-    }
-  }
+  spread(NULL, size, queue, tail, mark, 1);
   int kept = 0;
   for (long i = 0; i < n; i++) {
     canvas[i] = mark[i] != 1;
