@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
 """Lobby pre-generation benchmark (issue 4), Python 3 standard library only.
 
-  bench/lobby-bench.py [--build DIR] [--lobbies N] [--seconds S] [--json]
+  bench/lobby-bench.py [--build DIR] [--lobbies N] [--seconds S] [--rounds R]
+                       [--lobby-settings JSON] [--json]
 
-Starts dungeond on a free loopback port (default config), then
- 1. baseline: 4 clients send POST /v1/levels (classic 80x21) for S seconds;
- 2. lobby workload: N lobbies, 4 players each joining at random moments over
-    S seconds, each lobby started either right after its last join (a quarter
-    of them) or 0.5 s later, while the same 4 interactive clients run.
-Reports start-to-level latency for hits, waits and misses (p50/p99), the hit
-ratio, and interactive p50/p99 with and without the speculative load.
+Starts dungeond on a free loopback port (default config), then runs R rounds,
+each of two phases of S seconds:
+ 1. alone: 4 clients send POST /v1/levels (classic 80x21) back to back;
+ 2. with lobbies: the same 4 clients, while N lobbies fill up: 4 players each
+    join at random moments over S seconds, and each lobby is started either
+    right after its last join (a quarter of them) or 0.5 s later.
+Alternating the phases inside one daemon run keeps the comparison fair on a
+shared machine whose speed drifts. Reports start-to-level latency for hits,
+waits and misses (p50/p99, client and daemon side), the hit ratio, and
+interactive p50/p99 with and without the lobby load: the ratio of p99s is
+computed per round and its median reported.
+
+Daemon-side figures come from the daemon's own log line for each request
+(total_ms, matched by X-Request-Id): they leave out this client's thread
+scheduling, which the 200 extra client threads of the lobby phase inflate.
 Loopback only, bounded in time. The machine is shared: figures move.
 """
 import argparse
@@ -19,10 +28,14 @@ import os
 import random
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import threading
 import time
+
+HIT_P99_TARGET_MS = 1.0
+RATIO_TARGET = 1.5
 
 
 def percentile(values, q):
@@ -32,92 +45,113 @@ def percentile(values, q):
     return ordered[max(0, min(len(ordered) - 1, int(q * len(ordered) + 0.999999) - 1))]
 
 
+def summary(values):
+    return {"count": len(values), "p50_ms": round(percentile(values, 0.5), 3),
+            "p99_ms": round(percentile(values, 0.99), 3)}
+
+
 class Client:
     def __init__(self, port):
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 
-    def request(self, method, path, body=None):
-        self.conn.request(method, path, body=json.dumps(body) if body is not None else None)
+    def request(self, method, path, body=None, request_id=None):
+        headers = {"X-Request-Id": request_id} if request_id else {}
+        self.conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                          headers=headers)
         response = self.conn.getresponse()
         data = response.read()
         return response.status, response.getheader("X-Pregen"), data
 
 
-def interactive(port, stop, latencies, errors):
+def interactive(port, tag, stop, latencies, errors):
+    """Back-to-back level requests until stop; request ids carry the phase tag."""
     client = Client(port)
     seed = random.randrange(1 << 30)
     while time.monotonic() < stop:
         seed += 1
         start = time.perf_counter()
-        status, _, _ = client.request("POST", "/v1/levels", {"algorithm": "classic", "seed": seed})
+        status, _, _ = client.request("POST", "/v1/levels", {"algorithm": "classic", "seed": seed},
+                                      request_id=f"{tag}-{seed}")
         latencies.append((time.perf_counter() - start) * 1000)
         if status != 200:
             errors.append(status)
 
 
-def lobby_life(port, name, seconds, immediate, starts, errors):
+def lobby_life(port, name, seconds, immediate, settings, starts, errors):
     client = Client(port)
     rng = random.Random(name)
     joins = sorted(rng.uniform(0, seconds) for _ in range(4))
     begin = time.monotonic()
+    if settings is not None:
+        status, _, data = client.request("PUT", f"/v1/lobbies/{name}", settings)
+        if status not in (200, 201):
+            errors.append((status, data[:200]))
     for i, at in enumerate(joins):
         time.sleep(max(0, begin + at - time.monotonic()))
-        status, _, _ = client.request("PUT", f"/v1/lobbies/{name}/players/p{i}",
-                                      {"level": rng.randrange(1, 40)})
+        status, _, data = client.request("PUT", f"/v1/lobbies/{name}/players/p{i}",
+                                         {"level": rng.randrange(1, 40)})
         if status not in (200, 201):
-            errors.append(status)
+            errors.append((status, data[:200]))
     if not immediate:
         time.sleep(0.5)
     start = time.perf_counter()
-    status, pregen, _ = client.request("POST", f"/v1/lobbies/{name}/start")
+    status, pregen, data = client.request("POST", f"/v1/lobbies/{name}/start",
+                                          request_id=f"start-{name}")
     elapsed = (time.perf_counter() - start) * 1000
     if status != 200:
-        errors.append(status)
+        errors.append((status, data[:200]))
     else:
         starts.setdefault(pregen, []).append(elapsed)
     client.request("DELETE", f"/v1/lobbies/{name}")
+
+
+def run_phase(port, tag, seconds, lobbies, settings, errors, starts):
+    latencies = []
+    stop = time.monotonic() + seconds
+    threads = [threading.Thread(target=interactive, args=(port, tag, stop, latencies, errors))
+               for _ in range(4)]
+    threads += [threading.Thread(target=lobby_life,
+                                 args=(port, f"{tag}-{i}", seconds - 0.6, i % 4 == 0, settings,
+                                       starts, errors))
+                for i in range(lobbies)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies
 
 
 def main():
     parser = argparse.ArgumentParser()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser.add_argument("--build", default=os.path.join(root, "build"))
-    parser.add_argument("--lobbies", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=4)
+    parser.add_argument("--config", default=os.path.join(root, "config/dungeond.json"))
+    parser.add_argument("--lobbies", type=int, default=200, help="lobbies per round")
+    parser.add_argument("--seconds", type=float, default=4, help="length of each phase")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--lobby-settings", type=json.loads, default=None,
+                        help='PUT /v1/lobbies body for every lobby, e.g. '
+                             '\'{"algorithm":"landmark","params":{"width":200,"height":200}}\'')
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     daemon = subprocess.Popen(
-        [os.path.join(args.build, "src/server/dungeond"), "--config",
-         os.path.join(root, "config/dungeond.json"), "--listen", "127.0.0.1:0"],
-        stderr=subprocess.PIPE, text=True)
+        [os.path.join(args.build, "src/server/dungeond"), "--config", args.config,
+         "--listen", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
     port = int(re.search(r'"port":(\d+)', daemon.stderr.readline()).group(1))
     log = []
     reader = threading.Thread(target=lambda: log.extend(daemon.stderr), daemon=True)
     reader.start()
+    errors, starts = [], {}
+    client_side = {"alone": [], "lobbies": []}
     try:
-        base, base_errors = [], []
-        stop = time.monotonic() + args.seconds
-        threads = [threading.Thread(target=interactive, args=(port, stop, base, base_errors))
-                   for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        time.sleep(0.3)  # let the reader take the alone phase's last log lines
-        alone_lines = len(log)
-
-        loaded, errors, starts = [], [], {}
-        stop = time.monotonic() + args.seconds + 0.6
-        threads = [threading.Thread(target=interactive, args=(port, stop, loaded, errors))
-                   for _ in range(4)]
-        threads += [threading.Thread(target=lobby_life,
-                                     args=(port, f"bench{i}", args.seconds, i % 4 == 0, starts,
-                                           errors))
-                    for i in range(args.lobbies)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        for r in range(args.rounds):
+            client_side["alone"].append(
+                run_phase(port, f"alone{r}", args.seconds, 0, None, errors, starts))
+            # Started lobbies linger for lobby_grace_ms; let the loaded phase's
+            # stragglers finish before the next alone phase.
+            client_side["lobbies"].append(
+                run_phase(port, f"lobbies{r}", args.seconds + 0.6, args.lobbies,
+                          args.lobby_settings, errors, starts))
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         conn.request("GET", "/v1/stats")
         stats = json.loads(conn.getresponse().read())["lobbies"]
@@ -125,71 +159,81 @@ def main():
         daemon.send_signal(signal.SIGTERM)
         code = daemon.wait(timeout=60)
         reader.join(timeout=10)
-    # The daemon's own view of each start (its log line's total_ms): free of
-    # this Python client's thread scheduling.
-    # Interactive latency as the daemon saw it (POST /v1/levels log lines),
-    # per phase: the fair comparison, since the loaded phase runs 200 more
-    # Python client threads whose scheduling inflates the client's clock.
-    daemon_interactive = ([], [])
-    for index, line in enumerate(log):
-        if '"path":"/v1/levels"' in line and '"method":"POST"' in line:
-            daemon_interactive[0 if index < alone_lines else 1].append(
-                json.loads(line)["total_ms"])
-    server_side = {}
+
+    daemon_side = {"alone": [[] for _ in range(args.rounds)],
+                   "lobbies": [[] for _ in range(args.rounds)]}
+    daemon_starts = {}
     for line in log:
-        if '"pregen"' in line:
-            entry = json.loads(line)
-            server_side.setdefault(entry["pregen"], []).append(entry["total_ms"])
+        if not line.startswith("{"):
+            continue
+        entry = json.loads(line)
+        match = re.match(r"(alone|lobbies)(\d+)-\d+$", str(entry.get("request_id", "")))
+        if match and entry.get("path") == "/v1/levels":
+            daemon_side[match.group(1)][int(match.group(2))].append(entry["total_ms"])
+        if "pregen" in entry:
+            daemon_starts.setdefault(entry["pregen"], []).append(entry["total_ms"])
+
+    def ratios(side):
+        return [percentile(side["lobbies"][r], 0.99) / max(percentile(side["alone"][r], 0.99), 1e-9)
+                for r in range(args.rounds)]
+
+    def pooled(side, phase):
+        return summary([v for values in side[phase] for v in values])
+
     total = sum(len(v) for v in starts.values())
     result = {
-        "lobbies": args.lobbies, "seconds": args.seconds,
-        "starts": {k: {"count": len(v), "p50_ms": round(percentile(v, 0.5), 3),
-                       "p99_ms": round(percentile(v, 0.99), 3)} for k, v in starts.items()},
-        "starts_server_side": {k: {"count": len(v), "p50_ms": round(percentile(v, 0.5), 3),
-                                   "p99_ms": round(percentile(v, 0.99), 3)}
-                               for k, v in server_side.items()},
+        "lobbies_per_round": args.lobbies, "seconds": args.seconds, "rounds": args.rounds,
+        "lobby_settings": args.lobby_settings,
+        "starts": {k: summary(v) for k, v in starts.items()},
+        "starts_daemon_side": {k: summary(v) for k, v in daemon_starts.items()},
         "hit_ratio": round(len(starts.get("hit", [])) / total, 3) if total else 0,
-        "interactive_alone": {"requests": len(base), "p50_ms": round(percentile(base, 0.5), 3),
-                              "p99_ms": round(percentile(base, 0.99), 3)},
-        "interactive_with_lobbies": {"requests": len(loaded),
-                                     "p50_ms": round(percentile(loaded, 0.5), 3),
-                                     "p99_ms": round(percentile(loaded, 0.99), 3)},
-        "daemon_interactive_alone": {"p50_ms": round(percentile(daemon_interactive[0], 0.5), 3),
-                                     "p99_ms": round(percentile(daemon_interactive[0], 0.99), 3)},
-        "daemon_interactive_with_lobbies": {
-            "p50_ms": round(percentile(daemon_interactive[1], 0.5), 3),
-            "p99_ms": round(percentile(daemon_interactive[1], 0.99), 3)},
-        "errors": len(errors) + len(base_errors), "daemon_exit": code,
-        "daemon_lobby_stats": stats,
+        "interactive_alone": pooled(client_side, "alone"),
+        "interactive_with_lobbies": pooled(client_side, "lobbies"),
+        "daemon_interactive_alone": pooled(daemon_side, "alone"),
+        "daemon_interactive_with_lobbies": pooled(daemon_side, "lobbies"),
+        "interactive_p99_ratio_per_round": [round(x, 2) for x in ratios(client_side)],
+        "daemon_interactive_p99_ratio_per_round": [round(x, 2) for x in ratios(daemon_side)],
+        "errors": len(errors), "error_samples": [str(e) for e in errors[:5]],
+        "daemon_exit": code, "daemon_lobby_stats": stats,
     }
-    ratio = result["interactive_with_lobbies"]["p99_ms"] / max(
-        result["interactive_alone"]["p99_ms"], 1e-9)
-    result["interactive_p99_ratio"] = round(ratio, 2)
+    result["interactive_p99_ratio"] = round(
+        statistics.median(result["interactive_p99_ratio_per_round"]), 2)
     result["daemon_interactive_p99_ratio"] = round(
-        result["daemon_interactive_with_lobbies"]["p99_ms"] /
-        max(result["daemon_interactive_alone"]["p99_ms"], 1e-9), 2)
+        statistics.median(result["daemon_interactive_p99_ratio_per_round"]), 2)
+    hit_p99 = result["starts_daemon_side"].get("hit", {}).get("p99_ms", float("nan"))
+    result["targets"] = {
+        "hit_p99_le_1ms_daemon_side": hit_p99 <= HIT_P99_TARGET_MS,
+        "interactive_p99_ratio_le_1.5_daemon_side":
+            result["daemon_interactive_p99_ratio"] <= RATIO_TARGET,
+        "interactive_p99_ratio_le_1.5_client_side":
+            result["interactive_p99_ratio"] <= RATIO_TARGET,
+    }
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"{'start outcome':<14} {'count':>6} {'client p50':>11} {'client p99':>11}"
+        print(f"{'start outcome':<26} {'count':>7} {'client p50':>11} {'client p99':>11}"
               f" {'daemon p50':>11} {'daemon p99':>11}   (ms)")
         empty = {"count": 0, "p50_ms": float("nan"), "p99_ms": float("nan")}
-        for k in ("hit", "wait", "miss"):
-            v = result["starts"].get(k, empty)
-            w = result["starts_server_side"].get(k, empty)
-            print(f"{k:<14} {v['count']:>6} {v['p50_ms']:>11} {v['p99_ms']:>11}"
+        rows = [(k, result["starts"].get(k, empty), result["starts_daemon_side"].get(k, empty))
+                for k in ("hit", "wait", "miss")]
+        rows += [("interactive alone", result["interactive_alone"],
+                  result["daemon_interactive_alone"]),
+                 ("interactive with lobbies", result["interactive_with_lobbies"],
+                  result["daemon_interactive_with_lobbies"])]
+        for name, v, w in rows:
+            print(f"{name:<26} {v['count']:>7} {v['p50_ms']:>11} {v['p99_ms']:>11}"
                   f" {w['p50_ms']:>11} {w['p99_ms']:>11}")
         print(f"hit ratio {result['hit_ratio']}")
-        for k in ("interactive_alone", "interactive_with_lobbies"):
-            v = result[k]
-            print(f"{k:<26} {v['requests']:>7} requests  p50 {v['p50_ms']} ms  p99 {v['p99_ms']} ms")
-        for k in ("daemon_interactive_alone", "daemon_interactive_with_lobbies"):
-            v = result[k]
-            print(f"{k:<33} daemon-side p50 {v['p50_ms']} ms  p99 {v['p99_ms']} ms")
-        print(f"daemon-side interactive p99 with/without lobbies: "
-              f"{result['daemon_interactive_p99_ratio']}x")
-        print(f"interactive p99 with/without lobbies: {result['interactive_p99_ratio']}x; "
-              f"errors {result['errors']}; daemon exit {code}")
+        print(f"interactive p99 with/without lobbies, median of {args.rounds} rounds: "
+              f"daemon side {result['daemon_interactive_p99_ratio']}x "
+              f"{result['daemon_interactive_p99_ratio_per_round']}, "
+              f"client side {result['interactive_p99_ratio']}x "
+              f"{result['interactive_p99_ratio_per_round']}")
+        print("targets: " + ", ".join(f"{k} {'met' if v else 'MISSED'}"
+                                      for k, v in result["targets"].items()))
+        print(f"errors {result['errors']}; daemon exit {code}")
+        for sample in result["error_samples"]:
+            print(f"  error: {sample}")
     return 0 if code == 0 and result["errors"] == 0 else 1
 
 

@@ -18,7 +18,7 @@ void config_defaults(config *cfg) {
   cfg->limits = (config_limits){
       .body_bytes_max = 65536,
       .grid_cells_max = 1000000,
-      .rooms_max = 2000,
+      .rooms_max = 10000,
       .players_max = 64,
       .deadline_ms_default = 5000,
       .deadline_ms_max = 60000,

@@ -247,17 +247,28 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
                           limits->grid_cells_max, cells),
              422;
   }
+  /* A room count the caller asked for above the limit is an error; a default
+   * above it (landmark's "no cap" 20000) is lowered to the limit, which the
+   * level's echoed params then show, so the default request always works. */
   static const char *const room_params[] = {"rooms_max", "rooms", "room_count", NULL};
+  bool capped = false;
   for (int i = 0; room_params[i] != NULL; i++) {
     int index = dg_algorithm_param_index(parsed.algorithm, room_params[i]);
-    if (index >= 0 && parsed.params.number[index] > (double)limits->rooms_max) {
-      char field[DG_ERROR_FIELD_MAX];
-      snprintf(field, sizeof field, "params.%s", room_params[i]);
-      return dg_error_set(err, DG_ELIMIT, field, "%s must be at most %ld (limits.rooms_max)", field,
-                          limits->rooms_max),
-             422;
+    if (index < 0 || parsed.params.number[index] <= (double)limits->rooms_max)
+      continue;
+    if (!(parsed.params.explicit_mask & (UINT32_C(1) << index))) {
+      parsed.params.number[index] = (double)limits->rooms_max;
+      capped = true;
+      continue;
     }
+    char field[DG_ERROR_FIELD_MAX];
+    snprintf(field, sizeof field, "params.%s", room_params[i]);
+    return dg_error_set(err, DG_ELIMIT, field, "%s must be at most %ld (limits.rooms_max)", field,
+                        limits->rooms_max),
+           422;
   }
+  if (capped && (rc = dg_request_validate(&parsed, err)) != 0)
+    return status_of(rc);
   *deadline_ms = limits->deadline_ms_default;
   const json_t *deadline = json_object_get(body, "deadline_ms");
   if (deadline != NULL && !json_is_null(deadline)) {

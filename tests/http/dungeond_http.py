@@ -250,6 +250,24 @@ def _(d):
             422, "params.rooms_max")
 
 
+@test("every algorithm's default request works under limits.rooms_max; asked-for rooms above it are 422")
+def _(d):
+    # landmark's default rooms_max (20000, no cap) is above this daemon's 500:
+    # the default is lowered to the limit and echoed, not refused.
+    for algorithm in ("classic", "landmark", "nonlinear", "authored"):
+        status, _, body = d.request("POST", "/v1/levels", {"algorithm": algorithm, "seed": 3})
+        check(status == 200, f"{algorithm}: {status} {body[:300]}")
+    level = json.loads(d.request("POST", "/v1/levels", {"algorithm": "landmark", "seed": 3})[2])
+    check(level["params"]["rooms_max"] == 500, f"landmark rooms_max {level['params']['rooms_max']}")
+    problem(*d.request("POST", "/v1/levels",
+                       {"algorithm": "landmark", "params": {"rooms_max": 501}}),
+            422, "params.rooms_max")
+    # The same request through a lobby: the pre-generated level is the capped one.
+    status, _, body = d.request("PUT", "/v1/lobbies/landmark-default", {"algorithm": "landmark"})
+    check(status in (200, 201), f"lobby settings {status} {body[:300]}")
+    d.request("DELETE", "/v1/lobbies/landmark-default")
+
+
 @test("413: body larger than limits.body_bytes_max")
 def _(d):
     big = json.dumps({"algorithm": "classic", "params": {}, "pad": "x" * 5000})
