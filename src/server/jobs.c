@@ -2,47 +2,69 @@
  * touches the queues; a worker thread only reads its own job's request and
  * writes its own job's results, which libuv hands back to the loop thread
  * (the after-work callback) with the needed memory ordering. */
+#include "jobs.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "jobs.h"
-
-#include <stdlib.h>
 
 /* How often queued jobs are checked against their deadlines. */
 #define SWEEP_INTERVAL_MS 20
 
 static void dispatch(jobs *q);
 
-int jobs_init(jobs *q, uv_loop_t *loop, int workers, long interactive_max, long speculative_max,
-              const dg_context *context) {
-  *q = (jobs){.loop = loop, .workers = workers, .context = context};
+/* SCHED_IDLE threads still get a little CPU; that is the point of running
+ * speculative jobs there rather than not at all. Entering it is always
+ * allowed; leaving it for SCHED_OTHER at nice 0 needs privilege or an
+ * RLIMIT_NICE that reaches 0 (sched(7)). Without that a worker would stay
+ * slow for the interactive jobs that follow, so do not lower at all. */
+static bool may_restore_priority(void) {
+  struct rlimit nice_limit;
+  return geteuid() == 0 || (getrlimit(RLIMIT_NICE, &nice_limit) == 0 && nice_limit.rlim_cur >= 20);
+}
+
+/* Workers speculative jobs may use: never all of them. */
+static int speculative_slots(int workers, int reserved) {
+  return workers - (reserved < workers ? reserved : workers - 1);
+}
+
+int jobs_pool_size(int workers, int reserved) {
+  return workers + (may_restore_priority() ? speculative_slots(workers, reserved) : 0);
+}
+
+int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interactive_max,
+              long speculative_max, const dg_context *context) {
+  *q = (jobs){.loop = loop, .workers = workers, .reserved = reserved, .context = context};
   q->max_depth[JOB_INTERACTIVE] = interactive_max;
   q->max_depth[JOB_SPECULATIVE] = speculative_max;
-  /* Raising a thread's niceness is always allowed; lowering it back needs
-   * privilege or an RLIMIT_NICE that reaches 0. Without that a worker would
-   * stay slow for the interactive jobs that follow, so do not lower at all. */
-  struct rlimit nice_limit;
-  q->nice_speculative = geteuid() == 0 || (getrlimit(RLIMIT_NICE, &nice_limit) == 0 &&
-                                           nice_limit.rlim_cur >= 20);
+  q->idle_speculative = may_restore_priority();
   q->sweep.data = q;
   return uv_timer_init(loop, &q->sweep);
 }
 
+static void set_idle(bool idle) {
+  struct sched_param no_priority = {.sched_priority = 0};
+  pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER, &no_priority);
+}
+
 /* Worker thread: generate, then serialise, so the loop thread only copies
  * bytes to the socket. */
-/* Niceness of worker threads while they run speculative jobs. */
-#define SPECULATIVE_NICE 10
-
 static void work(uv_work_t *req) {
   job *j = (job *)req;
   dg_level *level = NULL;
-  /* A speculative job runs at a lower OS priority (Linux niceness is per
-   * thread), so that on a busy machine the scheduler gives the loop thread
-   * and interactive jobs the CPU first; the worker is restored afterwards. */
-  pid_t thread = (pid_t)syscall(SYS_gettid);
-  bool lowered = j->kind == JOB_SPECULATIVE && j->owner->nice_speculative &&
-                 setpriority(PRIO_PROCESS, (id_t)thread, SPECULATIVE_NICE) == 0;
+  /* Scheduling policy is per thread on Linux. A promotion on the loop thread
+   * may come before, during or after the lowering: whichever of the two sees
+   * the other's store raises the priority back. */
+  atomic_store(&j->thread, (pid_t)syscall(SYS_gettid));
+  if (j->lower) {
+    set_idle(true);
+    if (atomic_load(&j->raised))
+      set_idle(false);
+  }
   j->started_ns = dg_monotonic_ns();
   j->rc = dg_cancel_check(&j->cancel);
   if (j->rc == 0)
@@ -60,14 +82,16 @@ static void work(uv_work_t *req) {
   }
   dg_level_free(level);
   j->finished_ns = dg_monotonic_ns();
-  if (lowered)
-    setpriority(PRIO_PROCESS, (id_t)thread, 0);
+  atomic_store(&j->thread, 0);
+  if (j->lower)
+    set_idle(false);
 }
 
 static void after_work(uv_work_t *req, int status) {
   job *j = (job *)req;
   jobs *q = j->owner;
   q->running--;
+  q->running_kind[j->kind]--;
   j->running = false;
   for (job **link = &q->active; *link != NULL; link = &(*link)->next)
     if (*link == j) {
@@ -144,12 +168,18 @@ static void sweep(uv_timer_t *timer) {
 }
 
 static void dispatch(jobs *q) {
-  /* Interactive first; speculative only on workers not reserved, so a real
-   * request waits at most for the job already running on its worker. */
-  int reserved = q->reserved < q->workers ? q->reserved : q->workers - 1;
-  while (q->running < q->workers) {
-    job *j = pop(q, JOB_INTERACTIVE);
-    if (j == NULL && q->running < q->workers - reserved)
+  /* Interactive first, up to `workers` of them whatever speculative jobs
+   * run; speculative ones only while `reserved` workers stay free. */
+  int slots = speculative_slots(q->workers, q->reserved);
+  for (;;) {
+    /* Without idle priority a speculative job holds one of the `workers`
+     * threads, so interactive jobs have fewer. */
+    int interactive_slots =
+        q->workers - (q->idle_speculative ? 0 : q->running_kind[JOB_SPECULATIVE]);
+    job *j = NULL;
+    if (q->running_kind[JOB_INTERACTIVE] < interactive_slots)
+      j = pop(q, JOB_INTERACTIVE);
+    if (j == NULL && q->running < slots)
       j = pop(q, JOB_SPECULATIVE);
     if (j == NULL)
       break;
@@ -158,10 +188,14 @@ static void dispatch(jobs *q) {
       finish_unrun(j, DG_ECANCELED, "", "the client went away");
       continue;
     }
+    j->lower = j->kind == JOB_SPECULATIVE && q->idle_speculative;
+    atomic_store(&j->raised, false);
+    atomic_store(&j->thread, 0);
     int rc = uv_queue_work(q->loop, &j->work, work, after_work);
     if (rc == 0) {
       j->running = true;
       q->running++;
+      q->running_kind[j->kind]++;
       j->next = q->active;
       q->active = j;
     } else {
@@ -220,7 +254,24 @@ void jobs_cancel_all(jobs *q, bool running_too) {
 }
 
 void jobs_promote(jobs *q, job *j) {
-  if (j->running || j->kind != JOB_SPECULATIVE || !unlink_job(q, j))
+  if (j->kind != JOB_SPECULATIVE)
+    return;
+  if (j->running) {
+    q->running_kind[JOB_SPECULATIVE]--;
+    q->running_kind[JOB_INTERACTIVE]++;
+    j->kind = JOB_INTERACTIVE;
+    if (j->lower) {
+      atomic_store(&j->raised, true);
+      pid_t thread = atomic_load(&j->thread);
+      struct sched_param no_priority = {.sched_priority = 0};
+      /* The worker may have finished and taken another job meanwhile; that
+       * job then merely runs at normal priority. */
+      if (thread != 0)
+        sched_setscheduler(thread, SCHED_OTHER, &no_priority);
+    }
+    return;
+  }
+  if (!unlink_job(q, j))
     return;
   j->kind = JOB_INTERACTIVE;
   j->next = NULL;

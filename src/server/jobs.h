@@ -1,15 +1,23 @@
 /* Generation jobs and the two queues that feed libuv's thread pool
  * (DESIGN.md "Interactive before speculative"). The loop thread owns both
- * queues; at most `workers` jobs are inside the pool at once, so a
- * speculative job delays an interactive one by at most the job already
- * running. A job generates and serialises its level on a worker thread and
- * reports back on the loop thread through its `done` callback. */
+ * queues. A job generates and serialises its level on a worker thread and
+ * reports back on the loop thread through its `done` callback.
+ *
+ * Interactive jobs may fill `workers` threads. A speculative job starts only
+ * while fewer than `workers - reserved` jobs of either kind run. Where the
+ * process may lower a thread's priority and raise it back (`idle_speculative`),
+ * speculative jobs run at SCHED_IDLE on extra pool threads beyond `workers`:
+ * an interactive job never waits for one, and the kernel gives it the CPU a
+ * speculative job was using. Elsewhere speculative jobs share the `workers`
+ * threads, and delay an interactive job by at most the job already running. */
 #ifndef DUNGEOND_JOBS_H
 #define DUNGEOND_JOBS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <uv.h>
 
@@ -35,6 +43,9 @@ struct job {
   struct jobs *owner;   /* the queues it went through */
   job_kind kind;        /* which queue */
   bool running;         /* inside the pool */
+  bool lower;           /* run at idle priority (set before it enters the pool) */
+  _Atomic bool raised;  /* promoted while running: back to normal priority */
+  _Atomic pid_t thread; /* the worker running it (Linux thread id), 0 outside */
   dg_request request;   /* what to generate (seed already chosen) */
   job_format format;    /* serialisation wanted */
   dg_cancel cancel;     /* deadline and cancellation flag */
@@ -53,21 +64,27 @@ typedef struct jobs {
   uv_loop_t *loop;
   uv_timer_t sweep; /* expires queued jobs past their deadline */
   job *head[JOB_KINDS], *tail[JOB_KINDS];
-  long depth[JOB_KINDS];     /* jobs queued, per queue */
-  long max_depth[JOB_KINDS]; /* queue limits */
-  int workers;               /* pool size: most jobs inside it */
-  int reserved;              /* workers speculative jobs may not use (< workers) */
-  int running;               /* jobs inside the pool now */
-  job *active;               /* those jobs, linked through `next` */
-  const dg_context *context; /* shared read-only resources, may be NULL */
-  uint64_t expired, dropped; /* jobs that never ran: deadline, client gone */
-  bool nice_speculative;     /* workers may lower their priority for speculative jobs and
-                                raise it back (root, or RLIMIT_NICE allows nice 0); set once */
+  long depth[JOB_KINDS];       /* jobs queued, per queue */
+  long max_depth[JOB_KINDS];   /* queue limits */
+  int workers;                 /* pool size: most jobs inside it */
+  int reserved;                /* workers speculative jobs may not use (< workers) */
+  int running;                 /* jobs inside the pool now */
+  int running_kind[JOB_KINDS]; /* of those, per kind (a promoted job counts as interactive) */
+  job *active;                 /* those jobs, linked through `next` */
+  const dg_context *context;   /* shared read-only resources, may be NULL */
+  uint64_t expired, dropped;   /* jobs that never ran: deadline, client gone */
+  bool idle_speculative;       /* speculative jobs run at idle priority on extra threads */
 } jobs;
 
+/* Threads libuv's pool needs for `workers` interactive workers, of which
+ * `reserved` are never given to speculative jobs: more than `workers` when
+ * speculative jobs can run at idle priority on threads of their own. Call
+ * before the pool starts (UV_THREADPOOL_SIZE). Thread-safe. */
+int jobs_pool_size(int workers, int reserved);
+
 /* Prepares the queues on `loop`. 0 or a libuv error. */
-int jobs_init(jobs *q, uv_loop_t *loop, int workers, long interactive_max, long speculative_max,
-              const dg_context *context);
+int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interactive_max,
+              long speculative_max, const dg_context *context);
 
 /* Queues `j` (request, format, cancel, done set by the caller) on queue
  * `kind` and starts it as soon as a worker is free. DG_ELIMIT when that
@@ -78,8 +95,9 @@ int jobs_submit(jobs *q, job *j, job_kind kind);
  * asked to stop through its dg_cancel if running. */
 void jobs_cancel(jobs *q, job *j);
 
-/* Moves a queued speculative job to the tail of the interactive queue (a
- * lobby's match started while its level waited). No-op when running. */
+/* Makes a speculative job interactive (a lobby's match started while its
+ * level was on the way): a queued one moves to the tail of the interactive
+ * queue, a running one gets its worker's normal priority back. */
 void jobs_promote(jobs *q, job *j);
 
 /* Cancels every queued job (reported with DG_ECANCELED), asks running

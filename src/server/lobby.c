@@ -224,7 +224,6 @@ static void on_tick(uv_timer_t *timer) {
 int lobbies_init(server *s) {
   memset(&s->lobbies, 0, sizeof s->lobbies);
   s->lobbies.tick.data = s;
-  s->queues.reserved = (int)s->cfg->limits.speculative_reserved_workers;
   int rc = uv_timer_init(s->loop, &s->lobbies.tick);
   if (rc == 0)
     rc = uv_timer_start(&s->lobbies.tick, on_tick, TICK_MS, TICK_MS);

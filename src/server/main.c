@@ -145,7 +145,8 @@ int main(int argc, char **argv) {
 
   /* NOTES.md: libuv sizes its pool once, at the first uv_queue_work. */
   char pool_size[16];
-  snprintf(pool_size, sizeof pool_size, "%d", cfg.workers);
+  snprintf(pool_size, sizeof pool_size, "%d",
+           jobs_pool_size(cfg.workers, (int)cfg.limits.speculative_reserved_workers));
   setenv("UV_THREADPOOL_SIZE", pool_size, 1);
 
   static server s; /* large (stats rings): static storage, not the stack */
@@ -167,8 +168,8 @@ int main(int argc, char **argv) {
   }
   dg_rng_seed(&s.seeds, entropy[0], entropy[1]);
   s.id_prefix = (uint32_t)(entropy[1] >> 17);
-  jobs_init(&s.queues, &loop, cfg.workers, cfg.limits.interactive_queue_max,
-            cfg.limits.speculative_queue_max, roomsets);
+  jobs_init(&s.queues, &loop, cfg.workers, (int)cfg.limits.speculative_reserved_workers,
+            cfg.limits.interactive_queue_max, cfg.limits.speculative_queue_max, roomsets);
   lobbies_init(&s);
   uv_timer_init(&loop, &s.drain_timer);
   s.drain_timer.data = &s;

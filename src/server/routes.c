@@ -50,6 +50,8 @@ static stats_gauges gauges(const server *s) {
       .speculative_max = s->queues.max_depth[JOB_SPECULATIVE],
       .workers = s->queues.workers,
       .workers_busy = s->queues.running,
+      .speculative_busy = s->queues.running_kind[JOB_SPECULATIVE],
+      .speculative_idle = s->queues.idle_speculative,
       .connections = info != NULL ? (long)info->num_connections : 0,
       .draining = s->draining,
       .lobbies = s->lobbies.count,

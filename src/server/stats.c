@@ -127,7 +127,9 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
                                 "speculative", "depth", (int)g->speculative_depth, "max",
                                 (int)g->speculative_max));
   json_object_set_new(root, "workers",
-                      json_pack("{s:i, s:i}", "total", g->workers, "busy", g->workers_busy));
+                      json_pack("{s:i, s:i, s:i, s:s}", "total", g->workers, "busy",
+                                g->workers_busy, "speculative_busy", g->speculative_busy,
+                                "speculative_priority", g->speculative_idle ? "idle" : "shared"));
   json_object_set_new(root, "connections", json_integer(g->connections));
   json_object_set_new(
       root, "rejections",
@@ -283,8 +285,11 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "# HELP dungeond_workers Generation worker threads.\n"
          "# TYPE dungeond_workers gauge\ndungeond_workers %d\n"
          "# HELP dungeond_workers_busy Worker threads running a job.\n"
-         "# TYPE dungeond_workers_busy gauge\ndungeond_workers_busy %d\n",
-         g->workers, g->workers_busy);
+         "# TYPE dungeond_workers_busy gauge\ndungeond_workers_busy %d\n"
+         "# HELP dungeond_speculative_jobs_running Pre-generation jobs running now.\n"
+         "# TYPE dungeond_speculative_jobs_running gauge\n"
+         "dungeond_speculative_jobs_running %d\n",
+         g->workers, g->workers_busy, g->speculative_busy);
   append(&b,
          "# HELP dungeond_connections Open HTTP connections.\n"
          "# TYPE dungeond_connections gauge\ndungeond_connections %ld\n",

@@ -48,7 +48,9 @@ typedef struct stats {
 typedef struct stats_gauges {
   long interactive_depth, interactive_max; /* queued jobs and the limit */
   long speculative_depth, speculative_max;
-  int workers, workers_busy;                               /* pool size and jobs inside it */
+  int workers, workers_busy;                               /* interactive workers; jobs running */
+  int speculative_busy;                                    /* of those jobs, speculative ones */
+  bool speculative_idle; /* speculative jobs run at idle priority on threads of their own */
   long connections;                                        /* open HTTP connections */
   bool draining;                                           /* SIGTERM received */
   long lobbies;                                            /* lobbies alive */

@@ -21,12 +21,15 @@ import time
 DAEMON = None
 RESULTS = []
 SAFE_MAX = 2**53 - 1
-# A level that takes ~1 s to generate (several under ASan): the "slow" job.
-# The heaviest request the default limits allow (about a second of work):
-# long enough to be in flight when a test signals or cancels it.
-SLOW = {"algorithm": "classic", "seed": 7, "deadline_ms": 60000,
-        "params": {"width": 1000, "height": 1000, "rooms_min": 2000, "rooms_max": 2000,
-                   "room_gap": 1, "corridor_style": "cleanup", "placement_attempts": 10000}}
+# The "slow" job: long enough to be in flight when a test signals, cancels or
+# promotes it. An authored dungeon of 3000 rooms is about 0.9 s of work in a
+# release build on the development machine (several seconds under ASan),
+# with a body of ~4 MB (no grid). A classic 1000x1000 map, the heaviest the
+# default grid limit allows, takes only ~0.15 s now: too short to be sure a
+# test sees it running.
+SLOW = {"algorithm": "authored", "seed": 7, "deadline_ms": 60000,
+        "params": {"rooms": 3000, "grid": False}}
+SLOW_LOBBY = {"algorithm": SLOW["algorithm"], "params": SLOW["params"]}
 
 
 class Daemon:
@@ -365,7 +368,9 @@ def _(d):
     latency = classic["latency_ms"]
     check(0 < latency["p50"] <= latency["p90"] <= latency["p99"], f"latency {latency}")
     check(stats["queues"]["interactive"]["max"] == 1024, f"queues {stats['queues']}")
-    check(stats["workers"] == {"total": 2, "busy": 0}, f"workers {stats['workers']}")
+    check(stats["workers"] == {"total": 2, "busy": 0, "speculative_busy": 0,
+                                "speculative_priority": "idle" if os.geteuid() == 0 else "shared"},
+          f"workers {stats['workers']}")
     check(stats["rejections"]["too_large"] == 1, f"rejections {stats['rejections']}")
 
 
@@ -508,7 +513,7 @@ def _(d):
 
 @test("[lobby] join then immediate start is a wait with the same bytes")
 def _(d):
-    settings = {"params": SLOW["params"]}
+    settings = SLOW_LOBBY
     check(d.request("PUT", "/v1/lobbies/wait", settings)[0] == 201, "create")
     d.request("PUT", "/v1/lobbies/wait/players/a", {"level": 5})
     status, headers, body = d.request("POST", "/v1/lobbies/wait/start")
@@ -534,9 +539,60 @@ def _(d):
     problem(*d.request("DELETE", "/v1/lobbies/churn/players/zz"), 404)
 
 
+def idle_threads(d):
+    """Threads of the daemon under SCHED_IDLE (policy 5, /proc stat field 41)."""
+    found = []
+    task_dir = f"/proc/{d.proc.pid}/task"
+    for tid in os.listdir(task_dir):
+        try:
+            with open(f"{task_dir}/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        if int(fields[41 - 3]) == 5:
+            found.append(tid)
+    return found
+
+
+@test("[lobby] a running speculative job takes no worker from interactive jobs; start raises it")
+def _(d):
+    d.request("PUT", "/v1/lobbies/idle-prio", SLOW_LOBBY)
+    wait_pregen(d, "idle-prio", "running")
+    workers = d.stats()["workers"]
+    check(workers["speculative_busy"] == 1, f"{workers}")
+    idle = workers["speculative_priority"] == "idle"
+    if idle:
+        check(len(idle_threads(d)) == 1, f"idle threads {idle_threads(d)}")
+    # Both interactive workers are free for real requests meanwhile (with
+    # shared priority, the one not reserved is busy with the lobby's job).
+    results = []
+    fast = [threading.Thread(target=lambda: results.append(d.request("POST", "/v1/levels", SLOW)))
+            for _ in range(2)]
+    for t in fast:
+        t.start()
+    want_busy = 3 if idle else 2
+    check(d.wait_for(lambda s: s["workers"]["busy"] == want_busy and
+                     s["queues"]["interactive"]["depth"] == (0 if idle else 1)),
+          f"interactive jobs did not start beside the speculative one: {d.stats()['workers']}")
+    waited = []
+    starter = threading.Thread(
+        target=lambda: waited.append(d.request("POST", "/v1/lobbies/idle-prio/start")))
+    starter.start()
+    check(d.wait_for(lambda s: s["lobbies"]["waits"] >= 1), "start did not wait")
+    if idle and lobby_get(d, "idle-prio")[1]["pregen"] == "running":
+        check(not idle_threads(d), f"promoted job still idle: {idle_threads(d)}")
+    for t in fast + [starter]:
+        t.join()
+    check([r[0] for r in results] == [200, 200], f"{[r[0] for r in results]}")
+    status, headers, body = waited[0]
+    check(status == 200 and headers.get("x-pregen") == "wait", f"{status} {headers}")
+    check(not idle_threads(d), "a worker stayed at idle priority")
+    d.request("DELETE", "/v1/lobbies/idle-prio")
+
+
 @test("[lobby] disband cancels running work; an idle lobby expires after its TTL")
 def _(d):
-    d.request("PUT", "/v1/lobbies/gone", {"params": SLOW["params"]})
+    d.request("PUT", "/v1/lobbies/gone", SLOW_LOBBY)
     wait_pregen(d, "gone", "running")
     status, _, _ = d.request("DELETE", "/v1/lobbies/gone")
     check(status == 204, f"disband {status}")
