@@ -48,12 +48,12 @@ typedef struct stats {
 typedef struct stats_gauges {
   long interactive_depth, interactive_max; /* queued jobs and the limit */
   long speculative_depth, speculative_max;
-  int workers, workers_busy;                               /* interactive workers; jobs running */
-  int speculative_busy;                                    /* of those jobs, speculative ones */
-  bool speculative_idle; /* speculative jobs run at idle priority on threads of their own */
-  long connections;                                        /* open HTTP connections */
-  bool draining;                                           /* SIGTERM received */
-  long lobbies;                                            /* lobbies alive */
+  int workers, workers_busy; /* interactive workers; jobs running */
+  int speculative_busy;      /* of those jobs, speculative ones */
+  bool speculative_idle;     /* speculative jobs run at idle priority on threads of their own */
+  long connections;          /* open HTTP connections */
+  bool draining;             /* SIGTERM received */
+  long lobbies;              /* lobbies alive */
   uint64_t lobby_hits, lobby_waits, lobby_misses;          /* start outcomes */
   uint64_t lobby_superseded, lobby_expired, lobby_evicted; /* speculative work lost */
   uint64_t lobby_jobs;                                     /* speculative jobs started */
