@@ -161,8 +161,8 @@ def main():
     parser.add_argument("--build", default=os.path.join(root, "build"))
     parser.add_argument("--config", default=os.path.join(root, "config/dungeond.json"))
     parser.add_argument("--lobbies", type=int, default=200, help="lobbies per round")
-    parser.add_argument("--seconds", type=float, default=4, help="length of each phase")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=3, help="length of each phase")
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--lobby-settings", type=json.loads, default=None,
                         help='PUT /v1/lobbies body for every lobby, e.g. '
                              '\'{"algorithm":"landmark","params":{"width":200,"height":200}}\'')

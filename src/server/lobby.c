@@ -17,7 +17,8 @@
 
 #include "server.h"
 
-#define TICK_MS 5
+/* How often idle lobbies and finished grace periods are looked for. */
+#define TTL_SCAN_MS 250
 
 static uint64_t hash_id(const char *id) {
   uint64_t hash = 1469598103934665603ull; /* FNV-1a */
@@ -88,6 +89,38 @@ static void answer_waiters(server *s, lobby *l, int status, const dg_error *err)
     http_pump(s); /* NOTES.md: a resume does not wake the loop */
 }
 
+/* Debounce deadlines are all "now + lobby_debounce_ms", so appending keeps
+ * the list sorted and one timer set to its head serves every lobby. */
+static void debounce_cancel(lobbies *table, lobby *l) {
+  if (l->debounce_at_ns == 0)
+    return;
+  if (l->debounce_prev != NULL)
+    l->debounce_prev->debounce_next = l->debounce_next;
+  else
+    table->debounce_head = l->debounce_next;
+  if (l->debounce_next != NULL)
+    l->debounce_next->debounce_prev = l->debounce_prev;
+  else
+    table->debounce_tail = l->debounce_prev;
+  l->debounce_prev = l->debounce_next = NULL;
+  l->debounce_at_ns = 0;
+  table->debounce_pending--;
+}
+
+static void on_debounce(uv_timer_t *timer);
+
+static void debounce_arm(server *s) {
+  lobby *head = s->lobbies.debounce_head;
+  if (head == NULL) {
+    uv_timer_stop(&s->lobbies.debounce);
+    return;
+  }
+  uint64_t now = dg_monotonic_ns();
+  uint64_t wait_ms =
+      head->debounce_at_ns > now ? (head->debounce_at_ns - now + 999999u) / 1000000u : 0;
+  uv_timer_start(&s->lobbies.debounce, on_debounce, wait_ms, 0);
+}
+
 static void lobby_free(server *s, lobby *l) {
   dg_error gone;
   dg_error_set(&gone, DG_ECANCELED, "", "lobby %s was disbanded or expired", l->id);
@@ -95,8 +128,7 @@ static void lobby_free(server *s, lobby *l) {
   if (l->waiters != NULL)
     answer_waiters(s, l, 409, &gone);
   drop_ready(&s->lobbies, l);
-  if (l->debounce_at_ns != 0)
-    s->lobbies.debounce_pending--;
+  debounce_cancel(&s->lobbies, l);
   json_decref(l->settings);
   json_decref(l->players);
   free(l);
@@ -127,9 +159,18 @@ static void evict(server *s) {
 }
 
 static void schedule(server *s, lobby *l) {
-  if (l->debounce_at_ns == 0)
-    s->lobbies.debounce_pending++;
+  lobbies *table = &s->lobbies;
+  debounce_cancel(table, l);
   l->debounce_at_ns = dg_monotonic_ns() + (uint64_t)s->cfg->limits.lobby_debounce_ms * 1000000u;
+  l->debounce_prev = table->debounce_tail;
+  if (table->debounce_tail != NULL)
+    table->debounce_tail->debounce_next = l;
+  else
+    table->debounce_head = l;
+  table->debounce_tail = l;
+  table->debounce_pending++;
+  if (table->debounce_head == l)
+    debounce_arm(s);
 }
 
 static void on_pregen_done(job *j) {
@@ -188,33 +229,35 @@ static void start_job(server *s, lobby *l) {
   s->lobbies.jobs_started++;
 }
 
+static void on_debounce(uv_timer_t *timer) {
+  server *s = timer->data;
+  lobbies *table = &s->lobbies;
+  uint64_t now = dg_monotonic_ns();
+  while (table->debounce_head != NULL && table->debounce_head->debounce_at_ns <= now &&
+         !s->draining) {
+    lobby *l = table->debounce_head;
+    debounce_cancel(table, l);
+    start_job(s, l);
+  }
+  debounce_arm(s);
+}
+
 static void on_tick(uv_timer_t *timer) {
   server *s = timer->data;
   lobbies *table = &s->lobbies;
   uint64_t now = dg_monotonic_ns();
-  bool ttl_scan = now - table->last_ttl_scan_ns > 1000000000ull;
-  if (table->debounce_pending == 0 && !ttl_scan)
-    return;
-  if (ttl_scan)
-    table->last_ttl_scan_ns = now;
   uint64_t idle_ns = (uint64_t)s->cfg->limits.lobby_idle_ttl_ms * 1000000u;
   uint64_t grace_ns = (uint64_t)s->cfg->limits.lobby_grace_ms * 1000000u;
   for (int b = 0; b < LOBBY_BUCKETS; b++) {
     lobby **link = &table->buckets[b];
     while (*link != NULL) {
       lobby *l = *link;
-      if (ttl_scan && l->waiters == NULL &&
-          ((l->started_ns != 0 && now - l->started_ns >= grace_ns) ||
-           now - l->touched_ns >= idle_ns)) {
+      if (l->waiters == NULL && ((l->started_ns != 0 && now - l->started_ns >= grace_ns) ||
+                                 now - l->touched_ns >= idle_ns)) {
         *link = l->next;
         table->expired++;
         lobby_free(s, l);
         continue;
-      }
-      if (l->debounce_at_ns != 0 && now >= l->debounce_at_ns && !s->draining) {
-        l->debounce_at_ns = 0;
-        table->debounce_pending--;
-        start_job(s, l);
       }
       link = &l->next;
     }
@@ -224,21 +267,21 @@ static void on_tick(uv_timer_t *timer) {
 int lobbies_init(server *s) {
   memset(&s->lobbies, 0, sizeof s->lobbies);
   s->lobbies.tick.data = s;
+  s->lobbies.debounce.data = s;
   int rc = uv_timer_init(s->loop, &s->lobbies.tick);
   if (rc == 0)
-    rc = uv_timer_start(&s->lobbies.tick, on_tick, TICK_MS, TICK_MS);
+    rc = uv_timer_init(s->loop, &s->lobbies.debounce);
+  if (rc == 0)
+    rc = uv_timer_start(&s->lobbies.tick, on_tick, TTL_SCAN_MS, TTL_SCAN_MS);
   return rc;
 }
 
 void lobbies_drain(server *s) {
   /* Speculative work stops; waiters of a cancelled job get 503 through
    * their job's completion. */
-  for (int b = 0; b < LOBBY_BUCKETS; b++)
-    for (lobby *l = s->lobbies.buckets[b]; l != NULL; l = l->next)
-      if (l->debounce_at_ns != 0) {
-        l->debounce_at_ns = 0;
-        s->lobbies.debounce_pending--;
-      }
+  while (s->lobbies.debounce_head != NULL)
+    debounce_cancel(&s->lobbies, s->lobbies.debounce_head);
+  uv_timer_stop(&s->lobbies.debounce);
 }
 
 void lobbies_close(server *s) {
@@ -250,6 +293,7 @@ void lobbies_close(server *s) {
     }
   }
   uv_close((uv_handle_t *)&s->lobbies.tick, NULL);
+  uv_close((uv_handle_t *)&s->lobbies.debounce, NULL);
 }
 
 /* The lobby's effective request, through the same parser as POST
@@ -531,8 +575,7 @@ static void start(request *r, lobby *l) {
   }
   if (format == JOB_FORMAT_JSON && l->job == NULL && l->debounce_at_ns != 0) {
     /* A change is waiting out its debounce: start it now. */
-    l->debounce_at_ns = 0;
-    s->lobbies.debounce_pending--;
+    debounce_cancel(&s->lobbies, l);
     start_job(s, l);
   }
   if (format == JOB_FORMAT_JSON && l->job != NULL &&

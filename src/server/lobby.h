@@ -32,18 +32,19 @@ typedef struct pregen {
 } pregen;
 
 struct lobby {
-  lobby *next;             /* hash chain */
-  char id[LOBBY_ID_MAX];   /* path segment */
-  json_t *settings;        /* {algorithm?, profile?, params?} (owned) */
-  json_t *players;         /* player id -> attributes object (owned) */
-  uint64_t seed;           /* chosen at creation or given; kept */
-  bool valid;              /* `effective` holds a valid request */
-  dg_request effective;    /* what start would generate */
-  dg_error invalid;        /* why not valid */
-  int invalid_status;      /* HTTP status for `invalid` */
-  pregen *job;             /* current speculative job, or NULL */
-  uint64_t debounce_at_ns; /* queue a job at this time; 0: none pending */
-  char *ready;             /* pre-generated level JSON, or NULL */
+  lobby *next;                          /* hash chain */
+  char id[LOBBY_ID_MAX];                /* path segment */
+  json_t *settings;                     /* {algorithm?, profile?, params?} (owned) */
+  json_t *players;                      /* player id -> attributes object (owned) */
+  uint64_t seed;                        /* chosen at creation or given; kept */
+  bool valid;                           /* `effective` holds a valid request */
+  dg_request effective;                 /* what start would generate */
+  dg_error invalid;                     /* why not valid */
+  int invalid_status;                   /* HTTP status for `invalid` */
+  pregen *job;                          /* current speculative job, or NULL */
+  uint64_t debounce_at_ns;              /* queue a job at this time; 0: none pending */
+  lobby *debounce_prev, *debounce_next; /* the debounce list, while pending */
+  char *ready;                          /* pre-generated level JSON, or NULL */
   size_t ready_length;
   dg_request ready_request;  /* the request `ready` answers */
   double ready_generation_s; /* what a hit saves */
@@ -56,9 +57,10 @@ typedef struct lobbies {
   lobby *buckets[LOBBY_BUCKETS];                       /* hash table of lobbies by id */
   long count;                                          /* lobbies alive */
   long debounce_pending;                               /* lobbies with debounce_at_ns set */
+  lobby *debounce_head, *debounce_tail;                /* those lobbies, soonest first */
+  uv_timer_t debounce;                                 /* fires when the head is due */
   size_t ready_bytes;                                  /* sum of ready_length */
-  uv_timer_t tick;                                     /* debounce and TTL */
-  uint64_t last_ttl_scan_ns;                           /* TTL is checked about once per second */
+  uv_timer_t tick;                                     /* TTL and grace, once per second */
   uint64_t hits, waits, misses;                        /* start outcomes */
   uint64_t superseded, expired, evicted, jobs_started; /* speculative bookkeeping */
   double saved_s;                                      /* generation seconds saved by hits */

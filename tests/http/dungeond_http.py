@@ -490,10 +490,19 @@ def direct(d, doc):
 
 @test("[lobby] four joins, then start is a hit, byte-identical to the direct request")
 def _(d):
+    jobs_before = d.stats()["lobbies"]["jobs"]
+    conn = d.connection()
+    began = time.monotonic()
     for i, level in enumerate((10, 20, 30, 40)):
-        status, _, _ = d.request("PUT", f"/v1/lobbies/hit/players/p{i}", {"level": level})
+        status, _, _ = d.request("PUT", f"/v1/lobbies/hit/players/p{i}", {"level": level},
+                                 conn=conn)
         check(status in (200, 201), f"join {i}: {status}")
+    burst_s = time.monotonic() - began
+    conn.close()
     doc = wait_pregen(d, "hit", "ready")
+    if burst_s < 0.025:  # inside lobby_debounce_ms (30): the burst makes one job
+        jobs = d.stats()["lobbies"]["jobs"] - jobs_before
+        check(jobs == 1, f"{jobs} jobs for a burst of joins within the debounce")
     check(doc["effective"]["params"]["width"] == 100, f"profile not applied: {doc['effective']}")
     check(len(doc["players"]) == 4 and doc["seed"] == doc["effective"]["seed"], f"{doc}")
     start = time.monotonic()
