@@ -572,26 +572,29 @@ def _(d):
     idle = workers["speculative_priority"] == "idle"
     if idle:
         check(len(idle_threads(d)) == 1, f"idle threads {idle_threads(d)}")
-    # Both interactive workers are free for real requests meanwhile (with
-    # shared priority, the one not reserved is busy with the lobby's job).
-    results = []
-    fast = [threading.Thread(target=lambda: results.append(d.request("POST", "/v1/levels", SLOW)))
-            for _ in range(2)]
-    for t in fast:
-        t.start()
-    want_busy = 3 if idle else 2
-    check(d.wait_for(lambda s: s["workers"]["busy"] == want_busy and
-                     s["queues"]["interactive"]["depth"] == (0 if idle else 1)),
-          f"interactive jobs did not start beside the speculative one: {d.stats()['workers']}")
-    waited = []
+    waits_before = d.stats()["lobbies"]["waits"]
+    results, waited = [], []
+    threads = [threading.Thread(target=lambda: results.append(d.request("POST", "/v1/levels", SLOW)))
+               for _ in range(2)]
     starter = threading.Thread(
         target=lambda: waited.append(d.request("POST", "/v1/lobbies/idle-prio/start")))
-    starter.start()
-    check(d.wait_for(lambda s: s["lobbies"]["waits"] >= 1), "start did not wait")
-    if idle and lobby_get(d, "idle-prio")[1]["pregen"] == "running":
-        check(not idle_threads(d), f"promoted job still idle: {idle_threads(d)}")
-    for t in fast + [starter]:
-        t.join()
+    try:
+        for t in threads:
+            t.start()
+        # Both interactive workers are free for real requests meanwhile (with
+        # shared priority, the one not reserved is busy with the lobby's job).
+        want_busy = 3 if idle else 2
+        check(d.wait_for(lambda s: s["workers"]["busy"] == want_busy and
+                         s["queues"]["interactive"]["depth"] == (0 if idle else 1)),
+              f"interactive jobs did not start beside the speculative one: {d.stats()['workers']}")
+        threads.append(starter)
+        starter.start()
+        check(d.wait_for(lambda s: s["lobbies"]["waits"] > waits_before), "start did not wait")
+        if idle and lobby_get(d, "idle-prio")[1]["pregen"] == "running":
+            check(not idle_threads(d), f"promoted job still idle: {idle_threads(d)}")
+    finally:
+        for t in threads:
+            t.join()
     check([r[0] for r in results] == [200, 200], f"{[r[0] for r in results]}")
     status, headers, body = waited[0]
     check(status == 200 and headers.get("x-pregen") == "wait", f"{status} {headers}")
