@@ -9,7 +9,9 @@ each of two phases of S seconds:
  1. alone: 4 clients send POST /v1/levels (classic 80x21) back to back;
  2. with lobbies: the same 4 clients, while N lobbies fill up: 4 players each
     join at random moments over S seconds, and each lobby is started either
-    right after its last join (a quarter of them) or 0.5 s later.
+    right after its last join (a quarter of them) or 0.5 s later; every
+    eighth start asks for the ASCII map, which is never pre-generated (a
+    miss: generated on demand).
 Alternating the phases inside one daemon run keeps the comparison fair on a
 shared machine whose speed drifts. Last, 100 lobbies are filled and left to
 become ready, then started one after another from a single connection: the
@@ -58,8 +60,10 @@ class Client:
     def __init__(self, port):
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 
-    def request(self, method, path, body=None, request_id=None):
+    def request(self, method, path, body=None, request_id=None, accept=None):
         headers = {"X-Request-Id": request_id} if request_id else {}
+        if accept:
+            headers["Accept"] = accept
         self.conn.request(method, path, body=json.dumps(body) if body is not None else None,
                           headers=headers)
         response = self.conn.getresponse()
@@ -81,7 +85,7 @@ def interactive(port, tag, stop, latencies, errors):
             errors.append(status)
 
 
-def lobby_life(port, name, seconds, immediate, settings, starts, errors):
+def lobby_life(port, name, seconds, immediate, ascii_map, settings, starts, errors):
     client = Client(port)
     rng = random.Random(name)
     joins = sorted(rng.uniform(0, seconds) for _ in range(4))
@@ -100,7 +104,8 @@ def lobby_life(port, name, seconds, immediate, settings, starts, errors):
         time.sleep(0.5)
     start = time.perf_counter()
     status, pregen, data = client.request("POST", f"/v1/lobbies/{name}/start",
-                                          request_id=f"start-{name}")
+                                          request_id=f"start-{name}",
+                                          accept="text/plain" if ascii_map else None)
     elapsed = (time.perf_counter() - start) * 1000
     if status != 200:
         errors.append((status, data[:200]))
@@ -145,8 +150,8 @@ def run_phase(port, tag, seconds, lobbies, settings, errors, starts):
     threads = [threading.Thread(target=interactive, args=(port, tag, stop, latencies, errors))
                for _ in range(4)]
     threads += [threading.Thread(target=lobby_life,
-                                 args=(port, f"{tag}-{i}", seconds - 0.6, i % 4 == 0, settings,
-                                       starts, errors))
+                                 args=(port, f"{tag}-{i}", seconds - 0.6, i % 4 == 0,
+                                       i % 8 == 7, settings, starts, errors))
                 for i in range(lobbies)]
     for t in threads:
         t.start()
