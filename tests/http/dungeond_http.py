@@ -110,6 +110,31 @@ class Daemon:
         return [l for l in self.lines if "Sanitizer" in l or "runtime error" in l]
 
 
+class Tap:
+    """Numbers TAP results; `failed` counts the tests that did not pass."""
+
+    def __init__(self):
+        self.number = 0
+        self.failed = 0
+
+    def report(self, name, fn, *args):
+        self.number += 1
+        try:
+            fn(*args)
+            print(f"ok {self.number} - {name}", flush=True)
+        except Exception as e:  # a failed check or an unexpected error
+            self.fail(name, str(e).splitlines() or [repr(e)], counted=True)
+
+    def fail(self, name, lines=(), counted=False):
+        """A failed result; `counted`: its number was already taken."""
+        if not counted:
+            self.number += 1
+        self.failed += 1
+        print(f"not ok {self.number} - {name}", flush=True)
+        for line in lines:
+            print(f"# {line}", flush=True)
+
+
 def check(condition, message):
     if not condition:
         raise AssertionError(message)

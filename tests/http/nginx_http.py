@@ -136,20 +136,8 @@ def main():
     harness.DAEMON = os.path.abspath(sys.argv[1])
     shipped = os.path.abspath(sys.argv[2])
     print("1..5", flush=True)
-    number = 0
-    failed = 0
-
-    def report(name, fn):
-        nonlocal number, failed
-        number += 1
-        try:
-            fn()
-            print(f"ok {number} - {name}", flush=True)
-        except Exception as e:  # a failed check or an unexpected error
-            failed += 1
-            print(f"not ok {number} - {name}", flush=True)
-            for line in str(e).splitlines() or [repr(e)]:
-                print(f"# {line}", flush=True)
+    tap = harness.Tap()
+    report = tap.report
 
     daemons = [harness.Daemon(limits={"lobby_debounce_ms": 20}) for _ in range(2)]
     front = None
@@ -227,9 +215,7 @@ def main():
                    replica_stops)
         else:
             for name in ("joins", "starts", "spread", "stop"):
-                number += 1
-                print(f"not ok {number} - {name}: nginx did not start", flush=True)
-                failed += 1
+                tap.fail(f"{name}: nginx did not start")
     finally:
         if front is not None:
             code = front.stop()
@@ -239,12 +225,12 @@ def main():
             if d.proc.poll() is None:
                 code = d.stop()
                 if code != 0:
-                    failed += 1
+                    tap.failed += 1
                     print(f"# replica exit {code}", flush=True)
             if d.sanitizer_reports():
-                failed += 1
+                tap.failed += 1
                 print("# " + "".join(d.sanitizer_reports()), flush=True)
-    return 1 if failed else 0
+    return 1 if tap.failed else 0
 
 
 if __name__ == "__main__":

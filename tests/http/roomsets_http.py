@@ -230,19 +230,8 @@ def main():
     CLI = os.path.abspath(sys.argv[2])
     ROOMSETS = os.path.abspath(sys.argv[3])
     print(f"1..{len(TESTS) + 5}", flush=True)
-    number = failed = 0
-
-    def report(name, fn, *args):
-        nonlocal number, failed
-        number += 1
-        try:
-            fn(*args)
-            print(f"ok {number} - {name}", flush=True)
-        except Exception as e:  # a failed check or an unexpected error
-            failed += 1
-            print(f"not ok {number} - {name}", flush=True)
-            for line in str(e).splitlines() or [repr(e)]:
-                print(f"# {line}", flush=True)
+    tap = harness.Tap()
+    report = tap.report
 
     d = harness.Daemon(limits={"rooms_max": 500})
     try:
@@ -260,7 +249,7 @@ def main():
     report("a roomsets_dir that does not exist stops the daemon (exit 2)", missing_dir_test)
     report("roomsets_dir \"\": no room sets, [] and 422 naming none", no_roomsets_test)
     report("--check-config prints the room sets", check_config_test)
-    return 1 if failed else 0
+    return 1 if tap.failed else 0
 
 
 def check_config_test():
