@@ -26,6 +26,12 @@ typedef struct config_limits {
   long speculative_queue_max;        /* queued pre-generation jobs (dropped above) */
   long connections_max;              /* simultaneous HTTP connections */
   long connection_timeout_s;         /* idle connection timeout */
+  long connections_per_ip_max;       /* connections from one IPv4 address; 0: no limit */
+  long header_timeout_ms;            /* a request's headers must arrive within this */
+  long body_timeout_ms;              /* a request's body must arrive within this after its headers */
+  long send_queue_bytes_max;         /* response bytes queued to clients; stalled dropped above */
+  long send_stall_ms;                /* a reader with no byte acknowledged this long is stalled */
+  long health_connections_max;       /* simultaneous connections on health_listen */
   long drain_timeout_ms;             /* SIGTERM: how long running jobs may finish */
   long retry_after_s;                /* Retry-After sent with 503 */
   long lobbies_max;                  /* lobbies alive at once (503 above) */
@@ -39,6 +45,7 @@ typedef struct config_limits {
 
 typedef struct config {
   char listen[CONFIG_LISTEN_MAX]; /* "host:port"; port 0 picks a free port */
+  char health_listen[CONFIG_LISTEN_MAX]; /* probe listener "host:port"; "" for none */
   int workers;                    /* generation threads (libuv pool size) */
   bool log_requests;              /* one JSON line per request on stderr */
   config_limits limits;           /* every hard limit */
@@ -58,6 +65,10 @@ int config_load(config *cfg, const char *path, dg_error *err);
 
 /* Parses "--listen" text into cfg->listen after checking it. 0 or -1. */
 int config_set_listen(config *cfg, const char *text, dg_error *err);
+
+/* The same for "--health-listen" into cfg->health_listen; "" turns the
+ * health listener off. 0 or -1. */
+int config_set_health_listen(config *cfg, const char *text, dg_error *err);
 
 /* Checks cross-key rules and the profiles against the algorithm tables. */
 int config_validate(const config *cfg, dg_error *err);

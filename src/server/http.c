@@ -2,54 +2,79 @@
  * daemon's state", NOTES.md "libmicrohttpd 0.9.75 driven from libuv").
  * MHD runs without threads of its own (MHD_USE_EPOLL, external polling);
  * its epoll fd sits in a uv_poll_t, MHD_get_timeout arms a uv_timer_t, and
- * http_pump() runs MHD and re-arms the timer. Because MHD_resume_connection
+ * pump() runs MHD and re-arms the timer. Because MHD_resume_connection
  * does not wake the loop in this mode, whoever resumes a connection calls
- * http_pump() itself. This file also holds the response helpers, request
- * ids, the per-request log line and the drain on SIGTERM. */
+ * http_pump() itself. There are two such listeners: the API, and the
+ * optional health listener (health_listen) that serves only the probes and
+ * /metrics, so that liveness is answered whatever the API's clients do.
+ * This file also holds the response helpers, request ids, the per-request
+ * log line and the drain on SIGTERM; conns.c guards the connections. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "server.h"
 
+static void pump(listener *l);
+
 static void on_timer(uv_timer_t *timer) {
-  http_pump(timer->data);
+  pump(timer->data);
 }
 
 static void on_poll(uv_poll_t *poll, int status, int events) {
   (void)status;
   (void)events;
-  http_pump(poll->data);
+  pump(poll->data);
 }
 
 static void maybe_stop(server *s);
 
-void http_pump(server *s) {
-  if (s->stopped)
+static void pump(listener *l) {
+  server *s = l->srv;
+  if (s->stopped || l->mhd == NULL)
     return;
-  if (s->in_pump) {
+  if (l->in_pump) {
     /* A resume from inside MHD_run (a job dropped while being submitted):
      * run MHD once more before leaving. */
-    s->pump_again = true;
+    l->pump_again = true;
     return;
   }
-  s->in_pump = true;
+  l->in_pump = true;
+  int reruns = 0;
   do {
-    s->pump_again = false;
-    MHD_run(s->mhd);
-  } while (s->pump_again);
-  s->in_pump = false;
+    l->pump_again = false;
+    uint64_t closed = l->closed;
+    MHD_run(l->mhd);
+    /* Issue 12 item 1: at connections_max (or after an accept() error such
+     * as EMFILE) MHD 0.9.75 takes its listening socket out of its epoll set,
+     * and puts it back only at the start of a later run. When connections
+     * closed during this run, that later run is now, or the listener would
+     * wait for an unrelated event that may never come. */
+    if (l->closed != closed && reruns++ < 4)
+      l->pump_again = true;
+  } while (l->pump_again);
+  l->in_pump = false;
   MHD_UNSIGNED_LONG_LONG timeout = 0;
-  if (MHD_get_timeout(s->mhd, &timeout) == MHD_YES)
-    uv_timer_start(&s->mhd_timer, on_timer, (uint64_t)timeout, 0);
+  if (MHD_get_timeout(l->mhd, &timeout) == MHD_YES)
+    uv_timer_start(&l->timer, on_timer, (uint64_t)timeout, 0);
   else
-    uv_timer_stop(&s->mhd_timer);
+    uv_timer_stop(&l->timer);
   maybe_stop(s);
+}
+
+void http_pump(server *s) {
+  pump(&s->http);
+}
+
+void http_pump_all(server *s) {
+  pump(&s->http);
+  pump(&s->health);
 }
 
 /* Accepts the caller's X-Request-Id when it is short and plain, else makes
@@ -106,7 +131,14 @@ void respond(request *r, int status, const char *content_type, char *body, size_
     return;
   }
   add_common_headers(r, response, content_type);
-  if (header_name != NULL)
+  /* Every 503 says when to come back, with the configured delay. */
+  bool retry = status == 503;
+  if (retry) {
+    char seconds[24];
+    snprintf(seconds, sizeof seconds, "%ld", r->srv->cfg->limits.retry_after_s);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
+  }
+  if (header_name != NULL && !(retry && strcasecmp(header_name, MHD_HTTP_HEADER_RETRY_AFTER) == 0))
     MHD_add_response_header(response, header_name, header_value);
   r->bytes_out = length;
   if (r->suspended) {
@@ -116,7 +148,8 @@ void respond(request *r, int status, const char *content_type, char *body, size_
   }
   r->status = status;
   r->answered = true;
-  MHD_queue_response(r->connection, (unsigned)status, response);
+  if (MHD_queue_response(r->connection, (unsigned)status, response) == MHD_YES)
+    conns_response_queued(r, length);
   MHD_destroy_response(response);
 }
 
@@ -202,11 +235,13 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
                          enum MHD_RequestTerminationCode toe) {
   (void)connection;
   (void)toe;
-  server *s = cls;
+  listener *l = cls;
+  server *s = l->srv;
   request *r = *con_cls;
   if (r == NULL)
     return;
   *con_cls = NULL;
+  conns_request_done(r);
   if (!r->answered)
     r->status = 499; /* the client went away before an answer */
   double total_s = (double)(dg_monotonic_ns() - r->start_ns) / 1e9;
@@ -222,48 +257,148 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
   s->requests_open--;
 }
 
-static request *request_new(server *s, struct MHD_Connection *connection, const char *url,
+/* Bytes of one UTF-8 character at `text` that is valid (shortest form, no
+ * surrogate, at most U+10FFFF) and not a control character; 0 otherwise. */
+static size_t printable_char(const unsigned char *text) {
+  unsigned char c = text[0];
+  if (c >= 0x20 && c < 0x7f)
+    return 1;
+  size_t length;
+  unsigned char low = 0x80, high = 0xbf; /* range of the second byte */
+  if (c >= 0xc2 && c <= 0xdf)
+    length = 2;
+  else if (c >= 0xe0 && c <= 0xef) {
+    length = 3;
+    if (c == 0xe0)
+      low = 0xa0;
+    else if (c == 0xed)
+      high = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    length = 4;
+    if (c == 0xf0)
+      low = 0x90;
+    else if (c == 0xf4)
+      high = 0x8f;
+  } else
+    return 0;
+  if (text[1] < low || text[1] > high)
+    return 0;
+  for (size_t i = 2; i < length; i++)
+    if (text[i] < 0x80 || text[i] > 0xbf)
+      return 0;
+  return length;
+}
+
+/* Copies `text` into `out` (`size` bytes) as printable UTF-8, writing each
+ * other byte as %XX, so that it is always safe in JSON and in a log line;
+ * stops at a character boundary when `out` is full. Returns 0, 400 when
+ * `text` had other bytes, 414 when it did not fit. */
+static int copy_printable(char *out, size_t size, const char *text) {
+  const unsigned char *in = (const unsigned char *)text;
+  size_t at = 0;
+  int problem = 0;
+  while (*in != '\0') {
+    size_t length = printable_char(in);
+    if (length == 0) {
+      problem = 400;
+      if (at + 3 >= size)
+        break;
+      snprintf(out + at, size - at, "%%%02X", *in);
+      at += 3;
+      in++;
+      continue;
+    }
+    if (at + length >= size)
+      break;
+    memcpy(out + at, in, length);
+    at += length;
+    in += length;
+  }
+  out[at] = '\0';
+  return *in != '\0' && problem == 0 ? 414 : problem;
+}
+
+static request *request_new(listener *l, struct MHD_Connection *connection, const char *url,
                             const char *method) {
+  server *s = l->srv;
   request *r = calloc(1, sizeof *r);
   if (r == NULL)
     return NULL;
   r->srv = s;
+  r->owner = l;
+  r->conn = conns_of(connection);
   r->connection = connection;
   r->start_ns = dg_monotonic_ns();
-  snprintf(r->method, sizeof r->method, "%s", method);
-  snprintf(r->path, sizeof r->path, "%s", url);
-  r->route = route_match(url);
+  copy_printable(r->method, sizeof r->method, method);
+  r->path_problem = copy_printable(r->path, sizeof r->path, url);
+  r->route = r->path_problem == 0 ? route_match(url) : ROUTE_NONE;
   r->queue_ms = r->generation_ms = r->serialise_ms = -1;
   set_request_id(r);
   s->requests_open++;
+  conns_headers_read(r);
   return r;
+}
+
+static void refuse_too_large(request *r) {
+  server *s = r->srv;
+  s->counters.rejected_too_large++;
+  char detail[128];
+  snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
+           s->cfg->limits.body_bytes_max);
+  respond_problem(r, 413, "too-large", "Request body too large", detail, NULL, NULL, NULL);
+}
+
+/* The first call for a request, its headers read: answers at once what can
+ * be answered without the body. A response queued now makes MHD 0.9.75
+ * skip the body and close the connection after the answer. */
+static void on_headers(request *r) {
+  server *s = r->srv;
+  if (r->path_problem == 400) {
+    respond_problem(r, 400, "bad-path", "Malformed request path",
+                    "the request path must be UTF-8 without control characters (bytes that "
+                    "are not are shown as %XX in instance)",
+                    NULL, NULL, NULL);
+    return;
+  }
+  if (r->path_problem == 414) {
+    char detail[96];
+    snprintf(detail, sizeof detail, "the request path must be shorter than %d bytes",
+             REQUEST_PATH_MAX);
+    respond_problem(r, 414, "uri-too-long", "Request path too long", detail, NULL, NULL, NULL);
+    return;
+  }
+  const char *declared = MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+  if (declared != NULL && strtoll(declared, NULL, 10) > s->cfg->limits.body_bytes_max)
+    refuse_too_large(r);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls) {
   (void)version;
-  server *s = cls;
+  listener *l = cls;
+  server *s = l->srv;
   request *r = *con_cls;
   if (r == NULL) {
-    r = request_new(s, connection, url, method);
+    r = request_new(l, connection, url, method);
     if (r == NULL)
       return MHD_NO;
     *con_cls = r;
-    /* Refuse an announced oversized body before reading it. */
-    const char *declared =
-        MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (declared != NULL && strtoll(declared, NULL, 10) > s->cfg->limits.body_bytes_max)
-      r->too_large = true;
+    on_headers(r);
     return MHD_YES;
   }
-  if (r->answered)
+  if (r->answered) {
+    *upload_data_size = 0;
     return MHD_YES;
+  }
   if (r->pending != NULL) {
     /* Resumed after its job: send what the job produced. */
     r->status = r->pending_status;
     r->answered = true;
     enum MHD_Result rc = MHD_queue_response(connection, (unsigned)r->status, r->pending);
+    if (rc == MHD_YES)
+      conns_response_queued(r, r->bytes_out);
     MHD_destroy_response(r->pending);
     r->pending = NULL;
     return rc;
@@ -271,15 +406,48 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   if (*upload_data_size > 0) {
     size_t chunk = *upload_data_size;
     *upload_data_size = 0;
-    if (r->too_large || r->body_length + chunk > (size_t)s->cfg->limits.body_bytes_max) {
-      r->too_large = true;
+    if (r->body_length + chunk > (size_t)s->cfg->limits.body_bytes_max) {
+      /* Issue 12 item 6: answer 413 at the limit and stop reading. MHD
+       * 0.9.75 takes no response while a body is being read, so the answer
+       * goes straight to the socket (nothing was sent on it for this
+       * request) and MHD_NO makes MHD close the connection now. */
+      s->counters.rejected_too_large++;
+      conn *c = r->conn;
+      if (c != NULL && !c->closing) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
+                 s->cfg->limits.body_bytes_max);
+        r->status = 413;
+        r->answered = true;
+        char head[384], body[384];
+        int body_length = snprintf(body, sizeof body,
+                                   "{\"type\":\"urn:dungeond:problem:too-large\",\"title\":"
+                                   "\"Request body too large\",\"status\":413,\"detail\":\"%s\","
+                                   "\"instance\":\"%s\",\"request_id\":\"%s\"}",
+                                   detail, r->path, r->id);
+        int head_length =
+            snprintf(head, sizeof head,
+                     "HTTP/1.1 413 Content Too Large\r\nConnection: close\r\nContent-Type: "
+                     "application/problem+json\r\nX-Request-Id: %s\r\nContent-Length: %d\r\n\r\n",
+                     r->id, body_length);
+        if (body_length > 0 && head_length > 0 && (size_t)body_length < sizeof body &&
+            (size_t)head_length < sizeof head) {
+          struct iovec parts[2] = {{head, (size_t)head_length}, {body, (size_t)body_length}};
+          struct msghdr message = {.msg_iov = parts, .msg_iovlen = 2};
+          if (sendmsg(c->fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT) > 0)
+            r->bytes_out = (size_t)body_length;
+          shutdown(c->fd, SHUT_WR);
+        }
+      }
       free(r->body);
       r->body = NULL;
       r->body_length = r->body_capacity = 0;
-      return MHD_YES;
+      return MHD_NO;
     }
     if (r->body_length + chunk + 1 > r->body_capacity) {
       size_t capacity = (r->body_length + chunk + 1) * 2;
+      if (capacity > (size_t)s->cfg->limits.body_bytes_max + 1)
+        capacity = (size_t)s->cfg->limits.body_bytes_max + 1;
       char *grown = realloc(r->body, capacity);
       if (grown == NULL)
         return MHD_NO;
@@ -292,14 +460,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   }
   if (r->suspended)
     return MHD_YES;
-  if (r->too_large) {
-    s->counters.rejected_too_large++;
-    char detail[128];
-    snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
-             s->cfg->limits.body_bytes_max);
-    respond_problem(r, 413, "too-large", "Request body too large", detail, NULL, NULL, NULL);
-    return MHD_YES;
-  }
+  conns_body_read(r);
   route_handle(r);
   return MHD_YES;
 }
@@ -322,75 +483,112 @@ static int parse_listen(const char *listen, struct sockaddr_in *address, dg_erro
   return 0;
 }
 
-int http_start(server *s, dg_error *err) {
+static int start_listener(server *s, listener *l, const char *address_text, bool health,
+                          dg_error *err) {
   struct sockaddr_in address;
-  if (parse_listen(s->cfg->listen, &address, err) != 0)
+  if (parse_listen(address_text, &address, err) != 0)
     return -1;
   const config_limits *limits = &s->cfg->limits;
-  s->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, 0, NULL, NULL,
-                            on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)limits->connections_max,
-                            MHD_OPTION_CONNECTION_TIMEOUT,
-                            (unsigned int)limits->connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
-                            on_completed, s, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
-  if (s->mhd == NULL)
-    return dg_error_set(err, -1, "listen", "cannot listen on %s (address in use?)", s->cfg->listen);
-  const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-  const union MHD_DaemonInfo *port = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-  s->port = port != NULL ? port->port : ntohs(address.sin_port);
-  if (info == NULL || uv_poll_init(s->loop, &s->mhd_poll, info->epoll_fd) != 0) {
-    MHD_stop_daemon(s->mhd);
-    s->mhd = NULL;
+  l->srv = s;
+  l->health = health;
+  unsigned int connections =
+      (unsigned int)(health ? limits->health_connections_max : limits->connections_max);
+  l->mhd = MHD_start_daemon(
+      MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO | MHD_USE_ERROR_LOG, 0,
+      conns_accept_policy, l, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, conns_mhd_log, l,
+      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_CONNECTION_LIMIT, connections,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)limits->connection_timeout_s,
+      MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
+      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+  if (l->mhd == NULL)
+    return dg_error_set(err, -1, health ? "health_listen" : "listen",
+                        "cannot listen on %s (address in use?)", address_text);
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+  const union MHD_DaemonInfo *port = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
+  l->port = port != NULL ? port->port : ntohs(address.sin_port);
+  if (info == NULL || uv_poll_init(s->loop, &l->poll, info->epoll_fd) != 0) {
+    MHD_stop_daemon(l->mhd);
+    l->mhd = NULL;
     return dg_error_set(err, -1, "", "cannot watch libmicrohttpd's epoll descriptor");
   }
-  s->mhd_poll.data = s;
-  uv_timer_init(s->loop, &s->mhd_timer);
-  s->mhd_timer.data = s;
-  uv_poll_start(&s->mhd_poll, UV_READABLE, on_poll);
-  http_pump(s);
+  l->poll.data = l;
+  uv_timer_init(s->loop, &l->timer);
+  l->timer.data = l;
+  uv_poll_start(&l->poll, UV_READABLE, on_poll);
+  return 0;
+}
+
+static void close_listener(listener *l) {
+  if (l->mhd == NULL)
+    return;
+  uv_close((uv_handle_t *)&l->poll, NULL);
+  uv_close((uv_handle_t *)&l->timer, NULL);
+  MHD_stop_daemon(l->mhd);
+  l->mhd = NULL;
+}
+
+int http_start(server *s, dg_error *err) {
+  s->http.srv = s->health.srv = s;
+  if (start_listener(s, &s->http, s->cfg->listen, false, err) != 0)
+    return -1;
+  if (s->cfg->health_listen[0] != '\0' &&
+      start_listener(s, &s->health, s->cfg->health_listen, true, err) != 0) {
+    close_listener(&s->http);
+    return -1;
+  }
+  conns_init(s);
+  http_pump_all(s);
   return 0;
 }
 
 static void on_drain_timeout(uv_timer_t *timer) {
   server *s = timer->data;
+  /* Issue 12 item 5: the drain ends at drain_timeout_ms whatever clients
+   * do: running jobs are cancelled (their requests answered 503), and every
+   * connection not waiting for a job is closed, a half-sent request with a
+   * 503, so no client can keep the daemon alive. */
+  s->drain_expired = true;
   jobs_cancel_all(&s->queues, true);
+  conns_close_all(s);
+  http_pump_all(s);
 }
 
 void http_begin_drain(server *s) {
   if (s->draining || s->stopped)
     return;
   s->draining = true;
-  /* Stop accepting: the listening socket leaves MHD and is closed, so new
-   * connections are refused while the open ones finish. */
-  MHD_socket listener = MHD_quiesce_daemon(s->mhd);
-  if (listener != MHD_INVALID_SOCKET)
-    close(listener);
-  /* Queued jobs are answered 503 now; running ones may finish until the
-   * drain timeout. */
+  /* The listeners stay open: until the load balancer has taken this
+   * replica out (readyz answers 503 now), new connections are still
+   * answered, with Connection: close, and generation gets 503 +
+   * Retry-After. Queued jobs are answered 503 now; running ones may finish
+   * until the drain timeout. */
   lobbies_drain(s);
   jobs_cancel_all(&s->queues, false);
   uv_timer_start(&s->drain_timer, on_drain_timeout, (uint64_t)s->cfg->limits.drain_timeout_ms, 0);
-  http_pump(s);
+  http_pump_all(s);
 }
 
 static void maybe_stop(server *s) {
   if (!s->draining || s->stopped || s->requests_open > 0 || s->queues.running > 0)
     return;
   s->stopped = true;
-  uv_close((uv_handle_t *)&s->mhd_poll, NULL);
-  uv_close((uv_handle_t *)&s->mhd_timer, NULL);
   uv_close((uv_handle_t *)&s->drain_timer, NULL);
   uv_close((uv_handle_t *)&s->sigterm, NULL);
   uv_close((uv_handle_t *)&s->sigint, NULL);
+  conns_close(s);
   jobs_close(&s->queues);
   lobbies_close(s);
-  MHD_stop_daemon(s->mhd);
-  s->mhd = NULL;
+  close_listener(&s->http);
+  close_listener(&s->health);
 }
 
 void http_close(server *s) {
-  if (s->mhd != NULL) {
-    MHD_stop_daemon(s->mhd);
-    s->mhd = NULL;
+  if (s->http.mhd != NULL) {
+    MHD_stop_daemon(s->http.mhd);
+    s->http.mhd = NULL;
+  }
+  if (s->health.mhd != NULL) {
+    MHD_stop_daemon(s->health.mhd);
+    s->health.mhd = NULL;
   }
 }
