@@ -80,8 +80,7 @@ static const limit_key limit_keys[] = {
     LIMIT(speculative_reserved_workers, 0, 255),
 };
 
-static int set_address(char *out, size_t size, const char *key, const char *text,
-                       dg_error *err) {
+static int set_address(char *out, size_t size, const char *key, const char *text, dg_error *err) {
   const char *colon = strrchr(text, ':');
   if (colon == NULL || colon == text || strlen(text) >= size)
     return dg_error_set(err, -1, key, "%s must be HOST:PORT, e.g. 127.0.0.1:8080", key), -1;

@@ -16,42 +16,42 @@
 #define CONFIG_PATH_MAX 4096
 
 typedef struct config_limits {
-  long body_bytes_max;               /* largest request body accepted (413 above) */
-  long grid_cells_max;               /* width * height ceiling for any algorithm (422 above) */
-  long rooms_max;                    /* ceiling for room-count parameters (422 above) */
-  long players_max;                  /* entries in `players` (422 above) */
-  long deadline_ms_default;          /* deadline of a request without deadline_ms */
-  long deadline_ms_max;              /* largest deadline_ms accepted (422 above) */
-  long interactive_queue_max;        /* queued POST /v1/levels jobs (503 above) */
-  long speculative_queue_max;        /* queued pre-generation jobs (dropped above) */
-  long connections_max;              /* simultaneous HTTP connections */
-  long connection_timeout_s;         /* idle connection timeout */
-  long connections_per_ip_max;       /* connections from one IPv4 address; 0: no limit */
-  long header_timeout_ms;            /* a request's headers must arrive within this */
-  long body_timeout_ms;              /* a request's body must arrive within this after its headers */
-  long send_queue_bytes_max;         /* response bytes queued to clients; stalled dropped above */
-  long send_stall_ms;                /* a reader with no byte acknowledged this long is stalled */
-  long health_connections_max;       /* simultaneous connections on health_listen */
-  long drain_timeout_ms;             /* SIGTERM: how long running jobs may finish */
-  long retry_after_s;                /* Retry-After sent with 503 */
-  long lobbies_max;                  /* lobbies alive at once (503 above) */
-  long lobby_players_max;            /* players in one lobby (422 above) */
-  long lobby_idle_ttl_ms;            /* a lobby unchanged this long is removed */
-  long lobby_grace_ms;               /* a started lobby's level stays fetchable this long */
-  long lobby_debounce_ms;            /* wait after a change before pre-generating */
-  long lobby_cache_bytes_max;        /* ready pre-generated levels, bytes (LRU evicted) */
+  long body_bytes_max;         /* largest request body accepted (413 above) */
+  long grid_cells_max;         /* width * height ceiling for any algorithm (422 above) */
+  long rooms_max;              /* ceiling for room-count parameters (422 above) */
+  long players_max;            /* entries in `players` (422 above) */
+  long deadline_ms_default;    /* deadline of a request without deadline_ms */
+  long deadline_ms_max;        /* largest deadline_ms accepted (422 above) */
+  long interactive_queue_max;  /* queued POST /v1/levels jobs (503 above) */
+  long speculative_queue_max;  /* queued pre-generation jobs (dropped above) */
+  long connections_max;        /* simultaneous HTTP connections */
+  long connection_timeout_s;   /* idle connection timeout */
+  long connections_per_ip_max; /* connections from one IPv4 address; 0: no limit */
+  long header_timeout_ms;      /* a request's headers must arrive within this */
+  long body_timeout_ms;        /* a request's body must arrive within this after its headers */
+  long send_queue_bytes_max;   /* response bytes queued to clients; stalled dropped above */
+  long send_stall_ms;          /* a reader with no byte acknowledged this long is stalled */
+  long health_connections_max; /* simultaneous connections on health_listen */
+  long drain_timeout_ms;       /* SIGTERM: how long running jobs may finish */
+  long retry_after_s;          /* Retry-After sent with 503 */
+  long lobbies_max;            /* lobbies alive at once (503 above) */
+  long lobby_players_max;      /* players in one lobby (422 above) */
+  long lobby_idle_ttl_ms;      /* a lobby unchanged this long is removed */
+  long lobby_grace_ms;         /* a started lobby's level stays fetchable this long */
+  long lobby_debounce_ms;      /* wait after a change before pre-generating */
+  long lobby_cache_bytes_max;  /* ready pre-generated levels, bytes (LRU evicted) */
   long speculative_reserved_workers; /* workers pre-generation may not use */
 } config_limits;
 
 typedef struct config {
-  char listen[CONFIG_LISTEN_MAX]; /* "host:port"; port 0 picks a free port */
+  char listen[CONFIG_LISTEN_MAX];        /* "host:port"; port 0 picks a free port */
   char health_listen[CONFIG_LISTEN_MAX]; /* probe listener "host:port"; "" for none */
-  int workers;                    /* generation threads (libuv pool size) */
-  bool log_requests;              /* one JSON line per request on stderr */
-  config_limits limits;           /* every hard limit */
-  json_t *profiles;               /* object name -> profile (owned reference) */
-  char default_profile[64];       /* profile used when `players` come without one */
-  json_t *auth_tokens;            /* array of accepted bearer tokens; NULL or empty: none asked */
+  int workers;                           /* generation threads (libuv pool size) */
+  bool log_requests;                     /* one JSON line per request on stderr */
+  config_limits limits;                  /* every hard limit */
+  json_t *profiles;                      /* object name -> profile (owned reference) */
+  char default_profile[64];              /* profile used when `players` come without one */
+  json_t *auth_tokens; /* array of accepted bearer tokens; NULL or empty: none asked */
   char roomsets_dir[CONFIG_PATH_MAX]; /* room-set directory loaded at start-up; "" for none */
   bool roomsets_dir_set;              /* given in the file: then it must exist */
 } config;

@@ -6,8 +6,8 @@
  * request context and the response are freed on MHD's usual path. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/tcp.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,26 +144,24 @@ static void unlink_send(conns *cs, conn *c) {
  * that has had none queued for its current request (MHD has written
  * nothing since the previous response completed). Best effort: the socket
  * is non-blocking and the text far below its buffer. */
-static void write_raw(conn *c, int status, const char *reason, const char *slug,
-                      const char *detail, bool retry_after) {
+static void write_raw(conn *c, int status, const char *reason, const char *slug, const char *detail,
+                      bool retry_after) {
   server *s = c->srv;
   request *r = c->req;
   char body[512], head[512];
-  int body_length =
-      snprintf(body, sizeof body,
-               "{\"type\":\"urn:dungeond:problem:%s\",\"title\":\"%s\",\"status\":%d,"
-               "\"detail\":\"%s\"%s%s%s}",
-               slug, reason, status, detail, r != NULL ? ",\"request_id\":\"" : "",
-               r != NULL ? r->id : "", r != NULL ? "\"" : "");
+  int body_length = snprintf(body, sizeof body,
+                             "{\"type\":\"urn:dungeond:problem:%s\",\"title\":\"%s\",\"status\":%d,"
+                             "\"detail\":\"%s\"%s%s%s}",
+                             slug, reason, status, detail, r != NULL ? ",\"request_id\":\"" : "",
+                             r != NULL ? r->id : "", r != NULL ? "\"" : "");
   char retry[48] = "";
   if (retry_after)
     snprintf(retry, sizeof retry, "Retry-After: %ld\r\n", s->cfg->limits.retry_after_s);
   int head_length = snprintf(head, sizeof head,
                              "HTTP/1.1 %d %s\r\nConnection: close\r\nContent-Type: "
                              "application/problem+json\r\nContent-Length: %d\r\n%s%s%s%s\r\n",
-                             status, reason, body_length, retry,
-                             r != NULL ? "X-Request-Id: " : "", r != NULL ? r->id : "",
-                             r != NULL ? "\r\n" : "");
+                             status, reason, body_length, retry, r != NULL ? "X-Request-Id: " : "",
+                             r != NULL ? r->id : "", r != NULL ? "\r\n" : "");
   if (head_length <= 0 || body_length <= 0 || (size_t)head_length >= sizeof head ||
       (size_t)body_length >= sizeof body)
     return;
@@ -312,7 +310,8 @@ enum MHD_Result conns_accept_policy(void *cls, const struct sockaddr *address,
   if (count_ip(&s->conns, ip) < max)
     return MHD_YES;
   char text[INET_ADDRSTRLEN];
-  conns_event(s, CONN_EVENT_PER_IP, "%s has %ld connections (limits.connections_per_ip_max): "
+  conns_event(s, CONN_EVENT_PER_IP,
+              "%s has %ld connections (limits.connections_per_ip_max): "
               "refused",
               ip_text(ip, text, sizeof text), max);
   return MHD_NO;

@@ -18,10 +18,10 @@
 #ifndef DUNGEOND_CONNS_H
 #define DUNGEOND_CONNS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdarg.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
@@ -62,12 +62,12 @@ typedef struct conn {
 } conn;
 
 typedef struct conns {
-  conn *all;                            /* every open connection */
-  conn *by_ip[CONNS_IP_BUCKETS];        /* per-IP table, chained */
-  conn *send_head, *send_tail;          /* queued responses, oldest first */
-  long send_queued;                     /* bytes of those responses */
-  uv_timer_t sweep;                     /* deadlines, stalls, periodic MHD run */
-  uint64_t sweep_ms;                    /* its period */
+  conn *all;                                  /* every open connection */
+  conn *by_ip[CONNS_IP_BUCKETS];              /* per-IP table, chained */
+  conn *send_head, *send_tail;                /* queued responses, oldest first */
+  long send_queued;                           /* bytes of those responses */
+  uv_timer_t sweep;                           /* deadlines, stalls, periodic MHD run */
+  uint64_t sweep_ms;                          /* its period */
   uint64_t last_log_ns[CONN_EVENT_COUNT + 1]; /* rate limit of event lines (+1: MHD's) */
   uint64_t suppressed[CONN_EVENT_COUNT + 1];  /* lines not written since the last one */
 } conns;

@@ -367,8 +367,8 @@ static void on_headers(request *r) {
     respond_problem(r, 414, "uri-too-long", "Request path too long", detail, NULL, NULL, NULL);
     return;
   }
-  const char *declared = MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND,
-                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+  const char *declared =
+      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
   if (declared != NULL && strtoll(declared, NULL, 10) > s->cfg->limits.body_bytes_max)
     refuse_too_large(r);
 }

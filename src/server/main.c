@@ -2,6 +2,7 @@
  * configuration, sizes libuv's thread pool, starts libmicrohttpd on the
  * loop and runs until SIGTERM/SIGINT has drained it; exits 0 after a clean
  * drain with every handle closed (uv_loop_close returns 0). */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,12 +75,12 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
 #undef PUT
   /* Tokens are secrets: --check-config says how many, never which. */
   json_t *root = json_pack(
-      "{s:s, s:s, s:i, s:b, s:o, s:o, s:s, s:i, s:s, s:o}", "listen", cfg->listen,
-      "health_listen", cfg->health_listen, "workers",
-      cfg->workers, "log_requests", cfg->log_requests, "limits", limits, "profiles",
-      cfg->profiles != NULL ? json_incref(cfg->profiles) : json_object(), "default_profile",
-      cfg->default_profile, "auth_tokens", (int)json_array_size(cfg->auth_tokens), "roomsets_dir",
-      cfg->roomsets_dir, "roomsets", dg_context_roomsets_to_json(roomsets));
+      "{s:s, s:s, s:i, s:b, s:o, s:o, s:s, s:i, s:s, s:o}", "listen", cfg->listen, "health_listen",
+      cfg->health_listen, "workers", cfg->workers, "log_requests", cfg->log_requests, "limits",
+      limits, "profiles", cfg->profiles != NULL ? json_incref(cfg->profiles) : json_object(),
+      "default_profile", cfg->default_profile, "auth_tokens",
+      (int)json_array_size(cfg->auth_tokens), "roomsets_dir", cfg->roomsets_dir, "roomsets",
+      dg_context_roomsets_to_json(roomsets));
   if (root != NULL) {
     json_dumpf(root, stdout, JSON_INDENT(2));
     fputc('\n', stdout);
@@ -161,6 +162,15 @@ int main(int argc, char **argv) {
     config_close(&cfg);
     return 0;
   }
+
+  /* Levels and response bodies are megabytes, made on worker threads and
+   * freed on the loop thread. glibc's default raises its mmap threshold
+   * after the first such free, after which they come from per-thread heaps
+   * that fragment and are never given back: RSS grows with the number of
+   * levels ever in flight, not with those alive. A fixed threshold keeps
+   * every large block in its own mapping, returned to the system when
+   * freed, so RSS follows limits.send_queue_bytes_max (docs/config.md). */
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 
   /* NOTES.md: libuv sizes its pool once, at the first uv_queue_work. */
   char pool_size[16];

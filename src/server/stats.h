@@ -52,12 +52,12 @@ typedef struct stats {
   histogram queue_wait;                 /* seconds jobs spent queued */
   algorithm_stats algorithms[STATS_ALGORITHMS];
   int algorithm_count;
-  uint64_t rejected_queue_full; /* 503: interactive queue full */
-  uint64_t rejected_draining;   /* 503: shutting down */
-  uint64_t rejected_too_large;  /* 413 */
-  uint64_t deadline_exceeded;   /* 504 */
-  uint64_t clients_gone;        /* queued jobs dropped: client left */
-  uint64_t body_bytes_out;      /* response body bytes sent */
+  uint64_t rejected_queue_full;           /* 503: interactive queue full */
+  uint64_t rejected_draining;             /* 503: shutting down */
+  uint64_t rejected_too_large;            /* 413 */
+  uint64_t deadline_exceeded;             /* 504 */
+  uint64_t clients_gone;                  /* queued jobs dropped: client left */
+  uint64_t body_bytes_out;                /* response body bytes sent */
   uint64_t conn_events[CONN_EVENT_COUNT]; /* connection events by kind */
 } stats;
 
