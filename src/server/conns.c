@@ -265,6 +265,7 @@ static void on_sweep(uv_timer_t *timer) {
   }
   if (s->conns.send_queued > s->cfg->limits.send_queue_bytes_max)
     enforce_budget(s, NULL, now);
+  http_sweep_detached(s, now, false);
   /* Also a safety net for item 1 of issue 12: whatever else happens, MHD
    * runs at least once a sweep, which puts its listening socket back. */
   http_pump_all(s);

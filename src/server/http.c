@@ -10,6 +10,7 @@
  * This file also holds the response helpers, request ids, the per-request
  * log line and the drain on SIGTERM; conns.c guards the connections. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,142 @@ static void add_common_headers(request *r, struct MHD_Response *response,
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
 }
 
+/* An answer written to a half-closed client past MHD. libmicrohttpd
+ * 0.9.75 closes a connection as soon as it reads end-of-file, and a
+ * suspended connection whose client half-closed (shutdown(SHUT_WR) after a
+ * complete request, issue 12 item 7) reads it on resume: the answer was
+ * lost. So the answer of such a request goes to a duplicate of its socket
+ * from the loop, and MHD is left to close its own descriptor. */
+typedef struct detached {
+  uv_poll_t poll;               /* writable events of `fd` */
+  server *srv;                  /* back pointer */
+  struct detached *prev, *next; /* server's list */
+  int fd;                       /* dup of the connection's socket */
+  char *data;                   /* head and body */
+  size_t length, sent;          /* bytes in `data`, bytes written */
+  uint64_t progress_ns;         /* last write that made progress */
+} detached;
+
+static void on_detached_closed(uv_handle_t *handle) {
+  detached *w = handle->data;
+  server *s = w->srv;
+  close(w->fd);
+  free(w->data);
+  free(w);
+  maybe_stop(s);
+}
+
+static void detached_end(detached *w) {
+  server *s = w->srv;
+  if (w->prev != NULL)
+    w->prev->next = w->next;
+  else
+    s->detached = w->next;
+  if (w->next != NULL)
+    w->next->prev = w->prev;
+  s->conns.send_queued -= (long)(w->length - w->sent);
+  shutdown(w->fd, SHUT_WR);
+  uv_close((uv_handle_t *)&w->poll, on_detached_closed);
+}
+
+static void on_detached_writable(uv_poll_t *poll, int status, int events) {
+  (void)events;
+  detached *w = poll->data;
+  while (status == 0 && w->sent < w->length) {
+    ssize_t wrote =
+        send(w->fd, w->data + w->sent, w->length - w->sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (wrote <= 0) {
+      if (wrote < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return;
+      break;
+    }
+    w->sent += (size_t)wrote;
+    w->srv->conns.send_queued -= (long)wrote;
+    w->progress_ns = dg_monotonic_ns();
+  }
+  detached_end(w);
+}
+
+void http_sweep_detached(server *s, uint64_t now, bool all) {
+  uint64_t idle = (uint64_t)s->cfg->limits.connection_timeout_s * 1000000000u;
+  for (detached *w = s->detached, *next; w != NULL; w = next) {
+    next = w->next;
+    if (all || now - w->progress_ns >= idle)
+      detached_end(w);
+  }
+}
+
+/* The peer has shut down its sending side (or closed): a read would see
+ * end-of-file. */
+static bool peer_half_closed(request *r) {
+  if (r->conn == NULL || r->conn->closing)
+    return false;
+  char byte;
+  return recv(r->conn->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* Writes the whole answer of `r` to a duplicate of its socket (see
+ * `detached`); false when it cannot (then MHD answers as usual). */
+static bool answer_detached(request *r, int status, const char *content_type, char *body,
+                            size_t length, const char *header_name, const char *header_value) {
+  server *s = r->srv;
+  char head[1024], date[64], timing[160] = "", extra[320] = "";
+  time_t now = time(NULL);
+  struct tm utc;
+  gmtime_r(&now, &utc);
+  strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+  if (r->has_job)
+    snprintf(timing, sizeof timing, "Server-Timing: queue;dur=%.3f, gen;dur=%.3f, ser;dur=%.3f\r\n",
+             r->queue_ms, r->generation_ms, r->serialise_ms);
+  size_t at = 0;
+  if (r->pregen != NULL)
+    at += (size_t)snprintf(extra + at, sizeof extra - at, "X-Pregen: %s\r\n", r->pregen);
+  if (status == 503 && at < sizeof extra)
+    at += (size_t)snprintf(extra + at, sizeof extra - at, "Retry-After: %ld\r\n",
+                           s->cfg->limits.retry_after_s);
+  else if (header_name != NULL && at < sizeof extra)
+    at += (size_t)snprintf(extra + at, sizeof extra - at, "%s: %s\r\n", header_name, header_value);
+  if (at >= sizeof extra)
+    return false;
+  const char *reason = MHD_get_reason_phrase_for((unsigned int)status);
+  int head_length = snprintf(head, sizeof head,
+                             "HTTP/1.1 %d %s\r\nDate: %s\r\nConnection: close\r\nContent-Type: "
+                             "%s\r\nX-Request-Id: %s\r\n%s%sContent-Length: %zu\r\n\r\n",
+                             status, reason, date, content_type, r->id, timing, extra, length);
+  if (head_length <= 0 || (size_t)head_length >= sizeof head)
+    return false;
+  detached *w = calloc(1, sizeof *w);
+  char *data = malloc((size_t)head_length + length);
+  int fd = dup(r->conn->fd);
+  if (w == NULL || data == NULL || fd < 0 || uv_poll_init(s->loop, &w->poll, fd) != 0) {
+    if (fd >= 0)
+      close(fd);
+    free(data);
+    free(w);
+    return false;
+  }
+  memcpy(data, head, (size_t)head_length);
+  memcpy(data + head_length, body, length);
+  free(body);
+  w->srv = s;
+  w->fd = fd;
+  w->data = data;
+  w->length = (size_t)head_length + length;
+  w->progress_ns = dg_monotonic_ns();
+  w->poll.data = w;
+  w->next = s->detached;
+  if (s->detached != NULL)
+    s->detached->prev = w;
+  s->detached = w;
+  s->conns.send_queued += (long)w->length;
+  uv_poll_start(&w->poll, UV_WRITABLE, on_detached_writable);
+  r->status = status;
+  r->answered = true;
+  r->detached = true;
+  r->bytes_out = length;
+  return true;
+}
+
 void respond(request *r, int status, const char *content_type, char *body, size_t length,
              const char *header_name, const char *header_value) {
   if (body == NULL) {
@@ -123,6 +260,9 @@ void respond(request *r, int status, const char *content_type, char *body, size_
     body = NULL;
     length = 0;
   }
+  if (r->suspended && body != NULL && peer_half_closed(r) &&
+      answer_detached(r, status, content_type, body, length, header_name, header_value))
+    return;
   struct MHD_Response *response = MHD_create_response_from_buffer(
       length, body != NULL ? body : (void *)"",
       body != NULL ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
@@ -388,6 +528,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     on_headers(r);
     return MHD_YES;
   }
+  if (r->detached)
+    return MHD_NO; /* answered past MHD: let it close its descriptor */
   if (r->answered) {
     *upload_data_size = 0;
     return MHD_YES;
@@ -550,6 +692,7 @@ static void on_drain_timeout(uv_timer_t *timer) {
   s->drain_expired = true;
   jobs_cancel_all(&s->queues, true);
   conns_close_all(s);
+  http_sweep_detached(s, dg_monotonic_ns(), true);
   http_pump_all(s);
 }
 
@@ -569,7 +712,8 @@ void http_begin_drain(server *s) {
 }
 
 static void maybe_stop(server *s) {
-  if (!s->draining || s->stopped || s->requests_open > 0 || s->queues.running > 0)
+  if (!s->draining || s->stopped || s->requests_open > 0 || s->queues.running > 0 ||
+      s->detached != NULL)
     return;
   s->stopped = true;
   uv_close((uv_handle_t *)&s->drain_timer, NULL);

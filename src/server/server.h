@@ -52,6 +52,7 @@ typedef struct server {
   uint32_t id_prefix;          /* random part of generated request ids */
   uint64_t id_counter;         /* sequence part of generated request ids */
   long requests_open;          /* request contexts alive (not completed) */
+  struct detached *detached;   /* answers written past MHD to half-closed clients */
   bool draining;               /* SIGTERM/SIGINT received */
   bool drain_expired;          /* drain_timeout_ms ran out: connections closed */
   bool stopped;                /* MHD stopped, handles closing */
@@ -84,6 +85,7 @@ struct request {
   char *body;                        /* request body so far, malloc'd */
   size_t body_length, body_capacity;
   bool answered;                                /* a response was queued */
+  bool detached;                                /* answered past MHD (half-closed client) */
   bool suspended;                               /* waiting for its job */
   bool has_job;                                 /* `work` was submitted */
   job work;                                     /* the generation job, when any */
@@ -106,6 +108,9 @@ void http_pump(server *s);
 void http_pump_all(server *s);
 void http_begin_drain(server *s);
 void http_close(server *s);
+/* Closes detached answers without progress for connection_timeout_s, or
+ * all of them (`all`: drain timeout). Loop thread. */
+void http_sweep_detached(server *s, uint64_t now, bool all);
 
 /* Responses (http.c). Each queues the response now, or keeps it for after
  * the resume when the request is suspended. `body` is malloc'd and taken

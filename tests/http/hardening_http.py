@@ -552,7 +552,22 @@ def _():
             len(body), body)
         status, _, level = parse(raw(d.port, request, half_close=True, timeout=60))
         check(status == 200 and json.loads(level)["seed"] == 42, f"{status} {level[:200]!r}")
+        # The same while it waits in the queue behind a slow job: its
+        # half-close reaches the daemon while the request is suspended.
+        slow = json.dumps(BIG).encode()
+        for _ in range(3):
+            blocker = threading.Thread(target=raw, args=(d.port, b"POST /v1/levels HTTP/1.1\r\n"
+                                                         b"Host: t\r\nContent-Length: %d\r\n\r\n"
+                                                         b"%s" % (len(slow), slow), 120))
+            blocker.start()
+            check(d.wait_for(lambda s: s["workers"]["busy"] == 1, 30), "slow job never started")
+            status, headers, level = parse(raw(d.port, request, half_close=True, timeout=120))
+            blocker.join()
+            check(status == 200 and json.loads(level)["seed"] == 42, f"queued: {status}")
+            check(headers.get("connection") == "close" and "server-timing" in headers, f"{headers}")
         check(d.stats()["rejections"]["clients_gone"] == 0, "counted as gone")
+        check(wait_until(lambda: sum('"status":200' in l and '"seed":42' in l
+                                     for l in d.lines) == 4, 5), "log lines of the answers")
     finally:
         stopped_clean(d)
 
