@@ -378,8 +378,8 @@ def _():
     readers = []
     try:
         body = json.dumps(FLOOD).encode()
-        request = (b"POST /v1/levels HTTP/1.1\r\nHost: t\r\nContent-Length: %d\r\n\r\n"
-                   % len(body)) + body
+        request = (b"POST /v1/levels HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+                   b"Content-Length: %d\r\n\r\n" % len(body)) + body
         # Warm up: one big level read in full, so the baseline includes the
         # generator's and the allocator's working set.
         size = len(parse(raw(d.port, request, timeout=120))[2])
@@ -557,7 +557,7 @@ def _():
         slow = json.dumps(BIG).encode()
         for _ in range(3):
             blocker = threading.Thread(target=raw, args=(d.port, b"POST /v1/levels HTTP/1.1\r\n"
-                                                         b"Host: t\r\nContent-Length: %d\r\n\r\n"
+                                                         b"Host: t\r\nConnection: close\r\nContent-Length: %d\r\n\r\n"
                                                          b"%s" % (len(slow), slow), 120))
             blocker.start()
             check(d.wait_for(lambda s: s["workers"]["busy"] == 1, 30), "slow job never started")
@@ -579,7 +579,7 @@ def _():
     try:
         slow = json.dumps(BIG).encode()
         blocker = threading.Thread(target=raw, args=(d.port, b"POST /v1/levels HTTP/1.1\r\n"
-                                                     b"Host: t\r\nContent-Length: %d\r\n\r\n%s"
+                                                     b"Host: t\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
                                                      % (len(slow), slow), 120))
         blocker.start()
         check(d.wait_for(lambda s: s["workers"]["busy"] == 1, 30), "slow job never started")
