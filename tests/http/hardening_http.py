@@ -404,7 +404,10 @@ def _():
         # send_queue_bytes_max + workers x (a level's working memory: a few
         # MiB here) + 16 MiB. 100 levels held would be 100 MiB.
         bound_mb = budget / 2**20 + 2 * 8 + 16
-        check(grown_mb < bound_mb, f"RSS grew {grown_mb:.0f} MiB, bound {bound_mb:.0f} MiB")
+        # Under AddressSanitizer freed memory waits in its quarantine (256 MiB
+        # by default) and mallopt() does not apply: RSS says nothing there.
+        if "ASAN_OPTIONS" not in os.environ:
+            check(grown_mb < bound_mb, f"RSS grew {grown_mb:.0f} MiB, bound {bound_mb:.0f} MiB")
         stats = d.stats()
         check(stats["connection_events"]["slow_reader"] >= 80,
               f"slow readers dropped: {stats['connection_events']}")
