@@ -94,8 +94,8 @@ void conns_event(server *s, conn_event event, const char *format, ...) {
 /* MHD_OPTION_EXTERNAL_LOGGER. libmicrohttpd 0.9.75 reports a failed accept()
  * as "Error accepting connection: <strerror>" (EMFILE, ENFILE, ENOBUFS,
  * ENOMEM), then pauses accepting until a connection closes; that message is
- * the accept_error event. Its other messages (one line per kind a second)
- * are logged as they come, valid UTF-8 or not. */
+ * the accept_error event. Its other messages are logged (one line a second
+ * at most), bytes outside printable ASCII shown as '?'. */
 void conns_mhd_log(void *cls, const char *format, va_list args) {
   listener *l = cls;
   server *s = l->srv;
@@ -112,7 +112,11 @@ void conns_mhd_log(void *cls, const char *format, va_list args) {
                 message);
   } else if (strstr(message, "connection limit") != NULL) {
     conns_event(s, CONN_EVENT_LIMIT, "%s listener: %s", l->health ? "health" : "api", message);
-  } else {
+  } else if (strstr(message, "when reading request") == NULL &&
+             strstr(message, "Application reported internal error") == NULL) {
+    /* Not the closes that follow a cut (the socket shut down here), a
+     * client going away, or this daemon's own MHD_NO after a 413 or a
+     * detached answer: those are routine, and counted elsewhere. */
     write_line(s, MHD_EVENT, "libmicrohttpd", message);
   }
 }
