@@ -1,6 +1,7 @@
 /* Loading and checking the daemon's JSON configuration. Every limit the
- * daemon enforces is a key here (DESIGN.md "Configuration, limits,
- * security"); docs/config.md is the reference for each key. */
+ * daemon enforces is a key here, range-checked at load so that a bad value
+ * stops start-up instead of surprising a client; docs/config.md is the
+ * reference for each key. */
 #include "config.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scale-out test (DESIGN.md "Scale-out"): two dungeond replicas behind a real
+"""Scale-out test: two dungeond replicas behind a real
 nginx running the shipped deploy/nginx/dungeond.conf, with only its ports
 changed. A lobby's joins and its start must reach the same replica (hash on
 the lobby id), so starts through nginx are hits; every other request spreads
