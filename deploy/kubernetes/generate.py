@@ -106,7 +106,7 @@ def render(replicas):
 # same for every replica so that they agree on lobby seeds:
 #   kubectl create secret generic dungeond-secrets \\
 #     --from-file=auth_tokens=./auth_tokens \\
-#     --from-literal=lobby_seed_secret="$(head -c 32 /dev/urandom | base64)"
+#     --from-literal=lobby_seed_secret="$(openssl rand -hex 16)"
 apiVersion: v1
 kind: ConfigMap
 metadata:

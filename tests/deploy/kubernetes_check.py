@@ -193,7 +193,7 @@ def embedded_config_loads(objects):
     work = tempfile.mkdtemp(prefix="dungeond-k8s-")
     try:
         for key, text in (("auth_tokens_file", "token-of-the-k8s-check-0123\n"),
-                          ("lobby_seed_secret_file", "the fleet's lobby secret")):
+                          ("lobby_seed_secret_file", "00112233445566778899aabbccddeeff")):
             path = os.path.join(work, os.path.basename(config[key]))
             with open(path, "w") as f:
                 f.write(text)

@@ -161,7 +161,7 @@ def bad_token_files(files):
 
 
 def seed_secret_file(files):
-    secret = files.write("seed", "a shared lobby secret of the fleet\n")
+    secret = files.write("seed", "00112233445566778899aabbccddeeff\n")
     refused(files, {"lobby_seed_secret_file": files.write("open-seed", "x\n", 0o640 | 0o004)},
             "lobby_seed_secret_file", ["other users"])
     refused(files, {"lobby_seed_secret_file": files.write("empty-seed", "\n\n")},
@@ -172,7 +172,7 @@ def seed_secret_file(files):
             "lobby_seed_secret_file", ["not both"])
     # The key it feeds, lobby_seed_secret, belongs to the lobby seeds
     # (issue 12 item 8): where the daemon knows it, the file must work.
-    code, _, err = check_config(files, {"lobby_seed_secret": "inline secret"})
+    code, _, err = check_config(files, {"lobby_seed_secret": "ffeeddccbbaa99887766554433221100"})
     if code != 0 and "unknown key lobby_seed_secret" in err:
         raise harness.SkipTest("this daemon has no lobby_seed_secret key yet")
     check(code == 0, f"inline lobby_seed_secret refused: {err}")
