@@ -11,12 +11,13 @@ set -u
 conf=${NGINX_CONF:-/etc/nginx/dungeond/nginx.conf}
 site=${NGINX_SITE:-/etc/nginx/dungeond/dungeond.conf}
 interval=${RESOLVE_INTERVAL_S:-5}
+getent=${GETENT:-getent}  # tests substitute a resolver whose answers they change
 
 # "name=addresses" for every upstream server, then the files' checksums;
 # fails while a name does not resolve.
 state() {
   for name in $(sed -n 's/^[[:space:]]*server[[:space:]][[:space:]]*\([^:;{[:space:]]*\):[0-9].*/\1/p' "$site"); do
-    addresses=$(getent hosts "$name" | awk '{print $1}' | sort | tr '\n' ' ')
+    addresses=$($getent hosts "$name" | awk '{print $1}' | sort | tr '\n' ' ')
     [ -n "$addresses" ] || return 1
     printf '%s=%s\n' "$name" "$addresses"
   done

@@ -248,7 +248,15 @@ class NginxPod:
             self.files[name] = os.path.join(etc, name)
             with open(self.files[name], "w") as f:
                 f.write(text)
-        self.env = dict(os.environ, NGINX_CONF=self.files["nginx.conf"],
+        # getent stand-in: every name resolves to the address in `answers`.
+        self.answers = os.path.join(self.dir, "answers")
+        with open(self.answers, "w") as f:
+            f.write("127.0.0.1\n")
+        fake = os.path.join(self.dir, "getent")
+        with open(fake, "w") as f:
+            f.write(f'#!/bin/sh\necho "$(cat {self.answers}) $2"\n')
+        os.chmod(fake, 0o755)
+        self.env = dict(os.environ, NGINX_CONF=self.files["nginx.conf"], GETENT=fake,
                         NGINX_SITE=self.files["dungeond.conf"], RESOLVE_INTERVAL_S="1",
                         PATH=os.environ.get("PATH", "") + ":/usr/sbin:/sbin")
 
@@ -312,6 +320,16 @@ def run_nginx_script(objects):
         check(nginx_workers(proc.pid)[1] == masters, "nginx restarted instead of reloading")
         with urllib.request.urlopen(url, timeout=5) as r:
             check(r.status == 200, "livez after the reload")
+        # A replica's address changes (as when its pod is rescheduled): the
+        # resolver the script asks answers differently, nginx reloads.
+        with open(p.answers, "w") as f:
+            f.write("127.0.0.2\n")
+        end = time.monotonic() + 20
+        workers = nginx_workers(proc.pid)[0]
+        while nginx_workers(proc.pid)[0] & workers:
+            check(time.monotonic() < end, "nginx was not reloaded after an address changed")
+            time.sleep(0.1)
+        check(nginx_workers(proc.pid)[1] == masters, "nginx restarted instead of reloading")
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=30)
         check(code == 0, f"run-nginx.sh exit {code}: {proc.stderr.read()}")
