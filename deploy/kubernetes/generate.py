@@ -212,7 +212,9 @@ spec:
         - name: secrets
           secret:
             secretName: dungeond-secrets
-            defaultMode: 0440
+            # 0440 in octal, written in decimal: YAML 1.1 parsers (kubectl)
+            # read a leading 0 as octal, YAML 1.2 ones as decimal.
+            defaultMode: 288
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget

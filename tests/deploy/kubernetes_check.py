@@ -3,6 +3,7 @@
 mechanically: parsed with PyYAML (python3-yaml), held to its generator, to
 the nginx site the scale-out test runs (tests/http/nginx_http.py runs the
 embedded copy too: test http-nginx-k8s), to the Containerfile, and its
+objects validated against the Kubernetes API's JSON schemas, and its
 embedded files run for real: the daemon's configuration through
 `dungeond --check-config`, nginx's main file through `nginx -t`, and the
 nginx start/re-resolve script in front of a real daemon.
@@ -264,6 +265,31 @@ class NginxPod:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def api_schemas(objects):
+    """Every object against the Kubernetes API's JSON schemas
+    (tests/deploy/k8s-schema: kubernetes-models from the npm registry, as
+    the OpenAPI test uses @redocly/cli), in a temporary directory."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        raise Skip("node and npm not installed (deploy/install-deps.sh installs them)")
+    source = os.path.join(HERE, "k8s-schema")
+    work = tempfile.mkdtemp(prefix="dungeond-k8s-schema-")
+    try:
+        for name in ("package.json", "package-lock.json", "validate.js"):
+            shutil.copy(os.path.join(source, name), work)
+        install = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                                 cwd=work, capture_output=True, text=True, timeout=600)
+        check(install.returncode == 0, f"npm ci: {install.stderr[-1500:]}")
+        run = subprocess.run(["node", "validate.js", BUNDLE], cwd=work, capture_output=True,
+                             text=True, timeout=120)
+        for line in run.stdout.splitlines():
+            print(f"# {line}", flush=True)
+        check(run.returncode == 0, f"schema validation failed: {run.stderr[-1500:]}")
+        valid = [l for l in run.stdout.splitlines() if l.startswith("valid ")]
+        check(len(valid) == len(objects), "not every object was validated")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def nginx_main_conf(objects):
     p = NginxPod(objects, ["127.0.0.1:9", "127.0.0.1:9"])
     try:
@@ -358,6 +384,7 @@ def main():
          "RuntimeDefault; preStop", security),
         ("image tag, config and Secret paths agree with the Containerfile and mounts",
          image_and_config),
+        ("every object is valid against the Kubernetes API schemas", api_schemas),
         ("the ConfigMap's dungeond.json passes dungeond --check-config", embedded_config_loads),
         ("the ConfigMap's nginx.conf passes nginx -t", nginx_main_conf),
         ("run-nginx.sh serves, reloads on change, stops on SIGTERM", run_nginx_script),
