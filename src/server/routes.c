@@ -258,7 +258,7 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
     int index = dg_algorithm_param_index(parsed.algorithm, room_params[i]);
     if (index < 0 || parsed.params.number[index] <= (double)limits->rooms_max)
       continue;
-    if (!(parsed.params.explicit_mask & (UINT32_C(1) << index))) {
+    if (!(parsed.params.explicit_mask & (UINT64_C(1) << index))) {
       parsed.params.number[index] = (double)limits->rooms_max;
       capped = true;
       continue;
