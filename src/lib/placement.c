@@ -193,9 +193,25 @@ static int force_entrance(dg_level *level, int x, int y, int *node) {
   return rc;
 }
 
+/* True when a door lies next to (x, y): stairs there would stand in the
+ * doorway's landing, so the random tries avoid it. */
+static bool beside_door(const dg_grid *grid, int x, int y) {
+  static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+  for (int d = 0; d < 4; d++) {
+    int nx = x + dx[d], ny = y + dy[d];
+    if (dg_grid_contains(grid, nx, ny)) {
+      dg_tile tile = dg_grid_get(grid, nx, ny);
+      if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
+        return true;
+    }
+  }
+  return false;
+}
+
 /* A tile of `room` for stairs: a random floor tile of its rectangle (a few
  * random tries, then the first floor tile in reading order; rooms of caverns
- * and shapes are not all floor), never `avoid`. Without a grid the room's
+ * and shapes are not all floor), never `avoid`, by preference not beside a
+ * door. Without a grid the room's
  * node position. -1 when the room has no floor tile to spare. */
 static int room_tile(const dg_level *level, int room, int node, int avoid, dg_rng *rng) {
   const dg_room *r = &level->rooms[room];
@@ -208,7 +224,8 @@ static int room_tile(const dg_level *level, int room, int node, int avoid, dg_rn
     int x = r->x + (int)dg_rng_below(rng, (uint32_t)r->width);
     int y = r->y + (int)dg_rng_below(rng, (uint32_t)r->height);
     int at = y * grid->width + x;
-    if (dg_grid_contains(grid, x, y) && at != avoid && dg_grid_get(grid, x, y) == DG_TILE_FLOOR)
+    if (dg_grid_contains(grid, x, y) && at != avoid && dg_grid_get(grid, x, y) == DG_TILE_FLOOR &&
+        !beside_door(grid, x, y))
       return at;
   }
   for (int y = r->y; y < r->y + r->height; y++)

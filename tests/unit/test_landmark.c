@@ -115,7 +115,7 @@ static void check_level(const dg_level *level, double target_degree) {
         static const int sx[4] = {1, -1, 0, 0}, sy[4] = {0, 0, 1, -1};
         for (int d = 0; d < 4; d++) {
           dg_tile a = tile_at(g, x + sx[d], y + sy[d]), b = tile_at(g, x - sx[d], y - sy[d]);
-          ok = ok || (a == DG_TILE_FLOOR && (b == DG_TILE_CORRIDOR || b == DG_TILE_DOOR));
+          ok = ok || (floor_or_stairs(a) && (b == DG_TILE_CORRIDOR || b == DG_TILE_DOOR));
         }
         cr_assert(ok, "door (%d,%d) does not join a floor to a tunnel", x, y);
       }
