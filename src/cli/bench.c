@@ -12,9 +12,12 @@
 
 static void usage(void) {
   puts("usage: dungeon bench [--algorithm NAME] [--param name=value ...] [--seconds S]\n"
-       "                     [--runs N] [--roomsets DIR] [--json]\n"
+       "                     [--runs N] [--roomsets DIR] [--no-compare] [--json]\n"
        "  --seconds S  length of each timed run (default 1)\n"
        "  --runs N     timed runs, at least 5 (default 5); the median is reported\n"
+       "  --no-compare do not also time the same levels with params.placement=false\n"
+       "               (by default each run is followed or preceded by that run without\n"
+       "               the placement pass, and both medians and the overhead are shown)\n"
        "  --json       one JSON object instead of the table");
 }
 
@@ -60,11 +63,70 @@ static double median(double *values, int count) {
   return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
 }
 
+/* What one timed run measured. */
+typedef struct timed_run {
+  long levels;       /* levels generated */
+  double rate;       /* levels per second of generation (serialisation excluded) */
+  double json_us;    /* mean serialisation time of the levels dumped */
+  double json_bytes; /* mean size of their JSON */
+} timed_run;
+
+/* Generates levels for `seconds` from seed *seed on (advanced past the last
+ * one used); serialises one level in eight apart from the timing. `phases`
+ * (may be NULL) collects the generator's phase timings. 0 or the first
+ * failure's code with `err` filled. */
+static int time_levels(const dg_context *context, dg_request *request, double seconds,
+                       uint64_t *seed, phase_samples *phases, int *phase_count, timed_run *out,
+                       dg_error *err) {
+  uint64_t start = dg_monotonic_ns(), stop = start + (uint64_t)(seconds * 1e9), now = start;
+  long levels = 0, dumped = 0;
+  uint64_t json_ns = 0, bytes = 0;
+  int rc = 0;
+  while (now < stop && rc == 0) {
+    request->seed = (*seed)++;
+    request->seed_given = true;
+    dg_level *level = NULL;
+    rc = dg_generate(context, request, NULL, &level, err);
+    if (rc != 0)
+      break;
+    levels++;
+    now = dg_monotonic_ns();
+    if (phases != NULL && record_phases(phases, phase_count, level) != 0) {
+      dg_level_free(level);
+      rc = dg_error_set(err, DG_ENOMEM, "", "out of memory");
+      break;
+    }
+    /* Serialise one level in eight, timed apart from generation; the first
+     * of each run too, so that slow generators (a few levels per run) still
+     * report a JSON cost. */
+    if ((levels & 7) == 1) {
+      char *text = NULL;
+      size_t length = 0;
+      uint64_t before = dg_monotonic_ns();
+      rc = dg_level_dump_json(level, &text, &length);
+      uint64_t after = dg_monotonic_ns();
+      json_ns += after - before;
+      bytes += length;
+      dumped++;
+      free(text);
+      stop += after - before; /* serialisation time is not generation time */
+      now = after;
+    }
+    dg_level_free(level);
+  }
+  double elapsed = (double)(now - start - json_ns) / 1e9;
+  out->levels = levels;
+  out->rate = (double)levels / elapsed;
+  out->json_us = dumped > 0 ? (double)json_ns / (double)dumped / 1e3 : 0;
+  out->json_bytes = dumped > 0 ? (double)bytes / (double)dumped : 0;
+  return rc;
+}
+
 int cli_bench(int argc, char **argv) {
   cli_request_options options = {0};
   double seconds = 1.0;
   int runs = 5;
-  bool as_json = false;
+  bool as_json = false, no_compare = false;
   for (int i = 1; i < argc; i++) {
     int taken = cli_take_request_option(argc, argv, &i, &options);
     if (taken < 0)
@@ -77,6 +139,8 @@ int cli_bench(int argc, char **argv) {
       return 0;
     } else if (strcmp(argv[i], "--json") == 0) {
       as_json = true;
+    } else if (strcmp(argv[i], "--no-compare") == 0) {
+      no_compare = true;
     } else if ((strcmp(argv[i], "--seconds") == 0 || strcmp(argv[i], "--runs") == 0) &&
                i + 1 >= argc) {
       cli_error("%s needs a value", argv[i]);
@@ -118,59 +182,69 @@ int cli_bench(int argc, char **argv) {
   long total_levels = 0;
   int rc = 0;
   dg_error err = {0};
+  /* The same levels without the placement pass, timed in the same process
+   * and interleaved run by run, so that both medians see the same machine
+   * load: what placement costs. */
+  int placement = dg_common_param(request.algorithm, DG_COMMON_PLACEMENT);
+  bool compare = !no_compare && dg_param_bool(&request.params, placement);
+  dg_request unplaced = request;
+  unplaced.params.number[placement] = 0;
+  double *unplaced_rates = calloc((size_t)runs, sizeof *unplaced_rates);
+  if (unplaced_rates == NULL) {
+    cli_error("out of memory");
+    free(rates);
+    free(unplaced_rates);
+    free(json_costs);
+    free(json_bytes);
+    dg_context_free(context);
+    return CLI_EXIT_FAILURE;
+  }
   for (int run = 0; run < runs && rc == 0; run++) {
-    uint64_t start = dg_monotonic_ns(), stop = start + (uint64_t)(seconds * 1e9), now = start;
-    long levels = 0;
-    uint64_t json_ns = 0, bytes = 0;
-    long dumped = 0;
-    while (now < stop && rc == 0) {
-      request.seed = seed++;
-      request.seed_given = true;
-      dg_level *level = NULL;
-      rc = dg_generate(context, &request, NULL, &level, &err);
-      if (rc != 0)
-        break;
-      levels++;
-      now = dg_monotonic_ns();
-      if (record_phases(phases, &phase_count, level) != 0) {
-        dg_level_free(level);
-        rc = dg_error_set(&err, DG_ENOMEM, "", "out of memory");
-        break;
-      }
-      /* Serialise one level in eight, timed apart from generation; the
-       * first of each run too, so that slow generators (a few levels per
-       * run) still report a JSON cost. */
-      if ((levels & 7) == 1) {
-        char *text = NULL;
-        size_t length = 0;
-        uint64_t before = dg_monotonic_ns();
-        rc = dg_level_dump_json(level, &text, &length);
-        uint64_t after = dg_monotonic_ns();
-        json_ns += after - before;
-        bytes += length;
-        dumped++;
-        free(text);
-        stop += after - before; /* serialisation time is not generation time */
-        now = after;
-      }
-      dg_level_free(level);
+    /* Both variants measure the same seeds; which goes first alternates,
+     * so that neither always runs on a warm cache. */
+    uint64_t first_seed = seed, again = seed;
+    timed_run result = {0}, other = {0};
+    if (compare && run % 2 == 1)
+      rc = time_levels(context, &unplaced, seconds, &again, NULL, NULL, &other, &err);
+    if (rc == 0)
+      rc = time_levels(context, &request, seconds, &seed, phases, &phase_count, &result, &err);
+    if (rc == 0 && compare && run % 2 == 0) {
+      again = first_seed;
+      rc = time_levels(context, &unplaced, seconds, &again, NULL, NULL, &other, &err);
     }
-    double elapsed = (double)(now - start - json_ns) / 1e9;
-    rates[run] = (double)levels / elapsed;
-    json_costs[run] = dumped > 0 ? (double)json_ns / (double)dumped / 1e3 : 0;
-    json_bytes[run] = dumped > 0 ? (double)bytes / (double)dumped : 0;
-    total_levels += levels;
+    rates[run] = result.rate;
+    json_costs[run] = result.json_us;
+    json_bytes[run] = result.json_bytes;
+    unplaced_rates[run] = other.rate;
+    total_levels += result.levels;
   }
   if (rc != 0) {
     cli_error("generation failed: %s", err.message);
     for (int p = 0; p < phase_count; p++)
       free(phases[p].ms);
     free(rates);
+    free(unplaced_rates);
     free(json_costs);
     free(json_bytes);
     dg_context_free(context);
     return CLI_EXIT_FAILURE;
   }
+  /* Placement's cost per run: the extra time per level it adds, as a share
+   * of the time without it (unplaced rate / placed rate - 1), then the
+   * median over runs: a ratio within one run cancels the load both saw. */
+  double *costs = calloc((size_t)runs, sizeof *costs);
+  double unplaced_rate = 0, unplaced_min = 0, unplaced_max = 0, cost_percent = 0;
+  if (compare && costs != NULL) {
+    unplaced_min = unplaced_max = unplaced_rates[0];
+    for (int i = 0; i < runs; i++) {
+      costs[i] = (unplaced_rates[i] / rates[i] - 1) * 100;
+      unplaced_min = unplaced_rates[i] < unplaced_min ? unplaced_rates[i] : unplaced_min;
+      unplaced_max = unplaced_rates[i] > unplaced_max ? unplaced_rates[i] : unplaced_max;
+    }
+    cost_percent = median(costs, runs);
+    unplaced_rate = median(unplaced_rates, runs);
+  }
+  free(costs);
   double rate_min = rates[0], rate_max = rates[0];
   for (int i = 1; i < runs; i++) {
     rate_min = rates[i] < rate_min ? rates[i] : rate_min;
@@ -196,6 +270,7 @@ int cli_bench(int argc, char **argv) {
       for (int p = 0; p < phase_count; p++)
         free(phases[p].ms);
       free(rates);
+      free(unplaced_rates);
       free(json_costs);
       free(json_bytes);
       dg_context_free(context);
@@ -237,6 +312,13 @@ int cli_bench(int argc, char **argv) {
                                     (json_int_t)phases[p].count));
     }
     json_object_set_new(out, "phases", phase_json);
+    if (compare)
+      json_object_set_new(out, "without_placement",
+                          json_pack("{s:f,s:f,s:f,s:f,s:f}", "levels_per_second_median",
+                                    unplaced_rate, "levels_per_second_min", unplaced_min,
+                                    "levels_per_second_max", unplaced_max, "generation_us_median",
+                                    1e6 / unplaced_rate, "placement_cost_percent_median",
+                                    cost_percent));
     char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     puts(text != NULL ? text : "{}");
     free(text);
@@ -246,6 +328,13 @@ int cli_bench(int argc, char **argv) {
            "levels/s min", "levels/s max", "gen us/level", "json us", "json bytes");
     printf("%-10s %-8d %-14.0f %-14.0f %-14.0f %-14.2f %-12.2f %-10.0f\n", request.algorithm->name,
            runs, rate, rate_min, rate_max, 1e6 / rate, json_us, bytes);
+    if (compare) {
+      printf("%-10s %-8d %-14.0f %-14.0f %-14.0f %-14.2f %-12s %-10s\n", "(no place)", runs,
+             unplaced_rate, unplaced_min, unplaced_max, 1e6 / unplaced_rate, "-", "-");
+      printf("placement adds %.1f%% to the time per level (median over runs of each run's "
+             "ratio; --no-compare skips this)\n",
+             cost_percent);
+    }
     /* The generator's own phases (dg_level.timings) as a table of their
      * own, one row each, e.g. the authored generator's tree_growth. */
     if (phase_count > 0)
@@ -270,6 +359,7 @@ int cli_bench(int argc, char **argv) {
   free(params_text);
   json_decref(params);
   free(rates);
+  free(unplaced_rates);
   free(json_costs);
   free(json_bytes);
   dg_context_free(context);

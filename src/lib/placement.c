@@ -237,43 +237,56 @@ static int room_tile(const dg_level *level, int room, int node, int avoid, dg_rn
   return -1;
 }
 
-/* Dijkstra over level->graph from `source`: distance (LONG_MAX when
- * unreachable) of every node. */
-static int graph_distances(const dg_graph *graph, int source, long *distance) {
-  int n = graph->node_count, rc = DG_ENOMEM;
+/* The graph as adjacency lists with edge lengths, built once per level for
+ * the pass's two shortest-path runs, and the heap they share. */
+typedef struct graph_walk {
+  int *offsets;  /* node i's entries: offsets[i] .. offsets[i + 1] - 1 */
+  int *adjacent; /* the node at the other end of each entry */
+  int *via;      /* the edge of each entry */
+  dg_heap heap;  /* keys: distance << 32 | node, a total order */
+} graph_walk;
+
+static int graph_walk_init(graph_walk *g, const dg_graph *graph) {
   size_t ends = (size_t)graph->edge_count * 2 + 1;
-  int *offsets = malloc((size_t)(n + 1) * sizeof *offsets);
-  int *adjacent = malloc(ends * sizeof *adjacent);
-  int *via = malloc(ends * sizeof *via);
-  dg_heap heap = {0};
-  if (offsets == NULL || adjacent == NULL || via == NULL || dg_heap_init(&heap, 64) != 0)
-    goto done;
-  dg_graph_adjacency(graph, offsets, adjacent, via);
-  for (int i = 0; i < n; i++)
+  *g = (graph_walk){0};
+  g->offsets = malloc(((size_t)graph->node_count + 1 + 2 * ends) * sizeof *g->offsets);
+  if (g->offsets == NULL || dg_heap_init(&g->heap, 64) != 0)
+    return DG_ENOMEM;
+  g->adjacent = g->offsets + graph->node_count + 1;
+  g->via = g->adjacent + ends;
+  dg_graph_adjacency(graph, g->offsets, g->adjacent, g->via);
+  return 0;
+}
+
+static void graph_walk_close(graph_walk *g) {
+  free(g->offsets);
+  dg_heap_close(&g->heap);
+}
+
+/* Dijkstra from `source`: the distance of every node (LONG_MAX when
+ * unreachable). 0 or DG_ENOMEM. */
+static int graph_distances(graph_walk *g, const dg_graph *graph, int source, long *distance) {
+  for (int i = 0; i < graph->node_count; i++)
     distance[i] = LONG_MAX;
   distance[source] = 0;
-  if ((rc = dg_heap_push(&heap, 0, (uint32_t)source)) != 0)
-    goto done;
-  uint64_t priority;
-  uint32_t node;
-  while (dg_heap_pop(&heap, &priority, &node)) {
-    if ((long)priority != distance[node])
+  dg_heap_clear(&g->heap);
+  int rc = dg_heap_push_key(&g->heap, (uint64_t)source, 0);
+  uint64_t key;
+  uint32_t unused;
+  while (rc == 0 && dg_heap_pop_key(&g->heap, &key, &unused)) {
+    int node = (int)(key & 0xffffffffu);
+    long reached = (long)(key >> 32);
+    if (reached != distance[node])
       continue;
-    for (int k = offsets[node]; k < offsets[node + 1]; k++) {
-      long through = distance[node] + graph->edges[via[k]].length;
-      if (through < distance[adjacent[k]]) {
-        distance[adjacent[k]] = through;
-        if ((rc = dg_heap_push(&heap, (uint64_t)through, (uint32_t)adjacent[k])) != 0)
-          goto done;
+    for (int k = g->offsets[node]; k < g->offsets[node + 1] && rc == 0; k++) {
+      long through = reached + graph->edges[g->via[k]].length;
+      int next = g->adjacent[k];
+      if (through < distance[next]) {
+        distance[next] = through;
+        rc = dg_heap_push_key(&g->heap, (uint64_t)through << 32 | (uint32_t)next, 0);
       }
     }
   }
-  rc = 0;
-done:
-  free(offsets);
-  free(adjacent);
-  free(via);
-  dg_heap_close(&heap);
   return rc;
 }
 
@@ -420,6 +433,7 @@ static int place(dg_level *level, double fraction, int spawns, int forced_x, int
     return DG_ENOMEM;
   long *from_entrance = block, *to_exit = from_entrance + n;
   room_rank *ranks = (room_rank *)(to_exit + n);
+  graph_walk walk = {0};
   int rc = 0;
   if (entrance < 0) {
     /* A random room with a floor tile to stand on. */
@@ -439,7 +453,8 @@ static int place(dg_level *level, double fraction, int spawns, int forced_x, int
       goto done;
     }
   }
-  if ((rc = graph_distances(graph, entrance, from_entrance)) != 0)
+  if ((rc = graph_walk_init(&walk, graph)) != 0 ||
+      (rc = graph_distances(&walk, graph, entrance, from_entrance)) != 0)
     goto done;
   /* Exit: uniformly among the other reachable rooms at least `fraction` of
    * the farthest one's distance away (the farthest always qualifies). */
@@ -488,7 +503,7 @@ static int place(dg_level *level, double fraction, int spawns, int forced_x, int
       (rc = put_stairs(level, "stairs_down", down, graph->nodes[exit].room, 0)) != 0)
     goto done;
   if (spawns > 0) {
-    if ((rc = graph_distances(graph, exit, to_exit)) != 0)
+    if ((rc = graph_distances(&walk, graph, exit, to_exit)) != 0)
       goto done;
     /* The entrance's room first (it is off by 0, and the stairs are
      * there), then, if it is full, rooms whose distance to the exit is
@@ -510,6 +525,7 @@ static int place(dg_level *level, double fraction, int spawns, int forced_x, int
     }
   }
 done:
+  graph_walk_close(&walk);
   free(block);
   return rc;
 }
