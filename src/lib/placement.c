@@ -436,17 +436,21 @@ static int place(dg_level *level, double fraction, int spawns, int forced_x, int
   graph_walk walk = {0};
   int rc = 0;
   if (entrance < 0) {
-    /* A random room with a floor tile to stand on. */
+    /* A random room with a floor tile to stand on; by preference one whose
+     * rectangle also holds the spawns (authored levels have 1x1 shims). */
     int pick = (int)dg_rng_below(rng, (uint32_t)rooms);
-    for (int tried = 0; tried < n && up < 0; tried++) {
-      int node = -1;
-      for (int i = 0, k = pick; i < n && node < 0; i++)
-        if (graph->nodes[i].room >= 0 && k-- == 0)
-          node = i;
-      up = room_tile(level, graph->nodes[node].room, node, -1, rng);
-      entrance = node;
-      pick = (pick + 1) % rooms;
-    }
+    for (int pass = 0; pass < 2 && up < 0; pass++)
+      for (int tried = 0; tried < rooms && up < 0; tried++) {
+        int node = -1;
+        for (int i = 0, k = (pick + tried) % rooms; i < n && node < 0; i++)
+          if (graph->nodes[i].room >= 0 && k-- == 0)
+            node = i;
+        const dg_room *room = &level->rooms[graph->nodes[node].room];
+        if (pass == 0 && (long)room->width * room->height < (long)spawns + 2)
+          continue;
+        up = room_tile(level, graph->nodes[node].room, node, -1, rng);
+        entrance = node;
+      }
     if (up < 0) {
       rc = dg_error_set(err, DG_EUNSAT, "params.placement",
                         "no room has a floor tile for the stairs; set params.placement to false");
