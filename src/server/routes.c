@@ -248,13 +248,13 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
     double most = parsed.algorithm->params[spawns].max;
     parsed.params.number[spawns] = player_count < most ? (double)player_count : most;
   }
+  if (parsed.targets.attempts_max > limits->target_attempts_max)
+    return dg_error_set(err, DG_ELIMIT, "targets.attempts_max",
+                        "targets.attempts_max must be an integer from 1 to %ld "
+                        "(limits.target_attempts_max)",
+                        limits->target_attempts_max),
+           422;
   if (parsed.targets.set_mask != 0) {
-    if (parsed.targets.attempts_max > limits->target_attempts_max)
-      return dg_error_set(err, DG_ELIMIT, "targets.attempts_max",
-                          "targets.attempts_max must be an integer from 1 to %ld "
-                          "(limits.target_attempts_max)",
-                          limits->target_attempts_max),
-             422;
     if (parsed.targets.attempts_max == 0)
       parsed.targets.attempts_max = DG_TARGET_ATTEMPTS_DEFAULT < limits->target_attempts_max
                                         ? DG_TARGET_ATTEMPTS_DEFAULT
