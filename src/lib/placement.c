@@ -208,33 +208,44 @@ static bool beside_door(const dg_grid *grid, int x, int y) {
   return false;
 }
 
-/* A tile of `room` for stairs: a random floor tile of its rectangle (a few
+/* A place on the level: a grid tile, or level coordinates without a grid. */
+typedef struct place {
+  int x, y;
+  bool set; /* false: no place */
+} place;
+
+static bool same_place(place a, place b) {
+  return a.set && b.set && a.x == b.x && a.y == b.y;
+}
+
+/* A place in `room` for stairs: a random floor tile of its rectangle (a few
  * random tries, then the first floor tile in reading order; rooms of caverns
  * and shapes are not all floor), never `avoid`, by preference not beside a
- * door. Without a grid the room's
- * node position. -1 when the room has no floor tile to spare. */
-static int room_tile(const dg_level *level, int room, int node, int avoid, dg_rng *rng) {
+ * door. Without a grid the room's node position. Unset when the room has no
+ * floor tile to spare. */
+static place room_place(const dg_level *level, int room, int node, place avoid, dg_rng *rng) {
   const dg_room *r = &level->rooms[room];
   if (!level->has_grid) {
     const dg_node *n = &level->graph.nodes[node];
-    return n->y * 65536 + n->x == avoid ? -1 : n->y * 65536 + n->x;
+    place at = {n->x, n->y, true};
+    return same_place(at, avoid) ? (place){0} : at;
   }
   const dg_grid *grid = &level->grid;
   for (int tries = 0; tries < 8; tries++) {
-    int x = r->x + (int)dg_rng_below(rng, (uint32_t)r->width);
-    int y = r->y + (int)dg_rng_below(rng, (uint32_t)r->height);
-    int at = y * grid->width + x;
-    if (dg_grid_contains(grid, x, y) && at != avoid && dg_grid_get(grid, x, y) == DG_TILE_FLOOR &&
-        !beside_door(grid, x, y))
+    place at = {r->x + (int)dg_rng_below(rng, (uint32_t)r->width),
+                r->y + (int)dg_rng_below(rng, (uint32_t)r->height), true};
+    if (dg_grid_contains(grid, at.x, at.y) && !same_place(at, avoid) &&
+        dg_grid_get(grid, at.x, at.y) == DG_TILE_FLOOR && !beside_door(grid, at.x, at.y))
       return at;
   }
   for (int y = r->y; y < r->y + r->height; y++)
     for (int x = r->x; x < r->x + r->width; x++) {
-      int at = y * grid->width + x;
-      if (dg_grid_contains(grid, x, y) && at != avoid && dg_grid_get(grid, x, y) == DG_TILE_FLOOR)
+      place at = {x, y, true};
+      if (dg_grid_contains(grid, x, y) && !same_place(at, avoid) &&
+          dg_grid_get(grid, x, y) == DG_TILE_FLOOR)
         return at;
     }
-  return -1;
+  return (place){0};
 }
 
 /* The graph as adjacency lists with edge lengths, built once per level for
@@ -292,25 +303,27 @@ static int graph_distances(graph_walk *g, const dg_graph *graph, int source, lon
 
 /* The first walkable tile, in reading order, that stairs may take (floor
  * or corridor, not `avoid`): the last resort of a level whose rooms have no
- * second floor tile. Without a grid, a corner of a room's rectangle. -1
+ * second floor tile. Without a grid, a corner of a room's rectangle. Unset
  * when there is none. */
-static int any_free_tile(const dg_level *level, int avoid) {
+static place any_free_place(const dg_level *level, place avoid) {
   if (!level->has_grid) {
     for (int r = 0; r < level->room_count; r++) {
       const dg_room *room = &level->rooms[r];
-      int corner = (room->y + room->height - 1) * 65536 + room->x + room->width - 1;
-      if (corner != avoid)
+      place corner = {room->x + room->width - 1, room->y + room->height - 1, true};
+      if (!same_place(corner, avoid))
         return corner;
     }
-    return -1;
+    return (place){0};
   }
   const dg_grid *grid = &level->grid;
-  for (int at = 0; at < grid->width * grid->height; at++) {
-    dg_tile tile = (dg_tile)grid->tiles[at];
-    if (at != avoid && (tile == DG_TILE_FLOOR || tile == DG_TILE_CORRIDOR))
-      return at;
-  }
-  return -1;
+  for (int y = 0; y < grid->height; y++)
+    for (int x = 0; x < grid->width; x++) {
+      dg_tile tile = dg_grid_get(grid, x, y);
+      place at = {x, y, true};
+      if (!same_place(at, avoid) && (tile == DG_TILE_FLOOR || tile == DG_TILE_CORRIDOR))
+        return at;
+    }
+  return (place){0};
 }
 
 /* Spawn order among rooms: fairness first, then nearness, then index. */
@@ -329,19 +342,11 @@ static int by_rank(const void *a, const void *b) {
   return (x->node > y->node) - (x->node < y->node);
 }
 
-/* Position of a place: a grid tile index, or y * 65536 + x without a grid
- * (level coordinates; the common parameters bound them to 0..65535). */
-static void unpack(const dg_level *level, int at, int *x, int *y) {
-  int width = level->has_grid ? level->grid.width : 65536;
-  *x = at % width;
-  *y = at / width;
-}
-
 /* Spawns of one room: its spare tiles (floor on grid levels, every tile of
  * the rectangle without a grid) nearest `anchor` first, reading order on
  * ties, until `wanted` spawns are placed. */
 static int spawn_in_room(dg_level *level, int room, int distance, int anchor_x, int anchor_y,
-                         const int *taken, int taken_count, int wanted) {
+                         const place *taken, int taken_count, int wanted) {
   const dg_room *r = &level->rooms[room];
   dg_placement *pl = &level->placement;
   long area = (long)r->width * r->height;
@@ -351,13 +356,13 @@ static int spawn_in_room(dg_level *level, int room, int distance, int anchor_x, 
   long count = 0;
   for (int y = r->y; y < r->y + r->height; y++)
     for (int x = r->x; x < r->x + r->width; x++) {
-      int at = level->has_grid ? y * level->grid.width + x : y * 65536 + x;
+      place at = {x, y, true};
       if (level->has_grid && (!dg_grid_contains(&level->grid, x, y) ||
                               dg_grid_get(&level->grid, x, y) != DG_TILE_FLOOR))
         continue;
       bool used = false;
       for (int t = 0; t < taken_count && !used; t++)
-        used = taken[t] == at;
+        used = same_place(taken[t], at);
       if (used)
         continue;
       uint64_t near = (uint64_t)(abs(x - anchor_x) + abs(y - anchor_y));
@@ -386,9 +391,8 @@ static int spawn_in_room(dg_level *level, int room, int distance, int anchor_x, 
 }
 
 /* Places one stairs feature at `at`, drawing it on the grid. */
-static int put_stairs(dg_level *level, const char *kind, int at, int room, int exit_distance) {
-  int x, y;
-  unpack(level, at, &x, &y);
+static int put_stairs(dg_level *level, const char *kind, place at, int room, int exit_distance) {
+  int x = at.x, y = at.y;
   if (level->has_grid) {
     if (corridor_like(dg_grid_get(&level->grid, x, y)))
       level->grid_metrics_ready = false;
@@ -399,11 +403,12 @@ static int put_stairs(dg_level *level, const char *kind, int at, int room, int e
   return dg_level_add_feature(level, &stairs);
 }
 
-static int place(dg_level *level, double fraction, int spawns, int forced_x, int forced_y,
-                 dg_rng *rng, dg_error *err) {
+static int place_all(dg_level *level, double fraction, int spawns, int forced_x, int forced_y,
+                     dg_rng *rng, dg_error *err) {
   dg_graph *graph = &level->graph;
   dg_placement *pl = &level->placement;
-  int entrance = -1, up = -1; /* entrance node, stairs-up place */
+  int entrance = -1; /* the entrance's graph node */
+  place up = {0};    /* where the stairs up go */
   if (forced_x >= 0) {
     pl->stairs_forced = true;
     if (level->has_grid) {
@@ -415,10 +420,10 @@ static int place(dg_level *level, double fraction, int spawns, int forced_x, int
       if (rc != 0)
         return dg_error_set(err, rc, "params.stairs_up_x",
                             "cannot join the stairs up to the level: %s", dg_strerror(rc));
-      up = forced_y * level->grid.width + forced_x;
+      up = (place){forced_x, forced_y, true};
     } else {
       entrance = node_near(level, forced_x, forced_y);
-      up = forced_y * 65536 + forced_x;
+      up = (place){forced_x, forced_y, true};
     }
   }
   int n = graph->node_count, rooms = 0;
@@ -439,8 +444,8 @@ static int place(dg_level *level, double fraction, int spawns, int forced_x, int
     /* A random room with a floor tile to stand on; by preference one whose
      * rectangle also holds the spawns (authored levels have 1x1 shims). */
     int pick = (int)dg_rng_below(rng, (uint32_t)rooms);
-    for (int pass = 0; pass < 2 && up < 0; pass++)
-      for (int tried = 0; tried < rooms && up < 0; tried++) {
+    for (int pass = 0; pass < 2 && !up.set; pass++)
+      for (int tried = 0; tried < rooms && !up.set; tried++) {
         int node = -1;
         for (int i = 0, k = (pick + tried) % rooms; i < n && node < 0; i++)
           if (graph->nodes[i].room >= 0 && k-- == 0)
@@ -448,10 +453,10 @@ static int place(dg_level *level, double fraction, int spawns, int forced_x, int
         const dg_room *room = &level->rooms[graph->nodes[node].room];
         if (pass == 0 && (long)room->width * room->height < (long)spawns + 2)
           continue;
-        up = room_tile(level, graph->nodes[node].room, node, -1, rng);
+        up = room_place(level, graph->nodes[node].room, node, (place){0}, rng);
         entrance = node;
       }
-    if (up < 0) {
+    if (!up.set) {
       rc = dg_error_set(err, DG_EUNSAT, "params.placement",
                         "no room has a floor tile for the stairs; set params.placement to false");
       goto done;
@@ -472,28 +477,29 @@ static int place(dg_level *level, double fraction, int spawns, int forced_x, int
   for (int i = 0; i < n; i++)
     candidates += i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
                   from_entrance[i] >= threshold;
-  int exit = entrance, down = -1;
+  int exit = entrance;
+  place down = {0};
   if (candidates > 0) {
     int pick = (int)dg_rng_below(rng, (uint32_t)candidates);
-    for (int tried = 0; tried < candidates && down < 0; tried++) {
+    for (int tried = 0; tried < candidates && !down.set; tried++) {
       exit = -1;
       for (int i = 0, k = pick; i < n && exit < 0; i++)
         if (i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
             from_entrance[i] >= threshold && k-- == 0)
           exit = i;
-      down = room_tile(level, graph->nodes[exit].room, exit, up, rng);
+      down = room_place(level, graph->nodes[exit].room, exit, up, rng);
       pick = (pick + 1) % candidates;
     }
   }
-  if (down < 0) {
+  if (!down.set) {
     /* No other room to go to (a one-room level): the entrance's room. */
     exit = entrance;
     farthest = 0;
     if (graph->nodes[entrance].room >= 0)
-      down = room_tile(level, graph->nodes[entrance].room, entrance, up, rng);
-    if (down < 0)
-      down = any_free_tile(level, up);
-    if (down < 0) {
+      down = room_place(level, graph->nodes[entrance].room, entrance, up, rng);
+    if (!down.set)
+      down = any_free_place(level, up);
+    if (!down.set) {
       rc = dg_error_set(err, DG_EUNSAT, "params.placement",
                         "the level has no second place for the stairs down; set "
                         "params.placement to false");
@@ -512,11 +518,11 @@ static int place(dg_level *level, double fraction, int spawns, int forced_x, int
     /* The entrance's room first (it is off by 0, and the stairs are
      * there), then, if it is full, rooms whose distance to the exit is
      * closest to the entrance's. */
-    int taken[2] = {up, down}, ux, uy;
-    unpack(level, up, &ux, &uy);
+    place taken[2] = {up, down};
     long target = to_exit[entrance];
     if (graph->nodes[entrance].room >= 0)
-      rc = spawn_in_room(level, graph->nodes[entrance].room, (int)target, ux, uy, taken, 2, spawns);
+      rc = spawn_in_room(level, graph->nodes[entrance].room, (int)target, up.x, up.y, taken, 2,
+                         spawns);
     int ranked = 0;
     for (int i = 0; i < n && pl->spawns_placed < spawns; i++)
       if (i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX)
@@ -549,7 +555,7 @@ int dg_placement_run(dg_level *level, dg_error *err) {
   dg_rng_seed(&rng, level->seed, DG_STREAM_PLACEMENT);
   level->placement.placed = true;
   level->placement.spawns_wanted = spawns;
-  int rc = place(level, fraction, spawns, x, y, &rng, err);
+  int rc = place_all(level, fraction, spawns, x, y, &rng, err);
   if (rc != 0 && err != NULL && err->code == 0)
     dg_error_from_code(err, rc);
   return rc;
