@@ -40,6 +40,8 @@ void config_defaults(config *cfg) {
       .lobby_debounce_ms = 50,
       .lobby_cache_bytes_max = 256L << 20,
       .speculative_reserved_workers = 1,
+      .floors_max = 8,
+      .target_attempts_max = 64,
   };
 }
 
@@ -71,6 +73,8 @@ static const limit_key limit_keys[] = {
     LIMIT(lobby_debounce_ms, 0, 60000),
     LIMIT(lobby_cache_bytes_max, 0, 1L << 40),
     LIMIT(speculative_reserved_workers, 0, 255),
+    LIMIT(floors_max, 1, 64),
+    LIMIT(target_attempts_max, 1, 1000),
 };
 
 int config_set_listen(config *cfg, const char *text, dg_error *err) {
