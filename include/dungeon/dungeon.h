@@ -7,13 +7,11 @@
 #define DUNGEON_DUNGEON_H
 
 #include "dungeon/algorithm.h"
-#include "dungeon/arena.h"
 #include "dungeon/cancel.h"
 #include "dungeon/context.h"
 #include "dungeon/error.h"
 #include "dungeon/graph.h"
 #include "dungeon/grid.h"
-#include "dungeon/heap.h"
 #include "dungeon/level.h"
 #include "dungeon/request.h"
 #include "dungeon/rng.h"

@@ -5,17 +5,18 @@
 #include <stdbool.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define CLI_EXIT_USAGE 2   /* bad arguments */
 #define CLI_EXIT_FAILURE 1 /* the work itself failed */
 
 /* Request-building options shared by generate and bench. */
 typedef struct cli_request_options {
-  const char *algorithm;    /* --algorithm, default "classic" */
-  const char *seed;         /* --seed text or NULL */
+  const char *algorithm;                 /* --algorithm, default "classic" */
+  const char *seed;                      /* --seed text or NULL */
   const char *params[DG_PARAMS_MAX * 2]; /* --param name=value texts */
   int param_count;
-  const char *roomsets;     /* --roomsets DIR or NULL */
+  const char *roomsets; /* --roomsets DIR or NULL */
 } cli_request_options;
 
 /* Consumes the option at argv[*index] if it is one of --algorithm, --seed,

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 /* Reads every *.json file of `dir` (in name order), parses it and adds it
  * to a new context stored in *out (the caller frees it with

@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dungeon/delaunay.h"
 #include "dungeon/dungeon.h"
-#include "dungeon/noise.h"
+#include "dungeon/json.h"
+#include "geometry/delaunay.h"
+#include "noise/noise.h"
 
 static dg_request make_request(uint64_t seed, const char *const *params) {
   dg_request request;
@@ -277,9 +278,9 @@ Test(landmark, tunnels_reuse_cheaper_tunnels) {
   long cheap = 0, dear = 0;
   for (uint64_t seed = 1; seed <= 6; seed++) {
     const char *reuse[] = {"mask", "box", "rock_weight", "0", "perimeter_penalty", "0", NULL};
-    const char *no_reuse[] = {"mask",      "box", "rock_weight", "0", "perimeter_penalty",
-                              "0",         "tunnel_cost", "3",   "door_cost", "3",
-                              "rock_base", "3",   NULL};
+    const char *no_reuse[] = {"mask",        "box", "rock_weight", "0", "perimeter_penalty", "0",
+                              "tunnel_cost", "3",   "door_cost",   "3", "rock_base",         "3",
+                              NULL};
     dg_level *a = generate(seed, reuse), *b = generate(seed, no_reuse);
     cheap += a->metrics.corridor_tiles;
     dear += b->metrics.corridor_tiles;

@@ -1,7 +1,7 @@
 /* Binary heap over packed arrays. The insertion counter in the low 24 bits
  * of each key makes equal priorities pop in push order, so searches do not
  * depend on the heap's internal layout. */
-#include "dungeon/heap.h"
+#include "core/heap.h"
 
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* Binary min-heap of (priority, value) pairs over two packed arrays.
+/* Internal: binary min-heap of (priority, value) pairs over two packed arrays.
  *
  * Used by path-finders and growth queues; a heap is cleared and reused
  * between searches so that pushing allocates only when it outgrows every
