@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "roomset_dir.h"
 
 #define CHECK_PROBLEMS_MAX 100
 
@@ -18,8 +19,8 @@ static void usage(void) {
 /* One file: 0 when valid. Prints the figures or the problems. */
 static int check_file(const char *path, json_t *results) {
   json_error_t parse_error;
-  json_t *json = json_load_file(path, JSON_REJECT_DUPLICATES, &parse_error);
-  if (json == NULL) {
+  json_t *json = NULL;
+  if (roomset_dir_read_file(path, &json, &parse_error) != 0) {
     cli_error("%s:%d:%d: %s", path, parse_error.line, parse_error.column, parse_error.text);
     if (results != NULL)
       json_array_append_new(results,

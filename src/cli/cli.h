@@ -38,9 +38,9 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * $DUNGEON_ROOMSETS, else "config/roomsets". */
 const char *cli_roomsets_dir(const char *option);
 
-/* Loads one room-set file / every *.json of `dir` (name order) into
- * `context`; prints the problem and returns -1 on any failure. */
-int cli_load_roomset_file(dg_context *context, const char *path);
+/* Loads every *.json of `dir` (name order) into `context`, stopping at the
+ * first invalid file; prints the problem. 0, or the DG_E* code of
+ * roomset_dir_load (DG_ENOENT, DG_ENOMEM, DG_EINVAL). */
 int cli_load_roomsets(dg_context *context, const char *dir);
 
 /* A context for the request options: room sets loaded when the algorithm
