@@ -34,15 +34,6 @@ void cli_print_params(const dg_algorithm *algorithm);
 /* Prints "dungeon: " and a formatted message to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The room-set directory: `option` (--roomsets) if given, else
- * $DUNGEON_ROOMSETS, else "config/roomsets". */
-const char *cli_roomsets_dir(const char *option);
-
-/* Loads every *.json of `dir` (name order) into `context`, stopping at the
- * first invalid file; prints the problem. 0, or the DG_E* code of
- * roomset_dir_load (DG_ENOENT, DG_ENOMEM, DG_EINVAL). */
-int cli_load_roomsets(dg_context *context, const char *dir);
-
 /* A context for the request options: room sets loaded when the algorithm
  * is authored or --roomsets was given. Caller frees with dg_context_free.
  * Prints the problem and returns -1 on failure. */

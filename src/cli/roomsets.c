@@ -9,7 +9,9 @@
 #include "cli.h"
 #include "roomset_dir.h"
 
-const char *cli_roomsets_dir(const char *option) {
+/* The room-set directory: `option` (--roomsets) if given, else
+ * $DUNGEON_ROOMSETS, else "config/roomsets". */
+static const char *roomsets_dir(const char *option) {
   if (option != NULL)
     return option;
   const char *env = getenv("DUNGEON_ROOMSETS");
@@ -21,7 +23,10 @@ static void report_to_stderr(void *user, const char *where, const char *field,
   cli_error("%s: %s%s%s", where, field, field[0] ? ": " : "", message);
 }
 
-int cli_load_roomsets(dg_context *context, const char *dir) {
+/* Loads every *.json of `dir` (name order) into `context`, stopping at the
+ * first invalid file; prints the problem. 0, or the DG_E* code of
+ * roomset_dir_load (DG_ENOENT, DG_ENOMEM, DG_EINVAL). */
+static int load_roomsets(dg_context *context, const char *dir) {
   int rc = roomset_dir_load(context, dir, false, report_to_stderr, NULL, NULL);
   if (rc == DG_ENOENT)
     cli_error("cannot open the room-set directory '%s' (use --roomsets DIR or "
@@ -42,7 +47,7 @@ int cli_make_context(const cli_request_options *options, dg_context **out) {
   /* Only the authored generator reads room sets; others do not need the
    * directory to exist unless it was asked for. */
   if ((options->roomsets != NULL || strcmp(name, "authored") == 0) &&
-      cli_load_roomsets(context, cli_roomsets_dir(options->roomsets)) != 0) {
+      load_roomsets(context, roomsets_dir(options->roomsets)) != 0) {
     dg_context_free(context);
     return -1;
   }

@@ -56,8 +56,11 @@ int roomset_dir_read_file(const char *path, json_t **out, json_error_t *error) {
   return *out != NULL ? 0 : DG_EPARSE;
 }
 
-int roomset_dir_load_file(dg_context *context, const char *path, roomset_dir_report_fn report,
-                          void *user) {
+/* Reads, parses and adds one file to `context`; a problem goes to `report`.
+ * 0, DG_EPARSE (syntax) or the library's code (DG_EINVAL, DG_ETYPE,
+ * DG_ENOMEM). */
+static int load_file(dg_context *context, const char *path, roomset_dir_report_fn report,
+                     void *user) {
   json_error_t parse_error;
   json_t *json = NULL;
   if (roomset_dir_read_file(path, &json, &parse_error) != 0) {
@@ -105,7 +108,7 @@ int roomset_dir_load(dg_context *context, const char *dir, bool keep_going,
     memcpy(path, dir, dir_length);
     path[dir_length] = '/';
     memcpy(path + dir_length + 1, names[i], name_length + 1);
-    counts.failed += roomset_dir_load_file(context, path, report, user) != 0;
+    counts.failed += load_file(context, path, report, user) != 0;
     free(path);
   }
   if (counts.failed > 0)

@@ -31,12 +31,6 @@ typedef struct roomset_dir_result {
  * is NULL and `error` (jansson's) says where and why. 0 or DG_EPARSE. */
 int roomset_dir_read_file(const char *path, json_t **out, json_error_t *error);
 
-/* Reads, parses and adds one file to `context`; a problem goes to `report`.
- * 0, DG_EPARSE (syntax) or the library's code (DG_EINVAL, DG_ETYPE,
- * DG_ENOMEM). */
-int roomset_dir_load_file(dg_context *context, const char *path, roomset_dir_report_fn report,
-                          void *user);
-
 /* Adds every *.json file of `dir` (hidden files skipped; sorted by name so
  * that load order, and so every listing, does not depend on the file
  * system) to `context`. Each invalid file is reported; with `keep_going`

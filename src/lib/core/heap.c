@@ -55,13 +55,6 @@ int dg_heap_grow(dg_heap *heap) {
   return 0;
 }
 
-int dg_heap_reserve(dg_heap *heap, size_t capacity) {
-  while (heap->capacity < capacity)
-    if (dg_heap_grow(heap) != 0)
-      return DG_ENOMEM;
-  return 0;
-}
-
 int dg_heap_push(dg_heap *heap, uint64_t priority, uint32_t value) {
   return dg_heap_push_key(heap, (priority << COUNTER_BITS) | (heap->counter++ & COUNTER_MASK),
                           value);

@@ -104,10 +104,6 @@ static inline bool dg_heap_pop_key(dg_heap *heap, uint64_t *out_key, uint32_t *v
   return true;
 }
 
-/* Makes room for `capacity` entries so that later pushes do not allocate.
- * Returns 0 or DG_ENOMEM. */
-int dg_heap_reserve(dg_heap *heap, size_t capacity);
-
 #ifdef __cplusplus
 }
 #endif
