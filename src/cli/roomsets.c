@@ -39,17 +39,19 @@ static int load_roomsets(dg_context *context, const char *dir) {
 
 int cli_make_context(const cli_request_options *options, dg_context **out) {
   dg_context *context = NULL;
-  if (dg_context_new(&context) != 0) {
+  int rc = dg_context_new(&context);
+  if (rc != 0) {
     cli_error("out of memory");
-    return -1;
+    return rc;
   }
   const char *name = options->algorithm != NULL ? options->algorithm : "classic";
   /* Only the authored generator reads room sets; others do not need the
    * directory to exist unless it was asked for. */
-  if ((options->roomsets != NULL || strcmp(name, "authored") == 0) &&
-      load_roomsets(context, roomsets_dir(options->roomsets)) != 0) {
+  if (options->roomsets != NULL || strcmp(name, "authored") == 0)
+    rc = load_roomsets(context, roomsets_dir(options->roomsets));
+  if (rc != 0) {
     dg_context_free(context);
-    return -1;
+    return rc;
   }
   *out = context;
   return 0;
