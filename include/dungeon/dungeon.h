@@ -1,8 +1,11 @@
 /* libdungeon: deterministic dungeon-level generation as a pure library.
  *
- * Include this one header. Generation is a pure function of the request
- * (algorithm, effective parameters, seed) and the context's room sets: no
- * I/O, no global mutable state, safe to call from many threads at once. */
+ * Include this one header for the model and generation, and dungeon/json.h
+ * as well where requests, levels or room sets are read or written as JSON
+ * (it is the only public header that needs jansson). Generation is a pure
+ * function of the request (algorithm, effective parameters, seed) and the
+ * context's room sets: no I/O, no global mutable state, safe to call from
+ * many threads at once. */
 #ifndef DUNGEON_DUNGEON_H
 #define DUNGEON_DUNGEON_H
 

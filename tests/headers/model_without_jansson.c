@@ -1,8 +1,10 @@
 /* Build-time check of the public header layout: the model headers that every
  * generator includes (the umbrella dungeon/dungeon.h and everything it pulls
  * in) must not include jansson, so that the generators do not depend on the
- * JSON layer; only dungeon/json.h may. Each public header must also compile
- * on its own. A violation fails the build, before any test runs. */
+ * JSON layer; only dungeon/json.h may, and the level extension's hook type
+ * must accept jansson's json_t. (Each header on its own is compiled by the
+ * files tests/meson.build generates from standalone.c.in.) A violation fails
+ * the build, before any test runs. */
 #include "dungeon/algorithm.h"
 #include "dungeon/cancel.h"
 #include "dungeon/context.h"
