@@ -1,6 +1,6 @@
-/* Every JSON entry point of libdungeon, in one header: requests and seeds
- * from JSON, parameters, levels, the algorithm listing and room sets to and
- * from JSON.
+/* Every JSON entry point of libdungeon, in one header: requests, seeds and
+ * targets from JSON, parameters, requests, levels, multi-floor sets, the
+ * algorithm listing and room sets to and from JSON.
  *
  * This is the only public header that includes jansson; the model headers
  * (request.h, level.h, context.h, ...) do not, so a generator never depends
@@ -20,6 +20,7 @@
 #include "dungeon/context.h"
 #include "dungeon/error.h"
 #include "dungeon/level.h"
+#include "dungeon/levelset.h"
 #include "dungeon/request.h"
 
 #ifdef __cplusplus
@@ -56,6 +57,15 @@ json_t *dg_seed_to_json(uint64_t seed);
  * New reference, NULL on ENOMEM. */
 json_t *dg_params_to_json(const dg_algorithm *algorithm, const dg_params *params);
 
+/* The request as JSON {algorithm, seed, params (every effective value),
+ * targets?}: POSTing it to /v1/levels generates the same level. New
+ * reference, NULL on ENOMEM. */
+json_t *dg_request_to_json(const dg_request *request);
+
+/* Sets targets from a JSON object {name: integer} (`targets` of a request).
+ * 0 or DG_ETYPE / DG_ENOENT / DG_EINVAL naming "targets.<name>". */
+int dg_targets_from_json(const json_t *object, dg_targets *targets, dg_error *err);
+
 /* ---- the algorithm listing --------------------------------------------- */
 
 /* Every registered algorithm with its parameter table, as the JSON array
@@ -75,6 +85,14 @@ json_t *dg_level_to_json(const dg_level *level);
  * the caller frees with free(); its length (without NUL) to *length (may be
  * NULL). 0 or DG_ENOMEM. Deterministic: byte-identical for the same level. */
 int dg_level_dump_json(const dg_level *level, char **text, size_t *length);
+
+/* ---- multi-floor sets -------------------------------------------------- */
+
+/* The set as `dungeond.levelset/1` JSON text: {format, seed, floors: [{floor,
+ * request, level}]}, each level's bytes exactly as dg_level_dump_json writes
+ * them. Caller frees *text with free(). 0 or DG_ENOMEM. */
+int dg_levelset_dump_json(dg_level *const *levels, const dg_request *requests, int floors,
+                          char **text, size_t *length);
 
 /* ---- room sets --------------------------------------------------------- */
 

@@ -16,19 +16,22 @@ typedef struct cli_request_options {
   const char *seed;                      /* --seed text or NULL */
   const char *params[DG_PARAMS_MAX * 2]; /* --param name=value texts */
   int param_count;
-  const char *roomsets; /* --roomsets DIR or NULL */
+  const char *roomsets;                     /* --roomsets DIR or NULL */
+  const char *targets[DG_TARGET_COUNT + 1]; /* --target name=value texts */
+  int target_count;
 } cli_request_options;
 
 /* Consumes the option at argv[*index] if it is one of --algorithm, --seed,
- * --param, --roomsets (either "--x value" or "--x=value"); returns 1 if
- * consumed, 0 if not one of them, a negative DG_E* code after printing a
- * usage error (DG_EINVAL: no value; DG_ELIMIT: too many --param). */
+ * --param, --target, --roomsets (either "--x value" or "--x=value"); returns
+ * 1 if consumed, 0 if not one of them, a negative DG_E* code after printing a
+ * usage error (DG_EINVAL: no value; DG_ELIMIT: too many --param or
+ * --target). */
 int cli_take_request_option(int argc, char **argv, int *index, cli_request_options *options);
 
 /* Builds and validates the request; prints the error and returns its
  * negative DG_E* code when the options are bad (DG_ENOENT: unknown
  * algorithm or parameter; DG_EPARSE: --param not name=value; the library's
- * code for a bad seed or value). With no --seed the seed is left unset. */
+ * code for a bad seed, value or --target). With no --seed the seed is left unset. */
 int cli_build_request(const cli_request_options *options, dg_request *request);
 
 /* Prints the parameter table of `algorithm` for --help. */

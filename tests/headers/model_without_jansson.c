@@ -13,6 +13,7 @@
 #include "dungeon/graph.h"
 #include "dungeon/grid.h"
 #include "dungeon/level.h"
+#include "dungeon/levelset.h"
 #include "dungeon/request.h"
 #include "dungeon/rng.h"
 
