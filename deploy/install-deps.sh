@@ -8,7 +8,7 @@ if [ "$(id -u)" -ne 0 ]; then
   SUDO="sudo"
 fi
 PACKAGES="
-  build-essential pkg-config meson ninja-build clang
+  build-essential pkg-config meson ninja-build clang clang-format
   libjansson-dev libuv1-dev libmicrohttpd-dev libcriterion-dev
   curl jq wrk nginx prometheus hyperfine valgrind
   libtcod-dev

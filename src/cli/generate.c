@@ -28,15 +28,16 @@ static void usage(void) {
 }
 
 /* A seed for runs without --seed: from the kernel, kept within 2^53 so it
- * prints as a plain JSON number. */
+ * prints as a plain JSON number. 0, DG_ENOENT (no /dev/urandom) or
+ * DG_EINTERNAL (a short read, which the kernel never gives for 8 bytes). */
 static int random_seed(uint64_t *seed) {
   FILE *urandom = fopen("/dev/urandom", "rb");
   if (urandom == NULL)
-    return -1;
+    return DG_ENOENT;
   size_t got = fread(seed, sizeof *seed, 1, urandom);
   fclose(urandom);
   *seed &= DG_SEED_SAFE_MAX;
-  return got == 1 ? 0 : -1;
+  return got == 1 ? 0 : DG_EINTERNAL;
 }
 
 /* --floors: the set as dungeond.levelset/1 or as maps, one per floor. */

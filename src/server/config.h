@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define CONFIG_LISTEN_MAX 128
 #define CONFIG_PATH_MAX 4096

@@ -22,6 +22,7 @@
 #include <uv.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 typedef enum job_kind { JOB_INTERACTIVE, JOB_SPECULATIVE, JOB_KINDS } job_kind;
 typedef enum job_format { JOB_FORMAT_JSON, JOB_FORMAT_ASCII } job_format;
