@@ -15,6 +15,7 @@
 #include "dungeon/grid.h"
 #include "dungeon/heap.h"
 #include "dungeon/level.h"
+#include "dungeon/render.h"
 #include "dungeon/request.h"
 #include "dungeon/rng.h"
 
