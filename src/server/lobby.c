@@ -554,8 +554,7 @@ static void start(request *r, lobby *l) {
   }
   int format = level_format(r);
   if (format < 0) {
-    respond_problem(r, 406, "not-acceptable", "Not acceptable",
-                    "levels are served as application/json or text/plain", NULL, NULL, NULL);
+    level_not_acceptable(r);
     return;
   }
   if (l->started_ns == 0)
