@@ -34,7 +34,9 @@ void cli_print_params(const dg_algorithm *algorithm);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The room-set directory: `option` (--roomsets) if given, else
- * $DUNGEON_ROOMSETS, else "config/roomsets". */
+ * $DUNGEON_ROOMSETS, else "config/roomsets" when that directory exists (a
+ * checkout), else the installed DUNGEON_ROOMSETS_DIR
+ * (PREFIX/share/dungeond/roomsets). */
 const char *cli_roomsets_dir(const char *option);
 
 /* Loads one room-set file / every *.json of `dir` (name order) into

@@ -22,7 +22,8 @@ static void usage(void) {
        "  --no-labels       svg: no room labels\n"
        "  --graph           svg: draw the connectivity graph over the map\n"
        "  --roomsets DIR    room-set directory for authored (default $DUNGEON_ROOMSETS,\n"
-       "                    else config/roomsets)\n"
+       "                    else ./config/roomsets if present, else\n"
+       "                    " DUNGEON_ROOMSETS_DIR ")\n"
        "  --quiet           no timing line on stderr\n");
 }
 

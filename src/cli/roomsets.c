@@ -1,11 +1,13 @@
 /* Loading room sets for the CLI: every *.json file of a directory, in name
  * order, parsed with jansson and handed to the library (which never reads
  * files). The directory is --roomsets DIR, else $DUNGEON_ROOMSETS, else
- * config/roomsets relative to the working directory. */
+ * config/roomsets relative to the working directory when it exists, else
+ * the directory `meson install` fills (DUNGEON_ROOMSETS_DIR). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -13,7 +15,14 @@ const char *cli_roomsets_dir(const char *option) {
   if (option != NULL)
     return option;
   const char *env = getenv("DUNGEON_ROOMSETS");
-  return env != NULL && env[0] != '\0' ? env : "config/roomsets";
+  if (env != NULL && env[0] != '\0')
+    return env;
+  /* A checkout's room sets when run from it, else those `meson install`
+   * put under the prefix, so an installed dungeon works from anywhere. */
+  struct stat info;
+  if (stat("config/roomsets", &info) == 0 && S_ISDIR(info.st_mode))
+    return "config/roomsets";
+  return DUNGEON_ROOMSETS_DIR;
 }
 
 static int by_name(const void *a, const void *b) {

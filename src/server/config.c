@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "profile.h"
 
@@ -14,7 +15,11 @@ void config_defaults(config *cfg) {
   snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
   cfg->workers = 2;
   cfg->log_requests = true;
-  snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "config/roomsets");
+  /* A checkout's room sets when run from it, else the installed ones. */
+  struct stat info;
+  bool checkout = stat("config/roomsets", &info) == 0 && S_ISDIR(info.st_mode);
+  snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s",
+           checkout ? "config/roomsets" : DUNGEON_ROOMSETS_DIR);
   cfg->limits = (config_limits){
       .body_bytes_max = 65536,
       .grid_cells_max = 1000000,
