@@ -62,3 +62,9 @@ void level_not_acceptable(request *r) {
   respond_problem(r, 406, "not-acceptable", "Not acceptable",
                   "levels are served as " NEGOTIATE_AVAILABLE, errors, NULL, NULL);
 }
+
+void level_respond_stored(request *r, char *body, size_t length) {
+  static const char *const headers[] = {MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding",
+                                        MHD_HTTP_HEADER_CACHE_CONTROL, "no-store", NULL};
+  respond_headers(r, 200, negotiate_content_type(JOB_FORMAT_JSON), body, length, headers);
+}

@@ -76,7 +76,7 @@ static void answer_waiters(server *s, lobby *l, int status, const dg_error *err)
       char *copy = malloc(l->ready_length + 1);
       if (copy != NULL)
         memcpy(copy, l->ready, l->ready_length);
-      respond(r, 200, "application/json", copy, l->ready_length, NULL, NULL);
+      level_respond_stored(r, copy, l->ready_length);
     } else {
       respond_error(r, status, err);
     }
@@ -569,7 +569,7 @@ static void start(request *r, lobby *l) {
     char *copy = malloc(l->ready_length + 1);
     if (copy != NULL)
       memcpy(copy, l->ready, l->ready_length);
-    respond(r, 200, "application/json", copy, l->ready_length, NULL, NULL);
+    level_respond_stored(r, copy, l->ready_length);
     return;
   }
   if (format == JOB_FORMAT_JSON && l->job == NULL && l->debounce_at_ns != 0) {

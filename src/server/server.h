@@ -129,6 +129,9 @@ void level_handle_body(request *r, json_t *body);
 /* level_response.c: fills r->format, r->encoding (from the config) and r->svg
  * (defaults) from the request's headers. */
 void level_negotiate(request *r);
+/* A lobby's pre-generated level JSON (`body` malloc'd, taken), sent as
+ * stored: uncompressed, with Vary and Cache-Control: no-store. */
+void level_respond_stored(request *r, char *body, size_t length);
 /* 406 with a problem listing the media types levels are served as. */
 void level_not_acceptable(request *r);
 /* The answer to a finished level job: Vary, Content-Encoding, ETag and

@@ -278,6 +278,14 @@ def _(d):
     check("etag" not in headers, "a lobby's level is not named by its request")
     status, headers, body = d.request("POST", "/v1/lobbies/pic/start")
     check(status == 200 and headers["content-type"] == JSON, f"{status}")
+    check(headers.get("cache-control") == "no-store", f"{headers}")
+    check(headers.get("vary") == "Accept, Accept-Encoding", f"{headers}")
+    # A pre-generated level goes out as stored, even to a gzip client.
+    status, headers, body = d.request("POST", "/v1/lobbies/pic/start", None,
+                                      {"Accept-Encoding": "gzip"})
+    check(headers.get("x-pregen") == "hit", f"{headers}")
+    check("content-encoding" not in headers and json.loads(body)["format"] == "dungeond.level/1",
+          f"{headers}")
     problem(*d.request("POST", "/v1/lobbies/pic/start", None, {"Accept": "image/png"}), 406,
             "Accept")
 
