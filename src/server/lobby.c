@@ -557,6 +557,8 @@ static void start(request *r, lobby *l) {
     level_not_acceptable(r);
     return;
   }
+  if (level_svg_query(r) != 0)
+    return;
   if (l->started_ns == 0)
     l->started_ns = dg_monotonic_ns();
   l->touched_ns = dg_monotonic_ns();

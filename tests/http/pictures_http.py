@@ -276,6 +276,11 @@ def _(d):
     check(ET.fromstring(body).tag == SVG_NS + "svg", "not SVG")
     check(headers.get("cache-control") == "no-store", headers.get("cache-control"))
     check("etag" not in headers, "a lobby's level is not named by its request")
+    status, headers, body = d.request("POST", "/v1/lobbies/pic/start?svg_graph=1", None,
+                                      {"Accept": SVG})
+    check(ET.fromstring(body).find(f"{SVG_NS}g[@class='graph']") is not None, "no graph")
+    problem(*d.request("POST", "/v1/lobbies/pic/start?svg_tile=0", None, {"Accept": SVG}), 422,
+            "svg_tile")
     status, headers, body = d.request("POST", "/v1/lobbies/pic/start")
     check(status == 200 and headers["content-type"] == JSON, f"{status}")
     check(headers.get("cache-control") == "no-store", f"{headers}")

@@ -271,6 +271,9 @@ def main():
                   " s.dispatchEvent(new Event('change')); })()")
         page.wait(f"{renders} > {before}")
         check(page.eval("!!document.getElementById('param-mask')"), "no landmark form")
+        sets = page.eval("[...document.querySelectorAll('#roomsets option')].map(o => o.value)")
+        check(sorted(sets) == sorted(s["name"] for s in json.loads(
+            d.request("GET", "/v1/roomsets")[2])), f"room sets offered: {sets}")
         check(page.eval(svg_attr.format("data-algorithm")) == "landmark", "not landmark")
         before = page.eval(renders)
         page.eval("(() => { const c = document.getElementById('svg_graph'); c.checked = true;"
