@@ -40,8 +40,9 @@ void dg_svg_options_init(dg_svg_options *options);
  * caller frees with free(); its length without the NUL to *length (may be
  * NULL). Tiles are drawn in tile units (viewBox) as one path per tile kind,
  * each row's runs of one kind merged, so a 1000x1000 level stays a few MB;
- * then doors, objects by kind (chest, stairs_up, stairs_down, spawn, and a
- * marker for any other kind), room labels and the optional graph. A level
+ * then doors, objects and features by kind (chest, stairs_up, stairs_down,
+ * spawn, and a marker for any other kind), room labels and the optional
+ * graph. A level
  * without a grid draws its rooms as boxes and always draws its graph.
  * `options` may be NULL for the defaults. Returns 0, DG_EINVAL (tile size
  * out of range) or DG_ENOMEM. Deterministic; thread-safe. */
@@ -53,11 +54,11 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
  * dg_tile, gid = tile + 1, each with its `type` and a `walkable` property,
  * image DG_TILED_TILESET_IMAGE), a tile layer "tiles" of width * height
  * gids, and an object layer "objects" with rooms (rectangles, type "room"),
- * doors and the level's objects (points, `type` = kind: "chest",
- * "stairs_up", "spawn"...). A level without a grid gets a tile layer painted
- * from its room boxes. Caller frees *text with free(); length to *length
- * (may be NULL). Returns 0, DG_EINVAL (a grid-less level too large to
- * paint) or DG_ENOMEM. Deterministic; thread-safe. */
+ * doors, the level's objects and its features (points, `type` = kind:
+ * "chest", "stairs_up", "stairs_down", "spawn"...). A level without a grid gets a tile layer
+ * painted from its room boxes. Caller frees *text with free(); length to *length (may be NULL).
+ * Returns 0, DG_EINVAL (a grid-less level too large to paint) or DG_ENOMEM. Deterministic;
+ * thread-safe. */
 int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length);
 
 #ifdef __cplusplus

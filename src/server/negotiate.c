@@ -283,6 +283,19 @@ int negotiate_job_output(const dg_level *level, job_format format, const dg_svg_
   }
   if (rc != 0)
     return rc;
+  rc = negotiate_encode(encoding, &text, &text_length);
+  if (rc != 0) {
+    free(text);
+    return rc;
+  }
+  *body = text;
+  *length = text_length;
+  return 0;
+}
+
+int negotiate_encode(job_encoding *encoding, char **body, size_t *length) {
+  char *text = *body;
+  size_t text_length = *length;
   encoding->gzipped = false;
   encoding->identity_length = text_length;
   encoding->etag[0] = '\0';

@@ -68,6 +68,12 @@ bool negotiate_etag_matches(const char *if_none_match, const char *etag);
 int negotiate_job_output(const dg_level *level, job_format format, const dg_svg_options *svg,
                          job_encoding *encoding, char **body, size_t *length);
 
+/* Worker thread: compresses *body (malloc'd, *length bytes) in place when
+ * `encoding` asks for gzip and it is large enough, and tags the final bytes
+ * when cacheable; fills the outputs of `encoding`. 0 (an allocation failure
+ * while compressing leaves the body as it was). */
+int negotiate_encode(job_encoding *encoding, char **body, size_t *length);
+
 /* Compresses `length` bytes as one gzip member at `level` (1..9) with a
  * zero mtime, so equal input gives equal bytes. The result (malloc'd) goes
  * to *out / *out_length. 0 or DG_ENOMEM. Thread-safe. */

@@ -86,6 +86,17 @@ def _(d):
     cycles = sum(1 for e in level["graph"]["edges"] if e["cycle"])
     check(len(graph.findall(f"{SVG_NS}line[@class='e c']")) == cycles, "cycle edges")
     check(root.find(f"{SVG_NS}g[@class='labels']") is None, "labels with svg_labels=0")
+    # Placement's stairs and spawns, by kind, where the level's features say.
+    party = dict(CLASSIC, players=3)
+    features = json.loads(d.request("POST", "/v1/levels", party)[2])["features"]
+    root = ET.fromstring(d.request("POST", "/v1/levels", party, {"Accept": SVG})[2])
+    drawn = root.findall(f"{SVG_NS}g[@class='objects']/*")
+    check(sorted(e.get("data-kind") for e in drawn) == sorted(f["kind"] for f in features),
+          f"drawn {[e.get('data-kind') for e in drawn]}, features {features}")
+    spawns = [e for e in drawn if e.get("data-kind") == "spawn"]
+    check(sorted(int(e.get("data-player")) for e in spawns) == [0, 1, 2], "spawn players")
+    for e, f in zip(spawns, [f for f in features if f["kind"] == "spawn"]):
+        check((e.get("cx"), e.get("cy")) == (f"{f['x']}.5", f"{f['y']}.5"), f"spawn at {f}")
     problem(*d.request("POST", "/v1/levels?svg_tile=65", CLASSIC, {"Accept": SVG}), 422,
             "svg_tile")
     problem(*d.request("POST", "/v1/levels?svg_graph=maybe", CLASSIC, {"Accept": SVG}), 422,
@@ -117,7 +128,7 @@ def check_tiled(tmj, level):
     ids = [o["id"] for o in objects["objects"]]
     check(len(set(ids)) == len(ids) and tmj["nextobjectid"] > max(ids), "object ids")
     check(sum(o["type"] == "room" for o in objects["objects"]) == len(level["rooms"]), "rooms")
-    kinds = sorted(o["kind"] for o in level["objects"])
+    kinds = sorted(o["kind"] for o in level["objects"] + level.get("features", []))
     points = sorted(o["type"] for o in objects["objects"] if o.get("point"))
     check(points == kinds, f"point objects {points}, level objects {kinds}")
     for o in objects["objects"]:
@@ -240,6 +251,16 @@ def _(d):
     status, headers, body = d.request("GET", query(algorithm="classic", seed=3), None,
                                       {"Accept": SVG})
     check(status == 200 and headers["content-type"] == SVG, f"GET svg {status}")
+    # Multi-floor sets: GET takes floors too; a set is JSON or text, never one picture.
+    got = d.request("GET", query(algorithm="classic", seed=9, floors=2), None,
+                    {"Accept-Encoding": "gzip"})
+    posted = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 9, "floors": 2})
+    check(got[0] == 200 and got[1].get("content-encoding") == "gzip", f"floors GET {got[0]}")
+    check(gzip.decompress(got[2]) == posted[2], "GET floors differs from POST floors")
+    check(json.loads(posted[2])["format"] == "dungeond.levelset/1", "not a level set")
+    for accept in (SVG, TILED):
+        problem(*d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 9, "floors": 2},
+                           {"Accept": accept}), 406, "Accept")
 
 
 @test("GET /v1/levels errors name the field: type, range, repeats, algorithm")

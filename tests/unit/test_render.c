@@ -197,6 +197,44 @@ Test(svg, objects_by_kind_with_a_fallback) {
   dg_level_free(level);
 }
 
+/* Placement's features (stairs, spawns) are drawn and exported by kind,
+ * with the spawn's player. */
+Test(svg, features_by_kind) {
+  dg_level *level = make(NULL, "classic", 42, (const char *const[]){"spawns", "3", NULL});
+  cr_assert_eq(level->feature_count, 5);
+  size_t length;
+  char *text = svg(level, NULL, &length);
+  cr_assert_eq(count(text, "<path class=\"o o-stairs_up\" data-kind=\"stairs_up\""), 1);
+  cr_assert_eq(count(text, "<path class=\"o o-stairs_down\" data-kind=\"stairs_down\""), 1);
+  cr_assert_eq(count(text, "<circle class=\"o o-spawn\" data-kind=\"spawn\" data-player="), 3);
+  cr_assert(strstr(text, "data-player=\"2\"") != NULL);
+  const dg_feature *up = &level->features[0];
+  char at[64];
+  snprintf(at, sizeof at, "class=\"o o-stairs_up\" data-kind=\"stairs_up\" d=\"M%d.5 %d.1", up->x,
+           up->y);
+  cr_assert(strstr(text, at) != NULL, "stairs up not at (%d,%d)", up->x, up->y);
+  free(text);
+  json_t *map = NULL;
+  char *tmj = NULL;
+  cr_assert_eq(dg_level_dump_tiled(level, &tmj, NULL), 0);
+  map = json_loads(tmj, 0, NULL);
+  free(tmj);
+  json_t *objects = json_object_get(json_array_get(json_object_get(map, "layers"), 1), "objects");
+  size_t first = (size_t)(level->room_count + level->door_count + level->object_count);
+  static const char *const kinds[] = {"stairs_up", "stairs_down", "spawn", "spawn", "spawn"};
+  for (size_t i = 0; i < 5; i++) {
+    json_t *object = json_array_get(objects, first + i);
+    cr_assert_str_eq(json_string_value(json_object_get(object, "type")), kinds[i]);
+    cr_assert(json_is_true(json_object_get(object, "point")));
+    cr_assert_eq(json_integer_value(json_object_get(object, "x")),
+                 level->features[i].x * DG_TILED_TILE_SIZE + DG_TILED_TILE_SIZE / 2);
+  }
+  cr_assert_str_eq(json_string_value(json_object_get(json_array_get(objects, first + 4), "name")),
+                   "spawn 2");
+  json_decref(map);
+  dg_level_free(level);
+}
+
 Test(svg, gridless_levels_draw_room_boxes_and_the_graph) {
   dg_context *context = crypt_context();
   dg_level *level =
@@ -298,7 +336,7 @@ static json_t *check_tiled(const dg_level *level, int expect_width, int expect_h
   json_t *objects = json_object_get(object_layer, "objects");
   json_int_t next_id = json_integer_value(json_object_get(map, "nextobjectid"));
   cr_assert_eq((json_int_t)json_array_size(objects),
-               level->room_count + level->door_count + level->object_count);
+               level->room_count + level->door_count + level->object_count + level->feature_count);
   json_t *object;
   json_array_foreach(objects, i, object) {
     json_int_t id = json_integer_value(json_object_get(object, "id"));

@@ -227,49 +227,65 @@ static void put_polygon(dg_writer *w, int x, int y, const int *tenths, int point
   dg_writer_char(w, 'z');
 }
 
-static void put_objects(dg_writer *w, const dg_level *level) {
+/* One marker at tile (x, y) for an object or feature of `kind`; `player`
+ * (a spawn's player index) is written as data-player when >= 0. */
+static void put_marker(dg_writer *w, const char *kind, int x, int y, int player) {
   static const int box[] = {2, 3, 8, 3, 8, 8, 2, 8};
   static const int up[] = {5, 1, 9, 9, 1, 9};
   static const int down[] = {1, 1, 9, 1, 5, 9};
   static const int diamond[] = {5, 1, 9, 5, 5, 9, 1, 5};
+  marker shape = object_marker(kind);
+  put(w, shape == MARK_DOT ? "<circle class=\"o o-" : "<path class=\"o o-");
+  if (shape == MARK_DIAMOND)
+    put(w, "other");
+  else
+    put_class_suffix(w, kind);
+  put(w, "\" data-kind=\"");
+  put_escaped(w, kind, strlen(kind));
+  if (player >= 0) {
+    put(w, "\" data-player=\"");
+    dg_writer_int(w, player);
+  }
+  switch (shape) {
+  case MARK_DOT:
+    put(w, "\" cx=\"");
+    put_tenths(w, (long)x * 10 + 5);
+    put(w, "\" cy=\"");
+    put_tenths(w, (long)y * 10 + 5);
+    put(w, "\" r=\".4\"/>");
+    return;
+  case MARK_BOX:
+    put(w, "\" d=\"");
+    put_polygon(w, x, y, box, 4);
+    break;
+  case MARK_UP:
+    put(w, "\" d=\"");
+    put_polygon(w, x, y, up, 3);
+    break;
+  case MARK_DOWN:
+    put(w, "\" d=\"");
+    put_polygon(w, x, y, down, 3);
+    break;
+  case MARK_DIAMOND:
+    put(w, "\" d=\"");
+    put_polygon(w, x, y, diamond, 4);
+    break;
+  }
+  put(w, "\"/>");
+}
+
+/* The level's objects (chests...) and its features (stairs, spawns), each
+ * by kind. */
+static void put_objects(dg_writer *w, const dg_level *level) {
   put(w, "<g class=\"objects\">");
   for (int i = 0; i < level->object_count; i++) {
     const dg_object *object = &level->objects[i];
-    const char *kind = object->kind != NULL ? object->kind : "";
-    marker shape = object_marker(kind);
-    put(w, shape == MARK_DOT ? "<circle class=\"o o-" : "<path class=\"o o-");
-    if (shape == MARK_DIAMOND)
-      put(w, "other");
-    else
-      put_class_suffix(w, kind);
-    put(w, "\" data-kind=\"");
-    put_escaped(w, kind, strlen(kind));
-    switch (shape) {
-    case MARK_DOT:
-      put(w, "\" cx=\"");
-      put_tenths(w, (long)object->x * 10 + 5);
-      put(w, "\" cy=\"");
-      put_tenths(w, (long)object->y * 10 + 5);
-      put(w, "\" r=\".4\"/>");
-      continue;
-    case MARK_BOX:
-      put(w, "\" d=\"");
-      put_polygon(w, object->x, object->y, box, 4);
-      break;
-    case MARK_UP:
-      put(w, "\" d=\"");
-      put_polygon(w, object->x, object->y, up, 3);
-      break;
-    case MARK_DOWN:
-      put(w, "\" d=\"");
-      put_polygon(w, object->x, object->y, down, 3);
-      break;
-    case MARK_DIAMOND:
-      put(w, "\" d=\"");
-      put_polygon(w, object->x, object->y, diamond, 4);
-      break;
-    }
-    put(w, "\"/>");
+    put_marker(w, object->kind != NULL ? object->kind : "", object->x, object->y, -1);
+  }
+  for (int i = 0; i < level->feature_count; i++) {
+    const dg_feature *feature = &level->features[i];
+    const char *kind = feature->kind != NULL ? feature->kind : "";
+    put_marker(w, kind, feature->x, feature->y, strcmp(kind, "spawn") == 0 ? feature->player : -1);
   }
   put(w, "</g>");
 }
@@ -353,6 +369,10 @@ void dg_render_extent(const dg_level *level, int *x0, int *y0, int *x1, int *y1)
   for (int i = 0; i < level->object_count; i++) {
     grow(x0, x1, level->objects[i].x, level->objects[i].x + 1);
     grow(y0, y1, level->objects[i].y, level->objects[i].y + 1);
+  }
+  for (int i = 0; i < level->feature_count; i++) {
+    grow(x0, x1, level->features[i].x, level->features[i].x + 1);
+    grow(y0, y1, level->features[i].y, level->features[i].y + 1);
   }
 }
 

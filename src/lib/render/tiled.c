@@ -131,8 +131,8 @@ static void put_tile_position(dg_writer *w, bool first, int x, int y) {
 }
 
 /* Rooms as rectangles over their floor, doors as one-tile rectangles, the
- * level's objects as points at their tile's centre. Object ids run from 1;
- * the count goes to *count. */
+ * level's objects and then its features (stairs, spawns) as points at their
+ * tile's centre. Object ids run from 1; the count goes to *count. */
 static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *count) {
   const long size = DG_TILED_TILE_SIZE;
   int id = 0;
@@ -200,6 +200,31 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
       put_string_chars(w, object->items[k]);
     }
     put(w, "\"}]}");
+  }
+  for (int i = 0; i < level->feature_count; i++) {
+    const dg_feature *feature = &level->features[i];
+    const char *kind = feature->kind != NULL ? feature->kind : "feature";
+    bool spawn = strcmp(kind, "spawn") == 0;
+    char name[32];
+    size_t name_length = spawn ? (size_t)snprintf(name, sizeof name, "spawn %d", feature->player)
+                               : (size_t)snprintf(name, sizeof name, "%s", kind);
+    id++;
+    open_object(w, id == 1, id, name, name_length < sizeof name ? name_length : sizeof name - 1,
+                kind, (feature->x + dx) * size + size / 2, (feature->y + dy) * size + size / 2);
+    put(w, ",\"width\":0,\"height\":0,\"point\":true,\"properties\":[");
+    put_tile_position(w, true, feature->x + dx, feature->y + dy);
+    put_property(w, false, "room", "int");
+    dg_writer_int(w, feature->room);
+    put(w, "}");
+    put_property(w, false, "exit_distance", "int");
+    dg_writer_int(w, feature->exit_distance);
+    put(w, "}");
+    if (spawn) {
+      put_property(w, false, "player", "int");
+      dg_writer_int(w, feature->player);
+      put(w, "}");
+    }
+    put(w, "]}");
   }
   *count = id;
 }
