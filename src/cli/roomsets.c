@@ -2,20 +2,31 @@
  * order, through the loader the daemon shares (src/common/roomset_dir.c;
  * the library never reads files). The directory is --roomsets DIR, else
  * $DUNGEON_ROOMSETS, else config/roomsets relative to the working
- * directory. */
+ * directory when it exists, else the directory `meson install` fills
+ * (DUNGEON_ROOMSETS_DIR). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "roomset_dir.h"
 
 /* The room-set directory: `option` (--roomsets) if given, else
- * $DUNGEON_ROOMSETS, else "config/roomsets". */
+ * $DUNGEON_ROOMSETS, else "config/roomsets" when that directory exists (a
+ * checkout), else the installed DUNGEON_ROOMSETS_DIR
+ * (PREFIX/share/dungeond/roomsets). */
 static const char *roomsets_dir(const char *option) {
   if (option != NULL)
     return option;
   const char *env = getenv("DUNGEON_ROOMSETS");
-  return env != NULL && env[0] != '\0' ? env : "config/roomsets";
+  if (env != NULL && env[0] != '\0')
+    return env;
+  /* A checkout's room sets when run from it, else those `meson install`
+   * put under the prefix, so an installed dungeon works from anywhere. */
+  struct stat info;
+  if (stat("config/roomsets", &info) == 0 && S_ISDIR(info.st_mode))
+    return "config/roomsets";
+  return DUNGEON_ROOMSETS_DIR;
 }
 
 static void report_to_stderr(void *user, const char *where, const char *field,
