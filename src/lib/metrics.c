@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dungeon/heap.h"
+#include "core/heap.h"
 #include "metrics_internal.h"
 
 #include "dungeon/level.h"
@@ -40,8 +40,8 @@ static bool corridor_at(const dg_grid *grid, int x, int y) {
   return dg_grid_contains(grid, x, y) && dg_grid_get(grid, x, y) == DG_TILE_CORRIDOR;
 }
 
-int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
-                         const int *cells, int count, dg_metrics *m) {
+int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride, const int *cells,
+                         int count, dg_metrics *m) {
   const dg_grid *grid = &level->grid;
   int width = grid->width;
   long padded = (long)stride * (grid->height + 2);

@@ -192,9 +192,9 @@ static bool peer_half_closed(request *r) {
 /* Writes the whole answer of `r` to a duplicate of its socket (see
  * `detached`); false when it cannot (then MHD answers as usual). */
 static bool answer_detached(request *r, int status, const char *content_type, char *body,
-                            size_t length, const char *header_name, const char *header_value) {
+                            size_t length, const char *const *headers) {
   server *s = r->srv;
-  char head[1024], date[64], timing[160] = "", extra[320] = "";
+  char head[2048], date[64], timing[160] = "", extra[1024] = "";
   time_t now = time(NULL);
   struct tm utc;
   gmtime_r(&now, &utc);
@@ -208,10 +208,14 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
   if (status == 503 && at < sizeof extra)
     at += (size_t)snprintf(extra + at, sizeof extra - at, "Retry-After: %ld\r\n",
                            s->cfg->limits.retry_after_s);
-  else if (header_name != NULL && at < sizeof extra)
-    at += (size_t)snprintf(extra + at, sizeof extra - at, "%s: %s\r\n", header_name, header_value);
+  for (int i = 0; headers != NULL && headers[i] != NULL && at < sizeof extra; i += 2)
+    if (!(status == 503 && strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
+      at +=
+          (size_t)snprintf(extra + at, sizeof extra - at, "%s: %s\r\n", headers[i], headers[i + 1]);
   if (at >= sizeof extra)
     return false;
+  /* HEAD and 304 answers carry no body (RFC 9110 9.3.2, 15.4.5). */
+  size_t body_bytes = strcmp(r->method, "HEAD") == 0 || status == 304 ? 0 : length;
   const char *reason = MHD_get_reason_phrase_for((unsigned int)status);
   int head_length = snprintf(head, sizeof head,
                              "HTTP/1.1 %d %s\r\nDate: %s\r\nConnection: close\r\nContent-Type: "
@@ -220,7 +224,7 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
   if (head_length <= 0 || (size_t)head_length >= sizeof head)
     return false;
   detached *w = calloc(1, sizeof *w);
-  char *data = malloc((size_t)head_length + length);
+  char *data = malloc((size_t)head_length + body_bytes + 1);
   int fd = dup(r->conn->fd);
   if (w == NULL || data == NULL || fd < 0 || uv_poll_init(s->loop, &w->poll, fd) != 0) {
     if (fd >= 0)
@@ -230,12 +234,12 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
     return false;
   }
   memcpy(data, head, (size_t)head_length);
-  memcpy(data + head_length, body, length);
+  memcpy(data + head_length, body, body_bytes);
   free(body);
   w->srv = s;
   w->fd = fd;
   w->data = data;
-  w->length = (size_t)head_length + length;
+  w->length = (size_t)head_length + body_bytes;
   w->progress_ns = dg_monotonic_ns();
   w->poll.data = w;
   w->next = s->detached;
@@ -251,8 +255,8 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
   return true;
 }
 
-void respond(request *r, int status, const char *content_type, char *body, size_t length,
-             const char *header_name, const char *header_value) {
+void respond_headers(request *r, int status, const char *content_type, char *body, size_t length,
+                     const char *const *headers) {
   if (body == NULL) {
     /* Out of memory while building the answer: say so without allocating. */
     status = 500;
@@ -261,7 +265,7 @@ void respond(request *r, int status, const char *content_type, char *body, size_
     length = 0;
   }
   if (r->suspended && body != NULL && peer_half_closed(r) &&
-      answer_detached(r, status, content_type, body, length, header_name, header_value))
+      answer_detached(r, status, content_type, body, length, headers))
     return;
   struct MHD_Response *response = MHD_create_response_from_buffer(
       length, body != NULL ? body : (void *)"",
@@ -278,8 +282,9 @@ void respond(request *r, int status, const char *content_type, char *body, size_
     snprintf(seconds, sizeof seconds, "%ld", r->srv->cfg->limits.retry_after_s);
     MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
   }
-  if (header_name != NULL && !(retry && strcasecmp(header_name, MHD_HTTP_HEADER_RETRY_AFTER) == 0))
-    MHD_add_response_header(response, header_name, header_value);
+  for (int i = 0; headers != NULL && headers[i] != NULL; i += 2)
+    if (!(retry && strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
+      MHD_add_response_header(response, headers[i], headers[i + 1]);
   r->bytes_out = length;
   if (r->suspended) {
     r->pending = response;
@@ -291,6 +296,12 @@ void respond(request *r, int status, const char *content_type, char *body, size_
   if (MHD_queue_response(r->connection, (unsigned)status, response) == MHD_YES)
     conns_response_queued(r, length);
   MHD_destroy_response(response);
+}
+
+void respond(request *r, int status, const char *content_type, char *body, size_t length,
+             const char *header_name, const char *header_value) {
+  const char *headers[3] = {header_name, header_value, NULL};
+  respond_headers(r, status, content_type, body, length, headers);
 }
 
 void respond_json(request *r, int status, json_t *value) {

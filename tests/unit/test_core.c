@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../../src/lib/trace.h"
+#include "core/arena.h"
+#include "core/heap.h"
 #include "dungeon/dungeon.h"
 
 Test(heap, pops_in_priority_then_push_order) {

@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
+#include "core/heap.h"
 #include "dungeon/cancel.h"
-#include "dungeon/heap.h"
 #include "dungeon/level.h"
 #include "dungeon/rng.h"
 #include "occupancy.h"
@@ -114,7 +114,7 @@ typedef struct au_state {
    * allocation per search or per node once warm), NULL until first use. */
   struct au_search *search;             /* the chain search (cycles.c) */
   struct au_corridor_search *corridors; /* the corridor baseline (corridor.c) */
-  dg_cancel *cancel;        /* checked inside long searches too; may be NULL */
+  dg_cancel *cancel;                    /* checked inside long searches too; may be NULL */
 } au_state;
 
 /* One cycle built: its ends and what it took. */

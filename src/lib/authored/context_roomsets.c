@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../context_internal.h"
+#include "dungeon/json.h"
 #include "roomset.h"
 
 int dg_roomset_check(const json_t *json, dg_error *errors, int max, int *count) {

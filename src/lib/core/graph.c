@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/heap.h"
 #include "dungeon/error.h"
-#include "dungeon/heap.h"
 
 void dg_graph_init(dg_graph *graph) {
   memset(graph, 0, sizeof *graph);

@@ -1,8 +1,8 @@
-/* Kruskal's minimum spanning forest (include/dungeon/mst.h): edges sorted by
+/* Kruskal's minimum spanning forest (src/lib/geometry/mst.h): edges sorted by
  * (weight, index), a union-find by size with path halving decides which
  * edges join two trees. Used by the `landmark` generator (seed 001, step 2)
  * on the Delaunay edges between rooms. */
-#include "dungeon/mst.h"
+#include "geometry/mst.h"
 
 #include <stdlib.h>
 

@@ -12,6 +12,7 @@
  * stops early where it meets a room, a point or a corridor ("the new
  * corridor connects with it"). An unmapped destination rolls the d10. Every
  * new point takes an empty area, so the growth ends within the map. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
