@@ -441,6 +441,17 @@ void conns_response_queued(request *r, size_t bytes) {
     enforce_budget(s, c, now);
 }
 
+bool conns_admit(server *s, size_t bytes) {
+  long budget = s->cfg->limits.send_queue_bytes_max;
+  if (bytes <= CONNS_SMALL_RESPONSE || s->conns.send_queued + (long)bytes <= budget)
+    return true;
+  conns *cs = &s->conns;
+  cs->send_queued += (long)bytes; /* as if queued, so that stalled readers make room */
+  enforce_budget(s, NULL, dg_monotonic_ns());
+  cs->send_queued -= (long)bytes;
+  return cs->send_queued + (long)bytes <= budget;
+}
+
 void conns_request_done(request *r) {
   conn *c = r->conn;
   if (c == NULL)

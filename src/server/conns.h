@@ -29,7 +29,8 @@
 
 #include "stats.h"
 
-#define CONNS_IP_BUCKETS 256 /* per-IP table buckets (a power of two) */
+#define CONNS_IP_BUCKETS 256            /* per-IP table buckets (a power of two) */
+#define CONNS_SMALL_RESPONSE (64 << 10) /* never refused by the send budget */
 
 struct server;
 struct listener;
@@ -92,6 +93,10 @@ conn *conns_of(struct MHD_Connection *connection);
 void conns_headers_read(struct request *r);
 void conns_body_read(struct request *r);
 void conns_response_queued(struct request *r, size_t bytes);
+/* Whether a response of `bytes` fits limits.send_queue_bytes_max, after
+ * closing stalled readers to make room. Responses of at most
+ * CONNS_SMALL_RESPONSE bytes always fit (problem answers, probes). */
+bool conns_admit(struct server *s, size_t bytes);
 void conns_request_done(struct request *r);
 
 /* Drain timeout: closes every connection not waiting for a job. */

@@ -264,6 +264,20 @@ void respond_headers(request *r, int status, const char *content_type, char *bod
     body = NULL;
     length = 0;
   }
+  if (body != NULL && !conns_admit(r->srv, length)) {
+    /* Issue 12 item 4: the budget of bytes queued to clients is full of
+     * readers that are still reading: refuse this answer rather than hold
+     * it (the stalled ones were closed already). */
+    free(body);
+    r->srv->counters.rejected_send_queue++;
+    char detail[160];
+    snprintf(detail, sizeof detail,
+             "%ld response bytes are queued to clients (limits.send_queue_bytes_max %ld); "
+             "retry later",
+             r->srv->conns.send_queued, r->srv->cfg->limits.send_queue_bytes_max);
+    respond_problem(r, 503, "send-queue-full", "Too busy sending", detail, NULL, NULL, NULL);
+    return;
+  }
   if (r->suspended && body != NULL && peer_half_closed(r) &&
       answer_detached(r, status, content_type, body, length, headers))
     return;

@@ -55,6 +55,7 @@ typedef struct stats {
   uint64_t rejected_queue_full;           /* 503: interactive queue full */
   uint64_t rejected_draining;             /* 503: shutting down */
   uint64_t rejected_too_large;            /* 413 */
+  uint64_t rejected_send_queue;           /* 503: send_queue_bytes_max full of active readers */
   uint64_t deadline_exceeded;             /* 504 */
   uint64_t clients_gone;                  /* queued jobs dropped: client left */
   uint64_t body_bytes_out;                /* response body bytes sent */
