@@ -17,6 +17,10 @@
 #include "server.h"
 
 #define MHD_EVENT CONN_EVENT_COUNT /* slot of libmicrohttpd's other messages */
+/* A reader makes progress when it has taken this many more bytes: one that
+ * takes a byte now and then (so that TCP acknowledges a little) is as
+ * stalled as one that takes nothing. */
+#define CONNS_PROGRESS_BYTES (64u << 10)
 
 static uint64_t ms_to_ns(long ms) {
   return (uint64_t)ms * 1000000u;
@@ -224,7 +228,7 @@ static void enforce_budget(server *s, conn *keep, uint64_t now) {
     conn *next = c->send_next;
     uint64_t acked = 0;
     if (c != keep && tcp_counters(c->fd, NULL, &acked)) {
-      if (acked != c->acked_bytes) {
+      if (acked >= c->acked_bytes + CONNS_PROGRESS_BYTES) {
         c->acked_bytes = acked;
         c->progress_ns = now;
       } else if (now - c->progress_ns >= stall) {
@@ -261,7 +265,7 @@ static void on_sweep(uv_timer_t *timer) {
       }
     } else if (c->sending) {
       uint64_t acked = 0;
-      if (tcp_counters(c->fd, NULL, &acked) && acked != c->acked_bytes) {
+      if (tcp_counters(c->fd, NULL, &acked) && acked >= c->acked_bytes + CONNS_PROGRESS_BYTES) {
         c->acked_bytes = acked;
         c->progress_ns = now;
       }

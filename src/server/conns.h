@@ -9,8 +9,9 @@
  *   which a client sending one byte a second never reaches), with a 408;
  * - counts the response bytes queued to clients and not yet sent in one
  *   budget, limits.send_queue_bytes_max: past it, the connections whose
- *   reader has stalled (no byte acknowledged for limits.send_stall_ms) are
- *   closed, oldest response first;
+ *   reader has stalled (less than 64 KiB taken in limits.send_stall_ms) are
+ *   closed, oldest response first, and a response that still does not fit
+ *   is refused (503);
  * - closes what is left when the drain timeout runs out;
  * - counts and logs (one JSON line per kind and second at most) these
  *   events and libmicrohttpd's own accept errors (EMFILE...).

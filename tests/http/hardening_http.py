@@ -434,7 +434,8 @@ def _():
         check(d.events("slow_reader"), "no slow_reader log line")
         status, _, _ = get(d.port, "/v1/algorithms")
         check(status == 200, f"others: {status}")
-        check(len(parse(raw(d.port, request, timeout=120))[2]) == size, "a reader that reads")
+        status, _, level = parse(raw(d.port, request, timeout=120))
+        check(status == 200 and len(level) == size, f"a reader that reads: {status} {level[:200]!r}")
     finally:
         for s in readers:
             s.close()
