@@ -415,7 +415,9 @@ def _():
         # beside readers not yet stalled were refused with 503.
         dropped = stats["connection_events"]["slow_reader"]
         refused = stats["rejections"]["send_queue_full"]
-        check(dropped >= 1 and refused >= 1 and dropped + refused >= 100 - budget // size - 2,
+        # (How many of each depends on speed: with slow generation, as under
+        # sanitizers, every reader has stalled before the next level comes.)
+        check(dropped >= 1 and dropped + refused >= 100 - budget // size - 2,
               f"slow readers closed {dropped}, levels refused {refused}")
         answers = []
         for s in readers:
@@ -425,7 +427,7 @@ def _():
             except OSError:
                 pass
         refusals = [a for a in answers if a.startswith(b"HTTP/1.1 503")]
-        check(len(refusals) >= 1 and all(b"Retry-After: 1\r\n" in a for a in refusals),
+        check(len(refusals) == refused and all(b"Retry-After: 1\r\n" in a for a in refusals),
               f"503s without Retry-After: {refusals[:1]}")
         # Readers younger than send_stall_ms are not stalled yet; the sweep
         # closes them once they are, down to the budget.
@@ -434,6 +436,9 @@ def _():
         check(d.events("slow_reader"), "no slow_reader log line")
         status, _, _ = get(d.port, "/v1/algorithms")
         check(status == 200, f"others: {status}")
+        # Once the held levels' readers have stalled (send_stall_ms), a new
+        # level makes room by closing them.
+        time.sleep(0.5)
         status, _, level = parse(raw(d.port, request, timeout=120))
         check(status == 200 and len(level) == size, f"a reader that reads: {status} {level[:200]!r}")
     finally:
