@@ -4,7 +4,16 @@
  * machine, so the level stays deterministic. */
 #include "profile.h"
 
+#include <float.h>
 #include <string.h>
+
+/* Sums and products of finite numbers saturate at +-DBL_MAX instead of
+ * reaching infinity: then no formula can produce inf - inf or 0 * inf, so
+ * its value is never NaN (found by tests/fuzz/fuzz_config.c: NaN reached a
+ * float-to-integer cast, undefined behaviour, and json_real's NULL). */
+static double saturate(double value) {
+  return value > DBL_MAX ? DBL_MAX : value < -DBL_MAX ? -DBL_MAX : value;
+}
 
 static bool figure_known(const char *term) {
   return strcmp(term, "players") == 0 ||
@@ -117,7 +126,7 @@ static double party_figure(const party *members, const char *term) {
       double number = json_number_value(value);
       low = have == 0 || number < low ? number : low;
       high = have == 0 || number > high ? number : high;
-      sum += number;
+      sum = saturate(sum + number);
       have++;
     }
   }
@@ -140,9 +149,10 @@ double profile_formula_value(const json_t *formula, const party *members) {
    * order), so the floating-point result is reproducible. */
   json_object_foreach((json_t *)formula, term, coefficient) {
     if (strcmp(term, "base") == 0)
-      value += json_number_value(coefficient);
+      value = saturate(value + json_number_value(coefficient));
     else if (strcmp(term, "min") != 0 && strcmp(term, "max") != 0)
-      value += json_number_value(coefficient) * party_figure(members, term);
+      value =
+          saturate(value + saturate(json_number_value(coefficient) * party_figure(members, term)));
   }
   const json_t *lo = json_object_get(formula, "min"), *hi = json_object_get(formula, "max");
   if (lo != NULL && value < json_number_value(lo))
