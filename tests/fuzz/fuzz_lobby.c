@@ -15,7 +15,9 @@
  *
  * Must hold: every request is answered (within FUZZ_ANSWER_S), never
  * with 500 (or any 5xx but 503 busy/draining and 504 deadline), and
- * every error is application/problem+json whose status matches.
+ * every error is application/problem+json whose status matches; after a
+ * start that returned a level, POST /v1/levels with the lobby's effective
+ * request returns the same bytes.
  *
  * Built two ways: with clang's libFuzzer (-Dfuzz=true) for fuzzing, and
  * with replay_main.c as an ordinary test that replays the corpus. */
@@ -29,6 +31,7 @@
 
 #define FUZZ_REQUESTS_MAX 12
 #define FUZZ_PATH_MAX 512
+#define LEVEL_PREFIX "{\"format\":\"dungeond.level/1\""
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -100,6 +103,66 @@ static void check_answer(int status, const char *body, const char *sent) {
   }
 }
 
+/* Sends one request (Accept only when `accept` is not NULL) and checks the
+ * answer; *answer is the body (caller frees). */
+static void exchange(server *s, uv_loop_t *loop, const char *method, const char *path,
+                     size_t path_length, const char *accept, size_t accept_length, const char *body,
+                     size_t body_length, int *status, char **answer) {
+  text raw = {0};
+  puts_text(&raw, method);
+  puts_text(&raw, " ");
+  put_path(&raw, path, path_length);
+  puts_text(&raw, " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+  if (accept != NULL) {
+    puts_text(&raw, "Accept: ");
+    for (size_t i = 0; i < accept_length; i++)
+      if (isprint((unsigned char)accept[i]))
+        put(&raw, &accept[i], 1);
+    puts_text(&raw, "\r\n");
+  }
+  char header[64];
+  snprintf(header, sizeof header, "Content-Length: %zu\r\n\r\n", body_length);
+  puts_text(&raw, header);
+  if (body_length > 0)
+    put(&raw, body, body_length);
+  fuzz_http(s, loop, raw.bytes, raw.length, status, answer);
+  if (getenv("FUZZ_TRACE") != NULL)
+    fprintf(stderr, "%s %.*s -> %d %s\n", method, (int)path_length, path, *status,
+            *answer != NULL ? *answer : "");
+  check_answer(*status, *answer, raw.bytes);
+  free(raw.bytes);
+}
+
+/* Determinism across the two ways to a level: what a lobby's start
+ * returned (often pre-generated while the lobby changed) must be byte for
+ * byte what POST /v1/levels makes from the lobby's effective request. */
+static void check_same_level(server *s, uv_loop_t *loop, const char *id, size_t id_length,
+                             const char *started) {
+  int status = 0;
+  char *lobby_text = NULL;
+  exchange(s, loop, "GET", id, id_length, NULL, 0, NULL, 0, &status, &lobby_text);
+  json_t *lobby_json = json_loads(lobby_text, 0, NULL);
+  json_t *effective = json_object_get(lobby_json, "effective");
+  char *request_text = effective != NULL ? json_dumps(effective, JSON_COMPACT) : NULL;
+  if (status != 200 || request_text == NULL) {
+    fprintf(stderr, "fuzz_lobby: a started lobby answered GET with %d: %s\n", status, lobby_text);
+    abort();
+  }
+  char *fresh = NULL;
+  exchange(s, loop, "POST", "/v1/levels", 10, NULL, 0, request_text, strlen(request_text), &status,
+           &fresh);
+  /* 504: the fresh generation ran out of its deadline; nothing to compare. */
+  if (status == 200 && strcmp(fresh, started) != 0) {
+    fprintf(stderr, "fuzz_lobby: start and POST /v1/levels %s disagree:\n%s\n%s\n", request_text,
+            started, fresh);
+    abort();
+  }
+  free(fresh);
+  free(request_text);
+  json_decref(lobby_json);
+  free(lobby_text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static server s; /* large (stats rings): static storage */
   static uv_loop_t loop;
@@ -136,32 +199,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       put(&body, body_line, body_length);
       put(&body, "\n", 1);
     }
-    text raw = {0};
-    puts_text(&raw, method);
-    puts_text(&raw, " ");
-    put_path(&raw, path, path_length);
-    puts_text(&raw, " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
-    if (accept != NULL) {
-      puts_text(&raw, "Accept: ");
-      for (size_t i = 0; i < accept_length; i++)
-        if (isprint((unsigned char)accept[i]))
-          put(&raw, &accept[i], 1);
-      puts_text(&raw, "\r\n");
-    }
-    char header[64];
-    snprintf(header, sizeof header, "Content-Length: %zu\r\n\r\n", body.length);
-    puts_text(&raw, header);
-    if (body.length > 0)
-      put(&raw, body.bytes, body.length);
     int status = 0;
     char *answer = NULL;
-    fuzz_http(&s, &loop, raw.bytes, raw.length, &status, &answer);
-    if (getenv("FUZZ_TRACE") != NULL)
-      fprintf(stderr, "%s %.*s -> %d %s\n", method, (int)path_length, path, status,
-              answer != NULL ? answer : "");
-    check_answer(status, answer, raw.bytes);
+    exchange(&s, &loop, method, path, path_length, accept, accept_length, body.bytes, body.length,
+             &status, &answer);
+    if (status == 200 && strcmp(method, "POST") == 0 && path_length > 6 && path[0] != '/' &&
+        memcmp(path + path_length - 6, "/start", 6) == 0 &&
+        strncmp(answer, LEVEL_PREFIX, strlen(LEVEL_PREFIX)) == 0)
+      check_same_level(&s, &loop, path, path_length - 6, answer);
     free(answer);
-    free(raw.bytes);
     free(body.bytes);
   }
   fuzz_server_stop(&s, &loop);
