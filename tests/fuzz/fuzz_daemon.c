@@ -103,11 +103,7 @@ static int parse_status(const char *answer, size_t length) {
   return atoi(answer + 9);
 }
 
-void fuzz_http(server *s, uv_loop_t *loop, const char *raw, size_t length, int *status,
-               char **body) {
-  *status = 0;
-  if (body != NULL)
-    *body = NULL;
+int fuzz_http_send(server *s, uv_loop_t *loop, const char *raw, size_t length) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0)
     die("socket");
@@ -116,18 +112,32 @@ void fuzz_http(server *s, uv_loop_t *loop, const char *raw, size_t length, int *
                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0 && errno != EINPROGRESS)
     die("connect");
+  size_t sent = 0;
+  uint64_t give_up = dg_monotonic_ns() + (uint64_t)FUZZ_ANSWER_S * 1000000000u;
+  while (sent < length) {
+    ssize_t wrote = send(fd, raw + sent, length - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (wrote > 0) {
+      sent += (size_t)wrote;
+      continue;
+    }
+    if (wrote < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)
+      break; /* the daemon closed early (413, 400): its answer is there to read */
+    if (dg_monotonic_ns() > give_up)
+      die("the request could not be sent within FUZZ_ANSWER_S seconds");
+    step(loop, fd, POLLOUT);
+  }
+  uv_run(loop, UV_RUN_NOWAIT);
+  return fd;
+}
+
+void fuzz_http_answer(uv_loop_t *loop, int fd, int *status, char **body) {
+  *status = 0;
+  if (body != NULL)
+    *body = NULL;
   char *answer = NULL;
-  size_t answer_length = 0, answer_capacity = 0, sent = 0;
-  bool sending = true;
+  size_t answer_length = 0, answer_capacity = 0;
   uint64_t give_up = dg_monotonic_ns() + (uint64_t)FUZZ_ANSWER_S * 1000000000u;
   for (;;) {
-    if (sending && sent < length) {
-      ssize_t wrote = send(fd, raw + sent, length - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (wrote > 0)
-        sent += (size_t)wrote;
-      else if (wrote < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)
-        sending = false; /* the daemon closed early (413, 400): read its answer */
-    }
     if (answer_length + 4096 + 1 > answer_capacity) {
       answer_capacity = (answer_length + 4096 + 1) * 2;
       answer = realloc(answer, answer_capacity);
@@ -144,7 +154,7 @@ void fuzz_http(server *s, uv_loop_t *loop, const char *raw, size_t length, int *
       break;
     if (dg_monotonic_ns() > give_up)
       die("no answer within FUZZ_ANSWER_S seconds");
-    step(loop, fd, (short)(POLLIN | (sending && sent < length ? POLLOUT : 0)));
+    step(loop, fd, POLLIN);
   }
   close(fd);
   /* Let the daemon see the close and complete the request. */
@@ -156,4 +166,9 @@ void fuzz_http(server *s, uv_loop_t *loop, const char *raw, size_t length, int *
     *body = strdup(start != NULL ? start + 4 : "");
   }
   free(answer);
+}
+
+void fuzz_http(server *s, uv_loop_t *loop, const char *raw, size_t length, int *status,
+               char **body) {
+  fuzz_http_answer(loop, fuzz_http_send(s, loop, raw, length), status, body);
 }

@@ -36,4 +36,11 @@ void fuzz_server_stop(server *s, uv_loop_t *loop);
 void fuzz_http(server *s, uv_loop_t *loop, const char *raw, size_t length, int *status,
                char **body);
 
+/* fuzz_http in two halves, for requests in flight together: the first
+ * connects and sends (running the loop meanwhile) and returns the socket;
+ * the second reads the answer until the daemon closes, then closes it.
+ * Closing the socket instead is a client that went away. */
+int fuzz_http_send(server *s, uv_loop_t *loop, const char *raw, size_t length);
+void fuzz_http_answer(uv_loop_t *loop, int fd, int *status, char **body);
+
 #endif

@@ -5,6 +5,9 @@
  *   body lines (optional)
  *   %%
  *
+ * A line starting '&' sends its request without waiting (it is answered
+ * and checked at the end, so starts can wait together on one job); '!'
+ * sends it and closes the connection at once (a client that went away).
  * A PATH not starting with '/' is under /v1/lobbies/ ("a/players/p1",
  * "a/start"); others are sent as they are (/v1/levels, /v1/stats...).
  * Bytes a request line cannot carry are percent-encoded, so the daemon
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz_daemon.h"
 
@@ -103,32 +107,42 @@ static void check_answer(int status, const char *body, const char *sent) {
   }
 }
 
-/* Sends one request (Accept only when `accept` is not NULL) and checks the
- * answer; *answer is the body (caller frees). */
+/* One request as bytes (Accept only when `accept` is not NULL). */
+static void build(text *raw, const char *method, const char *path, size_t path_length,
+                  const char *accept, size_t accept_length, const char *body, size_t body_length) {
+  puts_text(raw, method);
+  puts_text(raw, " ");
+  put_path(raw, path, path_length);
+  puts_text(raw, " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+  if (accept != NULL) {
+    puts_text(raw, "Accept: ");
+    for (size_t i = 0; i < accept_length; i++)
+      if (isprint((unsigned char)accept[i]))
+        put(raw, &accept[i], 1);
+    puts_text(raw, "\r\n");
+  }
+  char header[64];
+  snprintf(header, sizeof header, "Content-Length: %zu\r\n\r\n", body_length);
+  puts_text(raw, header);
+  if (body_length > 0)
+    put(raw, body, body_length);
+}
+
+static void trace(const char *how, const char *raw, int status, const char *answer) {
+  if (getenv("FUZZ_TRACE") != NULL)
+    fprintf(stderr, "%s%.*s -> %d %s\n", how, (int)strcspn(raw, "\r"), raw, status,
+            answer != NULL ? answer : "");
+}
+
+/* Sends one request, waits for and checks the answer; *answer is the body
+ * (caller frees). */
 static void exchange(server *s, uv_loop_t *loop, const char *method, const char *path,
                      size_t path_length, const char *accept, size_t accept_length, const char *body,
                      size_t body_length, int *status, char **answer) {
   text raw = {0};
-  puts_text(&raw, method);
-  puts_text(&raw, " ");
-  put_path(&raw, path, path_length);
-  puts_text(&raw, " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
-  if (accept != NULL) {
-    puts_text(&raw, "Accept: ");
-    for (size_t i = 0; i < accept_length; i++)
-      if (isprint((unsigned char)accept[i]))
-        put(&raw, &accept[i], 1);
-    puts_text(&raw, "\r\n");
-  }
-  char header[64];
-  snprintf(header, sizeof header, "Content-Length: %zu\r\n\r\n", body_length);
-  puts_text(&raw, header);
-  if (body_length > 0)
-    put(&raw, body, body_length);
+  build(&raw, method, path, path_length, accept, accept_length, body, body_length);
   fuzz_http(s, loop, raw.bytes, raw.length, status, answer);
-  if (getenv("FUZZ_TRACE") != NULL)
-    fprintf(stderr, "%s %.*s -> %d %s\n", method, (int)path_length, path, *status,
-            *answer != NULL ? *answer : "");
+  trace("", raw.bytes, *status, *answer);
   check_answer(*status, *answer, raw.bytes);
   free(raw.bytes);
 }
@@ -163,19 +177,28 @@ static void check_same_level(server *s, uv_loop_t *loop, const char *id, size_t 
   free(lobby_text);
 }
 
+/* Requests sent with '&', answered at the end of the input. */
+typedef struct in_flight {
+  int fd;
+  char *raw;
+} in_flight;
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static server s; /* large (stats rings): static storage */
   static uv_loop_t loop;
   fuzz_server_start(&s, &loop);
+  in_flight pending[FUZZ_REQUESTS_MAX];
+  int pending_count = 0;
   const char *at = (const char *)data, *end = at + size;
   const char *line;
   size_t length;
   for (int n = 0; n < FUZZ_REQUESTS_MAX && next_line(&at, end, &line, &length); n++) {
-    /* METHOD PATH [ACCEPT] */
+    /* [&!]METHOD PATH [ACCEPT] */
     const char *line_end = line + length;
+    char mode = length > 0 && (line[0] == '&' || line[0] == '!') ? line[0] : ' ';
     char method[8] = "";
     size_t m = 0;
-    const char *p = line;
+    const char *p = mode != ' ' ? line + 1 : line;
     for (; p < line_end && *p != ' '; p++)
       if (isupper((unsigned char)*p) && m + 1 < sizeof method)
         method[m++] = *p;
@@ -199,6 +222,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       put(&body, body_line, body_length);
       put(&body, "\n", 1);
     }
+    if (mode != ' ') {
+      /* '&': in flight while the next requests run; '!': the client sends
+       * and goes away without reading. */
+      text raw = {0};
+      build(&raw, method, path, path_length, accept, accept_length, body.bytes, body.length);
+      int fd = fuzz_http_send(&s, &loop, raw.bytes, raw.length);
+      if (mode == '&') {
+        pending[pending_count++] = (in_flight){fd, raw.bytes};
+      } else {
+        close(fd);
+        trace("!", raw.bytes, 0, NULL);
+        free(raw.bytes);
+      }
+      free(body.bytes);
+      continue;
+    }
     int status = 0;
     char *answer = NULL;
     exchange(&s, &loop, method, path, path_length, accept, accept_length, body.bytes, body.length,
@@ -209,6 +248,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       check_same_level(&s, &loop, path, path_length - 6, answer);
     free(answer);
     free(body.bytes);
+  }
+  for (int i = 0; i < pending_count; i++) {
+    int status = 0;
+    char *answer = NULL;
+    fuzz_http_answer(&loop, pending[i].fd, &status, &answer);
+    trace("&", pending[i].raw, status, answer);
+    check_answer(status, answer, pending[i].raw);
+    free(answer);
+    free(pending[i].raw);
   }
   fuzz_server_stop(&s, &loop);
   return 0;
