@@ -45,6 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   dg_error_clear(&err);
   long deadline_ms = -1;
   int status = level_request_parse(&s, body, &level_request, &deadline_ms, &err);
+  /* `floors` is read by handle_levels, not level_request_parse: within
+   * limits.floors_max, the job generates a multi-floor set (jobs.c). */
+  const json_t *floors_member = json_object_get(body, "floors");
+  int floors = json_is_integer(floors_member) && json_integer_value(floors_member) >= 2 &&
+                       json_integer_value(floors_member) <= setup->cfg.limits.floors_max
+                   ? (int)json_integer_value(floors_member)
+                   : 1;
   json_decref(body);
   if (status != 0) {
     if (status < 400 || status > 499)
@@ -70,6 +77,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
    * then serialise. */
   dg_cancel cancel;
   dg_cancel_init(&cancel, dg_monotonic_ns() + (uint64_t)deadline_ms * 1000000u);
+  if (floors > 1) {
+    dg_level *levels[DG_FLOORS_MAX] = {0};
+    dg_request requests[DG_FLOORS_MAX];
+    int rc = dg_levelset_generate(s.queues.context, &level_request, floors, &cancel, levels,
+                                  requests, &err);
+    if (rc == DG_EINTERNAL)
+      fail("a multi-floor generation broke an invariant", &err);
+    if (rc == 0) {
+      char *text = NULL;
+      size_t length = 0;
+      if (dg_levelset_dump_json(levels, requests, floors, &text, &length) != 0)
+        fail("cannot serialise a generated floor set", &err);
+      free(text);
+    }
+    for (int k = 0; k < floors; k++)
+      dg_level_free(levels[k]);
+    return 0;
+  }
   dg_level *level = NULL;
   int rc = dg_generate(s.queues.context, &level_request, &cancel, &level, &err);
   if (rc == DG_EINTERNAL)
