@@ -75,9 +75,24 @@ static void work(uv_work_t *req) {
                                        : "generation was cancelled");
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
-    j->rc = j->format == JOB_FORMAT_ASCII ? dg_level_dump_ascii(level, &j->body, &j->body_length)
-                                          : dg_level_dump_json(level, &j->body, &j->body_length);
-    if (j->rc != 0)
+    /* The deadline covers serialisation: the JSON writer polls the cancel
+     * as it goes; the ASCII map is small and only checked once done. A
+     * level finished after its deadline is not sent (504): the client
+     * asked for an answer by then, and a late 200 would hide the overrun. */
+    j->rc = j->format == JOB_FORMAT_ASCII
+                ? dg_level_dump_ascii(level, &j->body, &j->body_length)
+                : dg_level_dump_json_cancellable(level, &j->cancel, &j->body, &j->body_length);
+    if (j->rc == 0 && (j->rc = dg_cancel_check(&j->cancel)) != 0) {
+      free(j->body);
+      j->body = NULL;
+      j->body_length = 0;
+    }
+    if (j->rc == DG_ETIMEDOUT)
+      dg_error_set(&j->err, j->rc, "deadline_ms",
+                   "the deadline passed while the level was serialised");
+    else if (j->rc == DG_ECANCELED)
+      dg_error_set(&j->err, j->rc, "", "generation was cancelled");
+    else if (j->rc != 0)
       dg_error_set(&j->err, j->rc, "", "serialising the level failed: %s", dg_strerror(j->rc));
   }
   dg_level_free(level);
@@ -154,7 +169,8 @@ static void sweep(uv_timer_t *timer) {
     job *j = q->head[kind];
     while (j != NULL) {
       job *next = j->next;
-      if (j->cancel.deadline_ns != 0 && now >= j->cancel.deadline_ns) {
+      uint64_t deadline_ns = atomic_load(&j->cancel.deadline_ns);
+      if (deadline_ns != 0 && now >= deadline_ns) {
         unlink_job(q, j);
         q->expired++;
         finish_unrun(j, DG_ETIMEDOUT, "deadline_ms",
@@ -188,6 +204,8 @@ static void dispatch(jobs *q) {
       finish_unrun(j, DG_ECANCELED, "", "the client went away");
       continue;
     }
+    if (atomic_load(&j->cancel.deadline_ns) == 0)
+      dg_cancel_set_deadline(&j->cancel, dg_monotonic_ns() + j->budget_ns);
     j->lower = j->kind == JOB_SPECULATIVE && q->idle_speculative;
     atomic_store(&j->raised, false);
     atomic_store(&j->thread, 0);
@@ -207,6 +225,8 @@ static void dispatch(jobs *q) {
 }
 
 int jobs_submit(jobs *q, job *j, job_kind kind) {
+  if (atomic_load(&j->cancel.deadline_ns) == 0 && j->budget_ns == 0)
+    return DG_EINVAL; /* issue 12: no job may hold a worker without a deadline */
   if (q->depth[kind] >= q->max_depth[kind] && q->running >= q->workers)
     return DG_ELIMIT;
   j->owner = q;
@@ -256,6 +276,12 @@ void jobs_cancel_all(jobs *q, bool running_too) {
 void jobs_promote(jobs *q, job *j) {
   if (j->kind != JOB_SPECULATIVE)
     return;
+  /* A client now waits for this job: it gets the whole budget from now,
+   * not what is left of the speculative run's (which may have spent it at
+   * idle priority behind interactive jobs). */
+  uint64_t deadline_ns = dg_monotonic_ns() + j->budget_ns;
+  if (j->budget_ns != 0 && atomic_load(&j->cancel.deadline_ns) < deadline_ns)
+    dg_cancel_set_deadline(&j->cancel, deadline_ns);
   if (j->running) {
     q->running_kind[JOB_SPECULATIVE]--;
     q->running_kind[JOB_INTERACTIVE]++;
