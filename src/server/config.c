@@ -34,6 +34,7 @@ void config_defaults(config *cfg) {
       .lobby_grace_ms = 60000,
       .lobby_debounce_ms = 50,
       .lobby_bytes_max = 256L << 20,
+      .lobby_cache_bytes_max = 1L << 40,
       .player_attributes_max = 32,
       .player_attribute_name_max = 64,
       .player_attribute_value_max = 1000000000,
@@ -67,7 +68,8 @@ static const limit_key limit_keys[] = {
     LIMIT(lobby_idle_ttl_ms, 100, 86400000),
     LIMIT(lobby_grace_ms, 0, 86400000),
     LIMIT(lobby_debounce_ms, 0, 60000),
-    LIMIT(lobby_bytes_max, 4096, 1L << 40),
+    LIMIT(lobby_bytes_max, 65536, 1L << 40),
+    LIMIT(lobby_cache_bytes_max, 0, 1L << 40),
     LIMIT(player_attributes_max, 1, 10000),
     LIMIT(player_attribute_name_max, 1, 4096),
     LIMIT(player_attribute_value_max, 1, 1000000000000000L),
@@ -85,12 +87,6 @@ int config_set_listen(config *cfg, const char *text, dg_error *err) {
   snprintf(cfg->listen, sizeof cfg->listen, "%s", text);
   return 0;
 }
-
-/* Before lobby_bytes_max counted players and settings too, the budget was
- * lobby_cache_bytes_max (ready levels only). The old name still sets the
- * one budget, so existing files keep loading; both at once is ambiguous. */
-static const limit_key old_lobby_cache = {"lobby_cache_bytes_max",
-                                          offsetof(config_limits, lobby_bytes_max), 4096, 1L << 40};
 
 static int hex_digit(char c) {
   return c >= '0' && c <= '9'   ? c - '0'
@@ -119,16 +115,10 @@ int config_set_seed_secret(config *cfg, const char *text, dg_error *err) {
 static int load_limits(config *cfg, json_t *limits, dg_error *err) {
   if (!json_is_object(limits))
     return dg_error_set(err, -1, "limits", "limits must be an object"), -1;
-  if (json_object_get(limits, "lobby_bytes_max") != NULL &&
-      json_object_get(limits, old_lobby_cache.name) != NULL)
-    return dg_error_set(err, -1, "limits.lobby_cache_bytes_max",
-                        "limits.lobby_cache_bytes_max is the old name of limits.lobby_bytes_max; "
-                        "give only limits.lobby_bytes_max"),
-           -1;
   const char *key;
   json_t *value;
   json_object_foreach(limits, key, value) {
-    const limit_key *found = strcmp(key, old_lobby_cache.name) == 0 ? &old_lobby_cache : NULL;
+    const limit_key *found = NULL;
     for (size_t i = 0; i < sizeof limit_keys / sizeof limit_keys[0]; i++)
       if (strcmp(limit_keys[i].name, key) == 0)
         found = &limit_keys[i];

@@ -34,6 +34,7 @@ typedef struct config_limits {
   long lobby_grace_ms;               /* a started lobby's level stays fetchable this long */
   long lobby_debounce_ms;            /* wait after a change before pre-generating */
   long lobby_bytes_max;              /* all lobby state: settings, players, ready levels */
+  long lobby_cache_bytes_max;        /* of that, ready levels at most (LRU evicted) */
   long player_attributes_max;        /* attributes of one player (422 above) */
   long player_attribute_name_max;    /* bytes of an attribute's name (422 above) */
   long player_attribute_value_max;   /* largest |value| of an attribute (422 above) */

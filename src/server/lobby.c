@@ -196,12 +196,14 @@ static void remove_lobby(server *s, lobby *l) {
 }
 
 /* Evicts ready levels, least recently used first, until all lobby state
- * plus `extra` bytes fits limits.lobby_bytes_max. False when even without
+ * plus `extra` bytes fits limits.lobby_bytes_max and the ready levels fit
+ * their own share, limits.lobby_cache_bytes_max. False when even without
  * any ready level it would not fit. */
 static bool evict(server *s, size_t extra) {
   lobbies *table = &s->lobbies;
   size_t budget = (size_t)s->cfg->limits.lobby_bytes_max;
-  while (lobby_bytes(table) + extra > budget) {
+  size_t cache_budget = (size_t)s->cfg->limits.lobby_cache_bytes_max;
+  while (lobby_bytes(table) + extra > budget || table->ready_bytes > cache_budget) {
     lobby *oldest = NULL;
     for (int b = 0; b < LOBBY_BUCKETS; b++)
       for (lobby *l = table->buckets[b]; l != NULL; l = l->next)

@@ -59,6 +59,7 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(lobby_grace_ms);
   PUT(lobby_debounce_ms);
   PUT(lobby_bytes_max);
+  PUT(lobby_cache_bytes_max);
   PUT(player_attributes_max);
   PUT(player_attribute_name_max);
   PUT(player_attribute_value_max);

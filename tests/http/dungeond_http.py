@@ -753,26 +753,10 @@ def drain_test():
 
 
 def eviction_test():
-    """Ready levels beyond lobby_bytes_max (which also counts settings and
-    players) are evicted least recently used first; a start on an evicted
-    lobby is a miss with the same bytes."""
-    # Lobby seeds derive from the id, so a first daemon measures exactly what
-    # the two lobbies hold: the budget fits both lobbies and one ready level.
-    limits = dict(LOBBY_LIMITS, lobby_idle_ttl_ms=600000)
-    probe = Daemon(workers=2, limits=limits)
-    try:
-        sizes = {}
-        for lobby, level in (("old", 1), ("new", 2)):
-            probe.request("PUT", f"/v1/lobbies/{lobby}/players/a", {"level": level})
-            before = probe.stats()["lobbies"]["ready_bytes"]
-            wait_pregen(probe, lobby, "ready")
-            sizes[lobby] = (lobby_get(probe, lobby)[1]["bytes"],
-                            probe.stats()["lobbies"]["ready_bytes"] - before)
-    finally:
-        probe.stop()
-    budget = sum(total - ready for total, ready in sizes.values()) + \
-        max(ready for _, ready in sizes.values()) + 16
-    d = Daemon(workers=2, limits=dict(limits, lobby_bytes_max=budget))
+    """Ready levels beyond lobby_cache_bytes_max are evicted least recently
+    used first; a start on an evicted lobby is a miss with the same bytes."""
+    d = Daemon(workers=2, limits=dict(LOBBY_LIMITS, lobby_cache_bytes_max=6000,
+                                      lobby_idle_ttl_ms=600000))
     try:
         d.request("PUT", "/v1/lobbies/old/players/a", {"level": 1})
         old = wait_pregen(d, "old", "ready")
@@ -780,7 +764,7 @@ def eviction_test():
         wait_pregen(d, "new", "ready")
         check(d.wait_for(lambda s: s["lobbies"]["evicted"] == 1), f"{d.stats()['lobbies']}")
         check(lobby_get(d, "old")[1]["pregen"] == "none", "old lobby still ready")
-        check(d.stats()["lobbies"]["bytes"] <= budget, "over budget")
+        check(d.stats()["lobbies"]["ready_bytes"] <= 6000, "over budget")
         status, headers, body = d.request("POST", "/v1/lobbies/old/start")
         check(status == 200 and headers.get("x-pregen") == "miss", f"{status} {headers}")
         check(body == direct(d, old), "miss differs from the direct request")

@@ -264,18 +264,16 @@ Test(config, profile_overflow_is_a_config_error) {
   config_close(&cfg);
 }
 
-Test(config, lobby_keys_and_the_old_cache_name) {
+Test(config, lobby_keys_and_the_old_cache_key) {
   config cfg;
   dg_error err;
-  cr_assert_eq(load_text("{\"limits\": {\"lobby_cache_bytes_max\": 1048576}}", &cfg, &err), 0, "%s",
+  cr_assert_eq(load_text("{\"limits\": {\"lobby_cache_bytes_max\": 0}}", &cfg, &err), 0, "%s",
                err.message);
-  cr_assert_eq(cfg.limits.lobby_bytes_max, 1048576, "the old name sets the one budget");
+  cr_assert_eq(cfg.limits.lobby_cache_bytes_max, 0, "0 still means: keep no ready level");
+  cr_assert_eq(cfg.limits.lobby_bytes_max, 256L << 20, "the one budget keeps its default");
   config_close(&cfg);
-  cr_assert_neq(load_text("{\"limits\": {\"lobby_cache_bytes_max\": 1048576, "
-                          "\"lobby_bytes_max\": 2097152}}",
-                          &cfg, &err),
-                0);
-  cr_assert_str_eq(err.field, "limits.lobby_cache_bytes_max");
+  cr_assert_neq(load_text("{\"limits\": {\"lobby_bytes_max\": 4096}}", &cfg, &err), 0);
+  cr_assert_str_eq(err.field, "limits.lobby_bytes_max");
   config_close(&cfg);
   cr_assert_neq(load_text("{\"limits\": {\"player_attributes_max\": 0}}", &cfg, &err), 0);
   cr_assert_str_eq(err.field, "limits.player_attributes_max");
