@@ -39,6 +39,8 @@ typedef struct config_limits {
   long player_attribute_name_max;    /* bytes of an attribute's name (422 above) */
   long player_attribute_value_max;   /* largest |value| of an attribute (422 above) */
   long speculative_reserved_workers; /* workers pre-generation may not use */
+  long floors_max;                   /* floors of one multi-floor set (422 above) */
+  long target_attempts_max;          /* targets.attempts_max ceiling (422 above) */
 } config_limits;
 
 typedef struct config {

@@ -51,6 +51,48 @@ static void set_idle(bool idle) {
   pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER, &no_priority);
 }
 
+/* A multi-floor set: every floor in this one job, under the request's one
+ * deadline (dg_levelset_generate polls it), serialised as one body. */
+/* The deadline covers serialisation (issue 12): the single-level JSON
+ * writer polls the cancel as it goes, the other dumps are checked once
+ * done. A body finished after the deadline is not sent (504): the client
+ * asked for an answer by then, and a late 200 would hide the overrun.
+ * Sets j->err for any failure of the dump of `what`. */
+static void after_serialising(job *j, const char *what) {
+  if (j->rc == 0 && (j->rc = dg_cancel_check(&j->cancel)) != 0) {
+    free(j->body);
+    j->body = NULL;
+    j->body_length = 0;
+  }
+  if (j->rc == DG_ETIMEDOUT)
+    dg_error_set(&j->err, j->rc, "deadline_ms", "the deadline passed while %s was serialised",
+                 what);
+  else if (j->rc == DG_ECANCELED)
+    dg_error_set(&j->err, j->rc, "", "generation was cancelled");
+  else if (j->rc != 0)
+    dg_error_set(&j->err, j->rc, "", "serialising %s failed: %s", what, dg_strerror(j->rc));
+}
+
+static void work_floors(job *j) {
+  dg_level *levels[DG_FLOORS_MAX] = {0};
+  dg_request requests[DG_FLOORS_MAX];
+  j->rc = dg_levelset_generate(j->owner->context, &j->request, j->floors, &j->cancel, levels,
+                               requests, &j->err);
+  j->generated_ns = dg_monotonic_ns();
+  if (j->rc == 0) {
+    j->rc = j->format == JOB_FORMAT_ASCII
+                ? dg_levelset_dump_ascii(levels, requests, j->floors, &j->body, &j->body_length)
+                : dg_levelset_dump_json(levels, requests, j->floors, &j->body, &j->body_length);
+    after_serialising(j, "the floors");
+  }
+  for (int k = 0; k < j->floors; k++)
+    dg_level_free(levels[k]);
+  j->finished_ns = dg_monotonic_ns();
+  atomic_store(&j->thread, 0);
+  if (j->lower)
+    set_idle(false);
+}
+
 /* Worker thread: generate, then serialise, so the loop thread only copies
  * bytes to the socket. */
 static void work(uv_work_t *req) {
@@ -67,6 +109,10 @@ static void work(uv_work_t *req) {
   }
   j->started_ns = dg_monotonic_ns();
   j->rc = dg_cancel_check(&j->cancel);
+  if (j->rc == 0 && j->floors > 1) {
+    work_floors(j);
+    return;
+  }
   if (j->rc == 0)
     j->rc = dg_generate(j->owner->context, &j->request, &j->cancel, &level, &j->err);
   else
@@ -75,25 +121,10 @@ static void work(uv_work_t *req) {
                                        : "generation was cancelled");
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
-    /* The deadline covers serialisation: the JSON writer polls the cancel
-     * as it goes; the ASCII map is small and only checked once done. A
-     * level finished after its deadline is not sent (504): the client
-     * asked for an answer by then, and a late 200 would hide the overrun. */
     j->rc = j->format == JOB_FORMAT_ASCII
                 ? dg_level_dump_ascii(level, &j->body, &j->body_length)
                 : dg_level_dump_json_cancellable(level, &j->cancel, &j->body, &j->body_length);
-    if (j->rc == 0 && (j->rc = dg_cancel_check(&j->cancel)) != 0) {
-      free(j->body);
-      j->body = NULL;
-      j->body_length = 0;
-    }
-    if (j->rc == DG_ETIMEDOUT)
-      dg_error_set(&j->err, j->rc, "deadline_ms",
-                   "the deadline passed while the level was serialised");
-    else if (j->rc == DG_ECANCELED)
-      dg_error_set(&j->err, j->rc, "", "generation was cancelled");
-    else if (j->rc != 0)
-      dg_error_set(&j->err, j->rc, "", "serialising the level failed: %s", dg_strerror(j->rc));
+    after_serialising(j, "the level");
   }
   dg_level_free(level);
   j->finished_ns = dg_monotonic_ns();
