@@ -42,7 +42,11 @@ void config_defaults(config *cfg) {
       .lobby_idle_ttl_ms = 600000,
       .lobby_grace_ms = 60000,
       .lobby_debounce_ms = 50,
-      .lobby_cache_bytes_max = 256L << 20,
+      .lobby_bytes_max = 256L << 20,
+      .lobby_cache_bytes_max = 1L << 40,
+      .player_attributes_max = 32,
+      .player_attribute_name_max = 64,
+      .player_attribute_value_max = 1000000000,
       .speculative_reserved_workers = 1,
       .floors_max = 8,
       .target_attempts_max = 64,
@@ -99,7 +103,11 @@ static const limit_key limit_keys[] = {
     LIMIT(lobby_idle_ttl_ms, 100, 86400000),
     LIMIT(lobby_grace_ms, 0, 86400000),
     LIMIT(lobby_debounce_ms, 0, 60000),
+    LIMIT(lobby_bytes_max, 65536, 1L << 40),
     LIMIT(lobby_cache_bytes_max, 0, 1L << 40),
+    LIMIT(player_attributes_max, 1, 10000),
+    LIMIT(player_attribute_name_max, 1, 4096),
+    LIMIT(player_attribute_value_max, 1, 1000000000000000L),
     LIMIT(speculative_reserved_workers, 0, 255),
     LIMIT(floors_max, 1, 64),
     LIMIT(target_attempts_max, 1, 1000),
@@ -114,6 +122,30 @@ int config_set_listen(config *cfg, const char *text, dg_error *err) {
   if (colon[1] == '\0' || *end != '\0' || port < 0 || port > 65535)
     return dg_error_set(err, -1, "listen", "listen's port must be an integer from 0 to 65535"), -1;
   snprintf(cfg->listen, sizeof cfg->listen, "%s", text);
+  return 0;
+}
+
+static int hex_digit(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+int config_set_seed_secret(config *cfg, const char *text, dg_error *err) {
+  size_t length = text != NULL ? strlen(text) : 1;
+  bool valid = text != NULL && (length == 0 || length == 2 * sizeof cfg->lobby_seed_key);
+  for (size_t i = 0; valid && i < length; i++)
+    valid = hex_digit(text[i]) >= 0;
+  if (!valid)
+    return dg_error_set(err, -1, "lobby_seed_secret",
+                        "lobby_seed_secret must be 32 hexadecimal digits (a 128-bit key, e.g. "
+                        "from `openssl rand -hex 16`), or \"\" for none"),
+           -1;
+  memset(cfg->lobby_seed_key, 0, sizeof cfg->lobby_seed_key);
+  for (size_t i = 0; i < length / 2; i++)
+    cfg->lobby_seed_key[i] = (uint8_t)(hex_digit(text[2 * i]) << 4 | hex_digit(text[2 * i + 1]));
+  cfg->lobby_seed_secret_set = length > 0;
   return 0;
 }
 
@@ -405,6 +437,10 @@ int config_load(config *cfg, const char *path, dg_error *err) {
       }
       snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s", json_string_value(value));
       cfg->roomsets_dir_set = true;
+    } else if (strcmp(key, "lobby_seed_secret") == 0) {
+      if (config_set_seed_secret(cfg, json_is_string(value) ? json_string_value(value) : NULL,
+                                 err) != 0)
+        goto fail;
     } else if (strcmp(key, "$comment") != 0) {
       dg_error_set(err, -1, key, "unknown key %s", key);
       goto fail;
@@ -428,7 +464,9 @@ int config_validate(const config *cfg, dg_error *err) {
     const char *name;
     json_t *profile;
     json_object_foreach(cfg->profiles, name, profile) {
-      if (profile_check(name, profile, err) != 0)
+      if (profile_check(name, profile, err) != 0 ||
+          profile_check_finite(name, profile, cfg->limits.players_max,
+                               (double)cfg->limits.player_attribute_value_max, err) != 0)
         return -1;
     }
   }

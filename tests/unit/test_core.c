@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/lib/json/writer.h"
 #include "../../src/lib/trace.h"
 #include "core/arena.h"
 #include "core/heap.h"
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 Test(heap, pops_in_priority_then_push_order) {
   dg_heap heap;
@@ -163,6 +165,84 @@ Test(cancel, flag_and_deadline) {
   cr_assert_eq(dg_cancel_check(&cancel), DG_ETIMEDOUT);
   dg_cancel_init(&cancel, dg_monotonic_ns() + 60ull * 1000000000ull);
   cr_assert_eq(dg_cancel_check(&cancel), 0);
+}
+
+Test(cancel, deadline_moves) {
+  dg_cancel cancel;
+  dg_cancel_init(&cancel, dg_monotonic_ns() - 1);
+  cr_assert_eq(dg_cancel_check(&cancel), DG_ETIMEDOUT);
+  dg_cancel_set_deadline(&cancel, dg_monotonic_ns() + 60ull * 1000000000ull);
+  cr_assert_eq(dg_cancel_check(&cancel), 0, "a later deadline revives the job");
+  dg_cancel_set_deadline(&cancel, 0);
+  cr_assert_eq(dg_cancel_check(&cancel), 0, "0: no deadline");
+}
+
+/* The writer polls its cancel every DG_WRITER_POLL_BYTES: once the cancel
+ * fires, writing stops within one interval and the writer reports why. */
+Test(cancel, writer_polls_as_it_writes) {
+  dg_cancel cancel;
+  dg_cancel_init(&cancel, 0);
+  dg_writer w = {.cancel = &cancel};
+  char block[1000];
+  memset(block, 'x', sizeof block);
+  for (int i = 0; i < 100; i++)
+    dg_writer_raw(&w, block, sizeof block);
+  cr_assert_eq(w.length, 100000u);
+  cr_assert(!w.failed);
+  dg_cancel_request(&cancel);
+  for (int i = 0; i < 1000; i++)
+    dg_writer_raw(&w, block, sizeof block);
+  cr_assert(w.failed);
+  cr_assert_eq(w.cancel_rc, DG_ECANCELED);
+  cr_assert_lt(w.length, 100000u + DG_WRITER_POLL_BYTES + sizeof block,
+               "wrote %zu bytes after the cancel", w.length - 100000u);
+  free(w.text);
+}
+
+/* dg_level_dump_json_cancellable: the same bytes as dg_level_dump_json
+ * unless the cancel fires; a passed deadline or a request stops it with no
+ * text. */
+Test(cancel, level_dump_stops_at_the_deadline) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  int width = dg_algorithm_param_index(request.algorithm, "width");
+  int height = dg_algorithm_param_index(request.algorithm, "height");
+  dg_error err;
+  json_t *size = json_integer(400);
+  cr_assert_eq(dg_request_set_json(&request, "width", size, "params.", &err), 0);
+  cr_assert_eq(dg_request_set_json(&request, "height", size, "params.", &err), 0);
+  json_decref(size);
+  cr_assert_eq(request.params.number[width] * request.params.number[height], 160000.0);
+  request.seed = 9;
+  request.seed_given = true;
+  dg_level *level = NULL;
+  cr_assert_eq(dg_generate(NULL, &request, NULL, &level, &err), 0, "%s", err.message);
+  char *plain = NULL, *polled = NULL;
+  size_t plain_length = 0, polled_length = 0;
+  cr_assert_eq(dg_level_dump_json(level, &plain, &plain_length), 0);
+  cr_assert_gt(plain_length, 2u * DG_WRITER_POLL_BYTES, "the level spans several polls");
+  dg_cancel cancel;
+  dg_cancel_init(&cancel, dg_monotonic_ns() + 60ull * 1000000000ull);
+  cr_assert_eq(dg_level_dump_json_cancellable(level, &cancel, &polled, &polled_length), 0);
+  cr_assert_eq(polled_length, plain_length);
+  cr_assert(memcmp(polled, plain, plain_length) == 0, "polling changed the bytes");
+  free(polled);
+  polled = NULL;
+  cr_assert_eq(dg_level_dump_json_cancellable(level, NULL, &polled, &polled_length), 0);
+  cr_assert(polled_length == plain_length && memcmp(polled, plain, plain_length) == 0);
+  free(polled);
+  polled = NULL;
+  dg_cancel_init(&cancel, dg_monotonic_ns() - 1);
+  cr_assert_eq(dg_level_dump_json_cancellable(level, &cancel, &polled, &polled_length),
+               DG_ETIMEDOUT);
+  cr_assert_null(polled);
+  dg_cancel_init(&cancel, 0);
+  dg_cancel_request(&cancel);
+  cr_assert_eq(dg_level_dump_json_cancellable(level, &cancel, &polled, &polled_length),
+               DG_ECANCELED);
+  cr_assert_null(polled);
+  free(plain);
+  dg_level_free(level);
 }
 
 /* Draws `rows` into a level with one room per given rectangle. */
