@@ -256,6 +256,8 @@ Test(cycles, parameter_validation) {
       {"cycle_interval", "-1"},
       {"spacing", "17"},
       {"tries", "0"},
+      {"failures_max", "0"},
+      {"failures_max", "1001"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     dg_request request;

@@ -38,6 +38,7 @@ enum {
   P_GROUPING,
   P_SPACING,
   P_CYCLE_INTERVAL,
+  P_FAILURES_MAX,
   P_COUNT
 };
 
