@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs every build, test and benchmark dependency of dungeond on Debian 12
-# with apt-get. Used by the README's commands and by .ci/run. Idempotent.
+# with apt-get. systemd (for systemd-analyze), strace and python3-yaml are
+# for the checks of the deployment bundle (tests/deploy/). Used by the README's commands and by .ci/run. Idempotent.
 set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -11,6 +12,7 @@ PACKAGES="
   libjansson-dev libuv1-dev libmicrohttpd-dev libcriterion-dev
   curl jq wrk nginx prometheus hyperfine valgrind
   libtcod-dev
+  systemd strace python3-yaml
 "
 missing=""
 for package in $PACKAGES; do

@@ -163,7 +163,8 @@ def sewer():
 
 
 def bench():
-    """Comparable to seed 003's default biome: 428 moves before grouping
+    """Comparable to the default biome of the article authored follows
+    ("Building dungeon cycles from authored rooms"): 428 moves before grouping
     (107 connectors of rooms other than the start, x 4 rotations), with
     decorated duplicates of common shapes as an authored biome has."""
     rooms = crypt()["rooms"]

@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define DG_PARAMS_MAX 32 /* parameters one algorithm may declare */
+#define DG_PARAMS_MAX 48 /* parameters one algorithm may declare, common ones included */
 #define DG_PARAM_STRING_MAX 64
 
 typedef enum dg_param_type {
@@ -42,7 +42,7 @@ typedef struct dg_param_def {
 typedef struct dg_params {
   double number[DG_PARAMS_MAX];                  /* int, float, bool, enum index */
   char text[DG_PARAMS_MAX][DG_PARAM_STRING_MAX]; /* string parameters */
-  uint32_t explicit_mask;                        /* bit i: set by the caller */
+  uint64_t explicit_mask;                        /* bit i: set by the caller */
 } dg_params;
 
 typedef struct dg_context dg_context;
@@ -68,6 +68,25 @@ typedef struct dg_algorithm {
   dg_validate_fn validate;    /* may be NULL */
   dg_generate_fn generate;    /* never NULL */
 } dg_algorithm;
+
+/* Parameters every algorithm shares: where the level's entrance, exit and
+ * player spawns go (the placement pass that dg_generate runs after every
+ * generator). They are the last DG_COMMON_PARAM_COUNT entries of every
+ * algorithm's table, in this order, so that one table per algorithm still
+ * drives validation, defaults, `GET /v1/algorithms` and `--help`. */
+enum {
+  DG_COMMON_PLACEMENT,     /* bool: place stairs and spawns at all */
+  DG_COMMON_EXIT_DISTANCE, /* float 0..1: exit at least this fraction of the farthest distance */
+  DG_COMMON_SPAWNS,        /* int: spawn points, one per player */
+  DG_COMMON_STAIRS_UP_X,   /* int: the up stairs' column, -1 to let placement choose */
+  DG_COMMON_STAIRS_UP_Y,   /* int: the up stairs' row, -1 to let placement choose */
+  DG_COMMON_PARAM_COUNT
+};
+
+/* Index in `algorithm`'s table of common parameter `which` (DG_COMMON_*). */
+static inline int dg_common_param(const dg_algorithm *algorithm, int which) {
+  return algorithm->param_count - DG_COMMON_PARAM_COUNT + which;
+}
 
 /* The registered algorithms, in a fixed order; *count receives how many.
  * Static data. */

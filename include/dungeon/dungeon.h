@@ -15,6 +15,7 @@
 #include "dungeon/grid.h"
 #include "dungeon/heap.h"
 #include "dungeon/level.h"
+#include "dungeon/levelset.h"
 #include "dungeon/request.h"
 #include "dungeon/rng.h"
 
@@ -29,8 +30,13 @@ const char *dg_version(void);
  * algorithms that need no room set; `cancel` may be NULL. A request without a
  * seed is an error (DG_EINVAL): choosing one is the caller's policy. On
  * success *out is a new level owned by the caller (dg_level_free) with its
- * metrics computed; on failure *out is untouched and `err` says why
- * (DG_ECANCELED, DG_ETIMEDOUT, DG_EUNSAT, DG_ENOMEM...). Thread-safe. */
+ * placement (params.placement: stairs and spawns, level->features) and
+ * metrics computed; with request->targets set it tries up to attempts_max
+ * seed-derived candidates in a fixed order and keeps the first that meets
+ * every target, else the best, with level->target_report saying which it
+ * missed (a deadline hit fails the call instead: the answer never depends on
+ * timing). On failure *out is untouched and `err` says why (DG_ECANCELED,
+ * DG_ETIMEDOUT, DG_EUNSAT, DG_ENOMEM...). Thread-safe. */
 int dg_generate(const dg_context *context, const dg_request *request, dg_cancel *cancel,
                 dg_level **out, dg_error *err);
 

@@ -48,6 +48,29 @@ typedef struct dg_object {
   int gold;                               /* gold pieces inside, 0 if none */
 } dg_object;
 
+/* A place the placement pass marked for a game (docs/level-format.md,
+ * `features`): the entrance, the exit and one spawn per player. */
+typedef struct dg_feature {
+  const char *kind;  /* static: "stairs_up", "stairs_down" or "spawn" */
+  int x, y;          /* tile (grid levels) or level coordinates (no grid) */
+  int room;          /* index of the room it lies in, or -1 */
+  int player;        /* spawn: 0-based player index; -1 for stairs */
+  int exit_distance; /* walking distance to the stairs down */
+} dg_feature;
+
+/* What the placement pass measured (`placement` in the level JSON). */
+typedef struct dg_placement {
+  bool placed;            /* the pass ran (params.placement) */
+  bool stairs_forced;     /* the stairs up are at params.stairs_up_x/y */
+  int carved;             /* tiles dug to join forced stairs up to the level */
+  int entrance_to_exit;   /* walking distance from the stairs up to the stairs down */
+  int farthest;           /* farthest such distance to any eligible place */
+  int spawns_wanted;      /* params.spawns */
+  int spawns_placed;      /* spawns placed: fewer only when the level has no room */
+  int spawn_distance_min; /* smallest spawn-to-exit walking distance (0 without spawns) */
+  int spawn_distance_max; /* largest; max - min is the spread, the fairness figure */
+} dg_placement;
+
 /* Facts about a level computed the same way for every algorithm
  * (dg_level_compute_metrics). */
 typedef struct dg_metrics {
@@ -99,16 +122,21 @@ struct dg_level {
   dg_grid grid;                  /* tiles when has_grid */
   dg_room *rooms;                /* room_count rooms, owned */
   int room_count, room_capacity;
-  dg_door *doors;                /* door_count doors, owned */
+  dg_door *doors; /* door_count doors, owned */
   int door_count, door_capacity;
-  dg_object *objects;            /* object_count objects, owned */
+  dg_object *objects; /* object_count objects, owned */
   int object_count, object_capacity;
-  dg_graph graph;                /* connectivity graph */
-  dg_metrics metrics;            /* filled by dg_level_compute_metrics */
-  dg_stat stats[DG_STATS_MAX];   /* deterministic figures, in insertion order */
+  dg_feature *features; /* feature_count stairs and spawns, owned */
+  int feature_count, feature_capacity;
+  dg_placement placement;         /* filled by the placement pass */
+  dg_targets targets;             /* the structural targets asked for (copied from the request) */
+  dg_target_report target_report; /* how candidates fared, when targets were asked for */
+  dg_graph graph;                 /* connectivity graph */
+  dg_metrics metrics;             /* filled by dg_level_compute_metrics */
+  dg_stat stats[DG_STATS_MAX];    /* deterministic figures, in insertion order */
   int stat_count;
-  dg_level_extension extension;  /* optional generator data */
-  bool grid_metrics_ready;       /* the grid part of metrics is computed (by dg_trace_graph) */
+  dg_level_extension extension;      /* optional generator data */
+  bool grid_metrics_ready;           /* the grid part of metrics is computed (by dg_trace_graph) */
   dg_timing timings[DG_TIMINGS_MAX]; /* phase timings, not serialised */
   int timing_count;
 };
@@ -125,6 +153,7 @@ void dg_level_free(dg_level *level);
 int dg_level_add_room(dg_level *level, const dg_room *room, int *index);
 int dg_level_add_door(dg_level *level, const dg_door *door);
 int dg_level_add_object(dg_level *level, const dg_object *object);
+int dg_level_add_feature(dg_level *level, const dg_feature *feature);
 
 /* Records (or overwrites) the deterministic stat `name` (static string).
  * Silently ignores more than DG_STATS_MAX distinct names. */

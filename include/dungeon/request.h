@@ -20,12 +20,80 @@
 extern "C" {
 #endif
 
+/* Structural targets (docs/level-format.md, `targets`): figures a level
+ * must reach; dg_generate tries seed-derived candidates until one does. */
+typedef enum dg_target_id {
+  DG_TARGET_PATH_MIN,         /* walking distance entrance -> exit at least */
+  DG_TARGET_PATH_MAX,         /* ... at most */
+  DG_TARGET_CYCLES_MIN,       /* metrics.cycles at least */
+  DG_TARGET_CYCLES_MAX,       /* ... at most */
+  DG_TARGET_DEAD_ENDS_MIN,    /* metrics.dead_ends at least */
+  DG_TARGET_DEAD_ENDS_MAX,    /* ... at most */
+  DG_TARGET_ROOMS_MIN,        /* metrics.rooms at least */
+  DG_TARGET_ROOMS_MAX,        /* ... at most */
+  DG_TARGET_SPAWN_SPREAD_MAX, /* largest - smallest spawn-to-exit distance at most */
+  DG_TARGET_COUNT
+} dg_target_id;
+
+#define DG_TARGET_VALUE_MAX 1000000   /* every target value is 0..this */
+#define DG_TARGET_ATTEMPTS_DEFAULT 16 /* candidates tried when attempts_max is not given */
+#define DG_TARGET_ATTEMPTS_MAX 1000   /* the library's bound on attempts_max */
+
+typedef struct dg_targets {
+  uint32_t set_mask;          /* bit i: target i was asked for; 0: no targets */
+  int value[DG_TARGET_COUNT]; /* the bound of each target that is set */
+  int attempts_max;           /* candidates tried at most (0 means the default) */
+} dg_targets;
+
+/* How the candidates fared (the level's `targets` member). */
+typedef struct dg_target_report {
+  int attempts;                  /* candidates generated */
+  int chosen;                    /* the kept one: 0 is the request's own seed */
+  uint64_t seed;                 /* the seed that made the kept candidate */
+  bool met;                      /* it meets every target */
+  uint32_t missed_mask;          /* bit i: target i missed by the kept candidate */
+  int achieved[DG_TARGET_COUNT]; /* its figure for each target */
+} dg_target_report;
+
 struct dg_request {
   const dg_algorithm *algorithm; /* static registry entry */
   uint64_t seed;                 /* the seed generation uses */
   bool seed_given;               /* false until a seed is set */
   dg_params params;              /* every parameter's effective value */
+  dg_targets targets;            /* structural targets; all zero for none */
 };
+
+/* Name of target `id` ("path_min"...), static; NULL when out of range. */
+const char *dg_target_name(int id);
+
+/* Sets target `name` (or "attempts_max") to `value`, checking its range;
+ * errors name `field` ("targets.path_min"). 0, DG_ENOENT (unknown name) or
+ * DG_EINVAL. */
+int dg_targets_set(dg_targets *targets, const char *name, double value, const char *field,
+                   dg_error *err);
+
+/* Sets targets from a JSON object {name: integer}. 0 or DG_ETYPE /
+ * DG_ENOENT / DG_EINVAL naming "targets.<name>". */
+int dg_targets_from_json(const json_t *object, dg_targets *targets, dg_error *err);
+
+/* Sets one target from CLI text "name=value" (--target). Same errors. */
+int dg_targets_set_text(dg_targets *targets, const char *assignment, dg_error *err);
+
+/* Checks targets filled by hand (ranges) and against the request: targets
+ * on the entrance-to-exit path or spawns need params.placement. 0 or
+ * DG_EINVAL. */
+int dg_targets_check(const dg_request *request, dg_error *err);
+
+/* The seed of candidate / floor `index` derived from `seed` for `purpose`
+ * (DG_DERIVE_*): index 0 is `seed` itself; others are mixed (SplitMix64)
+ * and kept within DG_SEED_SAFE_MAX so they print as JSON numbers. Pure. */
+enum { DG_DERIVE_TARGET_ATTEMPT = 1, DG_DERIVE_FLOOR = 2 };
+uint64_t dg_seed_derive(uint64_t seed, int purpose, uint64_t index);
+
+/* The request as JSON {algorithm, seed, params (every effective value),
+ * targets?}: POSTing it to /v1/levels generates the same level. New
+ * reference, NULL on ENOMEM. */
+json_t *dg_request_to_json(const dg_request *request);
 
 /* Largest seed that round-trips through a JSON number in every client
  * (JavaScript's Number.MAX_SAFE_INTEGER); larger seeds are accepted as

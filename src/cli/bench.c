@@ -5,16 +5,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
 #define QUALITY_SEEDS 1000
 
+/* This thread's CPU time: the placement comparison measures with it, since
+ * on a shared machine a thread descheduled for a few milliseconds would
+ * swing a wall-clock ratio of 16-level chunks by tens of percent. */
+static uint64_t thread_cpu_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
 static void usage(void) {
   puts("usage: dungeon bench [--algorithm NAME] [--param name=value ...] [--seconds S]\n"
-       "                     [--runs N] [--roomsets DIR] [--json]\n"
+       "                     [--runs N] [--roomsets DIR] [--no-compare] [--json]\n"
        "  --seconds S  length of each timed run (default 1)\n"
        "  --runs N     timed runs, at least 5 (default 5); the median is reported\n"
+       "  --no-compare do not also time the same levels with params.placement=false\n"
+       "               (by default every 16 levels are generated again without the\n"
+       "               placement pass, both timed in thread CPU time, and both rates\n"
+       "               and placement's cost are shown)\n"
        "  --json       one JSON object instead of the table");
 }
 
@@ -60,11 +74,98 @@ static double median(double *values, int count) {
   return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
 }
 
+/* What one timed run measured. */
+typedef struct timed_run {
+  long levels;       /* levels generated */
+  double rate;       /* levels per second of generation (serialisation excluded) */
+  double json_us;    /* mean serialisation time of the levels dumped */
+  double json_bytes; /* mean size of their JSON */
+} timed_run;
+
+/* Generates one level and measures it (wall clock and thread CPU time);
+ * serialises it too (timed apart) when `dump`. 0 or the failure's code with
+ * `err` filled. */
+static int time_one(const dg_context *context, dg_request *request, uint64_t seed, bool dump,
+                    phase_samples *phases, int *phase_count, uint64_t *generation_ns,
+                    uint64_t *cpu_ns, uint64_t *json_ns, uint64_t *bytes, dg_error *err) {
+  request->seed = seed;
+  request->seed_given = true;
+  dg_level *level = NULL;
+  uint64_t before = dg_monotonic_ns(), cpu_before = thread_cpu_ns();
+  int rc = dg_generate(context, request, NULL, &level, err);
+  *cpu_ns += thread_cpu_ns() - cpu_before;
+  *generation_ns += dg_monotonic_ns() - before;
+  if (rc != 0)
+    return rc;
+  if (phases != NULL && record_phases(phases, phase_count, level) != 0)
+    rc = dg_error_set(err, DG_ENOMEM, "", "out of memory");
+  if (rc == 0 && dump) {
+    char *text = NULL;
+    size_t length = 0;
+    uint64_t start = dg_monotonic_ns();
+    rc = dg_level_dump_json(level, &text, &length);
+    *json_ns += dg_monotonic_ns() - start;
+    *bytes += length;
+    free(text);
+  }
+  dg_level_free(level);
+  return rc;
+}
+
+/* Generates levels from seed *seed on (advanced past the last one used)
+ * until `seconds` of generation have passed, serialising one level in eight
+ * apart from the timing (and the first, so that slow generators still
+ * report a JSON cost). With `unplaced` (may be NULL) every chunk of levels
+ * is generated again from the same seeds without the placement pass (which
+ * goes first alternates), both also timed in thread CPU time: their
+ * CPU-time rates go to *cpu_placed and *cpu_unplaced. `phases` (may be
+ * NULL) collects the generator's phase timings. */
+#define COMPARE_CHUNK 16
+static int time_levels(const dg_context *context, dg_request *request, dg_request *unplaced,
+                       double seconds, uint64_t *seed, phase_samples *phases, int *phase_count,
+                       timed_run *out, double *cpu_placed, double *cpu_unplaced, dg_error *err) {
+  uint64_t budget = (uint64_t)(seconds * 1e9), generation_ns = 0, cpu_ns = 0;
+  uint64_t unplaced_ns = 0, unplaced_cpu_ns = 0, json_ns = 0, bytes = 0;
+  uint64_t ignored_json = 0, ignored_bytes = 0;
+  long levels = 0, dumped = 0, chunks = 0;
+  int rc = 0;
+  while (generation_ns < budget && rc == 0) {
+    uint64_t first = *seed;
+    int chunk = unplaced != NULL ? COMPARE_CHUNK : 1;
+    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+      bool placed_pass = (pass == 0) == (chunks % 2 == 0);
+      for (int i = 0; i < chunk && rc == 0; i++) {
+        if (placed_pass) {
+          bool dump = ((levels + 1) & 7) == 1;
+          rc = time_one(context, request, first + (uint64_t)i, dump, phases, phase_count,
+                        &generation_ns, &cpu_ns, &json_ns, &bytes, err);
+          levels++;
+          dumped += dump;
+        } else if (unplaced != NULL) {
+          rc = time_one(context, unplaced, first + (uint64_t)i, false, NULL, NULL, &unplaced_ns,
+                        &unplaced_cpu_ns, &ignored_json, &ignored_bytes, err);
+        }
+      }
+    }
+    *seed = first + (uint64_t)chunk;
+    chunks++;
+  }
+  out->levels = levels;
+  out->rate = (double)levels / ((double)generation_ns / 1e9);
+  out->json_us = dumped > 0 ? (double)json_ns / (double)dumped / 1e3 : 0;
+  out->json_bytes = dumped > 0 ? (double)bytes / (double)dumped : 0;
+  if (unplaced != NULL) {
+    *cpu_placed = (double)levels / ((double)cpu_ns / 1e9);
+    *cpu_unplaced = (double)levels / ((double)unplaced_cpu_ns / 1e9);
+  }
+  return rc;
+}
+
 int cli_bench(int argc, char **argv) {
   cli_request_options options = {0};
   double seconds = 1.0;
   int runs = 5;
-  bool as_json = false;
+  bool as_json = false, no_compare = false;
   for (int i = 1; i < argc; i++) {
     int taken = cli_take_request_option(argc, argv, &i, &options);
     if (taken < 0)
@@ -77,6 +178,8 @@ int cli_bench(int argc, char **argv) {
       return 0;
     } else if (strcmp(argv[i], "--json") == 0) {
       as_json = true;
+    } else if (strcmp(argv[i], "--no-compare") == 0) {
+      no_compare = true;
     } else if ((strcmp(argv[i], "--seconds") == 0 || strcmp(argv[i], "--runs") == 0) &&
                i + 1 >= argc) {
       cli_error("%s needs a value", argv[i]);
@@ -118,59 +221,57 @@ int cli_bench(int argc, char **argv) {
   long total_levels = 0;
   int rc = 0;
   dg_error err = {0};
+  /* The same levels without the placement pass, timed in the same process
+   * and interleaved chunk by chunk (time_levels), so that both figures see
+   * the same machine load: what placement costs. */
+  int placement = dg_common_param(request.algorithm, DG_COMMON_PLACEMENT);
+  bool compare = !no_compare && dg_param_bool(&request.params, placement);
+  dg_request unplaced = request;
+  unplaced.params.number[placement] = 0;
+  double *unplaced_rates = calloc((size_t)runs * 2, sizeof *unplaced_rates);
+  double *placed_rates = unplaced_rates != NULL ? unplaced_rates + runs : NULL;
+  if (unplaced_rates == NULL) {
+    cli_error("out of memory");
+    free(rates);
+    free(unplaced_rates);
+    free(json_costs);
+    free(json_bytes);
+    dg_context_free(context);
+    return CLI_EXIT_FAILURE;
+  }
   for (int run = 0; run < runs && rc == 0; run++) {
-    uint64_t start = dg_monotonic_ns(), stop = start + (uint64_t)(seconds * 1e9), now = start;
-    long levels = 0;
-    uint64_t json_ns = 0, bytes = 0;
-    long dumped = 0;
-    while (now < stop && rc == 0) {
-      request.seed = seed++;
-      request.seed_given = true;
-      dg_level *level = NULL;
-      rc = dg_generate(context, &request, NULL, &level, &err);
-      if (rc != 0)
-        break;
-      levels++;
-      now = dg_monotonic_ns();
-      if (record_phases(phases, &phase_count, level) != 0) {
-        dg_level_free(level);
-        rc = dg_error_set(&err, DG_ENOMEM, "", "out of memory");
-        break;
-      }
-      /* Serialise one level in eight, timed apart from generation; the
-       * first of each run too, so that slow generators (a few levels per
-       * run) still report a JSON cost. */
-      if ((levels & 7) == 1) {
-        char *text = NULL;
-        size_t length = 0;
-        uint64_t before = dg_monotonic_ns();
-        rc = dg_level_dump_json(level, &text, &length);
-        uint64_t after = dg_monotonic_ns();
-        json_ns += after - before;
-        bytes += length;
-        dumped++;
-        free(text);
-        stop += after - before; /* serialisation time is not generation time */
-        now = after;
-      }
-      dg_level_free(level);
-    }
-    double elapsed = (double)(now - start - json_ns) / 1e9;
-    rates[run] = (double)levels / elapsed;
-    json_costs[run] = dumped > 0 ? (double)json_ns / (double)dumped / 1e3 : 0;
-    json_bytes[run] = dumped > 0 ? (double)bytes / (double)dumped : 0;
-    total_levels += levels;
+    timed_run result = {0};
+    rc = time_levels(context, &request, compare ? &unplaced : NULL, seconds, &seed, phases,
+                     &phase_count, &result, &placed_rates[run], &unplaced_rates[run], &err);
+    rates[run] = result.rate;
+    json_costs[run] = result.json_us;
+    json_bytes[run] = result.json_bytes;
+    total_levels += result.levels;
   }
   if (rc != 0) {
     cli_error("generation failed: %s", err.message);
     for (int p = 0; p < phase_count; p++)
       free(phases[p].ms);
     free(rates);
+    free(unplaced_rates);
     free(json_costs);
     free(json_bytes);
     dg_context_free(context);
     return CLI_EXIT_FAILURE;
   }
+  /* Placement's cost per run: the extra CPU time per level it adds, as a
+   * share of the time without it (unplaced rate / placed rate - 1), then
+   * the median over runs. */
+  double *costs = calloc((size_t)runs, sizeof *costs);
+  double unplaced_rate = 0, placed_rate = 0, cost_percent = 0;
+  if (compare && costs != NULL) {
+    for (int i = 0; i < runs; i++)
+      costs[i] = (unplaced_rates[i] / placed_rates[i] - 1) * 100;
+    cost_percent = median(costs, runs);
+    unplaced_rate = median(unplaced_rates, runs);
+    placed_rate = median(placed_rates, runs);
+  }
+  free(costs);
   double rate_min = rates[0], rate_max = rates[0];
   for (int i = 1; i < runs; i++) {
     rate_min = rates[i] < rate_min ? rates[i] : rate_min;
@@ -196,6 +297,7 @@ int cli_bench(int argc, char **argv) {
       for (int p = 0; p < phase_count; p++)
         free(phases[p].ms);
       free(rates);
+      free(unplaced_rates);
       free(json_costs);
       free(json_bytes);
       dg_context_free(context);
@@ -237,6 +339,12 @@ int cli_bench(int argc, char **argv) {
                                     (json_int_t)phases[p].count));
     }
     json_object_set_new(out, "phases", phase_json);
+    if (compare)
+      json_object_set_new(out, "placement_compare",
+                          json_pack("{s:s,s:f,s:f,s:f}", "clock", "thread_cpu",
+                                    "levels_per_cpu_second_with_placement_median", placed_rate,
+                                    "levels_per_cpu_second_without_placement_median", unplaced_rate,
+                                    "placement_cost_percent_median", cost_percent));
     char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     puts(text != NULL ? text : "{}");
     free(text);
@@ -246,6 +354,15 @@ int cli_bench(int argc, char **argv) {
            "levels/s min", "levels/s max", "gen us/level", "json us", "json bytes");
     printf("%-10s %-8d %-14.0f %-14.0f %-14.0f %-14.2f %-12.2f %-10.0f\n", request.algorithm->name,
            runs, rate, rate_min, rate_max, 1e6 / rate, json_us, bytes);
+    if (compare) {
+      printf("\n%-22s %-24s %-14s\n", "placement", "levels/CPU-s median", "CPU us/level");
+      printf("%-22s %-24.0f %-14.2f\n", "on (as asked)", placed_rate, 1e6 / placed_rate);
+      printf("%-22s %-24.0f %-14.2f\n", "off (placement=false)", unplaced_rate,
+             1e6 / unplaced_rate);
+      printf("placement adds %.1f%% to the CPU time per level (median over runs; the same "
+             "seeds, interleaved every %d levels; --no-compare skips this)\n\n",
+             cost_percent, COMPARE_CHUNK);
+    }
     /* The generator's own phases (dg_level.timings) as a table of their
      * own, one row each, e.g. the authored generator's tree_growth. */
     if (phase_count > 0)
@@ -270,6 +387,7 @@ int cli_bench(int argc, char **argv) {
   free(params_text);
   json_decref(params);
   free(rates);
+  free(unplaced_rates);
   free(json_costs);
   free(json_bytes);
   dg_context_free(context);

@@ -11,15 +11,17 @@
 
 /* Request-building options shared by generate and bench. */
 typedef struct cli_request_options {
-  const char *algorithm;    /* --algorithm, default "classic" */
-  const char *seed;         /* --seed text or NULL */
+  const char *algorithm;                 /* --algorithm, default "classic" */
+  const char *seed;                      /* --seed text or NULL */
   const char *params[DG_PARAMS_MAX * 2]; /* --param name=value texts */
   int param_count;
-  const char *roomsets;     /* --roomsets DIR or NULL */
+  const char *roomsets;                     /* --roomsets DIR or NULL */
+  const char *targets[DG_TARGET_COUNT + 1]; /* --target name=value texts */
+  int target_count;
 } cli_request_options;
 
 /* Consumes the option at argv[*index] if it is one of --algorithm, --seed,
- * --param, --roomsets (either "--x value" or "--x=value"); returns 1 if consumed, 0 if
+ * --param, --target, --roomsets (either "--x value" or "--x=value"); returns 1 if consumed, 0 if
  * not one of them, -1 after printing a usage error. */
 int cli_take_request_option(int argc, char **argv, int *index, cli_request_options *options);
 

@@ -8,11 +8,19 @@
 
 static void usage(void) {
   puts("usage: dungeon generate [--algorithm NAME] [--seed N] [--param name=value ...]\n"
+       "                        [--target name=value ...] [--floors N]\n"
        "                        [--format json|ascii] [--roomsets DIR] [--quiet]\n"
        "  --algorithm NAME  one of 'dungeon algorithms' (default classic)\n"
        "  --seed N          0 to 18446744073709551615; without it a random seed is\n"
        "                    chosen and printed on stderr\n"
        "  --param n=v       set a parameter (repeatable); see below\n"
+       "  --target n=v      a structural target (repeatable): path_min, path_max,\n"
+       "                    cycles_min, cycles_max, dead_ends_min, dead_ends_max,\n"
+       "                    rooms_min, rooms_max, spawn_spread_max (0 to 1000000),\n"
+       "                    attempts_max (1 to 1000, default 16): seed-derived\n"
+       "                    candidates are tried until one meets them all\n"
+       "  --floors N        a multi-floor set of N floors (1 to 64) whose stairs line\n"
+       "                    up, as dungeond.levelset/1 (json) or maps one after another\n"
        "  --format F        json (default, dungeond.level/1) or ascii\n"
        "  --roomsets DIR    room-set directory for authored (default $DUNGEON_ROOMSETS,\n"
        "                    else config/roomsets)\n"
@@ -31,10 +39,44 @@ static int random_seed(uint64_t *seed) {
   return got == 1 ? 0 : -1;
 }
 
+/* --floors: the set as dungeond.levelset/1 or as maps, one per floor. */
+static int generate_floors(const dg_context *context, const dg_request *request, int floors,
+                           bool json, bool quiet) {
+  dg_level *levels[DG_FLOORS_MAX] = {0};
+  dg_request requests[DG_FLOORS_MAX];
+  dg_error err = {0};
+  uint64_t started = dg_monotonic_ns();
+  int rc = dg_levelset_generate(context, request, floors, NULL, levels, requests, &err);
+  if (rc != 0) {
+    cli_error("generation failed: %s", err.message);
+    return rc == DG_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
+  }
+  uint64_t generated = dg_monotonic_ns();
+  char *text = NULL;
+  size_t length = 0;
+  rc = json ? dg_levelset_dump_json(levels, requests, floors, &text, &length)
+            : dg_levelset_dump_ascii(levels, requests, floors, &text, &length);
+  for (int k = 0; k < floors; k++)
+    dg_level_free(levels[k]);
+  if (rc != 0) {
+    cli_error("cannot serialise the set: %s", dg_strerror(rc));
+    return CLI_EXIT_FAILURE;
+  }
+  fwrite(text, 1, length, stdout);
+  if (json)
+    putchar('\n');
+  free(text);
+  if (!quiet)
+    fprintf(stderr, "dungeon: %d floors generated in %.3f ms\n", floors,
+            (double)(generated - started) / 1e6);
+  return fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
+}
+
 int cli_generate(int argc, char **argv) {
   cli_request_options options = {0};
   const char *format = "json";
   bool quiet = false, help = false;
+  int floors = 0; /* 0: one level, not a set */
   for (int i = 1; i < argc; i++) {
     int taken = cli_take_request_option(argc, argv, &i, &options);
     if (taken < 0)
@@ -45,6 +87,15 @@ int cli_generate(int argc, char **argv) {
       help = true;
     } else if (strcmp(argv[i], "--quiet") == 0) {
       quiet = true;
+    } else if (strcmp(argv[i], "--floors") == 0 || strncmp(argv[i], "--floors=", 9) == 0) {
+      const char *text = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
+      char *end = NULL;
+      long value = strtol(text, &end, 10);
+      if (*text == '\0' || *end != '\0' || value < 1 || value > DG_FLOORS_MAX) {
+        cli_error("--floors must be an integer from 1 to %d, not '%s'", DG_FLOORS_MAX, text);
+        return CLI_EXIT_USAGE;
+      }
+      floors = (int)value;
     } else if (strcmp(argv[i], "--format") == 0) {
       if (i + 1 >= argc) {
         cli_error("--format needs a value: json or ascii");
@@ -89,6 +140,11 @@ int cli_generate(int argc, char **argv) {
   dg_context *context = NULL;
   if (cli_make_context(&options, &context) != 0)
     return CLI_EXIT_FAILURE;
+  if (floors > 0) {
+    int set_rc = generate_floors(context, &request, floors, strcmp(format, "json") == 0, quiet);
+    dg_context_free(context);
+    return set_rc;
+  }
   dg_error err = {0};
   dg_level *level = NULL;
   uint64_t started = dg_monotonic_ns();

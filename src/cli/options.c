@@ -52,6 +52,16 @@ int cli_take_request_option(int argc, char **argv, int *index, cli_request_optio
       options->roomsets = value;
     return taken;
   }
+  if ((taken = take_value(argc, argv, index, "--target", &value)) != 0) {
+    if (taken < 0)
+      return taken;
+    if (options->target_count >= (int)(sizeof options->targets / sizeof options->targets[0])) {
+      cli_error("too many --target options");
+      return -1;
+    }
+    options->targets[options->target_count++] = value;
+    return 1;
+  }
   if ((taken = take_value(argc, argv, index, "--param", &value)) != 0) {
     if (taken < 0)
       return taken;
@@ -99,6 +109,11 @@ int cli_build_request(const cli_request_options *options, dg_request *request) {
       return -1;
     }
   }
+  for (int i = 0; i < options->target_count; i++)
+    if (dg_targets_set_text(&request->targets, options->targets[i], &err) != 0) {
+      cli_error("--target: %s", err.message);
+      return -1;
+    }
   if (dg_request_validate(request, &err) != 0) {
     cli_error("%s", err.message);
     return -1;

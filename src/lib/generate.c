@@ -1,10 +1,14 @@
 /* dg_generate: the one entry point. Checks the request, lets the algorithm
- * fill a fresh level, computes the shared metrics, and hands the level over.
+ * fill a fresh level, runs the shared placement pass (stairs, spawns),
+ * computes the shared metrics, and hands the level over; with structural
+ * targets it tries seed-derived candidates and keeps the first that meets
+ * them (or the best, saying what it missed).
  * Also the context's lifecycle and the library version. */
 #include <stdlib.h>
 
 #include "context_internal.h"
 #include "dungeon/dungeon.h"
+#include "placement.h"
 
 const char *dg_version(void) {
   return DUNGEON_VERSION;
@@ -24,6 +28,128 @@ void dg_context_free(dg_context *context) {
   free(context);
 }
 
+/* One candidate: the generator, then the shared placement pass, then the
+ * metrics (which see the stairs and any connection dug for them). */
+static int generate_one(const dg_context *context, const dg_request *request, dg_cancel *cancel,
+                        dg_level **out, dg_error *err) {
+  dg_level *level = NULL;
+  int rc = dg_level_new(request, &level);
+  if (rc != 0)
+    return dg_error_set(err, rc, "", "out of memory");
+  rc = request->algorithm->generate(context, request, cancel, level, err);
+  if (rc == 0) {
+    rc = dg_placement_run(level, err);
+  } else if (err != NULL && err->code == 0) {
+    dg_error_from_code(err, rc);
+  }
+  if (rc == 0 && (rc = dg_level_compute_metrics(level, cancel)) != 0)
+    dg_error_from_code(err, rc);
+  if (rc != 0) {
+    dg_level_free(level);
+    return rc;
+  }
+  *out = level;
+  return 0;
+}
+
+/* The figure target `id` is about, from a finished candidate. */
+static int achieved(const dg_level *level, int id) {
+  switch (id) {
+  case DG_TARGET_PATH_MIN:
+  case DG_TARGET_PATH_MAX: return level->placement.entrance_to_exit;
+  case DG_TARGET_CYCLES_MIN:
+  case DG_TARGET_CYCLES_MAX: return level->metrics.cycles;
+  case DG_TARGET_DEAD_ENDS_MIN:
+  case DG_TARGET_DEAD_ENDS_MAX: return level->metrics.dead_ends;
+  case DG_TARGET_ROOMS_MIN:
+  case DG_TARGET_ROOMS_MAX: return level->metrics.rooms;
+  default: return level->placement.spawn_distance_max - level->placement.spawn_distance_min;
+  }
+}
+
+/* Scores a candidate: fills the report's figures and misses; *shortfall
+ * sums each miss relative to its bound, to rank candidates that miss. */
+static void evaluate(const dg_level *level, const dg_targets *targets, dg_target_report *report,
+                     double *shortfall) {
+  report->missed_mask = 0;
+  *shortfall = 0;
+  for (int id = 0; id < DG_TARGET_COUNT; id++) {
+    if (!(targets->set_mask & (1u << id)))
+      continue;
+    int value = achieved(level, id), bound = targets->value[id];
+    bool is_min = id == DG_TARGET_PATH_MIN || id == DG_TARGET_CYCLES_MIN ||
+                  id == DG_TARGET_DEAD_ENDS_MIN || id == DG_TARGET_ROOMS_MIN;
+    int miss = is_min ? bound - value : value - bound;
+    report->achieved[id] = value;
+    if (miss > 0) {
+      report->missed_mask |= 1u << id;
+      *shortfall += (double)miss / (bound > 0 ? bound : 1);
+    }
+  }
+  report->met = report->missed_mask == 0;
+}
+
+static int popcount(uint32_t bits) {
+  int count = 0;
+  for (; bits != 0; bits &= bits - 1)
+    count++;
+  return count;
+}
+
+/* Structural targets: candidate i uses the seed derived from the request's
+ * seed and i (candidate 0 is the request's seed itself), in that fixed
+ * order; the first that meets every target is kept, else the one missing
+ * the fewest (then the least, then the earliest). A deadline or a
+ * cancellation fails the whole request, so the answer never depends on how
+ * fast the machine was. */
+static int generate_with_targets(const dg_context *context, const dg_request *request,
+                                 dg_cancel *cancel, dg_level **out, dg_error *err) {
+  const dg_targets *targets = &request->targets;
+  int attempts_max = targets->attempts_max > 0 ? targets->attempts_max : DG_TARGET_ATTEMPTS_DEFAULT;
+  dg_level *best = NULL;
+  dg_target_report best_report = {0};
+  double best_shortfall = 0;
+  int attempts = 0, rc = 0;
+  for (int i = 0; i < attempts_max; i++) {
+    if (i > 0 && (rc = dg_cancel_check(cancel)) != 0) {
+      dg_error_from_code(err, rc);
+      break;
+    }
+    dg_request candidate = *request;
+    candidate.seed = dg_seed_derive(request->seed, DG_DERIVE_TARGET_ATTEMPT, (uint64_t)i);
+    dg_level *level = NULL;
+    if ((rc = generate_one(context, &candidate, cancel, &level, err)) != 0)
+      break;
+    attempts++;
+    dg_target_report report = {.chosen = i, .seed = candidate.seed};
+    double shortfall;
+    evaluate(level, targets, &report, &shortfall);
+    bool better = best == NULL ||
+                  popcount(report.missed_mask) < popcount(best_report.missed_mask) ||
+                  (popcount(report.missed_mask) == popcount(best_report.missed_mask) &&
+                   shortfall < best_shortfall);
+    if (better) {
+      dg_level_free(best);
+      best = level;
+      best_report = report;
+      best_shortfall = shortfall;
+    } else {
+      dg_level_free(level);
+    }
+    if (best_report.met)
+      break;
+  }
+  if (rc != 0) {
+    dg_level_free(best);
+    return rc;
+  }
+  best_report.attempts = attempts;
+  best->seed = request->seed; /* the level answers the request as asked */
+  best->target_report = best_report;
+  *out = best;
+  return 0;
+}
+
 int dg_generate(const dg_context *context, const dg_request *request, dg_cancel *cancel,
                 dg_level **out, dg_error *err) {
   if (request == NULL || request->algorithm == NULL)
@@ -37,22 +163,7 @@ int dg_generate(const dg_context *context, const dg_request *request, dg_cancel 
     rc = dg_request_validate(request, err);
   if (rc != 0)
     return rc;
-  dg_level *level = NULL;
-  rc = dg_level_new(request, &level);
-  if (rc != 0)
-    return dg_error_set(err, rc, "", "out of memory");
-  rc = request->algorithm->generate(context, request, cancel, level, err);
-  if (rc == 0) {
-    rc = dg_level_compute_metrics(level, cancel);
-    if (rc != 0)
-      dg_error_from_code(err, rc);
-  } else if (err != NULL && err->code == 0) {
-    dg_error_from_code(err, rc);
-  }
-  if (rc != 0) {
-    dg_level_free(level);
-    return rc;
-  }
-  *out = level;
-  return 0;
+  if (request->targets.set_mask != 0)
+    return generate_with_targets(context, request, cancel, out, err);
+  return generate_one(context, request, cancel, out, err);
 }

@@ -5,6 +5,55 @@
 
 #include "dungeon/algorithm.h"
 
+/* The common parameters (DG_COMMON_* in dungeon/algorithm.h) as table
+ * entries from index `first` on: every generator ends its table with
+ * DG_COMMON_PARAM_DEFS(P_COMMON), so they are declared once. Ranges are
+ * the library's own; the daemon may hold them tighter (limits.*). */
+#define DG_COMMON_PARAM_DEFS(first)                                                                \
+  [(first) +                                                                                       \
+      DG_COMMON_PLACEMENT] = {"placement",                                                         \
+                              DG_PARAM_BOOL,                                                       \
+                              1,                                                                   \
+                              0,                                                                   \
+                              1,                                                                   \
+                              NULL,                                                                \
+                              NULL,                                                                \
+                              "place an entrance (stairs up), an exit (stairs down) and "          \
+                              "player spawns (see features)"},                                     \
+      [(first) +                                                                                   \
+          DG_COMMON_EXIT_DISTANCE] = {"exit_distance",                                             \
+                                      DG_PARAM_FLOAT,                                              \
+                                      0.7,                                                         \
+                                      0,                                                           \
+                                      1,                                                           \
+                                      NULL,                                                        \
+                                      NULL,                                                        \
+                                      "exit at least this fraction of the farthest walking "       \
+                                      "distance from the entrance (1: the farthest place)"},       \
+      [(first) +                                                                                   \
+          DG_COMMON_SPAWNS] = {"spawns",                                                           \
+                               DG_PARAM_INT,                                                       \
+                               1,                                                                  \
+                               0,                                                                  \
+                               64,                                                                 \
+                               NULL,                                                               \
+                               NULL,                                                               \
+                               "player spawn points near the entrance, at similar walking "        \
+                               "distance to the exit (the daemon defaults it to the players)"},    \
+      [(first) +                                                                                   \
+          DG_COMMON_STAIRS_UP_X] = {"stairs_up_x",                                                 \
+                                    DG_PARAM_INT,                                                  \
+                                    -1,                                                            \
+                                    -1,                                                            \
+                                    65535,                                                         \
+                                    NULL,                                                          \
+                                    NULL,                                                          \
+                                    "column of the stairs up, -1 to choose (multi-floor sets "     \
+                                    "set it to the floor above's stairs down)"},                   \
+      [(first) + DG_COMMON_STAIRS_UP_Y] = {                                                        \
+          "stairs_up_y", DG_PARAM_INT, -1,   -1,                                                   \
+          65535,         NULL,         NULL, "row of the stairs up, -1 to choose"}
+
 extern const dg_algorithm dg_algorithm_classic;
 extern const dg_algorithm dg_algorithm_nonlinear;
 extern const dg_algorithm dg_algorithm_landmark;

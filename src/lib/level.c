@@ -13,6 +13,7 @@ int dg_level_new(const dg_request *request, dg_level **out) {
   level->algorithm = request->algorithm;
   level->seed = request->seed;
   level->params = request->params;
+  level->targets = request->targets;
   dg_graph_init(&level->graph);
   *out = level;
   return 0;
@@ -25,6 +26,7 @@ void dg_level_free(dg_level *level) {
   free(level->rooms);
   free(level->doors);
   free(level->objects);
+  free(level->features);
   dg_graph_close(&level->graph);
   if (level->extension.free_data != NULL)
     level->extension.free_data(level->extension.data);
@@ -73,4 +75,12 @@ void dg_level_set_timing(dg_level *level, const char *name, uint64_t ns) {
     }
   if (level->timing_count < DG_TIMINGS_MAX)
     level->timings[level->timing_count++] = (dg_timing){name, ns};
+}
+
+int dg_level_add_feature(dg_level *level, const dg_feature *feature) {
+  if (dg_vec_grow(&level->features, &level->feature_capacity, level->feature_count + 1,
+                  sizeof *feature) != 0)
+    return DG_ENOMEM;
+  level->features[level->feature_count++] = *feature;
+  return 0;
 }

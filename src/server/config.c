@@ -1,11 +1,16 @@
 /* Loading and checking the daemon's JSON configuration. Every limit the
- * daemon enforces is a key here (DESIGN.md "Configuration, limits,
- * security"); docs/config.md is the reference for each key. */
+ * daemon enforces is a key here, range-checked at load so that a bad value
+ * stops start-up instead of surprising a client; docs/config.md is the
+ * reference for each key. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "profile.h"
 
@@ -35,6 +40,8 @@ void config_defaults(config *cfg) {
       .lobby_debounce_ms = 50,
       .lobby_cache_bytes_max = 256L << 20,
       .speculative_reserved_workers = 1,
+      .floors_max = 8,
+      .target_attempts_max = 64,
   };
 }
 
@@ -66,6 +73,8 @@ static const limit_key limit_keys[] = {
     LIMIT(lobby_debounce_ms, 0, 60000),
     LIMIT(lobby_cache_bytes_max, 0, 1L << 40),
     LIMIT(speculative_reserved_workers, 0, 255),
+    LIMIT(floors_max, 1, 64),
+    LIMIT(target_attempts_max, 1, 1000),
 };
 
 int config_set_listen(config *cfg, const char *text, dg_error *err) {
@@ -104,6 +113,196 @@ static int load_limits(config *cfg, json_t *limits, dg_error *err) {
   return 0;
 }
 
+/* Secrets may live in files of their own instead of the configuration, which
+ * is usually readable by everyone (/etc/dungeond/dungeond.json, a ConfigMap):
+ * a systemd credential or a Kubernetes Secret mounted as a file. A leading
+ * "$CREDENTIALS_DIRECTORY/" is replaced by that variable, which systemd sets
+ * for LoadCredential=, because the directory's path is systemd's to choose.
+ * Refuses anything but a regular file, and a file other users may read or
+ * write: a secret that leaked that way is no longer one. Returns the whole
+ * file (malloc'd, NUL-terminated, no NUL inside) or NULL with `err` set. */
+static char *read_secret_file(const char *key, const char *path, dg_error *err) {
+  static const char prefix[] = "$CREDENTIALS_DIRECTORY/";
+  char expanded[CONFIG_PATH_MAX];
+  if (strncmp(path, prefix, sizeof prefix - 1) == 0) {
+    const char *dir = getenv("CREDENTIALS_DIRECTORY");
+    if (dir == NULL || dir[0] == '\0')
+      return dg_error_set(err, -1, key,
+                          "%s names $CREDENTIALS_DIRECTORY, which is not set (systemd sets it "
+                          "for LoadCredential=)",
+                          key),
+             NULL;
+    if ((size_t)snprintf(expanded, sizeof expanded, "%s/%s", dir, path + sizeof prefix - 1) >=
+        sizeof expanded)
+      return dg_error_set(err, -1, key, "%s: the path is too long", key), NULL;
+    path = expanded;
+  }
+  /* O_NONBLOCK: a FIFO put there by mistake must not hang start-up. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return dg_error_set(err, -1, key, "%s %s: %s", key, path, strerror(errno)), NULL;
+  struct stat st;
+  char *text = NULL;
+  if (fstat(fd, &st) != 0) {
+    dg_error_set(err, -1, key, "%s %s: %s", key, path, strerror(errno));
+    goto fail;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    dg_error_set(err, -1, key, "%s %s is not a regular file", key, path);
+    goto fail;
+  }
+  if ((st.st_mode & (S_IROTH | S_IWOTH)) != 0) {
+    dg_error_set(err, -1, key,
+                 "%s %s may be read or written by other users (mode %04o): chmod o-rwx it", key,
+                 path, (unsigned)(st.st_mode & 07777));
+    goto fail;
+  }
+  size_t size = (size_t)st.st_size, used = 0;
+  text = malloc(size + 1);
+  if (text == NULL) {
+    dg_error_set(err, -1, key, "%s %s: out of memory", key, path);
+    goto fail;
+  }
+  while (used < size) {
+    ssize_t got = read(fd, text + used, size - used);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      dg_error_set(err, -1, key, "%s %s: %s", key, path, strerror(errno));
+      goto fail;
+    }
+    if (got == 0)
+      break; /* shrank while read: take what is there */
+    used += (size_t)got;
+  }
+  text[used] = '\0';
+  if (strlen(text) != used) {
+    dg_error_set(err, -1, key, "%s %s holds a NUL byte: it must be text", key, path);
+    goto fail;
+  }
+  close(fd);
+  return text;
+fail:
+  free(text);
+  close(fd);
+  return NULL;
+}
+
+/* "auth_tokens_file": one token a line; blank lines and lines starting with
+ * '#' are skipped, spaces around a token ignored. Its tokens are added to
+ * those of "auth_tokens" in `root`, so one check (routes.c) serves both. */
+static int load_auth_tokens_file(json_t *root, const char *path, dg_error *err) {
+  static const char key[] = "auth_tokens_file";
+  char *text = read_secret_file(key, path, err);
+  if (text == NULL)
+    return -1;
+  json_t *inline_tokens = json_object_get(root, "auth_tokens");
+  /* A malformed inline list is left for the key loop to report. */
+  json_t *tokens = json_is_array(inline_tokens) ? json_copy(inline_tokens) : json_array();
+  int rc = -1, line = 0, added = 0;
+  if (tokens == NULL) {
+    dg_error_set(err, -1, key, "%s: out of memory", key);
+    goto done;
+  }
+  for (char *next = text; next != NULL;) {
+    char *start = next, *end = strchr(next, '\n');
+    next = end != NULL ? end + 1 : NULL;
+    if (end == NULL)
+      end = start + strlen(start);
+    line++;
+    while (start < end && (*start == ' ' || *start == '\t'))
+      start++;
+    while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+      end--;
+    if (start == end || *start == '#')
+      continue;
+    for (const char *c = start; c < end; c++)
+      if (*c < 0x21 || *c > 0x7e) {
+        dg_error_set(err, -1, key, "%s %s line %d: a token must be printable ASCII without spaces",
+                     key, path, line);
+        goto done;
+      }
+    if (end - start < 16) {
+      dg_error_set(err, -1, key, "%s %s line %d: a token must be at least 16 characters", key, path,
+                   line);
+      goto done;
+    }
+    if (json_array_append_new(tokens, json_stringn(start, (size_t)(end - start))) != 0) {
+      dg_error_set(err, -1, key, "%s: out of memory", key);
+      goto done;
+    }
+    added++;
+  }
+  /* An empty file must not silently turn authentication off. */
+  if (added == 0) {
+    dg_error_set(err, -1, key, "%s %s holds no token (one a line; '#' starts a comment)", key,
+                 path);
+    goto done;
+  }
+  if (!json_is_array(inline_tokens) && inline_tokens != NULL) {
+    rc = 0; /* keep the malformed inline value for the key loop's message */
+    goto done;
+  }
+  if (json_object_set(root, "auth_tokens", tokens) != 0) {
+    dg_error_set(err, -1, key, "%s: out of memory", key);
+    goto done;
+  }
+  rc = 0;
+done:
+  json_decref(tokens);
+  free(text);
+  return rc;
+}
+
+/* "lobby_seed_secret_file": the whole file, final line breaks removed, is
+ * the value of "lobby_seed_secret" (lobby seeds derive from it and the lobby
+ * id, so every replica given the same secret makes the same level). */
+static int load_lobby_seed_secret_file(json_t *root, const char *path, dg_error *err) {
+  static const char key[] = "lobby_seed_secret_file";
+  if (json_object_get(root, "lobby_seed_secret") != NULL)
+    return dg_error_set(err, -1, key, "set lobby_seed_secret or lobby_seed_secret_file, not both"),
+           -1;
+  char *text = read_secret_file(key, path, err);
+  if (text == NULL)
+    return -1;
+  size_t length = strlen(text);
+  while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == '\r'))
+    length--;
+  int rc = -1;
+  json_t *secret = length > 0 ? json_stringn(text, length) : NULL;
+  if (length == 0)
+    dg_error_set(err, -1, key, "%s %s is empty", key, path);
+  else if (secret == NULL)
+    dg_error_set(err, -1, key, "%s %s must be UTF-8 text", key, path);
+  else if (json_object_set_new(root, "lobby_seed_secret", secret) != 0)
+    dg_error_set(err, -1, key, "%s: out of memory", key);
+  else
+    rc = 0;
+  free(text);
+  return rc;
+}
+
+/* Replaces the *_file keys of `root` by the values their files hold, before
+ * the keys are checked, so a secret read from a file passes the same checks
+ * as one written inline. */
+static int load_secret_files(json_t *root, dg_error *err) {
+  static const char *const keys[] = {"auth_tokens_file", "lobby_seed_secret_file"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    json_t *value = json_object_get(root, keys[i]);
+    if (value == NULL)
+      continue;
+    if (!json_is_string(value) || json_string_length(value) == 0 ||
+        json_string_length(value) >= CONFIG_PATH_MAX)
+      return dg_error_set(err, -1, keys[i], "%s must be a file path", keys[i]), -1;
+    int rc = i == 0 ? load_auth_tokens_file(root, json_string_value(value), err)
+                    : load_lobby_seed_secret_file(root, json_string_value(value), err);
+    if (rc != 0)
+      return -1;
+    json_object_del(root, keys[i]);
+  }
+  return 0;
+}
+
 int config_load(config *cfg, const char *path, dg_error *err) {
   json_error_t json_err;
   json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &json_err);
@@ -113,6 +312,8 @@ int config_load(config *cfg, const char *path, dg_error *err) {
     dg_error_set(err, -1, "", "%s: the configuration must be a JSON object", path);
     goto fail;
   }
+  if (load_secret_files(root, err) != 0)
+    goto fail;
   const char *key;
   json_t *value;
   json_object_foreach(root, key, value) {

@@ -35,6 +35,8 @@ typedef struct config_limits {
   long lobby_debounce_ms;            /* wait after a change before pre-generating */
   long lobby_cache_bytes_max;        /* ready pre-generated levels, bytes (LRU evicted) */
   long speculative_reserved_workers; /* workers pre-generation may not use */
+  long floors_max;                   /* floors of one multi-floor set (422 above) */
+  long target_attempts_max;          /* targets.attempts_max ceiling (422 above) */
 } config_limits;
 
 typedef struct config {

@@ -47,6 +47,7 @@ struct job {
   _Atomic bool raised;  /* promoted while running: back to normal priority */
   _Atomic pid_t thread; /* the worker running it (Linux thread id), 0 outside */
   dg_request request;   /* what to generate (seed already chosen) */
+  int floors;           /* > 1: a multi-floor set of that many floors (request is floor 0's) */
   job_format format;    /* serialisation wanted */
   dg_cancel cancel;     /* deadline and cancellation flag */
   job_done_fn done;     /* completion callback */

@@ -148,8 +148,8 @@ void route_job_done(job *j) {
   }
 }
 
-static const char *const body_members[] = {"algorithm", "seed",        "params",  "players",
-                                           "profile",   "deadline_ms", "roomset", NULL};
+static const char *const body_members[] = {
+    "algorithm", "seed", "params", "players", "profile", "deadline_ms", "roomset", "targets", NULL};
 
 /* Checks the daemon's own members and limits; fills the request, the
  * deadline and `err`. Returns the HTTP status to answer with, 0 if valid. */
@@ -169,7 +169,7 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
       snprintf(field, sizeof field, "%s", key);
       return dg_error_set(err, DG_ENOENT, field,
                           "unknown member '%s'; allowed: algorithm, seed, params, players, "
-                          "profile, deadline_ms, roomset",
+                          "profile, deadline_ms, roomset, targets (and floors on /v1/levels)",
                           key),
              422;
     }
@@ -178,6 +178,7 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
   int rc = dg_request_from_json(body, &parsed, err);
   if (rc != 0)
     return status_of(rc);
+  long player_count = -1; /* players in the party, when the body names them */
 
   /* Profiles: derived parameters first, then the explicit ones over them. */
   const json_t *players = json_object_get(body, "players");
@@ -219,10 +220,13 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
     if (players != NULL && !json_is_null(players) &&
         (rc = party_from_json(players, limits->players_max, &members, err)) != 0)
       return 422;
+    if (players != NULL && !json_is_null(players))
+      player_count = members.count;
     dg_request derived;
     dg_request_init(&derived, parsed.algorithm);
     derived.seed = parsed.seed;
     derived.seed_given = parsed.seed_given;
+    derived.targets = parsed.targets;
     if ((rc = profile_apply(profile, &members, &derived, err)) != 0)
       return status_of(rc);
     const json_t *params = json_object_get(body, "params");
@@ -235,6 +239,26 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
     party members;
     if (party_from_json(players, limits->players_max, &members, err) != 0)
       return 422;
+    player_count = members.count;
+  }
+  /* One spawn per player unless the request says otherwise; a party above
+   * the parameter's range shares its last spawns. */
+  int spawns = dg_common_param(parsed.algorithm, DG_COMMON_SPAWNS);
+  if (player_count >= 0 && !(parsed.params.explicit_mask & (UINT64_C(1) << spawns))) {
+    double most = parsed.algorithm->params[spawns].max;
+    parsed.params.number[spawns] = player_count < most ? (double)player_count : most;
+  }
+  if (parsed.targets.attempts_max > limits->target_attempts_max)
+    return dg_error_set(err, DG_ELIMIT, "targets.attempts_max",
+                        "targets.attempts_max must be an integer from 1 to %ld "
+                        "(limits.target_attempts_max)",
+                        limits->target_attempts_max),
+           422;
+  if (parsed.targets.set_mask != 0) {
+    if (parsed.targets.attempts_max == 0)
+      parsed.targets.attempts_max = DG_TARGET_ATTEMPTS_DEFAULT < limits->target_attempts_max
+                                        ? DG_TARGET_ATTEMPTS_DEFAULT
+                                        : (int)limits->target_attempts_max;
   }
 
   /* Daemon limits over the algorithm's own ranges. */
@@ -258,7 +282,7 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
     int index = dg_algorithm_param_index(parsed.algorithm, room_params[i]);
     if (index < 0 || parsed.params.number[index] <= (double)limits->rooms_max)
       continue;
-    if (!(parsed.params.explicit_mask & (UINT32_C(1) << index))) {
+    if (!(parsed.params.explicit_mask & (UINT64_C(1) << index))) {
       parsed.params.number[index] = (double)limits->rooms_max;
       capped = true;
       continue;
@@ -334,9 +358,33 @@ static void handle_levels(request *r) {
     respond_error(r, 400, &err);
     return;
   }
+  /* `floors` asks for a multi-floor set: checked here, the rest of the body
+   * is an ordinary level request (floor 0's). */
+  int floors = 1;
+  const json_t *floors_member = json_object_get(body, "floors");
+  if (floors_member != NULL && !json_is_null(floors_member)) {
+    if (!json_is_integer(floors_member) || json_integer_value(floors_member) < 1 ||
+        json_integer_value(floors_member) > s->cfg->limits.floors_max) {
+      dg_error_set(&err, DG_EINVAL, "floors",
+                   "floors must be an integer from 1 to %ld (limits.floors_max)",
+                   s->cfg->limits.floors_max);
+      json_decref(body);
+      respond_error(r, 422, &err);
+      return;
+    }
+    floors = (int)json_integer_value(floors_member);
+  }
+  json_object_del(body, "floors");
   long deadline_ms = 0;
   dg_request level_request;
   int status = level_request_parse(s, body, &level_request, &deadline_ms, &err);
+  if (status == 0 && floors > 1 &&
+      !dg_param_bool(&level_request.params,
+                     dg_common_param(level_request.algorithm, DG_COMMON_PLACEMENT))) {
+    dg_error_set(&err, DG_EINVAL, "params.placement",
+                 "floors above 1 need params.placement=true (the stairs line floors up)");
+    status = 422;
+  }
   const json_t *name = json_object_get(body, "algorithm");
   const dg_algorithm *named =
       json_is_string(name) ? dg_algorithm_find(json_string_value(name)) : NULL;
@@ -346,6 +394,7 @@ static void handle_levels(request *r) {
     respond_error(r, status, &err);
     return;
   }
+  r->work.floors = floors;
   level_submit(r, &level_request, deadline_ms, format);
 }
 

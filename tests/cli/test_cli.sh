@@ -116,5 +116,69 @@ check "bench prints a table" grep -q "levels/s med" "$out"
 run bench --runs 2
 check "bench --runs below 5 exits 2" [ "$status" -eq 2 ]
 
+# Placement, floors and targets (issue 13).
+run bench --seconds 0.05 --json
+check "bench compares placement on and off in one run" jq -e '.placement_compare.levels_per_cpu_second_with_placement_median > 0 and .placement_compare.levels_per_cpu_second_without_placement_median > 0 and (.placement_compare.placement_cost_percent_median | type) == "number"' "$out"
+run bench --seconds 0.05
+check "bench table shows placement on and off" grep -q "off (placement=false)" "$out"
+run bench --seconds 0.05 --json --no-compare
+check "bench --no-compare skips the comparison" jq -e 'has("placement_compare") | not' "$out"
+
+run generate --seed 42 --quiet --param spawns=3
+check "generate places stairs and three spawns" jq -e '[.features[].kind] == ["stairs_up","stairs_down","spawn","spawn","spawn"] and .placement.spawns_placed == 3' "$out"
+check "the stairs are on the map" jq -e '.features[0] as $u | .features[1] as $d | (.grid.rows[$u.y][$u.x:$u.x+1] == "<") and (.grid.rows[$d.y][$d.x:$d.x+1] == ">")' "$out"
+
+run generate --seed 42 --quiet --param placement=false
+check "placement=false: no features" jq -e '.features == [] and (has("placement") | not)' "$out"
+
+run generate --seed 42 --quiet --param exit_distance=2
+check "exit_distance out of range exits 2" [ "$status" -eq 2 ]
+check "exit_distance message gives the range" grep -q "exit_distance must be a number from 0 to 1" "$err"
+
+run generate --seed 42 --quiet --param stairs_up_x=3
+check "stairs_up_x without stairs_up_y exits 2" [ "$status" -eq 2 ]
+
+run generate --seed 9 --quiet --floors 3
+check "--floors 3 prints a dungeond.levelset/1" jq -e '.format == "dungeond.levelset/1" and (.floors | length) == 3' "$out"
+check "floors line up: down on floor k is up on floor k+1" jq -e '[range(0;2) as $k | .floors[$k].level.features[1] as $d | .floors[$k+1].level.features[0] as $u | ($d.x == $u.x and $d.y == $u.y)] | all' "$out"
+check "each floor lists its request" jq -e '[.floors[] | .request.seed == .level.seed and .request.params == .level.params] | all' "$out"
+cp "$out" "$out.2"
+floor2_seed=$(jq -r '.floors[2].request.seed' "$out.2")
+floor2_x=$(jq -r '.floors[2].request.params.stairs_up_x' "$out.2")
+floor2_y=$(jq -r '.floors[2].request.params.stairs_up_y' "$out.2")
+run generate --quiet --seed "$floor2_seed" --param stairs_up_x="$floor2_x" --param stairs_up_y="$floor2_y"
+jq -c '.floors[2].level' "$out.2" >"$out.2.floor"
+jq -c . "$out" >"$out.2.alone"
+check "floor 2 regenerates alone from its request" cmp -s "$out.2.floor" "$out.2.alone"
+rm -f "$out.2.floor" "$out.2.alone"
+
+run generate --seed 9 --quiet --floors 2 --format ascii
+check "--floors ascii: one map per floor" [ "$(grep -c '^floor [12] of 2' "$out")" -eq 2 ]
+
+run generate --seed 9 --quiet --floors 65
+check "--floors above 64 exits 2" [ "$status" -eq 2 ]
+check "--floors message gives the range" grep -q "floors must be an integer from 1 to 64" "$err"
+
+run generate --seed 9 --quiet --floors 2 --param placement=false
+check "--floors without placement exits 2" [ "$status" -eq 2 ]
+
+run generate --seed 5 --quiet --target path_min=1000000 --target attempts_max=3
+check "an unreachable target is reported missed" jq -e '.targets.met == false and .targets.missed == ["path_min"] and .targets.attempts == 3 and (.targets.achieved.path | type) == "number"' "$out"
+
+run generate --seed 5 --quiet --target cycles_max=1000 --target rooms_min=1
+check "reachable targets are met at once" jq -e '.targets.met == true and .targets.attempts == 1 and .targets.chosen == 0' "$out"
+
+run generate --seed 5 --quiet --target path_min=-3
+check "a negative target exits 2" [ "$status" -eq 2 ]
+check "the target's range is named" grep -q "targets.path_min must be an integer from 0 to 1000000" "$err"
+
+run generate --seed 5 --quiet --target bogus=1
+check "an unknown target exits 2" [ "$status" -eq 2 ]
+check "known targets are listed" grep -q "unknown target 'bogus'" "$err"
+
+run generate --help
+check "generate --help shows the common parameters" grep -q "exit_distance" "$out"
+check "generate --help explains --floors and --target" grep -q -- "--floors N" "$out"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""Scale-out test (DESIGN.md "Scale-out"): two dungeond replicas behind a real
+"""Scale-out test: two dungeond replicas behind a real
 nginx running the shipped deploy/nginx/dungeond.conf, with only its ports
 changed. A lobby's joins and its start must reach the same replica (hash on
 the lobby id), so starts through nginx are hits; every other request spreads
 over both replicas; a replica that stops takes only its own lobbies with it.
 
 Usage: nginx_http.py PATH/TO/dungeond PATH/TO/deploy/nginx/dungeond.conf
+       nginx_http.py PATH/TO/dungeond PATH/TO/deploy/kubernetes/dungeond.yaml
+(the second runs the site embedded in the Kubernetes bundle's ConfigMap)
 Prints TAP. Python 3 standard library only; reuses dungeond_http.py's Daemon.
 nginx comes from deploy/install-deps.sh (Debian's package, /usr/sbin/nginx).
 """
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -25,6 +28,21 @@ import dungeond_http as harness  # noqa: E402
 from dungeond_http import check  # noqa: E402
 
 LOBBIES = 40
+
+
+def shipped_site(path):
+    """The nginx site to run: deploy/nginx/dungeond.conf itself, or the copy
+    the Kubernetes bundle embeds in a ConfigMap (deploy/kubernetes/*.yaml,
+    read with PyYAML: python3-yaml), whose servers are the replicas' names."""
+    if not path.endswith((".yaml", ".yml")):
+        with open(path) as f:
+            return f.read()
+    import yaml
+    with open(path) as f:
+        for doc in yaml.safe_load_all(f):
+            if doc and doc.get("kind") == "ConfigMap" and "dungeond.conf" in doc.get("data", {}):
+                return doc["data"]["dungeond.conf"]
+    raise RuntimeError(f"no ConfigMap with dungeond.conf in {path}")
 
 
 def free_port():
@@ -43,11 +61,15 @@ class Nginx:
         self.dir = tempfile.mkdtemp(prefix="dungeond-nginx-")
         os.chmod(self.dir, 0o755)
         self.port = free_port()
-        with open(shipped_conf) as f:
-            site = f.read()
-        for shipped, port in zip(("127.0.0.1:8081", "127.0.0.1:8082"), upstream_ports):
-            check(shipped in site, f"{shipped} not in the shipped config")
-            site = site.replace(shipped, f"127.0.0.1:{port}")
+        site = shipped_site(shipped_conf)
+        # The upstream servers, in order, become the test's daemons.
+        servers = re.findall(r"^\s*server\s+([^\s;{]+:\d+)", site, re.M)
+        check(len(servers) == len(upstream_ports),
+              f"{len(servers)} upstream servers in the shipped config, "
+              f"expected {len(upstream_ports)}: {servers}")
+        for shipped, port in zip(servers, upstream_ports):
+            site = re.sub(rf"(\bserver\s+){re.escape(shipped)}(?=[\s;])",
+                          rf"\g<1>127.0.0.1:{port}", site)
         check("listen 8080;" in site, "listen 8080 not in the shipped config")
         site = site.replace("listen 8080;", f"listen 127.0.0.1:{self.port};")
         with open(os.path.join(self.dir, "site.conf"), "w") as f:

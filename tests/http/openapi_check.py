@@ -136,6 +136,13 @@ def main():
         ("post", "/v1/levels", {"algorithm": "authored", "seed": 3, "roomset": "sewer",
                                 "params": {"rooms": 40}}, {}, 200),
         ("post", "/v1/levels", {"algorithm": "authored", "roomset": "lava"}, {}, 422),
+        ("post", "/v1/levels", {"algorithm": "classic", "seed": 2, "floors": 3}, {}, 200),
+        ("post", "/v1/levels", {"algorithm": "classic", "seed": 2, "floors": 2},
+         {"Accept": "text/plain"}, 200),
+        ("post", "/v1/levels", {"algorithm": "classic", "floors": 99}, {}, 422),
+        ("post", "/v1/levels", {"algorithm": "classic", "seed": 2,
+                                "targets": {"path_min": 1000000, "attempts_max": 2}}, {}, 200),
+        ("post", "/v1/levels", {"algorithm": "classic", "targets": {"nope": 1}}, {}, 422),
         ("get", "/v1/roomsets", None, {}, 200),
         ("get", "/v1/algorithms", None, {}, 200),
         ("get", "/v1/stats", None, {}, 200),
@@ -225,6 +232,8 @@ def main():
     # And the schema rejects what the daemon rejects.
     example_errors += [] if validate({"algorithm": "classic", "colour": 1},
                                      request_schema["schema"]) else ["unknown member accepted"]
+    example_errors += [] if validate({"algorithm": "classic", "targets": {"path_mni": 1}},
+                                     request_schema["schema"]) else ["unknown target accepted"]
     if example_errors:
         failed += 1
         print("not ok 4 - request examples match the schema", flush=True)

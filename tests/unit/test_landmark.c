@@ -9,6 +9,11 @@
 
 #include "dungeon/delaunay.h"
 #include "dungeon/dungeon.h"
+
+/* Room floor, or the placement pass's stairs standing on it. */
+static bool floor_or_stairs(dg_tile tile) {
+  return tile == DG_TILE_FLOOR || tile == DG_TILE_STAIRS_UP || tile == DG_TILE_STAIRS_DOWN;
+}
 #include "dungeon/noise.h"
 
 static dg_request make_request(uint64_t seed, const char *const *params) {
@@ -100,7 +105,8 @@ static void check_level(const dg_level *level, double target_degree) {
         static const int sx[4] = {1, -1, 0, 0}, sy[4] = {0, 0, 1, -1};
         for (int d = 0; d < 4; d++) {
           dg_tile n = tile_at(g, x + sx[d], y + sy[d]);
-          cr_assert(n == DG_TILE_FLOOR || n == DG_TILE_WALL || n == DG_TILE_DOOR,
+          cr_assert(n == DG_TILE_FLOOR || n == DG_TILE_WALL || n == DG_TILE_DOOR ||
+                        n == DG_TILE_STAIRS_UP || n == DG_TILE_STAIRS_DOWN,
                     "floor (%d,%d) opens on tile %d", x, y, n);
         }
       }
@@ -109,7 +115,7 @@ static void check_level(const dg_level *level, double target_degree) {
         static const int sx[4] = {1, -1, 0, 0}, sy[4] = {0, 0, 1, -1};
         for (int d = 0; d < 4; d++) {
           dg_tile a = tile_at(g, x + sx[d], y + sy[d]), b = tile_at(g, x - sx[d], y - sy[d]);
-          ok = ok || (a == DG_TILE_FLOOR && (b == DG_TILE_CORRIDOR || b == DG_TILE_DOOR));
+          ok = ok || (floor_or_stairs(a) && (b == DG_TILE_CORRIDOR || b == DG_TILE_DOOR));
         }
         cr_assert(ok, "door (%d,%d) does not join a floor to a tunnel", x, y);
       }
@@ -121,7 +127,7 @@ static void check_level(const dg_level *level, double target_degree) {
       continue;
     for (int y = room->y; y < room->y + room->height; y++)
       for (int x = room->x; x < room->x + room->width; x++)
-        cr_assert_eq(dg_grid_get(g, x, y), DG_TILE_FLOOR);
+        cr_assert(floor_or_stairs(dg_grid_get(g, x, y)));
   }
   /* Graph: one node per room, connected, every room joined, edge kinds. */
   const dg_graph *graph = &level->graph;
@@ -262,7 +268,7 @@ Test(landmark, landmark_painters) {
             int h = (int)json_integer_value(json_object_get(q, "height"));
             for (int yy = y; yy < y + h; yy++)
               for (int xx = x; xx < x + w; xx++)
-                cr_assert_eq(dg_grid_get(&level->grid, xx, yy), DG_TILE_FLOOR);
+                cr_assert(floor_or_stairs(dg_grid_get(&level->grid, xx, yy)));
           }
         }
       }

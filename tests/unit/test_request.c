@@ -33,7 +33,7 @@ Test(request, defaults_and_seed) {
   cr_assert_eq(request.seed, 42u);
   int width = dg_algorithm_param_index(request.algorithm, "width");
   cr_assert_eq(dg_param_int(&request.params, width), 80);
-  cr_assert_eq(request.params.explicit_mask, 0u);
+  cr_assert_eq(request.params.explicit_mask, 0ull);
   cr_assert_eq(parse("{\"algorithm\":\"classic\"}", &request, &err), 0);
   cr_assert(!request.seed_given);
   cr_assert_eq(

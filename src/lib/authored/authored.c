@@ -64,6 +64,7 @@ static const dg_param_def authored_params[P_COUNT] = {
                         "doorways that failed fewer times"},
     [P_GROUPING] = {"grouping", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
                     "search move groups (same geometry) once instead of every room's moves"},
+    DG_COMMON_PARAM_DEFS(P_COMMON),
 };
 
 /* What the level keeps for its JSON: the placements and connections in

@@ -45,6 +45,7 @@ static const dg_param_def classic_params[P_COUNT] = {
          "chance that a closet's middle square is stone, not secret corridor"},
     [P_SECRET_DOOR_CHANCE] = {"secret_door_chance", DG_PARAM_FLOAT, 0.125, 0, 1, NULL, NULL,
                               "chance that a door is secret"},
+    DG_COMMON_PARAM_DEFS(P_COMMON),
 };
 
 static int classic_validate(const dg_params *params, dg_error *err) {

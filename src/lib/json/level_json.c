@@ -148,6 +148,82 @@ static void write_metrics(dg_writer *w, const dg_metrics *m) {
   write_rounded(w, m->stretch_max);
 }
 
+static void write_placement(dg_writer *w, const dg_placement *p) {
+  dg_writer_raw(w, ",\"placement\":{\"entrance_to_exit\":", 33);
+  dg_writer_int(w, p->entrance_to_exit);
+  dg_writer_key(w, "farthest", false);
+  dg_writer_int(w, p->farthest);
+  dg_writer_key(w, "stairs_forced", false);
+  dg_writer_raw(w, p->stairs_forced ? "true" : "false", p->stairs_forced ? 4 : 5);
+  dg_writer_key(w, "carved", false);
+  dg_writer_int(w, p->carved);
+  dg_writer_key(w, "spawns_wanted", false);
+  dg_writer_int(w, p->spawns_wanted);
+  dg_writer_key(w, "spawns_placed", false);
+  dg_writer_int(w, p->spawns_placed);
+  dg_writer_key(w, "spawn_distance_min", false);
+  dg_writer_int(w, p->spawn_distance_min);
+  dg_writer_key(w, "spawn_distance_max", false);
+  dg_writer_int(w, p->spawn_distance_max);
+  dg_writer_key(w, "spawn_spread", false);
+  dg_writer_int(w, p->spawn_distance_max - p->spawn_distance_min);
+  dg_writer_char(w, '}');
+}
+
+/* The figure each target is about, as `achieved` names it. */
+static const char *target_figure(int id) {
+  static const char *const figures[DG_TARGET_COUNT] = {"path",   "path",      "cycles",
+                                                       "cycles", "dead_ends", "dead_ends",
+                                                       "rooms",  "rooms",     "spawn_spread"};
+  return figures[id];
+}
+
+static void write_targets(dg_writer *w, const dg_targets *t, const dg_target_report *r) {
+  dg_writer_raw(w, ",\"targets\":{\"wanted\":{", 22);
+  bool first = true;
+  for (int id = 0; id < DG_TARGET_COUNT; id++)
+    if (t->set_mask & (1u << id)) {
+      dg_writer_key(w, dg_target_name(id), first);
+      dg_writer_int(w, t->value[id]);
+      first = false;
+    }
+  dg_writer_raw(w, "},\"attempts_max\":", 17);
+  dg_writer_int(w, t->attempts_max > 0 ? t->attempts_max : DG_TARGET_ATTEMPTS_DEFAULT);
+  dg_writer_key(w, "attempts", false);
+  dg_writer_int(w, r->attempts);
+  dg_writer_key(w, "chosen", false);
+  dg_writer_int(w, r->chosen);
+  dg_writer_key(w, "seed", false);
+  write_seed(w, r->seed);
+  dg_writer_key(w, "met", false);
+  dg_writer_raw(w, r->met ? "true" : "false", r->met ? 4 : 5);
+  dg_writer_raw(w, ",\"missed\":[", 11);
+  first = true;
+  for (int id = 0; id < DG_TARGET_COUNT; id++)
+    if (r->missed_mask & (1u << id)) {
+      if (!first)
+        dg_writer_char(w, ',');
+      dg_writer_cstring(w, dg_target_name(id));
+      first = false;
+    }
+  dg_writer_raw(w, "],\"achieved\":{", 14);
+  first = true;
+  for (int id = 0; id < DG_TARGET_COUNT; id++) {
+    if (!(t->set_mask & (1u << id)))
+      continue;
+    /* One figure per quantity, even when both its bounds were asked for. */
+    bool seen = false;
+    for (int before = 0; before < id; before++)
+      seen = seen || ((t->set_mask & (1u << before)) && target_figure(before) == target_figure(id));
+    if (seen)
+      continue;
+    dg_writer_key(w, target_figure(id), first);
+    dg_writer_int(w, r->achieved[id]);
+    first = false;
+  }
+  dg_writer_raw(w, "}}", 2);
+}
+
 /* Generator extensions still build jansson values (they are small and
  * rare); each member is dumped and spliced in, in insertion order. */
 static int write_extension(dg_writer *w, const dg_level *level) {
@@ -239,7 +315,31 @@ int dg_level_dump_json(const dg_level *level, char **text, size_t *length) {
     }
     dg_writer_raw(&w, "]}", 2);
   }
-  dg_writer_raw(&w, "],\"graph\":", 10);
+  dg_writer_raw(&w, "],\"features\":[", 14);
+  for (int i = 0; i < level->feature_count; i++) {
+    const dg_feature *feature = &level->features[i];
+    dg_writer_raw(&w, i > 0 ? ",{\"kind\":" : "{\"kind\":", i > 0 ? 9 : 8);
+    dg_writer_cstring(&w, feature->kind);
+    if (feature->player >= 0) {
+      dg_writer_key(&w, "player", false);
+      dg_writer_int(&w, feature->player);
+    }
+    dg_writer_key(&w, "x", false);
+    dg_writer_int(&w, feature->x);
+    dg_writer_key(&w, "y", false);
+    dg_writer_int(&w, feature->y);
+    if (feature->room >= 0) {
+      dg_writer_key(&w, "room", false);
+      dg_writer_int(&w, feature->room);
+    }
+    dg_writer_key(&w, "exit_distance", false);
+    dg_writer_int(&w, feature->exit_distance);
+    dg_writer_char(&w, '}');
+  }
+  dg_writer_char(&w, ']');
+  if (level->placement.placed)
+    write_placement(&w, &level->placement);
+  dg_writer_raw(&w, ",\"graph\":", 9);
   write_graph(&w, &level->graph);
   dg_writer_raw(&w, ",\"metrics\":{", 12);
   write_metrics(&w, &level->metrics);
@@ -249,6 +349,8 @@ int dg_level_dump_json(const dg_level *level, char **text, size_t *length) {
     dg_writer_int(&w, level->stats[i].value);
   }
   dg_writer_char(&w, '}');
+  if (level->targets.set_mask != 0)
+    write_targets(&w, &level->targets, &level->target_report);
   int rc = 0;
   if (level->extension.to_json != NULL)
     rc = write_extension(&w, level);

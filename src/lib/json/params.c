@@ -123,7 +123,7 @@ static int set_checked(dg_request *request, int index, candidate value, const ch
   if (def->type == DG_PARAM_STRING)
     snprintf(request->params.text[index], DG_PARAM_STRING_MAX, "%s", value.text);
   request->params.number[index] = value.number;
-  request->params.explicit_mask |= 1u << index;
+  request->params.explicit_mask |= UINT64_C(1) << index;
   return 0;
 }
 
@@ -252,10 +252,37 @@ int dg_request_set_text(dg_request *request, const char *name, const char *text,
   return set_checked(request, index, parsed, name, err);
 }
 
+/* Checks of the common parameters that involve two values or the map's
+ * size: the forced stairs up come as a pair and lie on the map. */
+static int common_validate(const dg_request *request, dg_error *err) {
+  const dg_algorithm *algorithm = request->algorithm;
+  const dg_params *params = &request->params;
+  int x = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_STAIRS_UP_X));
+  int y = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_STAIRS_UP_Y));
+  if ((x < 0) != (y < 0))
+    return dg_error_set(err, DG_EINVAL, x < 0 ? "params.stairs_up_x" : "params.stairs_up_y",
+                        "params.stairs_up_x and params.stairs_up_y must both be -1 or both be "
+                        "a position");
+  int width = dg_algorithm_param_index(algorithm, "width");
+  int height = dg_algorithm_param_index(algorithm, "height");
+  if (x >= 0 && width >= 0 && x >= dg_param_int(params, width))
+    return dg_error_set(err, DG_EINVAL, "params.stairs_up_x",
+                        "params.stairs_up_x must be -1 or from 0 to params.width - 1 (%d)",
+                        dg_param_int(params, width) - 1);
+  if (y >= 0 && height >= 0 && y >= dg_param_int(params, height))
+    return dg_error_set(err, DG_EINVAL, "params.stairs_up_y",
+                        "params.stairs_up_y must be -1 or from 0 to params.height - 1 (%d)",
+                        dg_param_int(params, height) - 1);
+  return dg_targets_check(request, err);
+}
+
 int dg_request_validate(const dg_request *request, dg_error *err) {
-  if (request->algorithm->validate == NULL)
-    return 0;
-  return request->algorithm->validate(&request->params, err);
+  if (request->algorithm->validate != NULL) {
+    int rc = request->algorithm->validate(&request->params, err);
+    if (rc != 0)
+      return rc;
+  }
+  return common_validate(request, err);
 }
 
 int dg_request_set_params_json(dg_request *request, const json_t *params, dg_error *err) {

@@ -73,6 +73,12 @@ int dg_request_from_json(const json_t *body, dg_request *request, dg_error *err)
       return rc;
     parsed.seed_given = true;
   }
+  const json_t *targets = json_object_get(body, "targets");
+  if (targets != NULL && !json_is_null(targets)) {
+    int rc = dg_targets_from_json(targets, &parsed.targets, err);
+    if (rc != 0)
+      return rc;
+  }
   const json_t *params = json_object_get(body, "params");
   if (params != NULL && !json_is_null(params)) {
     int rc = dg_request_set_params_json(&parsed, params, err);

@@ -76,6 +76,7 @@ static const dg_param_def landmark_params[P_COUNT] = {
                       "size in tiles of the largest rock clusters"},
     [P_ROCK_OCTAVES] = {"rock_octaves", DG_PARAM_INT, 4, 1, 8, NULL, NULL,
                         "octaves of the fractal rock noise"},
+    DG_COMMON_PARAM_DEFS(P_COMMON),
 };
 
 static int landmark_validate(const dg_params *p, dg_error *err) {

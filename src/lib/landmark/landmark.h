@@ -42,7 +42,8 @@ enum {
   P_ROCK_WEIGHT,
   P_ROCK_SCALE,
   P_ROCK_OCTAVES,
-  P_COUNT
+  P_COMMON, /* the common parameters (DG_COMMON_PARAM_DEFS) */
+  P_COUNT = P_COMMON + DG_COMMON_PARAM_COUNT
 };
 
 /* Mask shapes (seed 001: "box, cross, T-shaped, etc."); MASK_RANDOM picks one. */

@@ -47,6 +47,7 @@ static const dg_param_def nonlinear_params[NL_P_COUNT] = {
                          "3x2_4x2_5x2_3x3_4x3_5x3_5x3c_2x2",
                          "room sizes rolled with d(entries): WxH floor tiles, c for a cross "
                          "shape, joined by '_'; clamped to the area"},
+    DG_COMMON_PARAM_DEFS(NL_P_COMMON),
 };
 
 static int nonlinear_validate(const dg_params *params, dg_error *err) {

@@ -27,7 +27,8 @@ enum {
   NL_P_ROOM_EXITS_MAX,
   NL_P_SUBLEVEL_CHANCE,
   NL_P_ROOM_TABLE,
-  NL_P_COUNT
+  NL_P_COMMON, /* the common parameters (DG_COMMON_PARAM_DEFS) */
+  NL_P_COUNT = NL_P_COMMON + DG_COMMON_PARAM_COUNT
 };
 
 /* How a corridor's destination is rolled (seed 002). */

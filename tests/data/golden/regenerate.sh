@@ -31,3 +31,16 @@ done
 "$dungeon" generate --quiet --algorithm authored --roomsets "$here/../../../config/roomsets" \
   --seed 5 --param roomset=crypt --param rooms=40 --param cycles=corridors \
   >"$here/authored-crypt-corridors-5.json"
+# The landmark generator (seed 001), as tests/unit/test_landmark.c checks it.
+for spec in default-1:1: cross-42:42:"--param mask=cross" \
+  ring-7:7:"--param mask=ring --param landmark_style=cavern" \
+  t-2026:2026:"--param mask=t --param landmark_style=rectangles --param landmarks_min=2" \
+  l-5:5:"--param mask=l --param landmark_style=round"; do
+  name=${spec%%:*} rest=${spec#*:}
+  seed=${rest%%:*} params=${rest#*:}
+  # shellcheck disable=SC2086 # the params are words on purpose
+  "$dungeon" generate --quiet --algorithm landmark --seed "$seed" $params --format ascii \
+    >"$here/landmark-$name.txt"
+done
+# The nonlinear generator (seed 002) has a script of its own.
+"$here/regenerate-nonlinear.sh" "$dungeon"

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Repository docs stand alone (issue 14 item 7): README.md, docs/, deploy/,
+config/, bench/ and the Containerfile never cite files that exist only on
+the development machine (the algorithm source texts under seeds/, the
+design and notes documents), every relative link in README.md and docs/
+resolves to a file in the repository, and docs/deploy.md is linked from
+README.md.
+
+Usage: docs_check.py
+Prints TAP. Python 3 standard library only.
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+OUTSIDE = re.compile(r"seeds/0\d\d|\bDESIGN\.md|\bNOTES\.md|\bSTYLE\.md|\.\./shared|/work/shared")
+SKIP_DIRS = {"node_modules", ".git"}
+
+
+def text_files(*tops):
+    for top in tops:
+        path = os.path.join(ROOT, top)
+        if os.path.isfile(path):
+            yield path
+            continue
+        for dirpath, dirnames, filenames in os.walk(path):
+            dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
+            for name in filenames:
+                full = os.path.join(dirpath, name)
+                try:
+                    with open(full, encoding="utf-8") as f:
+                        f.read(1)
+                except (UnicodeDecodeError, OSError):
+                    continue
+                yield full
+
+
+def no_outside_citations():
+    found = []
+    for path in text_files("README.md", "docs", "deploy", "config", "bench", "Containerfile"):
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if OUTSIDE.search(line):
+                    found.append(f"{os.path.relpath(path, ROOT)}:{number}: {line.strip()}")
+    if found:
+        raise AssertionError("cites files outside the repository:\n" + "\n".join(found))
+
+
+def links_resolve():
+    broken = []
+    for path in text_files("README.md", "docs"):
+        if not path.endswith(".md"):
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            file = os.path.normpath(os.path.join(os.path.dirname(path), target.split("#")[0]))
+            if not os.path.exists(file):
+                broken.append(f"{os.path.relpath(path, ROOT)}: {target}")
+    if broken:
+        raise AssertionError("links to nothing:\n" + "\n".join(broken))
+
+
+def deploy_doc_linked():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        if "(docs/deploy.md)" not in f.read():
+            raise AssertionError("README.md does not link docs/deploy.md")
+
+
+def main():
+    tests = [("docs cite no file outside the repository", no_outside_citations),
+             ("relative links in README.md and docs/ resolve", links_resolve),
+             ("README.md links docs/deploy.md", deploy_doc_linked)]
+    print(f"1..{len(tests)}", flush=True)
+    failed = 0
+    for number, (name, fn) in enumerate(tests, 1):
+        try:
+            fn()
+            print(f"ok {number} - {name}", flush=True)
+        except Exception as e:  # a failed check or an unexpected error
+            failed += 1
+            print(f"not ok {number} - {name}", flush=True)
+            for line in str(e).splitlines() or [repr(e)]:
+                print(f"# {line}", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
