@@ -30,6 +30,7 @@
 #include <stdlib.h>
 
 #include "../core/unionfind.h"
+#include "../core/vec.h"
 #include "classic.h"
 #include "dungeon/request.h"
 
@@ -199,14 +200,9 @@ static int try_closet(classic_state *s, int end, int inner) {
     chest.items[i] = treasure[dg_rng_below(&s->detail, sizeof treasure / sizeof treasure[0])];
   if (dg_level_add_object(s->level, &chest) != 0)
     return DG_ENOMEM;
-  if (s->closets.count == s->closet_capacity) {
-    int capacity = s->closet_capacity != 0 ? s->closet_capacity * 2 : 8;
-    classic_closet *items = realloc(s->closets.items, (size_t)capacity * sizeof *items);
-    if (items == NULL)
-      return DG_ENOMEM;
-    s->closets.items = items;
-    s->closet_capacity = capacity;
-  }
+  if (dg_vec_grow(&s->closets.items, &s->closet_capacity, s->closets.count + 1,
+                  sizeof *s->closets.items) != 0)
+    return DG_ENOMEM;
   s->closets.items[s->closets.count++] =
       (classic_closet){.x = ex, .y = ey, .dx = dx, .dy = dy, .sealed = sealed};
   return 1;
