@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/heap.h"
 #include "core/unionfind.h"
-#include "dungeon/heap.h"
 #include "metrics_internal.h"
 
 #include "dungeon/level.h"

@@ -19,7 +19,11 @@ void config_defaults(config *cfg) {
   snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
   cfg->workers = 2;
   cfg->log_requests = true;
-  snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "config/roomsets");
+  /* A checkout's room sets when run from it, else the installed ones. */
+  struct stat info;
+  bool checkout = stat("config/roomsets", &info) == 0 && S_ISDIR(info.st_mode);
+  snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s",
+           checkout ? "config/roomsets" : DUNGEON_ROOMSETS_DIR);
   cfg->limits = (config_limits){
       .body_bytes_max = 65536,
       .grid_cells_max = 1000000,
@@ -43,6 +47,30 @@ void config_defaults(config *cfg) {
       .floors_max = 8,
       .target_attempts_max = 64,
   };
+  cfg->compression = (config_compression){.gzip_level = 6, .gzip_min_bytes = 1024};
+}
+
+/* The "compression" object: {"gzip_level": 0..9, "gzip_min_bytes": n}. */
+static int load_compression(config *cfg, json_t *compression, dg_error *err) {
+  if (!json_is_object(compression))
+    return dg_error_set(err, -1, "compression", "compression must be an object"), -1;
+  const char *key;
+  json_t *value;
+  json_object_foreach(compression, key, value) {
+    long *slot = NULL, max = 0;
+    if (strcmp(key, "gzip_level") == 0)
+      slot = &cfg->compression.gzip_level, max = 9;
+    else if (strcmp(key, "gzip_min_bytes") == 0)
+      slot = &cfg->compression.gzip_min_bytes, max = 1L << 30;
+    char field[DG_ERROR_FIELD_MAX];
+    snprintf(field, sizeof field, "compression.%s", key);
+    if (slot == NULL)
+      return dg_error_set(err, -1, field, "unknown key %s", field), -1;
+    if (!json_is_integer(value) || json_integer_value(value) < 0 || json_integer_value(value) > max)
+      return dg_error_set(err, -1, field, "%s must be an integer from 0 to %ld", field, max), -1;
+    *slot = (long)json_integer_value(value);
+  }
+  return 0;
 }
 
 typedef struct limit_key {
@@ -339,6 +367,9 @@ int config_load(config *cfg, const char *path, dg_error *err) {
       cfg->log_requests = json_is_true(value);
     } else if (strcmp(key, "limits") == 0) {
       if (load_limits(cfg, value, err) != 0)
+        goto fail;
+    } else if (strcmp(key, "compression") == 0) {
+      if (load_compression(cfg, value, err) != 0)
         goto fail;
     } else if (strcmp(key, "profiles") == 0) {
       if (!json_is_object(value)) {

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define CONFIG_LISTEN_MAX 128
 #define CONFIG_PATH_MAX 4096
@@ -39,11 +40,18 @@ typedef struct config_limits {
   long target_attempts_max;          /* targets.attempts_max ceiling (422 above) */
 } config_limits;
 
+/* gzip of level responses (negotiate.c). */
+typedef struct config_compression {
+  long gzip_level;     /* zlib level 1..9; 0 never compresses */
+  long gzip_min_bytes; /* bodies smaller than this are sent as they are */
+} config_compression;
+
 typedef struct config {
   char listen[CONFIG_LISTEN_MAX]; /* "host:port"; port 0 picks a free port */
   int workers;                    /* generation threads (libuv pool size) */
   bool log_requests;              /* one JSON line per request on stderr */
   config_limits limits;           /* every hard limit */
+  config_compression compression; /* gzip of level responses */
   json_t *profiles;               /* object name -> profile (owned reference) */
   char default_profile[64];       /* profile used when `players` come without one */
   json_t *auth_tokens;            /* array of accepted bearer tokens; NULL or empty: none asked */

@@ -63,6 +63,8 @@ static void work_floors(job *j) {
     j->rc = j->format == JOB_FORMAT_ASCII
                 ? dg_levelset_dump_ascii(levels, requests, j->floors, &j->body, &j->body_length)
                 : dg_levelset_dump_json(levels, requests, j->floors, &j->body, &j->body_length);
+    if (j->rc == 0)
+      j->rc = negotiate_encode(&j->encoding, &j->body, &j->body_length);
     if (j->rc != 0)
       dg_error_set(&j->err, j->rc, "", "serialising the floors failed: %s", dg_strerror(j->rc));
   }
@@ -74,8 +76,8 @@ static void work_floors(job *j) {
     set_idle(false);
 }
 
-/* Worker thread: generate, then serialise, so the loop thread only copies
- * bytes to the socket. */
+/* Worker thread: generate, then serialise (and compress, negotiate.c), so
+ * the loop thread only copies bytes to the socket. */
 static void work(uv_work_t *req) {
   job *j = (job *)req;
   dg_level *level = NULL;
@@ -102,8 +104,8 @@ static void work(uv_work_t *req) {
                                        : "generation was cancelled");
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
-    j->rc = j->format == JOB_FORMAT_ASCII ? dg_level_dump_ascii(level, &j->body, &j->body_length)
-                                          : dg_level_dump_json(level, &j->body, &j->body_length);
+    j->rc =
+        negotiate_job_output(level, j->format, &j->svg, &j->encoding, &j->body, &j->body_length);
     if (j->rc != 0)
       dg_error_set(&j->err, j->rc, "", "serialising the level failed: %s", dg_strerror(j->rc));
   }

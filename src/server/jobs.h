@@ -22,9 +22,10 @@
 #include <uv.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
+#include "negotiate.h"
 
 typedef enum job_kind { JOB_INTERACTIVE, JOB_SPECULATIVE, JOB_KINDS } job_kind;
-typedef enum job_format { JOB_FORMAT_JSON, JOB_FORMAT_ASCII } job_format;
 
 typedef struct job job;
 
@@ -38,21 +39,23 @@ typedef void (*job_done_fn)(job *j);
 typedef bool (*job_wanted_fn)(job *j);
 
 struct job {
-  uv_work_t work;       /* libuv's request; work.data unused */
-  job *next;            /* queue link, or running-list link inside the pool */
-  struct jobs *owner;   /* the queues it went through */
-  job_kind kind;        /* which queue */
-  bool running;         /* inside the pool */
-  bool lower;           /* run at idle priority (set before it enters the pool) */
-  _Atomic bool raised;  /* promoted while running: back to normal priority */
-  _Atomic pid_t thread; /* the worker running it (Linux thread id), 0 outside */
-  dg_request request;   /* what to generate (seed already chosen) */
-  int floors;           /* > 1: a multi-floor set of that many floors (request is floor 0's) */
-  job_format format;    /* serialisation wanted */
-  dg_cancel cancel;     /* deadline and cancellation flag */
-  job_done_fn done;     /* completion callback */
-  job_wanted_fn wanted; /* may be NULL */
-  void *data;           /* the caller's */
+  uv_work_t work;        /* libuv's request; work.data unused */
+  job *next;             /* queue link, or running-list link inside the pool */
+  struct jobs *owner;    /* the queues it went through */
+  job_kind kind;         /* which queue */
+  bool running;          /* inside the pool */
+  bool lower;            /* run at idle priority (set before it enters the pool) */
+  _Atomic bool raised;   /* promoted while running: back to normal priority */
+  _Atomic pid_t thread;  /* the worker running it (Linux thread id), 0 outside */
+  dg_request request;    /* what to generate (seed already chosen) */
+  int floors;            /* > 1: a multi-floor set of that many floors (request is floor 0's) */
+  job_format format;     /* serialisation wanted */
+  dg_svg_options svg;    /* for JOB_FORMAT_SVG */
+  job_encoding encoding; /* gzip and ETag: inputs from the submitter, outputs from the worker */
+  dg_cancel cancel;      /* deadline and cancellation flag */
+  job_done_fn done;      /* completion callback */
+  job_wanted_fn wanted;  /* may be NULL */
+  void *data;            /* the caller's */
   /* Results, written by the worker, read on the loop thread after it. */
   int rc;       /* 0 or DG_E* */
   dg_error err; /* why, when rc != 0 */

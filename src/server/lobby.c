@@ -76,7 +76,7 @@ static void answer_waiters(server *s, lobby *l, int status, const dg_error *err)
       char *copy = malloc(l->ready_length + 1);
       if (copy != NULL)
         memcpy(copy, l->ready, l->ready_length);
-      respond(r, 200, "application/json", copy, l->ready_length, NULL, NULL);
+      level_respond_stored(r, copy, l->ready_length);
     } else {
       respond_error(r, status, err);
     }
@@ -554,10 +554,11 @@ static void start(request *r, lobby *l) {
   }
   int format = level_format(r);
   if (format < 0) {
-    respond_problem(r, 406, "not-acceptable", "Not acceptable",
-                    "levels are served as application/json or text/plain", NULL, NULL, NULL);
+    level_not_acceptable(r);
     return;
   }
+  if (level_svg_query(r) != 0)
+    return;
   if (l->started_ns == 0)
     l->started_ns = dg_monotonic_ns();
   l->touched_ns = dg_monotonic_ns();
@@ -570,7 +571,7 @@ static void start(request *r, lobby *l) {
     char *copy = malloc(l->ready_length + 1);
     if (copy != NULL)
       memcpy(copy, l->ready, l->ready_length);
-    respond(r, 200, "application/json", copy, l->ready_length, NULL, NULL);
+    level_respond_stored(r, copy, l->ready_length);
     return;
   }
   if (format == JOB_FORMAT_JSON && l->job == NULL && l->debounce_at_ns != 0) {

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 /* The party of a request: `players` as sent (borrowed) and its size. */
 typedef struct party {

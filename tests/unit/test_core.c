@@ -10,6 +10,8 @@
 #include "../../src/lib/core/unionfind.h"
 #include "../../src/lib/core/vec.h"
 #include "../../src/lib/trace.h"
+#include "core/arena.h"
+#include "core/heap.h"
 #include "dungeon/dungeon.h"
 
 Test(heap, pops_in_priority_then_push_order) {

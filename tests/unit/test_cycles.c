@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "../../src/lib/authored/roomset.h"
+#include "core/heap.h"
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define CONFIG_DIR TEST_DATA_DIR "/../../config/roomsets/"
 

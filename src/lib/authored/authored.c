@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h> /* the extension's to_json hook builds jansson values */
+
 #include "../context_internal.h"
 #include "../generators.h"
 #include "cycles.h"

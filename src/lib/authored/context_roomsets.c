@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "../context_internal.h"
-#include "../core/vec.h"
+#include "core/vec.h"
+#include "dungeon/json.h"
 #include "roomset.h"
 
 int dg_roomset_check(const json_t *json, dg_error *errors, int max, int *count) {

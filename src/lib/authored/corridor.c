@@ -23,7 +23,7 @@
 
 #include <stdlib.h>
 
-#include "../core/hash.h"
+#include "core/hash.h"
 
 /* Cells one search may visit: past this many it has wandered too far for a
  * corridor and stops growing its frontier. */

@@ -7,8 +7,8 @@
 #ifndef DUNGEON_AUTHORED_CYCLES_INTERNAL_H
 #define DUNGEON_AUTHORED_CYCLES_INTERNAL_H
 
-#include "../core/hash.h"
-#include "../core/vec.h"
+#include "core/hash.h"
+#include "core/vec.h"
 #include "cycles.h"
 
 /* ---- candidates (cycles_candidates.c) ---- */

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../core/hash.h"
-#include "../core/vec.h"
+#include "core/hash.h"
+#include "core/vec.h"
 #include "roomset.h"
 
 #define OCC_BUCKET_SHIFT 4 /* buckets of 16 x 16 x 16 blocks */

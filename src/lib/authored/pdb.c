@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/vec.h"
+#include "core/vec.h"
 #include "dungeon/cancel.h"
 #include "roomset.h"
 

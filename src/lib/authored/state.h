@@ -11,9 +11,9 @@
 
 #include <stdint.h>
 
-#include "../core/vec.h"
+#include "core/heap.h"
+#include "core/vec.h"
 #include "dungeon/cancel.h"
-#include "dungeon/heap.h"
 #include "dungeon/level.h"
 #include "dungeon/rng.h"
 #include "occupancy.h"

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "dungeon/arena.h"
+#include "core/arena.h"
 #include "dungeon/cancel.h"
 #include "dungeon/level.h"
 #include "dungeon/rng.h"

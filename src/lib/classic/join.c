@@ -29,9 +29,9 @@
  * pairwise rule reduces to that, and stays general for safety. */
 #include <stdlib.h>
 
-#include "../core/unionfind.h"
-#include "../core/vec.h"
 #include "classic.h"
+#include "core/unionfind.h"
+#include "core/vec.h"
 #include "dungeon/request.h"
 
 static const int step_x[4] = {0, 1, 0, -1};

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/heap.h"
+#include "core/unionfind.h"
+#include "core/vec.h"
 #include "dungeon/error.h"
-#include "dungeon/heap.h"
-#include "unionfind.h"
-#include "vec.h"
 
 void dg_graph_init(dg_graph *graph) {
   memset(graph, 0, sizeof *graph);

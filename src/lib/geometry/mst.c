@@ -1,12 +1,12 @@
-/* Kruskal's minimum spanning forest (include/dungeon/mst.h): edges sorted by
+/* Kruskal's minimum spanning forest (src/lib/geometry/mst.h): edges sorted by
  * (weight, index), the library's union-find (core/unionfind.h) decides
  * which edges join two trees. Used by the `landmark` generator (seed 001, step 2)
  * on the Delaunay edges between rooms. */
-#include "dungeon/mst.h"
+#include "geometry/mst.h"
 
 #include <stdlib.h>
 
-#include "../core/unionfind.h"
+#include "core/unionfind.h"
 #include "dungeon/error.h"
 
 typedef struct sort_entry {

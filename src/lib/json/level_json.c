@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dungeon/level.h"
+#include "dungeon/json.h"
 #include "writer.h"
 
 static void write_seed(dg_writer *w, uint64_t seed) {

@@ -22,7 +22,7 @@ void dg_writer_string(dg_writer *w, const char *text, size_t length); /* quoted,
 void dg_writer_cstring(dg_writer *w, const char *text);               /* quoted, escaped */
 void dg_writer_int(dg_writer *w, int64_t value);
 void dg_writer_uint(dg_writer *w, uint64_t value);
-void dg_writer_real(dg_writer *w, double value); /* %.10g, always with '.' or 'e' */
+void dg_writer_real(dg_writer *w, double value);               /* %.10g, always with '.' or 'e' */
 void dg_writer_key(dg_writer *w, const char *key, bool first); /* [,]"key": */
 
 #endif

@@ -12,10 +12,11 @@
  * stops early where it meets a room, a point or a corridor ("the new
  * corridor connects with it"). An unmapped destination rolls the d10. Every
  * new point takes an empty area, so the growth ends within the map. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/vec.h"
+#include "core/vec.h"
 #include "nonlinear.h"
 
 /* Direction bits and their steps. */
