@@ -14,6 +14,8 @@
 
 #include <zlib.h>
 
+#include "dungeon/json.h"
+
 static const struct {
   const char *type, *subtype; /* what Accept ranges are matched against */
   const char *content_type;   /* what is sent */

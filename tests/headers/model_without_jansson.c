@@ -14,6 +14,7 @@
 #include "dungeon/grid.h"
 #include "dungeon/level.h"
 #include "dungeon/levelset.h"
+#include "dungeon/render.h"
 #include "dungeon/request.h"
 #include "dungeon/rng.h"
 

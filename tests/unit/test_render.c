@@ -4,10 +4,12 @@
  * into the structure the Tiled JSON map format defines, with gids that
  * reproduce the grid and objects inside the map. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define CONFIG_DIR TEST_DATA_DIR "/../../config/roomsets/"
 
