@@ -139,8 +139,7 @@ void level_handle_query(request *r) {
     long long number;
     if (is_svg_option(key))
       continue;
-    if (strcmp(key, "seed") == 0 || strcmp(key, "deadline_ms") == 0 ||
-        strcmp(key, "floors") == 0) {
+    if (strcmp(key, "seed") == 0 || strcmp(key, "deadline_ms") == 0 || strcmp(key, "floors") == 0) {
       /* Numbers when they are; a seed above 2^63 stays a decimal string,
        * which the seed parser takes too. */
       json_object_set_new(body, key,

@@ -378,8 +378,8 @@ void level_handle_body(request *r, json_t *body) {
                                "a multi-floor set (floors > 1) is served as application/json "
                                "or text/plain; ask for the floors one by one for SVG or Tiled");
     respond_problem(r, 406, "not-acceptable", "Not acceptable",
-                    "a multi-floor set is served as application/json or text/plain", errors,
-                    NULL, NULL);
+                    "a multi-floor set is served as application/json or text/plain", errors, NULL,
+                    NULL);
     return;
   }
   json_object_del(body, "floors");
