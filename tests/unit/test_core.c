@@ -1,10 +1,14 @@
 /* Library core: heap order and ties, arena, grid glyphs, graph algorithms
  * (BFS, components, bridges, Dijkstra) against brute force, cancellation,
- * and the grid-to-graph tracer on hand-drawn maps. */
+ * the grid-to-graph tracer on hand-drawn maps, and the internal containers
+ * (growable arrays, the hash table, union-find) against plain arrays. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/lib/core/hash.h"
+#include "../../src/lib/core/unionfind.h"
+#include "../../src/lib/core/vec.h"
 #include "../../src/lib/json/writer.h"
 #include "../../src/lib/trace.h"
 #include "core/arena.h"
@@ -333,4 +337,136 @@ Test(trace, dead_end_spur) {
    * junction -> dead end (8,3): 2. */
   cr_assert_eq(lengths, 5 + 4 + 2);
   dg_level_free(level);
+}
+
+Test(vec, push_reserve_and_parallel_arrays) {
+  DG_VEC(int64_t) v = {0};
+  cr_assert_eq(dg_vec_reserve(&v, 0), 0);
+  cr_assert_null(v.items, "reserving nothing allocates nothing");
+  for (int64_t i = 0; i < 10000; i++)
+    cr_assert_eq(dg_vec_push(&v, i * 3), 0);
+  cr_assert_eq(v.count, 10000);
+  cr_assert_geq(v.capacity, 10000);
+  cr_assert_lt(v.capacity, 20000, "capacity doubles, it does not run away");
+  for (int i = 0; i < 10000; i++)
+    cr_assert_eq(v.items[i], (int64_t)i * 3);
+  int64_t *before = v.items;
+  cr_assert_eq(dg_vec_reserve(&v, v.capacity), 0);
+  cr_assert_eq(v.items, before, "a reserve within capacity keeps the array");
+  /* Compound literals with commas go through the variadic push. */
+  typedef struct pair {
+    int a, b;
+  } pair;
+  DG_VEC(pair) pairs = {0};
+  cr_assert_eq(dg_vec_push(&pairs, (pair){1, 2}), 0);
+  cr_assert_eq(pairs.items[0].b, 2);
+  /* Parallel arrays: one count, each its own capacity. */
+  double *weights = NULL;
+  int weight_capacity = 0;
+  cr_assert_eq(dg_vec_grow(&weights, &weight_capacity, 100, sizeof *weights), 0);
+  cr_assert_geq(weight_capacity, 100);
+  weights[99] = 1.5;
+  /* A size past int is refused without touching the array. */
+  cr_assert_eq(dg_vec_grow(&weights, &weight_capacity, (1 << 30) + 1, sizeof *weights), DG_ENOMEM);
+  cr_assert_eq(weights[99], 1.5);
+  free(weights);
+  dg_vec_free(&v);
+  dg_vec_free(&pairs);
+  cr_assert_null(v.items);
+  cr_assert_eq(v.count + v.capacity, 0);
+}
+
+/* The table against a plain array of (key, value) over random keys,
+ * including 0 and UINT64_MAX (empty slots are told by stamp, not key). */
+Test(hash, matches_a_plain_array_across_growth_and_clears) {
+  enum { KEYS = 3000 };
+  uint64_t *keys = malloc(KEYS * sizeof *keys);
+  int32_t *values = malloc(KEYS * sizeof *values);
+  cr_assert(keys != NULL && values != NULL);
+  dg_hash table;
+  cr_assert_eq(dg_hash_init(&table, 4), 0);
+  dg_rng rng;
+  dg_rng_seed(&rng, 11, 4);
+  for (int round = 0; round < 3; round++) {
+    int n = 0;
+    for (int i = 0; i < KEYS; i++) {
+      uint64_t key = i == 0   ? 0
+                     : i == 1 ? UINT64_MAX
+                              : (uint64_t)dg_rng_next(&rng) << 32 | dg_rng_below(&rng, 64);
+      int32_t value = (int32_t)dg_rng_below(&rng, 1000000);
+      int known = -1;
+      for (int k = 0; k < n && known < 0; k++)
+        known = keys[k] == key ? k : -1;
+      int32_t *slot;
+      int added = dg_hash_put(&table, key, value, &slot);
+      cr_assert_eq(added, known < 0 ? 1 : 0);
+      if (known < 0) {
+        keys[n] = key;
+        values[n++] = value;
+        cr_assert_eq(*slot, value, "a new key starts at the initial value");
+      } else {
+        cr_assert_eq(*slot, values[known], "an old key keeps its value");
+        *slot = values[known] = value;
+      }
+      cr_assert_eq(table.used, (uint32_t)n);
+      cr_assert_leq(table.used * 2, table.mask + 1, "at most half full");
+    }
+    for (int k = 0; k < n; k++) {
+      const int32_t *found = dg_hash_get(&table, keys[k]);
+      cr_assert_not_null(found);
+      cr_assert_eq(*found, values[k]);
+    }
+    cr_assert_null(dg_hash_get(&table, 0x5555555555555555ull));
+    dg_hash_clear(&table);
+    cr_assert_eq(table.used, 0u);
+    for (int k = 0; k < n; k++)
+      cr_assert_null(dg_hash_get(&table, keys[k]), "a clear empties the table");
+  }
+  /* Reserve makes room without losing keys; a stamp that wraps does not
+   * bring back keys of 2^32 clears ago. */
+  int32_t *slot;
+  cr_assert_eq(dg_hash_put(&table, 42, 7, &slot), 1);
+  uint32_t slots = table.mask + 1;
+  cr_assert_eq(dg_hash_reserve(&table, slots * 4), 0);
+  cr_assert_gt(table.mask + 1, slots);
+  cr_assert_eq(*dg_hash_get(&table, 42), 7);
+  table.stamp = UINT32_MAX;
+  cr_assert_eq(dg_hash_put(&table, 43, 8, &slot), 1);
+  dg_hash_clear(&table);
+  cr_assert_eq(table.stamp, 1u);
+  cr_assert_null(dg_hash_get(&table, 43));
+  cr_assert_null(dg_hash_get(&table, 42));
+  dg_hash_close(&table);
+  dg_hash_close(&table); /* closing twice is safe */
+  free(keys);
+  free(values);
+}
+
+/* Union-find against labels merged by brute force: same sets, and each
+ * set's root is its lowest element. */
+Test(unionfind, matches_brute_force_labels) {
+  enum { N = 400 };
+  int parent[N], label[N];
+  dg_uf_init(parent, N);
+  for (int i = 0; i < N; i++)
+    label[i] = i;
+  dg_rng rng;
+  dg_rng_seed(&rng, 5, 9);
+  for (int step = 0; step < 300; step++) {
+    int a = (int)dg_rng_below(&rng, N), b = (int)dg_rng_below(&rng, N);
+    int apart = label[a] != label[b];
+    cr_assert_eq(dg_uf_union(parent, a, b), apart);
+    if (apart) {
+      int from = label[a] > label[b] ? label[a] : label[b];
+      int to = label[a] > label[b] ? label[b] : label[a];
+      for (int i = 0; i < N; i++)
+        label[i] = label[i] == from ? to : label[i];
+    }
+  }
+  for (int i = 0; i < N; i++) {
+    int lowest = i;
+    for (int k = 0; k < N; k++)
+      lowest = label[k] == label[i] && k < lowest ? k : lowest;
+    cr_assert_eq(dg_uf_find(parent, i), lowest);
+  }
 }
