@@ -8,9 +8,9 @@ if [ "$(id -u)" -ne 0 ]; then
   SUDO="sudo"
 fi
 PACKAGES="
-  build-essential pkg-config meson ninja-build clang
-  libjansson-dev libuv1-dev libmicrohttpd-dev libcriterion-dev
-  curl jq wrk nginx prometheus hyperfine valgrind
+  build-essential pkg-config meson ninja-build clang clang-format
+  libjansson-dev libuv1-dev libmicrohttpd-dev libcriterion-dev zlib1g-dev
+  curl jq wrk nginx prometheus hyperfine valgrind chromium
   libtcod-dev
   systemd strace python3-yaml
 "

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dungeon/astar.h"
 #include "dungeon/cancel.h"
-#include "dungeon/delaunay.h"
-#include "dungeon/noise.h"
 #include "dungeon/rng.h"
+#include "geometry/delaunay.h"
+#include "noise/noise.h"
+#include "path/astar.h"
 
 static int by_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

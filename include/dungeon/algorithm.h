@@ -107,13 +107,6 @@ const char *dg_param_describe_range(const dg_param_def *def, char *buffer, int s
  * "string"). Static. */
 const char *dg_param_type_name(dg_param_type type);
 
-/* Every registered algorithm with its parameter table, as the JSON array
- * that `GET /v1/algorithms` and `dungeon algorithms --json` print:
- * [{name, summary, source, params: [{name, type, default, min?, max?,
- * choices?, doc}]}]. Returned as a json_t * (new reference) behind a void *
- * so that this header does not need jansson; NULL on ENOMEM. */
-void *dg_algorithms_to_json(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,9 @@
 /* Read-only resources shared by every generation: loaded room sets and what
  * is precomputed from them. Built once at start-up (by the daemon or CLI,
- * which do the file I/O and pass parsed JSON in), then only read: a context
- * may be used by any number of threads at once once built.
+ * which do the file I/O and pass parsed JSON in through
+ * dg_context_add_roomset, declared with the other JSON entry points in
+ * dungeon/json.h), then only read: a context may be used by any number of
+ * threads at once once built.
  *
  * Room sets are the authored generator's data (seeds/003, docs/
  * roomset-format.md): hand-built rooms with connectors. Adding one validates
@@ -11,8 +13,6 @@
 #define DUNGEON_CONTEXT_H
 
 #include <stdint.h>
-
-#include <jansson.h>
 
 #include "dungeon/error.h"
 
@@ -25,15 +25,15 @@ typedef struct dg_context dg_context;
 /* Figures of one loaded room set, as `dungeon check` and GET /v1/roomsets
  * report them. Strings point into the context and live as long as it. */
 typedef struct dg_roomset_info {
-  const char *name;  /* what a request's `roomset` parameter names */
-  const char *biome; /* the building style */
-  int rooms;         /* rooms in the set */
-  int connectors;    /* connectors over all rooms */
-  int shims;         /* rooms tagged "shim" */
-  int moves;         /* room x entry connector x 4 rotations, before grouping */
-  int move_groups;   /* moves after grouping by geometry */
-  int table_states;  /* states in the cycle search's pattern database */
-  int64_t table_bytes; /* memory of that table */
+  const char *name;        /* what a request's `roomset` parameter names */
+  const char *biome;       /* the building style */
+  int rooms;               /* rooms in the set */
+  int connectors;          /* connectors over all rooms */
+  int shims;               /* rooms tagged "shim" */
+  int moves;               /* room x entry connector x 4 rotations, before grouping */
+  int move_groups;         /* moves after grouping by geometry */
+  int table_states;        /* states in the cycle search's pattern database */
+  int64_t table_bytes;     /* memory of that table */
   uint64_t table_build_ns; /* wall-clock time building it took at load */
 } dg_roomset_info;
 
@@ -44,32 +44,12 @@ int dg_context_new(dg_context **out);
  * run while a generation still uses it. */
 void dg_context_free(dg_context *context);
 
-/* Validates the room set `json` (borrowed; the parsed content of one room-set
- * file), precomputes its moves and adds it to `context`. On failure the
- * context is unchanged and `err` holds the first problem, its field naming
- * the room and member ("rooms[hall_a].connectors[1].facing"); a set whose
- * name is already loaded is DG_EINVAL on field "name". Returns 0, DG_EINVAL,
- * DG_ETYPE or DG_ENOMEM. Not thread-safe: call before sharing the context. */
-int dg_context_add_roomset(dg_context *context, const json_t *json, dg_error *err);
-
-/* Validates `json` as a room set without loading it, collecting every
- * problem: up to `max` of them into `errors` (caller-provided), their total
- * number into *count. Returns 0 when the set is valid, DG_EINVAL when it has
- * problems, DG_ENOMEM. Pure; thread-safe. */
-int dg_roomset_check(const json_t *json, dg_error *errors, int max, int *count);
-
 /* Number of loaded room sets. */
 int dg_context_roomset_count(const dg_context *context);
 
 /* Figures of loaded room set `index` (0 .. count - 1, in load order) into
  * *info. 0 or DG_EINVAL for a bad index. */
 int dg_context_roomset_info(const dg_context *context, int index, dg_roomset_info *info);
-
-/* Every loaded room set's figures as the JSON array GET /v1/roomsets
- * serves: [{name, biome, rooms, connectors, shims, moves, move_groups,
- * table_states, table_bytes}].
- * New reference; NULL on ENOMEM. Thread-safe on a built context. */
-json_t *dg_context_roomsets_to_json(const dg_context *context);
 
 #ifdef __cplusplus
 }

@@ -1,21 +1,23 @@
 /* libdungeon: deterministic dungeon-level generation as a pure library.
  *
- * Include this one header. Generation is a pure function of the request
- * (algorithm, effective parameters, seed) and the context's room sets: no
- * I/O, no global mutable state, safe to call from many threads at once. */
+ * Include this one header for the model and generation, and dungeon/json.h
+ * as well where requests, levels or room sets are read or written as JSON
+ * (it is the only public header that needs jansson). Generation is a pure
+ * function of the request (algorithm, effective parameters, seed) and the
+ * context's room sets: no I/O, no global mutable state, safe to call from
+ * many threads at once. */
 #ifndef DUNGEON_DUNGEON_H
 #define DUNGEON_DUNGEON_H
 
 #include "dungeon/algorithm.h"
-#include "dungeon/arena.h"
 #include "dungeon/cancel.h"
 #include "dungeon/context.h"
 #include "dungeon/error.h"
 #include "dungeon/graph.h"
 #include "dungeon/grid.h"
-#include "dungeon/heap.h"
 #include "dungeon/level.h"
 #include "dungeon/levelset.h"
+#include "dungeon/render.h"
 #include "dungeon/request.h"
 #include "dungeon/rng.h"
 

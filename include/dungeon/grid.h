@@ -41,9 +41,6 @@ int dg_grid_init(dg_grid *grid, int width, int height);
 /* Frees the tiles; safe on a zeroed grid. */
 void dg_grid_close(dg_grid *grid);
 
-/* Sets every tile to `tile`. */
-void dg_grid_fill(dg_grid *grid, dg_tile tile);
-
 static inline bool dg_grid_contains(const dg_grid *grid, int x, int y) {
   return x >= 0 && y >= 0 && x < grid->width && y < grid->height;
 }

@@ -4,15 +4,14 @@
  * graph, metrics, deterministic stats) plus an optional extension that a
  * generator serialises itself (placements of authored rooms, closets...).
  * Levels are built by one thread and then read-only: safe to serialise from
- * any thread. See docs/level-format.md for the format. */
+ * any thread. See docs/level-format.md for the format; the serialisers
+ * (dg_level_dump_json, dg_level_to_json) are in dungeon/json.h. */
 #ifndef DUNGEON_LEVEL_H
 #define DUNGEON_LEVEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <jansson.h>
 
 #include "dungeon/cancel.h"
 #include "dungeon/graph.h"
@@ -22,6 +21,12 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* jansson's object type, declared only by name: the extension's JSON hook
+ * below takes one, but the model must not need jansson to be included (the
+ * JSON entry points live in dungeon/json.h). `struct json_t` is the same
+ * type as jansson's `json_t`. */
+struct json_t;
 
 #define DG_LEVEL_FORMAT "dungeond.level/1"
 #define DG_STATS_MAX 48
@@ -105,9 +110,9 @@ typedef struct dg_timing {
 
 /* Generator-specific data serialised into the level object. */
 typedef struct dg_level_extension {
-  void *data;                                             /* owned by the level */
-  void (*free_data)(void *data);                          /* frees `data` */
-  int (*to_json)(const void *data, json_t *level_object); /* adds members; 0 or DG_ENOMEM */
+  void *data;                                                    /* owned by the level */
+  void (*free_data)(void *data);                                 /* frees `data` */
+  int (*to_json)(const void *data, struct json_t *level_object); /* adds members; 0 or DG_ENOMEM */
   /* Optional text printed under the ASCII map (a legend), NULL for none:
    * reads `level` (its own data is level->extension.data) and puts a
    * malloc'd, NUL-terminated string in *text; 0 or DG_ENOMEM. */
@@ -169,16 +174,6 @@ void dg_level_set_timing(dg_level *level, const char *name, uint64_t ns);
  * between shortest-path queries. 0, DG_ENOMEM, DG_ECANCELED or
  * DG_ETIMEDOUT. */
 int dg_level_compute_metrics(dg_level *level, dg_cancel *cancel);
-
-/* The level as a `dungeond.level/1` JSON object. New reference; NULL on
- * ENOMEM. Deterministic: the same level gives the same members in the same
- * order. */
-json_t *dg_level_to_json(const dg_level *level);
-
-/* The level serialised as compact JSON text, NUL-terminated, into a buffer
- * the caller frees with free(); its length (without NUL) to *length (may be
- * NULL). 0 or DG_ENOMEM. */
-int dg_level_dump_json(const dg_level *level, char **text, size_t *length);
 
 /* The level as an ASCII map: the grid rows, one per line, each ending in
  * '\n' (a level without a grid draws its graph as a list), followed by the

@@ -1,7 +1,8 @@
 /* Multi-floor sets: N levels whose stairs line up (the stairs down of floor
  * k at the same x, y as the stairs up of floor k + 1), each reproducible
  * alone from its own effective request. Format `dungeond.levelset/1`, see
- * docs/level-format.md. Pure and thread-safe like dg_generate. */
+ * docs/level-format.md; its JSON writer (dg_levelset_dump_json) is in
+ * dungeon/json.h. Pure and thread-safe like dg_generate. */
 #ifndef DUNGEON_LEVELSET_H
 #define DUNGEON_LEVELSET_H
 
@@ -36,12 +37,6 @@ void dg_floor_request(const dg_request *set, int floor, int retry, int stairs_do
  * `err` filled (nothing left allocated). Thread-safe. */
 int dg_levelset_generate(const dg_context *context, const dg_request *set, int floors,
                          dg_cancel *cancel, dg_level **levels, dg_request *requests, dg_error *err);
-
-/* The set as `dungeond.levelset/1` JSON text: {format, seed, floors: [{floor,
- * request, level}]}, each level's bytes exactly as dg_level_dump_json writes
- * them. Caller frees *text with free(). 0 or DG_ENOMEM. */
-int dg_levelset_dump_json(dg_level *const *levels, const dg_request *requests, int floors,
-                          char **text, size_t *length);
 
 /* The set as ASCII: for each floor a header line "floor K of N (seed S)"
  * and its map (dg_level_dump_ascii), floors separated by a blank line.

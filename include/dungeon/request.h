@@ -4,14 +4,15 @@
  * Requests come from JSON (the daemon, tests) or from `name=value` text (the
  * CLI); both paths use the algorithm's parameter table and report a bad value
  * with the field name and the allowed range. A dg_request is a plain value:
- * copy it freely; it holds no pointers but the static algorithm. */
+ * copy it freely; it holds no pointers but the static algorithm. The JSON
+ * entry points (dg_request_from_json, dg_request_set_json, dg_request_to_json,
+ * seeds, parameters and targets to and from JSON) are in dungeon/json.h, so that this header
+ * and the generators that include it do not need jansson. */
 #ifndef DUNGEON_REQUEST_H
 #define DUNGEON_REQUEST_H
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#include <jansson.h>
 
 #include "dungeon/algorithm.h"
 #include "dungeon/error.h"
@@ -72,11 +73,9 @@ const char *dg_target_name(int id);
 int dg_targets_set(dg_targets *targets, const char *name, double value, const char *field,
                    dg_error *err);
 
-/* Sets targets from a JSON object {name: integer}. 0 or DG_ETYPE /
- * DG_ENOENT / DG_EINVAL naming "targets.<name>". */
-int dg_targets_from_json(const json_t *object, dg_targets *targets, dg_error *err);
-
-/* Sets one target from CLI text "name=value" (--target). Same errors. */
+/* Sets one target from CLI text "name=value" (--target): errors as
+ * dg_targets_set, naming "targets.<name>". (From JSON: dg_targets_from_json
+ * in dungeon/json.h.) */
 int dg_targets_set_text(dg_targets *targets, const char *assignment, dg_error *err);
 
 /* Checks targets filled by hand (ranges) and against the request: targets
@@ -90,11 +89,6 @@ int dg_targets_check(const dg_request *request, dg_error *err);
 enum { DG_DERIVE_TARGET_ATTEMPT = 1, DG_DERIVE_FLOOR = 2 };
 uint64_t dg_seed_derive(uint64_t seed, int purpose, uint64_t index);
 
-/* The request as JSON {algorithm, seed, params (every effective value),
- * targets?}: POSTing it to /v1/levels generates the same level. New
- * reference, NULL on ENOMEM. */
-json_t *dg_request_to_json(const dg_request *request);
-
 /* Largest seed that round-trips through a JSON number in every client
  * (JavaScript's Number.MAX_SAFE_INTEGER); larger seeds are accepted as
  * decimal strings and printed as strings. */
@@ -104,19 +98,11 @@ json_t *dg_request_to_json(const dg_request *request);
  * no seed. */
 void dg_request_init(dg_request *request, const dg_algorithm *algorithm);
 
-/* Sets parameter `name` from a JSON value. `field_prefix` ("params.") is
- * prepended to the field in errors. Returns 0, DG_ENOENT (unknown
- * parameter), DG_ETYPE or DG_EINVAL (out of range) with `err` filled. */
-int dg_request_set_json(dg_request *request, const char *name, const json_t *value,
-                        const char *field_prefix, dg_error *err);
-
 /* Sets parameter `name` from text ("80", "0.25", "true", "follow"), as the
- * CLI's --param name=value does. Same errors as dg_request_set_json. */
+ * CLI's --param name=value does. Returns 0, DG_ENOENT (unknown parameter),
+ * DG_ETYPE (not a value of the parameter's type) or DG_EINVAL (out of range)
+ * with `err` filled. */
 int dg_request_set_text(dg_request *request, const char *name, const char *text, dg_error *err);
-
-/* Sets every member of the JSON object `params` (field prefix "params."),
- * then runs the algorithm's cross-parameter checks. */
-int dg_request_set_params_json(dg_request *request, const json_t *params, dg_error *err);
 
 /* Checks every value in `params` against `algorithm`'s table (type, finite,
  * integral, in range, enum index, string charset), as the setters do. For
@@ -126,24 +112,6 @@ int dg_params_check(const dg_algorithm *algorithm, const dg_params *params, dg_e
 
 /* Runs the algorithm's cross-parameter checks (dg_algorithm.validate). */
 int dg_request_validate(const dg_request *request, dg_error *err);
-
-/* Parses a seed: a non-negative JSON integer or a string of decimal digits
- * up to 2^64 - 1. Errors name `field`. */
-int dg_seed_from_json(const json_t *value, const char *field, uint64_t *seed, dg_error *err);
-
-/* The seed as JSON: a number up to DG_SEED_SAFE_MAX, a decimal string above.
- * New reference, NULL on ENOMEM. */
-json_t *dg_seed_to_json(uint64_t seed);
-
-/* Builds a complete request from a JSON body of the form
- * {"algorithm": "...", "seed": ..., "params": {...}}. Members not named here
- * are left to the caller (the daemon checks its own: players, profile,
- * deadline_ms). `*request` is written only on success. */
-int dg_request_from_json(const json_t *body, dg_request *request, dg_error *err);
-
-/* The effective parameters as a JSON object {name: value} in table order.
- * New reference, NULL on ENOMEM. */
-json_t *dg_params_to_json(const dg_algorithm *algorithm, const dg_params *params);
 
 /* Typed access to parameter `index` of the request's algorithm. */
 static inline int dg_param_int(const dg_params *params, int index) {

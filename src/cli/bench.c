@@ -40,6 +40,7 @@ typedef struct phase_samples {
   long count, capacity;
 } phase_samples;
 
+/* Appends the level's phase timings to their samples. 0 or DG_ENOMEM. */
 static int record_phases(phase_samples *phases, int *phase_count, const dg_level *level) {
   for (int t = 0; t < level->timing_count; t++) {
     int p = 0;
@@ -55,7 +56,7 @@ static int record_phases(phase_samples *phases, int *phase_count, const dg_level
       long grown = ph->capacity ? ph->capacity * 2 : 256;
       double *bigger = realloc(ph->ms, (size_t)grown * sizeof *bigger);
       if (bigger == NULL)
-        return -1;
+        return DG_ENOMEM;
       ph->ms = bigger;
       ph->capacity = grown;
     }

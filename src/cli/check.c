@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "roomset_dir.h"
 
 #define CHECK_PROBLEMS_MAX 100
 
@@ -15,17 +16,18 @@ static void usage(void) {
        "  Exit status 1 when any file is invalid.");
 }
 
-/* One file: 0 when valid. Prints the figures or the problems. */
+/* One file: 0 when valid, else DG_EPARSE (not JSON) or the library's code
+ * (DG_EINVAL, DG_ETYPE, DG_ENOMEM). Prints the figures or the problems. */
 static int check_file(const char *path, json_t *results) {
   json_error_t parse_error;
-  json_t *json = json_load_file(path, JSON_REJECT_DUPLICATES, &parse_error);
-  if (json == NULL) {
+  json_t *json = NULL;
+  if (roomset_dir_read_file(path, &json, &parse_error) != 0) {
     cli_error("%s:%d:%d: %s", path, parse_error.line, parse_error.column, parse_error.text);
     if (results != NULL)
       json_array_append_new(results,
                             json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "file", path, "valid", 0,
                                       "problems", "field", "", "message", parse_error.text));
-    return -1;
+    return DG_EPARSE;
   }
   dg_error problems[CHECK_PROBLEMS_MAX];
   int count = 0;
@@ -47,15 +49,18 @@ static int check_file(const char *path, json_t *results) {
       json_array_append_new(results,
                             json_pack("{s:s,s:b,s:o}", "file", path, "valid", 0, "problems", list));
     json_decref(json);
-    return -1;
+    return rc;
   }
   dg_context *context = NULL;
   dg_error err = {0};
-  if (dg_context_new(&context) != 0 || dg_context_add_roomset(context, json, &err) != 0) {
+  rc = dg_context_new(&context);
+  if (rc == 0)
+    rc = dg_context_add_roomset(context, json, &err);
+  if (rc != 0) {
     cli_error("%s: %s", path, err.message[0] ? err.message : "out of memory");
     dg_context_free(context);
     json_decref(json);
-    return -1;
+    return rc;
   }
   dg_roomset_info info;
   dg_context_roomset_info(context, 0, &info);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define CLI_EXIT_USAGE 2   /* bad arguments */
 #define CLI_EXIT_FAILURE 1 /* the work itself failed */
@@ -21,12 +22,16 @@ typedef struct cli_request_options {
 } cli_request_options;
 
 /* Consumes the option at argv[*index] if it is one of --algorithm, --seed,
- * --param, --target, --roomsets (either "--x value" or "--x=value"); returns 1 if consumed, 0 if
- * not one of them, -1 after printing a usage error. */
+ * --param, --target, --roomsets (either "--x value" or "--x=value"); returns
+ * 1 if consumed, 0 if not one of them, a negative DG_E* code after printing a
+ * usage error (DG_EINVAL: no value; DG_ELIMIT: too many --param or
+ * --target). */
 int cli_take_request_option(int argc, char **argv, int *index, cli_request_options *options);
 
-/* Builds and validates the request; prints the error and returns -1 when the
- * options are bad. With no --seed the seed is left unset. */
+/* Builds and validates the request; prints the error and returns its
+ * negative DG_E* code when the options are bad (DG_ENOENT: unknown
+ * algorithm or parameter; DG_EPARSE: --param not name=value; the library's
+ * code for a bad seed, value or --target). With no --seed the seed is left unset. */
 int cli_build_request(const cli_request_options *options, dg_request *request);
 
 /* Prints the parameter table of `algorithm` for --help. */
@@ -35,18 +40,10 @@ void cli_print_params(const dg_algorithm *algorithm);
 /* Prints "dungeon: " and a formatted message to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The room-set directory: `option` (--roomsets) if given, else
- * $DUNGEON_ROOMSETS, else "config/roomsets". */
-const char *cli_roomsets_dir(const char *option);
-
-/* Loads one room-set file / every *.json of `dir` (name order) into
- * `context`; prints the problem and returns -1 on any failure. */
-int cli_load_roomset_file(dg_context *context, const char *path);
-int cli_load_roomsets(dg_context *context, const char *dir);
-
 /* A context for the request options: room sets loaded when the algorithm
  * is authored or --roomsets was given. Caller frees with dg_context_free.
- * Prints the problem and returns -1 on failure. */
+ * Prints the problem and returns its negative DG_E* code on failure
+ * (DG_ENOMEM, DG_ENOENT: no such directory, DG_EINVAL: an invalid file). */
 int cli_make_context(const cli_request_options *options, dg_context **out);
 
 int cli_generate(int argc, char **argv);

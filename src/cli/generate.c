@@ -1,4 +1,5 @@
-/* `dungeon generate`: one level to stdout, as JSON or an ASCII map. The
+/* `dungeon generate`: one level to stdout, as JSON, an ASCII map, an SVG
+ * picture or a Tiled map. The
  * wall-clock timings, which are not part of the level, go to stderr. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,8 @@
 static void usage(void) {
   puts("usage: dungeon generate [--algorithm NAME] [--seed N] [--param name=value ...]\n"
        "                        [--target name=value ...] [--floors N]\n"
-       "                        [--format json|ascii] [--roomsets DIR] [--quiet]\n"
+       "                        [--format json|ascii|svg|tiled] [--roomsets DIR] [--quiet]\n"
+       "                        [--tile-size PX] [--no-labels] [--graph]\n"
        "  --algorithm NAME  one of 'dungeon algorithms' (default classic)\n"
        "  --seed N          0 to 18446744073709551615; without it a random seed is\n"
        "                    chosen and printed on stderr\n"
@@ -21,22 +23,29 @@ static void usage(void) {
        "                    candidates are tried until one meets them all\n"
        "  --floors N        a multi-floor set of N floors (1 to 64) whose stairs line\n"
        "                    up, as dungeond.levelset/1 (json) or maps one after another\n"
-       "  --format F        json (default, dungeond.level/1) or ascii\n"
+       "  --format F        json (default, dungeond.level/1), ascii (the map), svg (a\n"
+       "                    picture) or tiled (a Tiled .tmj map; its tileset image is\n"
+       "                    dungeond-tiles.png, installed beside the room sets)\n"
+       "  --tile-size PX    svg: pixels per tile, 1 to 64 (default 12)\n"
+       "  --no-labels       svg: no room labels\n"
+       "  --graph           svg: draw the connectivity graph over the map\n"
        "  --roomsets DIR    room-set directory for authored (default $DUNGEON_ROOMSETS,\n"
-       "                    else config/roomsets)\n"
+       "                    else ./config/roomsets if present, else\n"
+       "                    " DUNGEON_ROOMSETS_DIR ")\n"
        "  --quiet           no timing line on stderr\n");
 }
 
 /* A seed for runs without --seed: from the kernel, kept within 2^53 so it
- * prints as a plain JSON number. */
+ * prints as a plain JSON number. 0, DG_ENOENT (no /dev/urandom) or
+ * DG_EINTERNAL (a short read, which the kernel never gives for 8 bytes). */
 static int random_seed(uint64_t *seed) {
   FILE *urandom = fopen("/dev/urandom", "rb");
   if (urandom == NULL)
-    return -1;
+    return DG_ENOENT;
   size_t got = fread(seed, sizeof *seed, 1, urandom);
   fclose(urandom);
   *seed &= DG_SEED_SAFE_MAX;
-  return got == 1 ? 0 : -1;
+  return got == 1 ? 0 : DG_EINTERNAL;
 }
 
 /* --floors: the set as dungeond.levelset/1 or as maps, one per floor. */
@@ -76,6 +85,8 @@ int cli_generate(int argc, char **argv) {
   cli_request_options options = {0};
   const char *format = "json";
   bool quiet = false, help = false;
+  dg_svg_options svg;
+  dg_svg_options_init(&svg);
   int floors = 0; /* 0: one level, not a set */
   for (int i = 1; i < argc; i++) {
     int taken = cli_take_request_option(argc, argv, &i, &options);
@@ -87,6 +98,20 @@ int cli_generate(int argc, char **argv) {
       help = true;
     } else if (strcmp(argv[i], "--quiet") == 0) {
       quiet = true;
+    } else if (strcmp(argv[i], "--no-labels") == 0) {
+      svg.labels = false;
+    } else if (strcmp(argv[i], "--graph") == 0) {
+      svg.graph = true;
+    } else if (strcmp(argv[i], "--tile-size") == 0 || strncmp(argv[i], "--tile-size=", 12) == 0) {
+      const char *value = argv[i][11] == '=' ? argv[i] + 12 : (i + 1 < argc ? argv[++i] : NULL);
+      char *end = NULL;
+      long size = value != NULL ? strtol(value, &end, 10) : 0;
+      if (value == NULL || end == value || *end != '\0' || size < DG_SVG_TILE_MIN ||
+          size > DG_SVG_TILE_MAX) {
+        cli_error("--tile-size must be an integer from %d to %d", DG_SVG_TILE_MIN, DG_SVG_TILE_MAX);
+        return CLI_EXIT_USAGE;
+      }
+      svg.tile_size = (int)size;
     } else if (strcmp(argv[i], "--floors") == 0 || strncmp(argv[i], "--floors=", 9) == 0) {
       const char *text = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
       char *end = NULL;
@@ -98,7 +123,7 @@ int cli_generate(int argc, char **argv) {
       floors = (int)value;
     } else if (strcmp(argv[i], "--format") == 0) {
       if (i + 1 >= argc) {
-        cli_error("--format needs a value: json or ascii");
+        cli_error("--format needs a value: json, ascii, svg or tiled");
         return CLI_EXIT_USAGE;
       }
       format = argv[++i];
@@ -121,8 +146,9 @@ int cli_generate(int argc, char **argv) {
     cli_print_params(algorithm);
     return 0;
   }
-  if (strcmp(format, "json") != 0 && strcmp(format, "ascii") != 0) {
-    cli_error("--format must be json or ascii, not '%s'", format);
+  if (strcmp(format, "json") != 0 && strcmp(format, "ascii") != 0 && strcmp(format, "svg") != 0 &&
+      strcmp(format, "tiled") != 0) {
+    cli_error("--format must be json, ascii, svg or tiled, not '%s'", format);
     return CLI_EXIT_USAGE;
   }
   dg_request request;
@@ -140,6 +166,12 @@ int cli_generate(int argc, char **argv) {
   dg_context *context = NULL;
   if (cli_make_context(&options, &context) != 0)
     return CLI_EXIT_FAILURE;
+  if (floors > 0 && strcmp(format, "json") != 0 && strcmp(format, "ascii") != 0) {
+    cli_error("--floors gives json or ascii; draw the floors one at a time for --format %s",
+              format);
+    dg_context_free(context);
+    return CLI_EXIT_USAGE;
+  }
   if (floors > 0) {
     int set_rc = generate_floors(context, &request, floors, strcmp(format, "json") == 0, quiet);
     dg_context_free(context);
@@ -157,8 +189,10 @@ int cli_generate(int argc, char **argv) {
   }
   char *text = NULL;
   size_t length = 0;
-  int rc = strcmp(format, "json") == 0 ? dg_level_dump_json(level, &text, &length)
-                                       : dg_level_dump_ascii(level, &text, &length);
+  int rc = strcmp(format, "json") == 0    ? dg_level_dump_json(level, &text, &length)
+           : strcmp(format, "svg") == 0   ? dg_level_dump_svg(level, &svg, &text, &length)
+           : strcmp(format, "tiled") == 0 ? dg_level_dump_tiled(level, &text, &length)
+                                          : dg_level_dump_ascii(level, &text, &length);
   uint64_t serialised = dg_monotonic_ns();
   /* Phase timings (not part of the level) for the timing line. */
   dg_timing timings[DG_TIMINGS_MAX];

@@ -28,7 +28,7 @@ static int take_value(int argc, char **argv, int *index, const char *name, const
     return 0;
   if (*index + 1 >= argc) {
     cli_error("%s needs a value", name);
-    return -1;
+    return DG_EINVAL;
   }
   *value = argv[++*index];
   return 1;
@@ -57,7 +57,7 @@ int cli_take_request_option(int argc, char **argv, int *index, cli_request_optio
       return taken;
     if (options->target_count >= (int)(sizeof options->targets / sizeof options->targets[0])) {
       cli_error("too many --target options");
-      return -1;
+      return DG_ELIMIT;
     }
     options->targets[options->target_count++] = value;
     return 1;
@@ -67,7 +67,7 @@ int cli_take_request_option(int argc, char **argv, int *index, cli_request_optio
       return taken;
     if (options->param_count >= (int)(sizeof options->params / sizeof options->params[0])) {
       cli_error("too many --param options");
-      return -1;
+      return DG_ELIMIT;
     }
     options->params[options->param_count++] = value;
     return 1;
@@ -80,7 +80,7 @@ int cli_build_request(const cli_request_options *options, dg_request *request) {
   const dg_algorithm *algorithm = dg_algorithm_find(name);
   if (algorithm == NULL) {
     cli_error("unknown algorithm '%s' (see 'dungeon algorithms')", name);
-    return -1;
+    return DG_ENOENT;
   }
   dg_request_init(request, algorithm);
   dg_error err = {0};
@@ -90,7 +90,7 @@ int cli_build_request(const cli_request_options *options, dg_request *request) {
     json_decref(text);
     if (rc != 0) {
       cli_error("%s", err.message);
-      return -1;
+      return rc;
     }
     request->seed_given = true;
   }
@@ -100,25 +100,27 @@ int cli_build_request(const cli_request_options *options, dg_request *request) {
     const char *equals = strchr(text, '=');
     if (equals == NULL || equals == text || (size_t)(equals - text) >= sizeof name_buffer) {
       cli_error("--param takes name=value, not '%s'", text);
-      return -1;
+      return DG_EPARSE;
     }
     memcpy(name_buffer, text, (size_t)(equals - text));
     name_buffer[equals - text] = '\0';
-    if (dg_request_set_text(request, name_buffer, equals + 1, &err) != 0) {
+    int rc = dg_request_set_text(request, name_buffer, equals + 1, &err);
+    if (rc != 0) {
       cli_error("%s", err.message);
-      return -1;
+      return rc;
     }
   }
-  for (int i = 0; i < options->target_count; i++)
-    if (dg_targets_set_text(&request->targets, options->targets[i], &err) != 0) {
+  for (int i = 0; i < options->target_count; i++) {
+    int rc = dg_targets_set_text(&request->targets, options->targets[i], &err);
+    if (rc != 0) {
       cli_error("--target: %s", err.message);
-      return -1;
+      return rc;
     }
-  if (dg_request_validate(request, &err) != 0) {
-    cli_error("%s", err.message);
-    return -1;
   }
-  return 0;
+  int rc = dg_request_validate(request, &err);
+  if (rc != 0)
+    cli_error("%s", err.message);
+  return rc;
 }
 
 void cli_print_params(const dg_algorithm *algorithm) {

@@ -7,9 +7,9 @@
 struct rs_set;
 
 struct dg_context {
-  int roomset_count;          /* loaded room sets (the authored generator's) */
-  int roomset_capacity;       /* allocated entries in roomsets */
-  struct rs_set **roomsets;   /* owned, in load order */
+  int roomset_count;        /* loaded room sets (the authored generator's) */
+  int roomset_capacity;     /* allocated entries in roomsets */
+  struct rs_set **roomsets; /* owned, in load order */
 };
 
 /* Frees the room sets a context holds (dg_context_free calls it). */

@@ -13,7 +13,7 @@
  * walkable, a non-walkable border, row length `stride`) and `cells` (the
  * padded index of every walkable tile, row-major, `count` of them). Leaves
  * the graph metrics alone. 0 or DG_ENOMEM. */
-int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
-                         const int *cells, int count, dg_metrics *m);
+int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride, const int *cells,
+                         int count, dg_metrics *m);
 
 #endif

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dungeon/heap.h"
+#include "core/heap.h"
 #include "dungeon/rng.h"
 
 /* The room whose floor rectangle holds (x, y), or -1. */

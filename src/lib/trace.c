@@ -28,15 +28,20 @@ static inline int degree(const tracer *t, long p) {
   return t->walk[p - 1] + t->walk[p + 1] + t->walk[p - t->stride] + t->walk[p + t->stride];
 }
 
+/* walk_chain's answer for a chain that came back to its start tile (a
+ * ring with no node on it); not a node index and not an error code. */
+#define CHAIN_RING (-2)
+
 /* Walks a chain from tile `from` into tile `cur`; returns the node it ends at
- * (or -2 if it came back to `start`), counting chain tiles in *tiles. */
+ * (or CHAIN_RING if it came back to `start`), counting chain tiles in
+ * *tiles. DG_EINTERNAL if the chain stops at a tile that is not a node. */
 static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
   const long offsets[4] = {-t->stride, 1, t->stride, -1};
   for (;;) {
     if (t->node_of[cur] >= 0)
       return t->node_of[cur];
     if (cur == start)
-      return -2;
+      return CHAIN_RING;
     t->seen[cur] = 1;
     (*tiles)++;
     long next = -1;
@@ -48,7 +53,7 @@ static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
       }
     }
     if (next < 0)
-      return -1; /* cannot happen for a two-neighbour tile */
+      return DG_EINTERNAL; /* cannot happen for a two-neighbour tile */
     from = cur;
     cur = next;
   }
@@ -197,7 +202,7 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
     t.seen[p] = 1;
     int tiles = 1;
     int a = walk_chain(&t, p, p, ends[0], &tiles);
-    if (a == -2) {
+    if (a == CHAIN_RING) {
       /* A closed ring touching nothing: give it a node and a loop edge. */
       int node;
       if (dg_graph_add_node(graph, "junction", unpadded[k] % width, unpadded[k] / width, -1,

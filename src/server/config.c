@@ -19,7 +19,11 @@ void config_defaults(config *cfg) {
   snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
   cfg->workers = 2;
   cfg->log_requests = true;
-  snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "config/roomsets");
+  /* A checkout's room sets when run from it, else the installed ones. */
+  struct stat info;
+  bool checkout = stat("config/roomsets", &info) == 0 && S_ISDIR(info.st_mode);
+  snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s",
+           checkout ? "config/roomsets" : DUNGEON_ROOMSETS_DIR);
   cfg->limits = (config_limits){
       .body_bytes_max = 65536,
       .grid_cells_max = 1000000,
@@ -38,11 +42,39 @@ void config_defaults(config *cfg) {
       .lobby_idle_ttl_ms = 600000,
       .lobby_grace_ms = 60000,
       .lobby_debounce_ms = 50,
-      .lobby_cache_bytes_max = 256L << 20,
+      .lobby_bytes_max = 256L << 20,
+      .lobby_cache_bytes_max = 1L << 40,
+      .player_attributes_max = 32,
+      .player_attribute_name_max = 64,
+      .player_attribute_value_max = 1000000000,
       .speculative_reserved_workers = 1,
       .floors_max = 8,
       .target_attempts_max = 64,
   };
+  cfg->compression = (config_compression){.gzip_level = 6, .gzip_min_bytes = 1024};
+}
+
+/* The "compression" object: {"gzip_level": 0..9, "gzip_min_bytes": n}. */
+static int load_compression(config *cfg, json_t *compression, dg_error *err) {
+  if (!json_is_object(compression))
+    return dg_error_set(err, -1, "compression", "compression must be an object"), -1;
+  const char *key;
+  json_t *value;
+  json_object_foreach(compression, key, value) {
+    long *slot = NULL, max = 0;
+    if (strcmp(key, "gzip_level") == 0)
+      slot = &cfg->compression.gzip_level, max = 9;
+    else if (strcmp(key, "gzip_min_bytes") == 0)
+      slot = &cfg->compression.gzip_min_bytes, max = 1L << 30;
+    char field[DG_ERROR_FIELD_MAX];
+    snprintf(field, sizeof field, "compression.%s", key);
+    if (slot == NULL)
+      return dg_error_set(err, -1, field, "unknown key %s", field), -1;
+    if (!json_is_integer(value) || json_integer_value(value) < 0 || json_integer_value(value) > max)
+      return dg_error_set(err, -1, field, "%s must be an integer from 0 to %ld", field, max), -1;
+    *slot = (long)json_integer_value(value);
+  }
+  return 0;
 }
 
 typedef struct limit_key {
@@ -71,7 +103,11 @@ static const limit_key limit_keys[] = {
     LIMIT(lobby_idle_ttl_ms, 100, 86400000),
     LIMIT(lobby_grace_ms, 0, 86400000),
     LIMIT(lobby_debounce_ms, 0, 60000),
+    LIMIT(lobby_bytes_max, 65536, 1L << 40),
     LIMIT(lobby_cache_bytes_max, 0, 1L << 40),
+    LIMIT(player_attributes_max, 1, 10000),
+    LIMIT(player_attribute_name_max, 1, 4096),
+    LIMIT(player_attribute_value_max, 1, 1000000000000000L),
     LIMIT(speculative_reserved_workers, 0, 255),
     LIMIT(floors_max, 1, 64),
     LIMIT(target_attempts_max, 1, 1000),
@@ -86,6 +122,30 @@ int config_set_listen(config *cfg, const char *text, dg_error *err) {
   if (colon[1] == '\0' || *end != '\0' || port < 0 || port > 65535)
     return dg_error_set(err, -1, "listen", "listen's port must be an integer from 0 to 65535"), -1;
   snprintf(cfg->listen, sizeof cfg->listen, "%s", text);
+  return 0;
+}
+
+static int hex_digit(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+int config_set_seed_secret(config *cfg, const char *text, dg_error *err) {
+  size_t length = text != NULL ? strlen(text) : 1;
+  bool valid = text != NULL && (length == 0 || length == 2 * sizeof cfg->lobby_seed_key);
+  for (size_t i = 0; valid && i < length; i++)
+    valid = hex_digit(text[i]) >= 0;
+  if (!valid)
+    return dg_error_set(err, -1, "lobby_seed_secret",
+                        "lobby_seed_secret must be 32 hexadecimal digits (a 128-bit key, e.g. "
+                        "from `openssl rand -hex 16`), or \"\" for none"),
+           -1;
+  memset(cfg->lobby_seed_key, 0, sizeof cfg->lobby_seed_key);
+  for (size_t i = 0; i < length / 2; i++)
+    cfg->lobby_seed_key[i] = (uint8_t)(hex_digit(text[2 * i]) << 4 | hex_digit(text[2 * i + 1]));
+  cfg->lobby_seed_secret_set = length > 0;
   return 0;
 }
 
@@ -339,6 +399,9 @@ static int load_root(config *cfg, json_t *root, const char *path, dg_error *err)
     } else if (strcmp(key, "limits") == 0) {
       if (load_limits(cfg, value, err) != 0)
         goto fail;
+    } else if (strcmp(key, "compression") == 0) {
+      if (load_compression(cfg, value, err) != 0)
+        goto fail;
     } else if (strcmp(key, "profiles") == 0) {
       if (!json_is_object(value)) {
         dg_error_set(err, -1, "profiles", "profiles must be an object of named profiles");
@@ -373,6 +436,10 @@ static int load_root(config *cfg, json_t *root, const char *path, dg_error *err)
       }
       snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s", json_string_value(value));
       cfg->roomsets_dir_set = true;
+    } else if (strcmp(key, "lobby_seed_secret") == 0) {
+      if (config_set_seed_secret(cfg, json_is_string(value) ? json_string_value(value) : NULL,
+                                 err) != 0)
+        goto fail;
     } else if (strcmp(key, "$comment") != 0) {
       dg_error_set(err, -1, key, "unknown key %s", key);
       goto fail;
@@ -396,7 +463,9 @@ int config_validate(const config *cfg, dg_error *err) {
     const char *name;
     json_t *profile;
     json_object_foreach(cfg->profiles, name, profile) {
-      if (profile_check(name, profile, err) != 0)
+      if (profile_check(name, profile, err) != 0 ||
+          profile_check_finite(name, profile, cfg->limits.players_max,
+                               (double)cfg->limits.player_attribute_value_max, err) != 0)
         return -1;
     }
   }

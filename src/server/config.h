@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define CONFIG_LISTEN_MAX 128
 #define CONFIG_PATH_MAX 4096
@@ -33,22 +34,35 @@ typedef struct config_limits {
   long lobby_idle_ttl_ms;            /* a lobby unchanged this long is removed */
   long lobby_grace_ms;               /* a started lobby's level stays fetchable this long */
   long lobby_debounce_ms;            /* wait after a change before pre-generating */
-  long lobby_cache_bytes_max;        /* ready pre-generated levels, bytes (LRU evicted) */
+  long lobby_bytes_max;              /* all lobby state: settings, players, ready levels */
+  long lobby_cache_bytes_max;        /* of that, ready levels at most (LRU evicted) */
+  long player_attributes_max;        /* attributes of one player (422 above) */
+  long player_attribute_name_max;    /* bytes of an attribute's name (422 above) */
+  long player_attribute_value_max;   /* largest |value| of an attribute (422 above) */
   long speculative_reserved_workers; /* workers pre-generation may not use */
   long floors_max;                   /* floors of one multi-floor set (422 above) */
   long target_attempts_max;          /* targets.attempts_max ceiling (422 above) */
 } config_limits;
+
+/* gzip of level responses (negotiate.c). */
+typedef struct config_compression {
+  long gzip_level;     /* zlib level 1..9; 0 never compresses */
+  long gzip_min_bytes; /* bodies smaller than this are sent as they are */
+} config_compression;
 
 typedef struct config {
   char listen[CONFIG_LISTEN_MAX]; /* "host:port"; port 0 picks a free port */
   int workers;                    /* generation threads (libuv pool size) */
   bool log_requests;              /* one JSON line per request on stderr */
   config_limits limits;           /* every hard limit */
+  config_compression compression; /* gzip of level responses */
   json_t *profiles;               /* object name -> profile (owned reference) */
   char default_profile[64];       /* profile used when `players` come without one */
   json_t *auth_tokens;            /* array of accepted bearer tokens; NULL or empty: none asked */
   char roomsets_dir[CONFIG_PATH_MAX]; /* room-set directory loaded at start-up; "" for none */
   bool roomsets_dir_set;              /* given in the file: then it must exist */
+  uint8_t lobby_seed_key[16];         /* SipHash-2-4 key for lobby seeds (lobby_seed_secret) */
+  bool lobby_seed_secret_set;         /* lobby_seed_secret given; else the key is all zero */
 } config;
 
 /* Fills `cfg` with the built-in defaults (those of config/dungeond.json). */
@@ -65,6 +79,10 @@ int config_loadb(config *cfg, const char *data, size_t size, const char *name, d
 
 /* Parses "--listen" text into cfg->listen after checking it. 0 or -1. */
 int config_set_listen(config *cfg, const char *text, dg_error *err);
+
+/* Sets the lobby seed key from `text`: 32 hexadecimal digits, or "" for
+ * none (an all-zero key). 0, or -1 with `err` (the secret is not quoted). */
+int config_set_seed_secret(config *cfg, const char *text, dg_error *err);
 
 /* Checks cross-key rules and the profiles against the algorithm tables. */
 int config_validate(const config *cfg, dg_error *err);

@@ -89,8 +89,8 @@ static void add_common_headers(request *r, struct MHD_Response *response,
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
 }
 
-void respond(request *r, int status, const char *content_type, char *body, size_t length,
-             const char *header_name, const char *header_value) {
+void respond_headers(request *r, int status, const char *content_type, char *body, size_t length,
+                     const char *const *headers) {
   if (body == NULL) {
     /* Out of memory while building the answer: say so without allocating. */
     status = 500;
@@ -106,8 +106,8 @@ void respond(request *r, int status, const char *content_type, char *body, size_
     return;
   }
   add_common_headers(r, response, content_type);
-  if (header_name != NULL)
-    MHD_add_response_header(response, header_name, header_value);
+  for (int i = 0; headers != NULL && headers[i] != NULL; i += 2)
+    MHD_add_response_header(response, headers[i], headers[i + 1]);
   r->bytes_out = length;
   if (r->suspended) {
     r->pending = response;
@@ -118,6 +118,12 @@ void respond(request *r, int status, const char *content_type, char *body, size_
   r->answered = true;
   MHD_queue_response(r->connection, (unsigned)status, response);
   MHD_destroy_response(response);
+}
+
+void respond(request *r, int status, const char *content_type, char *body, size_t length,
+             const char *header_name, const char *header_value) {
+  const char *headers[3] = {header_name, header_value, NULL};
+  respond_headers(r, status, content_type, body, length, headers);
 }
 
 void respond_json(request *r, int status, json_t *value) {

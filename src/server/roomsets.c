@@ -1,87 +1,37 @@
-/* Room sets in the daemon: the file I/O the library leaves to its callers
- * (reading config's `roomsets_dir` into one dg_context at start-up), and
- * the request checks that name a room set (issue 5: `GET /v1/roomsets`,
- * the body's `roomset` member, 422 on an unknown name). The library
- * validates each set and precomputes its moves; this file only reads files
- * and reports. */
+/* Room sets in the daemon: config's `roomsets_dir` read into one
+ * dg_context at start-up (through the loader the CLI shares,
+ * src/common/roomset_dir.c; the library validates each set and precomputes
+ * its moves), and the request checks that name a room set (issue 5:
+ * `GET /v1/roomsets`, the body's `roomset` member, 422 on an unknown
+ * name). */
 #include "roomsets.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
+#include "roomset_dir.h"
 
-static bool is_json_name(const char *name) {
-  size_t length = strlen(name);
-  return name[0] != '.' && length > 5 && strcmp(name + length - 5, ".json") == 0;
-}
-
-/* The *.json names of `dir`, sorted so that load order (and so the order
- * GET /v1/roomsets lists) does not depend on the file system. */
-static int list_json(DIR *handle, char ***names, int *count) {
-  int capacity = 0;
-  struct dirent *entry;
-  *names = NULL;
-  *count = 0;
-  while ((entry = readdir(handle)) != NULL) {
-    if (!is_json_name(entry->d_name))
-      continue;
-    if (*count == capacity) {
-      capacity = capacity ? capacity * 2 : 16;
-      char **bigger = realloc(*names, (size_t)capacity * sizeof **names);
-      if (bigger == NULL)
-        return -1;
-      *names = bigger;
-    }
-    if (((*names)[*count] = strdup(entry->d_name)) == NULL)
-      return -1;
-    (*count)++;
-  }
-  if (*count > 0)
-    qsort(*names, (size_t)*count, sizeof **names, by_name);
-  return 0;
-}
-
-/* One file into `context`; a problem is reported on `log`. 0 or -1. */
-static int load_file(dg_context *context, const char *path, FILE *log) {
-  json_error_t parse_error;
-  json_t *json = json_load_file(path, JSON_REJECT_DUPLICATES, &parse_error);
-  if (json == NULL) {
-    fprintf(log, "dungeond: room set %s:%d:%d: %s\n", path, parse_error.line, parse_error.column,
-            parse_error.text);
-    return -1;
-  }
-  dg_error err;
-  dg_error_clear(&err);
-  int rc = dg_context_add_roomset(context, json, &err);
-  json_decref(json);
-  if (rc != 0) {
-    fprintf(log, "dungeond: room set %s: %s%s%s\n", path, err.field, err.field[0] ? ": " : "",
-            err.message);
-    return -1;
-  }
-  return 0;
+static void report_to_log(void *user, const char *where, const char *field, const char *message) {
+  fprintf((FILE *)user, "dungeond: room set %s: %s%s%s\n", where, field, field[0] ? ": " : "",
+          message);
 }
 
 int roomsets_load(const char *dir, bool required, FILE *log, dg_context **out) {
   dg_context *context = NULL;
-  char **names = NULL;
-  int count = 0, failed = 0;
   *out = NULL;
-  if (dg_context_new(&context) != 0) {
+  int rc = dg_context_new(&context);
+  if (rc != 0) {
     fprintf(log, "dungeond: out of memory creating the room-set context\n");
-    return -1;
+    return rc;
   }
   if (dir[0] == '\0') {
     *out = context;
     return 0;
   }
-  DIR *handle = opendir(dir);
-  if (handle == NULL) {
+  roomset_dir_result counts;
+  rc = roomset_dir_load(context, dir, true, report_to_log, log, &counts);
+  if (rc == DG_ENOENT) {
     if (required || errno != ENOENT) {
       fprintf(log, "dungeond: roomsets_dir '%s': %s\n", dir, strerror(errno));
       goto fail;
@@ -93,43 +43,20 @@ int roomsets_load(const char *dir, bool required, FILE *log, dg_context **out) {
     *out = context;
     return 0;
   }
-  int listed = list_json(handle, &names, &count);
-  closedir(handle);
-  if (listed != 0) {
-    fprintf(log, "dungeond: out of memory listing roomsets_dir '%s'\n", dir);
+  if (rc == DG_ENOMEM) {
+    fprintf(log, "dungeond: out of memory loading roomsets_dir '%s'\n", dir);
     goto fail;
   }
-  for (int i = 0; i < count; i++) {
-    size_t dir_length = strlen(dir), name_length = strlen(names[i]);
-    char *path = malloc(dir_length + name_length + 2);
-    if (path == NULL) {
-      fprintf(log, "dungeond: out of memory loading room sets\n");
-      goto fail;
-    }
-    /* dir "/" name, built by hand: gcc -O3 with ASan misreads the bounds of
-     * the snprintf version as a possible NULL argument. */
-    memcpy(path, dir, dir_length);
-    path[dir_length] = '/';
-    memcpy(path + dir_length + 1, names[i], name_length + 1);
-    failed += load_file(context, path, log) != 0;
-    free(path);
-  }
-  if (failed > 0) {
-    fprintf(log, "dungeond: %d of %d room-set file%s in '%s' invalid; not starting\n", failed,
-            count, count == 1 ? "" : "s", dir);
+  if (rc != 0) {
+    fprintf(log, "dungeond: %d of %d room-set file%s in '%s' invalid; not starting\n",
+            counts.failed, counts.files, counts.files == 1 ? "" : "s", dir);
     goto fail;
   }
-  for (int i = 0; i < count; i++)
-    free(names[i]);
-  free(names);
   *out = context;
   return 0;
 fail:
-  for (int i = 0; i < count; i++)
-    free(names[i]);
-  free(names);
   dg_context_free(context);
-  return -1;
+  return rc;
 }
 
 int roomsets_move_member(const json_t *body, json_t **moved, dg_error *err) {

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 /* Reads every *.json file of `dir` (in name order), parses it and adds it
  * to a new context stored in *out (the caller frees it with
@@ -19,7 +20,8 @@
  * path and the library's field and message, and loading goes on so that
  * one run names them all. A missing directory is an error when `required`,
  * else an empty context (with a warning). `dir` "" loads nothing. Returns
- * 0, or -1 when any file failed or the directory is missing (*out NULL). */
+ * 0; DG_EINVAL when any file failed, DG_ENOENT when the directory cannot be
+ * read, DG_ENOMEM (*out NULL on every error). */
 int roomsets_load(const char *dir, bool required, FILE *log, dg_context **out);
 
 /* The request body's top-level `roomset` member is shorthand for

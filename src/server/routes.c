@@ -19,6 +19,7 @@ static const struct {
     {"/v1/stats", ROUTE_STATS},   {"/metrics", ROUTE_METRICS},
     {"/livez", ROUTE_LIVEZ},      {"/healthz", ROUTE_LIVEZ},
     {"/readyz", ROUTE_READYZ},    {"/v1/roomsets", ROUTE_ROOMSETS},
+    {"/", ROUTE_VIEWER},
 };
 
 route_id route_match(const char *path) {
@@ -31,12 +32,12 @@ route_id route_match(const char *path) {
 }
 
 const char *route_allowed_methods(route_id route) {
-  return route == ROUTE_LEVELS ? "POST" : "GET, HEAD";
+  return route == ROUTE_LEVELS ? "GET, HEAD, POST" : "GET, HEAD";
 }
 
 static bool method_allowed(route_id route, const char *method) {
-  if (route == ROUTE_LEVELS)
-    return strcmp(method, "POST") == 0;
+  if (route == ROUTE_LEVELS && strcmp(method, "POST") == 0)
+    return true;
   return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
 }
 
@@ -64,6 +65,8 @@ static stats_gauges gauges(const server *s) {
       .lobby_jobs = s->lobbies.jobs_started,
       .lobby_saved_s = s->lobbies.saved_s,
       .lobby_ready_bytes = (long)s->lobbies.ready_bytes,
+      .lobby_bytes = (long)(s->lobbies.ready_bytes + s->lobbies.state_bytes),
+      .lobby_bytes_max = s->cfg->limits.lobby_bytes_max,
   };
 }
 
@@ -73,21 +76,10 @@ static void retry_later(request *r, const char *slug, const char *title, const c
   respond_problem(r, 503, slug, title, detail, NULL, "Retry-After", seconds);
 }
 
-/* Which body the client accepts: JSON unless it asks for text/plain and
- * not for JSON; -1 when it accepts neither (406). */
+/* Which representation the client accepts (negotiate.c). */
 int level_format(request *r) {
-  const char *accept =
-      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-  if (accept == NULL || accept[0] == '\0')
-    return JOB_FORMAT_JSON;
-  bool json = strstr(accept, "application/json") != NULL || strstr(accept, "*/*") != NULL ||
-              strstr(accept, "application/*") != NULL;
-  bool text = strstr(accept, "text/plain") != NULL || strstr(accept, "text/*") != NULL;
-  if (text && strstr(accept, "application/json") == NULL)
-    return JOB_FORMAT_ASCII;
-  if (json)
-    return JOB_FORMAT_JSON;
-  return -1;
+  level_negotiate(r);
+  return r->format;
 }
 
 /* A job's client is still connected unless its socket reads end-of-file.
@@ -127,11 +119,7 @@ void route_job_done(job *j) {
   r->generation_ms = (double)(j->generated_ns - j->started_ns) / 1e6;
   r->serialise_ms = (double)(j->finished_ns - j->generated_ns) / 1e6;
   if (j->rc == 0) {
-    char *body = j->body;
-    j->body = NULL;
-    respond(r, 200,
-            j->format == JOB_FORMAT_ASCII ? "text/plain; charset=utf-8" : "application/json", body,
-            j->body_length, NULL, NULL);
+    level_respond(r, j);
   } else if (j->rc == DG_ECANCELED && s->draining) {
     s->counters.rejected_draining++;
     retry_later(r, "draining", "Shutting down", "the daemon is shutting down; retry elsewhere");
@@ -156,6 +144,7 @@ static const char *const body_members[] = {
 static int parse_body(server *s, const json_t *body, dg_request *out, long *deadline_ms,
                       dg_error *err) {
   const config_limits *limits = &s->cfg->limits;
+  party_limits party_bounds = party_limits_of(limits);
   if (!json_is_object(body))
     return dg_error_set(err, DG_ETYPE, "", "the request body must be a JSON object"), 400;
   const char *key;
@@ -218,7 +207,7 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
              422;
     party members = {NULL, 0};
     if (players != NULL && !json_is_null(players) &&
-        (rc = party_from_json(players, limits->players_max, &members, err)) != 0)
+        (rc = party_from_json(players, &party_bounds, &members, err)) != 0)
       return 422;
     if (players != NULL && !json_is_null(players))
       player_count = members.count;
@@ -237,7 +226,7 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
     parsed = derived;
   } else if (players != NULL && !json_is_null(players)) {
     party members;
-    if (party_from_json(players, limits->players_max, &members, err) != 0)
+    if (party_from_json(players, &party_bounds, &members, err) != 0)
       return 422;
     player_count = members.count;
   }
@@ -337,10 +326,14 @@ static void handle_levels(request *r) {
     retry_later(r, "draining", "Shutting down", "the daemon is shutting down; retry elsewhere");
     return;
   }
-  int format = level_format(r);
-  if (format < 0) {
-    respond_problem(r, 406, "not-acceptable", "Not acceptable",
-                    "levels are served as application/json or text/plain", NULL, NULL, NULL);
+  if (level_format(r) < 0) {
+    level_not_acceptable(r);
+    return;
+  }
+  if (level_svg_query(r) != 0)
+    return;
+  if (strcmp(r->method, "POST") != 0) {
+    level_handle_query(r);
     return;
   }
   dg_error err;
@@ -358,6 +351,14 @@ static void handle_levels(request *r) {
     respond_error(r, 400, &err);
     return;
   }
+  level_handle_body(r, body);
+  json_decref(body);
+}
+
+void level_handle_body(request *r, json_t *body) {
+  server *s = r->srv;
+  dg_error err;
+  dg_error_clear(&err);
   /* `floors` asks for a multi-floor set: checked here, the rest of the body
    * is an ordinary level request (floor 0's). */
   int floors = 1;
@@ -368,11 +369,21 @@ static void handle_levels(request *r) {
       dg_error_set(&err, DG_EINVAL, "floors",
                    "floors must be an integer from 1 to %ld (limits.floors_max)",
                    s->cfg->limits.floors_max);
-      json_decref(body);
       respond_error(r, 422, &err);
       return;
     }
     floors = (int)json_integer_value(floors_member);
+  }
+  /* A set of floors is one JSON document or one text; pictures and Tiled
+   * maps are of one level. */
+  if (floors > 1 && r->format != JOB_FORMAT_JSON && r->format != JOB_FORMAT_ASCII) {
+    json_t *errors = json_pack("[{s:s, s:s}]", "field", "Accept", "message",
+                               "a multi-floor set (floors > 1) is served as application/json "
+                               "or text/plain; ask for the floors one by one for SVG or Tiled");
+    respond_problem(r, 406, "not-acceptable", "Not acceptable",
+                    "a multi-floor set is served as application/json or text/plain", errors, NULL,
+                    NULL);
+    return;
   }
   json_object_del(body, "floors");
   long deadline_ms = 0;
@@ -389,13 +400,15 @@ static void handle_levels(request *r) {
   const dg_algorithm *named =
       json_is_string(name) ? dg_algorithm_find(json_string_value(name)) : NULL;
   r->algorithm = named != NULL ? named->name : NULL;
-  json_decref(body);
+  /* Only a seed the client chose names one level forever (docs/pictures.md). */
+  const json_t *seed = json_object_get(body, "seed");
+  r->encoding.cacheable = seed != NULL && !json_is_null(seed);
   if (status != 0) {
     respond_error(r, status, &err);
     return;
   }
   r->work.floors = floors;
-  level_submit(r, &level_request, deadline_ms, format);
+  level_submit(r, &level_request, deadline_ms, r->format);
 }
 
 void level_submit(request *r, const dg_request *level, long deadline_ms, int format) {
@@ -404,6 +417,8 @@ void level_submit(request *r, const dg_request *level, long deadline_ms, int for
   job *j = &r->work;
   j->request = *level;
   j->format = (job_format)format;
+  j->svg = r->svg;
+  j->encoding = r->encoding;
   dg_cancel_init(&j->cancel, dg_monotonic_ns() + (uint64_t)deadline_ms * 1000000u);
   j->done = route_job_done;
   j->wanted = client_still_there;
@@ -508,6 +523,7 @@ void route_handle(request *r) {
                            : s->queues.context == NULL ? "loading"
                                                        : "ready"));
     break;
+  case ROUTE_VIEWER: viewer_respond(r); break;
   case ROUTE_NONE:
   case ROUTE_LOBBIES: break;
   }

@@ -54,6 +54,7 @@ typedef enum route_id {
   ROUTE_READYZ,
   ROUTE_ROOMSETS, /* GET /v1/roomsets (roomsets.c loads them) */
   ROUTE_LOBBIES,  /* /v1/lobbies/... (lobby.c parses the rest) */
+  ROUTE_VIEWER,   /* GET / : the viewer page (viewer.c) */
 } route_id;
 
 /* One HTTP request, from its headers to MHD's completion callback. */
@@ -81,6 +82,9 @@ struct request {
   size_t bytes_out;                             /* response body length */
   const char *pregen;                           /* X-Pregen: hit, wait, miss; NULL otherwise */
   request *next_waiter;                         /* lobby start requests waiting for one job */
+  int format;            /* negotiated JOB_FORMAT_*, -1: none acceptable (negotiate.c) */
+  job_encoding encoding; /* gzip, ETag and cacheability of a level answer (negotiate.c) */
+  dg_svg_options svg;    /* SVG options from the query (svg_graph, svg_labels, svg_tile) */
 };
 
 /* http.c: libmicrohttpd on the libuv loop. */
@@ -94,6 +98,9 @@ void http_close(server *s);
  * (freed even on failure). */
 void respond(request *r, int status, const char *content_type, char *body, size_t length,
              const char *header_name, const char *header_value);
+/* The same with any number of headers: name, value, ..., NULL. */
+void respond_headers(request *r, int status, const char *content_type, char *body, size_t length,
+                     const char *const *headers);
 void respond_json(request *r, int status, json_t *value);
 /* An RFC 9457 problem: `errors` (stolen, may be NULL) is the list of
  * {field, message}; `header_*` adds one header (Allow, Retry-After) or NULL. */
@@ -111,8 +118,36 @@ void route_job_done(job *j);
  * and the deadline; returns 0 or the HTTP status with `err` filled. */
 int level_request_parse(server *s, const json_t *body, dg_request *out, long *deadline_ms,
                         dg_error *err);
-/* JOB_FORMAT_* the client accepts, -1 for neither (406). */
+/* JOB_FORMAT_* the client accepts, -1 for none (406); also records in `r`
+ * whether it accepts gzip (negotiate.c). */
 int level_format(request *r);
+/* The level routes' answer: a body JSON object (POST) or one built from
+ * the query (GET) is parsed, validated and submitted (routes.c). `body` is
+ * borrowed. */
+void level_handle_body(request *r, json_t *body);
+
+/* level_response.c: fills r->format, r->encoding (from the config) and r->svg
+ * (defaults) from the request's headers. */
+void level_negotiate(request *r);
+/* A lobby's pre-generated level JSON (`body` malloc'd, taken), sent as
+ * stored: uncompressed, with Vary and Cache-Control: no-store. */
+void level_respond_stored(request *r, char *body, size_t length);
+/* 406 with a problem listing the media types levels are served as. */
+void level_not_acceptable(request *r);
+/* The answer to a finished level job: Vary, Content-Encoding, ETag and
+ * Cache-Control as negotiated, 304 when If-None-Match matches. Takes the
+ * job's body. */
+void level_respond(request *r, job *j);
+
+/* levels_query.c: GET /v1/levels?algorithm=..&seed=..&NAME=VALUE: the
+ * query becomes the body POST takes; svg_graph, svg_labels and svg_tile
+ * set SVG options (for POST too). level_svg_query answers 422 itself and
+ * returns -1 when an SVG option is malformed. */
+void level_handle_query(request *r);
+int level_svg_query(request *r);
+
+/* viewer.c: GET / */
+void viewer_respond(request *r);
 /* Queues `level` as an interactive job for `r` and suspends `r` (or answers
  * 503 when the queue is full). */
 void level_submit(request *r, const dg_request *level, long deadline_ms, int format);

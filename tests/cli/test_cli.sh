@@ -100,6 +100,62 @@ check "unknown option exits 2" [ "$status" -eq 2 ]
 run generate --help
 check "generate --help lists parameters" grep -q "corridor_style" "$out"
 
+# Pictures and engine exports (docs/pictures.md).
+run generate --seed 42 --format svg --quiet
+check "--format svg exits 0" [ "$status" -eq 0 ]
+check "--format svg is well-formed SVG of the map's size" python3 -c '
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "{http://www.w3.org/2000/svg}svg", root.tag
+assert root.get("viewBox") == "0 0 80 21" and root.get("width") == "960", root.attrib
+assert root.find("{http://www.w3.org/2000/svg}g[@class=\"tiles\"]") is not None
+' "$out"
+cp "$out" "$out.2"
+run generate --seed 42 --format svg --quiet
+check "svg: same seed gives identical bytes" cmp -s "$out" "$out.2"
+run generate --seed 42 --format svg --quiet --graph --no-labels --tile-size 4
+check "--graph --no-labels --tile-size 4 draw the graph, no labels, 4 px tiles" python3 -c '
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+assert root.get("width") == "320", root.get("width")
+assert root.find(ns + "g[@class=\"graph\"]") is not None
+assert root.find(ns + "g[@class=\"labels\"]") is None
+' "$out"
+run generate --seed 42 --format svg --tile-size 65
+check "--tile-size 65 exits 2" [ "$status" -eq 2 ]
+check "--tile-size 65 names the range" grep -q "tile-size must be an integer from 1 to 64" "$err"
+run generate --seed 42 --format png
+check "--format png exits 2 naming the formats" grep -q "json, ascii, svg or tiled" "$err"
+run generate --algorithm landmark --seed 3 --format tiled --quiet
+check "--format tiled exits 0" [ "$status" -eq 0 ]
+check "--format tiled parses as a Tiled map matching the level" python3 -c '
+import json, subprocess, sys
+tmj = json.load(open(sys.argv[1]))
+level = json.loads(subprocess.run([sys.argv[2], "generate", "--algorithm", "landmark", "--seed", "3", "--quiet"], capture_output=True, check=True).stdout)
+assert tmj["type"] == "map" and tmj["orientation"] == "orthogonal" and not tmj["infinite"]
+w, h = tmj["width"], tmj["height"]
+assert (w, h) == (level["grid"]["width"], level["grid"]["height"])
+tiles, objects = tmj["layers"]
+assert tiles["type"] == "tilelayer" and len(tiles["data"]) == w * h
+ts = tmj["tilesets"][0]
+names = {t["id"]: t["type"] for t in ts["tiles"]}
+legend = level["grid"]["legend"]
+for i, gid in enumerate(tiles["data"]):
+    assert ts["firstgid"] <= gid < ts["firstgid"] + ts["tilecount"], gid
+    assert names[gid - ts["firstgid"]] == legend[level["grid"]["rows"][i // w][i % w]], i
+assert objects["type"] == "objectgroup"
+rooms = [o for o in objects["objects"] if o["type"] == "room"]
+assert len(rooms) == len(level["rooms"])
+for o in objects["objects"]:
+    assert 0 <= o["x"] and o["x"] + o["width"] <= w * tmj["tilewidth"]
+    assert 0 <= o["y"] and o["y"] + o["height"] <= h * tmj["tileheight"]
+points = sorted(o["type"] for o in objects["objects"] if o.get("point"))
+assert points == sorted(o["kind"] for o in level["objects"] + level.get("features", [])), points
+assert {"stairs_up", "stairs_down", "spawn"} <= set(points), points
+assert tmj["nextobjectid"] == len(objects["objects"]) + 1
+' "$out" "$dungeon"
+
 run algorithms
 check "algorithms lists classic" grep -q "^classic - " "$out"
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

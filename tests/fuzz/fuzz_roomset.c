@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define PROBLEMS_MAX 8
 /* Small enough that a generation stays fast, big enough to reach the

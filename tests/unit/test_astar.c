@@ -5,10 +5,10 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "dungeon/astar.h"
+#include "core/heap.h"
 #include "dungeon/error.h"
-#include "dungeon/heap.h"
 #include "dungeon/rng.h"
+#include "path/astar.h"
 
 static const int sx[4] = {1, -1, 0, 0}, sy[4] = {0, 0, 1, -1};
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define CONFIG_DIR TEST_DATA_DIR "/../../config/roomsets/"
 #define ROOMSET_DIR TEST_DATA_DIR "/roomsets/"

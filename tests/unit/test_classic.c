@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define SEEDS 1000
 

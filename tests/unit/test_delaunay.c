@@ -6,9 +6,9 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "dungeon/delaunay.h"
 #include "dungeon/error.h"
 #include "dungeon/rng.h"
+#include "geometry/delaunay.h"
 
 __extension__ typedef __int128 wide;
 

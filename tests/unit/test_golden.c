@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 typedef struct golden {
   const char *file;

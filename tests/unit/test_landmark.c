@@ -7,14 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dungeon/delaunay.h"
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
+#include "geometry/delaunay.h"
+#include "noise/noise.h"
 
 /* Room floor, or the placement pass's stairs standing on it. */
 static bool floor_or_stairs(dg_tile tile) {
   return tile == DG_TILE_FLOOR || tile == DG_TILE_STAIRS_UP || tile == DG_TILE_STAIRS_DOWN;
 }
-#include "dungeon/noise.h"
 
 static dg_request make_request(uint64_t seed, const char *const *params) {
   dg_request request;
@@ -283,9 +284,9 @@ Test(landmark, tunnels_reuse_cheaper_tunnels) {
   long cheap = 0, dear = 0;
   for (uint64_t seed = 1; seed <= 6; seed++) {
     const char *reuse[] = {"mask", "box", "rock_weight", "0", "perimeter_penalty", "0", NULL};
-    const char *no_reuse[] = {"mask",      "box", "rock_weight", "0", "perimeter_penalty",
-                              "0",         "tunnel_cost", "3",   "door_cost", "3",
-                              "rock_base", "3",   NULL};
+    const char *no_reuse[] = {"mask",        "box", "rock_weight", "0", "perimeter_penalty", "0",
+                              "tunnel_cost", "3",   "door_cost",   "3", "rock_base",         "3",
+                              NULL};
     dg_level *a = generate(seed, reuse), *b = generate(seed, no_reuse);
     cheap += a->metrics.corridor_tiles;
     dear += b->metrics.corridor_tiles;

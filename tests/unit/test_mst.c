@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "dungeon/error.h"
-#include "dungeon/mst.h"
 #include "dungeon/rng.h"
+#include "geometry/mst.h"
 
 static int64_t prim(int n, const int64_t *w) {
   bool in[64] = {false};

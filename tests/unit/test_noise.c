@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "dungeon/error.h"
-#include "dungeon/noise.h"
+#include "noise/noise.h"
 
 Test(noise, deterministic_and_seeded) {
   dg_noise a, b, c;

@@ -10,6 +10,7 @@
 
 #include "../../src/lib/nonlinear/nonlinear.h"
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 /* Chi-square upper 0.001 quantiles by degrees of freedom. */
 static double chi_limit(int degrees) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define ROOMSETS TEST_DATA_DIR "/../../config/roomsets/"
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 static int parse(const char *text, dg_request *request, dg_error *err) {
   json_error_t json_err;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 #define ROOMSET_DIR TEST_DATA_DIR "/roomsets/"
 #define CONFIG_DIR TEST_DATA_DIR "/../../config/roomsets/"

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "roomset.h"
 
 const char *const rs_facing_names[4] = {"n", "e", "s", "w"};

@@ -13,10 +13,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "dungeon/error.h"
 #include "pdb.h"
+
+/* jansson's value type by name only (the same type as json_t): only
+ * roomset.c, the parser, needs jansson itself. */
+struct json_t;
 
 enum { FACING_N, FACING_E, FACING_S, FACING_W };
 
@@ -127,7 +129,7 @@ typedef struct rs_report {
 /* Parses and validates `json` into a new set (owned by the caller,
  * rs_set_free). Every problem goes to `report`; returns 0, DG_EINVAL /
  * DG_ETYPE when the set has problems, or DG_ENOMEM. */
-int rs_set_parse(const json_t *json, rs_report *report, rs_set **out);
+int rs_set_parse(const struct json_t *json, rs_report *report, rs_set **out);
 
 /* Precomputes the moves and groups of a parsed set. 0 or DG_ENOMEM. */
 int rs_set_build_moves(rs_set *set);

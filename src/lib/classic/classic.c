@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h> /* the extension's to_json hook builds jansson values */
+
 #include "../generators.h"
 #include "../trace.h"
 #include "dungeon/request.h"

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "dungeon/arena.h"
+#include "core/arena.h"
 #include "dungeon/cancel.h"
 #include "dungeon/level.h"
 #include "dungeon/rng.h"
@@ -35,9 +35,9 @@ enum { STYLE_FOLLOW, STYLE_CLEANUP, STYLE_PLAIN };
 
 /* One closet: three squares in a line from a corridor end (seed 000). */
 typedef struct classic_closet {
-  int x, y;     /* the corridor square it extends from */
-  int dx, dy;   /* direction of the two added squares */
-  bool sealed;  /* middle square left as stone rather than secret corridor */
+  int x, y;    /* the corridor square it extends from */
+  int dx, dy;  /* direction of the two added squares */
+  bool sealed; /* middle square left as stone rather than secret corridor */
 } classic_closet;
 
 typedef struct classic_closets {
@@ -64,14 +64,14 @@ typedef struct classic_state {
   const dg_params *params;
   dg_arena arena;
   dg_rng layout, connect, detail;
-  int *parent;        /* union-find over tiles: walkable connectivity */
-  int *room_of;       /* tile -> room index for floors and doors, else -1 */
-  int *box_of;        /* tile -> room whose wall box (floor + walls) holds it, else -1 */
-  uint32_t *stamp;    /* per-path visit marks (path loop removal) */
-  int *stamp_index;   /* where on the current path a stamped tile is */
-  uint32_t stamp_now; /* current mark value */
-  int *line;          /* scratch: the straight 4-connected line */
-  classic_path path;  /* scratch: the routed corridor */
+  int *parent;             /* union-find over tiles: walkable connectivity */
+  int *room_of;            /* tile -> room index for floors and doors, else -1 */
+  int *box_of;             /* tile -> room whose wall box (floor + walls) holds it, else -1 */
+  uint32_t *stamp;         /* per-path visit marks (path loop removal) */
+  int *stamp_index;        /* where on the current path a stamped tile is */
+  uint32_t stamp_now;      /* current mark value */
+  int *line;               /* scratch: the straight 4-connected line */
+  classic_path path;       /* scratch: the routed corridor */
   classic_closets closets; /* closets made (moved into the level's extension) */
   int closet_capacity;
   classic_closet_site *sites; /* closet sites from corridors dug whole (arena) */
@@ -83,10 +83,6 @@ typedef struct classic_state {
 static inline int cell_of(const dg_grid *grid, int x, int y) {
   return y * grid->width + x;
 }
-
-/* Union-find. */
-int classic_find(classic_state *s, int cell);
-void classic_union(classic_state *s, int a, int b);
 
 /* Makes a tile walkable with `tile` and joins it to its walkable
  * neighbours in the union-find. */

@@ -1,6 +1,6 @@
 /* Bump allocator: blocks are chained newest first; an allocation too large
  * for an ordinary block gets a block of its own. */
-#include "dungeon/arena.h"
+#include "core/arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>

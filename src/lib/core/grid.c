@@ -59,10 +59,6 @@ void dg_grid_close(dg_grid *grid) {
   grid->width = grid->height = 0;
 }
 
-void dg_grid_fill(dg_grid *grid, dg_tile tile) {
-  memset(grid->tiles, (int)tile, (size_t)grid->width * (size_t)grid->height);
-}
-
 const char *dg_tile_name(dg_tile tile) {
   if ((unsigned)tile >= DG_TILE_COUNT)
     return "unknown";

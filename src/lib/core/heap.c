@@ -1,7 +1,7 @@
 /* Binary heap over packed arrays. The insertion counter in the low 24 bits
  * of each key makes equal priorities pop in push order, so searches do not
  * depend on the heap's internal layout. */
-#include "dungeon/heap.h"
+#include "core/heap.h"
 
 #include <stdlib.h>
 
@@ -52,13 +52,6 @@ int dg_heap_grow(dg_heap *heap) {
     return DG_ENOMEM;
   heap->values = values;
   heap->capacity = capacity;
-  return 0;
-}
-
-int dg_heap_reserve(dg_heap *heap, size_t capacity) {
-  while (heap->capacity < capacity)
-    if (dg_heap_grow(heap) != 0)
-      return DG_ENOMEM;
   return 0;
 }
 

@@ -1,4 +1,4 @@
-/* Exact Delaunay triangulation of integer points (include/dungeon/delaunay.h).
+/* Exact Delaunay triangulation of integer points (src/lib/geometry/delaunay.h).
  *
  * Why this shape: seed 001, step 2 triangulates one cell per room, and the
  * benchmark asks for more speed than the npm `delaunator` package. The sweep
@@ -19,7 +19,7 @@
  * make no difference: renumbering the points in sweep order (kept: it
  * makes the arrays contiguous) and storing corner coordinates per slot
  * (dropped); the loop is bound by mispredicted flips, not by loads. */
-#include "dungeon/delaunay.h"
+#include "geometry/delaunay.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -1,7 +1,5 @@
 /* The registry as JSON, for listings (daemon and CLI print the same). */
-#include <jansson.h>
-
-#include "dungeon/algorithm.h"
+#include "dungeon/json.h"
 
 static json_t *param_json(const dg_param_def *def) {
   json_t *object = json_object();
@@ -45,7 +43,7 @@ static json_t *param_json(const dg_param_def *def) {
   return object;
 }
 
-void *dg_algorithms_to_json(void) {
+json_t *dg_algorithms_to_json(void) {
   int count;
   const dg_algorithm *const *all = dg_algorithms(&count);
   json_t *array = json_array();

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dungeon/request.h"
+#include "dungeon/json.h"
 
 int dg_seed_from_json(const json_t *value, const char *field, uint64_t *seed, dg_error *err) {
   if (json_is_integer(value)) {

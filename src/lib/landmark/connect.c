@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dungeon/delaunay.h"
-#include "dungeon/mst.h"
-#include "dungeon/noise.h"
 #include "dungeon/request.h"
+#include "geometry/delaunay.h"
+#include "geometry/mst.h"
 #include "landmark.h"
+#include "noise/noise.h"
 
 #define COST_MAX DG_ASTAR_COST_MASK
 

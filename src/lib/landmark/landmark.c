@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h> /* the extension's to_json hook builds jansson values */
+
 #include "../generators.h"
 #include "dungeon/request.h"
 

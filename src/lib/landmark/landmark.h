@@ -6,11 +6,11 @@
 
 #include <stdint.h>
 
-#include "dungeon/arena.h"
-#include "dungeon/astar.h"
+#include "core/arena.h"
 #include "dungeon/cancel.h"
 #include "dungeon/level.h"
 #include "dungeon/rng.h"
+#include "path/astar.h"
 
 /* Parameter indices: the order of the table in landmark.c. */
 enum {
@@ -87,7 +87,7 @@ typedef struct landmark_state {
   int *room_of;                 /* floor (and wall) tile -> room index, else -1 */
   int *room_start;              /* room_count + 1 offsets into room_cells */
   int *room_cells;              /* every room's floor tiles, room by room */
-  uint16_t *cost;               /* A* entry cost per tile (dungeon/astar.h) */
+  uint16_t *cost;               /* A* entry cost per tile (path/astar.h) */
   int *path;                    /* scratch: one tunnel */
   landmark_extension extension; /* copied into the level's extension */
   int64_t rooms_tried, landmark_attempts, tunnels_failed, tunnel_tiles, doors_made;

@@ -1,4 +1,4 @@
-/* Fractal Perlin noise (include/dungeon/noise.h) for the `landmark`
+/* Fractal Perlin noise (src/lib/noise/noise.h) for the `landmark`
  * generator's rock-density layer (seed 001, step 3). Gradients are one of
  * eight unit directions chosen by an integer hash of the lattice point, so
  * a field is a pure function of the seed. dg_noise_fill computes exactly
@@ -11,7 +11,7 @@
 #pragma clang fp contract(off)
 #endif
 
-#include "dungeon/noise.h"
+#include "noise/noise.h"
 
 #include "dungeon/error.h"
 #include "dungeon/rng.h"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dungeon/arena.h"
+#include "core/arena.h"
 #include "dungeon/level.h"
 #include "dungeon/rng.h"
 

@@ -1,9 +1,9 @@
-/* A* over a weighted 4-connected grid (include/dungeon/astar.h), used by the
+/* A* over a weighted 4-connected grid (src/lib/path/astar.h), used by the
  * `landmark` generator to dig tunnels (seed 001, step 3) and benchmarked
  * against libtcod's path finder. States are cells, or (cell, direction) pairs
  * when turns cost or straight-only cells exist; every per-state array is
  * preallocated in the workspace and reset by bumping a search id. */
-#include "dungeon/astar.h"
+#include "path/astar.h"
 
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* A* shortest paths on a weighted 4-connected grid.
+/* Internal: A* shortest paths on a weighted 4-connected grid.
  *
  * Each cell has a cost to enter (0 = impassable) and may be marked
  * "straight-only": a path that enters it must leave in the same direction
@@ -10,7 +10,7 @@
  * cheaper than turning a tile earlier).
  *
  * All working memory (scores, parents, visit stamps, the binary heap over
- * packed arrays of dungeon/heap.h) belongs to a dg_astar workspace sized once
+ * packed arrays of core/heap.h) belongs to a dg_astar workspace sized once
  * for a grid; a search allocates nothing per node, and stamps make clearing
  * between searches free. Not thread-safe: one workspace per thread. */
 #ifndef DUNGEON_ASTAR_H
@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dungeon/heap.h"
+#include "core/heap.h"
 
 #ifdef __cplusplus
 extern "C" {

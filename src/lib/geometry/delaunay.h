@@ -1,4 +1,4 @@
-/* Delaunay triangulation of integer points, exact.
+/* Internal: Delaunay triangulation of integer points, exact.
  *
  * A radial sweep: points are taken in order of exact squared distance from a
  * point near the middle of the set, each joined to the hull edges it sees,

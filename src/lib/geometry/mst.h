@@ -1,4 +1,4 @@
-/* Minimum spanning forest of a weighted undirected graph (Kruskal with a
+/* Internal: minimum spanning forest of a weighted undirected graph (Kruskal with a
  * union-find by size and path halving).
  *
  * Seed 001, step 2: "take the minimum spanning tree of that triangulation to

@@ -1,4 +1,4 @@
-/* Arena (bump) allocator for per-generation scratch memory.
+/* Internal: arena (bump) allocator for per-generation scratch memory.
  *
  * A generator takes its temporary arrays from an arena and frees them all at
  * once; the hot loops then allocate nothing. Blocks are kept across

@@ -1,4 +1,4 @@
-/* Deterministic fractal (fBm) Perlin gradient noise in two dimensions.
+/* Internal: deterministic fractal (fBm) Perlin gradient noise in two dimensions.
  *
  * Seed 001, step 3 plans "a rock density layer (generated with Perlin
  * noise) to determine the cost of traversing each cell". Gradients come from

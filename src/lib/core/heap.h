@@ -1,4 +1,4 @@
-/* Binary min-heap of (priority, value) pairs over two packed arrays.
+/* Internal: binary min-heap of (priority, value) pairs over two packed arrays.
  *
  * Used by path-finders and growth queues; a heap is cleared and reused
  * between searches so that pushing allocates only when it outgrows every
@@ -103,10 +103,6 @@ static inline bool dg_heap_pop_key(dg_heap *heap, uint64_t *out_key, uint32_t *v
   values[at] = payload;
   return true;
 }
-
-/* Makes room for `capacity` entries so that later pushes do not allocate.
- * Returns 0 or DG_ENOMEM. */
-int dg_heap_reserve(dg_heap *heap, size_t capacity);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,67 @@
+/* Pictures and engine exports of a level: an SVG image and a Tiled map.
+ *
+ * Both are pure functions of the level (and, for SVG, the options): no I/O,
+ * no globals, the same level gives the same bytes, and any thread may call
+ * them on a level it does not modify. The ASCII map and the level JSON live
+ * in level.h; docs/pictures.md describes what each picture shows. */
+#ifndef DUNGEON_RENDER_H
+#define DUNGEON_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dungeon/level.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_SVG_TILE_MIN 1
+#define DG_SVG_TILE_MAX 64
+#define DG_SVG_TILE_DEFAULT 12
+
+/* Tile size of the Tiled export, in pixels, and the tileset image it names
+ * (shipped in docs/tiled/, installed with the room sets' data). */
+#define DG_TILED_TILE_SIZE 16
+#define DG_TILED_TILESET_IMAGE "dungeond-tiles.png"
+
+/* What an SVG picture shows. */
+typedef struct dg_svg_options {
+  int tile_size; /* pixels per tile in the width/height attributes, DG_SVG_TILE_MIN..MAX */
+  bool labels;   /* room labels (the room's label, else its index) */
+  bool graph;    /* the connectivity graph over the map: nodes, edges, cycle edges dashed */
+} dg_svg_options;
+
+/* Fills `options` with the defaults: DG_SVG_TILE_DEFAULT, labels on, graph
+ * off. Thread-safe. */
+void dg_svg_options_init(dg_svg_options *options);
+
+/* The level as an SVG 1.1 document (UTF-8, NUL-terminated) in a buffer the
+ * caller frees with free(); its length without the NUL to *length (may be
+ * NULL). Tiles are drawn in tile units (viewBox) as one path per tile kind,
+ * each row's runs of one kind merged, so a 1000x1000 level stays a few MB;
+ * then doors, objects and features by kind (chest, stairs_up, stairs_down,
+ * spawn, and a marker for any other kind), room labels and the optional
+ * graph. A level
+ * without a grid draws its rooms as boxes and always draws its graph.
+ * `options` may be NULL for the defaults. Returns 0, DG_EINVAL (tile size
+ * out of range) or DG_ENOMEM. Deterministic; thread-safe. */
+int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char **text,
+                      size_t *length);
+
+/* The level as a Tiled JSON map (.tmj, Tiled 1.10 format): orthogonal,
+ * DG_TILED_TILE_SIZE pixel tiles, an embedded tileset (one tile per
+ * dg_tile, gid = tile + 1, each with its `type` and a `walkable` property,
+ * image DG_TILED_TILESET_IMAGE), a tile layer "tiles" of width * height
+ * gids, and an object layer "objects" with rooms (rectangles, type "room"),
+ * doors, the level's objects and its features (points, `type` = kind:
+ * "chest", "stairs_up", "stairs_down", "spawn"...). A level without a grid gets a tile layer
+ * painted from its room boxes. Caller frees *text with free(); length to *length (may be NULL).
+ * Returns 0, DG_EINVAL (a grid-less level too large to paint) or DG_ENOMEM. Deterministic;
+ * thread-safe. */
+int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

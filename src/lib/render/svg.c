@@ -1,0 +1,442 @@
+/* The SVG picture of a level (include/dungeon/render.h, docs/pictures.md).
+ *
+ * Everything is drawn in tile units: the viewBox is the map, and the
+ * width/height attributes scale it to `tile_size` pixels per tile, so a
+ * coordinate is a small integer (or tenths for markers) and the bytes do not
+ * depend on floating-point formatting. Tiles become one <path> per tile kind
+ * whose subpaths are each row's runs of that kind: a 1000x1000 map with a
+ * few runs per row stays a few MB where one <rect> per tile would be tens.
+ * Colours live in one <style> block so that a page embedding the picture can
+ * restyle it; every class is listed in docs/pictures.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../json/writer.h"
+#include "dungeon/render.h"
+#include "render_internal.h"
+
+/* Marker shapes for the object kinds the renderer knows; any other kind
+ * gets the "other" diamond so that new kinds show up without a change here. */
+typedef enum marker { MARK_BOX, MARK_UP, MARK_DOWN, MARK_DOT, MARK_DIAMOND } marker;
+
+static const struct {
+  const char *kind;
+  marker shape;
+} known_objects[] = {
+    {"chest", MARK_BOX},
+    {"stairs_up", MARK_UP},
+    {"stairs_down", MARK_DOWN},
+    {"spawn", MARK_DOT},
+};
+
+static const char style[] =
+    "<style>"
+    ".bg{fill:#16161d}"
+    ".t-floor{fill:#d8cfbd}.t-corridor,.t-chest{fill:#9b9183}.t-wall{fill:#5b4b3f}"
+    ".t-door{fill:#b0672a}.t-secret_door{fill:#8e44ad}.t-secret_corridor{fill:#7d6f96}"
+    ".t-stairs_up{fill:#9fd8a8}.t-stairs_down{fill:#e8a99e}.t-void{fill:#0b0b0f}"
+    ".o{stroke:#111;stroke-width:.08}.o-chest{fill:#e6b422}.o-stairs_up{fill:#2e8b57}"
+    ".o-stairs_down{fill:#c0392b}.o-spawn{fill:#2e86de}.o-other{fill:#ff00ff}"
+    ".label{font:1.2px sans-serif;fill:#1d1d1d;stroke:#fff;stroke-width:.25;paint-order:stroke;"
+    "text-anchor:middle;dominant-baseline:central}"
+    ".e{stroke:#1f77b4;stroke-width:.2;stroke-opacity:.85}"
+    ".e.c{stroke:#e67e22;stroke-dasharray:.6 .35}"
+    ".n{fill:#1f77b4;stroke:#fff;stroke-width:.08}.n-junction{fill:#7f8c8d}"
+    ".n-dead_end{fill:#95a5a6}"
+    "</style>";
+
+void dg_svg_options_init(dg_svg_options *options) {
+  *options = (dg_svg_options){.tile_size = DG_SVG_TILE_DEFAULT, .labels = true, .graph = false};
+}
+
+static void put(dg_writer *w, const char *text) {
+  dg_writer_raw(w, text, strlen(text));
+}
+
+/* A coordinate given in tenths of a tile: "12", "12.5", "-0.3". */
+static void put_tenths(dg_writer *w, long tenths) {
+  if (tenths < 0) {
+    dg_writer_char(w, '-');
+    tenths = -tenths;
+  }
+  dg_writer_int(w, tenths / 10);
+  if (tenths % 10 != 0) {
+    dg_writer_char(w, '.');
+    dg_writer_char(w, (char)('0' + tenths % 10));
+  }
+}
+
+/* Text content or attribute value, XML-escaped. */
+static void put_escaped(dg_writer *w, const char *text, size_t length) {
+  for (size_t i = 0; i < length && text[i] != '\0'; i++) {
+    switch (text[i]) {
+    case '&': put(w, "&amp;"); break;
+    case '<': put(w, "&lt;"); break;
+    case '>': put(w, "&gt;"); break;
+    case '"': put(w, "&quot;"); break;
+    case '\'': put(w, "&apos;"); break;
+    default: dg_writer_char(w, text[i]); break;
+    }
+  }
+}
+
+/* A kind as a CSS class suffix: letters, digits, '_' and '-' kept, anything
+ * else '_' (kinds are static identifiers, but a class must never break the
+ * attribute). */
+static void put_class_suffix(dg_writer *w, const char *kind) {
+  for (const char *c = kind; *c != '\0'; c++) {
+    bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                 *c == '_' || *c == '-';
+    dg_writer_char(w, plain ? *c : '_');
+  }
+}
+
+/* One subpath: the rectangle of `width` x `height` tiles at (x, y). */
+static void put_box(dg_writer *w, int x, int y, int width, int height) {
+  dg_writer_char(w, 'M');
+  dg_writer_int(w, x);
+  dg_writer_char(w, ' ');
+  dg_writer_int(w, y);
+  dg_writer_char(w, 'h');
+  dg_writer_int(w, width);
+  dg_writer_char(w, 'v');
+  dg_writer_int(w, height);
+  dg_writer_char(w, 'H');
+  dg_writer_int(w, x);
+  dg_writer_char(w, 'z');
+}
+
+/* A run of one tile kind: `width` tiles from column x, rows y..y+height-1. */
+typedef struct run {
+  int x, y, width, height;
+  uint8_t tile;
+} run;
+
+/* Tiles as one path per kind (stone is the background and is not drawn).
+ * Each row is cut into runs of one kind; a run with the same columns and
+ * kind as one in the row above extends it downwards instead of starting a
+ * new box, so a rectangular room is one subpath. Each kind's subpaths are
+ * collected in their own buffer during one pass over the grid. */
+static void put_tiles(dg_writer *w, const dg_grid *grid) {
+  dg_writer runs[DG_TILE_COUNT] = {{0}};
+  run *open = malloc((size_t)grid->width * sizeof *open);
+  run *next = malloc((size_t)grid->width * sizeof *next);
+  int open_count = 0;
+  if (open == NULL || next == NULL) {
+    w->failed = true;
+    goto done;
+  }
+  for (int y = 0; y < grid->height; y++) {
+    const uint8_t *row = grid->tiles + (long)y * grid->width;
+    int next_count = 0, above = 0;
+    for (int x = 0; x < grid->width;) {
+      int start = x;
+      uint8_t tile = row[x];
+      while (x < grid->width && row[x] == tile)
+        x++;
+      if (tile == DG_TILE_STONE || tile >= DG_TILE_COUNT)
+        continue;
+      /* Open runs are in column order: skip those left of this one (they
+       * end, below), and extend one that matches exactly. */
+      while (above < open_count && open[above].x < start) {
+        const run *r = &open[above++];
+        put_box(&runs[r->tile], r->x, r->y, r->width, r->height);
+      }
+      if (above < open_count && open[above].x == start && open[above].width == x - start &&
+          open[above].tile == tile) {
+        next[next_count] = open[above++];
+        next[next_count++].height++;
+      } else {
+        next[next_count++] = (run){start, y, x - start, 1, tile};
+      }
+    }
+    while (above < open_count) {
+      const run *r = &open[above++];
+      put_box(&runs[r->tile], r->x, r->y, r->width, r->height);
+    }
+    run *swap = open;
+    open = next;
+    next = swap;
+    open_count = next_count;
+  }
+  for (int i = 0; i < open_count; i++)
+    put_box(&runs[open[i].tile], open[i].x, open[i].y, open[i].width, open[i].height);
+  put(w, "<g class=\"tiles\" shape-rendering=\"crispEdges\">");
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
+    if (runs[tile].failed)
+      w->failed = true;
+    if (runs[tile].length == 0)
+      continue;
+    put(w, "<path class=\"t-");
+    put(w, dg_tile_name((dg_tile)tile));
+    put(w, "\" d=\"");
+    dg_writer_raw(w, runs[tile].text, runs[tile].length);
+    put(w, "\"/>");
+  }
+  put(w, "</g>");
+done:
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++)
+    free(runs[tile].text);
+  free(open);
+  free(next);
+}
+
+/* A level without tiles: each room as its walls and floor, doors on top. */
+static void put_room_boxes(dg_writer *w, const dg_level *level) {
+  put(w, "<g class=\"tiles\" shape-rendering=\"crispEdges\"><path class=\"t-wall\" d=\"");
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *room = &level->rooms[i];
+    put_box(w, room->x - 1, room->y - 1, room->width + 2, room->height + 2);
+  }
+  put(w, "\"/><path class=\"t-floor\" d=\"");
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *room = &level->rooms[i];
+    put_box(w, room->x, room->y, room->width, room->height);
+  }
+  for (int secret = 0; secret < 2; secret++) {
+    bool any = false;
+    for (int i = 0; i < level->door_count; i++) {
+      const dg_door *door = &level->doors[i];
+      if (door->secret != (secret == 1))
+        continue;
+      if (!any)
+        put(w,
+            secret ? "\"/><path class=\"t-secret_door\" d=\"" : "\"/><path class=\"t-door\" d=\"");
+      any = true;
+      put_box(w, door->x, door->y, 1, 1);
+    }
+  }
+  put(w, "\"/></g>");
+}
+
+static marker object_marker(const char *kind) {
+  for (size_t i = 0; i < sizeof known_objects / sizeof known_objects[0]; i++)
+    if (strcmp(known_objects[i].kind, kind) == 0)
+      return known_objects[i].shape;
+  return MARK_DIAMOND;
+}
+
+/* A path through points given in tenths of a tile from the tile's corner. */
+static void put_polygon(dg_writer *w, int x, int y, const int *tenths, int points) {
+  for (int p = 0; p < points; p++) {
+    dg_writer_char(w, p == 0 ? 'M' : 'L');
+    put_tenths(w, (long)x * 10 + tenths[2 * p]);
+    dg_writer_char(w, ' ');
+    put_tenths(w, (long)y * 10 + tenths[2 * p + 1]);
+  }
+  dg_writer_char(w, 'z');
+}
+
+/* One marker at tile (x, y) for an object or feature of `kind`; `player`
+ * (a spawn's player index) is written as data-player when >= 0. */
+static void put_marker(dg_writer *w, const char *kind, int x, int y, int player) {
+  static const int box[] = {2, 3, 8, 3, 8, 8, 2, 8};
+  static const int up[] = {5, 1, 9, 9, 1, 9};
+  static const int down[] = {1, 1, 9, 1, 5, 9};
+  static const int diamond[] = {5, 1, 9, 5, 5, 9, 1, 5};
+  marker shape = object_marker(kind);
+  put(w, shape == MARK_DOT ? "<circle class=\"o o-" : "<path class=\"o o-");
+  if (shape == MARK_DIAMOND)
+    put(w, "other");
+  else
+    put_class_suffix(w, kind);
+  put(w, "\" data-kind=\"");
+  put_escaped(w, kind, strlen(kind));
+  if (player >= 0) {
+    put(w, "\" data-player=\"");
+    dg_writer_int(w, player);
+  }
+  switch (shape) {
+  case MARK_DOT:
+    put(w, "\" cx=\"");
+    put_tenths(w, (long)x * 10 + 5);
+    put(w, "\" cy=\"");
+    put_tenths(w, (long)y * 10 + 5);
+    put(w, "\" r=\".4\"/>");
+    return;
+  case MARK_BOX:
+    put(w, "\" d=\"");
+    put_polygon(w, x, y, box, 4);
+    break;
+  case MARK_UP:
+    put(w, "\" d=\"");
+    put_polygon(w, x, y, up, 3);
+    break;
+  case MARK_DOWN:
+    put(w, "\" d=\"");
+    put_polygon(w, x, y, down, 3);
+    break;
+  case MARK_DIAMOND:
+    put(w, "\" d=\"");
+    put_polygon(w, x, y, diamond, 4);
+    break;
+  }
+  put(w, "\"/>");
+}
+
+/* The level's objects (chests...) and its features (stairs, spawns), each
+ * by kind. */
+static void put_objects(dg_writer *w, const dg_level *level) {
+  put(w, "<g class=\"objects\">");
+  for (int i = 0; i < level->object_count; i++) {
+    const dg_object *object = &level->objects[i];
+    put_marker(w, object->kind != NULL ? object->kind : "", object->x, object->y, -1);
+  }
+  for (int i = 0; i < level->feature_count; i++) {
+    const dg_feature *feature = &level->features[i];
+    const char *kind = feature->kind != NULL ? feature->kind : "";
+    put_marker(w, kind, feature->x, feature->y, strcmp(kind, "spawn") == 0 ? feature->player : -1);
+  }
+  put(w, "</g>");
+}
+
+/* Each room's label (or index) at the centre of its floor. */
+static void put_labels(dg_writer *w, const dg_level *level) {
+  put(w, "<g class=\"labels\">");
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *room = &level->rooms[i];
+    put(w, "<text class=\"label\" x=\"");
+    put_tenths(w, (long)room->x * 10 + (long)room->width * 5);
+    put(w, "\" y=\"");
+    put_tenths(w, (long)room->y * 10 + (long)room->height * 5);
+    put(w, "\">");
+    if (room->label[0] != '\0')
+      put_escaped(w, room->label, strnlen(room->label, DG_LABEL_MAX));
+    else
+      dg_writer_int(w, i);
+    put(w, "</text>");
+  }
+  put(w, "</g>");
+}
+
+/* Nodes at the centre of their representative tile; an edge on a loop
+ * (cycle) gets class "c" and is drawn dashed in another colour. */
+static void put_graph(dg_writer *w, const dg_graph *graph) {
+  put(w, "<g class=\"graph\">");
+  for (int e = 0; e < graph->edge_count; e++) {
+    const dg_edge *edge = &graph->edges[e];
+    const dg_node *a = &graph->nodes[edge->from], *b = &graph->nodes[edge->to];
+    put(w, edge->cycle ? "<line class=\"e c\" x1=\"" : "<line class=\"e\" x1=\"");
+    put_tenths(w, (long)a->x * 10 + 5);
+    put(w, "\" y1=\"");
+    put_tenths(w, (long)a->y * 10 + 5);
+    put(w, "\" x2=\"");
+    put_tenths(w, (long)b->x * 10 + 5);
+    put(w, "\" y2=\"");
+    put_tenths(w, (long)b->y * 10 + 5);
+    put(w, "\"/>");
+  }
+  for (int i = 0; i < graph->node_count; i++) {
+    const dg_node *node = &graph->nodes[i];
+    put(w, "<circle class=\"n n-");
+    put_class_suffix(w, node->kind);
+    put(w, "\" cx=\"");
+    put_tenths(w, (long)node->x * 10 + 5);
+    put(w, "\" cy=\"");
+    put_tenths(w, (long)node->y * 10 + 5);
+    put(w, "\" r=\".5\"/>");
+  }
+  put(w, "</g>");
+}
+
+static void grow(int *lo, int *hi, int low, int high) {
+  *lo = low < *lo ? low : *lo;
+  *hi = high > *hi ? high : *hi;
+}
+
+void dg_render_extent(const dg_level *level, int *x0, int *y0, int *x1, int *y1) {
+  if (level->has_grid) {
+    *x0 = *y0 = 0;
+    *x1 = level->grid.width;
+    *y1 = level->grid.height;
+    return;
+  }
+  *x0 = *y0 = 0;
+  *x1 = *y1 = 1;
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *r = &level->rooms[i];
+    grow(x0, x1, r->x - 1, r->x + r->width + 1);
+    grow(y0, y1, r->y - 1, r->y + r->height + 1);
+  }
+  for (int i = 0; i < level->door_count; i++) {
+    grow(x0, x1, level->doors[i].x, level->doors[i].x + 1);
+    grow(y0, y1, level->doors[i].y, level->doors[i].y + 1);
+  }
+  for (int i = 0; i < level->graph.node_count; i++) {
+    grow(x0, x1, level->graph.nodes[i].x, level->graph.nodes[i].x + 1);
+    grow(y0, y1, level->graph.nodes[i].y, level->graph.nodes[i].y + 1);
+  }
+  for (int i = 0; i < level->object_count; i++) {
+    grow(x0, x1, level->objects[i].x, level->objects[i].x + 1);
+    grow(y0, y1, level->objects[i].y, level->objects[i].y + 1);
+  }
+  for (int i = 0; i < level->feature_count; i++) {
+    grow(x0, x1, level->features[i].x, level->features[i].x + 1);
+    grow(y0, y1, level->features[i].y, level->features[i].y + 1);
+  }
+}
+
+int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char **text,
+                      size_t *length) {
+  dg_svg_options defaults;
+  if (options == NULL) {
+    dg_svg_options_init(&defaults);
+    options = &defaults;
+  }
+  if (options->tile_size < DG_SVG_TILE_MIN || options->tile_size > DG_SVG_TILE_MAX)
+    return DG_EINVAL;
+  int x0, y0, x1, y1;
+  dg_render_extent(level, &x0, &y0, &x1, &y1);
+  int width = x1 - x0, height = y1 - y0;
+  dg_writer w = {0};
+  put(&w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
+  dg_writer_int(&w, (int64_t)width * options->tile_size);
+  put(&w, "\" height=\"");
+  dg_writer_int(&w, (int64_t)height * options->tile_size);
+  put(&w, "\" viewBox=\"");
+  dg_writer_int(&w, x0);
+  dg_writer_char(&w, ' ');
+  dg_writer_int(&w, y0);
+  dg_writer_char(&w, ' ');
+  dg_writer_int(&w, width);
+  dg_writer_char(&w, ' ');
+  dg_writer_int(&w, height);
+  put(&w, "\" data-algorithm=\"");
+  put_escaped(&w, level->algorithm->name, strlen(level->algorithm->name));
+  put(&w, "\" data-seed=\"");
+  dg_writer_uint(&w, level->seed);
+  put(&w, "\"><title>");
+  put_escaped(&w, level->algorithm->name, strlen(level->algorithm->name));
+  put(&w, " seed ");
+  dg_writer_uint(&w, level->seed);
+  put(&w, "</title>");
+  dg_writer_raw(&w, style, sizeof style - 1);
+  put(&w, "<rect class=\"bg\" x=\"");
+  dg_writer_int(&w, x0);
+  put(&w, "\" y=\"");
+  dg_writer_int(&w, y0);
+  put(&w, "\" width=\"");
+  dg_writer_int(&w, width);
+  put(&w, "\" height=\"");
+  dg_writer_int(&w, height);
+  put(&w, "\"/>");
+  if (level->has_grid)
+    put_tiles(&w, &level->grid);
+  else
+    put_room_boxes(&w, level);
+  put_objects(&w, level);
+  if (options->graph || !level->has_grid)
+    put_graph(&w, &level->graph);
+  if (options->labels)
+    put_labels(&w, level);
+  put(&w, "</svg>\n");
+  if (w.failed) {
+    free(w.text);
+    return DG_ENOMEM;
+  }
+  *text = w.text;
+  if (length != NULL)
+    *length = w.length;
+  return 0;
+}

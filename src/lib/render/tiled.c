@@ -1,0 +1,321 @@
+/* The Tiled export (include/dungeon/render.h, docs/pictures.md): a level as
+ * a Tiled JSON map (.tmj) that the Tiled editor opens and that engine
+ * importers for Tiled (Godot, Unity, Defold, Phaser...) read. Written with
+ * the level serialiser's JSON writer, members in a fixed order, so the
+ * bytes are a function of the level.
+ *
+ * The tileset is embedded: one tile per dg_tile (gid = tile + 1, so every
+ * cell has a tile and gid 0, "empty", never appears), each with its class in
+ * `type` and `walkable`/`glyph` properties. Its image is the strip
+ * DG_TILED_TILESET_IMAGE (docs/tiled/), one 16x16 tile per dg_tile in enum
+ * order, to be placed beside the map. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../json/writer.h"
+#include "dungeon/render.h"
+#include "render_internal.h"
+
+/* The glyph of each tile in the level legend (walls: '-'). */
+static const char glyphs[DG_TILE_COUNT] = {
+    [DG_TILE_STONE] = ' ',
+    [DG_TILE_FLOOR] = '.',
+    [DG_TILE_CORRIDOR] = '#',
+    [DG_TILE_WALL] = '-',
+    [DG_TILE_DOOR] = '+',
+    [DG_TILE_SECRET_DOOR] = 'S',
+    [DG_TILE_SECRET_CORRIDOR] = '=',
+    [DG_TILE_CHEST] = '(',
+    [DG_TILE_STAIRS_UP] = '<',
+    [DG_TILE_STAIRS_DOWN] = '>',
+    [DG_TILE_VOID] = '~',
+};
+
+static void put(dg_writer *w, const char *text) {
+  dg_writer_raw(w, text, strlen(text));
+}
+
+/* `text` inside a JSON string already opened: quotes, backslashes and
+ * control characters escaped. */
+static void put_string_chars(dg_writer *w, const char *text) {
+  for (const char *c = text; *c != '\0'; c++) {
+    if (*c == '"' || *c == '\\') {
+      dg_writer_char(w, '\\');
+      dg_writer_char(w, *c);
+    } else if ((unsigned char)*c < 0x20) {
+      dg_writer_char(w, ' ');
+    } else {
+      dg_writer_char(w, *c);
+    }
+  }
+}
+
+/* {"name":NAME,"type":TYPE,"value": — the caller writes the value and '}'. */
+static void put_property(dg_writer *w, bool first, const char *name, const char *type) {
+  put(w, first ? "{\"name\":" : ",{\"name\":");
+  dg_writer_cstring(w, name);
+  put(w, ",\"type\":\"");
+  put(w, type);
+  put(w, "\",\"value\":");
+}
+
+static void put_tileset(dg_writer *w) {
+  put(w, "[{\"firstgid\":1,\"name\":\"dungeond\",\"class\":\"\",\"tilewidth\":");
+  dg_writer_int(w, DG_TILED_TILE_SIZE);
+  put(w, ",\"tileheight\":");
+  dg_writer_int(w, DG_TILED_TILE_SIZE);
+  put(w, ",\"tilecount\":");
+  dg_writer_int(w, DG_TILE_COUNT);
+  put(w, ",\"columns\":");
+  dg_writer_int(w, DG_TILE_COUNT);
+  put(w, ",\"margin\":0,\"spacing\":0,\"image\":\"" DG_TILED_TILESET_IMAGE "\",\"imagewidth\":");
+  dg_writer_int(w, DG_TILE_COUNT * DG_TILED_TILE_SIZE);
+  put(w, ",\"imageheight\":");
+  dg_writer_int(w, DG_TILED_TILE_SIZE);
+  put(w, ",\"tiles\":[");
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
+    put(w, tile == 0 ? "{\"id\":" : ",{\"id\":");
+    dg_writer_int(w, tile);
+    put(w, ",\"type\":");
+    dg_writer_cstring(w, dg_tile_name((dg_tile)tile));
+    put(w, ",\"properties\":[");
+    put_property(w, true, "glyph", "string");
+    dg_writer_string(w, &glyphs[tile], 1);
+    put(w, "}");
+    put_property(w, false, "walkable", "bool");
+    put(w, dg_tile_walkable((dg_tile)tile) ? "true}" : "false}");
+    put(w, "]}");
+  }
+  put(w, "]}]");
+}
+
+/* The gids, row-major: a cell's tile + 1. */
+static void put_data(dg_writer *w, const dg_grid *grid) {
+  static const char *const gids[DG_TILE_COUNT] = {"1", "2", "3", "4",  "5", "6",
+                                                  "7", "8", "9", "10", "11"};
+  _Static_assert(DG_TILE_COUNT == 11, "one gid text per tile");
+  long cells = (long)grid->width * grid->height;
+  for (long i = 0; i < cells; i++) {
+    uint8_t tile = grid->tiles[i] < DG_TILE_COUNT ? grid->tiles[i] : DG_TILE_STONE;
+    if (i > 0)
+      dg_writer_char(w, ',');
+    put(w, gids[tile]);
+  }
+}
+
+/* Opens object `id`: {"id":ID,"name":NAME,"type":TYPE,"x":..,"y":.. in
+ * pixels; the caller adds size or "point" and the properties. */
+static void open_object(dg_writer *w, bool first, int id, const char *name, size_t name_length,
+                        const char *type, long x_px, long y_px) {
+  put(w, first ? "{\"id\":" : ",{\"id\":");
+  dg_writer_int(w, id);
+  put(w, ",\"name\":");
+  dg_writer_string(w, name, name_length);
+  put(w, ",\"type\":");
+  dg_writer_cstring(w, type);
+  put(w, ",\"x\":");
+  dg_writer_int(w, x_px);
+  put(w, ",\"y\":");
+  dg_writer_int(w, y_px);
+  put(w, ",\"rotation\":0,\"visible\":true");
+}
+
+static void put_tile_position(dg_writer *w, bool first, int x, int y) {
+  put_property(w, first, "tile_x", "int");
+  dg_writer_int(w, x);
+  put(w, "}");
+  put_property(w, false, "tile_y", "int");
+  dg_writer_int(w, y);
+  put(w, "}");
+}
+
+/* Rooms as rectangles over their floor, doors as one-tile rectangles, the
+ * level's objects and then its features (stairs, spawns) as points at their
+ * tile's centre. Object ids run from 1; the count goes to *count. */
+static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *count) {
+  const long size = DG_TILED_TILE_SIZE;
+  int id = 0;
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *room = &level->rooms[i];
+    char name[DG_LABEL_MAX + 16];
+    size_t name_length = room->label[0] != '\0' ? strnlen(room->label, DG_LABEL_MAX) : 0;
+    if (name_length > 0)
+      memcpy(name, room->label, name_length);
+    else
+      name_length = (size_t)snprintf(name, sizeof name, "room %d", i);
+    id++;
+    open_object(w, id == 1, id, name, name_length, "room", (room->x + dx) * size,
+                (room->y + dy) * size);
+    put(w, ",\"width\":");
+    dg_writer_int(w, room->width * size);
+    put(w, ",\"height\":");
+    dg_writer_int(w, room->height * size);
+    put(w, ",\"properties\":[");
+    put_property(w, true, "room", "int");
+    dg_writer_int(w, i);
+    put(w, "}");
+    put_property(w, false, "kind", "string");
+    dg_writer_cstring(w, room->kind != NULL ? room->kind : "room");
+    put(w, "}");
+    put_tile_position(w, false, room->x + dx, room->y + dy);
+    put(w, "]}");
+  }
+  for (int i = 0; i < level->door_count; i++) {
+    const dg_door *door = &level->doors[i];
+    const char *type = door->secret ? "secret_door" : "door";
+    id++;
+    open_object(w, id == 1, id, type, strlen(type), type, (door->x + dx) * size,
+                (door->y + dy) * size);
+    put(w, ",\"width\":");
+    dg_writer_int(w, size);
+    put(w, ",\"height\":");
+    dg_writer_int(w, size);
+    put(w, ",\"properties\":[");
+    put_property(w, true, "room", "int");
+    dg_writer_int(w, door->room);
+    put(w, "}");
+    put_property(w, false, "secret", "bool");
+    put(w, door->secret ? "true}" : "false}");
+    put_tile_position(w, false, door->x + dx, door->y + dy);
+    put(w, "]}");
+  }
+  for (int i = 0; i < level->object_count; i++) {
+    const dg_object *object = &level->objects[i];
+    const char *kind = object->kind != NULL ? object->kind : "object";
+    id++;
+    open_object(w, id == 1, id, kind, strlen(kind), kind, (object->x + dx) * size + size / 2,
+                (object->y + dy) * size + size / 2);
+    put(w, ",\"width\":0,\"height\":0,\"point\":true,\"properties\":[");
+    put_tile_position(w, true, object->x + dx, object->y + dy);
+    put_property(w, false, "gold", "int");
+    dg_writer_int(w, object->gold);
+    put(w, "}");
+    /* Tiled properties are scalars: the contents as one comma-separated string. */
+    put_property(w, false, "contents", "string");
+    dg_writer_char(w, '"');
+    for (int k = 0; k < object->item_count; k++) {
+      if (k > 0)
+        dg_writer_char(w, ',');
+      put_string_chars(w, object->items[k]);
+    }
+    put(w, "\"}]}");
+  }
+  for (int i = 0; i < level->feature_count; i++) {
+    const dg_feature *feature = &level->features[i];
+    const char *kind = feature->kind != NULL ? feature->kind : "feature";
+    bool spawn = strcmp(kind, "spawn") == 0;
+    char name[32];
+    size_t name_length = spawn ? (size_t)snprintf(name, sizeof name, "spawn %d", feature->player)
+                               : (size_t)snprintf(name, sizeof name, "%s", kind);
+    id++;
+    open_object(w, id == 1, id, name, name_length < sizeof name ? name_length : sizeof name - 1,
+                kind, (feature->x + dx) * size + size / 2, (feature->y + dy) * size + size / 2);
+    put(w, ",\"width\":0,\"height\":0,\"point\":true,\"properties\":[");
+    put_tile_position(w, true, feature->x + dx, feature->y + dy);
+    put_property(w, false, "room", "int");
+    dg_writer_int(w, feature->room);
+    put(w, "}");
+    put_property(w, false, "exit_distance", "int");
+    dg_writer_int(w, feature->exit_distance);
+    put(w, "}");
+    if (spawn) {
+      put_property(w, false, "player", "int");
+      dg_writer_int(w, feature->player);
+      put(w, "}");
+    }
+    put(w, "]}");
+  }
+  *count = id;
+}
+
+/* For a level without tiles: its rooms painted as walls and floor, doors
+ * over them, into `grid` (already offset by dx, dy). */
+static void paint_rooms(const dg_level *level, dg_grid *grid, int dx, int dy) {
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *room = &level->rooms[i];
+    for (int y = room->y - 1; y <= room->y + room->height; y++)
+      for (int x = room->x - 1; x <= room->x + room->width; x++) {
+        bool inside =
+            x >= room->x && y >= room->y && x < room->x + room->width && y < room->y + room->height;
+        if (!dg_grid_contains(grid, x + dx, y + dy))
+          continue;
+        /* Overlapping rooms (stacked at different heights) keep floor. */
+        if (inside || dg_grid_get(grid, x + dx, y + dy) != DG_TILE_FLOOR)
+          dg_grid_set(grid, x + dx, y + dy, inside ? DG_TILE_FLOOR : DG_TILE_WALL);
+      }
+  }
+  for (int i = 0; i < level->door_count; i++) {
+    const dg_door *door = &level->doors[i];
+    if (dg_grid_contains(grid, door->x + dx, door->y + dy))
+      dg_grid_set(grid, door->x + dx, door->y + dy,
+                  door->secret ? DG_TILE_SECRET_DOOR : DG_TILE_DOOR);
+  }
+}
+
+int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
+  int x0, y0, x1, y1;
+  dg_render_extent(level, &x0, &y0, &x1, &y1);
+  dg_grid painted = {0};
+  const dg_grid *grid = &level->grid;
+  if (!level->has_grid) {
+    int rc = dg_grid_init(&painted, x1 - x0, y1 - y0);
+    if (rc != 0)
+      return rc;
+    paint_rooms(level, &painted, -x0, -y0);
+    grid = &painted;
+  }
+  int dx = -x0, dy = -y0;
+  dg_writer w = {0};
+  put(&w, "{\"type\":\"map\",\"version\":\"1.10\",\"tiledversion\":\"1.10.2\","
+          "\"orientation\":\"orthogonal\",\"renderorder\":\"right-down\",\"width\":");
+  dg_writer_int(&w, grid->width);
+  put(&w, ",\"height\":");
+  dg_writer_int(&w, grid->height);
+  put(&w, ",\"tilewidth\":");
+  dg_writer_int(&w, DG_TILED_TILE_SIZE);
+  put(&w, ",\"tileheight\":");
+  dg_writer_int(&w, DG_TILED_TILE_SIZE);
+  put(&w, ",\"infinite\":false,\"compressionlevel\":-1,\"backgroundcolor\":\"#16161d\","
+          "\"properties\":[");
+  put_property(&w, true, "format", "string");
+  put(&w, "\"" DG_LEVEL_FORMAT "\"}");
+  put_property(&w, false, "algorithm", "string");
+  dg_writer_cstring(&w, level->algorithm->name);
+  put(&w, "}");
+  /* A string: Tiled's int property is 32-bit in places, seeds are 64-bit. */
+  put_property(&w, false, "seed", "string");
+  dg_writer_char(&w, '"');
+  dg_writer_uint(&w, level->seed);
+  put(&w, "\"}");
+  put_property(&w, false, "origin_x", "int");
+  dg_writer_int(&w, x0);
+  put(&w, "}");
+  put_property(&w, false, "origin_y", "int");
+  dg_writer_int(&w, y0);
+  put(&w, "}],\"tilesets\":");
+  put_tileset(&w);
+  put(&w, ",\"layers\":[{\"id\":1,\"name\":\"tiles\",\"type\":\"tilelayer\",\"x\":0,\"y\":0,"
+          "\"width\":");
+  dg_writer_int(&w, grid->width);
+  put(&w, ",\"height\":");
+  dg_writer_int(&w, grid->height);
+  put(&w, ",\"opacity\":1,\"visible\":true,\"data\":[");
+  put_data(&w, grid);
+  put(&w, "]},{\"id\":2,\"name\":\"objects\",\"type\":\"objectgroup\",\"draworder\":\"index\","
+          "\"x\":0,\"y\":0,\"opacity\":1,\"visible\":true,\"objects\":[");
+  int count = 0;
+  put_objects(&w, level, dx, dy, &count);
+  put(&w, "]}],\"nextlayerid\":3,\"nextobjectid\":");
+  dg_writer_int(&w, count + 1);
+  put(&w, "}\n");
+  dg_grid_close(&painted);
+  if (w.failed) {
+    free(w.text);
+    return DG_ENOMEM;
+  }
+  *text = w.text;
+  if (length != NULL)
+    *length = w.length;
+  return 0;
+}

@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""The viewer page (GET /) in headless Chromium, as a person uses it: load,
+wait for the first picture, change a parameter and see the SVG change, step
+the seed, switch algorithm, see a bad value reported, copy the request and
+check it reproduces the picture, and save a screenshot.
+
+Chromium is driven over the Chrome DevTools protocol with a small WebSocket
+client written here, so the test needs Debian's `chromium` package and the
+Python standard library only.
+
+Usage: viewer_chromium.py PATH/TO/dungeond SCREENSHOT.png
+Prints TAP.
+"""
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dungeond_http as harness  # noqa: E402
+from dungeond_http import check  # noqa: E402
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run",
+                  "--disable-default-apps", "--remote-debugging-port=0", "--window-size=1400,900"]
+
+
+class WebSocket:
+    """Just enough of RFC 6455 for the DevTools protocol: text frames,
+    client masking, fragmented and large server frames, ping/pong."""
+
+    def __init__(self, url, timeout=60):
+        parts = urllib.parse.urlparse(url)
+        self.sock = socket.create_connection((parts.hostname, parts.port), timeout=timeout)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
+                           f"Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                          .encode())
+        self.buffer = b""
+        while b"\r\n\r\n" not in self.buffer:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise EOFError("WebSocket handshake: connection closed")
+            self.buffer += chunk
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        if b" 101 " not in head.split(b"\r\n")[0]:
+            raise RuntimeError("WebSocket handshake refused: " + head.decode(errors="replace"))
+
+    def _frame(self, opcode, data):
+        header = bytearray([0x80 | opcode])
+        if len(data) < 126:
+            header.append(0x80 | len(data))
+        elif len(data) < 65536:
+            header.append(0x80 | 126)
+            header += len(data).to_bytes(2, "big")
+        else:
+            header.append(0x80 | 127)
+            header += len(data).to_bytes(8, "big")
+        mask = os.urandom(4)
+        header += mask
+        self.sock.sendall(bytes(header) + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+
+    def send(self, text):
+        self._frame(0x1, text.encode())
+
+    def _read(self, n):
+        while len(self.buffer) < n:
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                raise EOFError("WebSocket closed")
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def recv(self):
+        message = b""
+        while True:
+            first, second = self._read(2)
+            opcode, length = first & 0x0F, second & 0x7F
+            if length == 126:
+                length = int.from_bytes(self._read(2), "big")
+            elif length == 127:
+                length = int.from_bytes(self._read(8), "big")
+            mask = self._read(4) if second & 0x80 else None
+            payload = self._read(length)
+            if mask:
+                payload = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+            if opcode == 0x8:
+                raise EOFError("WebSocket closed by the browser")
+            if opcode == 0x9:
+                self._frame(0xA, payload)
+                continue
+            if opcode == 0xA:
+                continue
+            message += payload
+            if first & 0x80:
+                return message.decode()
+
+    def close(self):
+        try:
+            self._frame(0x8, b"")
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class Page:
+    """One page target over the DevTools protocol."""
+
+    def __init__(self, url):
+        self.ws = WebSocket(url)
+        self.next_id = 0
+
+    def call(self, method, params=None):
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params or {}}))
+        while True:
+            message = json.loads(self.ws.recv())
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message["result"]
+
+    def eval(self, expression):
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                "awaitPromise": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def wait(self, expression, seconds=60):
+        end = time.monotonic() + seconds
+        last = None
+        while time.monotonic() < end:
+            try:
+                value = self.eval(expression)
+            except RuntimeError as e:  # the page is still loading (no body yet)
+                value, last = None, e
+            if value:
+                return value
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {expression} ({last})")
+
+
+def start_chromium(profile):
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        return None, None
+    proc = subprocess.Popen([binary] + CHROMIUM_FLAGS + [f"--user-data-dir={profile}",
+                                                         "about:blank"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port_file = os.path.join(profile, "DevToolsActivePort")
+    end = time.monotonic() + 60
+    while not os.path.exists(port_file) or os.path.getsize(port_file) == 0:
+        if time.monotonic() > end or proc.poll() is not None:
+            proc.kill()
+            raise RuntimeError("chromium did not open its DevTools port")
+        time.sleep(0.05)
+    time.sleep(0.1)
+    port = int(open(port_file).read().split()[0])
+    return proc, port
+
+
+def page_target(port):
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
+            pages = [t for t in json.load(r) if t.get("type") == "page"]
+        if pages:
+            return pages[0]["webSocketDebuggerUrl"]
+        time.sleep(0.05)
+    raise RuntimeError("no page target")
+
+
+def main():
+    harness.DAEMON = os.path.abspath(sys.argv[1])
+    screenshot_path = os.path.abspath(sys.argv[2])
+    tests = []
+
+    def test(name):
+        def wrap(fn):
+            tests.append((name, fn))
+            return fn
+        return wrap
+
+    profile = tempfile.mkdtemp(prefix="dungeond-chromium-")
+    proc, port = start_chromium(profile)
+    if proc is None:
+        print("1..0 # SKIP chromium is not installed (deploy/install-deps.sh installs it)")
+        shutil.rmtree(profile, ignore_errors=True)
+        return 0
+    d = harness.Daemon()
+    base = f"http://127.0.0.1:{d.port}"
+    page = Page(page_target(port))
+    renders = "Number(document.body.dataset.renders)"
+    svg_attr = "document.querySelector('#picture svg')?.getAttribute('{}')"
+
+    def set_input(element_id, value):
+        page.eval(f"(() => {{ const i = document.getElementById({json.dumps(element_id)});"
+                  f" i.value = {json.dumps(value)}; i.dispatchEvent(new Event('change')); }})()")
+
+    state = {}
+
+    @test("the page loads, lists the algorithms and shows the first level as SVG")
+    def _():
+        page.call("Page.enable")
+        page.call("Page.navigate", {"url": base + "/"})
+        page.wait(f"{renders} >= 1")
+        options = page.eval("[...document.getElementById('algorithm').options].map(o => o.value)")
+        algorithms = [a["name"] for a in json.loads(d.request("GET", "/v1/algorithms")[2])]
+        check(options == algorithms, f"algorithms {options}, daemon {algorithms}")
+        check(page.eval(svg_attr.format("viewBox")) == "0 0 80 21",
+              page.eval(svg_attr.format("viewBox")))
+        check(page.eval(svg_attr.format("data-seed")) == "1", "seed 1 first")
+        fields = page.eval("[...document.querySelectorAll('#params [data-param]')]"
+                           ".map(i => i.dataset.param)")
+        classic = [a for a in json.loads(d.request("GET", "/v1/algorithms")[2])
+                   if a["name"] == "classic"][0]
+        check(fields == [p["name"] for p in classic["params"]], f"form fields {fields}")
+        state["first"] = page.eval("document.querySelector('#picture svg').outerHTML")
+
+    @test("changing a parameter redraws: width 120 gives a 120-wide picture")
+    def _():
+        before = page.eval(renders)
+        set_input("param-width", "120")
+        page.wait(f"{renders} > {before}")
+        check(page.eval(svg_attr.format("viewBox")) == "0 0 120 21",
+              page.eval(svg_attr.format("viewBox")))
+        changed = page.eval("document.querySelector('#picture svg').outerHTML")
+        check(changed != state["first"], "the SVG did not change")
+        check("width=120" in page.eval("location.hash"), page.eval("location.hash"))
+
+    @test("next / previous / random step the seed")
+    def _():
+        before = page.eval(renders)
+        page.eval("document.getElementById('next').click()")
+        page.wait(f"{renders} > {before}")
+        check(page.eval(svg_attr.format("data-seed")) == "2", page.eval(svg_attr.format("data-seed")))
+        before = page.eval(renders)
+        page.eval("document.getElementById('prev').click()")
+        page.wait(f"{renders} > {before}")
+        check(page.eval(svg_attr.format("data-seed")) == "1", "prev")
+        before = page.eval(renders)
+        page.eval("document.getElementById('random').click()")
+        page.wait(f"{renders} > {before}")
+        check(page.eval(svg_attr.format("data-seed")) == page.eval(
+            "document.getElementById('seed').value"), "random seed not shown")
+
+    @test("a value out of range shows the daemon's message naming the field")
+    def _():
+        errors = page.eval("Number(document.body.dataset.errors || 0)")
+        set_input("param-width", "5")
+        page.wait(f"Number(document.body.dataset.errors || 0) > {errors}")
+        message = page.eval("document.getElementById('status').textContent")
+        check("422" in message and "params.width" in message, message)
+        set_input("param-width", "120")
+        page.wait("!document.getElementById('status').classList.contains('error')")
+
+    @test("switching algorithm rebuilds the form; graph overlay and tile size apply")
+    def _():
+        before = page.eval(renders)
+        page.eval("(() => { const s = document.getElementById('algorithm'); s.value = 'landmark';"
+                  " s.dispatchEvent(new Event('change')); })()")
+        page.wait(f"{renders} > {before}")
+        check(page.eval("!!document.getElementById('param-mask')"), "no landmark form")
+        sets = page.eval("[...document.querySelectorAll('#roomsets option')].map(o => o.value)")
+        check(sorted(sets) == sorted(s["name"] for s in json.loads(
+            d.request("GET", "/v1/roomsets")[2])), f"room sets offered: {sets}")
+        check(page.eval(svg_attr.format("data-algorithm")) == "landmark", "not landmark")
+        before = page.eval(renders)
+        page.eval("(() => { const c = document.getElementById('svg_graph'); c.checked = true;"
+                  " c.dispatchEvent(new Event('change')); })()")
+        page.wait(f"{renders} > {before}")
+        check(page.eval("!!document.querySelector('#picture svg g.graph')"), "no graph overlay")
+        before = page.eval(renders)
+        set_input("svg_tile", "5")
+        page.wait(f"{renders} > {before}")
+        check(page.eval(svg_attr.format("width")) == str(5 * int(
+            page.eval(svg_attr.format("viewBox")).split()[2])), "tile size not applied")
+
+    @test("copied curl command and URL reproduce the picture shown")
+    def _():
+        page.eval("document.getElementById('copy-curl').click()")
+        curl = page.wait("document.body.dataset.copied")
+        check(curl.startswith("curl -s -XPOST -H 'Accept: image/svg+xml'"), curl)
+        url = curl.split("'")[3]
+        body = json.loads(curl.split("-d '")[1].rstrip("'"))
+        check(body["algorithm"] == "landmark", f"{body}")
+        page.eval("document.body.dataset.copied = ''")
+        page.eval("document.getElementById('copy-url').click()")
+        get_url = page.wait("document.body.dataset.copied")
+        posted = d.request("POST", url.replace(base, ""), body, {"Accept": "image/svg+xml"})
+        got = d.request("GET", get_url.replace(base, ""), None, {"Accept": "image/svg+xml"})
+        check(posted[0] == 200 and got[0] == 200, f"{posted[0]} {got[0]}")
+        check(posted[2] == got[2], "curl and URL give different pictures")
+        shown = page.eval("document.querySelector('#picture svg').getAttribute('data-seed')")
+        check(f'data-seed="{shown}"'.encode() in posted[2], "the copy is of another seed")
+        page.eval("document.body.dataset.copied = ''")
+        page.eval("document.getElementById('copy-json').click()")
+        check(json.loads(page.wait("document.body.dataset.copied")) == body, "JSON copy differs")
+
+    @test("screenshot saved in the build directory")
+    def _():
+        shot = page.call("Page.captureScreenshot", {"format": "png"})
+        data = base64.b64decode(shot["data"])
+        check(data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000, f"{len(data)} bytes")
+        with open(screenshot_path, "wb") as f:
+            f.write(data)
+
+    print(f"1..{len(tests) + 1}", flush=True)
+    tap = harness.Tap()
+    try:
+        for name, fn in tests:
+            tap.report(name, fn)
+    finally:
+        try:
+            page.call("Browser.close")
+        except (OSError, EOFError, RuntimeError):
+            pass
+        page.ws.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(profile, ignore_errors=True)
+        code = d.stop()
+
+    def stopped():
+        check(code == 0, f"exit status {code}: {''.join(d.lines[-5:])}")
+        check(not d.sanitizer_reports(), "".join(d.sanitizer_reports()))
+    tap.report("SIGTERM: exit 0, no leak", stopped)
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

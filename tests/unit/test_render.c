@@ -1,0 +1,427 @@
+/* The SVG picture and the Tiled export (include/dungeon/render.h): the SVG's
+ * tile paths cover exactly the grid's tiles, objects are drawn by kind with a
+ * fallback, options do what they say; the Tiled map parses back (jansson)
+ * into the structure the Tiled JSON map format defines, with gids that
+ * reproduce the grid and objects inside the map. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dungeon/dungeon.h"
+#include "dungeon/json.h"
+
+#define CONFIG_DIR TEST_DATA_DIR "/../../config/roomsets/"
+
+static dg_level *make(const dg_context *context, const char *algorithm, uint64_t seed,
+                      const char *const *params) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find(algorithm));
+  dg_error err = {0};
+  for (int i = 0; params != NULL && params[i] != NULL; i += 2)
+    cr_assert_eq(dg_request_set_text(&request, params[i], params[i + 1], &err), 0, "%s",
+                 err.message);
+  cr_assert_eq(dg_request_validate(&request, &err), 0, "%s", err.message);
+  request.seed = seed;
+  request.seed_given = true;
+  dg_level *level = NULL;
+  cr_assert_eq(dg_generate(context, &request, NULL, &level, &err), 0, "%s seed %llu: %s", algorithm,
+               (unsigned long long)seed, err.message);
+  return level;
+}
+
+static dg_context *crypt_context(void) {
+  dg_context *context = NULL;
+  cr_assert_eq(dg_context_new(&context), 0);
+  json_error_t error;
+  json_t *json = json_load_file(CONFIG_DIR "crypt.json", 0, &error);
+  cr_assert_not_null(json, "%s", error.text);
+  dg_error err = {0};
+  cr_assert_eq(dg_context_add_roomset(context, json, &err), 0, "%s", err.message);
+  json_decref(json);
+  return context;
+}
+
+static char *svg(const dg_level *level, const dg_svg_options *options, size_t *length) {
+  char *text = NULL;
+  cr_assert_eq(dg_level_dump_svg(level, options, &text, length), 0);
+  cr_assert_eq(strlen(text), *length);
+  return text;
+}
+
+static int count(const char *text, const char *needle) {
+  int n = 0;
+  for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle))
+    n++;
+  return n;
+}
+
+/* Fills `cover` from one tile path's d attribute ("Mx yhWvHHxz" boxes),
+ * counting how many boxes cover each cell. */
+static void rasterise(const char *d, const char *end, const dg_grid *grid, int *cover) {
+  while (d < end) {
+    int x, y, w, h, x_again, used = 0;
+    cr_assert_eq(sscanf(d, "M%d %dh%dv%dH%dz%n", &x, &y, &w, &h, &x_again, &used), 5,
+                 "bad subpath near '%.20s'", d);
+    cr_assert_eq(x, x_again);
+    cr_assert(w >= 1 && h >= 1 && x >= 0 && y >= 0 && x + w <= grid->width &&
+              y + h <= grid->height);
+    for (int yy = y; yy < y + h; yy++)
+      for (int xx = x; xx < x + w; xx++)
+        cover[yy * grid->width + xx]++;
+    d += used;
+  }
+}
+
+/* Every non-stone tile is covered by exactly one box of its own kind's
+ * path, stone by none. */
+static void check_tiles_match(const dg_level *level, const char *text) {
+  const dg_grid *grid = &level->grid;
+  long cells = (long)grid->width * grid->height;
+  int *cover = calloc((size_t)cells, sizeof *cover);
+  for (int tile = 1; tile < DG_TILE_COUNT; tile++) {
+    memset(cover, 0, (size_t)cells * sizeof *cover);
+    char open[64];
+    snprintf(open, sizeof open, "<path class=\"t-%s\" d=\"", dg_tile_name((dg_tile)tile));
+    const char *d = strstr(text, open);
+    if (d != NULL) {
+      d += strlen(open);
+      rasterise(d, strchr(d, '"'), grid, cover);
+    }
+    for (long i = 0; i < cells; i++) {
+      int want = grid->tiles[i] == tile ? 1 : 0;
+      cr_assert_eq(cover[i], want, "%s at (%ld,%ld): covered %d times, want %d",
+                   dg_tile_name((dg_tile)tile), i % grid->width, i / grid->width, cover[i], want);
+    }
+  }
+  free(cover);
+}
+
+Test(svg, tiles_cover_the_grid_exactly_and_bytes_repeat) {
+  static const char *const algorithms[] = {"classic", "landmark", "nonlinear"};
+  for (int a = 0; a < 3; a++)
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+      dg_level *level = make(NULL, algorithms[a], seed, NULL);
+      size_t length = 0, again_length = 0;
+      char *text = svg(level, NULL, &length), *again = svg(level, NULL, &again_length);
+      cr_assert_eq(length, again_length);
+      cr_assert(memcmp(text, again, length) == 0, "%s seed %llu: bytes differ", algorithms[a],
+                (unsigned long long)seed);
+      cr_assert(strncmp(text, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44) == 0);
+      cr_assert(strcmp(text + length - 7, "</svg>\n") == 0);
+      check_tiles_match(level, text);
+      cr_assert_eq(count(text, "<text class=\"label\""), level->room_count);
+      free(text);
+      free(again);
+      dg_level_free(level);
+    }
+}
+
+Test(svg, options) {
+  dg_level *level =
+      make(NULL, "classic", 7, (const char *const[]){"width", "120", "height", "40", NULL});
+  dg_svg_options options;
+  dg_svg_options_init(&options);
+  cr_assert_eq(options.tile_size, DG_SVG_TILE_DEFAULT);
+  size_t length;
+  char *plain = svg(level, &options, &length);
+  cr_assert_eq(count(plain, "<g class=\"graph\">"), 0);
+  cr_assert(strstr(plain, "width=\"1440\" height=\"480\" viewBox=\"0 0 120 40\"") != NULL);
+  options.graph = true;
+  options.labels = false;
+  options.tile_size = 4;
+  char *graph = svg(level, &options, &length);
+  cr_assert(strstr(graph, "width=\"480\" height=\"160\"") != NULL);
+  cr_assert_eq(count(graph, "class=\"label\""), 0);
+  cr_assert_eq(count(graph, "<circle class=\"n "), level->graph.node_count);
+  int cycles = 0;
+  for (int e = 0; e < level->graph.edge_count; e++)
+    cycles += level->graph.edges[e].cycle;
+  cr_assert_eq(count(graph, "<line class=\"e c\""), cycles);
+  cr_assert_eq(count(graph, "<line class=\"e"), level->graph.edge_count);
+  options.tile_size = 0;
+  char *text = NULL;
+  cr_assert_eq(dg_level_dump_svg(level, &options, &text, NULL), DG_EINVAL);
+  options.tile_size = DG_SVG_TILE_MAX + 1;
+  cr_assert_eq(dg_level_dump_svg(level, &options, &text, NULL), DG_EINVAL);
+  cr_assert_null(text);
+  free(plain);
+  free(graph);
+  dg_level_free(level);
+}
+
+/* A hand-made level with one object of each known kind and one unknown. */
+static dg_level *objects_level(void) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  request.seed = 1;
+  request.seed_given = true;
+  dg_level *level = NULL;
+  cr_assert_eq(dg_level_new(&request, &level), 0);
+  cr_assert_eq(dg_grid_init(&level->grid, 12, 6), 0);
+  level->has_grid = true;
+  for (int x = 1; x < 11; x++)
+    for (int y = 1; y < 5; y++)
+      dg_grid_set(&level->grid, x, y, DG_TILE_FLOOR);
+  dg_grid_set(&level->grid, 2, 2, DG_TILE_STAIRS_UP);
+  dg_grid_set(&level->grid, 9, 3, DG_TILE_STAIRS_DOWN);
+  static const char *const kinds[] = {"chest", "stairs_up", "stairs_down", "spawn", "lever<&>"};
+  static const int xs[] = {4, 2, 9, 6, 7};
+  for (int i = 0; i < 5; i++) {
+    dg_object object = {.x = xs[i], .y = 2 + i % 2, .kind = kinds[i]};
+    if (i == 0) {
+      object.gold = 12;
+      object.item_count = 2;
+      object.items[0] = "potion";
+      object.items[1] = "ring";
+    }
+    cr_assert_eq(dg_level_add_object(level, &object), 0);
+  }
+  dg_room room = {.x = 1, .y = 1, .width = 10, .height = 4, .kind = "room"};
+  snprintf(room.label, sizeof room.label, "A&1");
+  cr_assert_eq(dg_level_add_room(level, &room, NULL), 0);
+  return level;
+}
+
+Test(svg, objects_by_kind_with_a_fallback) {
+  dg_level *level = objects_level();
+  size_t length;
+  char *text = svg(level, NULL, &length);
+  cr_assert(strstr(text, "class=\"o o-chest\" data-kind=\"chest\"") != NULL);
+  cr_assert(strstr(text, "class=\"o o-stairs_up\" data-kind=\"stairs_up\"") != NULL);
+  cr_assert(strstr(text, "class=\"o o-stairs_down\" data-kind=\"stairs_down\"") != NULL);
+  cr_assert(strstr(text, "<circle class=\"o o-spawn\" data-kind=\"spawn\" cx=\"6.5\" cy=\"3.5\"") !=
+            NULL);
+  cr_assert(strstr(text, "class=\"o o-other\" data-kind=\"lever&lt;&amp;&gt;\"") != NULL);
+  cr_assert(strstr(text, "<path class=\"t-stairs_up\" d=\"M2 2h1v1H2z\"/>") != NULL);
+  cr_assert(strstr(text, ">A&amp;1</text>") != NULL);
+  free(text);
+  dg_level_free(level);
+}
+
+/* Placement's features (stairs, spawns) are drawn and exported by kind,
+ * with the spawn's player. */
+Test(svg, features_by_kind) {
+  dg_level *level = make(NULL, "classic", 42, (const char *const[]){"spawns", "3", NULL});
+  cr_assert_eq(level->feature_count, 5);
+  size_t length;
+  char *text = svg(level, NULL, &length);
+  cr_assert_eq(count(text, "<path class=\"o o-stairs_up\" data-kind=\"stairs_up\""), 1);
+  cr_assert_eq(count(text, "<path class=\"o o-stairs_down\" data-kind=\"stairs_down\""), 1);
+  cr_assert_eq(count(text, "<circle class=\"o o-spawn\" data-kind=\"spawn\" data-player="), 3);
+  cr_assert(strstr(text, "data-player=\"2\"") != NULL);
+  const dg_feature *up = &level->features[0];
+  char at[64];
+  snprintf(at, sizeof at, "class=\"o o-stairs_up\" data-kind=\"stairs_up\" d=\"M%d.5 %d.1", up->x,
+           up->y);
+  cr_assert(strstr(text, at) != NULL, "stairs up not at (%d,%d)", up->x, up->y);
+  free(text);
+  json_t *map = NULL;
+  char *tmj = NULL;
+  cr_assert_eq(dg_level_dump_tiled(level, &tmj, NULL), 0);
+  map = json_loads(tmj, 0, NULL);
+  free(tmj);
+  json_t *objects = json_object_get(json_array_get(json_object_get(map, "layers"), 1), "objects");
+  size_t first = (size_t)(level->room_count + level->door_count + level->object_count);
+  static const char *const kinds[] = {"stairs_up", "stairs_down", "spawn", "spawn", "spawn"};
+  for (size_t i = 0; i < 5; i++) {
+    json_t *object = json_array_get(objects, first + i);
+    cr_assert_str_eq(json_string_value(json_object_get(object, "type")), kinds[i]);
+    cr_assert(json_is_true(json_object_get(object, "point")));
+    cr_assert_eq(json_integer_value(json_object_get(object, "x")),
+                 level->features[i].x * DG_TILED_TILE_SIZE + DG_TILED_TILE_SIZE / 2);
+  }
+  cr_assert_str_eq(json_string_value(json_object_get(json_array_get(objects, first + 4), "name")),
+                   "spawn 2");
+  json_decref(map);
+  dg_level_free(level);
+}
+
+Test(svg, gridless_levels_draw_room_boxes_and_the_graph) {
+  dg_context *context = crypt_context();
+  dg_level *level =
+      make(context, "authored", 4,
+           (const char *const[]){"roomset", "crypt", "rooms", "30", "grid", "false", NULL});
+  cr_assert(!level->has_grid);
+  size_t length;
+  char *text = svg(level, NULL, &length);
+  const char *floor = strstr(text, "<path class=\"t-floor\" d=\"");
+  cr_assert_not_null(floor);
+  int boxes = 0;
+  for (const char *at = floor + strlen("<path class=\"t-floor\" d=\""); *at != '"'; at++)
+    boxes += *at == 'M';
+  cr_assert_eq(boxes, level->room_count);
+  cr_assert_eq(count(text, "<circle class=\"n "), level->graph.node_count);
+  cr_assert_eq(count(text, "<line class=\"e"), level->graph.edge_count);
+  free(text);
+  dg_level_free(level);
+  dg_context_free(context);
+}
+
+Test(svg, a_1000x1000_level_stays_smaller_than_its_json) {
+  dg_level *level =
+      make(NULL, "landmark", 3, (const char *const[]){"width", "1000", "height", "1000", NULL});
+  size_t svg_length = 0, json_length = 0;
+  char *picture = svg(level, NULL, &svg_length), *json = NULL;
+  cr_assert_eq(dg_level_dump_json(level, &json, &json_length), 0);
+  cr_assert(svg_length < json_length, "svg %zu bytes, json %zu", svg_length, json_length);
+  check_tiles_match(level, picture);
+  free(picture);
+  free(json);
+  dg_level_free(level);
+}
+
+/* The Tiled JSON map format's required structure, checked member by
+ * member; returns the parsed map (new reference). */
+static json_t *check_tiled(const dg_level *level, int expect_width, int expect_height) {
+  char *text = NULL;
+  size_t length = 0;
+  cr_assert_eq(dg_level_dump_tiled(level, &text, &length), 0);
+  json_error_t error;
+  json_t *map = json_loadb(text, length, JSON_REJECT_DUPLICATES, &error);
+  cr_assert_not_null(map, "not JSON: %s at %d", error.text, error.position);
+  char *again = NULL;
+  size_t again_length = 0;
+  cr_assert_eq(dg_level_dump_tiled(level, &again, &again_length), 0);
+  cr_assert(again_length == length && memcmp(text, again, length) == 0, "bytes differ");
+  free(text);
+  free(again);
+  cr_assert_str_eq(json_string_value(json_object_get(map, "type")), "map");
+  cr_assert_str_eq(json_string_value(json_object_get(map, "orientation")), "orthogonal");
+  cr_assert_str_eq(json_string_value(json_object_get(map, "renderorder")), "right-down");
+  cr_assert(json_is_false(json_object_get(map, "infinite")));
+  cr_assert(json_is_string(json_object_get(map, "version")));
+  json_int_t width = json_integer_value(json_object_get(map, "width"));
+  json_int_t height = json_integer_value(json_object_get(map, "height"));
+  json_int_t tile_width = json_integer_value(json_object_get(map, "tilewidth"));
+  json_int_t tile_height = json_integer_value(json_object_get(map, "tileheight"));
+  cr_assert_eq(width, expect_width);
+  cr_assert_eq(height, expect_height);
+  cr_assert_eq(tile_width, DG_TILED_TILE_SIZE);
+  cr_assert_eq(tile_height, DG_TILED_TILE_SIZE);
+  json_t *tilesets = json_object_get(map, "tilesets");
+  cr_assert_eq(json_array_size(tilesets), 1);
+  json_t *tileset = json_array_get(tilesets, 0);
+  json_int_t first_gid = json_integer_value(json_object_get(tileset, "firstgid"));
+  json_int_t tile_count = json_integer_value(json_object_get(tileset, "tilecount"));
+  cr_assert_eq(first_gid, 1);
+  cr_assert_eq(tile_count, DG_TILE_COUNT);
+  cr_assert_eq(json_integer_value(json_object_get(tileset, "columns")) *
+                   json_integer_value(json_object_get(tileset, "tilewidth")),
+               json_integer_value(json_object_get(tileset, "imagewidth")));
+  cr_assert_str_eq(json_string_value(json_object_get(tileset, "image")), DG_TILED_TILESET_IMAGE);
+  json_t *tiles = json_object_get(tileset, "tiles");
+  cr_assert_eq(json_array_size(tiles), DG_TILE_COUNT);
+  for (int t = 0; t < DG_TILE_COUNT; t++) {
+    json_t *tile = json_array_get(tiles, (size_t)t);
+    cr_assert_eq(json_integer_value(json_object_get(tile, "id")), t);
+    cr_assert_str_eq(json_string_value(json_object_get(tile, "type")), dg_tile_name((dg_tile)t));
+  }
+  json_t *layers = json_object_get(map, "layers");
+  cr_assert_eq(json_array_size(layers), 2);
+  json_t *tile_layer = json_array_get(layers, 0), *object_layer = json_array_get(layers, 1);
+  cr_assert_str_eq(json_string_value(json_object_get(tile_layer, "type")), "tilelayer");
+  cr_assert_eq(json_integer_value(json_object_get(tile_layer, "width")), width);
+  cr_assert_eq(json_integer_value(json_object_get(tile_layer, "height")), height);
+  json_t *data = json_object_get(tile_layer, "data");
+  cr_assert_eq((json_int_t)json_array_size(data), width * height);
+  size_t i;
+  json_t *gid;
+  json_array_foreach(data, i, gid) {
+    json_int_t value = json_integer_value(gid);
+    cr_assert(value >= first_gid && value < first_gid + tile_count, "gid %lld at %zu",
+              (long long)value, i);
+    if (level->has_grid)
+      cr_assert_eq(value - first_gid, level->grid.tiles[i]);
+  }
+  cr_assert_str_eq(json_string_value(json_object_get(object_layer, "type")), "objectgroup");
+  json_t *objects = json_object_get(object_layer, "objects");
+  json_int_t next_id = json_integer_value(json_object_get(map, "nextobjectid"));
+  cr_assert_eq((json_int_t)json_array_size(objects),
+               level->room_count + level->door_count + level->object_count + level->feature_count);
+  json_t *object;
+  json_array_foreach(objects, i, object) {
+    json_int_t id = json_integer_value(json_object_get(object, "id"));
+    cr_assert_eq(id, (json_int_t)i + 1, "object ids run from 1");
+    cr_assert(id < next_id);
+    double x = json_number_value(json_object_get(object, "x"));
+    double y = json_number_value(json_object_get(object, "y"));
+    double w = json_number_value(json_object_get(object, "width"));
+    double h = json_number_value(json_object_get(object, "height"));
+    cr_assert(x >= 0 && y >= 0 && x + w <= width * tile_width && y + h <= height * tile_height,
+              "object %lld outside the map", (long long)id);
+    cr_assert(json_is_string(json_object_get(object, "type")));
+    cr_assert(json_is_array(json_object_get(object, "properties")));
+    bool point = json_is_true(json_object_get(object, "point"));
+    cr_assert(point == (i >= (size_t)(level->room_count + level->door_count)));
+  }
+  return map;
+}
+
+Test(tiled, maps_parse_back_into_the_tiled_structure) {
+  static const char *const algorithms[] = {"classic", "landmark", "nonlinear"};
+  for (int a = 0; a < 3; a++)
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+      dg_level *level = make(NULL, algorithms[a], seed, NULL);
+      json_t *map = check_tiled(level, level->grid.width, level->grid.height);
+      json_t *rooms = json_object_get(json_array_get(json_object_get(map, "layers"), 1), "objects");
+      json_t *first = json_array_get(rooms, 0);
+      cr_assert_str_eq(json_string_value(json_object_get(first, "type")), "room");
+      cr_assert_eq(json_integer_value(json_object_get(first, "x")),
+                   level->rooms[0].x * DG_TILED_TILE_SIZE);
+      cr_assert_eq(json_integer_value(json_object_get(first, "width")),
+                   level->rooms[0].width * DG_TILED_TILE_SIZE);
+      json_decref(map);
+      dg_level_free(level);
+    }
+}
+
+Test(tiled, objects_carry_their_kind_as_type) {
+  dg_level *level = objects_level();
+  json_t *map = check_tiled(level, 12, 6);
+  json_t *objects = json_object_get(json_array_get(json_object_get(map, "layers"), 1), "objects");
+  static const char *const types[] = {"room",        "chest", "stairs_up",
+                                      "stairs_down", "spawn", "lever<&>"};
+  for (size_t i = 0; i < 6; i++)
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(objects, i), "type")),
+                     types[i]);
+  json_t *chest = json_array_get(objects, 1);
+  cr_assert_eq(json_integer_value(json_object_get(chest, "x")), 4 * 16 + 8);
+  json_t *properties = json_object_get(chest, "properties");
+  size_t i;
+  json_t *property;
+  bool contents = false;
+  json_array_foreach(properties, i, property) {
+    if (strcmp(json_string_value(json_object_get(property, "name")), "contents") == 0) {
+      cr_assert_str_eq(json_string_value(json_object_get(property, "value")), "potion,ring");
+      contents = true;
+    }
+  }
+  cr_assert(contents);
+  json_decref(map);
+  dg_level_free(level);
+}
+
+Test(tiled, gridless_levels_get_a_painted_tile_layer) {
+  dg_context *context = crypt_context();
+  dg_level *level =
+      make(context, "authored", 4,
+           (const char *const[]){"roomset", "crypt", "rooms", "30", "grid", "false", NULL});
+  int x0 = 0, y0 = 0, x1 = 1, y1 = 1;
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *r = &level->rooms[i];
+    x0 = r->x - 1 < x0 ? r->x - 1 : x0;
+    y0 = r->y - 1 < y0 ? r->y - 1 : y0;
+    x1 = r->x + r->width + 1 > x1 ? r->x + r->width + 1 : x1;
+    y1 = r->y + r->height + 1 > y1 ? r->y + r->height + 1 : y1;
+  }
+  json_t *map = check_tiled(level, x1 - x0, y1 - y0);
+  json_t *data = json_object_get(json_array_get(json_object_get(map, "layers"), 0), "data");
+  const dg_room *room = &level->rooms[0];
+  json_int_t floor = json_integer_value(
+      json_array_get(data, (size_t)((room->y - y0) * (x1 - x0) + (room->x - x0))));
+  cr_assert_eq(floor, 1 + DG_TILE_FLOOR);
+  json_decref(map);
+  dg_level_free(level);
+  dg_context_free(context);
+}

@@ -1,0 +1,165 @@
+/* The room-set directory loader shared by the daemon and the CLI
+ * (src/common/roomset_dir.c): files in name order, hidden and non-JSON files
+ * skipped, every invalid file reported (or only the first), syntax errors
+ * and duplicate keys reported with line and column, a missing directory told
+ * apart from invalid files, and the shipped sets loading clean. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../src/common/roomset_dir.h"
+
+#define FIXTURES TEST_DATA_DIR "/roomsets"
+#define CONFIG_DIR TEST_DATA_DIR "/../../config/roomsets"
+
+#define REPORTS_MAX 32
+
+/* What the report callback saw, in order. */
+typedef struct reports {
+  int count;
+  char where[REPORTS_MAX][512];
+  char field[REPORTS_MAX][64];
+  char message[REPORTS_MAX][256];
+} reports;
+
+static void collect(void *user, const char *where, const char *field, const char *message) {
+  reports *r = user;
+  cr_assert_lt(r->count, REPORTS_MAX);
+  snprintf(r->where[r->count], sizeof r->where[0], "%s", where);
+  snprintf(r->field[r->count], sizeof r->field[0], "%s", field);
+  snprintf(r->message[r->count], sizeof r->message[0], "%s", message);
+  r->count++;
+}
+
+static dg_context *new_context(void) {
+  dg_context *context = NULL;
+  cr_assert_eq(dg_context_new(&context), 0);
+  return context;
+}
+
+Test(roomset_dir, keep_going_reports_every_invalid_fixture_in_name_order) {
+  dg_context *context = new_context();
+  reports seen = {0};
+  roomset_dir_result result = {-1, -1};
+  int rc = roomset_dir_load(context, FIXTURES, true, collect, &seen, &result);
+  cr_assert_eq(rc, DG_EINVAL);
+  /* 17 fixtures; dead_ends.json and valid.json are the valid ones. */
+  cr_assert_eq(result.files, 17, "files %d", result.files);
+  cr_assert_eq(result.failed, 15, "failed %d", result.failed);
+  cr_assert_eq(seen.count, 15);
+  cr_assert_str_eq(seen.where[0], FIXTURES "/bad_facing.json");
+  cr_assert_str_eq(seen.field[0], "rooms[corridor].connectors[0].facing");
+  cr_assert_str_eq(seen.where[14], FIXTURES "/zero_weight.json");
+  for (int i = 1; i < seen.count; i++)
+    cr_assert_lt(strcmp(seen.where[i - 1], seen.where[i]), 0, "order: %s then %s",
+                 seen.where[i - 1], seen.where[i]);
+  /* The valid files before and after failures are loaded all the same. */
+  cr_assert_eq(dg_context_roomset_count(context), 2);
+  dg_roomset_info info;
+  cr_assert_eq(dg_context_roomset_info(context, 0, &info), 0);
+  cr_assert_str_eq(info.name, "dead_ends");
+  cr_assert_eq(dg_context_roomset_info(context, 1, &info), 0);
+  cr_assert_str_eq(info.name, "fixture");
+  dg_context_free(context);
+}
+
+Test(roomset_dir, stop_at_first_reports_one) {
+  dg_context *context = new_context();
+  reports seen = {0};
+  roomset_dir_result result = {-1, -1};
+  int rc = roomset_dir_load(context, FIXTURES, false, collect, &seen, &result);
+  cr_assert_eq(rc, DG_EINVAL);
+  cr_assert_eq(result.files, 17);
+  cr_assert_eq(result.failed, 1);
+  cr_assert_eq(seen.count, 1);
+  cr_assert_str_eq(seen.where[0], FIXTURES "/bad_facing.json");
+  cr_assert(strstr(seen.message[0], "facing must be one of n, e, s, w") != NULL, "%s",
+            seen.message[0]);
+  dg_context_free(context);
+}
+
+Test(roomset_dir, shipped_sets_load_clean) {
+  dg_context *context = new_context();
+  reports seen = {0};
+  roomset_dir_result result = {-1, -1};
+  cr_assert_eq(roomset_dir_load(context, CONFIG_DIR, true, collect, &seen, &result), 0);
+  cr_assert_eq(seen.count, 0, "first report: %s %s", seen.where[0], seen.message[0]);
+  cr_assert_eq(result.failed, 0);
+  cr_assert_eq(result.files, dg_context_roomset_count(context));
+  cr_assert_geq(result.files, 3);
+  dg_context_free(context);
+}
+
+Test(roomset_dir, missing_directory_is_enoent_without_report) {
+  dg_context *context = new_context();
+  reports seen = {0};
+  roomset_dir_result result = {-1, -1};
+  errno = 0;
+  int rc = roomset_dir_load(context, FIXTURES "/no-such-dir", true, collect, &seen, &result);
+  cr_assert_eq(rc, DG_ENOENT);
+  cr_assert_eq(errno, ENOENT);
+  cr_assert_eq(seen.count, 0);
+  cr_assert_eq(result.files, 0);
+  cr_assert_eq(dg_context_roomset_count(context), 0);
+  dg_context_free(context);
+}
+
+static void write_file(const char *dir, const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void remove_file(const char *dir, const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  unlink(path);
+}
+
+Test(roomset_dir, syntax_errors_duplicate_keys_and_skipped_names) {
+  char dir[] = "/tmp/roomset_dir_test_XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  write_file(dir, "a_broken.json", "{\"name\": \"x\",\n  \"rooms\": [\n");
+  write_file(dir, "b_duplicate.json", "{\"name\": \"x\", \"name\": \"y\"}");
+  write_file(dir, ".hidden.json", "not even json");
+  write_file(dir, "notes.txt", "not json either");
+  write_file(dir, "json", "a name that is only the suffix");
+  dg_context *context = new_context();
+  reports seen = {0};
+  roomset_dir_result result = {-1, -1};
+  int rc = roomset_dir_load(context, dir, true, collect, &seen, &result);
+  remove_file(dir, "a_broken.json");
+  remove_file(dir, "b_duplicate.json");
+  remove_file(dir, ".hidden.json");
+  remove_file(dir, "notes.txt");
+  remove_file(dir, "json");
+  rmdir(dir);
+  cr_assert_eq(rc, DG_EINVAL);
+  cr_assert_eq(result.files, 2);
+  cr_assert_eq(result.failed, 2);
+  cr_assert_eq(seen.count, 2);
+  char where[600];
+  snprintf(where, sizeof where, "%s/a_broken.json:3:", dir);
+  cr_assert_eq(strncmp(seen.where[0], where, strlen(where)), 0, "where %s", seen.where[0]);
+  cr_assert_str_eq(seen.field[0], "");
+  snprintf(where, sizeof where, "%s/b_duplicate.json:1:", dir);
+  cr_assert_eq(strncmp(seen.where[1], where, strlen(where)), 0, "where %s", seen.where[1]);
+  cr_assert(strstr(seen.message[1], "duplicate") != NULL, "%s", seen.message[1]);
+  dg_context_free(context);
+}
+
+Test(roomset_dir, read_file_shares_the_parse_rules) {
+  json_t *json = (json_t *)1;
+  json_error_t error;
+  cr_assert_eq(roomset_dir_read_file(FIXTURES "/valid.json", &json, &error), 0);
+  cr_assert(json_is_object(json));
+  json_decref(json);
+  cr_assert_eq(roomset_dir_read_file(FIXTURES "/absent.json", &json, &error), DG_EPARSE);
+  cr_assert_null(json);
+}
