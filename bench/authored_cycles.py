@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The cycle benchmark of issue 6: seed 003's tables, on the `bench` room set,
 fixed seed. Runs the `dungeon` CLI (wall-clock figures are the median of
---runs runs; the level itself is identical every run) and prints six tables,
-or with --json one JSON object.
+--runs runs; the level itself is identical every run) and prints seven tables,
+or with --json one JSON object. Table 7 is the cycle count across seeds (issue
+14: the target is a mean of at least 216 over seeds 1-8 at 1,000 rooms);
+--distribution-only prints just that table.
 
   python3 bench/authored_cycles.py [--dungeon build/src/cli/dungeon]
-                                   [--roomsets config/roomsets] [--seed 1] [--runs 3] [--json]
+                                   [--roomsets config/roomsets] [--seed 1] [--runs 3]
+                                   [--seeds 1-8] [--distribution-only] [--json]
 """
 import argparse
 import json
@@ -17,9 +20,10 @@ import sys
 TIMING = re.compile(r"generated in ([0-9.]+) ms.*?\((.*)\)")
 
 
-def generate(args, **params):
+def generate(args, seed=None, **params):
     """Generates once per run; returns (level JSON, median timings in ms)."""
-    cmd = [args.dungeon, "generate", "--algorithm", "authored", "--seed", str(args.seed),
+    seed = args.seed if seed is None else seed
+    cmd = [args.dungeon, "generate", "--algorithm", "authored", "--seed", str(seed),
            "--roomsets", args.roomsets, "--param", "roomset=bench", "--param", "grid=false"]
     for k, v in params.items():
         cmd += ["--param", "%s=%s" % (k, v)]
@@ -54,6 +58,34 @@ def summary(level, timings):
     }
 
 
+def distribution(args):
+    """Table 7: every seed of --seeds at 1,000 rooms with the defaults."""
+    first, _, last = args.seeds.partition("-")
+    seeds = list(range(int(first), int(last or first) + 1))
+    rows = []
+    for seed in seeds:
+        level, timings = generate(args, seed=seed, rooms=1000)
+        rows.append(dict(summary(level, timings), seed=seed))
+    counts = [r["cycles"] for r in rows]
+    return {"seeds": rows,
+            "cycles_mean": round(statistics.mean(counts), 1),
+            "cycles_min": min(counts), "cycles_max": max(counts),
+            "cycle_pass_ms_mean": round(statistics.mean(r["cycle_pass_ms"] for r in rows), 1),
+            "total_generation_ms_mean":
+                round(statistics.mean(r["total_generation_ms"] for r in rows), 1)}
+
+
+def print_distribution(args, dist):
+    table("7. Seeds %s, 1,000 rooms, defaults: cycles per seed" % args.seeds,
+          ["seed", "cycles", "attempts", "conversion", "rooms added", "cycles ms", "total ms"],
+          [[r["seed"], r["cycles"], r["attempts"], "%.1f%%" % r["conversion_percent"],
+            r["rooms_added"], r["cycle_pass_ms"], r["total_generation_ms"]]
+           for r in dist["seeds"]])
+    print("  cycles: mean %.1f, min %d, max %d; mean ms in cycles %.1f, mean total ms %.1f"
+          % (dist["cycles_mean"], dist["cycles_min"], dist["cycles_max"],
+             dist["cycle_pass_ms_mean"], dist["total_generation_ms_mean"]))
+
+
 def table(title, header, rows):
     print("\n" + title)
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
@@ -67,9 +99,19 @@ def main():
     p.add_argument("--roomsets", default="config/roomsets")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--seeds", default="1-8", help="seed range of table 7, e.g. 1-8")
+    p.add_argument("--distribution-only", action="store_true",
+                   help="only table 7 (the cycle count across seeds)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
     out = {"seed": args.seed, "runs": args.runs}
+    if args.distribution_only:
+        out["distribution"] = distribution(args)
+        if args.json:
+            print(json.dumps(out))
+        else:
+            print_distribution(args, out["distribution"])
+        return
 
     # 1. 1,000 rooms: corridors vs chains.
     chains_level, chains_t = generate(args, rooms=1000, cycles="chains")
@@ -107,6 +149,8 @@ def main():
         dict(point, saved_ms=round(point["saved_expansions"] * ns_per_expansion / 1e6, 1))
         for point in free_level["cycles"]["cutoff_curve"]]
     out["cutoff_reference"] = summary(free_level, free_t)
+    # 7. The cycle count across seeds.
+    out["distribution"] = distribution(args)
 
     if args.json:
         print(json.dumps(out))
@@ -136,6 +180,7 @@ def main():
           % (out["cutoff_reference"]["cycles"], out["cutoff_reference"]["cycle_pass_ms"]),
           ["cutoff", "cycles lost", "failed-search ms saved"],
           [[c["cutoff"], c["lost_cycles"], c["saved_ms"]] for c in out["cutoff_curve"]])
+    print_distribution(args, out["distribution"])
 
 
 if __name__ == "__main__":

@@ -14,12 +14,17 @@ extern "C" {
 #endif
 
 typedef struct dg_cancel {
-  atomic_int requested; /* non-zero once dg_cancel_request() was called */
-  uint64_t deadline_ns; /* CLOCK_MONOTONIC nanoseconds; 0 means no deadline */
+  atomic_int requested;         /* non-zero once dg_cancel_request() was called */
+  _Atomic uint64_t deadline_ns; /* CLOCK_MONOTONIC nanoseconds; 0 means no deadline */
 } dg_cancel;
 
 /* Prepares `cancel` with an absolute monotonic deadline (0 for none). */
 void dg_cancel_init(dg_cancel *cancel, uint64_t deadline_ns);
+
+/* Moves the deadline to `deadline_ns` (0: none), e.g. when a client starts
+ * waiting for work that began without one. Thread-safe: the worker polling
+ * `cancel` sees the new deadline at its next check. */
+void dg_cancel_set_deadline(dg_cancel *cancel, uint64_t deadline_ns);
 
 /* Asks the job to stop. Thread-safe: any thread may call it at any time. */
 void dg_cancel_request(dg_cancel *cancel);

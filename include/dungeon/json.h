@@ -86,6 +86,15 @@ json_t *dg_level_to_json(const dg_level *level);
  * NULL). 0 or DG_ENOMEM. Deterministic: byte-identical for the same level. */
 int dg_level_dump_json(const dg_level *level, char **text, size_t *length);
 
+/* dg_level_dump_json that also polls `cancel` (may be NULL: never stops)
+ * before it starts and every 64 KiB of output, so a deadline covers
+ * serialisation too. The same bytes as dg_level_dump_json when it
+ * completes; DG_ECANCELED or DG_ETIMEDOUT (nothing in *text) when the
+ * cancel fired. 0, DG_ENOMEM, DG_ECANCELED or DG_ETIMEDOUT. Thread-safe
+ * for distinct levels, and for one level read by several threads. */
+int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, char **text,
+                                   size_t *length);
+
 /* ---- multi-floor sets -------------------------------------------------- */
 
 /* The set as `dungeond.levelset/1` JSON text: {format, seed, floors: [{floor,

@@ -45,6 +45,11 @@ uint32_t dg_rng_next(dg_rng *rng);
 /* Uniform integer in [0, bound); bound 0 returns 0. Unbiased (rejection). */
 uint32_t dg_rng_below(dg_rng *rng, uint32_t bound);
 
+/* Integer in [0, bound) from 64 bits (two draws, the first the high
+ * half), for bounds past 32 bits such as sums of spawn weights; bound 0
+ * returns 0. The modulo bias is below bound / 2^64. */
+uint64_t dg_rng_below64(dg_rng *rng, uint64_t bound);
+
 /* Uniform integer in [lo, hi] (inclusive); returns lo when hi <= lo. */
 int32_t dg_rng_range(dg_rng *rng, int32_t lo, int32_t hi);
 

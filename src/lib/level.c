@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vec.h"
+
 int dg_level_new(const dg_request *request, dg_level **out) {
   dg_level *level = calloc(1, sizeof *level);
   if (level == NULL)
@@ -31,21 +33,8 @@ void dg_level_free(dg_level *level) {
   free(level);
 }
 
-/* Grows a level array so that one more element fits. */
-static int reserve(void **items, int *capacity, int count, size_t size) {
-  if (count < *capacity)
-    return 0;
-  int grown = *capacity != 0 ? *capacity * 2 : 16;
-  void *bigger = realloc(*items, (size_t)grown * size);
-  if (bigger == NULL)
-    return DG_ENOMEM;
-  *items = bigger;
-  *capacity = grown;
-  return 0;
-}
-
 int dg_level_add_room(dg_level *level, const dg_room *room, int *index) {
-  if (reserve((void **)&level->rooms, &level->room_capacity, level->room_count, sizeof *room) != 0)
+  if (dg_vec_grow(&level->rooms, &level->room_capacity, level->room_count + 1, sizeof *room) != 0)
     return DG_ENOMEM;
   if (index != NULL)
     *index = level->room_count;
@@ -54,15 +43,15 @@ int dg_level_add_room(dg_level *level, const dg_room *room, int *index) {
 }
 
 int dg_level_add_door(dg_level *level, const dg_door *door) {
-  if (reserve((void **)&level->doors, &level->door_capacity, level->door_count, sizeof *door) != 0)
+  if (dg_vec_grow(&level->doors, &level->door_capacity, level->door_count + 1, sizeof *door) != 0)
     return DG_ENOMEM;
   level->doors[level->door_count++] = *door;
   return 0;
 }
 
 int dg_level_add_object(dg_level *level, const dg_object *object) {
-  if (reserve((void **)&level->objects, &level->object_capacity, level->object_count,
-              sizeof *object) != 0)
+  if (dg_vec_grow(&level->objects, &level->object_capacity, level->object_count + 1,
+                  sizeof *object) != 0)
     return DG_ENOMEM;
   level->objects[level->object_count++] = *object;
   return 0;
@@ -89,8 +78,8 @@ void dg_level_set_timing(dg_level *level, const char *name, uint64_t ns) {
 }
 
 int dg_level_add_feature(dg_level *level, const dg_feature *feature) {
-  if (reserve((void **)&level->features, &level->feature_capacity, level->feature_count,
-              sizeof *feature) != 0)
+  if (dg_vec_grow(&level->features, &level->feature_capacity, level->feature_count + 1,
+                  sizeof *feature) != 0)
     return DG_ENOMEM;
   level->features[level->feature_count++] = *feature;
   return 0;

@@ -7,29 +7,13 @@
 #include <string.h>
 
 #include "core/heap.h"
+#include "core/unionfind.h"
 #include "metrics_internal.h"
 
 #include "dungeon/level.h"
 
 static bool corridor_like(dg_tile tile) {
   return tile == DG_TILE_CORRIDOR || tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_CHEST;
-}
-
-/* Union-find root with path halving. */
-static int root(int *parent, int node) {
-  while (parent[node] != node)
-    node = parent[node] = parent[parent[node]];
-  return node;
-}
-
-/* Unites the sets of a and b; returns 1 if they were apart. */
-static int join(int *parent, int a, int b) {
-  a = root(parent, a);
-  b = root(parent, b);
-  if (a == b)
-    return 0;
-  parent[a > b ? a : b] = a > b ? b : a;
-  return 1;
 }
 
 /* Walkable-tile components; sets connected when every room's tiles share
@@ -76,13 +60,13 @@ int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
      * sequential pass, no queue; each union that joins two sets removes
      * one component. */
     if (walk[p - 1]) {
-      component[p] = root(component, (int)p - 1);
+      component[p] = dg_uf_find(component, (int)p - 1);
     } else {
       component[p] = (int)p;
       components++;
     }
     if (walk[p - stride])
-      components -= join(component, (int)p, (int)(p - stride));
+      components -= dg_uf_union(component, (int)p, (int)(p - stride));
   }
   m->components = components;
   m->connected = true;
@@ -93,7 +77,7 @@ int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
     for (int y = room->y; y < room->y + room->height && c < 0; y++)
       for (int x = room->x; x < room->x + room->width && c < 0; x++)
         if (dg_grid_contains(grid, x, y) && walk[(long)(y + 1) * stride + x + 1])
-          c = root(component, (int)((long)(y + 1) * stride + x + 1));
+          c = dg_uf_find(component, (int)((long)(y + 1) * stride + x + 1));
     if (c < 0 || (first >= 0 && c != first))
       m->connected = false;
     if (first < 0)

@@ -48,7 +48,11 @@ void config_defaults(config *cfg) {
       .lobby_idle_ttl_ms = 600000,
       .lobby_grace_ms = 60000,
       .lobby_debounce_ms = 50,
-      .lobby_cache_bytes_max = 256L << 20,
+      .lobby_bytes_max = 256L << 20,
+      .lobby_cache_bytes_max = 1L << 40,
+      .player_attributes_max = 32,
+      .player_attribute_name_max = 64,
+      .player_attribute_value_max = 1000000000,
       .speculative_reserved_workers = 1,
       .floors_max = 8,
       .target_attempts_max = 64,
@@ -111,7 +115,11 @@ static const limit_key limit_keys[] = {
     LIMIT(lobby_idle_ttl_ms, 100, 86400000),
     LIMIT(lobby_grace_ms, 0, 86400000),
     LIMIT(lobby_debounce_ms, 0, 60000),
+    LIMIT(lobby_bytes_max, 65536, 1L << 40),
     LIMIT(lobby_cache_bytes_max, 0, 1L << 40),
+    LIMIT(player_attributes_max, 1, 10000),
+    LIMIT(player_attribute_name_max, 1, 4096),
+    LIMIT(player_attribute_value_max, 1, 1000000000000000L),
     LIMIT(speculative_reserved_workers, 0, 255),
     LIMIT(floors_max, 1, 64),
     LIMIT(target_attempts_max, 1, 1000),
@@ -139,6 +147,30 @@ int config_set_health_listen(config *cfg, const char *text, dg_error *err) {
     return 0;
   }
   return set_address(cfg->health_listen, sizeof cfg->health_listen, "health_listen", text, err);
+}
+
+static int hex_digit(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+int config_set_seed_secret(config *cfg, const char *text, dg_error *err) {
+  size_t length = text != NULL ? strlen(text) : 1;
+  bool valid = text != NULL && (length == 0 || length == 2 * sizeof cfg->lobby_seed_key);
+  for (size_t i = 0; valid && i < length; i++)
+    valid = hex_digit(text[i]) >= 0;
+  if (!valid)
+    return dg_error_set(err, -1, "lobby_seed_secret",
+                        "lobby_seed_secret must be 32 hexadecimal digits (a 128-bit key, e.g. "
+                        "from `openssl rand -hex 16`), or \"\" for none"),
+           -1;
+  memset(cfg->lobby_seed_key, 0, sizeof cfg->lobby_seed_key);
+  for (size_t i = 0; i < length / 2; i++)
+    cfg->lobby_seed_key[i] = (uint8_t)(hex_digit(text[2 * i]) << 4 | hex_digit(text[2 * i + 1]));
+  cfg->lobby_seed_secret_set = length > 0;
+  return 0;
 }
 
 static int load_limits(config *cfg, json_t *limits, dg_error *err) {
@@ -355,11 +387,10 @@ static int load_secret_files(json_t *root, dg_error *err) {
   return 0;
 }
 
-int config_load(config *cfg, const char *path, dg_error *err) {
-  json_error_t json_err;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &json_err);
-  if (root == NULL)
-    return dg_error_set(err, -1, "", "%s:%d: %s", path, json_err.line, json_err.text), -1;
+/* Applies the parsed configuration `root` (taken: decref'd here) over
+ * `cfg`; `path` only names it in messages. Shared by the file and the
+ * buffer loaders so both check exactly the same keys. */
+static int load_root(config *cfg, json_t *root, const char *path, dg_error *err) {
   if (!json_is_object(root)) {
     dg_error_set(err, -1, "", "%s: the configuration must be a JSON object", path);
     goto fail;
@@ -436,6 +467,10 @@ int config_load(config *cfg, const char *path, dg_error *err) {
       }
       snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s", json_string_value(value));
       cfg->roomsets_dir_set = true;
+    } else if (strcmp(key, "lobby_seed_secret") == 0) {
+      if (config_set_seed_secret(cfg, json_is_string(value) ? json_string_value(value) : NULL,
+                                 err) != 0)
+        goto fail;
     } else if (strcmp(key, "$comment") != 0) {
       dg_error_set(err, -1, key, "unknown key %s", key);
       goto fail;
@@ -459,7 +494,9 @@ int config_validate(const config *cfg, dg_error *err) {
     const char *name;
     json_t *profile;
     json_object_foreach(cfg->profiles, name, profile) {
-      if (profile_check(name, profile, err) != 0)
+      if (profile_check(name, profile, err) != 0 ||
+          profile_check_finite(name, profile, cfg->limits.players_max,
+                               (double)cfg->limits.player_attribute_value_max, err) != 0)
         return -1;
     }
   }
@@ -469,6 +506,22 @@ int config_validate(const config *cfg, dg_error *err) {
                         cfg->default_profile),
            -1;
   return 0;
+}
+
+int config_load(config *cfg, const char *path, dg_error *err) {
+  json_error_t json_err;
+  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &json_err);
+  if (root == NULL)
+    return dg_error_set(err, -1, "", "%s:%d: %s", path, json_err.line, json_err.text), -1;
+  return load_root(cfg, root, path, err);
+}
+
+int config_loadb(config *cfg, const char *data, size_t size, const char *name, dg_error *err) {
+  json_error_t json_err;
+  json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &json_err);
+  if (root == NULL)
+    return dg_error_set(err, -1, "", "%s:%d: %s", name, json_err.line, json_err.text), -1;
+  return load_root(cfg, root, name, err);
 }
 
 void config_close(config *cfg) {

@@ -53,6 +53,26 @@ static void set_idle(bool idle) {
 
 /* A multi-floor set: every floor in this one job, under the request's one
  * deadline (dg_levelset_generate polls it), serialised as one body. */
+/* The deadline covers serialisation (issue 12): the single-level JSON
+ * writer polls the cancel as it goes, the other dumps are checked once
+ * done. A body finished after the deadline is not sent (504): the client
+ * asked for an answer by then, and a late 200 would hide the overrun.
+ * Sets j->err for any failure of the dump of `what`. */
+static void after_serialising(job *j, const char *what) {
+  if (j->rc == 0 && (j->rc = dg_cancel_check(&j->cancel)) != 0) {
+    free(j->body);
+    j->body = NULL;
+    j->body_length = 0;
+  }
+  if (j->rc == DG_ETIMEDOUT)
+    dg_error_set(&j->err, j->rc, "deadline_ms", "the deadline passed while %s was serialised",
+                 what);
+  else if (j->rc == DG_ECANCELED)
+    dg_error_set(&j->err, j->rc, "", "generation was cancelled");
+  else if (j->rc != 0)
+    dg_error_set(&j->err, j->rc, "", "serialising %s failed: %s", what, dg_strerror(j->rc));
+}
+
 static void work_floors(job *j) {
   dg_level *levels[DG_FLOORS_MAX] = {0};
   dg_request requests[DG_FLOORS_MAX];
@@ -65,8 +85,7 @@ static void work_floors(job *j) {
                 : dg_levelset_dump_json(levels, requests, j->floors, &j->body, &j->body_length);
     if (j->rc == 0)
       j->rc = negotiate_encode(&j->encoding, &j->body, &j->body_length);
-    if (j->rc != 0)
-      dg_error_set(&j->err, j->rc, "", "serialising the floors failed: %s", dg_strerror(j->rc));
+    after_serialising(j, "the floors");
   }
   for (int k = 0; k < j->floors; k++)
     dg_level_free(levels[k]);
@@ -104,10 +123,9 @@ static void work(uv_work_t *req) {
                                        : "generation was cancelled");
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
-    j->rc =
-        negotiate_job_output(level, j->format, &j->svg, &j->encoding, &j->body, &j->body_length);
-    if (j->rc != 0)
-      dg_error_set(&j->err, j->rc, "", "serialising the level failed: %s", dg_strerror(j->rc));
+    j->rc = negotiate_job_output(level, j->format, &j->svg, &j->cancel, &j->encoding, &j->body,
+                                 &j->body_length);
+    after_serialising(j, "the level");
   }
   dg_level_free(level);
   j->finished_ns = dg_monotonic_ns();
@@ -183,7 +201,8 @@ static void sweep(uv_timer_t *timer) {
     job *j = q->head[kind];
     while (j != NULL) {
       job *next = j->next;
-      if (j->cancel.deadline_ns != 0 && now >= j->cancel.deadline_ns) {
+      uint64_t deadline_ns = atomic_load(&j->cancel.deadline_ns);
+      if (deadline_ns != 0 && now >= deadline_ns) {
         unlink_job(q, j);
         q->expired++;
         finish_unrun(j, DG_ETIMEDOUT, "deadline_ms",
@@ -217,6 +236,8 @@ static void dispatch(jobs *q) {
       finish_unrun(j, DG_ECANCELED, "", "the client went away");
       continue;
     }
+    if (atomic_load(&j->cancel.deadline_ns) == 0)
+      dg_cancel_set_deadline(&j->cancel, dg_monotonic_ns() + j->budget_ns);
     j->lower = j->kind == JOB_SPECULATIVE && q->idle_speculative;
     atomic_store(&j->raised, false);
     atomic_store(&j->thread, 0);
@@ -236,6 +257,8 @@ static void dispatch(jobs *q) {
 }
 
 int jobs_submit(jobs *q, job *j, job_kind kind) {
+  if (atomic_load(&j->cancel.deadline_ns) == 0 && j->budget_ns == 0)
+    return DG_EINVAL; /* issue 12: no job may hold a worker without a deadline */
   if (q->depth[kind] >= q->max_depth[kind] && q->running >= q->workers)
     return DG_ELIMIT;
   j->owner = q;
@@ -285,6 +308,12 @@ void jobs_cancel_all(jobs *q, bool running_too) {
 void jobs_promote(jobs *q, job *j) {
   if (j->kind != JOB_SPECULATIVE)
     return;
+  /* A client now waits for this job: it gets the whole budget from now,
+   * not what is left of the speculative run's (which may have spent it at
+   * idle priority behind interactive jobs). */
+  uint64_t deadline_ns = dg_monotonic_ns() + j->budget_ns;
+  if (j->budget_ns != 0 && atomic_load(&j->cancel.deadline_ns) < deadline_ns)
+    dg_cancel_set_deadline(&j->cancel, deadline_ns);
   if (j->running) {
     q->running_kind[JOB_SPECULATIVE]--;
     q->running_kind[JOB_INTERACTIVE]++;

@@ -53,6 +53,7 @@ struct job {
   dg_svg_options svg;    /* for JOB_FORMAT_SVG */
   job_encoding encoding; /* gzip and ETag: inputs from the submitter, outputs from the worker */
   dg_cancel cancel;      /* deadline and cancellation flag */
+  uint64_t budget_ns;    /* no deadline yet: now + this on entering the pool or promotion */
   job_done_fn done;      /* completion callback */
   job_wanted_fn wanted;  /* may be NULL */
   void *data;            /* the caller's */
@@ -91,8 +92,11 @@ int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interact
               long speculative_max, const dg_context *context);
 
 /* Queues `j` (request, format, cancel, done set by the caller) on queue
- * `kind` and starts it as soon as a worker is free. DG_ELIMIT when that
- * queue is full (the job is not taken). */
+ * `kind` and starts it as soon as a worker is free. Every job runs under a
+ * deadline: the caller sets cancel's, or leaves it 0 and sets budget_ns
+ * (speculative jobs, whose time in the queue does not count). A job with
+ * neither is refused (DG_EINVAL). DG_ELIMIT when that queue is full (the
+ * job is not taken). */
 int jobs_submit(jobs *q, job *j, job_kind kind);
 
 /* Cancels `j`: removed and reported with DG_ECANCELED if still queued,
@@ -100,8 +104,11 @@ int jobs_submit(jobs *q, job *j, job_kind kind);
 void jobs_cancel(jobs *q, job *j);
 
 /* Makes a speculative job interactive (a lobby's match started while its
- * level was on the way): a queued one moves to the tail of the interactive
- * queue, a running one gets its worker's normal priority back. */
+ * level was on the way): its deadline becomes now + budget_ns (a client
+ * waits from now; never earlier than it was), a queued one moves to the
+ * tail of the interactive queue, a running one gets its worker's normal
+ * priority back. So a lobby job holds a worker at most twice its budget:
+ * once speculatively, once for the start that waits. */
 void jobs_promote(jobs *q, job *j);
 
 /* Cancels every queued job (reported with DG_ECANCELED), asks running

@@ -7,14 +7,20 @@
  * changed, the stale work is dropped (queued job removed, running job
  * cancelled through dg_cancel, ready level freed) and a new speculative job
  * is queued after limits.lobby_debounce_ms, so a burst of joins makes one
- * job. Ready levels count against limits.lobby_cache_bytes_max, least
- * recently used evicted first. */
+ * job. Every job runs under the lobby's deadline (issue 12): a speculative
+ * one from when it enters the pool, a promoted one from the start that
+ * waits for it. All lobby state, settings and players as well as ready
+ * levels, counts against one budget, limits.lobby_bytes_max: ready levels
+ * are evicted least recently used first to make room, and a change that
+ * still does not fit is refused (503). */
 #include "lobby.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
+#include "seedhash.h"
 #include "server.h"
 
 /* How often idle lobbies and finished grace periods are looked for. */
@@ -44,6 +50,45 @@ static bool same_request(const dg_request *a, const dg_request *b) {
   return true;
 }
 
+/* An estimate of the heap bytes jansson holds for `value` on 64-bit glibc,
+ * measured with mallinfo2: an object 80 bytes plus, per member, its hash
+ * pair and bucket (96 bytes with the key) and its value; a number 32 bytes;
+ * true, false and null are shared. A player of A attributes with names of
+ * k bytes thus counts about 80 + A * (128 + k). */
+static size_t json_cost(const json_t *value) {
+  size_t bytes = 0;
+  const char *key;
+  const json_t *member;
+  size_t index;
+  switch (json_typeof(value)) {
+  case JSON_OBJECT:
+    bytes = 80;
+    json_object_foreach((json_t *)value, key, member) bytes += 96 + strlen(key) + json_cost(member);
+    break;
+  case JSON_ARRAY:
+    bytes = 64;
+    json_array_foreach(value, index, member) bytes += 8 + json_cost(member);
+    break;
+  case JSON_STRING: bytes = 32 + json_string_length(value) + 1; break;
+  case JSON_INTEGER:
+  case JSON_REAL: bytes = 32; break;
+  default: bytes = 0; break;
+  }
+  return bytes;
+}
+
+/* Recounts the lobby's own bytes (struct, settings, players) after a
+ * change. */
+static void account(lobbies *table, lobby *l) {
+  table->state_bytes -= l->state_bytes;
+  l->state_bytes = sizeof *l + json_cost(l->settings) + json_cost(l->players);
+  table->state_bytes += l->state_bytes;
+}
+
+static size_t lobby_bytes(const lobbies *table) {
+  return table->state_bytes + table->ready_bytes;
+}
+
 static void drop_ready(lobbies *table, lobby *l) {
   if (l->ready == NULL)
     return;
@@ -64,7 +109,10 @@ static void drop_job(server *s, lobby *l) {
   jobs_cancel(&s->queues, &p->work);
 }
 
-static void answer_waiters(server *s, lobby *l, int status, const dg_error *err) {
+/* Answers and resumes every start waiting for the lobby's job; true when
+ * one was resumed (the caller then pumps MHD, which may run handlers that
+ * change the lobby table). */
+static bool resume_waiters(lobby *l, int status, const dg_error *err) {
   request *r = l->waiters;
   l->waiters = NULL;
   bool resumed = false;
@@ -85,7 +133,11 @@ static void answer_waiters(server *s, lobby *l, int status, const dg_error *err)
     resumed = true;
     r = next;
   }
-  if (resumed)
+  return resumed;
+}
+
+static void answer_waiters(server *s, lobby *l, int status, const dg_error *err) {
+  if (resume_waiters(l, status, err))
     http_pump(s); /* NOTES.md: a resume does not wake the loop */
 }
 
@@ -129,6 +181,7 @@ static void lobby_free(server *s, lobby *l) {
     answer_waiters(s, l, 409, &gone);
   drop_ready(&s->lobbies, l);
   debounce_cancel(&s->lobbies, l);
+  s->lobbies.state_bytes -= l->state_bytes;
   json_decref(l->settings);
   json_decref(l->players);
   free(l);
@@ -142,20 +195,46 @@ static void remove_lobby(server *s, lobby *l) {
   lobby_free(s, l);
 }
 
-/* Keeps ready levels within the byte budget, least recently used first. */
-static void evict(server *s) {
+/* Evicts ready levels, least recently used first, until all lobby state
+ * plus `extra` bytes fits limits.lobby_bytes_max and the ready levels fit
+ * their own share, limits.lobby_cache_bytes_max. False when even without
+ * any ready level it would not fit. */
+static bool evict(server *s, size_t extra) {
   lobbies *table = &s->lobbies;
-  while (table->ready_bytes > (size_t)s->cfg->limits.lobby_cache_bytes_max) {
+  size_t budget = (size_t)s->cfg->limits.lobby_bytes_max;
+  size_t cache_budget = (size_t)s->cfg->limits.lobby_cache_bytes_max;
+  while (lobby_bytes(table) + extra > budget || table->ready_bytes > cache_budget) {
     lobby *oldest = NULL;
     for (int b = 0; b < LOBBY_BUCKETS; b++)
       for (lobby *l = table->buckets[b]; l != NULL; l = l->next)
         if (l->ready != NULL && (oldest == NULL || l->touched_ns < oldest->touched_ns))
           oldest = l;
     if (oldest == NULL)
-      break;
+      return false;
     drop_ready(table, oldest);
     table->evicted++;
   }
+  return true;
+}
+
+/* After a change that grew the lobby's state: true when everything fits
+ * the budget (ready levels evicted as needed); otherwise answers 503 +
+ * Retry-After naming `field` and the limit, and the caller undoes the
+ * change. */
+static bool budget_allows(request *r, const char *field) {
+  server *s = r->srv;
+  if (evict(s, 0))
+    return true;
+  char detail[256], seconds[24];
+  snprintf(detail, sizeof detail,
+           "lobby state would take %zu bytes; all lobbies together may hold at most %ld "
+           "(limits.lobby_bytes_max), ready levels already evicted",
+           lobby_bytes(&s->lobbies), s->cfg->limits.lobby_bytes_max);
+  snprintf(seconds, sizeof seconds, "%ld", s->cfg->limits.retry_after_s);
+  json_t *errors = json_pack("[{s:s, s:s}]", "field", field, "message", detail);
+  respond_problem(r, 503, "lobby-bytes-full", "Lobby memory full", detail, errors, "Retry-After",
+                  seconds);
+  return false;
 }
 
 static void schedule(server *s, lobby *l) {
@@ -193,10 +272,15 @@ static void on_pregen_done(job *j) {
     l->ready_generation_s = (double)(j->finished_ns - j->started_ns) / 1e9;
     s->lobbies.ready_bytes += j->body_length;
     j->body = NULL;
+    l->pregen_failed = false;
     answer_waiters(s, l, 200, NULL);
-    evict(s);
+    evict(s, 0);
   } else {
     free(j->body);
+    /* Shown by GET until the effective request changes; a start then
+     * tries again (a miss) under the lobby's deadline. */
+    l->pregen_failed = true;
+    l->pregen_error = j->err;
     int status = j->rc == DG_ETIMEDOUT ? 504 : j->rc == DG_ECANCELED ? 503 : 422;
     if (l->waiters != NULL)
       answer_waiters(s, l, status, &j->err);
@@ -217,7 +301,11 @@ static void start_job(server *s, lobby *l) {
   p->srv = s;
   p->work.request = l->effective;
   p->work.format = JOB_FORMAT_JSON;
+  /* No deadline while queued (waiting for a free worker is what speculative
+   * jobs do); it starts when the job enters the pool, or when a start
+   * promotes it. */
   dg_cancel_init(&p->work.cancel, 0);
+  p->work.budget_ns = (uint64_t)l->deadline_ms * 1000000u;
   p->work.done = on_pregen_done;
   p->work.data = p;
   l->job = p;
@@ -248,10 +336,25 @@ static void on_tick(uv_timer_t *timer) {
   uint64_t now = dg_monotonic_ns();
   uint64_t idle_ns = (uint64_t)s->cfg->limits.lobby_idle_ttl_ms * 1000000u;
   uint64_t grace_ns = (uint64_t)s->cfg->limits.lobby_grace_ms * 1000000u;
+  bool resumed = false;
   for (int b = 0; b < LOBBY_BUCKETS; b++) {
     lobby **link = &table->buckets[b];
     while (*link != NULL) {
       lobby *l = *link;
+      /* The job stops at its deadline when its generator next polls; a
+       * start waiting for it is answered at that deadline even if the
+       * generator is slow to notice. So waiters keep a lobby alive for at
+       * most its deadline_ms (limits.deadline_ms_max), then it expires by
+       * the usual rules. */
+      uint64_t job_deadline_ns = l->job != NULL ? atomic_load(&l->job->work.cancel.deadline_ns) : 0;
+      if (l->waiters != NULL && job_deadline_ns != 0 && now >= job_deadline_ns) {
+        dg_error late;
+        dg_error_set(&late, DG_ETIMEDOUT, "deadline_ms",
+                     "the lobby's level was not ready by its deadline (deadline_ms %ld)",
+                     l->deadline_ms);
+        s->counters.deadline_exceeded++;
+        resumed |= resume_waiters(l, 504, &late); /* pumped after the scan */
+      }
       if (l->waiters == NULL && ((l->started_ns != 0 && now - l->started_ns >= grace_ns) ||
                                  now - l->touched_ns >= idle_ns)) {
         *link = l->next;
@@ -262,6 +365,8 @@ static void on_tick(uv_timer_t *timer) {
       link = &l->next;
     }
   }
+  if (resumed)
+    http_pump(s); /* NOTES.md: a resume does not wake the loop */
 }
 
 int lobbies_init(server *s) {
@@ -331,9 +436,11 @@ static void recompute(server *s, lobby *l) {
     drop_job(s, l);
     return;
   }
+  l->deadline_ms = deadline_ms;
   if (was_valid && same_request(&fresh, &l->effective))
     return;
   l->effective = fresh;
+  l->pregen_failed = false;
   if (l->job != NULL && !same_request(&l->job->work.request, &fresh)) {
     drop_job(s, l);
     s->lobbies.superseded++;
@@ -351,14 +458,22 @@ static json_t *lobby_json(const lobby *l) {
     state = l->job->work.running ? "running" : "queued";
   else if (l->debounce_at_ns != 0)
     state = "queued";
+  else if (l->valid && l->pregen_failed)
+    state = "failed";
   json_t *effective = json_null();
   if (l->valid)
     effective = json_pack("{s:s, s:o, s:o}", "algorithm", l->effective.algorithm->name, "seed",
                           dg_seed_to_json(l->effective.seed), "params",
                           dg_params_to_json(l->effective.algorithm, &l->effective.params));
-  json_t *root = json_pack("{s:s, s:O, s:O, s:o, s:o, s:s, s:b}", "id", l->id, "settings",
+  json_t *root = json_pack("{s:s, s:O, s:O, s:o, s:o, s:s, s:b, s:I, s:I}", "id", l->id, "settings",
                            l->settings, "players", l->players, "seed", dg_seed_to_json(l->seed),
-                           "effective", effective, "pregen", state, "started", l->started_ns != 0);
+                           "effective", effective, "pregen", state, "started", l->started_ns != 0,
+                           "deadline_ms", (json_int_t)l->deadline_ms, "bytes",
+                           (json_int_t)(l->state_bytes + l->ready_length));
+  if (root != NULL && l->valid && l->pregen_failed && l->job == NULL)
+    json_object_set_new(root, "pregen_error",
+                        json_pack("{s:s, s:s}", "field", l->pregen_error.field, "message",
+                                  l->pregen_error.message));
   if (root != NULL && !l->valid)
     json_object_set_new(
         root, "error",
@@ -398,14 +513,22 @@ static lobby *lobby_create(server *s, const char *id, request *r) {
     return NULL;
   }
   snprintf(l->id, sizeof l->id, "%s", id);
-  /* The lobby's seed is chosen now and kept, so the pre-generated level is
+  /* The lobby's seed is fixed now and kept, so the pre-generated level is
    * exactly what start generates (DESIGN.md "Player-dependent
-   * parameters"). */
-  l->seed = ((uint64_t)dg_rng_next(&s->seeds) << 32 | dg_rng_next(&s->seeds)) & DG_SEED_SAFE_MAX;
+   * parameters"). It is a keyed hash of the id, not a random draw, so every
+   * replica sharing lobby_seed_secret makes the same lobby alike, whichever
+   * of them a request reaches (issue 12, item 8). */
+  l->seed = lobby_seed_derive(s->cfg->lobby_seed_key, id);
+  l->deadline_ms = s->cfg->limits.deadline_ms_default;
   l->touched_ns = dg_monotonic_ns();
   lobby **link = slot_of(&s->lobbies, id);
   *link = l;
   s->lobbies.count++;
+  account(&s->lobbies, l);
+  if (!budget_allows(r, "")) {
+    remove_lobby(s, l);
+    return NULL;
+  }
   return l;
 }
 
@@ -442,9 +565,11 @@ static void put_settings(request *r, lobby *l, bool created) {
   json_t *value;
   json_object_foreach(body, key, value) {
     if (strcmp(key, "algorithm") && strcmp(key, "profile") && strcmp(key, "params") &&
-        strcmp(key, "seed") && strcmp(key, "roomset")) {
+        strcmp(key, "seed") && strcmp(key, "roomset") && strcmp(key, "deadline_ms")) {
       dg_error_set(&err, DG_ENOENT, key,
-                   "unknown member '%s'; allowed: algorithm, profile, params, seed, roomset", key);
+                   "unknown member '%s'; allowed: algorithm, profile, params, seed, roomset, "
+                   "deadline_ms",
+                   key);
       break;
     }
   }
@@ -465,19 +590,24 @@ static void put_settings(request *r, lobby *l, bool created) {
   uint64_t old_seed = l->seed;
   l->settings = body;
   l->seed = seed;
-  recompute(s, l);
-  if (!l->valid) {
+  account(&s->lobbies, l);
+  bool fits = budget_allows(r, "");
+  if (fits)
+    recompute(s, l);
+  if (!fits || !l->valid) {
     err = l->invalid;
     int status = l->invalid_status;
     l->settings = old_settings;
     l->seed = old_seed;
+    account(&s->lobbies, l);
     json_decref(body);
     if (created) {
       remove_lobby(s, l);
-    } else {
+    } else if (fits) {
       recompute(s, l);
     }
-    respond_error(r, status, &err);
+    if (fits)
+      respond_error(r, status, &err);
     return;
   }
   json_decref(old_settings);
@@ -495,14 +625,8 @@ static void put_player(request *r, lobby *l, const char *player, bool created) {
   }
   dg_error err;
   dg_error_clear(&err);
-  const char *key;
-  json_t *value;
-  json_object_foreach(attributes, key, value) {
-    if (!json_is_number(value)) {
-      dg_error_set(&err, DG_ETYPE, key, "player attribute %s must be a number", key);
-      break;
-    }
-  }
+  party_limits bounds = party_limits_of(&s->cfg->limits);
+  player_attributes_check(attributes, &bounds, NULL, &err);
   if (err.code == 0 && json_object_get(l->players, player) == NULL &&
       (long)json_object_size(l->players) >= s->cfg->limits.lobby_players_max)
     dg_error_set(&err, DG_ELIMIT, "players",
@@ -519,19 +643,27 @@ static void put_player(request *r, lobby *l, const char *player, bool created) {
   json_t *previous = json_object_get(l->players, player);
   json_incref(previous);
   json_object_set_new(l->players, player, attributes);
-  recompute(s, l);
-  if (!l->valid) {
+  account(&s->lobbies, l);
+  char field[DG_ERROR_FIELD_MAX];
+  snprintf(field, sizeof field, "players.%s", player);
+  bool fits = budget_allows(r, field);
+  if (fits)
+    recompute(s, l);
+  if (!fits || !l->valid) {
     err = l->invalid;
     int status = l->invalid_status;
     if (previous != NULL)
       json_object_set(l->players, player, previous);
     else
       json_object_del(l->players, player);
-    recompute(s, l);
+    account(&s->lobbies, l);
+    if (fits)
+      recompute(s, l);
     json_decref(previous);
     if (created)
       remove_lobby(s, l);
-    respond_error(r, status, &err);
+    if (fits)
+      respond_error(r, status, &err);
     return;
   }
   json_decref(previous);
@@ -593,7 +725,7 @@ static void start(request *r, lobby *l) {
   }
   s->lobbies.misses++;
   r->pregen = "miss";
-  level_submit(r, &l->effective, s->cfg->limits.deadline_ms_default, format);
+  level_submit(r, &l->effective, l->deadline_ms, format);
 }
 
 void lobby_route(request *r, const char *rest) {
@@ -680,6 +812,7 @@ void lobby_route(request *r, const char *rest) {
                       NULL, NULL, NULL);
       return;
     }
+    account(&s->lobbies, l);
     recompute(s, l);
     l->touched_ns = dg_monotonic_ns();
     respond_json(r, 200, lobby_json(l));

@@ -36,12 +36,16 @@ struct lobby {
   char id[LOBBY_ID_MAX];                /* path segment */
   json_t *settings;                     /* {algorithm?, profile?, params?} (owned) */
   json_t *players;                      /* player id -> attributes object (owned) */
-  uint64_t seed;                        /* chosen at creation or given; kept */
+  uint64_t seed;                        /* derived from the id at creation, or given; kept */
+  long deadline_ms;                     /* every job of the lobby runs under it (settings) */
+  size_t state_bytes;                   /* estimated bytes of this struct, settings, players */
   bool valid;                           /* `effective` holds a valid request */
   dg_request effective;                 /* what start would generate */
   dg_error invalid;                     /* why not valid */
   int invalid_status;                   /* HTTP status for `invalid` */
   pregen *job;                          /* current speculative job, or NULL */
+  bool pregen_failed;                   /* the last job for `effective` failed (e.g. deadline) */
+  dg_error pregen_error;                /* why, while pregen_failed */
   uint64_t debounce_at_ns;              /* queue a job at this time; 0: none pending */
   lobby *debounce_prev, *debounce_next; /* the debounce list, while pending */
   char *ready;                          /* pre-generated level JSON, or NULL */
@@ -60,6 +64,7 @@ typedef struct lobbies {
   lobby *debounce_head, *debounce_tail;                /* those lobbies, soonest first */
   uv_timer_t debounce;                                 /* fires when the head is due */
   size_t ready_bytes;                                  /* sum of ready_length */
+  size_t state_bytes;                                  /* sum of state_bytes */
   uv_timer_t tick;                                     /* TTL and grace, once per second */
   uint64_t hits, waits, misses;                        /* start outcomes */
   uint64_t superseded, expired, evicted, jobs_started; /* speculative bookkeeping */

@@ -70,7 +70,11 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(lobby_idle_ttl_ms);
   PUT(lobby_grace_ms);
   PUT(lobby_debounce_ms);
+  PUT(lobby_bytes_max);
   PUT(lobby_cache_bytes_max);
+  PUT(player_attributes_max);
+  PUT(player_attribute_name_max);
+  PUT(player_attribute_value_max);
   PUT(speculative_reserved_workers);
 #undef PUT
   /* Tokens are secrets: --check-config says how many, never which. */
@@ -81,6 +85,10 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
       "default_profile", cfg->default_profile, "auth_tokens",
       (int)json_array_size(cfg->auth_tokens), "roomsets_dir", cfg->roomsets_dir, "roomsets",
       dg_context_roomsets_to_json(roomsets));
+  /* The seed key is a secret too: only whether it is set. */
+  if (root != NULL)
+    json_object_set_new(root, "lobby_seed_secret",
+                        json_string(cfg->lobby_seed_secret_set ? "(set)" : ""));
   if (root != NULL) {
     json_dumpf(root, stdout, JSON_INDENT(2));
     fputc('\n', stdout);

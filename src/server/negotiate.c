@@ -273,7 +273,7 @@ static uint64_t body_hash(const char *bytes, size_t length) {
 }
 
 int negotiate_job_output(const dg_level *level, job_format format, const dg_svg_options *svg,
-                         job_encoding *encoding, char **body, size_t *length) {
+                         dg_cancel *cancel, job_encoding *encoding, char **body, size_t *length) {
   char *text = NULL;
   size_t text_length = 0;
   int rc;
@@ -281,7 +281,7 @@ int negotiate_job_output(const dg_level *level, job_format format, const dg_svg_
   case JOB_FORMAT_ASCII: rc = dg_level_dump_ascii(level, &text, &text_length); break;
   case JOB_FORMAT_SVG: rc = dg_level_dump_svg(level, svg, &text, &text_length); break;
   case JOB_FORMAT_TILED: rc = dg_level_dump_tiled(level, &text, &text_length); break;
-  default: rc = dg_level_dump_json(level, &text, &text_length); break;
+  default: rc = dg_level_dump_json_cancellable(level, cancel, &text, &text_length); break;
   }
   if (rc != 0)
     return rc;

@@ -64,9 +64,11 @@ bool negotiate_etag_matches(const char *if_none_match, const char *etag);
 
 /* Worker thread: serialises `level` as `format` (SVG with `svg`), then
  * compresses and tags it as `encoding` says. The body (malloc'd) goes to
- * *body / *length. 0 or DG_ENOMEM / DG_EINVAL. */
+ * *body / *length. JSON, the largest output, polls `cancel` (may be NULL)
+ * while it is written, so a deadline covers serialisation. 0 or DG_ENOMEM /
+ * DG_EINVAL / DG_ETIMEDOUT / DG_ECANCELED. */
 int negotiate_job_output(const dg_level *level, job_format format, const dg_svg_options *svg,
-                         job_encoding *encoding, char **body, size_t *length);
+                         dg_cancel *cancel, job_encoding *encoding, char **body, size_t *length);
 
 /* Worker thread: compresses *body (malloc'd, *length bytes) in place when
  * `encoding` asks for gzip and it is large enough, and tags the final bytes

@@ -4,6 +4,7 @@
  * machine, so the level stays deterministic. */
 #include "profile.h"
 
+#include <math.h>
 #include <string.h>
 
 static bool figure_known(const char *term) {
@@ -11,6 +12,49 @@ static bool figure_known(const char *term) {
          ((strncmp(term, "mean.", 5) == 0 || strncmp(term, "max.", 4) == 0 ||
            strncmp(term, "min.", 4) == 0 || strncmp(term, "sum.", 4) == 0) &&
           strchr(term, '.')[1] != '\0');
+}
+
+/* The largest |figure| a party within the limits can give for `term`:
+ * `players` up to players_max; mean, min and max of an attribute up to
+ * value_max; its sum up to players_max * value_max. */
+static double figure_bound(const char *term, long players_max, double value_max) {
+  if (strcmp(term, "players") == 0)
+    return (double)players_max;
+  if (strncmp(term, "sum.", 4) == 0)
+    return (double)players_max * value_max;
+  return value_max;
+}
+
+int profile_check_finite(const char *name, const json_t *profile, long players_max,
+                         double value_max, dg_error *err) {
+  const json_t *params = json_object_get(profile, "params");
+  const char *param_name;
+  json_t *formula;
+  json_object_foreach((json_t *)params, param_name, formula) {
+    /* |value| <= |base| + sum |coefficient| * bound: rounding is monotone,
+     * so when this sum is finite every evaluation's partial sums are too,
+     * and without an infinity no NaN can arise (only + and * are used). */
+    double bound = 0;
+    const char *term;
+    json_t *coefficient;
+    json_object_foreach(formula, term, coefficient) {
+      if (strcmp(term, "base") == 0)
+        bound += fabs(json_number_value(coefficient));
+      else if (strcmp(term, "min") != 0 && strcmp(term, "max") != 0)
+        bound += fabs(json_number_value(coefficient)) * figure_bound(term, players_max, value_max);
+    }
+    if (!isfinite(bound)) {
+      char field[DG_ERROR_FIELD_MAX];
+      snprintf(field, sizeof field, "profiles.%s.params.%s", name, param_name);
+      return dg_error_set(err, -1, field,
+                          "%s can overflow to infinity (and NaN) for a party within the limits "
+                          "(up to %ld players, attributes within +-%.0f: limits.players_max, "
+                          "limits.player_attribute_value_max); "
+                          "use smaller coefficients",
+                          field, players_max, value_max);
+    }
+  }
+  return 0;
 }
 
 int profile_check(const char *name, const json_t *profile, dg_error *err) {
@@ -65,7 +109,50 @@ int profile_check(const char *name, const json_t *profile, dg_error *err) {
   return 0;
 }
 
-int party_from_json(const json_t *players, long players_max, party *out, dg_error *err) {
+party_limits party_limits_of(const config_limits *limits) {
+  return (party_limits){.players_max = limits->players_max,
+                        .attributes_max = limits->player_attributes_max,
+                        .name_bytes_max = limits->player_attribute_name_max,
+                        .value_max = (double)limits->player_attribute_value_max};
+}
+
+int player_attributes_check(const json_t *attributes, const party_limits *limits, const char *field,
+                            dg_error *err) {
+  if (!json_is_object(attributes))
+    return dg_error_set(err, DG_ETYPE, field != NULL ? field : "",
+                        "%s must be an object of numeric attributes, e.g. {\"level\": 12}",
+                        field != NULL ? field : "a player");
+  long count = 0;
+  const char *key;
+  const json_t *value;
+  json_object_foreach((json_t *)attributes, key, value) {
+    const char *name = field != NULL ? field : key;
+    const char *owner = field != NULL ? field : "the player";
+    if (++count > limits->attributes_max)
+      return dg_error_set(err, DG_ELIMIT, name,
+                          "%s has more than %ld attributes (limits.player_attributes_max); "
+                          "'%.40s' is one too many",
+                          owner, limits->attributes_max, key);
+    if ((long)strlen(key) > limits->name_bytes_max)
+      return dg_error_set(err, DG_ELIMIT, name,
+                          "attribute name '%.40s...' of %s is %zu bytes; at most %ld "
+                          "(limits.player_attribute_name_max)",
+                          key, owner, strlen(key), limits->name_bytes_max);
+    if (!json_is_number(value))
+      return field != NULL
+                 ? dg_error_set(err, DG_ETYPE, field, "%s.%s must be a number", field, key)
+                 : dg_error_set(err, DG_ETYPE, key, "player attribute %s must be a number", key);
+    if (!(fabs(json_number_value(value)) <= limits->value_max))
+      return dg_error_set(err, DG_ELIMIT, name,
+                          "attribute %.40s of %s must be from -%.0f to %.0f "
+                          "(limits.player_attribute_value_max)",
+                          key, owner, limits->value_max, limits->value_max);
+  }
+  return 0;
+}
+
+int party_from_json(const json_t *players, const party_limits *limits, party *out, dg_error *err) {
+  long players_max = limits->players_max;
   if (json_is_integer(players)) {
     json_int_t count = json_integer_value(players);
     if (count < 0 || count > players_max)
@@ -85,16 +172,9 @@ int party_from_json(const json_t *players, long players_max, party *out, dg_erro
   json_array_foreach(players, i, player) {
     char field[DG_ERROR_FIELD_MAX];
     snprintf(field, sizeof field, "players[%zu]", i);
-    if (!json_is_object(player))
-      return dg_error_set(err, DG_ETYPE, field,
-                          "%s must be an object of numeric attributes, e.g. {\"level\": 12}",
-                          field);
-    const char *key;
-    const json_t *value;
-    json_object_foreach((json_t *)player, key, value) {
-      if (!json_is_number(value))
-        return dg_error_set(err, DG_ETYPE, field, "%s.%s must be a number", field, key);
-    }
+    int rc = player_attributes_check(player, limits, field, err);
+    if (rc != 0)
+      return rc;
   }
   *out = (party){players, (long)json_array_size(players)};
   return 0;
@@ -162,6 +242,13 @@ int profile_apply(const json_t *profile, const party *members, dg_request *reque
       return dg_error_set(err, DG_EINTERNAL, "profile", "profile parameter %s vanished", name);
     const dg_param_def *def = &request->algorithm->params[index];
     double value = profile_formula_value(formula, members);
+    /* NaN passes every clamp below (its comparisons are false) and jansson
+     * refuses it: refuse it here, naming what made it. */
+    if (!isfinite(value))
+      return dg_error_set(err, DG_EINVAL, "profile",
+                          "the profile's formula for params.%s gives %s for these players; "
+                          "check the players' attributes and the profile",
+                          name, isnan(value) ? "NaN" : "an infinite value");
     if (value < def->min)
       value = def->min;
     if (value > def->max)

@@ -66,6 +66,8 @@ static stats_gauges gauges(const server *s) {
       .lobby_jobs = s->lobbies.jobs_started,
       .lobby_saved_s = s->lobbies.saved_s,
       .lobby_ready_bytes = (long)s->lobbies.ready_bytes,
+      .lobby_bytes = (long)(s->lobbies.ready_bytes + s->lobbies.state_bytes),
+      .lobby_bytes_max = s->cfg->limits.lobby_bytes_max,
   };
 }
 
@@ -147,6 +149,7 @@ static const char *const body_members[] = {
 static int parse_body(server *s, const json_t *body, dg_request *out, long *deadline_ms,
                       dg_error *err) {
   const config_limits *limits = &s->cfg->limits;
+  party_limits party_bounds = party_limits_of(limits);
   if (!json_is_object(body))
     return dg_error_set(err, DG_ETYPE, "", "the request body must be a JSON object"), 400;
   const char *key;
@@ -209,7 +212,7 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
              422;
     party members = {NULL, 0};
     if (players != NULL && !json_is_null(players) &&
-        (rc = party_from_json(players, limits->players_max, &members, err)) != 0)
+        (rc = party_from_json(players, &party_bounds, &members, err)) != 0)
       return 422;
     if (players != NULL && !json_is_null(players))
       player_count = members.count;
@@ -228,7 +231,7 @@ static int parse_body(server *s, const json_t *body, dg_request *out, long *dead
     parsed = derived;
   } else if (players != NULL && !json_is_null(players)) {
     party members;
-    if (party_from_json(players, limits->players_max, &members, err) != 0)
+    if (party_from_json(players, &party_bounds, &members, err) != 0)
       return 422;
     player_count = members.count;
   }

@@ -151,12 +151,14 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
                 "send_queue_full", (json_int_t)s->rejected_send_queue));
   json_object_set_new(
       root, "lobbies",
-      json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I}", "active", (int)g->lobbies,
-                "hits", (json_int_t)g->lobby_hits, "waits", (json_int_t)g->lobby_waits, "misses",
-                (json_int_t)g->lobby_misses, "jobs", (json_int_t)g->lobby_jobs, "superseded",
-                (json_int_t)g->lobby_superseded, "expired", (json_int_t)g->lobby_expired, "evicted",
-                (json_int_t)g->lobby_evicted, "generation_s_saved", g->lobby_saved_s, "ready_bytes",
-                (json_int_t)g->lobby_ready_bytes));
+      json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}", "active",
+                (int)g->lobbies, "hits", (json_int_t)g->lobby_hits, "waits",
+                (json_int_t)g->lobby_waits, "misses", (json_int_t)g->lobby_misses, "jobs",
+                (json_int_t)g->lobby_jobs, "superseded", (json_int_t)g->lobby_superseded, "expired",
+                (json_int_t)g->lobby_expired, "evicted", (json_int_t)g->lobby_evicted,
+                "generation_s_saved", g->lobby_saved_s, "ready_bytes",
+                (json_int_t)g->lobby_ready_bytes, "bytes", (json_int_t)g->lobby_bytes, "bytes_max",
+                (json_int_t)g->lobby_bytes_max));
   text = json_dumps(root, JSON_COMPACT);
   if (text != NULL && length != NULL)
     *length = strlen(text);
@@ -180,7 +182,10 @@ __attribute__((format(printf, 2, 3))) static void append(text_buffer *b, const c
   for (;;) {
     va_list args;
     va_start(args, fmt);
-    int needed = vsnprintf(b->data + b->length, b->capacity - b->length, fmt, args);
+    /* Before the first allocation data is NULL: NULL + 0 is undefined
+     * behaviour (clang's UBSan, found by fuzz_lobby), vsnprintf(NULL, 0) is not. */
+    int needed =
+        vsnprintf(b->data != NULL ? b->data + b->length : NULL, b->capacity - b->length, fmt, args);
     va_end(args);
     if (needed < 0) {
       b->failed = true;
@@ -344,8 +349,13 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "# TYPE dungeond_pregen_saved_seconds_total counter\n"
          "dungeond_pregen_saved_seconds_total %.6f\n"
          "# HELP dungeond_pregen_ready_bytes Bytes of ready pre-generated levels.\n"
-         "# TYPE dungeond_pregen_ready_bytes gauge\ndungeond_pregen_ready_bytes %ld\n",
-         g->lobby_saved_s, g->lobby_ready_bytes);
+         "# TYPE dungeond_pregen_ready_bytes gauge\ndungeond_pregen_ready_bytes %ld\n"
+         "# HELP dungeond_lobby_bytes Bytes of all lobby state: settings, players, ready "
+         "levels.\n"
+         "# TYPE dungeond_lobby_bytes gauge\ndungeond_lobby_bytes %ld\n"
+         "# HELP dungeond_lobby_bytes_max The limit on dungeond_lobby_bytes.\n"
+         "# TYPE dungeond_lobby_bytes_max gauge\ndungeond_lobby_bytes_max %ld\n",
+         g->lobby_saved_s, g->lobby_ready_bytes, g->lobby_bytes, g->lobby_bytes_max);
   if (b.failed) {
     free(b.data);
     return NULL;

@@ -79,6 +79,7 @@ typedef struct stats_gauges {
   uint64_t lobby_jobs;                                     /* speculative jobs started */
   double lobby_saved_s;                                    /* generation seconds saved by hits */
   long lobby_ready_bytes;                                  /* bytes of ready pre-generated levels */
+  long lobby_bytes, lobby_bytes_max; /* all lobby state (limits.lobby_bytes_max) and its limit */
 } stats_gauges;
 
 void stats_init(stats *s);

@@ -1,14 +1,20 @@
 /* Library core: heap order and ties, arena, grid glyphs, graph algorithms
  * (BFS, components, bridges, Dijkstra) against brute force, cancellation,
- * and the grid-to-graph tracer on hand-drawn maps. */
+ * the grid-to-graph tracer on hand-drawn maps, and the internal containers
+ * (growable arrays, the hash table, union-find) against plain arrays. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/lib/core/hash.h"
+#include "../../src/lib/core/unionfind.h"
+#include "../../src/lib/core/vec.h"
+#include "../../src/lib/json/writer.h"
 #include "../../src/lib/trace.h"
 #include "core/arena.h"
 #include "core/heap.h"
 #include "dungeon/dungeon.h"
+#include "dungeon/json.h"
 
 Test(heap, pops_in_priority_then_push_order) {
   dg_heap heap;
@@ -165,6 +171,84 @@ Test(cancel, flag_and_deadline) {
   cr_assert_eq(dg_cancel_check(&cancel), 0);
 }
 
+Test(cancel, deadline_moves) {
+  dg_cancel cancel;
+  dg_cancel_init(&cancel, dg_monotonic_ns() - 1);
+  cr_assert_eq(dg_cancel_check(&cancel), DG_ETIMEDOUT);
+  dg_cancel_set_deadline(&cancel, dg_monotonic_ns() + 60ull * 1000000000ull);
+  cr_assert_eq(dg_cancel_check(&cancel), 0, "a later deadline revives the job");
+  dg_cancel_set_deadline(&cancel, 0);
+  cr_assert_eq(dg_cancel_check(&cancel), 0, "0: no deadline");
+}
+
+/* The writer polls its cancel every DG_WRITER_POLL_BYTES: once the cancel
+ * fires, writing stops within one interval and the writer reports why. */
+Test(cancel, writer_polls_as_it_writes) {
+  dg_cancel cancel;
+  dg_cancel_init(&cancel, 0);
+  dg_writer w = {.cancel = &cancel};
+  char block[1000];
+  memset(block, 'x', sizeof block);
+  for (int i = 0; i < 100; i++)
+    dg_writer_raw(&w, block, sizeof block);
+  cr_assert_eq(w.length, 100000u);
+  cr_assert(!w.failed);
+  dg_cancel_request(&cancel);
+  for (int i = 0; i < 1000; i++)
+    dg_writer_raw(&w, block, sizeof block);
+  cr_assert(w.failed);
+  cr_assert_eq(w.cancel_rc, DG_ECANCELED);
+  cr_assert_lt(w.length, 100000u + DG_WRITER_POLL_BYTES + sizeof block,
+               "wrote %zu bytes after the cancel", w.length - 100000u);
+  free(w.text);
+}
+
+/* dg_level_dump_json_cancellable: the same bytes as dg_level_dump_json
+ * unless the cancel fires; a passed deadline or a request stops it with no
+ * text. */
+Test(cancel, level_dump_stops_at_the_deadline) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  int width = dg_algorithm_param_index(request.algorithm, "width");
+  int height = dg_algorithm_param_index(request.algorithm, "height");
+  dg_error err;
+  json_t *size = json_integer(400);
+  cr_assert_eq(dg_request_set_json(&request, "width", size, "params.", &err), 0);
+  cr_assert_eq(dg_request_set_json(&request, "height", size, "params.", &err), 0);
+  json_decref(size);
+  cr_assert_eq(request.params.number[width] * request.params.number[height], 160000.0);
+  request.seed = 9;
+  request.seed_given = true;
+  dg_level *level = NULL;
+  cr_assert_eq(dg_generate(NULL, &request, NULL, &level, &err), 0, "%s", err.message);
+  char *plain = NULL, *polled = NULL;
+  size_t plain_length = 0, polled_length = 0;
+  cr_assert_eq(dg_level_dump_json(level, &plain, &plain_length), 0);
+  cr_assert_gt(plain_length, 2u * DG_WRITER_POLL_BYTES, "the level spans several polls");
+  dg_cancel cancel;
+  dg_cancel_init(&cancel, dg_monotonic_ns() + 60ull * 1000000000ull);
+  cr_assert_eq(dg_level_dump_json_cancellable(level, &cancel, &polled, &polled_length), 0);
+  cr_assert_eq(polled_length, plain_length);
+  cr_assert(memcmp(polled, plain, plain_length) == 0, "polling changed the bytes");
+  free(polled);
+  polled = NULL;
+  cr_assert_eq(dg_level_dump_json_cancellable(level, NULL, &polled, &polled_length), 0);
+  cr_assert(polled_length == plain_length && memcmp(polled, plain, plain_length) == 0);
+  free(polled);
+  polled = NULL;
+  dg_cancel_init(&cancel, dg_monotonic_ns() - 1);
+  cr_assert_eq(dg_level_dump_json_cancellable(level, &cancel, &polled, &polled_length),
+               DG_ETIMEDOUT);
+  cr_assert_null(polled);
+  dg_cancel_init(&cancel, 0);
+  dg_cancel_request(&cancel);
+  cr_assert_eq(dg_level_dump_json_cancellable(level, &cancel, &polled, &polled_length),
+               DG_ECANCELED);
+  cr_assert_null(polled);
+  free(plain);
+  dg_level_free(level);
+}
+
 /* Draws `rows` into a level with one room per given rectangle. */
 static dg_level *level_from_rows(const char *const *rows, int height, const dg_room *rooms,
                                  int room_count) {
@@ -253,4 +337,136 @@ Test(trace, dead_end_spur) {
    * junction -> dead end (8,3): 2. */
   cr_assert_eq(lengths, 5 + 4 + 2);
   dg_level_free(level);
+}
+
+Test(vec, push_reserve_and_parallel_arrays) {
+  DG_VEC(int64_t) v = {0};
+  cr_assert_eq(dg_vec_reserve(&v, 0), 0);
+  cr_assert_null(v.items, "reserving nothing allocates nothing");
+  for (int64_t i = 0; i < 10000; i++)
+    cr_assert_eq(dg_vec_push(&v, i * 3), 0);
+  cr_assert_eq(v.count, 10000);
+  cr_assert_geq(v.capacity, 10000);
+  cr_assert_lt(v.capacity, 20000, "capacity doubles, it does not run away");
+  for (int i = 0; i < 10000; i++)
+    cr_assert_eq(v.items[i], (int64_t)i * 3);
+  int64_t *before = v.items;
+  cr_assert_eq(dg_vec_reserve(&v, v.capacity), 0);
+  cr_assert_eq(v.items, before, "a reserve within capacity keeps the array");
+  /* Compound literals with commas go through the variadic push. */
+  typedef struct pair {
+    int a, b;
+  } pair;
+  DG_VEC(pair) pairs = {0};
+  cr_assert_eq(dg_vec_push(&pairs, (pair){1, 2}), 0);
+  cr_assert_eq(pairs.items[0].b, 2);
+  /* Parallel arrays: one count, each its own capacity. */
+  double *weights = NULL;
+  int weight_capacity = 0;
+  cr_assert_eq(dg_vec_grow(&weights, &weight_capacity, 100, sizeof *weights), 0);
+  cr_assert_geq(weight_capacity, 100);
+  weights[99] = 1.5;
+  /* A size past int is refused without touching the array. */
+  cr_assert_eq(dg_vec_grow(&weights, &weight_capacity, (1 << 30) + 1, sizeof *weights), DG_ENOMEM);
+  cr_assert_eq(weights[99], 1.5);
+  free(weights);
+  dg_vec_free(&v);
+  dg_vec_free(&pairs);
+  cr_assert_null(v.items);
+  cr_assert_eq(v.count + v.capacity, 0);
+}
+
+/* The table against a plain array of (key, value) over random keys,
+ * including 0 and UINT64_MAX (empty slots are told by stamp, not key). */
+Test(hash, matches_a_plain_array_across_growth_and_clears) {
+  enum { KEYS = 3000 };
+  uint64_t *keys = malloc(KEYS * sizeof *keys);
+  int32_t *values = malloc(KEYS * sizeof *values);
+  cr_assert(keys != NULL && values != NULL);
+  dg_hash table;
+  cr_assert_eq(dg_hash_init(&table, 4), 0);
+  dg_rng rng;
+  dg_rng_seed(&rng, 11, 4);
+  for (int round = 0; round < 3; round++) {
+    int n = 0;
+    for (int i = 0; i < KEYS; i++) {
+      uint64_t key = i == 0   ? 0
+                     : i == 1 ? UINT64_MAX
+                              : (uint64_t)dg_rng_next(&rng) << 32 | dg_rng_below(&rng, 64);
+      int32_t value = (int32_t)dg_rng_below(&rng, 1000000);
+      int known = -1;
+      for (int k = 0; k < n && known < 0; k++)
+        known = keys[k] == key ? k : -1;
+      int32_t *slot;
+      int added = dg_hash_put(&table, key, value, &slot);
+      cr_assert_eq(added, known < 0 ? 1 : 0);
+      if (known < 0) {
+        keys[n] = key;
+        values[n++] = value;
+        cr_assert_eq(*slot, value, "a new key starts at the initial value");
+      } else {
+        cr_assert_eq(*slot, values[known], "an old key keeps its value");
+        *slot = values[known] = value;
+      }
+      cr_assert_eq(table.used, (uint32_t)n);
+      cr_assert_leq(table.used * 2, table.mask + 1, "at most half full");
+    }
+    for (int k = 0; k < n; k++) {
+      const int32_t *found = dg_hash_get(&table, keys[k]);
+      cr_assert_not_null(found);
+      cr_assert_eq(*found, values[k]);
+    }
+    cr_assert_null(dg_hash_get(&table, 0x5555555555555555ull));
+    dg_hash_clear(&table);
+    cr_assert_eq(table.used, 0u);
+    for (int k = 0; k < n; k++)
+      cr_assert_null(dg_hash_get(&table, keys[k]), "a clear empties the table");
+  }
+  /* Reserve makes room without losing keys; a stamp that wraps does not
+   * bring back keys of 2^32 clears ago. */
+  int32_t *slot;
+  cr_assert_eq(dg_hash_put(&table, 42, 7, &slot), 1);
+  uint32_t slots = table.mask + 1;
+  cr_assert_eq(dg_hash_reserve(&table, slots * 4), 0);
+  cr_assert_gt(table.mask + 1, slots);
+  cr_assert_eq(*dg_hash_get(&table, 42), 7);
+  table.stamp = UINT32_MAX;
+  cr_assert_eq(dg_hash_put(&table, 43, 8, &slot), 1);
+  dg_hash_clear(&table);
+  cr_assert_eq(table.stamp, 1u);
+  cr_assert_null(dg_hash_get(&table, 43));
+  cr_assert_null(dg_hash_get(&table, 42));
+  dg_hash_close(&table);
+  dg_hash_close(&table); /* closing twice is safe */
+  free(keys);
+  free(values);
+}
+
+/* Union-find against labels merged by brute force: same sets, and each
+ * set's root is its lowest element. */
+Test(unionfind, matches_brute_force_labels) {
+  enum { N = 400 };
+  int parent[N], label[N];
+  dg_uf_init(parent, N);
+  for (int i = 0; i < N; i++)
+    label[i] = i;
+  dg_rng rng;
+  dg_rng_seed(&rng, 5, 9);
+  for (int step = 0; step < 300; step++) {
+    int a = (int)dg_rng_below(&rng, N), b = (int)dg_rng_below(&rng, N);
+    int apart = label[a] != label[b];
+    cr_assert_eq(dg_uf_union(parent, a, b), apart);
+    if (apart) {
+      int from = label[a] > label[b] ? label[a] : label[b];
+      int to = label[a] > label[b] ? label[b] : label[a];
+      for (int i = 0; i < N; i++)
+        label[i] = label[i] == from ? to : label[i];
+    }
+  }
+  for (int i = 0; i < N; i++) {
+    int lowest = i;
+    for (int k = 0; k < N; k++)
+      lowest = label[k] == label[i] && k < lowest ? k : lowest;
+    cr_assert_eq(dg_uf_find(parent, i), lowest);
+  }
 }

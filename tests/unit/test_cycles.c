@@ -131,7 +131,7 @@ Test(cycles, table_bounds) {
 
 /* ---- the search itself, on small cases in empty space ---- */
 
-#include "../../src/lib/authored/authored.h"
+#include "../../src/lib/authored/cycles.h"
 
 typedef struct chain_world {
   const rs_set *set;
@@ -192,8 +192,8 @@ Test(cycles, weight_one_finds_the_optimum) {
   au_state s = {.set = set, .params = &request.params, .current_chain = -1};
   cr_assert_eq(occ_init(&s.occupancy), 0);
   au_connector ends[2] = {{0, 0, 0, FACING_N, 0, CONN_OPEN, 0}, {0}};
-  s.connectors = ends;
-  s.connector_count = 2;
+  s.connectors.items = ends;
+  s.connectors.count = 2;
   dg_rng rng;
   dg_rng_seed(&rng, 7, 1);
   int found = 0, agreed_none = 0;
@@ -258,6 +258,8 @@ Test(cycles, parameter_validation) {
       {"cycle_interval", "-1"},
       {"spacing", "17"},
       {"tries", "0"},
+      {"failures_max", "0"},
+      {"failures_max", "1001"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     dg_request request;

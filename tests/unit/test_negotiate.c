@@ -146,8 +146,9 @@ Test(negotiate, job_output_compresses_and_tags_by_representation) {
       dg_svg_options_init(&svg);
       char *body = NULL;
       size_t length = 0;
-      cr_assert_eq(negotiate_job_output(level, (job_format)format, &svg, &encoding, &body, &length),
-                   0);
+      cr_assert_eq(
+          negotiate_job_output(level, (job_format)format, &svg, NULL, &encoding, &body, &length),
+          0);
       cr_assert_eq(encoding.gzipped, gzip && encoding.identity_length >= 1024);
       cr_assert(encoding.gzipped ? length < encoding.identity_length
                                  : length == encoding.identity_length);
@@ -165,7 +166,8 @@ Test(negotiate, job_output_compresses_and_tags_by_representation) {
       job_encoding probe = {.gzip = false, .cacheable = true};
       char *body = NULL;
       size_t length = 0;
-      negotiate_job_output(level, (job_format)(i % JOB_FORMATS), NULL, &probe, &body, &length);
+      negotiate_job_output(level, (job_format)(i % JOB_FORMATS), NULL, NULL, &probe, &body,
+                           &length);
       same_bytes = (k % JOB_FORMATS == i % JOB_FORMATS) && length < 1024;
       free(body);
       cr_expect(same_bytes ? strcmp(a, b) == 0 : strcmp(a, b) != 0, "tags %d and %d: %s %s", i, k,
@@ -174,7 +176,8 @@ Test(negotiate, job_output_compresses_and_tags_by_representation) {
   job_encoding untagged = {.cacheable = false};
   char *body = NULL;
   size_t length = 0;
-  cr_assert_eq(negotiate_job_output(level, JOB_FORMAT_JSON, NULL, &untagged, &body, &length), 0);
+  cr_assert_eq(negotiate_job_output(level, JOB_FORMAT_JSON, NULL, NULL, &untagged, &body, &length),
+               0);
   cr_assert_str_eq(untagged.etag, "");
   free(body);
   dg_level_free(level);

@@ -2,11 +2,21 @@
  * checks (src/server/config.c): formulas, clamps, explicit params winning,
  * and configuration errors that name their key. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../../src/server/config.h"
 #include "../../src/server/profile.h"
+
+/* The default party limits with `players_max` players. */
+static party_limits bounds(long players_max) {
+  config cfg;
+  config_defaults(&cfg);
+  party_limits limits = party_limits_of(&cfg.limits);
+  limits.players_max = players_max;
+  return limits;
+}
 
 static json_t *parse(const char *text) {
   json_error_t error;
@@ -18,7 +28,8 @@ static json_t *parse(const char *text) {
 Test(profile, formula_terms_and_clamps) {
   json_t *players = parse("[{\"level\": 10, \"gear\": 1}, {\"level\": 30}, {\"gear\": 5}]");
   party members;
-  cr_assert_eq(party_from_json(players, 64, &members, NULL), 0);
+  party_limits limits = bounds(64);
+  cr_assert_eq(party_from_json(players, &limits, &members, NULL), 0);
   cr_assert_eq(members.count, 3);
   json_t *formula = parse("{\"base\": 1, \"players\": 2, \"mean.level\": 0.5, \"max.gear\": 10,"
                           " \"min.level\": 1, \"sum.gear\": 1}");
@@ -57,14 +68,15 @@ Test(profile, apply_rounds_and_clamps_to_the_parameter_range) {
 Test(profile, players_validation_names_the_field) {
   party members;
   dg_error err;
+  party_limits limits = bounds(64), two = bounds(2);
   json_t *bad = parse("[{\"level\": 1}, {\"level\": \"high\"}]");
-  cr_assert_neq(party_from_json(bad, 64, &members, &err), 0);
+  cr_assert_neq(party_from_json(bad, &limits, &members, &err), 0);
   cr_assert_str_eq(err.field, "players[1]");
   json_t *many = parse("[{}, {}, {}]");
-  cr_assert_neq(party_from_json(many, 2, &members, &err), 0);
+  cr_assert_neq(party_from_json(many, &two, &members, &err), 0);
   cr_assert_str_eq(err.field, "players");
   json_t *count = json_integer(4);
-  cr_assert_eq(party_from_json(count, 64, &members, &err), 0);
+  cr_assert_eq(party_from_json(count, &limits, &members, &err), 0);
   cr_assert_eq(members.count, 4);
   json_decref(bad);
   json_decref(many);
@@ -148,5 +160,137 @@ Test(config, errors_name_the_key) {
   cr_assert_eq(cfg.workers, 3);
   cr_assert_eq(cfg.limits.rooms_max, 10);
   cr_assert_eq(cfg.limits.body_bytes_max, 65536, "other keys keep their defaults");
+  config_close(&cfg);
+}
+
+/* Issue 12 item 4: a player's attributes are bounded in number, name size
+ * and magnitude, and each error names the player or the attribute. */
+Test(profile, player_attribute_limits_name_the_field) {
+  party_limits limits = bounds(64);
+  limits.attributes_max = 3;
+  limits.name_bytes_max = 8;
+  limits.value_max = 1000;
+  party members;
+  dg_error err;
+  json_t *ok = parse("[{\"a\": 1, \"b\": -1000, \"longname\": 1000}]");
+  cr_assert_eq(party_from_json(ok, &limits, &members, &err), 0, "%s", err.message);
+  json_t *crowded = parse("[{\"level\": 1}, {\"a\": 1, \"b\": 2, \"c\": 3, \"d\": 4}]");
+  cr_assert_eq(party_from_json(crowded, &limits, &members, &err), DG_ELIMIT);
+  cr_assert_str_eq(err.field, "players[1]");
+  cr_assert_not_null(strstr(err.message, "limits.player_attributes_max"), "%s", err.message);
+  json_t *long_name = parse("[{\"ninechars\": 1}]");
+  cr_assert_eq(party_from_json(long_name, &limits, &members, &err), DG_ELIMIT);
+  cr_assert_not_null(strstr(err.message, "limits.player_attribute_name_max"), "%s", err.message);
+  json_t *huge = parse("[{\"level\": 1e308}]");
+  cr_assert_eq(party_from_json(huge, &limits, &members, &err), DG_ELIMIT);
+  cr_assert_str_eq(err.field, "players[0]");
+  cr_assert_not_null(strstr(err.message, "limits.player_attribute_value_max"), "%s", err.message);
+  /* A lobby player's body: the offending attribute is the field. */
+  json_t *lobby_player = parse("{\"level\": 1, \"gold\": -5000}");
+  cr_assert_eq(player_attributes_check(lobby_player, &limits, NULL, &err), DG_ELIMIT);
+  cr_assert_str_eq(err.field, "gold");
+  json_decref(ok);
+  json_decref(crowded);
+  json_decref(long_name);
+  json_decref(huge);
+  json_decref(lobby_player);
+}
+
+/* Issue 12 item 7: a formula that can overflow for a party within the
+ * limits is a configuration error naming the profile and parameter. */
+Test(profile, check_finite_rejects_formulas_that_overflow) {
+  dg_error err;
+  json_t *fine = parse("{\"algorithm\": \"classic\", \"params\": {"
+                       "\"width\": {\"base\": 60, \"players\": 10, \"sum.level\": 1e290},"
+                       "\"closet_chance\": {\"base\": 0.3, \"mean.level\": -0.01}}}");
+  cr_assert_eq(profile_check("fine", fine, &err), 0, "%s", err.message);
+  cr_assert_eq(profile_check_finite("fine", fine, 64, 1e9, &err), 0, "%s", err.message);
+  json_t *huge_coefficient =
+      parse("{\"algorithm\": \"classic\", \"params\": {\"width\": {\"base\": 60},"
+            "\"closet_chance\": {\"base\": 0.1, \"players\": 1e308}}}");
+  cr_assert_eq(profile_check("big", huge_coefficient, &err), 0, "%s", err.message);
+  cr_assert_neq(profile_check_finite("big", huge_coefficient, 64, 1e9, &err), 0);
+  cr_assert_str_eq(err.field, "profiles.big.params.closet_chance");
+  /* inf - inf: each term alone is finite only for tiny parties. */
+  json_t *cancelling = parse("{\"algorithm\": \"classic\", \"params\": {\"closet_chance\": "
+                             "{\"base\": 0.1, \"sum.level\": 1e300, \"mean.level\": -1e300}}}");
+  cr_assert_neq(profile_check_finite("nan", cancelling, 64, 1e9, &err), 0);
+  cr_assert_str_eq(err.field, "profiles.nan.params.closet_chance");
+  cr_assert_eq(profile_check_finite("nan", cancelling, 1, 1, &err), 0,
+               "finite for one player with attributes within +-1");
+  json_decref(fine);
+  json_decref(huge_coefficient);
+  json_decref(cancelling);
+}
+
+/* The run-time defence: a party outside the limits (not possible through
+ * party_from_json) that drives a formula to NaN is a 422-class error
+ * naming `profile`, never a NaN parameter or "out of memory". */
+Test(profile, apply_refuses_a_non_finite_value) {
+  json_t *profile = parse("{\"algorithm\": \"classic\", \"params\": {\"closet_chance\": "
+                          "{\"base\": 0.1, \"sum.level\": 1, \"mean.level\": -1}}}");
+  json_t *players = parse("[{\"level\": 1e308}, {\"level\": 1e308}]");
+  party members = {players, 2};
+  cr_assert(isnan(profile_formula_value(
+                json_object_get(json_object_get(profile, "params"), "closet_chance"), &members)),
+            "the formula really gives NaN here (inf - inf)");
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_error err;
+  dg_error_clear(&err);
+  cr_assert_eq(profile_apply(profile, &members, &request, &err), DG_EINVAL);
+  cr_assert_str_eq(err.field, "profile");
+  cr_assert_not_null(strstr(err.message, "NaN"), "%s", err.message);
+  json_decref(profile);
+  json_decref(players);
+}
+
+Test(config, profile_overflow_is_a_config_error) {
+  config cfg;
+  dg_error err;
+  cr_assert_eq(load_text("{\"default_profile\": \"\", \"profiles\": {\"fine\": {\"algorithm\": "
+                         "\"classic\", \"params\": {\"closet_chance\": {\"base\": 0.1, "
+                         "\"sum.level\": 1, \"mean.level\": -1}}}}, \"limits\": "
+                         "{\"player_attribute_value_max\": 1000000000000000}}",
+                         &cfg, &err),
+               0, "64 * 1e15 is finite, so this one loads: %s", err.message);
+  config_close(&cfg);
+  cr_assert_neq(load_text("{\"default_profile\": \"\", \"profiles\": {\"bad\": {\"algorithm\": "
+                          "\"classic\", \"params\": {\"closet_chance\": {\"base\": 0.1, "
+                          "\"players\": 1e307}}}}}",
+                          &cfg, &err),
+                0);
+  cr_assert_str_eq(err.field, "profiles.bad.params.closet_chance");
+  config_close(&cfg);
+}
+
+Test(config, lobby_keys_and_the_old_cache_key) {
+  config cfg;
+  dg_error err;
+  cr_assert_eq(load_text("{\"limits\": {\"lobby_cache_bytes_max\": 0}}", &cfg, &err), 0, "%s",
+               err.message);
+  cr_assert_eq(cfg.limits.lobby_cache_bytes_max, 0, "0 still means: keep no ready level");
+  cr_assert_eq(cfg.limits.lobby_bytes_max, 256L << 20, "the one budget keeps its default");
+  config_close(&cfg);
+  cr_assert_neq(load_text("{\"limits\": {\"lobby_bytes_max\": 4096}}", &cfg, &err), 0);
+  cr_assert_str_eq(err.field, "limits.lobby_bytes_max");
+  config_close(&cfg);
+  cr_assert_neq(load_text("{\"limits\": {\"player_attributes_max\": 0}}", &cfg, &err), 0);
+  cr_assert_str_eq(err.field, "limits.player_attributes_max");
+  config_close(&cfg);
+  cr_assert_eq(
+      load_text("{\"lobby_seed_secret\": \"000102030405060708090a0b0c0d0e0F\"}", &cfg, &err), 0,
+      "%s", err.message);
+  cr_assert(cfg.lobby_seed_secret_set);
+  cr_assert_eq(cfg.lobby_seed_key[1], 0x01);
+  cr_assert_eq(cfg.lobby_seed_key[15], 0x0f);
+  config_close(&cfg);
+  cr_assert_neq(
+      load_text("{\"lobby_seed_secret\": \"not hex at all, but 32 chars!!\"}", &cfg, &err), 0);
+  cr_assert_str_eq(err.field, "lobby_seed_secret");
+  cr_assert_null(strstr(err.message, "not hex"), "the secret is not echoed: %s", err.message);
+  config_close(&cfg);
+  cr_assert_neq(load_text("{\"lobby_seed_secret\": 12}", &cfg, &err), 0);
+  cr_assert_str_eq(err.field, "lobby_seed_secret");
   config_close(&cfg);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../context_internal.h"
+#include "core/vec.h"
 #include "dungeon/json.h"
 #include "roomset.h"
 
@@ -38,15 +39,10 @@ int dg_context_add_roomset(dg_context *context, const json_t *json, dg_error *er
     dg_error_set(err, rc, "", "out of memory precomputing the moves of '%s'", set->name);
     goto fail;
   }
-  if (context->roomset_count == context->roomset_capacity) {
-    int grown = context->roomset_capacity ? context->roomset_capacity * 2 : 4;
-    struct rs_set **bigger = realloc(context->roomsets, (size_t)grown * sizeof *bigger);
-    if (bigger == NULL) {
-      rc = dg_error_set(err, DG_ENOMEM, "", "out of memory");
-      goto fail;
-    }
-    context->roomsets = bigger;
-    context->roomset_capacity = grown;
+  if (dg_vec_grow(&context->roomsets, &context->roomset_capacity, context->roomset_count + 1,
+                  sizeof *context->roomsets) != 0) {
+    rc = dg_error_set(err, DG_ENOMEM, "", "out of memory");
+    goto fail;
   }
   context->roomsets[context->roomset_count++] = set;
   return 0;

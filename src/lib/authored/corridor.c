@@ -19,13 +19,15 @@
  * (stamped, so it needs no clearing), the node pool and the open list live
  * in one scratch per generation, allocated on the first corridor and grown
  * only when a search needs more nodes than any before it. */
+#include "corridor.h"
+
 #include <stdlib.h>
 
-#include "authored.h"
+#include "core/hash.h"
 
-/* Visited slots: a search that fills half of them has wandered too far for
- * a corridor and stops growing its frontier. */
-#define CORRIDOR_SLOTS (1u << 14)
+/* Cells one search may visit: past this many it has wandered too far for a
+ * corridor and stops growing its frontier. */
+#define CORRIDOR_CELLS_MAX (1u << 13)
 
 typedef struct cnode {
   int x, y, z;
@@ -34,26 +36,19 @@ typedef struct cnode {
 } cnode;
 
 struct au_corridor_search {
-  uint64_t keys[CORRIDOR_SLOTS];
-  int best[CORRIDOR_SLOTS];
-  uint32_t stamp[CORRIDOR_SLOTS]; /* slot valid when equal to `generation` */
-  uint32_t generation;
-  cnode *nodes;
-  int node_capacity;
-  dg_heap open;
+  dg_hash visited;     /* cell key -> cheapest g, cleared per search */
+  DG_VEC(cnode) nodes; /* the search's nodes, by index */
+  dg_heap open;        /* node indices by f */
 };
 
 void au_corridor_free(au_state *s) {
   if (s->corridors == NULL)
     return;
-  free(s->corridors->nodes);
+  dg_hash_close(&s->corridors->visited);
+  dg_vec_free(&s->corridors->nodes);
   dg_heap_close(&s->corridors->open);
   free(s->corridors);
   s->corridors = NULL;
-}
-
-static uint32_t cslot(uint64_t key, uint32_t mask) {
-  return (uint32_t)dg_mix64(key) & mask;
 }
 
 static uint64_t ckey(int x, int y, int z) {
@@ -90,20 +85,6 @@ static int iabs(int v) {
   return v < 0 ? -v : v;
 }
 
-static int reserve(void **items, int *capacity, int needed, size_t size) {
-  if (needed <= *capacity)
-    return 0;
-  int grown = *capacity ? *capacity : 256;
-  while (grown < needed)
-    grown *= 2;
-  void *bigger = realloc(*items, (size_t)grown * size);
-  if (bigger == NULL)
-    return DG_ENOMEM;
-  *items = bigger;
-  *capacity = grown;
-  return 0;
-}
-
 /* True when a cell at (x, y, z) after node `parent` would run into the
  * corridor's own earlier cells (their walls or air), such as a stair
  * climbing in a zig-zag over itself or a lane doubling back beside itself.
@@ -111,12 +92,12 @@ static int reserve(void **items, int *capacity, int needed, size_t size) {
  * by design. */
 static bool crosses_itself(const struct au_corridor_search *q, int parent, int x, int y, int z) {
   int skip = 2;
-  for (int i = parent; i >= 0; i = q->nodes[i].parent) {
+  for (int i = parent; i >= 0; i = q->nodes.items[i].parent) {
     if (skip > 0) {
       skip--;
       continue;
     }
-    const cnode *n = &q->nodes[i];
+    const cnode *n = &q->nodes.items[i];
     if (abs(n->x - x) <= 1 && abs(n->z - z) <= 1 && abs(n->y - y) <= 3)
       return true;
   }
@@ -134,19 +115,20 @@ static au_block stair_block(const cnode *p, const cnode *n) {
  * *first and *count locate it. 0 or DG_ENOMEM. */
 static int carve(au_state *s, const struct au_corridor_search *q, int found, const au_connector *a,
                  const au_connector *b, int sx, int sz, int gx, int gz, int *first, int *count) {
+  const cnode *nodes = q->nodes.items;
   int total = 2;
-  for (int i = found; i >= 0; i = q->nodes[i].parent)
-    total += 1 + (q->nodes[i].parent >= 0 && q->nodes[q->nodes[i].parent].y != q->nodes[i].y);
-  if (reserve((void **)&s->path, &s->path_capacity, s->path_count + total, sizeof *s->path) != 0)
+  for (int i = found; i >= 0; i = nodes[i].parent)
+    total += 1 + (nodes[i].parent >= 0 && nodes[nodes[i].parent].y != nodes[i].y);
+  if (dg_vec_reserve(&s->path, s->path.count + total) != 0)
     return DG_ENOMEM;
-  au_block *path = s->path + s->path_count;
+  au_block *path = s->path.items + s->path.count;
   int at = total - 1;
   path[at--] = (au_block){b->x, b->y, b->z};
-  for (int i = found; i >= 0; i = q->nodes[i].parent) {
-    const cnode *n = &q->nodes[i];
+  for (int i = found; i >= 0; i = nodes[i].parent) {
+    const cnode *n = &nodes[i];
     path[at--] = (au_block){n->x, n->y, n->z};
-    if (n->parent >= 0 && q->nodes[n->parent].y != n->y)
-      path[at--] = stair_block(&q->nodes[n->parent], n);
+    if (n->parent >= 0 && nodes[n->parent].y != n->y)
+      path[at--] = stair_block(&nodes[n->parent], n);
   }
   path[at] = (au_block){a->x, a->y, a->z};
   for (int i = 1; i < total - 1; i++) {
@@ -154,15 +136,15 @@ static int carve(au_state *s, const struct au_corridor_search *q, int found, con
     if (occ_add(&s->occupancy, &box, -1) != 0)
       return DG_ENOMEM;
   }
-  *first = s->path_count;
+  *first = s->path.count;
   *count = total;
-  s->path_count += total;
+  s->path.count += total;
   return 0;
 }
 
 int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *length,
                 int64_t *expanded) {
-  const au_connector *a = &s->connectors[from], *b = &s->connectors[to];
+  const au_connector *a = &s->connectors.items[from], *b = &s->connectors.items[to];
   int sx = a->x + facing_dx(a->facing), sy = a->y, sz = a->z + facing_dz(a->facing);
   int gx = b->x + facing_dx(b->facing), gy = b->y, gz = b->z + facing_dz(b->facing);
   double w = dg_param_float(s->params, P_WEIGHT);
@@ -173,35 +155,23 @@ int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *leng
   if (!column_free(s, sx, sy, sz) || !column_free(s, gx, gy, gz))
     return 0;
   if (s->corridors == NULL) {
-    if ((s->corridors = calloc(1, sizeof *s->corridors)) == NULL)
+    /* A half-built scratch is freed by au_corridor_free. */
+    if ((s->corridors = calloc(1, sizeof *s->corridors)) == NULL ||
+        dg_heap_init(&s->corridors->open, 256) != 0 ||
+        dg_hash_init(&s->corridors->visited, CORRIDOR_CELLS_MAX) != 0)
       return DG_ENOMEM;
-    if (dg_heap_init(&s->corridors->open, 256) != 0) {
-      free(s->corridors);
-      s->corridors = NULL;
-      return DG_ENOMEM;
-    }
   }
   struct au_corridor_search *q = s->corridors;
-  const uint32_t mask = CORRIDOR_SLOTS - 1;
-  if (++q->generation == 0) {
-    /* Wrapped: stamps of 2^32 searches ago would look current. */
-    for (uint32_t i = 0; i < CORRIDOR_SLOTS; i++)
-      q->stamp[i] = 0;
-    q->generation = 1;
-  }
+  dg_hash_clear(&q->visited);
   dg_heap_clear(&q->open);
-  int node_count = 0;
-  uint32_t used = 0;
-  if (reserve((void **)&q->nodes, &q->node_capacity, 1, sizeof *q->nodes) != 0)
-    return DG_ENOMEM;
-  q->nodes[node_count++] = (cnode){sx, sy, sz, -1, 0};
-  if (dg_heap_push(&q->open, 0, 0) != 0)
+  q->nodes.count = 0;
+  if (dg_vec_push(&q->nodes, (cnode){sx, sy, sz, -1, 0}) != 0 || dg_heap_push(&q->open, 0, 0) != 0)
     return DG_ENOMEM;
   uint32_t at;
   int found = -1;
   static const int dx[4] = {0, 1, 0, -1}, dz[4] = {-1, 0, 1, 0};
   while (found < 0 && dg_heap_pop(&q->open, NULL, &at) && *expanded < expansions_max) {
-    cnode n = q->nodes[at];
+    cnode n = q->nodes.items[at];
     if (n.x == gx && n.y == gy && n.z == gz) {
       found = (int)at;
       break;
@@ -216,11 +186,8 @@ int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *leng
         if (iabs(x - sx) > reach || iabs(z - sz) > reach)
           continue;
         uint64_t key = ckey(x, y, z);
-        uint32_t slot = cslot(key, mask);
-        while (q->stamp[slot] == q->generation && q->keys[slot] != key)
-          slot = (slot + 1) & mask;
-        bool known = q->stamp[slot] == q->generation;
-        if (known && q->best[slot] <= g)
+        int32_t *best = dg_hash_get(&q->visited, key);
+        if (best != NULL && *best <= g)
           continue;
         if (!cell_free(s, x, y, z, sx, sz, gx, gz) || crosses_itself(q, (int)at, x, y, z))
           continue;
@@ -230,19 +197,16 @@ int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *leng
           if (!cell_free(s, stair.x, stair.y, stair.z, sx, sz, gx, gz))
             continue;
         }
-        if (!known) {
-          if ((used + 1) * 2 > CORRIDOR_SLOTS)
-            continue;
-          used++;
-          q->stamp[slot] = q->generation;
-          q->keys[slot] = key;
-        }
-        q->best[slot] = g;
-        if (reserve((void **)&q->nodes, &q->node_capacity, node_count + 1, sizeof *q->nodes) != 0)
+        if (best != NULL)
+          *best = g;
+        else if (q->visited.used >= CORRIDOR_CELLS_MAX)
+          continue;
+        else if (dg_hash_put(&q->visited, key, g, &best) < 0)
           return DG_ENOMEM;
         int h = iabs(gx - x) + iabs(gy - y) + iabs(gz - z);
-        q->nodes[node_count] = (cnode){x, y, z, (int)at, g};
-        if (dg_heap_push(&q->open, (uint64_t)((g + w * h) * 16.0), (uint32_t)node_count++) != 0)
+        uint32_t id = (uint32_t)q->nodes.count;
+        if (dg_vec_push(&q->nodes, (cnode){x, y, z, (int)at, g}) != 0 ||
+            dg_heap_push(&q->open, (uint64_t)((g + w * h) * 16.0), id) != 0)
           return DG_ENOMEM;
       }
   }
@@ -251,11 +215,11 @@ int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *leng
   int first = 0, count = 0, rc;
   if ((rc = carve(s, q, found, a, b, sx, sz, gx, gz, &first, &count)) != 0)
     return rc;
-  *length = q->nodes[found].g + 2;
+  *length = q->nodes.items[found].g + 2;
   *built = true;
   if ((rc = au_connect(s, from, to, "corridor", cycle)) != 0)
     return rc;
-  s->connections[s->connection_count - 1].path_first = first;
-  s->connections[s->connection_count - 1].path_count = count;
+  s->connections.items[s->connections.count - 1].path_first = first;
+  s->connections.items[s->connections.count - 1].path_count = count;
   return 0;
 }

@@ -4,9 +4,6 @@
 
 #include <stdlib.h>
 
-#include "dungeon/rng.h"
-
-#define OCC_EMPTY UINT64_MAX
 #define OCC_BIAS (1 << 20) /* bucket coordinates are biased to stay positive */
 
 static int bucket_of(int v) {
@@ -18,110 +15,34 @@ static uint64_t pack(int bx, int by, int bz) {
          (uint64_t)(uint32_t)(bz + OCC_BIAS);
 }
 
-static uint32_t find_slot(const occ_index *index, uint64_t key) {
-  uint32_t mask = index->slots - 1, slot = (uint32_t)dg_mix64(key) & mask;
-  while (index->keys[slot] != OCC_EMPTY && index->keys[slot] != key)
-    slot = (slot + 1) & mask;
-  return slot;
-}
-
-static int alloc_table(occ_index *index, uint32_t slots) {
-  index->keys = malloc((size_t)slots * sizeof *index->keys);
-  index->heads = malloc((size_t)slots * sizeof *index->heads);
-  if (index->keys == NULL || index->heads == NULL)
-    return DG_ENOMEM;
-  for (uint32_t i = 0; i < slots; i++)
-    index->keys[i] = OCC_EMPTY;
-  index->slots = slots;
-  index->used = 0;
-  return 0;
-}
-
 int occ_init(occ_index *index) {
   *index = (occ_index){0};
-  return alloc_table(index, 1024);
+  return dg_hash_init(&index->buckets, 512);
 }
 
 void occ_close(occ_index *index) {
-  free(index->keys);
-  free(index->heads);
-  free(index->entry_box);
-  free(index->entry_next);
-  free(index->boxes);
-  free(index->owner);
-  *index = (occ_index){0};
-}
-
-/* Doubles the table when it is half full, re-inserting every bucket. */
-static int grow_table(occ_index *index) {
-  occ_index old = *index;
-  if (alloc_table(index, old.slots * 2) != 0) {
-    free(index->keys);
-    free(index->heads);
-    index->keys = old.keys;
-    index->heads = old.heads;
-    index->slots = old.slots;
-    index->used = old.used;
-    return DG_ENOMEM;
-  }
-  for (uint32_t i = 0; i < old.slots; i++)
-    if (old.keys[i] != OCC_EMPTY) {
-      uint32_t slot = find_slot(index, old.keys[i]);
-      index->keys[slot] = old.keys[i];
-      index->heads[slot] = old.heads[i];
-      index->used++;
-    }
-  free(old.keys);
-  free(old.heads);
-  return 0;
-}
-
-static int reserve(void **items, int *capacity, int needed, size_t size) {
-  if (needed <= *capacity)
-    return 0;
-  int grown = *capacity ? *capacity : 256;
-  while (grown < needed)
-    grown *= 2;
-  void *bigger = realloc(*items, (size_t)grown * size);
-  if (bigger == NULL)
-    return DG_ENOMEM;
-  *items = bigger;
-  *capacity = grown;
-  return 0;
+  dg_hash_close(&index->buckets);
+  dg_vec_free(&index->entries);
+  dg_vec_free(&index->boxes);
+  dg_vec_free(&index->owner);
 }
 
 int occ_add(occ_index *index, const rs_box *box, int owner) {
-  int box_capacity = index->box_capacity;
-  if (reserve((void **)&index->boxes, &box_capacity, index->box_count + 1, sizeof(rs_box)) != 0 ||
-      reserve((void **)&index->owner, &index->box_capacity, index->box_count + 1, sizeof(int)) != 0)
+  if (dg_vec_push(&index->boxes, *box) != 0 || dg_vec_push(&index->owner, owner) != 0)
     return DG_ENOMEM;
-  int id = index->box_count++;
-  index->boxes[id] = *box;
-  index->owner[id] = owner;
+  int id = index->boxes.count - 1;
   int bx0 = bucket_of(box->x0), bx1 = bucket_of(box->x1 - 1);
   int by0 = bucket_of(box->y0), by1 = bucket_of(box->y1 - 1);
   int bz0 = bucket_of(box->z0), bz1 = bucket_of(box->z1 - 1);
-  int needed = index->entry_count + (bx1 - bx0 + 1) * (by1 - by0 + 1) * (bz1 - bz0 + 1);
-  int entry_capacity = index->entry_capacity;
-  if (reserve((void **)&index->entry_box, &entry_capacity, needed, sizeof(int)) != 0 ||
-      reserve((void **)&index->entry_next, &index->entry_capacity, needed, sizeof(int)) != 0)
-    return DG_ENOMEM;
   for (int bx = bx0; bx <= bx1; bx++)
     for (int by = by0; by <= by1; by++)
       for (int bz = bz0; bz <= bz1; bz++) {
-        if ((index->used + 1) * 2 > index->slots && grow_table(index) != 0)
+        int32_t *head;
+        if (dg_hash_put(&index->buckets, pack(bx, by, bz), -1, &head) < 0)
           return DG_ENOMEM;
-        uint64_t key = pack(bx, by, bz);
-        uint32_t slot = find_slot(index, key);
-        if (index->keys[slot] == OCC_EMPTY) {
-          index->keys[slot] = key;
-          index->heads[slot] = -1;
-          index->used++;
-        }
-        int e = index->entry_count++;
-        index->entry_box[e] = id;
-        index->entry_next[e] = index->heads[slot];
-        index->heads[slot] = e;
+        if (dg_vec_push(&index->entries, (occ_entry){id, *head}) != 0)
+          return DG_ENOMEM;
+        *head = index->entries.count - 1;
       }
   return 0;
 }
@@ -134,15 +55,16 @@ bool occ_is_free_except(const occ_index *index, const rs_box *box, int owner) {
   int bx0 = bucket_of(box->x0), bx1 = bucket_of(box->x1 - 1);
   int by0 = bucket_of(box->y0), by1 = bucket_of(box->y1 - 1);
   int bz0 = bucket_of(box->z0), bz1 = bucket_of(box->z1 - 1);
+  const occ_entry *entries = index->entries.items;
   for (int bx = bx0; bx <= bx1; bx++)
     for (int by = by0; by <= by1; by++)
       for (int bz = bz0; bz <= bz1; bz++) {
-        uint32_t slot = find_slot(index, pack(bx, by, bz));
-        if (index->keys[slot] == OCC_EMPTY)
+        const int32_t *head = dg_hash_get(&index->buckets, pack(bx, by, bz));
+        if (head == NULL)
           continue;
-        for (int e = index->heads[slot]; e >= 0; e = index->entry_next[e])
-          if (rs_box_overlap(&index->boxes[index->entry_box[e]], box) &&
-              index->owner[index->entry_box[e]] != owner)
+        for (int e = *head; e >= 0; e = entries[e].next)
+          if (rs_box_overlap(&index->boxes.items[entries[e].box], box) &&
+              index->owner.items[entries[e].box] != owner)
             return false;
       }
   return true;

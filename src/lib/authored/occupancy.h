@@ -1,31 +1,34 @@
 /* Internal: the occupancy index of placed space (seed 003, "Rooms as
  * moves": the search checks moves "against the occupancy index (with
  * localized buckets for fast AABB collision checks)"). World boxes are kept
- * in one array; a hash table of fixed-size spatial buckets lists, for each
- * bucket, the boxes that reach into it. The table is two flat arrays with
- * linear probing and the bucket lists are index chains in flat arrays: no
- * allocation per box beyond amortised growth. One index per generation. */
+ * in one array; a hash table of fixed-size spatial buckets (core/hash.h:
+ * one flat array, linear probing) gives, for each bucket, the first entry
+ * of the chain of boxes that reach into it; the chains are indices in one
+ * flat array: no allocation per box beyond amortised growth. One index per
+ * generation. */
 #ifndef DUNGEON_AUTHORED_OCCUPANCY_H
 #define DUNGEON_AUTHORED_OCCUPANCY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/hash.h"
+#include "core/vec.h"
 #include "roomset.h"
 
 #define OCC_BUCKET_SHIFT 4 /* buckets of 16 x 16 x 16 blocks */
 
+/* One box reaching into one bucket. */
+typedef struct occ_entry {
+  int box;  /* index in boxes */
+  int next; /* next entry of the same bucket, -1 ends */
+} occ_entry;
+
 typedef struct occ_index {
-  uint64_t *keys;  /* packed bucket coordinates, OCC_EMPTY when free */
-  int *heads;      /* first entry of each bucket's chain, parallel to keys */
-  uint32_t slots;  /* table size, a power of two */
-  uint32_t used;   /* occupied slots */
-  int *entry_box;  /* entry -> box index */
-  int *entry_next; /* entry -> next entry of the same bucket, -1 ends */
-  int entry_count, entry_capacity;
-  rs_box *boxes; /* every box added, in order */
-  int *owner;    /* box -> owner id (a placement) */
-  int box_count, box_capacity;
+  dg_hash buckets;           /* packed bucket coordinates -> first entry */
+  DG_VEC(occ_entry) entries; /* the buckets' chains */
+  DG_VEC(rs_box) boxes;      /* every box added, in order */
+  DG_VEC(int) owner;         /* box -> owner id (a placement), parallel to boxes */
 } occ_index;
 
 /* Empty index. 0 or DG_ENOMEM. */

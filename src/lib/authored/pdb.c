@@ -6,14 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vec.h"
 #include "dungeon/cancel.h"
 #include "roomset.h"
 
 /* Inserts or lowers `key`; returns true when the entry is new or cheaper. */
 static bool relax(rs_pdb *pdb, uint32_t key, int cost) {
-  uint32_t slot = pdb_slot(key, pdb->mask);
-  while (pdb->keys[slot] != PDB_EMPTY && pdb->keys[slot] != key)
-    slot = (slot + 1) & pdb->mask;
+  uint32_t slot = pdb_find(pdb, key);
   if (pdb->keys[slot] == key) {
     if (pdb->costs[slot] <= cost)
       return false;
@@ -47,23 +46,7 @@ static int by_cost(const void *a, const void *b) {
 
 /* Dial's bucket queue: costs are small integers, so one growable list per
  * cost value replaces a heap (O(1) push and pop). */
-typedef struct bucket {
-  uint32_t *keys;
-  int count, capacity;
-} bucket;
-
-static int bucket_push(bucket *b, uint32_t key) {
-  if (b->count == b->capacity) {
-    int grown = b->capacity ? b->capacity * 2 : 256;
-    uint32_t *bigger = realloc(b->keys, (size_t)grown * sizeof *bigger);
-    if (bigger == NULL)
-      return DG_ENOMEM;
-    b->keys = bigger;
-    b->capacity = grown;
-  }
-  b->keys[b->count++] = key;
-  return 0;
-}
+typedef DG_VEC(uint32_t) bucket;
 
 int pdb_build(const rs_set *set, int cost_max, rs_pdb *pdb) {
   uint64_t started = dg_monotonic_ns();
@@ -119,11 +102,11 @@ int pdb_build(const rs_set *set, int cost_max, rs_pdb *pdb) {
    * front of it (z = -1) facing back south. */
   dense[CELL(0, 0, -1, FACING_S)] = 0;
   int states = 1;
-  if (bucket_push(&queue[0], (uint32_t)CELL(0, 0, -1, FACING_S)) != 0)
+  if (dg_vec_push(&queue[0], (uint32_t)CELL(0, 0, -1, FACING_S)) != 0)
     goto fail;
   for (int cost = 0; cost <= cost_max; cost++) {
     for (int at = 0; at < queue[cost].count; at++) {
-      size_t cell = queue[cost].keys[at];
+      size_t cell = queue[cost].items[at];
       if (dense[cell] != cost)
         continue; /* reached more cheaply since it was queued */
       size_t rest = cell;
@@ -147,12 +130,11 @@ int pdb_build(const rs_set *set, int cost_max, rs_pdb *pdb) {
           continue;
         states += dense[k] == 0xff;
         dense[k] = (uint8_t)next;
-        if (bucket_push(&queue[next], (uint32_t)k) != 0)
+        if (dg_vec_push(&queue[next], (uint32_t)k) != 0)
           goto fail;
       }
     }
-    free(queue[cost].keys);
-    queue[cost] = (bucket){0};
+    dg_vec_free(&queue[cost]);
   }
   /* Pack at up to 80% load so that a state costs at most 15 bytes. */
   uint32_t slots = 1024;
@@ -182,7 +164,7 @@ fail:
   for (int f = 0; f < 4; f++)
     free(edges[f]);
   for (int c = 0; queue != NULL && c <= cost_max; c++)
-    free(queue[c].keys);
+    dg_vec_free(&queue[c]);
   free(queue);
   if (rc != 0)
     pdb_free(pdb);

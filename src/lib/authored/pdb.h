@@ -53,20 +53,21 @@ static inline uint32_t pdb_slot(uint32_t key, uint32_t mask) {
   return key & mask;
 }
 
+/* The slot where `key` is or would go (linear probing). */
+static inline uint32_t pdb_find(const rs_pdb *pdb, uint32_t key) {
+  uint32_t slot = pdb_slot(key, pdb->mask);
+  while (pdb->keys[slot] != PDB_EMPTY && pdb->keys[slot] != key)
+    slot = (slot + 1) & pdb->mask;
+  return slot;
+}
+
 /* Cost from the state to the goal, or -1 when the table has no entry
  * (unreachable within cost_max). */
 static inline int pdb_lookup(const rs_pdb *pdb, uint32_t key) {
   if (key == PDB_EMPTY)
     return -1;
-  uint32_t slot = pdb_slot(key, pdb->mask);
-  for (;;) {
-    uint32_t k = pdb->keys[slot];
-    if (k == key)
-      return pdb->costs[slot];
-    if (k == PDB_EMPTY)
-      return -1;
-    slot = (slot + 1) & pdb->mask;
-  }
+  uint32_t slot = pdb_find(pdb, key);
+  return pdb->keys[slot] == key ? pdb->costs[slot] : -1;
 }
 
 /* Builds the table for `set`'s moves up to `cost_max`. 0 or DG_ENOMEM. */

@@ -84,10 +84,6 @@ static inline int cell_of(const dg_grid *grid, int x, int y) {
   return y * grid->width + x;
 }
 
-/* Union-find. */
-int classic_find(classic_state *s, int cell);
-void classic_union(classic_state *s, int a, int b);
-
 /* Makes a tile walkable with `tile` and joins it to its walkable
  * neighbours in the union-find. */
 void classic_dig(classic_state *s, int x, int y, dg_tile tile);

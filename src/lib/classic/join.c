@@ -30,23 +30,12 @@
 #include <stdlib.h>
 
 #include "classic.h"
+#include "core/unionfind.h"
+#include "core/vec.h"
 #include "dungeon/request.h"
 
 static const int step_x[4] = {0, 1, 0, -1};
 static const int step_y[4] = {-1, 0, 1, 0};
-
-int classic_find(classic_state *s, int cell) {
-  while (s->parent[cell] != cell)
-    cell = s->parent[cell] = s->parent[s->parent[cell]];
-  return cell;
-}
-
-void classic_union(classic_state *s, int a, int b) {
-  a = classic_find(s, a);
-  b = classic_find(s, b);
-  if (a != b)
-    s->parent[a < b ? b : a] = a < b ? a : b;
-}
 
 void classic_dig(classic_state *s, int x, int y, dg_tile tile) {
   dg_grid *grid = s->grid;
@@ -57,7 +46,7 @@ void classic_dig(classic_state *s, int x, int y, dg_tile tile) {
   for (int d = 0; d < 4; d++) {
     int nx = x + step_x[d], ny = y + step_y[d];
     if (dg_grid_contains(grid, nx, ny) && dg_tile_walkable(dg_grid_get(grid, nx, ny)))
-      classic_union(s, cell, cell_of(grid, nx, ny));
+      dg_uf_union(s->parent, cell, cell_of(grid, nx, ny));
   }
 }
 
@@ -158,7 +147,7 @@ static bool dig_follow(classic_state *s, int start_room_cell, int end_room_cell,
         continue;
       *met = true;
     }
-    if (classic_find(s, previous_set) != classic_find(s, set)) {
+    if (dg_uf_find(s->parent, previous_set) != dg_uf_find(s->parent, set)) {
       int from = previous_index < 0 ? 0 : previous_index;
       int to = i == path->count ? path->count - 1 : i;
       dig_stretch(s, from, to);
@@ -211,14 +200,9 @@ static int try_closet(classic_state *s, int end, int inner) {
     chest.items[i] = treasure[dg_rng_below(&s->detail, sizeof treasure / sizeof treasure[0])];
   if (dg_level_add_object(s->level, &chest) != 0)
     return DG_ENOMEM;
-  if (s->closets.count == s->closet_capacity) {
-    int capacity = s->closet_capacity != 0 ? s->closet_capacity * 2 : 8;
-    classic_closet *items = realloc(s->closets.items, (size_t)capacity * sizeof *items);
-    if (items == NULL)
-      return DG_ENOMEM;
-    s->closets.items = items;
-    s->closet_capacity = capacity;
-  }
+  if (dg_vec_grow(&s->closets.items, &s->closet_capacity, s->closets.count + 1,
+                  sizeof *s->closets.items) != 0)
+    return DG_ENOMEM;
   s->closets.items[s->closets.count++] =
       (classic_closet){.x = ex, .y = ey, .dx = dx, .dy = dy, .sealed = sealed};
   return 1;

@@ -1,6 +1,7 @@
-/* dg_cancel: the flag is atomic because the daemon's loop thread sets it
- * while a worker polls it; the deadline is written once before the job
- * starts and only read afterwards. */
+/* dg_cancel: the flag and the deadline are atomic because the daemon's loop
+ * thread sets them while a worker polls them (a deadline moves when a lobby's
+ * speculative job gets a waiting client). Relaxed order suffices for the
+ * deadline: it carries no other data. */
 #include "dungeon/cancel.h"
 
 #include <time.h>
@@ -15,7 +16,11 @@ uint64_t dg_monotonic_ns(void) {
 
 void dg_cancel_init(dg_cancel *cancel, uint64_t deadline_ns) {
   atomic_init(&cancel->requested, 0);
-  cancel->deadline_ns = deadline_ns;
+  atomic_init(&cancel->deadline_ns, deadline_ns);
+}
+
+void dg_cancel_set_deadline(dg_cancel *cancel, uint64_t deadline_ns) {
+  atomic_store_explicit(&cancel->deadline_ns, deadline_ns, memory_order_relaxed);
 }
 
 void dg_cancel_request(dg_cancel *cancel) {
@@ -27,7 +32,8 @@ int dg_cancel_check(dg_cancel *cancel) {
     return 0;
   if (atomic_load_explicit(&cancel->requested, memory_order_acquire) != 0)
     return DG_ECANCELED;
-  if (cancel->deadline_ns != 0 && dg_monotonic_ns() >= cancel->deadline_ns)
+  uint64_t deadline_ns = atomic_load_explicit(&cancel->deadline_ns, memory_order_relaxed);
+  if (deadline_ns != 0 && dg_monotonic_ns() >= deadline_ns)
     return DG_ETIMEDOUT;
   return 0;
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "core/heap.h"
+#include "core/unionfind.h"
+#include "core/vec.h"
 #include "dungeon/error.h"
 
 void dg_graph_init(dg_graph *graph) {
@@ -26,14 +28,9 @@ void dg_graph_clear(dg_graph *graph) {
 }
 
 int dg_graph_add_node(dg_graph *graph, const char *kind, int x, int y, int room, int *id) {
-  if (graph->node_count == graph->node_capacity) {
-    int capacity = graph->node_capacity != 0 ? graph->node_capacity * 2 : 16;
-    dg_node *nodes = realloc(graph->nodes, (size_t)capacity * sizeof *nodes);
-    if (nodes == NULL)
-      return DG_ENOMEM;
-    graph->nodes = nodes;
-    graph->node_capacity = capacity;
-  }
+  if (dg_vec_grow(&graph->nodes, &graph->node_capacity, graph->node_count + 1,
+                  sizeof *graph->nodes) != 0)
+    return DG_ENOMEM;
   dg_node *node = &graph->nodes[graph->node_count];
   node->kind = kind;
   node->x = x;
@@ -50,14 +47,9 @@ int dg_graph_add_node(dg_graph *graph, const char *kind, int x, int y, int room,
 int dg_graph_add_edge(dg_graph *graph, int from, int to, const char *kind, int length) {
   if (from < 0 || to < 0 || from >= graph->node_count || to >= graph->node_count || length < 1)
     return DG_EINVAL;
-  if (graph->edge_count == graph->edge_capacity) {
-    int capacity = graph->edge_capacity != 0 ? graph->edge_capacity * 2 : 16;
-    dg_edge *edges = realloc(graph->edges, (size_t)capacity * sizeof *edges);
-    if (edges == NULL)
-      return DG_ENOMEM;
-    graph->edges = edges;
-    graph->edge_capacity = capacity;
-  }
+  if (dg_vec_grow(&graph->edges, &graph->edge_capacity, graph->edge_count + 1,
+                  sizeof *graph->edges) != 0)
+    return DG_ENOMEM;
   graph->edges[graph->edge_count++] =
       (dg_edge){.from = from, .to = to, .kind = kind, .length = length, .roll = -1};
   return 0;
@@ -148,21 +140,9 @@ int dg_graph_components(const dg_graph *graph, int *component, int *count) {
   int *parent = malloc((size_t)(n > 0 ? n : 1) * sizeof *parent);
   if (parent == NULL)
     return DG_ENOMEM;
-  for (int i = 0; i < n; i++)
-    parent[i] = i;
-  for (int e = 0; e < graph->edge_count; e++) {
-    int a = graph->edges[e].from, b = graph->edges[e].to;
-    while (parent[a] != a)
-      a = parent[a] = parent[parent[a]];
-    while (parent[b] != b)
-      b = parent[b] = parent[parent[b]];
-    if (a != b) {
-      if (a < b)
-        parent[b] = a;
-      else
-        parent[a] = b;
-    }
-  }
+  dg_uf_init(parent, n);
+  for (int e = 0; e < graph->edge_count; e++)
+    dg_uf_union(parent, graph->edges[e].from, graph->edges[e].to);
   int components = 0;
   for (int i = 0; i < n; i++) {
     int root = i;

@@ -34,6 +34,14 @@ uint32_t dg_rng_below(dg_rng *rng, uint32_t bound) {
   }
 }
 
+uint64_t dg_rng_below64(dg_rng *rng, uint64_t bound) {
+  if (bound == 0)
+    return 0;
+  uint64_t hi = dg_rng_next(rng);
+  uint64_t lo = dg_rng_next(rng);
+  return (hi << 32 | lo) % bound;
+}
+
 int32_t dg_rng_range(dg_rng *rng, int32_t lo, int32_t hi) {
   if (hi <= lo)
     return lo;

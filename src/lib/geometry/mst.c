@@ -1,11 +1,12 @@
 /* Kruskal's minimum spanning forest (src/lib/geometry/mst.h): edges sorted by
- * (weight, index), a union-find by size with path halving decides which
- * edges join two trees. Used by the `landmark` generator (seed 001, step 2)
+ * (weight, index), the library's union-find (core/unionfind.h) decides
+ * which edges join two trees. Used by the `landmark` generator (seed 001, step 2)
  * on the Delaunay edges between rooms. */
 #include "geometry/mst.h"
 
 #include <stdlib.h>
 
+#include "core/unionfind.h"
 #include "dungeon/error.h"
 
 typedef struct sort_entry {
@@ -20,14 +21,6 @@ static int by_weight(const void *pa, const void *pb) {
   return (a->index > b->index) - (a->index < b->index);
 }
 
-static int find(int *parent, int x) {
-  while (parent[x] != x) {
-    parent[x] = parent[parent[x]];
-    x = parent[x];
-  }
-  return x;
-}
-
 int dg_mst(int node_count, const dg_weighted_edge *edges, int edge_count, bool *in_tree,
            int *chosen, int *trees) {
   if (node_count < 0 || edge_count < 0)
@@ -38,31 +31,19 @@ int dg_mst(int node_count, const dg_weighted_edge *edges, int edge_count, bool *
   int rc = DG_ENOMEM;
   sort_entry *sorted = malloc(((size_t)edge_count + 1) * sizeof *sorted);
   int *parent = malloc(((size_t)node_count + 1) * sizeof *parent);
-  int *size = malloc(((size_t)node_count + 1) * sizeof *size);
-  if (sorted == NULL || parent == NULL || size == NULL)
+  if (sorted == NULL || parent == NULL)
     goto fail;
   for (int i = 0; i < edge_count; i++) {
     sorted[i] = (sort_entry){edges[i].weight, i};
     in_tree[i] = false;
   }
   qsort(sorted, (size_t)edge_count, sizeof *sorted, by_weight);
-  for (int i = 0; i < node_count; i++) {
-    parent[i] = i;
-    size[i] = 1;
-  }
+  dg_uf_init(parent, node_count);
   int joined = 0;
   for (int i = 0; i < edge_count && joined + 1 < node_count; i++) {
     const dg_weighted_edge *e = &edges[sorted[i].index];
-    int ra = find(parent, e->a), rb = find(parent, e->b);
-    if (ra == rb)
+    if (!dg_uf_union(parent, e->a, e->b))
       continue;
-    if (size[ra] < size[rb]) {
-      int t = ra;
-      ra = rb;
-      rb = t;
-    }
-    parent[rb] = ra;
-    size[ra] += size[rb];
     in_tree[sorted[i].index] = true;
     joined++;
   }
@@ -74,6 +55,5 @@ int dg_mst(int node_count, const dg_weighted_edge *edges, int edge_count, bool *
 fail:
   free(sorted);
   free(parent);
-  free(size);
   return rc;
 }

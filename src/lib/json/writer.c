@@ -8,8 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+int dg_writer_poll(dg_writer *w) {
+  if (w->cancel_rc == 0 && w->cancel != NULL)
+    w->cancel_rc = dg_cancel_check(w->cancel);
+  w->next_poll = w->length + DG_WRITER_POLL_BYTES;
+  if (w->cancel_rc != 0)
+    w->failed = true;
+  return w->cancel_rc;
+}
+
 static bool reserve(dg_writer *w, size_t extra) {
   if (w->failed)
+    return false;
+  if (w->cancel != NULL && w->length >= w->next_poll && dg_writer_poll(w) != 0)
     return false;
   if (w->length + extra + 1 <= w->capacity)
     return true;

@@ -9,12 +9,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dungeon/cancel.h"
+
+/* Bytes written between two polls of the writer's dg_cancel: a poll reads
+ * the clock, so not on every write, yet a multi-megabyte level still stops
+ * within a fraction of a millisecond of its deadline. */
+#define DG_WRITER_POLL_BYTES 65536
+
 typedef struct dg_writer {
-  char *text;      /* NUL-terminated when length > 0; owned */
-  size_t length;   /* bytes written */
-  size_t capacity; /* bytes allocated */
-  bool failed;     /* an allocation failed: the text is incomplete */
+  char *text;        /* NUL-terminated when length > 0; owned */
+  size_t length;     /* bytes written */
+  size_t capacity;   /* bytes allocated */
+  bool failed;       /* an allocation failed or the cancel fired: the text is incomplete */
+  dg_cancel *cancel; /* polled every DG_WRITER_POLL_BYTES; may be NULL */
+  size_t next_poll;  /* length at which to poll `cancel` next */
+  int cancel_rc;     /* DG_ECANCELED / DG_ETIMEDOUT once the cancel fired, else 0 */
 } dg_writer;
+
+/* Polls w->cancel now (also done every DG_WRITER_POLL_BYTES by the writers
+ * below); on a non-zero code the writer fails with it. Returns that code. */
+int dg_writer_poll(dg_writer *w);
 
 void dg_writer_raw(dg_writer *w, const char *bytes, size_t length);
 void dg_writer_char(dg_writer *w, char c);

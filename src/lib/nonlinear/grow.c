@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vec.h"
 #include "nonlinear.h"
 
 /* Direction bits and their steps. */
@@ -145,15 +146,7 @@ static int dig_line(nl_state *s, int from, int to) {
 
 /* Grows the per-edge corner array so that edge `edge` fits. */
 static int reserve_edge(nl_state *s, int edge) {
-  if (edge < s->edge_capacity)
-    return 0;
-  int grown = s->edge_capacity * 2 > edge + 1 ? s->edge_capacity * 2 : edge + 64;
-  int *bigger = realloc(s->corner, (size_t)grown * sizeof *bigger);
-  if (bigger == NULL)
-    return DG_ENOMEM;
-  s->corner = bigger;
-  s->edge_capacity = grown;
-  return 0;
+  return dg_vec_grow(&s->corner, &s->edge_capacity, edge + 1, sizeof *s->corner);
 }
 
 /* Records a corridor from node `from` to node `to` turning at area

@@ -1,13 +1,18 @@
-/* Internal state of one `authored` generation (seed 003): the room set, the
- * rooms placed so far with their world-space boxes and connectors, the
- * connections between them, and the occupancy index. Shared by the files
- * of src/lib/authored/; the cycle pass (issue 6) extends the same state. */
-#ifndef DUNGEON_AUTHORED_H
-#define DUNGEON_AUTHORED_H
+/* Internal: the state of one `authored` generation (seed 003) and the
+ * operations every phase shares: the room set, the rooms placed so far with
+ * their world-space boxes and connectors, the connections between them,
+ * the occupancy index, and placing a move, joining two doorways and
+ * checking that a move fits. The bottom of the folder's layering: tree
+ * growth (grow.c), the cycle pass (cycles*.c) and the corridor baseline
+ * (corridor.c) build on this file and never on each other, except that the
+ * cycle driver runs corridor.c; authored.c drives them all. */
+#ifndef DUNGEON_AUTHORED_STATE_H
+#define DUNGEON_AUTHORED_STATE_H
 
 #include <stdint.h>
 
 #include "core/heap.h"
+#include "core/vec.h"
 #include "dungeon/cancel.h"
 #include "dungeon/level.h"
 #include "dungeon/rng.h"
@@ -33,6 +38,7 @@ enum {
   P_GROUPING,
   P_SPACING,
   P_CYCLE_INTERVAL,
+  P_FAILURES_MAX,
   P_COMMON, /* the common parameters (DG_COMMON_PARAM_DEFS) */
   P_COUNT = P_COMMON + DG_COMMON_PARAM_COUNT
 };
@@ -40,9 +46,8 @@ enum {
 enum { CYCLES_CHAINS, CYCLES_CORRIDORS, CYCLES_NONE };
 
 /* Stall cutoffs whose effect every search records (seed 003, "Measuring
- * instead of guessing"); the last is "never". */
+ * instead of guessing"; the values are au_cutoffs in cycles.h). */
 #define AU_CUTOFFS 12
-extern const int au_cutoffs[AU_CUTOFFS];
 
 enum { CONN_OPEN, CONN_CONNECTED, CONN_CLOSED };
 
@@ -55,7 +60,7 @@ typedef struct au_placement {
   int depth;     /* tree depth, 0 for the start */
   int box_first; /* boxes in the occupancy index's array */
   int box_count;
-  int conn_first; /* connectors in au_state.connectors */
+  int conn_first; /* connectors in au_state.connectors.items */
   int conn_count; /* the room's connector count */
   int chain;      /* the cycle whose chain placed it, -1 for tree rooms */
 } au_placement;
@@ -73,10 +78,10 @@ typedef struct au_connector {
  * blocks are neighbours and their facings opposite; a corridor joins two
  * doorways through carved blocks. */
 typedef struct au_connection {
-  int a, b;         /* indices in au_state.connectors */
+  int a, b;         /* indices in au_state.connectors.items */
   const char *kind; /* static: "tree", "chain" or "corridor" */
   int cycle;        /* the cycle it belongs to, -1 for tree connections */
-  int path_first;   /* a corridor's blocks in au_state.path (0 otherwise) */
+  int path_first;   /* a corridor's blocks in au_state.path.items (0 otherwise) */
   int path_count;   /* 0 for tree and chain connections */
 } au_connection;
 
@@ -93,25 +98,22 @@ typedef struct au_state {
   dg_rng layout; /* which group is tried at an open connector */
   dg_rng choice; /* which concrete room of a group is committed */
   occ_index occupancy;
-  au_placement *placements;
-  int placement_count, placement_capacity;
-  au_connector *connectors;
-  int connector_count, connector_capacity;
-  au_connection *connections;
-  int connection_count, connection_capacity;
-  dg_heap open;     /* open connectors by squared distance from the centre */
-  uint32_t *tried;  /* per group: the attempt stamp of its last rejection */
-  uint32_t attempt; /* current stamp */
+  DG_VEC(au_placement) placements;   /* every room placed, tree and chain */
+  DG_VEC(au_connector) connectors;   /* every placed room's doorways */
+  DG_VEC(au_connection) connections; /* doorways joined */
+  dg_heap open;                      /* open connectors by squared distance from the centre */
+  uint32_t *tried;                   /* per group: the attempt stamp of its last rejection */
+  uint32_t attempt;                  /* current stamp */
   int64_t fit_checks, closed_connectors, rejected_moves;
   bool out_of_space;        /* growth stopped before the room count */
   int current_chain;        /* cycle id stamped on placements au_commit makes */
   int tree_count;           /* rooms placed by growth (not chains) */
   bool rescue;              /* closed connectors were given a second chance */
   struct au_cycles *cycles; /* the cycle pass's results, NULL before it */
-  au_block *path;           /* every corridor's path, by au_connection.path_first */
-  int path_count, path_capacity;
+  DG_VEC(au_block) path;    /* every corridor's path, by au_connection.path_first */
   /* Scratch reused by every search of one generation (issue 6: no
-   * allocation per search or per node once warm), NULL until first use. */
+   * allocation per search or per node once warm), NULL until first use;
+   * freed by au_search_free and au_corridor_free, not au_state_close. */
   struct au_search *search;             /* the chain search (cycles.c) */
   struct au_corridor_search *corridors; /* the corridor baseline (corridor.c) */
   dg_cancel *cancel;                    /* checked inside long searches too; may be NULL */
@@ -128,8 +130,7 @@ typedef struct au_cycle {
 
 /* The cycle pass's results and instrumentation. */
 typedef struct au_cycles {
-  au_cycle *items; /* cycles built, owned */
-  int count, capacity;
+  DG_VEC(au_cycle) built;    /* cycles built */
   int64_t candidates;        /* pairs close in space and far in the tree */
   int64_t attempts;          /* searches started */
   int64_t skipped_shortened; /* pairs no longer far apart when their turn came */
@@ -144,56 +145,46 @@ typedef struct au_cycles {
   int64_t lost[AU_CUTOFFS];  /* cycles each cutoff would have lost */
   int64_t saved[AU_CUTOFFS]; /* failed-search expansions each would have saved */
   uint64_t ns;               /* wall time spent in cycle passes */
-  uint64_t *fail_ns;         /* wall time of each failed search, owned */
-  int fail_count, fail_capacity;
+  DG_VEC(uint64_t) fail_ns;  /* wall time of each failed search */
 } au_cycles;
 
-/* One pass closing cycles (seed 003) among the connectors open now; may
- * run several times, accumulating into s->cycles. Closes cycles (seed 003): candidates ranked worst
- * stretch first, each searched by weighted A* over room moves (or carved as a corridor when
- * cycles=corridors). Fills s->cycles. 0, DG_ENOMEM, DG_ECANCELED,
- * DG_ETIMEDOUT. */
-int au_close_cycles(au_state *s, dg_cancel *cancel);
-
-enum { AU_FOUND, AU_FAIL_TABLE, AU_FAIL_CUTOFF, AU_FAIL_EXHAUSTED };
-
-/* One cycle search from connector `from` to connector `to` without
- * committing anything (tests and tools): *status is AU_FOUND or why it
- * failed; *cost and *rooms describe the chain found (-1 otherwise).
- * 0 or DG_ENOMEM. */
-int au_search_pair(au_state *s, int from, int to, int *status, int *cost, int *rooms,
-                   int64_t *expanded);
-
+/* Frees a cycle pass's results (NULL-safe). */
 void au_cycles_free(au_cycles *cycles);
 
-/* The corridor baseline between connectors `from` and `to` (corridor.c):
- * *built, its walking *length and the cells *expanded. A built corridor is
- * carved into the occupancy, recorded as a "corridor" connection of cycle
- * `cycle` and its path appended to s->path. 0 or DG_ENOMEM. */
-int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *length,
-                int64_t *expanded);
-
-/* Frees the scratch of au_corridor and of the chain search (NULL-safe). */
-void au_corridor_free(au_state *s);
-void au_search_free(au_state *s);
-
-/* Grows the tree (seed 003, footnote 1): start room at the origin, then
- * always the open connector nearest the centre. 0, DG_ENOMEM, DG_ECANCELED,
- * DG_ETIMEDOUT. */
-int au_grow(au_state *s, dg_cancel *cancel);
-
 /* Places move `m` of the set at open connector `open` (already checked to
- * fit) and records the connection. 0 or DG_ENOMEM. */
+ * fit), records the connection of kind `kind` (static) and queues the new
+ * room's other doorways as open. 0 or DG_ENOMEM. */
 int au_commit(au_state *s, int open, int m, const char *kind);
+
+/* Places the start room `room` unrotated with its low corner at `origin`
+ * and queues its doorways. 0 or DG_ENOMEM. */
+int au_place_start(au_state *s, int room, const int origin[3]);
 
 /* Records a connection between connectors a and b (both become connected).
  * 0 or DG_ENOMEM. */
 int au_connect(au_state *s, int a, int b, const char *kind, int cycle);
 
+/* Queues connector `c` on the open heap by its distance from the centre
+ * (seed 003, footnote 1). 0 or DG_ENOMEM. */
+int au_queue(au_state *s, int c);
+
 /* True when the move fits at open connector `open`: all its boxes free and
  * inside the vertical limit. */
 bool au_fits(au_state *s, int open, const rs_move *move);
 
+/* A concrete move of group `g`, drawn by its room's spawn weight from the
+ * `choice` stream (seed 003, "Deduplicating the moves": the room is chosen
+ * only at commit time, by spawn weight). */
+int au_pick_member(au_state *s, int g);
+
+/* True when connector c's doorway opens onto a free block. */
+static inline bool au_front_free(const au_state *s, int c) {
+  const au_connector *k = &s->connectors.items[c];
+  return occ_block_free(&s->occupancy, k->x + facing_dx(k->facing), k->y,
+                        k->z + facing_dz(k->facing));
+}
+
+/* Frees the state's own arrays (not the search scratch). */
 void au_state_close(au_state *s);
 
 #endif

@@ -1,0 +1,36 @@
+/* Internal: the cycle pass of the `authored` generator (seed 003, "Inside
+ * the search" and "Making it fast"), as the driver (authored.c) and the
+ * tests call it. Its parts: cycles_candidates.c (which pairs), cycles_search.c
+ * (the chain search and commit), cycles.c (this interface: the passes and
+ * the scratch they share). */
+#ifndef DUNGEON_AUTHORED_CYCLES_H
+#define DUNGEON_AUTHORED_CYCLES_H
+
+#include "state.h"
+
+/* Stall cutoffs whose effect every search records (seed 003, "Measuring
+ * instead of guessing"); the last, 0, is "never". */
+extern const int au_cutoffs[AU_CUTOFFS];
+
+/* One pass closing cycles among the connectors open now; runs several
+ * times per generation (while the tree grows and once after), accumulating
+ * into s->cycles (created on first use, owned by the state). Candidates
+ * ranked worst stretch first, each searched by weighted A* over room moves
+ * or, with cycles=corridors, carved as a corridor. 0, DG_ENOMEM,
+ * DG_ECANCELED, DG_ETIMEDOUT. */
+int au_close_cycles(au_state *s, dg_cancel *cancel);
+
+enum { AU_FOUND, AU_FAIL_TABLE, AU_FAIL_CUTOFF, AU_FAIL_EXHAUSTED };
+
+/* One cycle search from connector `from` to connector `to` without
+ * committing anything (tests and tools): *status is AU_FOUND or why it
+ * failed; *cost and *rooms describe the chain found (-1 otherwise).
+ * 0 or DG_ENOMEM. */
+int au_search_pair(au_state *s, int from, int to, int *status, int *cost, int *rooms,
+                   int64_t *expanded);
+
+/* Frees the scratch of the chain search and of the corridor baseline
+ * (NULL-safe); the results in s->cycles stay. */
+void au_search_free(au_state *s);
+
+#endif

@@ -1,0 +1,228 @@
+/* The chain search of the cycle pass (seed 003, "Inside the search" and
+ * "Making it fast"): weighted A* (f = g + w h) whose nodes are doorway
+ * states and whose edges are precomputed move groups (or single moves when
+ * grouping is off), checked against the occupancy index and the chain's own
+ * rooms; h is the pattern database (pdb.h), and a state it has no entry
+ * for is pruned at once. A search whose best h has not improved for
+ * `stall_cutoff` expansions is abandoned ("Knowing when to stop"), and
+ * every search records what each cutoff of au_cutoffs would have saved and
+ * lost ("Measuring instead of guessing"). The open list, the node pool and
+ * the visited table are reused from one search to the next. */
+#include <stdlib.h>
+
+#include "cycles_internal.h"
+
+const int au_cutoffs[AU_CUTOFFS] = {4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 0};
+
+/* State (x, y, z, facing) relative to goal connector `goal`, turned so that
+ * the goal faces north: the pattern database's frame. */
+static uint32_t goal_key(const au_connector *goal, int x, int y, int z, int facing) {
+  int dx = x - goal->x, dy = y - goal->y, dz = z - goal->z;
+  int turns = (4 - goal->facing) & 3;
+  for (int t = 0; t < turns; t++) {
+    int nx = -dz, nz = dx;
+    dx = nx;
+    dz = nz;
+  }
+  return pdb_key(dx, dy, dz, (facing + turns) & 3);
+}
+
+static rs_box shifted(const rs_box *b, int x, int y, int z) {
+  return (rs_box){b->x0 + x, b->y0 + y, b->z0 + z, b->x1 + x, b->y1 + y, b->z1 + z};
+}
+
+/* True when move `m` placed at node `at`'s doorway is clear of the dungeon
+ * and of the rooms the chain up to `at` has placed. */
+static bool chain_fits(au_state *s, const au_chain_search *q, int at, const rs_move *m) {
+  const au_node *nodes = q->nodes.items;
+  const au_node *n = &nodes[at];
+  int limit = dg_param_int(s->params, P_VERTICAL_LIMIT);
+  if (m->bounds.y0 + n->y < -limit || m->bounds.y1 + n->y > limit)
+    return false;
+  rs_box bounds = shifted(&m->bounds, n->x, n->y, n->z);
+  for (int up = at; nodes[up].parent >= 0; up = nodes[up].parent) {
+    const au_node *placed = &nodes[up];
+    const au_node *base = &nodes[placed->parent];
+    const rs_move *pm = &s->set->moves[placed->move];
+    rs_box pb = shifted(&pm->bounds, base->x, base->y, base->z);
+    if (!rs_box_overlap(&pb, &bounds))
+      continue;
+    for (int i = 0; i < m->box_count; i++) {
+      rs_box w = shifted(&s->set->boxes[m->box_first + i], n->x, n->y, n->z);
+      for (int j = 0; j < pm->box_count; j++) {
+        rs_box v = shifted(&s->set->boxes[pm->box_first + j], base->x, base->y, base->z);
+        if (rs_box_overlap(&w, &v))
+          return false;
+      }
+    }
+  }
+  s->fit_checks++;
+  for (int i = 0; i < m->box_count; i++) {
+    rs_box w = shifted(&s->set->boxes[m->box_first + i], n->x, n->y, n->z);
+    if (!occ_is_free(&s->occupancy, &w))
+      return false;
+  }
+  return true;
+}
+
+static int push_node(au_chain_search *q, au_node n, uint64_t priority) {
+  if (dg_vec_push(&q->nodes, n) != 0)
+    return DG_ENOMEM;
+  return dg_heap_push(&q->open, priority, (uint32_t)(q->nodes.count - 1));
+}
+
+/* Lowers the best g of visited-table key `key` to g: 1 when the state is
+ * new or cheaper, 0 when not, DG_ENOMEM. */
+static int seen_relax(au_chain_search *q, uint64_t key, int g) {
+  int32_t *best;
+  int added = dg_hash_put(&q->seen, key, g, &best);
+  if (added != 0)
+    return added; /* 1, or DG_ENOMEM */
+  if (*best <= g)
+    return 0;
+  *best = g;
+  return 1;
+}
+
+int au_run_search(au_state *s, au_chain_search *q, int from, int to, int *result, int *goal_node,
+                  int64_t *expanded) {
+  const rs_set *set = s->set;
+  const au_connector *goal = &s->connectors.items[to], *start = &s->connectors.items[from];
+  double w = dg_param_float(s->params, P_WEIGHT);
+  int cutoff = dg_param_int(s->params, P_STALL_CUTOFF);
+  int expansions_max = dg_param_int(s->params, P_EXPANSIONS_MAX);
+  int chain_max = dg_param_int(s->params, P_CHAIN_MAX);
+  bool shims = dg_param_bool(s->params, P_SHIMS), grouping = dg_param_bool(s->params, P_GROUPING);
+  q->nodes.count = 0;
+  dg_heap_clear(&q->open);
+  dg_hash_clear(&q->seen);
+  *expanded = 0;
+  int h0 = pdb_lookup(&set->pdb, goal_key(goal, start->x, start->y, start->z, start->facing));
+  if (h0 < 0) {
+    *result = AU_FAIL_TABLE;
+    return 0;
+  }
+  int rc =
+      push_node(q, (au_node){start->x, start->y, start->z, start->facing, -1, -1, -1, -1, 0, 0},
+                (uint64_t)(w * h0 * 16.0));
+  if (rc != 0)
+    return rc;
+  int best_h = h0, stall = 0;
+  int64_t first_cut[AU_CUTOFFS];
+  for (int c = 0; c < AU_CUTOFFS; c++)
+    first_cut[c] = -1;
+  uint32_t at;
+  *result = AU_FAIL_EXHAUSTED;
+  while (dg_heap_pop(&q->open, NULL, &at)) {
+    au_node n = q->nodes.items[at];
+    int h = pdb_lookup(&set->pdb, goal_key(goal, n.x, n.y, n.z, n.facing));
+    if (h == 0) {
+      *result = AU_FOUND;
+      *goal_node = (int)at;
+      break;
+    }
+    (*expanded)++;
+    /* One search may run up to expansions_max (10 million) steps: the
+     * deadline must be able to stop it in the middle. */
+    if ((*expanded & 4095) == 0 && (rc = dg_cancel_check(s->cancel)) != 0)
+      return rc;
+    if (h < best_h) {
+      best_h = h;
+      stall = 0;
+    } else {
+      stall++;
+      for (int c = 0; c < AU_CUTOFFS - 1; c++)
+        if (stall == au_cutoffs[c] && first_cut[c] < 0)
+          first_cut[c] = *expanded;
+    }
+    if (stall >= cutoff) {
+      *result = AU_FAIL_CUTOFF;
+      break;
+    }
+    if (*expanded >= expansions_max) {
+      *result = AU_FAIL_CUTOFF;
+      break;
+    }
+    if (n.depth >= chain_max)
+      continue;
+    int count = grouping ? set->by_facing_count[n.facing] : set->moves_by_facing_count[n.facing];
+    for (int i = 0; i < count; i++) {
+      int group = grouping ? set->by_facing[n.facing][i] : -1;
+      int m = grouping ? set->members[set->groups[group].member_first]
+                       : set->moves_by_facing[n.facing][i];
+      if (!shims && (set->rooms[set->moves[m].room].tag_bits & TAG_SHIM))
+        continue;
+      const rs_move *move = &set->moves[m];
+      if (move->exit_count == 0)
+        continue; /* a dead end cannot carry a chain on */
+      /* Collision first: in the tight pockets between branches most rooms
+       * do not fit, and the check is cheaper than the children's table
+       * lookups (each a likely cache miss). */
+      if (!chain_fits(s, q, (int)at, move))
+        continue;
+      for (int e = 0; e < move->exit_count; e++) {
+        const rs_exit *x = &set->exits[move->exit_first + e];
+        int cx = n.x + x->x, cy = n.y + x->y, cz = n.z + x->z;
+        uint32_t key = goal_key(goal, cx, cy, cz, x->facing);
+        int cg = n.g + x->cost;
+        /* Visited by state and chain length: with a length limit, a state
+         * reached cheaply but late must not hide the same state reached
+         * dearer but with rooms to spare. */
+        uint64_t seen_key = (uint64_t)key << 8 | (uint64_t)(n.depth + 1);
+        const int32_t *seen_g = dg_hash_get(&q->seen, seen_key);
+        if (seen_g != NULL && *seen_g <= cg)
+          continue;
+        int ch = pdb_lookup(&set->pdb, key);
+        if (ch < 0)
+          continue; /* table miss: the goal is out of reach from there */
+        if ((rc = seen_relax(q, seen_key, cg)) < 0)
+          return rc;
+        uint64_t priority = (uint64_t)((cg + w * ch) * 16.0);
+        au_node child = {cx, cy, cz, x->facing, (int)at, m, group, e, cg, n.depth + 1};
+        if ((rc = push_node(q, child, priority)) != 0)
+          return rc;
+      }
+    }
+  }
+  au_cycles *cy = s->cycles;
+  for (int c = 0; c < AU_CUTOFFS - 1; c++) {
+    if (first_cut[c] < 0)
+      continue;
+    if (*result == AU_FOUND)
+      cy->lost[c]++;
+    else
+      cy->saved[c] += *expanded - first_cut[c];
+  }
+  return 0;
+}
+
+int au_commit_chain(au_state *s, const au_chain_search *q, int from, int to, int last, int cycle) {
+  const rs_set *set = s->set;
+  const au_node *nodes = q->nodes.items;
+  int path[64], length = 0;
+  for (int at = last; nodes[at].parent >= 0 && length < 64; at = nodes[at].parent)
+    path[length++] = at;
+  int open = from, rc;
+  s->current_chain = cycle;
+  for (int i = length - 1; i >= 0; i--) {
+    const au_node *n = &nodes[path[i]];
+    /* The concrete room by spawn weight within the group (seed 003,
+     * "Deduplicating the moves"). */
+    int m = n->group >= 0 ? au_pick_member(s, n->group) : n->move;
+    if ((rc = au_commit(s, open, m, "chain")) != 0)
+      return rc;
+    const au_placement *p = &s->placements.items[s->placements.count - 1];
+    const rs_move *move = &set->moves[m];
+    /* The chain's other doorways stay open: the tree may grow on from
+     * them (cycles are closed while it grows). */
+    open = p->conn_first + set->exits[move->exit_first + n->exit].connector;
+  }
+  s->current_chain = -1;
+  return au_connect(s, open, to, "chain", cycle);
+}
+
+void au_chain_close(au_chain_search *q) {
+  dg_vec_free(&q->nodes);
+  dg_heap_close(&q->open);
+  dg_hash_close(&q->seen);
+}
