@@ -65,24 +65,12 @@ static void write_line(server *s, int slot, const char *name, const char *detail
     return;
   }
   cs->last_log_ns[slot] = now;
-  struct timespec wall;
-  clock_gettime(CLOCK_REALTIME, &wall);
-  struct tm utc;
-  gmtime_r(&wall.tv_sec, &utc);
-  char when[48], seconds[32];
-  strftime(seconds, sizeof seconds, "%Y-%m-%dT%H:%M:%S", &utc);
-  snprintf(when, sizeof when, "%s.%03ldZ", seconds, wall.tv_nsec / 1000000);
+  char when[LOG_TIME_MAX];
+  log_time(when);
   json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:I}", "time", when, "level", "warn", "event",
                            name, "detail", detail, "suppressed", (json_int_t)cs->suppressed[slot]);
   cs->suppressed[slot] = 0;
-  char *text = line != NULL ? json_dumps(line, JSON_COMPACT) : NULL;
-  json_decref(line);
-  if (text != NULL) {
-    size_t length = strlen(text);
-    text[length] = '\n';
-    fwrite(text, 1, length + 1, stderr);
-    free(text);
-  }
+  log_write(line);
 }
 
 void conns_event(server *s, conn_event event, const char *format, ...) {

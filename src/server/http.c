@@ -357,17 +357,34 @@ void respond_error(request *r, int status, const dg_error *err) {
   respond_problem(r, status, slug, title, err->message, errors, NULL, NULL);
 }
 
-/* One JSON line per request on stderr, written with one fwrite. */
-static void log_request(request *r) {
-  if (!r->srv->cfg->log_requests)
-    return;
+void log_time(char when[LOG_TIME_MAX]) {
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
   struct tm utc;
   gmtime_r(&now.tv_sec, &utc);
-  char when[48], seconds[32];
+  char seconds[32];
   strftime(seconds, sizeof seconds, "%Y-%m-%dT%H:%M:%S", &utc);
-  snprintf(when, sizeof when, "%s.%03ldZ", seconds, now.tv_nsec / 1000000);
+  snprintf(when, LOG_TIME_MAX, "%s.%03ldZ", seconds, now.tv_nsec / 1000000);
+}
+
+void log_write(json_t *line) {
+  /* One fwrite per line, so lines from one process never interleave. */
+  char *text = line != NULL ? json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+  json_decref(line);
+  if (text != NULL) {
+    size_t length = strlen(text);
+    text[length] = '\n';
+    fwrite(text, 1, length + 1, stderr);
+    free(text);
+  }
+}
+
+/* One JSON line per request on stderr. */
+static void log_request(request *r) {
+  if (!r->srv->cfg->log_requests)
+    return;
+  char when[LOG_TIME_MAX];
+  log_time(when);
   double total_ms = (double)(dg_monotonic_ns() - r->start_ns) / 1e6;
   json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:I}", "time", when, "level",
                            r->status >= 500 ? "error" : "info", "request_id", r->id, "method",
@@ -386,14 +403,7 @@ static void log_request(request *r) {
     json_object_set_new(line, "seed", dg_seed_to_json(r->seed));
   if (r->pregen != NULL)
     json_object_set_new(line, "pregen", json_string(r->pregen));
-  char *text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6));
-  json_decref(line);
-  if (text != NULL) {
-    size_t length = strlen(text);
-    text[length] = '\n';
-    fwrite(text, 1, length + 1, stderr);
-    free(text);
-  }
+  log_write(line);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,

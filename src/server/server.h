@@ -104,6 +104,14 @@ struct request {
   dg_svg_options svg;    /* SVG options from the query (svg_graph, svg_labels, svg_tile) */
 };
 
+/* The daemon's log (http.c): JSON lines on stderr. `log_time` writes the
+ * current UTC time as "2026-12-03T08:59:36.123Z"; `log_write` prints
+ * `line` (taken: its reference is released) as one line with one fwrite.
+ * Loop thread. */
+#define LOG_TIME_MAX 48
+void log_time(char when[LOG_TIME_MAX]);
+void log_write(json_t *line);
+
 /* http.c: libmicrohttpd on the libuv loop. http_start starts the API
  * listener and, when health_listen is set, the probe listener. http_pump
  * runs the API listener's MHD (after a resume); http_pump_all both. */
