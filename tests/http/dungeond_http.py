@@ -142,6 +142,24 @@ class Tap:
             print(f"# {line}", flush=True)
 
 
+def run_tests(tests, argv):
+    """The main of a test file: `tests` is a list of (name, fn); argv is
+    [script, PATH/TO/dungeond, optionally --only TEXT]. Prints the TAP plan
+    and results; returns the exit status."""
+    global DAEMON
+    DAEMON = os.path.abspath(argv[1])
+    only = argv[3] if len(argv) > 3 and argv[2] == "--only" else None
+    print(f"1..{len(tests)}", flush=True)
+    tap = Tap()
+    for name, fn in tests:
+        if only and only not in name:
+            tap.number += 1
+            print(f"ok {tap.number} - {name} # SKIP not selected", flush=True)
+            continue
+        tap.report(name, fn)
+    return 1 if tap.failed else 0
+
+
 def check(condition, message):
     if not condition:
         raise AssertionError(message)

@@ -485,17 +485,7 @@ def _():
 
 
 def main():
-    harness.DAEMON = os.path.abspath(sys.argv[1])
-    only = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--only" else None
-    print(f"1..{len(TESTS)}", flush=True)
-    tap = harness.Tap()
-    for name, fn in TESTS:
-        if only and only not in name:
-            tap.number += 1
-            print(f"ok {tap.number} - {name} # SKIP not selected", flush=True)
-            continue
-        tap.report(name, fn)
-    return 1 if tap.failed else 0
+    return harness.run_tests(TESTS, sys.argv)
 
 
 if __name__ == "__main__":
