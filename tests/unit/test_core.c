@@ -15,6 +15,7 @@
 #include "core/heap.h"
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
+#include "dungeon/render.h"
 
 Test(heap, pops_in_priority_then_push_order) {
   dg_heap heap;
@@ -84,6 +85,66 @@ Test(grid, bounds_glyphs_and_limits) {
   cr_assert(!dg_tile_walkable(DG_TILE_WALL));
   cr_assert(!dg_tile_walkable(DG_TILE_VOID));
   dg_grid_close(&grid);
+}
+
+/* The one legend (core/legend.h): every glyph of the JSON rows, the ASCII
+ * map and the Tiled tileset names its tile through the JSON legend. */
+Test(grid, one_legend_for_json_ascii_and_tiled) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_level *level = NULL;
+  cr_assert_eq(dg_level_new(&request, &level), 0);
+  /* Row 0: each tile kind alone (a lone wall is '|'); row 2: a wall run
+   * ('-'). */
+  cr_assert_eq(dg_grid_init(&level->grid, 2 * DG_TILE_COUNT, 3), 0);
+  level->has_grid = true;
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
+    dg_grid_set(&level->grid, 2 * tile, 0, (dg_tile)tile);
+    dg_grid_set(&level->grid, 2 * tile, 2, DG_TILE_WALL);
+    dg_grid_set(&level->grid, 2 * tile + 1, 2, DG_TILE_WALL);
+  }
+  json_t *json = dg_level_to_json(level);
+  cr_assert_not_null(json);
+  const json_t *legend = json_object_get(json_object_get(json, "grid"), "legend");
+  const json_t *rows = json_object_get(json_object_get(json, "grid"), "rows");
+  cr_assert_eq(json_object_size(legend), DG_TILE_COUNT + 1, "one glyph per tile, two for walls");
+  char *ascii = NULL;
+  cr_assert_eq(dg_level_dump_ascii(level, &ascii, NULL), 0);
+  const char *line = ascii;
+  for (int y = 0; y < level->grid.height; y++) {
+    const char *row = json_string_value(json_array_get(rows, (size_t)y));
+    cr_assert_not_null(row);
+    cr_assert_eq(strncmp(line, row, strlen(row)), 0, "ASCII row %d differs from JSON", y);
+    line += strlen(row) + 1;
+    for (int x = 0; x < level->grid.width; x++) {
+      char glyph[2] = {row[x], '\0'};
+      const char *name = json_string_value(json_object_get(legend, glyph));
+      cr_assert_not_null(name, "glyph '%s' at (%d, %d) is not in the legend", glyph, x, y);
+      cr_assert_str_eq(name, dg_tile_name(dg_grid_get(&level->grid, x, y)));
+    }
+  }
+  cr_assert_eq(dg_grid_glyph(&level->grid, 2 * DG_TILE_WALL, 0), '|');
+  cr_assert_eq(dg_grid_glyph(&level->grid, 0, 2), '-');
+  char *tmj = NULL;
+  cr_assert_eq(dg_level_dump_tiled(level, &tmj, NULL), 0);
+  json_t *map = json_loads(tmj, 0, NULL);
+  cr_assert_not_null(map);
+  const json_t *tiles =
+      json_object_get(json_array_get(json_object_get(map, "tilesets"), 0), "tiles");
+  cr_assert_eq(json_array_size(tiles), DG_TILE_COUNT);
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
+    const json_t *entry = json_array_get(tiles, (size_t)tile);
+    const char *type = json_string_value(json_object_get(entry, "type"));
+    const json_t *glyph_property = json_array_get(json_object_get(entry, "properties"), 0);
+    const char *glyph = json_string_value(json_object_get(glyph_property, "value"));
+    cr_assert_str_eq(type, dg_tile_name((dg_tile)tile));
+    cr_assert_str_eq(json_string_value(json_object_get(legend, glyph)), type);
+  }
+  json_decref(map);
+  free(tmj);
+  free(ascii);
+  json_decref(json);
+  dg_level_free(level);
 }
 
 /* A triangle 0-1-2 with a tail 2-3 and an isolated node 4. */

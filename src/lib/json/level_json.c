@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/legend.h"
 #include "dungeon/json.h"
 #include "writer.h"
 
@@ -44,11 +45,22 @@ static void write_grid(dg_writer *w, const dg_grid *grid) {
   dg_writer_int(w, grid->width);
   dg_writer_raw(w, ",\"height\":", 10);
   dg_writer_int(w, grid->height);
-  static const char legend[] =
-      ",\"legend\":{\" \":\"stone\",\".\":\"floor\",\"#\":\"corridor\",\"-\":\"wall\","
-      "\"|\":\"wall\",\"+\":\"door\",\"S\":\"secret_door\",\"=\":\"secret_corridor\","
-      "\"(\":\"chest\",\"<\":\"stairs_up\",\">\":\"stairs_down\",\"~\":\"void\"}";
-  dg_writer_raw(w, legend, sizeof legend - 1);
+  /* Every glyph the rows use with its tile's name, in tile order (a wall's
+   * joined glyph before its plain one). */
+  dg_writer_raw(w, ",\"legend\":{", 11);
+  bool first = true;
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
+    const dg_legend_entry *entry = &dg_legend[tile];
+    if (entry->joined_glyph != '\0') {
+      dg_writer_key(w, (char[]){entry->joined_glyph, '\0'}, first);
+      dg_writer_cstring(w, entry->name);
+      first = false;
+    }
+    dg_writer_key(w, (char[]){entry->glyph, '\0'}, first);
+    dg_writer_cstring(w, entry->name);
+    first = false;
+  }
+  dg_writer_char(w, '}');
   dg_writer_raw(w, ",\"rows\":[", 9);
   /* One row at a time into a line buffer: ",\"" + glyphs + "\"". Glyphs need
    * no escaping: none is a quote, backslash or control character. */
