@@ -267,6 +267,50 @@ Test(cancel, writer_polls_as_it_writes) {
 /* dg_level_dump_json_cancellable: the same bytes as dg_level_dump_json
  * unless the cancel fires; a passed deadline or a request stops it with no
  * text. */
+/* An extension that writes a member, then cancels its own dump (data is
+ * the dg_cancel), then tries to write far more than one poll interval. */
+static int cancelling_extension(const void *data, struct dg_writer *w) {
+  dg_writer_literal(w, ",\"big\":[0");
+  dg_cancel_request((dg_cancel *)(uintptr_t)data);
+  for (int i = 0; i < 4 * DG_WRITER_POLL_BYTES && !w->failed; i++)
+    dg_writer_literal(w, ",0");
+  cr_assert(w->failed, "the writer never polled inside the extension");
+  cr_assert_leq(w->length, (size_t)2 * DG_WRITER_POLL_BYTES + 64);
+  dg_writer_char(w, ']');
+  return dg_writer_status(w);
+}
+
+static int small_extension(const void *data, struct dg_writer *w) {
+  (void)data;
+  dg_writer_literal(w, ",\"ext\":{\"n\":");
+  dg_writer_int(w, 7);
+  dg_writer_char(w, '}');
+  return dg_writer_status(w);
+}
+
+/* Extensions write through the level's own writer: their members land in
+ * the level object and the writer's cancel polls reach into them. */
+Test(cancel, extension_writes_through_the_level_writer) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_level *level = NULL;
+  cr_assert_eq(dg_level_new(&request, &level), 0);
+  level->extension.write_json = small_extension;
+  json_t *json = dg_level_to_json(level);
+  cr_assert_not_null(json);
+  cr_assert_eq(json_integer_value(json_object_get(json_object_get(json, "ext"), "n")), 7);
+  json_decref(json);
+  dg_cancel cancel;
+  dg_cancel_init(&cancel, 0);
+  level->extension.data = &cancel;
+  level->extension.write_json = cancelling_extension;
+  char *text = NULL;
+  cr_assert_eq(dg_level_dump_json_cancellable(level, &cancel, &text, NULL), DG_ECANCELED);
+  cr_assert_null(text);
+  level->extension.data = NULL; /* not owned: free_data is NULL */
+  dg_level_free(level);
+}
+
 Test(cancel, level_dump_stops_at_the_deadline) {
   dg_request request;
   dg_request_init(&request, dg_algorithm_find("classic"));
