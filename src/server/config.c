@@ -363,11 +363,10 @@ static int load_secret_files(json_t *root, dg_error *err) {
   return 0;
 }
 
-int config_load(config *cfg, const char *path, dg_error *err) {
-  json_error_t json_err;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &json_err);
-  if (root == NULL)
-    return dg_error_set(err, -1, "", "%s:%d: %s", path, json_err.line, json_err.text), -1;
+/* Applies the parsed configuration `root` (taken: decref'd here) over
+ * `cfg`; `path` only names it in messages. Shared by the file and the
+ * buffer loaders so both check exactly the same keys. */
+static int load_root(config *cfg, json_t *root, const char *path, dg_error *err) {
   if (!json_is_object(root)) {
     dg_error_set(err, -1, "", "%s: the configuration must be a JSON object", path);
     goto fail;
@@ -476,6 +475,22 @@ int config_validate(const config *cfg, dg_error *err) {
                         cfg->default_profile),
            -1;
   return 0;
+}
+
+int config_load(config *cfg, const char *path, dg_error *err) {
+  json_error_t json_err;
+  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &json_err);
+  if (root == NULL)
+    return dg_error_set(err, -1, "", "%s:%d: %s", path, json_err.line, json_err.text), -1;
+  return load_root(cfg, root, path, err);
+}
+
+int config_loadb(config *cfg, const char *data, size_t size, const char *name, dg_error *err) {
+  json_error_t json_err;
+  json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &json_err);
+  if (root == NULL)
+    return dg_error_set(err, -1, "", "%s:%d: %s", name, json_err.line, json_err.text), -1;
+  return load_root(cfg, root, name, err);
 }
 
 void config_close(config *cfg) {

@@ -72,6 +72,11 @@ void config_defaults(config *cfg);
  * of range are errors naming the key. 0, or -1 with `err` filled. */
 int config_load(config *cfg, const char *path, dg_error *err);
 
+/* As config_load, from the `size` bytes at `data` (a whole configuration
+ * file's text); `name` stands for the path in messages. For tests and the
+ * fuzz targets. 0, or -1 with `err` filled. */
+int config_loadb(config *cfg, const char *data, size_t size, const char *name, dg_error *err);
+
 /* Parses "--listen" text into cfg->listen after checking it. 0 or -1. */
 int config_set_listen(config *cfg, const char *text, dg_error *err);
 

@@ -228,6 +228,42 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
   s->requests_open--;
 }
 
+/* Length of the valid UTF-8 sequence at `text`, 0 when it is not one
+ * (overlong forms, surrogates and code points above U+10FFFF included). */
+static size_t utf8_sequence(const unsigned char *text) {
+  unsigned char c = text[0];
+  if (c < 0x80)
+    return 1;
+  size_t length = c >= 0xc2 && c <= 0xdf   ? 2
+                  : c >= 0xe0 && c <= 0xef ? 3
+                  : c >= 0xf0 && c <= 0xf4 ? 4
+                                           : 0;
+  for (size_t i = 1; i < length; i++)
+    if ((text[i] & 0xc0) != 0x80)
+      return 0;
+  if ((c == 0xe0 && text[1] < 0xa0) || (c == 0xed && text[1] > 0x9f) ||
+      (c == 0xf0 && text[1] < 0x90) || (c == 0xf4 && text[1] > 0x8f))
+    return 0;
+  return length;
+}
+
+static bool utf8_valid(const char *text) {
+  for (size_t step; *text != '\0'; text += step)
+    if ((step = utf8_sequence((const unsigned char *)text)) == 0)
+      return false;
+  return true;
+}
+
+/* r->path goes into JSON (problem `instance`, the log line), which must be
+ * UTF-8: bytes of a broken or truncated sequence become '?'. */
+static void utf8_sanitize(char *text) {
+  for (size_t step; *text != '\0'; text += step)
+    if ((step = utf8_sequence((const unsigned char *)text)) == 0) {
+      *text = '?';
+      step = 1;
+    }
+}
+
 static request *request_new(server *s, struct MHD_Connection *connection, const char *url,
                             const char *method) {
   request *r = calloc(1, sizeof *r);
@@ -238,6 +274,7 @@ static request *request_new(server *s, struct MHD_Connection *connection, const 
   r->start_ns = dg_monotonic_ns();
   snprintf(r->method, sizeof r->method, "%s", method);
   snprintf(r->path, sizeof r->path, "%s", url);
+  utf8_sanitize(r->path);
   r->route = route_match(url);
   r->queue_ms = r->generation_ms = r->serialise_ms = -1;
   set_request_id(r);
@@ -304,6 +341,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
              s->cfg->limits.body_bytes_max);
     respond_problem(r, 413, "too-large", "Request body too large", detail, NULL, NULL, NULL);
+    return MHD_YES;
+  }
+  if (!utf8_valid(url)) {
+    /* Found by tests/fuzz/fuzz_lobby.c: such a path made every JSON answer
+     * fail (500, empty body, no log line). */
+    respond_problem(r, 400, "malformed", "Malformed request", "the path must be valid UTF-8", NULL,
+                    NULL, NULL);
     return MHD_YES;
   }
   route_handle(r);

@@ -403,12 +403,19 @@ void lobbies_close(server *s) {
 
 /* The lobby's effective request, through the same parser as POST
  * /v1/levels. */
-static void recompute(server *s, lobby *l) {
-  json_t *body = json_deep_copy(l->settings);
+/* The request `settings`, `players_by_id` and `seed` make, checked as
+ * POST /v1/levels would check it: 0 with *fresh and *deadline_ms filled,
+ * or the HTTP status with `err` filled. Touches no lobby state, so a change
+ * can be judged before it is applied (a rejected PUT leaves the lobby and
+ * its in-flight job exactly as they were). */
+static int evaluate(server *s, const json_t *settings, const json_t *players_by_id, uint64_t seed,
+                    dg_request *fresh, long *deadline_ms, dg_error *err) {
+  json_t *body = json_deep_copy(settings);
   json_t *players = json_array();
   const char *id;
   json_t *attributes;
-  json_object_foreach(l->players, id, attributes) json_array_append(players, attributes);
+  json_object_foreach((json_t *)players_by_id, id, attributes)
+      json_array_append(players, attributes);
   if (json_object_get(body, "algorithm") == NULL) {
     /* Without an algorithm: the profile's, else classic. */
     const json_t *profile_name = json_object_get(body, "profile");
@@ -421,15 +428,21 @@ static void recompute(server *s, lobby *l) {
         body, "algorithm",
         json_string(json_is_string(algorithm) ? json_string_value(algorithm) : "classic"));
   }
-  json_object_set_new(body, "seed", dg_seed_to_json(l->seed));
+  json_object_set_new(body, "seed", dg_seed_to_json(seed));
   if (json_array_size(players) > 0)
     json_object_set(body, "players", players);
-  long deadline_ms;
-  dg_request fresh;
-  dg_error_clear(&l->invalid);
-  l->invalid_status = level_request_parse(s, body, &fresh, &deadline_ms, &l->invalid);
+  dg_error_clear(err);
+  int status = level_request_parse(s, body, fresh, deadline_ms, err);
   json_decref(players);
   json_decref(body);
+  return status;
+}
+
+static void recompute(server *s, lobby *l) {
+  long deadline_ms;
+  dg_request fresh;
+  l->invalid_status =
+      evaluate(s, l->settings, l->players, l->seed, &fresh, &deadline_ms, &l->invalid);
   bool was_valid = l->valid;
   l->valid = l->invalid_status == 0;
   if (!l->valid) {
@@ -585,31 +598,30 @@ static void put_settings(request *r, lobby *l, bool created) {
     return;
   }
   json_object_del(body, "seed");
-  /* Check the new settings on a copy before applying them. */
+  /* The new settings are judged before anything of the lobby changes: a
+   * rejected PUT must not cancel the job in flight for the old ones. They
+   * are put in place only for the byte budget, and taken back if refused. */
+  dg_request candidate;
+  long candidate_deadline_ms;
+  int status = evaluate(s, body, l->players, seed, &candidate, &candidate_deadline_ms, &err);
   json_t *old_settings = l->settings;
   uint64_t old_seed = l->seed;
   l->settings = body;
   l->seed = seed;
   account(&s->lobbies, l);
-  bool fits = budget_allows(r, "");
-  if (fits)
-    recompute(s, l);
-  if (!fits || !l->valid) {
-    err = l->invalid;
-    int status = l->invalid_status;
+  bool fits = status != 0 || budget_allows(r, "");
+  if (status != 0 || !fits) {
     l->settings = old_settings;
     l->seed = old_seed;
     account(&s->lobbies, l);
     json_decref(body);
-    if (created) {
+    if (created)
       remove_lobby(s, l);
-    } else if (fits) {
-      recompute(s, l);
-    }
-    if (fits)
+    if (status != 0)
       respond_error(r, status, &err);
     return;
   }
+  recompute(s, l);
   json_decref(old_settings);
   l->touched_ns = dg_monotonic_ns();
   respond_json(r, created ? 201 : 200, lobby_json(l));
@@ -640,32 +652,44 @@ static void put_player(request *r, lobby *l, const char *player, bool created) {
     respond_error(r, 422, &err);
     return;
   }
+  /* As for settings: the party with this player is judged on a copy, so a
+   * refused join leaves the lobby and its in-flight job untouched. */
+  json_t *joined = json_copy(l->players);
+  int status = joined != NULL ? 0 : 500;
+  if (joined != NULL && json_object_set(joined, player, attributes) != 0)
+    status = 500;
+  dg_request candidate;
+  long candidate_deadline_ms;
+  if (status == 0)
+    status = evaluate(s, l->settings, joined, l->seed, &candidate, &candidate_deadline_ms, &err);
+  else
+    dg_error_set(&err, DG_ENOMEM, "", "out of memory");
+  json_decref(joined);
+  if (status != 0) {
+    json_decref(attributes);
+    if (created)
+      remove_lobby(s, l);
+    respond_error(r, status, &err);
+    return;
+  }
   json_t *previous = json_object_get(l->players, player);
   json_incref(previous);
   json_object_set_new(l->players, player, attributes);
   account(&s->lobbies, l);
   char field[DG_ERROR_FIELD_MAX];
   snprintf(field, sizeof field, "players.%s", player);
-  bool fits = budget_allows(r, field);
-  if (fits)
-    recompute(s, l);
-  if (!fits || !l->valid) {
-    err = l->invalid;
-    int status = l->invalid_status;
+  if (!budget_allows(r, field)) {
     if (previous != NULL)
       json_object_set(l->players, player, previous);
     else
       json_object_del(l->players, player);
     account(&s->lobbies, l);
-    if (fits)
-      recompute(s, l);
     json_decref(previous);
     if (created)
       remove_lobby(s, l);
-    if (fits)
-      respond_error(r, status, &err);
     return;
   }
+  recompute(s, l);
   json_decref(previous);
   l->touched_ns = dg_monotonic_ns();
   respond_json(r, created ? 201 : 200, lobby_json(l));

@@ -170,7 +170,10 @@ __attribute__((format(printf, 2, 3))) static void append(text_buffer *b, const c
   for (;;) {
     va_list args;
     va_start(args, fmt);
-    int needed = vsnprintf(b->data + b->length, b->capacity - b->length, fmt, args);
+    /* Before the first allocation data is NULL: NULL + 0 is undefined
+     * behaviour (clang's UBSan, found by fuzz_lobby), vsnprintf(NULL, 0) is not. */
+    int needed =
+        vsnprintf(b->data != NULL ? b->data + b->length : NULL, b->capacity - b->length, fmt, args);
     va_end(args);
     if (needed < 0) {
       b->failed = true;

@@ -175,6 +175,30 @@ def _():
         stopped_clean(d)
 
 
+@test("a rejected PUT leaves the lobby's in-flight job running (issue 14)")
+def _():
+    # Before: settings and players were tried in place, so a 422 had already
+    # dropped the running job and queued a new one for the old settings.
+    d = harness.Daemon(workers=2, limits={"lobby_debounce_ms": 0})
+    try:
+        d.request("PUT", "/v1/lobbies/keep", dict(HEAVY, deadline_ms=60000))
+        check(d.wait_for(lambda s: s["lobbies"]["jobs"] >= 1, seconds=10),
+              f"no lobby job started: {d.stats()['lobbies']}")
+        status, before = lobby_get(d, "keep")
+        check(before["pregen"] == "running", f"pregen {before['pregen']}")
+        bad = dict(HEAVY, params=dict(HEAVY["params"], rooms=-1))
+        problem(*d.request("PUT", "/v1/lobbies/keep", bad), 422, "params.rooms")
+        status, after = lobby_get(d, "keep")
+        check(after["pregen"] == "running", f"pregen after the 422: {after['pregen']}")
+        check(after["settings"] == before["settings"], f"settings changed: {after['settings']}")
+        lobbies = d.stats()["lobbies"]
+        check(lobbies["superseded"] == 0 and lobbies["jobs"] == 1,
+              f"the job was replaced: {lobbies}")
+        d.request("DELETE", "/v1/lobbies/keep")
+    finally:
+        stopped_clean(d)
+
+
 # ---------------------------------------------------- item 7: serialisation
 @test("the deadline covers serialisation: generated in time, serialised late is 504")
 def _():
