@@ -13,6 +13,7 @@
 #include "../../src/lib/trace.h"
 #include "core/arena.h"
 #include "core/heap.h"
+#include "core/legend.h"
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
 #include "dungeon/render.h"
@@ -108,6 +109,8 @@ Test(grid, one_legend_for_json_ascii_and_tiled) {
   const json_t *legend = json_object_get(json_object_get(json, "grid"), "legend");
   const json_t *rows = json_object_get(json_object_get(json, "grid"), "rows");
   cr_assert_eq(json_object_size(legend), DG_TILE_COUNT + 1, "one glyph per tile, two for walls");
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++)
+    cr_assert_leq(strlen(dg_legend[tile].name), DG_LEGEND_NAME_MAX);
   char *ascii = NULL;
   cr_assert_eq(dg_level_dump_ascii(level, &ascii, NULL), 0);
   const char *line = ascii;

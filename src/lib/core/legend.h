@@ -8,8 +8,11 @@
 
 #include "dungeon/grid.h"
 
+/* Longest tile name (the JSON legend is assembled in a buffer sized by it). */
+#define DG_LEGEND_NAME_MAX 31
+
 typedef struct dg_legend_entry {
-  const char *name; /* "secret_corridor" */
+  const char *name; /* "secret_corridor"; at most DG_LEGEND_NAME_MAX bytes */
   char glyph;       /* the glyph on the map ('|' for walls) */
   /* Walls only, else '\0': the glyph of a wall with a wall, door or secret
    * door to its left or right ('-'). Listed first in the JSON legend, and

@@ -46,21 +46,29 @@ static void write_grid(dg_writer *w, const dg_grid *grid) {
   dg_writer_raw(w, ",\"height\":", 10);
   dg_writer_int(w, grid->height);
   /* Every glyph the rows use with its tile's name, in tile order (a wall's
-   * joined glyph before its plain one). */
-  dg_writer_raw(w, ",\"legend\":{", 11);
-  bool first = true;
+   * joined glyph before its plain one). Assembled on the stack and written
+   * at once: it is on every grid level's path. Glyphs and names need no
+   * escaping. */
+  char legend[2 * DG_TILE_COUNT * (6 + DG_LEGEND_NAME_MAX) + 16];
+  memcpy(legend, ",\"legend\":{", 11);
+  size_t at = 11;
   for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
     const dg_legend_entry *entry = &dg_legend[tile];
-    if (entry->joined_glyph != '\0') {
-      dg_writer_key(w, (char[]){entry->joined_glyph, '\0'}, first);
-      dg_writer_cstring(w, entry->name);
-      first = false;
+    size_t name_length = strlen(entry->name);
+    for (int pass = entry->joined_glyph != '\0' ? 0 : 1; pass < 2; pass++) {
+      if (at > 11)
+        legend[at++] = ',';
+      legend[at++] = '"';
+      legend[at++] = pass == 0 ? entry->joined_glyph : entry->glyph;
+      memcpy(legend + at, "\":\"", 3);
+      at += 3;
+      memcpy(legend + at, entry->name, name_length);
+      at += name_length;
+      legend[at++] = '"';
     }
-    dg_writer_key(w, (char[]){entry->glyph, '\0'}, first);
-    dg_writer_cstring(w, entry->name);
-    first = false;
   }
-  dg_writer_char(w, '}');
+  legend[at++] = '}';
+  dg_writer_raw(w, legend, at);
   dg_writer_raw(w, ",\"rows\":[", 9);
   /* One row at a time into a line buffer: ",\"" + glyphs + "\"". Glyphs need
    * no escaping: none is a quote, backslash or control character. */
