@@ -70,6 +70,8 @@ def dungeond_config():
     config["roomsets_dir"] = "/etc/dungeond/roomsets"
     config["auth_tokens_file"] = f"{SECRETS_DIR}/auth_tokens"
     config["lobby_seed_secret_file"] = f"{SECRETS_DIR}/lobby_seed_secret"
+    # Every connection comes from nginx: a per-IP limit would cap nginx.
+    config["limits"]["connections_per_ip_max"] = 0
     return json.dumps(config, indent=2) + "\n"
 
 

@@ -35,6 +35,12 @@ void config_defaults(config *cfg) {
       .speculative_queue_max = 256,
       .connections_max = 1024,
       .connection_timeout_s = 30,
+      .connections_per_ip_max = 256,
+      .header_timeout_ms = 5000,
+      .body_timeout_ms = 10000,
+      .send_queue_bytes_max = 256L << 20,
+      .send_stall_ms = 1000,
+      .health_connections_max = 32,
       .drain_timeout_ms = 10000,
       .retry_after_s = 1,
       .lobbies_max = 10000,
@@ -96,6 +102,12 @@ static const limit_key limit_keys[] = {
     LIMIT(speculative_queue_max, 0, 1000000),
     LIMIT(connections_max, 1, 100000),
     LIMIT(connection_timeout_s, 1, 86400),
+    LIMIT(connections_per_ip_max, 0, 100000),
+    LIMIT(header_timeout_ms, 100, 3600000),
+    LIMIT(body_timeout_ms, 100, 3600000),
+    LIMIT(send_queue_bytes_max, 1L << 20, 1L << 40),
+    LIMIT(send_stall_ms, 10, 600000),
+    LIMIT(health_connections_max, 1, 1024),
     LIMIT(drain_timeout_ms, 0, 3600000),
     LIMIT(retry_after_s, 1, 3600),
     LIMIT(lobbies_max, 0, 1000000),
@@ -113,16 +125,28 @@ static const limit_key limit_keys[] = {
     LIMIT(target_attempts_max, 1, 1000),
 };
 
-int config_set_listen(config *cfg, const char *text, dg_error *err) {
+static int set_address(char *out, size_t size, const char *key, const char *text, dg_error *err) {
   const char *colon = strrchr(text, ':');
-  if (colon == NULL || colon == text || strlen(text) >= sizeof cfg->listen)
-    return dg_error_set(err, -1, "listen", "listen must be HOST:PORT, e.g. 127.0.0.1:8080"), -1;
+  if (colon == NULL || colon == text || strlen(text) >= size)
+    return dg_error_set(err, -1, key, "%s must be HOST:PORT, e.g. 127.0.0.1:8080", key), -1;
   char *end = NULL;
   long port = strtol(colon + 1, &end, 10);
   if (colon[1] == '\0' || *end != '\0' || port < 0 || port > 65535)
-    return dg_error_set(err, -1, "listen", "listen's port must be an integer from 0 to 65535"), -1;
-  snprintf(cfg->listen, sizeof cfg->listen, "%s", text);
+    return dg_error_set(err, -1, key, "%s's port must be an integer from 0 to 65535", key), -1;
+  snprintf(out, size, "%s", text);
   return 0;
+}
+
+int config_set_listen(config *cfg, const char *text, dg_error *err) {
+  return set_address(cfg->listen, sizeof cfg->listen, "listen", text, err);
+}
+
+int config_set_health_listen(config *cfg, const char *text, dg_error *err) {
+  if (text[0] == '\0') {
+    cfg->health_listen[0] = '\0';
+    return 0;
+  }
+  return set_address(cfg->health_listen, sizeof cfg->health_listen, "health_listen", text, err);
 }
 
 static int hex_digit(char c) {
@@ -382,6 +406,13 @@ static int load_root(config *cfg, json_t *root, const char *path, dg_error *err)
         goto fail;
       }
       if (config_set_listen(cfg, json_string_value(value), err) != 0)
+        goto fail;
+    } else if (strcmp(key, "health_listen") == 0) {
+      if (!json_is_string(value)) {
+        dg_error_set(err, -1, "health_listen", "health_listen must be a string HOST:PORT or \"\"");
+        goto fail;
+      }
+      if (config_set_health_listen(cfg, json_string_value(value), err) != 0)
         goto fail;
     } else if (strcmp(key, "workers") == 0) {
       if (!json_is_integer(value) || json_integer_value(value) < 1 ||

@@ -2,54 +2,80 @@
  * daemon's state", NOTES.md "libmicrohttpd 0.9.75 driven from libuv").
  * MHD runs without threads of its own (MHD_USE_EPOLL, external polling);
  * its epoll fd sits in a uv_poll_t, MHD_get_timeout arms a uv_timer_t, and
- * http_pump() runs MHD and re-arms the timer. Because MHD_resume_connection
+ * pump() runs MHD and re-arms the timer. Because MHD_resume_connection
  * does not wake the loop in this mode, whoever resumes a connection calls
- * http_pump() itself. This file also holds the response helpers, request
- * ids, the per-request log line and the drain on SIGTERM. */
+ * http_pump() itself. There are two such listeners: the API, and the
+ * optional health listener (health_listen) that serves only the probes and
+ * /metrics, so that liveness is answered whatever the API's clients do.
+ * This file also holds the response helpers, request ids, the per-request
+ * log line and the drain on SIGTERM; conns.c guards the connections. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "server.h"
 
+static void pump(listener *l);
+
 static void on_timer(uv_timer_t *timer) {
-  http_pump(timer->data);
+  pump(timer->data);
 }
 
 static void on_poll(uv_poll_t *poll, int status, int events) {
   (void)status;
   (void)events;
-  http_pump(poll->data);
+  pump(poll->data);
 }
 
 static void maybe_stop(server *s);
 
-void http_pump(server *s) {
-  if (s->stopped)
+static void pump(listener *l) {
+  server *s = l->srv;
+  if (s->stopped || l->mhd == NULL)
     return;
-  if (s->in_pump) {
+  if (l->in_pump) {
     /* A resume from inside MHD_run (a job dropped while being submitted):
      * run MHD once more before leaving. */
-    s->pump_again = true;
+    l->pump_again = true;
     return;
   }
-  s->in_pump = true;
+  l->in_pump = true;
+  int reruns = 0;
   do {
-    s->pump_again = false;
-    MHD_run(s->mhd);
-  } while (s->pump_again);
-  s->in_pump = false;
+    l->pump_again = false;
+    uint64_t closed = l->closed;
+    MHD_run(l->mhd);
+    /* Issue 12 item 1: at connections_max (or after an accept() error such
+     * as EMFILE) MHD 0.9.75 takes its listening socket out of its epoll set,
+     * and puts it back only at the start of a later run. When connections
+     * closed during this run, that later run is now, or the listener would
+     * wait for an unrelated event that may never come. */
+    if (l->closed != closed && reruns++ < 4)
+      l->pump_again = true;
+  } while (l->pump_again);
+  l->in_pump = false;
   MHD_UNSIGNED_LONG_LONG timeout = 0;
-  if (MHD_get_timeout(s->mhd, &timeout) == MHD_YES)
-    uv_timer_start(&s->mhd_timer, on_timer, (uint64_t)timeout, 0);
+  if (MHD_get_timeout(l->mhd, &timeout) == MHD_YES)
+    uv_timer_start(&l->timer, on_timer, (uint64_t)timeout, 0);
   else
-    uv_timer_stop(&s->mhd_timer);
+    uv_timer_stop(&l->timer);
   maybe_stop(s);
+}
+
+void http_pump(server *s) {
+  pump(&s->http);
+}
+
+void http_pump_all(server *s) {
+  pump(&s->http);
+  pump(&s->health);
 }
 
 /* Accepts the caller's X-Request-Id when it is short and plain, else makes
@@ -89,6 +115,146 @@ static void add_common_headers(request *r, struct MHD_Response *response,
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
 }
 
+/* An answer written to a half-closed client past MHD. libmicrohttpd
+ * 0.9.75 closes a connection as soon as it reads end-of-file, and a
+ * suspended connection whose client half-closed (shutdown(SHUT_WR) after a
+ * complete request, issue 12 item 7) reads it on resume: the answer was
+ * lost. So the answer of such a request goes to a duplicate of its socket
+ * from the loop, and MHD is left to close its own descriptor. */
+typedef struct detached {
+  uv_poll_t poll;               /* writable events of `fd` */
+  server *srv;                  /* back pointer */
+  struct detached *prev, *next; /* server's list */
+  int fd;                       /* dup of the connection's socket */
+  char *data;                   /* head and body */
+  size_t length, sent;          /* bytes in `data`, bytes written */
+  uint64_t progress_ns;         /* last write that made progress */
+} detached;
+
+static void on_detached_closed(uv_handle_t *handle) {
+  detached *w = handle->data;
+  server *s = w->srv;
+  close(w->fd);
+  free(w->data);
+  free(w);
+  maybe_stop(s);
+}
+
+static void detached_end(detached *w) {
+  server *s = w->srv;
+  if (w->prev != NULL)
+    w->prev->next = w->next;
+  else
+    s->detached = w->next;
+  if (w->next != NULL)
+    w->next->prev = w->prev;
+  s->conns.send_queued -= (long)(w->length - w->sent);
+  shutdown(w->fd, SHUT_WR);
+  uv_close((uv_handle_t *)&w->poll, on_detached_closed);
+}
+
+static void on_detached_writable(uv_poll_t *poll, int status, int events) {
+  (void)events;
+  detached *w = poll->data;
+  while (status == 0 && w->sent < w->length) {
+    ssize_t wrote =
+        send(w->fd, w->data + w->sent, w->length - w->sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (wrote <= 0) {
+      if (wrote < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return;
+      break;
+    }
+    w->sent += (size_t)wrote;
+    w->srv->conns.send_queued -= (long)wrote;
+    w->progress_ns = dg_monotonic_ns();
+  }
+  detached_end(w);
+}
+
+void http_sweep_detached(server *s, uint64_t now, bool all) {
+  uint64_t idle = (uint64_t)s->cfg->limits.connection_timeout_s * 1000000000u;
+  for (detached *w = s->detached, *next; w != NULL; w = next) {
+    next = w->next;
+    if (all || now - w->progress_ns >= idle)
+      detached_end(w);
+  }
+}
+
+/* The peer has shut down its sending side (or closed): a read would see
+ * end-of-file. */
+static bool peer_half_closed(request *r) {
+  if (r->conn == NULL || r->conn->closing)
+    return false;
+  char byte;
+  return recv(r->conn->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* Writes the whole answer of `r` to a duplicate of its socket (see
+ * `detached`); false when it cannot (then MHD answers as usual). */
+static bool answer_detached(request *r, int status, const char *content_type, char *body,
+                            size_t length, const char *const *headers) {
+  server *s = r->srv;
+  char head[2048], date[64], timing[160] = "", extra[1024] = "";
+  time_t now = time(NULL);
+  struct tm utc;
+  gmtime_r(&now, &utc);
+  strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+  if (r->has_job)
+    snprintf(timing, sizeof timing, "Server-Timing: queue;dur=%.3f, gen;dur=%.3f, ser;dur=%.3f\r\n",
+             r->queue_ms, r->generation_ms, r->serialise_ms);
+  size_t at = 0;
+  if (r->pregen != NULL)
+    at += (size_t)snprintf(extra + at, sizeof extra - at, "X-Pregen: %s\r\n", r->pregen);
+  if (status == 503 && at < sizeof extra)
+    at += (size_t)snprintf(extra + at, sizeof extra - at, "Retry-After: %ld\r\n",
+                           s->cfg->limits.retry_after_s);
+  for (int i = 0; headers != NULL && headers[i] != NULL && at < sizeof extra; i += 2)
+    if (!(status == 503 && strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
+      at +=
+          (size_t)snprintf(extra + at, sizeof extra - at, "%s: %s\r\n", headers[i], headers[i + 1]);
+  if (at >= sizeof extra)
+    return false;
+  /* HEAD and 304 answers carry no body (RFC 9110 9.3.2, 15.4.5). */
+  size_t body_bytes = strcmp(r->method, "HEAD") == 0 || status == 304 ? 0 : length;
+  const char *reason = MHD_get_reason_phrase_for((unsigned int)status);
+  int head_length = snprintf(head, sizeof head,
+                             "HTTP/1.1 %d %s\r\nDate: %s\r\nConnection: close\r\nContent-Type: "
+                             "%s\r\nX-Request-Id: %s\r\n%s%sContent-Length: %zu\r\n\r\n",
+                             status, reason, date, content_type, r->id, timing, extra, length);
+  if (head_length <= 0 || (size_t)head_length >= sizeof head)
+    return false;
+  detached *w = calloc(1, sizeof *w);
+  char *data = malloc((size_t)head_length + body_bytes + 1);
+  int fd = dup(r->conn->fd);
+  if (w == NULL || data == NULL || fd < 0 || uv_poll_init(s->loop, &w->poll, fd) != 0) {
+    if (fd >= 0)
+      close(fd);
+    free(data);
+    free(w);
+    return false;
+  }
+  memcpy(data, head, (size_t)head_length);
+  memcpy(data + head_length, body, body_bytes);
+  free(body);
+  w->srv = s;
+  w->fd = fd;
+  w->data = data;
+  w->length = (size_t)head_length + body_bytes;
+  w->progress_ns = dg_monotonic_ns();
+  w->poll.data = w;
+  w->next = s->detached;
+  if (s->detached != NULL)
+    s->detached->prev = w;
+  s->detached = w;
+  s->conns.send_queued += (long)w->length;
+  uv_poll_start(&w->poll, UV_WRITABLE, on_detached_writable);
+  r->status = status;
+  r->answered = true;
+  r->detached = true;
+  r->bytes_out = length;
+  return true;
+}
+
 void respond_headers(request *r, int status, const char *content_type, char *body, size_t length,
                      const char *const *headers) {
   if (body == NULL) {
@@ -98,6 +264,23 @@ void respond_headers(request *r, int status, const char *content_type, char *bod
     body = NULL;
     length = 0;
   }
+  if (body != NULL && !conns_admit(r->srv, length)) {
+    /* Issue 12 item 4: the budget of bytes queued to clients is full of
+     * readers that are still reading: refuse this answer rather than hold
+     * it (the stalled ones were closed already). */
+    free(body);
+    r->srv->counters.rejected_send_queue++;
+    char detail[160];
+    snprintf(detail, sizeof detail,
+             "%ld response bytes are queued to clients (limits.send_queue_bytes_max %ld); "
+             "retry later",
+             r->srv->conns.send_queued, r->srv->cfg->limits.send_queue_bytes_max);
+    respond_problem(r, 503, "send-queue-full", "Too busy sending", detail, NULL, NULL, NULL);
+    return;
+  }
+  if (r->suspended && body != NULL && peer_half_closed(r) &&
+      answer_detached(r, status, content_type, body, length, headers))
+    return;
   struct MHD_Response *response = MHD_create_response_from_buffer(
       length, body != NULL ? body : (void *)"",
       body != NULL ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
@@ -106,8 +289,16 @@ void respond_headers(request *r, int status, const char *content_type, char *bod
     return;
   }
   add_common_headers(r, response, content_type);
+  /* Every 503 says when to come back, with the configured delay. */
+  bool retry = status == 503;
+  if (retry) {
+    char seconds[24];
+    snprintf(seconds, sizeof seconds, "%ld", r->srv->cfg->limits.retry_after_s);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
+  }
   for (int i = 0; headers != NULL && headers[i] != NULL; i += 2)
-    MHD_add_response_header(response, headers[i], headers[i + 1]);
+    if (!(retry && strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
+      MHD_add_response_header(response, headers[i], headers[i + 1]);
   r->bytes_out = length;
   if (r->suspended) {
     r->pending = response;
@@ -116,7 +307,8 @@ void respond_headers(request *r, int status, const char *content_type, char *bod
   }
   r->status = status;
   r->answered = true;
-  MHD_queue_response(r->connection, (unsigned)status, response);
+  if (MHD_queue_response(r->connection, (unsigned)status, response) == MHD_YES)
+    conns_response_queued(r, length);
   MHD_destroy_response(response);
 }
 
@@ -208,11 +400,13 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
                          enum MHD_RequestTerminationCode toe) {
   (void)connection;
   (void)toe;
-  server *s = cls;
+  listener *l = cls;
+  server *s = l->srv;
   request *r = *con_cls;
   if (r == NULL)
     return;
   *con_cls = NULL;
+  conns_request_done(r);
   if (!r->answered)
     r->status = 499; /* the client went away before an answer */
   double total_s = (double)(dg_monotonic_ns() - r->start_ns) / 1e9;
@@ -228,85 +422,150 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
   s->requests_open--;
 }
 
-/* Length of the valid UTF-8 sequence at `text`, 0 when it is not one
- * (overlong forms, surrogates and code points above U+10FFFF included). */
-static size_t utf8_sequence(const unsigned char *text) {
+/* Bytes of one UTF-8 character at `text` that is valid (shortest form, no
+ * surrogate, at most U+10FFFF) and not a control character; 0 otherwise. */
+static size_t printable_char(const unsigned char *text) {
   unsigned char c = text[0];
-  if (c < 0x80)
+  if (c >= 0x20 && c < 0x7f)
     return 1;
-  size_t length = c >= 0xc2 && c <= 0xdf   ? 2
-                  : c >= 0xe0 && c <= 0xef ? 3
-                  : c >= 0xf0 && c <= 0xf4 ? 4
-                                           : 0;
-  for (size_t i = 1; i < length; i++)
-    if ((text[i] & 0xc0) != 0x80)
-      return 0;
-  if ((c == 0xe0 && text[1] < 0xa0) || (c == 0xed && text[1] > 0x9f) ||
-      (c == 0xf0 && text[1] < 0x90) || (c == 0xf4 && text[1] > 0x8f))
+  size_t length;
+  unsigned char low = 0x80, high = 0xbf; /* range of the second byte */
+  if (c >= 0xc2 && c <= 0xdf)
+    length = 2;
+  else if (c >= 0xe0 && c <= 0xef) {
+    length = 3;
+    if (c == 0xe0)
+      low = 0xa0;
+    else if (c == 0xed)
+      high = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    length = 4;
+    if (c == 0xf0)
+      low = 0x90;
+    else if (c == 0xf4)
+      high = 0x8f;
+  } else
     return 0;
+  if (text[1] < low || text[1] > high)
+    return 0;
+  for (size_t i = 2; i < length; i++)
+    if (text[i] < 0x80 || text[i] > 0xbf)
+      return 0;
   return length;
 }
 
-static bool utf8_valid(const char *text) {
-  for (size_t step; *text != '\0'; text += step)
-    if ((step = utf8_sequence((const unsigned char *)text)) == 0)
-      return false;
-  return true;
-}
-
-/* r->path goes into JSON (problem `instance`, the log line), which must be
- * UTF-8: bytes of a broken or truncated sequence become '?'. */
-static void utf8_sanitize(char *text) {
-  for (size_t step; *text != '\0'; text += step)
-    if ((step = utf8_sequence((const unsigned char *)text)) == 0) {
-      *text = '?';
-      step = 1;
+/* Copies `text` into `out` (`size` bytes) as printable UTF-8, writing each
+ * other byte as %XX, so that it is always safe in JSON and in a log line;
+ * stops at a character boundary when `out` is full. Returns 0, 400 when
+ * `text` had other bytes, 414 when it did not fit. */
+static int copy_printable(char *out, size_t size, const char *text) {
+  const unsigned char *in = (const unsigned char *)text;
+  size_t at = 0;
+  int problem = 0;
+  while (*in != '\0') {
+    size_t length = printable_char(in);
+    if (length == 0) {
+      problem = 400;
+      if (at + 3 >= size)
+        break;
+      snprintf(out + at, size - at, "%%%02X", *in);
+      at += 3;
+      in++;
+      continue;
     }
+    if (at + length >= size)
+      break;
+    memcpy(out + at, in, length);
+    at += length;
+    in += length;
+  }
+  out[at] = '\0';
+  return *in != '\0' && problem == 0 ? 414 : problem;
 }
 
-static request *request_new(server *s, struct MHD_Connection *connection, const char *url,
+static request *request_new(listener *l, struct MHD_Connection *connection, const char *url,
                             const char *method) {
+  server *s = l->srv;
   request *r = calloc(1, sizeof *r);
   if (r == NULL)
     return NULL;
   r->srv = s;
+  r->owner = l;
+  r->conn = conns_of(connection);
   r->connection = connection;
   r->start_ns = dg_monotonic_ns();
-  snprintf(r->method, sizeof r->method, "%s", method);
-  snprintf(r->path, sizeof r->path, "%s", url);
-  utf8_sanitize(r->path);
-  r->route = route_match(url);
+  copy_printable(r->method, sizeof r->method, method);
+  r->path_problem = copy_printable(r->path, sizeof r->path, url);
+  r->route = r->path_problem == 0 ? route_match(url) : ROUTE_NONE;
   r->queue_ms = r->generation_ms = r->serialise_ms = -1;
   set_request_id(r);
   s->requests_open++;
+  conns_headers_read(r);
   return r;
+}
+
+static void refuse_too_large(request *r) {
+  server *s = r->srv;
+  s->counters.rejected_too_large++;
+  char detail[128];
+  snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
+           s->cfg->limits.body_bytes_max);
+  respond_problem(r, 413, "too-large", "Request body too large", detail, NULL, NULL, NULL);
+}
+
+/* The first call for a request, its headers read: answers at once what can
+ * be answered without the body. A response queued now makes MHD 0.9.75
+ * skip the body and close the connection after the answer. */
+static void on_headers(request *r) {
+  server *s = r->srv;
+  if (r->path_problem == 400) {
+    respond_problem(r, 400, "bad-path", "Malformed request path",
+                    "the request path must be UTF-8 without control characters (bytes that "
+                    "are not are shown as %XX in instance)",
+                    NULL, NULL, NULL);
+    return;
+  }
+  if (r->path_problem == 414) {
+    char detail[96];
+    snprintf(detail, sizeof detail, "the request path must be shorter than %d bytes",
+             REQUEST_PATH_MAX);
+    respond_problem(r, 414, "uri-too-long", "Request path too long", detail, NULL, NULL, NULL);
+    return;
+  }
+  const char *declared =
+      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  if (declared != NULL && strtoll(declared, NULL, 10) > s->cfg->limits.body_bytes_max)
+    refuse_too_large(r);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls) {
   (void)version;
-  server *s = cls;
+  listener *l = cls;
+  server *s = l->srv;
   request *r = *con_cls;
   if (r == NULL) {
-    r = request_new(s, connection, url, method);
+    r = request_new(l, connection, url, method);
     if (r == NULL)
       return MHD_NO;
     *con_cls = r;
-    /* Refuse an announced oversized body before reading it. */
-    const char *declared =
-        MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (declared != NULL && strtoll(declared, NULL, 10) > s->cfg->limits.body_bytes_max)
-      r->too_large = true;
+    on_headers(r);
     return MHD_YES;
   }
-  if (r->answered)
+  if (r->detached)
+    return MHD_NO; /* answered past MHD: let it close its descriptor */
+  if (r->answered) {
+    *upload_data_size = 0;
     return MHD_YES;
+  }
   if (r->pending != NULL) {
     /* Resumed after its job: send what the job produced. */
     r->status = r->pending_status;
     r->answered = true;
     enum MHD_Result rc = MHD_queue_response(connection, (unsigned)r->status, r->pending);
+    if (rc == MHD_YES)
+      conns_response_queued(r, r->bytes_out);
     MHD_destroy_response(r->pending);
     r->pending = NULL;
     return rc;
@@ -314,15 +573,48 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   if (*upload_data_size > 0) {
     size_t chunk = *upload_data_size;
     *upload_data_size = 0;
-    if (r->too_large || r->body_length + chunk > (size_t)s->cfg->limits.body_bytes_max) {
-      r->too_large = true;
+    if (r->body_length + chunk > (size_t)s->cfg->limits.body_bytes_max) {
+      /* Issue 12 item 6: answer 413 at the limit and stop reading. MHD
+       * 0.9.75 takes no response while a body is being read, so the answer
+       * goes straight to the socket (nothing was sent on it for this
+       * request) and MHD_NO makes MHD close the connection now. */
+      s->counters.rejected_too_large++;
+      conn *c = r->conn;
+      if (c != NULL && !c->closing) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
+                 s->cfg->limits.body_bytes_max);
+        r->status = 413;
+        r->answered = true;
+        char head[384], body[384];
+        int body_length = snprintf(body, sizeof body,
+                                   "{\"type\":\"urn:dungeond:problem:too-large\",\"title\":"
+                                   "\"Request body too large\",\"status\":413,\"detail\":\"%s\","
+                                   "\"instance\":\"%s\",\"request_id\":\"%s\"}",
+                                   detail, r->path, r->id);
+        int head_length =
+            snprintf(head, sizeof head,
+                     "HTTP/1.1 413 Content Too Large\r\nConnection: close\r\nContent-Type: "
+                     "application/problem+json\r\nX-Request-Id: %s\r\nContent-Length: %d\r\n\r\n",
+                     r->id, body_length);
+        if (body_length > 0 && head_length > 0 && (size_t)body_length < sizeof body &&
+            (size_t)head_length < sizeof head) {
+          struct iovec parts[2] = {{head, (size_t)head_length}, {body, (size_t)body_length}};
+          struct msghdr message = {.msg_iov = parts, .msg_iovlen = 2};
+          if (sendmsg(c->fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT) > 0)
+            r->bytes_out = (size_t)body_length;
+          shutdown(c->fd, SHUT_WR);
+        }
+      }
       free(r->body);
       r->body = NULL;
       r->body_length = r->body_capacity = 0;
-      return MHD_YES;
+      return MHD_NO;
     }
     if (r->body_length + chunk + 1 > r->body_capacity) {
       size_t capacity = (r->body_length + chunk + 1) * 2;
+      if (capacity > (size_t)s->cfg->limits.body_bytes_max + 1)
+        capacity = (size_t)s->cfg->limits.body_bytes_max + 1;
       char *grown = realloc(r->body, capacity);
       if (grown == NULL)
         return MHD_NO;
@@ -335,21 +627,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   }
   if (r->suspended)
     return MHD_YES;
-  if (r->too_large) {
-    s->counters.rejected_too_large++;
-    char detail[128];
-    snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
-             s->cfg->limits.body_bytes_max);
-    respond_problem(r, 413, "too-large", "Request body too large", detail, NULL, NULL, NULL);
-    return MHD_YES;
-  }
-  if (!utf8_valid(url)) {
-    /* Found by tests/fuzz/fuzz_lobby.c: such a path made every JSON answer
-     * fail (500, empty body, no log line). */
-    respond_problem(r, 400, "malformed", "Malformed request", "the path must be valid UTF-8", NULL,
-                    NULL, NULL);
-    return MHD_YES;
-  }
+  conns_body_read(r);
   route_handle(r);
   return MHD_YES;
 }
@@ -372,75 +650,114 @@ static int parse_listen(const char *listen, struct sockaddr_in *address, dg_erro
   return 0;
 }
 
-int http_start(server *s, dg_error *err) {
+static int start_listener(server *s, listener *l, const char *address_text, bool health,
+                          dg_error *err) {
   struct sockaddr_in address;
-  if (parse_listen(s->cfg->listen, &address, err) != 0)
+  if (parse_listen(address_text, &address, err) != 0)
     return -1;
   const config_limits *limits = &s->cfg->limits;
-  s->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO, 0, NULL, NULL,
-                            on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)limits->connections_max,
-                            MHD_OPTION_CONNECTION_TIMEOUT,
-                            (unsigned int)limits->connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
-                            on_completed, s, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
-  if (s->mhd == NULL)
-    return dg_error_set(err, -1, "listen", "cannot listen on %s (address in use?)", s->cfg->listen);
-  const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-  const union MHD_DaemonInfo *port = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-  s->port = port != NULL ? port->port : ntohs(address.sin_port);
-  if (info == NULL || uv_poll_init(s->loop, &s->mhd_poll, info->epoll_fd) != 0) {
-    MHD_stop_daemon(s->mhd);
-    s->mhd = NULL;
+  l->srv = s;
+  l->health = health;
+  unsigned int connections =
+      (unsigned int)(health ? limits->health_connections_max : limits->connections_max);
+  l->mhd = MHD_start_daemon(
+      MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO | MHD_USE_ERROR_LOG, 0,
+      conns_accept_policy, l, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, conns_mhd_log, l,
+      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_CONNECTION_LIMIT, connections,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)limits->connection_timeout_s,
+      MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
+      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+  if (l->mhd == NULL)
+    return dg_error_set(err, -1, health ? "health_listen" : "listen",
+                        "cannot listen on %s (address in use?)", address_text);
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+  const union MHD_DaemonInfo *port = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
+  l->port = port != NULL ? port->port : ntohs(address.sin_port);
+  if (info == NULL || uv_poll_init(s->loop, &l->poll, info->epoll_fd) != 0) {
+    MHD_stop_daemon(l->mhd);
+    l->mhd = NULL;
     return dg_error_set(err, -1, "", "cannot watch libmicrohttpd's epoll descriptor");
   }
-  s->mhd_poll.data = s;
-  uv_timer_init(s->loop, &s->mhd_timer);
-  s->mhd_timer.data = s;
-  uv_poll_start(&s->mhd_poll, UV_READABLE, on_poll);
-  http_pump(s);
+  l->poll.data = l;
+  uv_timer_init(s->loop, &l->timer);
+  l->timer.data = l;
+  uv_poll_start(&l->poll, UV_READABLE, on_poll);
+  return 0;
+}
+
+static void close_listener(listener *l) {
+  if (l->mhd == NULL)
+    return;
+  uv_close((uv_handle_t *)&l->poll, NULL);
+  uv_close((uv_handle_t *)&l->timer, NULL);
+  MHD_stop_daemon(l->mhd);
+  l->mhd = NULL;
+}
+
+int http_start(server *s, dg_error *err) {
+  s->http.srv = s->health.srv = s;
+  if (start_listener(s, &s->http, s->cfg->listen, false, err) != 0)
+    return -1;
+  if (s->cfg->health_listen[0] != '\0' &&
+      start_listener(s, &s->health, s->cfg->health_listen, true, err) != 0) {
+    close_listener(&s->http);
+    return -1;
+  }
+  conns_init(s);
+  http_pump_all(s);
   return 0;
 }
 
 static void on_drain_timeout(uv_timer_t *timer) {
   server *s = timer->data;
+  /* Issue 12 item 5: the drain ends at drain_timeout_ms whatever clients
+   * do: running jobs are cancelled (their requests answered 503), and every
+   * connection not waiting for a job is closed, a half-sent request with a
+   * 503, so no client can keep the daemon alive. */
+  s->drain_expired = true;
   jobs_cancel_all(&s->queues, true);
+  conns_close_all(s);
+  http_sweep_detached(s, dg_monotonic_ns(), true);
+  http_pump_all(s);
 }
 
 void http_begin_drain(server *s) {
   if (s->draining || s->stopped)
     return;
   s->draining = true;
-  /* Stop accepting: the listening socket leaves MHD and is closed, so new
-   * connections are refused while the open ones finish. */
-  MHD_socket listener = MHD_quiesce_daemon(s->mhd);
-  if (listener != MHD_INVALID_SOCKET)
-    close(listener);
-  /* Queued jobs are answered 503 now; running ones may finish until the
-   * drain timeout. */
+  /* The listeners stay open: until the load balancer has taken this
+   * replica out (readyz answers 503 now), new connections are still
+   * answered, with Connection: close, and generation gets 503 +
+   * Retry-After. Queued jobs are answered 503 now; running ones may finish
+   * until the drain timeout. */
   lobbies_drain(s);
   jobs_cancel_all(&s->queues, false);
   uv_timer_start(&s->drain_timer, on_drain_timeout, (uint64_t)s->cfg->limits.drain_timeout_ms, 0);
-  http_pump(s);
+  http_pump_all(s);
 }
 
 static void maybe_stop(server *s) {
-  if (!s->draining || s->stopped || s->requests_open > 0 || s->queues.running > 0)
+  if (!s->draining || s->stopped || s->requests_open > 0 || s->queues.running > 0 ||
+      s->detached != NULL)
     return;
   s->stopped = true;
-  uv_close((uv_handle_t *)&s->mhd_poll, NULL);
-  uv_close((uv_handle_t *)&s->mhd_timer, NULL);
   uv_close((uv_handle_t *)&s->drain_timer, NULL);
   uv_close((uv_handle_t *)&s->sigterm, NULL);
   uv_close((uv_handle_t *)&s->sigint, NULL);
+  conns_close(s);
   jobs_close(&s->queues);
   lobbies_close(s);
-  MHD_stop_daemon(s->mhd);
-  s->mhd = NULL;
+  close_listener(&s->http);
+  close_listener(&s->health);
 }
 
 void http_close(server *s) {
-  if (s->mhd != NULL) {
-    MHD_stop_daemon(s->mhd);
-    s->mhd = NULL;
+  if (s->http.mhd != NULL) {
+    MHD_stop_daemon(s->http.mhd);
+    s->http.mhd = NULL;
+  }
+  if (s->health.mhd != NULL) {
+    MHD_stop_daemon(s->health.mhd);
+    s->health.mhd = NULL;
   }
 }

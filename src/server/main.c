@@ -2,6 +2,7 @@
  * configuration, sizes libuv's thread pool, starts libmicrohttpd on the
  * loop and runs until SIGTERM/SIGINT has drained it; exits 0 after a clean
  * drain with every handle closed (uv_loop_close returns 0). */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +14,24 @@
 #define DEFAULT_CONFIG "config/dungeond.json"
 
 static void usage(FILE *out) {
-  fputs("usage: dungeond [--config FILE] [--listen HOST:PORT] [--workers N]\n"
-        "                [--check-config] [--help] [--version]\n"
+  fputs("usage: dungeond [--config FILE] [--listen HOST:PORT] [--health-listen HOST:PORT]\n"
+        "                [--workers N] [--check-config] [--help] [--version]\n"
         "  --config FILE      JSON configuration (default " DEFAULT_CONFIG " when it exists;\n"
         "                     see docs/config.md)\n"
         "  --listen HOST:PORT address to serve on (default 127.0.0.1:8080; port 0 picks\n"
         "                     a free port, printed in the start-up log line)\n"
+        "  --health-listen HOST:PORT\n"
+        "                     a second listener for /livez, /healthz, /readyz and\n"
+        "                     /metrics only, so probes are answered whatever the API's\n"
+        "                     clients do (default off; \"\" turns it off)\n"
         "  --workers N        generation threads, 1 to 256 (default 2)\n"
         "  --check-config     load and check the configuration and the room sets of\n"
         "                     roomsets_dir, print them, exit\n"
         "  --help             this text\n"
         "  --version          print the version\n"
         "Signals: SIGTERM or SIGINT drain (readyz turns 503, in-flight requests finish,\n"
-        "queued ones get 503) and exit 0.\n",
+        "queued ones get 503, new connections are still answered) and exit 0, at the\n"
+        "latest after limits.drain_timeout_ms.\n",
         out);
 }
 
@@ -51,6 +57,12 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(speculative_queue_max);
   PUT(connections_max);
   PUT(connection_timeout_s);
+  PUT(connections_per_ip_max);
+  PUT(header_timeout_ms);
+  PUT(body_timeout_ms);
+  PUT(send_queue_bytes_max);
+  PUT(send_stall_ms);
+  PUT(health_connections_max);
   PUT(drain_timeout_ms);
   PUT(retry_after_s);
   PUT(lobbies_max);
@@ -67,11 +79,12 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
 #undef PUT
   /* Tokens are secrets: --check-config says how many, never which. */
   json_t *root = json_pack(
-      "{s:s, s:i, s:b, s:o, s:o, s:s, s:i, s:s, s:o}", "listen", cfg->listen, "workers",
-      cfg->workers, "log_requests", cfg->log_requests, "limits", limits, "profiles",
-      cfg->profiles != NULL ? json_incref(cfg->profiles) : json_object(), "default_profile",
-      cfg->default_profile, "auth_tokens", (int)json_array_size(cfg->auth_tokens), "roomsets_dir",
-      cfg->roomsets_dir, "roomsets", dg_context_roomsets_to_json(roomsets));
+      "{s:s, s:s, s:i, s:b, s:o, s:o, s:s, s:i, s:s, s:o}", "listen", cfg->listen, "health_listen",
+      cfg->health_listen, "workers", cfg->workers, "log_requests", cfg->log_requests, "limits",
+      limits, "profiles", cfg->profiles != NULL ? json_incref(cfg->profiles) : json_object(),
+      "default_profile", cfg->default_profile, "auth_tokens",
+      (int)json_array_size(cfg->auth_tokens), "roomsets_dir", cfg->roomsets_dir, "roomsets",
+      dg_context_roomsets_to_json(roomsets));
   /* The seed key is a secret too: only whether it is set. */
   if (root != NULL)
     json_object_set_new(root, "lobby_seed_secret",
@@ -84,7 +97,7 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
 }
 
 int main(int argc, char **argv) {
-  const char *config_path = NULL, *listen = NULL;
+  const char *config_path = NULL, *listen = NULL, *health_listen = NULL;
   long workers = 0;
   bool check_only = false;
   for (int i = 1; i < argc; i++) {
@@ -100,6 +113,8 @@ int main(int argc, char **argv) {
       config_path = argv[++i];
     } else if (strcmp(argv[i], "--listen") == 0 && i + 1 < argc) {
       listen = argv[++i];
+    } else if (strcmp(argv[i], "--health-listen") == 0 && i + 1 < argc) {
+      health_listen = argv[++i];
     } else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
       char *end = NULL;
       workers = strtol(argv[++i], &end, 10);
@@ -135,6 +150,11 @@ int main(int argc, char **argv) {
     config_close(&cfg);
     return 2;
   }
+  if (health_listen != NULL && config_set_health_listen(&cfg, health_listen, &err) != 0) {
+    fprintf(stderr, "dungeond: --health-listen: %s\n", err.message);
+    config_close(&cfg);
+    return 2;
+  }
   if (workers > 0)
     cfg.workers = (int)workers;
   /* Room sets are part of the configuration: a broken file stops the
@@ -150,6 +170,15 @@ int main(int argc, char **argv) {
     config_close(&cfg);
     return 0;
   }
+
+  /* Levels and response bodies are megabytes, made on worker threads and
+   * freed on the loop thread. glibc's default raises its mmap threshold
+   * after the first such free, after which they come from per-thread heaps
+   * that fragment and are never given back: RSS grows with the number of
+   * levels ever in flight, not with those alive. A fixed threshold keeps
+   * every large block in its own mapping, returned to the system when
+   * freed, so RSS follows limits.send_queue_bytes_max (docs/config.md). */
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 
   /* NOTES.md: libuv sizes its pool once, at the first uv_queue_work. */
   char pool_size[16];
@@ -196,10 +225,15 @@ int main(int argc, char **argv) {
     uv_run(&loop, UV_RUN_DEFAULT);
     goto fail_loop;
   }
+  char health[CONFIG_LISTEN_MAX + 48] = "";
+  if (s.health.mhd != NULL)
+    snprintf(health, sizeof health, ",\"health_listen\":\"%s\",\"health_port\":%d",
+             cfg.health_listen, s.health.port);
   fprintf(stderr,
-          "{\"level\":\"info\",\"event\":\"listening\",\"listen\":\"%s\",\"port\":%d,"
+          "{\"level\":\"info\",\"event\":\"listening\",\"listen\":\"%s\",\"port\":%d%s,"
           "\"workers\":%d,\"roomsets\":%d,\"version\":\"%s\"}\n",
-          cfg.listen, s.port, cfg.workers, dg_context_roomset_count(roomsets), DUNGEON_VERSION);
+          cfg.listen, s.http.port, health, cfg.workers, dg_context_roomset_count(roomsets),
+          DUNGEON_VERSION);
   uv_run(&loop, UV_RUN_DEFAULT);
   rc = 0;
 fail_loop:

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "profile.h"
@@ -42,8 +43,6 @@ static bool method_allowed(route_id route, const char *method) {
 }
 
 static stats_gauges gauges(const server *s) {
-  const union MHD_DaemonInfo *info =
-      s->mhd != NULL ? MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_CURRENT_CONNECTIONS) : NULL;
   return (stats_gauges){
       .interactive_depth = s->queues.depth[JOB_INTERACTIVE],
       .interactive_max = s->queues.max_depth[JOB_INTERACTIVE],
@@ -53,7 +52,9 @@ static stats_gauges gauges(const server *s) {
       .workers_busy = s->queues.running,
       .speculative_busy = s->queues.running_kind[JOB_SPECULATIVE],
       .speculative_idle = s->queues.idle_speculative,
-      .connections = info != NULL ? (long)info->num_connections : 0,
+      .connections = s->http.open,
+      .health_connections = s->health.open,
+      .send_queue_bytes = s->conns.send_queued,
       .draining = s->draining,
       .lobbies = s->lobbies.count,
       .lobby_hits = s->lobbies.hits,
@@ -70,10 +71,9 @@ static stats_gauges gauges(const server *s) {
   };
 }
 
+/* A 503; respond() adds Retry-After (limits.retry_after_s) to every 503. */
 static void retry_later(request *r, const char *slug, const char *title, const char *detail) {
-  char seconds[24];
-  snprintf(seconds, sizeof seconds, "%ld", r->srv->cfg->limits.retry_after_s);
-  respond_problem(r, 503, slug, title, detail, NULL, "Retry-After", seconds);
+  respond_problem(r, 503, slug, title, detail, NULL, NULL, NULL);
 }
 
 /* Which representation the client accepts (negotiate.c). */
@@ -82,8 +82,13 @@ int level_format(request *r) {
   return r->format;
 }
 
-/* A job's client is still connected unless its socket reads end-of-file.
- * Checked only for jobs that waited, so the fast path makes no syscall. */
+/* A job's client is still connected unless its socket reports an error
+ * (a reset: the client closed with data unread, or its host is gone).
+ * End-of-file is not enough: a client may half-close (shutdown(SHUT_WR))
+ * after a complete request and still read the answer (issue 12 item 7), and
+ * TCP cannot tell that from a full close without writing; a job whose client
+ * closed for good is bounded by its deadline instead. Checked only for jobs
+ * that waited, so the fast path makes no syscall. */
 static bool client_still_there(job *j) {
   request *r = j->data;
   if (dg_monotonic_ns() - j->queued_ns < 1000000)
@@ -94,7 +99,7 @@ static bool client_still_there(job *j) {
     return true;
   char byte;
   ssize_t got = recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+  if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
     r->srv->counters.clients_gone++;
     return false;
   }
@@ -454,7 +459,8 @@ static bool same_secret(const char *given, const char *expected) {
 
 /* DESIGN.md "Configuration, limits, security": optional bearer tokens for
  * every /v1/ path. Health checks and /metrics stay open for probes and
- * scrapers. */
+ * scrapers. The scheme name is case-insensitive and may be followed by
+ * several spaces (RFC 7235 section 2.1). */
 static bool authorized(request *r) {
   const json_t *tokens = r->srv->cfg->auth_tokens;
   if (tokens == NULL || json_array_size(tokens) == 0 || strncmp(r->path, "/v1/", 4) != 0)
@@ -462,10 +468,14 @@ static bool authorized(request *r) {
   const char *header =
       MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
   bool ok = false;
-  if (header != NULL && strncmp(header, "Bearer ", 7) == 0) {
+  if (header != NULL && strncasecmp(header, "Bearer", 6) == 0 &&
+      (header[6] == ' ' || header[6] == '\t')) {
+    const char *given = header + 6;
+    while (*given == ' ' || *given == '\t')
+      given++;
     size_t i;
     const json_t *token;
-    json_array_foreach(tokens, i, token) ok |= same_secret(header + 7, json_string_value(token));
+    json_array_foreach(tokens, i, token) ok |= same_secret(given, json_string_value(token));
   }
   if (!ok)
     respond_problem(r, 401, "unauthorized", "Unauthorized",
@@ -477,6 +487,17 @@ static bool authorized(request *r) {
 
 void route_handle(request *r) {
   server *s = r->srv;
+  /* The health listener serves the probes and /metrics, nothing else. */
+  bool probe = r->route == ROUTE_LIVEZ || r->route == ROUTE_READYZ || r->route == ROUTE_METRICS;
+  if (r->owner->health && !probe) {
+    char detail[REQUEST_PATH_MAX + 96];
+    snprintf(detail, sizeof detail,
+             "no resource at %s on the health listener (it serves /livez, /healthz, /readyz, "
+             "/metrics)",
+             r->path);
+    respond_problem(r, 404, "not-found", "Not found", detail, NULL, NULL, NULL);
+    return;
+  }
   if (!authorized(r))
     return;
   if (r->route == ROUTE_NONE) {

@@ -15,6 +15,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "conns.h"
 #include "dungeon/dungeon.h"
 #include "jobs.h"
 #include "lobby.h"
@@ -23,12 +24,25 @@
 #define REQUEST_ID_MAX 65
 #define REQUEST_PATH_MAX 160
 
+/* One libmicrohttpd daemon on the loop: the API, or the health probes. */
+typedef struct listener {
+  struct server *srv;       /* back pointer */
+  struct MHD_Daemon *mhd;   /* external polling; NULL when not started */
+  uv_poll_t poll;           /* watches MHD's epoll fd */
+  uv_timer_t timer;         /* MHD_get_timeout */
+  bool health;              /* the probe listener: /livez, /healthz, /readyz, /metrics */
+  bool in_pump, pump_again; /* MHD_run re-entry guard */
+  long open;                /* connections open */
+  uint64_t closed;          /* connections closed so far */
+  int port;                 /* the port actually bound */
+} listener;
+
 typedef struct server {
   const config *cfg;           /* read-only configuration */
   uv_loop_t *loop;             /* the one loop */
-  struct MHD_Daemon *mhd;      /* libmicrohttpd, external polling */
-  uv_poll_t mhd_poll;          /* watches MHD's epoll fd */
-  uv_timer_t mhd_timer;        /* MHD_get_timeout; also the deferred pump */
+  listener http;               /* the API listener (listen) */
+  listener health;             /* the probe listener (health_listen); mhd NULL when off */
+  conns conns;                 /* connection guard: limits, deadlines, send budget */
   uv_timer_t drain_timer;      /* SIGTERM: cancels running jobs when it fires */
   uv_signal_t sigterm, sigint; /* start the drain */
   jobs queues;                 /* generation queues */
@@ -38,10 +52,10 @@ typedef struct server {
   uint32_t id_prefix;          /* random part of generated request ids */
   uint64_t id_counter;         /* sequence part of generated request ids */
   long requests_open;          /* request contexts alive (not completed) */
-  bool in_pump, pump_again;    /* MHD_run re-entry guard */
+  struct detached *detached;   /* answers written past MHD to half-closed clients */
   bool draining;               /* SIGTERM/SIGINT received */
+  bool drain_expired;          /* drain_timeout_ms ran out: connections closed */
   bool stopped;                /* MHD stopped, handles closing */
-  int port;                    /* the port actually bound */
 } server;
 
 typedef enum route_id {
@@ -60,16 +74,19 @@ typedef enum route_id {
 /* One HTTP request, from its headers to MHD's completion callback. */
 struct request {
   server *srv;                       /* back pointer */
+  listener *owner;                   /* the listener it came in on */
+  conn *conn;                        /* the guard's record of its connection, or NULL */
   struct MHD_Connection *connection; /* MHD's connection */
   uint64_t start_ns;                 /* first call of the access handler */
   char id[REQUEST_ID_MAX];           /* X-Request-Id, echoed or made */
   char method[8];                    /* "GET", "POST"... (truncated) */
-  char path[REQUEST_PATH_MAX];       /* URL path (truncated for the log) */
+  char path[REQUEST_PATH_MAX];       /* URL path: printable UTF-8, other bytes as %XX */
+  int path_problem;                  /* 0, or 400 (not UTF-8 / controls) or 414 (too long) */
   route_id route;                    /* matched route, ROUTE_NONE if unknown */
   char *body;                        /* request body so far, malloc'd */
   size_t body_length, body_capacity;
-  bool too_large;                               /* body passed limits.body_bytes_max */
   bool answered;                                /* a response was queued */
+  bool detached;                                /* answered past MHD (half-closed client) */
   bool suspended;                               /* waiting for its job */
   bool has_job;                                 /* `work` was submitted */
   job work;                                     /* the generation job, when any */
@@ -87,11 +104,17 @@ struct request {
   dg_svg_options svg;    /* SVG options from the query (svg_graph, svg_labels, svg_tile) */
 };
 
-/* http.c: libmicrohttpd on the libuv loop. */
+/* http.c: libmicrohttpd on the libuv loop. http_start starts the API
+ * listener and, when health_listen is set, the probe listener. http_pump
+ * runs the API listener's MHD (after a resume); http_pump_all both. */
 int http_start(server *s, dg_error *err);
 void http_pump(server *s);
+void http_pump_all(server *s);
 void http_begin_drain(server *s);
 void http_close(server *s);
+/* Closes detached answers without progress for connection_timeout_s, or
+ * all of them (`all`: drain timeout). Loop thread. */
+void http_sweep_detached(server *s, uint64_t now, bool all);
 
 /* Responses (http.c). Each queues the response now, or keeps it for after
  * the resume when the request is suspended. `body` is malloc'd and taken

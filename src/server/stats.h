@@ -14,6 +14,22 @@
 #define STATS_ALGORITHMS 16  /* distinct algorithms tracked */
 #define STATS_STATUS_MAX 600 /* HTTP status codes counted: 0..599 */
 
+/* Connection events (conns.c): each is counted, and logged at most once a
+ * second per kind. */
+typedef enum conn_event {
+  CONN_EVENT_LIMIT,          /* connections_max reached: accepting paused or a connection refused */
+  CONN_EVENT_PER_IP,         /* a connection refused by connections_per_ip_max */
+  CONN_EVENT_ACCEPT_ERROR,   /* accept() failed: EMFILE, ENFILE, ENOBUFS, ENOMEM */
+  CONN_EVENT_HEADER_TIMEOUT, /* headers not complete within header_timeout_ms: closed */
+  CONN_EVENT_BODY_TIMEOUT,   /* body not complete within body_timeout_ms: closed */
+  CONN_EVENT_SLOW_READER,    /* closed to keep queued responses under send_queue_bytes_max */
+  CONN_EVENT_DRAIN_CLOSED,   /* still open when drain_timeout_ms ran out: closed */
+  CONN_EVENT_COUNT
+} conn_event;
+
+/* The names used in logs, /v1/stats and /metrics, by conn_event. */
+extern const char *const conn_event_names[CONN_EVENT_COUNT];
+
 typedef struct histogram {
   uint64_t counts[STATS_BUCKETS + 1]; /* per bucket (not cumulative); last is +Inf */
   uint64_t count;                     /* observations */
@@ -36,12 +52,14 @@ typedef struct stats {
   histogram queue_wait;                 /* seconds jobs spent queued */
   algorithm_stats algorithms[STATS_ALGORITHMS];
   int algorithm_count;
-  uint64_t rejected_queue_full; /* 503: interactive queue full */
-  uint64_t rejected_draining;   /* 503: shutting down */
-  uint64_t rejected_too_large;  /* 413 */
-  uint64_t deadline_exceeded;   /* 504 */
-  uint64_t clients_gone;        /* queued jobs dropped: client left */
-  uint64_t body_bytes_out;      /* response body bytes sent */
+  uint64_t rejected_queue_full;           /* 503: interactive queue full */
+  uint64_t rejected_draining;             /* 503: shutting down */
+  uint64_t rejected_too_large;            /* 413 */
+  uint64_t rejected_send_queue;           /* 503: send_queue_bytes_max full of active readers */
+  uint64_t deadline_exceeded;             /* 504 */
+  uint64_t clients_gone;                  /* queued jobs dropped: client left */
+  uint64_t body_bytes_out;                /* response body bytes sent */
+  uint64_t conn_events[CONN_EVENT_COUNT]; /* connection events by kind */
 } stats;
 
 /* Live figures the loop reads when it renders stats. */
@@ -52,6 +70,8 @@ typedef struct stats_gauges {
   int speculative_busy;      /* of those jobs, speculative ones */
   bool speculative_idle;     /* speculative jobs run at idle priority on threads of their own */
   long connections;          /* open HTTP connections */
+  long health_connections;   /* open connections on the health listener */
+  long send_queue_bytes;     /* response bytes queued to clients, not yet sent */
   bool draining;             /* SIGTERM received */
   long lobbies;              /* lobbies alive */
   uint64_t lobby_hits, lobby_waits, lobby_misses;          /* start outcomes */

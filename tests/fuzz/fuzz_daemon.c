@@ -108,7 +108,7 @@ int fuzz_http_send(server *s, uv_loop_t *loop, const char *raw, size_t length) {
   if (fd < 0)
     die("socket");
   struct sockaddr_in address = {.sin_family = AF_INET,
-                                .sin_port = htons((uint16_t)s->port),
+                                .sin_port = htons((uint16_t)s->http.port),
                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0 && errno != EINPROGRESS)
     die("connect");

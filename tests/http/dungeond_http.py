@@ -12,6 +12,8 @@ import os
 import re
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -486,6 +488,11 @@ def _(d):
     conn = d.connection()
     conn.request("POST", "/v1/levels", body=json.dumps(SLOW))
     check(d.wait_for(lambda s: s["queues"]["interactive"]["depth"] == 1), "never queued")
+    # A client that is gone for good: closed with a reset (SO_LINGER 0). A
+    # plain close cannot be told from a half-close, whose client still
+    # reads its answer (issue 12 item 7); such a job is bounded by its
+    # deadline instead.
+    conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     conn.close()
     a.join()
     check(d.wait_for(lambda s: s["rejections"]["clients_gone"] == 1 and
@@ -714,8 +721,8 @@ def _(d):
 # ----------------------------------------------------------------- drain
 def drain_test():
     """SIGTERM with requests in flight: running ones finish, queued ones get
-    503, readyz turns 503 on an open connection, new connections are refused,
-    the daemon exits 0 with every handle closed."""
+    503, readyz turns 503 on an open connection, new connections are still
+    answered, the daemon exits 0 with every handle closed."""
     d = Daemon(workers=2)
     results = {}
 
@@ -739,12 +746,13 @@ def drain_test():
     status, _, body = d.request("GET", "/readyz", conn=keep)
     check(status == 503 and json.loads(body)["status"] == "draining", f"readyz {status}")
     keep.close()
-    refused = False
-    try:
-        d.request("GET", "/livez")
-    except (ConnectionRefusedError, ConnectionResetError, http.client.RemoteDisconnected):
-        refused = True
-    check(refused, "a new connection was accepted while draining")
+    # Issue 12 item 5: until the load balancer has taken the replica out,
+    # new connections are still answered (with Connection: close).
+    status, headers, _ = d.request("GET", "/livez")
+    check(status == 200 and headers.get("connection") == "close",
+          f"livez during the drain: {status} {headers}")
+    status, headers, _ = d.request("GET", "/readyz")
+    check(status == 503 and headers.get("retry-after") == "1", f"readyz {status} {headers}")
     for t in threads + [third]:
         t.join()
     code = d.stop(sig=None, timeout=120)
