@@ -1,7 +1,8 @@
 /* A rectangular map of tiles, one byte each, row-major.
  *
  * Grid-based generators paint into a dg_grid; the level's JSON rows and the
- * ASCII map are read from it. A tile's glyph and name are fixed here, once,
+ * ASCII map are read from it. A tile's glyph and name are fixed once, in the
+ * library's one legend table (dg_tile_name, dg_grid_glyph read it),
  * so that every algorithm and every renderer agrees on the legend. */
 #ifndef DUNGEON_GRID_H
 #define DUNGEON_GRID_H

@@ -22,11 +22,11 @@
 extern "C" {
 #endif
 
-/* jansson's object type, declared only by name: the extension's JSON hook
- * below takes one, but the model must not need jansson to be included (the
- * JSON entry points live in dungeon/json.h). `struct json_t` is the same
- * type as jansson's `json_t`. */
-struct json_t;
+/* The library's JSON text writer, declared only by name: the extension's
+ * JSON hook below writes through one. It is internal to the library (the
+ * generators' output.c files use it); the model stays free of jansson and
+ * of the writer's definition. */
+struct dg_writer;
 
 #define DG_LEVEL_FORMAT "dungeond.level/1"
 #define DG_STATS_MAX 48
@@ -110,9 +110,13 @@ typedef struct dg_timing {
 
 /* Generator-specific data serialised into the level object. */
 typedef struct dg_level_extension {
-  void *data;                                                    /* owned by the level */
-  void (*free_data)(void *data);                                 /* frees `data` */
-  int (*to_json)(const void *data, struct json_t *level_object); /* adds members; 0 or DG_ENOMEM */
+  void *data;                    /* owned by the level */
+  void (*free_data)(void *data); /* frees `data` */
+  /* Optional: writes the extension's members into the level object, each
+   * as `,"name":value`, through the same writer as the rest of the level
+   * (so its deadline polls reach into large extensions). Returns 0, or the
+   * writer's failure (DG_ENOMEM, DG_ECANCELED, DG_ETIMEDOUT). */
+  int (*write_json)(const void *data, struct dg_writer *writer);
   /* Optional text printed under the ASCII map (a legend), NULL for none:
    * reads `level` (its own data is level->extension.data) and puts a
    * malloc'd, NUL-terminated string in *text; 0 or DG_ENOMEM. */

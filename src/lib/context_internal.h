@@ -15,6 +15,11 @@ struct dg_context {
 /* Frees the room sets a context holds (dg_context_free calls it). */
 void dg_context_close_roomsets(dg_context *context);
 
+/* Adds a parsed, validated room set (ownership passes to the context,
+ * also on failure): precomputes its moves and pattern database. 0, or
+ * DG_EINVAL (the name is taken) / DG_ENOMEM with `err` set. */
+int dg_context_add_parsed_roomset(dg_context *context, struct rs_set *set, dg_error *err);
+
 /* The loaded room set called `name`, or NULL. */
 const struct rs_set *dg_context_find_roomset(const dg_context *context, const char *name);
 

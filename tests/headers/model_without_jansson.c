@@ -1,8 +1,8 @@
 /* Build-time check of the public header layout: the model headers that every
  * generator includes (the umbrella dungeon/dungeon.h and everything it pulls
  * in) must not include jansson, so that the generators do not depend on the
- * JSON layer; only dungeon/json.h may, and the level extension's hook type
- * must accept jansson's json_t. (Each header on its own is compiled by the
+ * JSON layer; only dungeon/json.h may, and the level extension's JSON hook
+ * takes the library's writer, declared by name only. (Each header on its own is compiled by the
  * files tests/meson.build generates from standalone.c.in.) A violation fails
  * the build, before any test runs. */
 #include "dungeon/algorithm.h"
@@ -28,14 +28,15 @@
 #error "dungeon/json.h must include jansson.h for its json_t declarations"
 #endif
 
-/* The extension hook's `struct json_t` must be jansson's json_t. */
-static int hook(const void *data, json_t *level_object) {
+/* The extension's JSON hook takes the writer as an opaque `struct
+ * dg_writer`: a caller of the public headers can name it, not build one. */
+static int hook(const void *data, struct dg_writer *writer) {
   (void)data;
-  return level_object == NULL ? DG_EINVAL : 0;
+  return writer == NULL ? DG_EINVAL : 0;
 }
 
 int main(void) {
   dg_level_extension extension = {0};
-  extension.to_json = hook;
-  return extension.to_json(NULL, NULL) == DG_EINVAL ? 0 : 1;
+  extension.write_json = hook;
+  return extension.write_json(NULL, NULL) == DG_EINVAL ? 0 : 1;
 }

@@ -32,6 +32,9 @@ HEAVY = {"algorithm": "authored", "params": {"rooms": 10000, "grid": False}}
 # Ten thousand rooms without cycles: generated in ~10-20 ms, serialised in
 # a few hundred (a ~6 MB body, mostly the placements): the slow part is the
 # serialisation.
+# Megabytes of placements and connections: tens of milliseconds to write
+# even with the direct writer (issue 14 made it ~20x faster than the jansson
+# splice, so "slow" means a window after generation, not a multiple of it).
 SLOW_TO_SERIALISE = {"algorithm": "authored", "seed": 7,
                      "params": {"rooms": 10000, "grid": False, "cycles": "none"}}
 QUICK = {"algorithm": "classic", "seed": 5}
@@ -207,13 +210,13 @@ def _():
                                           dict(SLOW_TO_SERIALISE, deadline_ms=60000))
         check(status == 200, f"{status} {body[:200]!r}")
         full = timing(headers)
-        check(full["ser"] > 4 * full["gen"] + 20,
-              f"this level is not slow to serialise here: {full}")
+        check(full["ser"] >= 10, f"this level is not slow to serialise here: {full}")
         full_length = len(body)
         caught = []
         for attempt in range(8):
-            # Well after generation ends, well before serialisation would.
-            deadline = max(int(full["queue"] + full["gen"] * 2 + full["ser"] / 4), 1)
+            # After generation ends, before serialisation would: half-way
+            # through the measured serialisation time.
+            deadline = max(int(full["queue"] + full["gen"] + full["ser"] / 2), 1)
             status, headers, body = d.request("POST", "/v1/levels",
                                               dict(SLOW_TO_SERIALISE, deadline_ms=deadline))
             t = timing(headers)

@@ -13,8 +13,10 @@
 #include "../../src/lib/trace.h"
 #include "core/arena.h"
 #include "core/heap.h"
+#include "core/legend.h"
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
+#include "dungeon/render.h"
 
 Test(heap, pops_in_priority_then_push_order) {
   dg_heap heap;
@@ -84,6 +86,68 @@ Test(grid, bounds_glyphs_and_limits) {
   cr_assert(!dg_tile_walkable(DG_TILE_WALL));
   cr_assert(!dg_tile_walkable(DG_TILE_VOID));
   dg_grid_close(&grid);
+}
+
+/* The one legend (core/legend.h): every glyph of the JSON rows, the ASCII
+ * map and the Tiled tileset names its tile through the JSON legend. */
+Test(grid, one_legend_for_json_ascii_and_tiled) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_level *level = NULL;
+  cr_assert_eq(dg_level_new(&request, &level), 0);
+  /* Row 0: each tile kind alone (a lone wall is '|'); row 2: a wall run
+   * ('-'). */
+  cr_assert_eq(dg_grid_init(&level->grid, 2 * DG_TILE_COUNT, 3), 0);
+  level->has_grid = true;
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
+    dg_grid_set(&level->grid, 2 * tile, 0, (dg_tile)tile);
+    dg_grid_set(&level->grid, 2 * tile, 2, DG_TILE_WALL);
+    dg_grid_set(&level->grid, 2 * tile + 1, 2, DG_TILE_WALL);
+  }
+  json_t *json = dg_level_to_json(level);
+  cr_assert_not_null(json);
+  const json_t *legend = json_object_get(json_object_get(json, "grid"), "legend");
+  const json_t *rows = json_object_get(json_object_get(json, "grid"), "rows");
+  cr_assert_eq(json_object_size(legend), DG_TILE_COUNT + 1, "one glyph per tile, two for walls");
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++)
+    cr_assert_leq(strlen(dg_legend[tile].name), DG_LEGEND_NAME_MAX);
+  char *ascii = NULL;
+  cr_assert_eq(dg_level_dump_ascii(level, &ascii, NULL), 0);
+  const char *line = ascii;
+  for (int y = 0; y < level->grid.height; y++) {
+    const char *row = json_string_value(json_array_get(rows, (size_t)y));
+    cr_assert_not_null(row);
+    cr_assert_eq(strncmp(line, row, strlen(row)), 0, "ASCII row %d differs from JSON", y);
+    line += strlen(row) + 1;
+    for (int x = 0; x < level->grid.width; x++) {
+      char glyph[2] = {row[x], '\0'};
+      const char *name = json_string_value(json_object_get(legend, glyph));
+      cr_assert_not_null(name, "glyph '%s' at (%d, %d) is not in the legend", glyph, x, y);
+      cr_assert_str_eq(name, dg_tile_name(dg_grid_get(&level->grid, x, y)));
+    }
+  }
+  cr_assert_eq(dg_grid_glyph(&level->grid, 2 * DG_TILE_WALL, 0), '|');
+  cr_assert_eq(dg_grid_glyph(&level->grid, 0, 2), '-');
+  char *tmj = NULL;
+  cr_assert_eq(dg_level_dump_tiled(level, &tmj, NULL), 0);
+  json_t *map = json_loads(tmj, 0, NULL);
+  cr_assert_not_null(map);
+  const json_t *tiles =
+      json_object_get(json_array_get(json_object_get(map, "tilesets"), 0), "tiles");
+  cr_assert_eq(json_array_size(tiles), DG_TILE_COUNT);
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
+    const json_t *entry = json_array_get(tiles, (size_t)tile);
+    const char *type = json_string_value(json_object_get(entry, "type"));
+    const json_t *glyph_property = json_array_get(json_object_get(entry, "properties"), 0);
+    const char *glyph = json_string_value(json_object_get(glyph_property, "value"));
+    cr_assert_str_eq(type, dg_tile_name((dg_tile)tile));
+    cr_assert_str_eq(json_string_value(json_object_get(legend, glyph)), type);
+  }
+  json_decref(map);
+  free(tmj);
+  free(ascii);
+  json_decref(json);
+  dg_level_free(level);
 }
 
 /* A triangle 0-1-2 with a tail 2-3 and an isolated node 4. */
@@ -206,6 +270,50 @@ Test(cancel, writer_polls_as_it_writes) {
 /* dg_level_dump_json_cancellable: the same bytes as dg_level_dump_json
  * unless the cancel fires; a passed deadline or a request stops it with no
  * text. */
+/* An extension that writes a member, then cancels its own dump (data is
+ * the dg_cancel), then tries to write far more than one poll interval. */
+static int cancelling_extension(const void *data, struct dg_writer *w) {
+  dg_writer_literal(w, ",\"big\":[0");
+  dg_cancel_request((dg_cancel *)(uintptr_t)data);
+  for (int i = 0; i < 4 * DG_WRITER_POLL_BYTES && !w->failed; i++)
+    dg_writer_literal(w, ",0");
+  cr_assert(w->failed, "the writer never polled inside the extension");
+  cr_assert_leq(w->length, (size_t)2 * DG_WRITER_POLL_BYTES + 64);
+  dg_writer_char(w, ']');
+  return dg_writer_status(w);
+}
+
+static int small_extension(const void *data, struct dg_writer *w) {
+  (void)data;
+  dg_writer_literal(w, ",\"ext\":{\"n\":");
+  dg_writer_int(w, 7);
+  dg_writer_char(w, '}');
+  return dg_writer_status(w);
+}
+
+/* Extensions write through the level's own writer: their members land in
+ * the level object and the writer's cancel polls reach into them. */
+Test(cancel, extension_writes_through_the_level_writer) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_level *level = NULL;
+  cr_assert_eq(dg_level_new(&request, &level), 0);
+  level->extension.write_json = small_extension;
+  json_t *json = dg_level_to_json(level);
+  cr_assert_not_null(json);
+  cr_assert_eq(json_integer_value(json_object_get(json_object_get(json, "ext"), "n")), 7);
+  json_decref(json);
+  dg_cancel cancel;
+  dg_cancel_init(&cancel, 0);
+  level->extension.data = &cancel;
+  level->extension.write_json = cancelling_extension;
+  char *text = NULL;
+  cr_assert_eq(dg_level_dump_json_cancellable(level, &cancel, &text, NULL), DG_ECANCELED);
+  cr_assert_null(text);
+  level->extension.data = NULL; /* not owned: free_data is NULL */
+  dg_level_free(level);
+}
+
 Test(cancel, level_dump_stops_at_the_deadline) {
   dg_request request;
   dg_request_init(&request, dg_algorithm_find("classic"));

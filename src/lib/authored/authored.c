@@ -3,18 +3,19 @@
  * moves (grow.c) with cycles closed while it grows and after (cycles.c).
  * This file drives them: the parameter table, the order of the steps (it
  * hands the cycle pass to growth as a hook, so neither calls the other),
- * and the output: placements, connections, the graph of placed
- * rooms, and a top-down grid so that the ASCII map works for it too. */
+ * and the level: the graph of placed rooms, a top-down grid so that the
+ * ASCII map works for it too, and the output output.c writes (placements,
+ * connections, cycles). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h> /* the extension's to_json hook builds jansson values */
 
 #include "../context_internal.h"
 #include "../generators.h"
 #include "cycles.h"
 #include "dungeon/request.h"
 #include "grow.h"
+#include "output.h"
 #include "state.h"
 
 static const char *const cycle_modes[] = {"chains", "corridors", "none", NULL};
@@ -68,167 +69,6 @@ static const dg_param_def authored_params[P_COUNT] = {
                     "search move groups (same geometry) once instead of every room's moves"},
     DG_COMMON_PARAM_DEFS(P_COMMON),
 };
-
-/* What the level keeps for its JSON: the placements and connections in
- * world space, moved out of the generation state, and a copy of the room
- * set's rooms so that the level outlives the context. The JSON is built
- * only when the level is serialised, so generation time is growth time. */
-typedef struct au_output {
-  char roomset[RS_NAME_MAX];
-  char biome[RS_NAME_MAX];
-  rs_room *rooms;           /* copy of the set's rooms, owned */
-  au_placement *placements; /* owned */
-  int placement_count;
-  au_connector *connectors;   /* owned */
-  au_connection *connections; /* owned */
-  int connection_count;
-  rs_box *boxes;  /* world boxes by placement, owned */
-  au_block *path; /* corridor paths by au_connection.path_first, owned */
-  bool out_of_space;
-  int grid_origin[2]; /* world x, z of grid tile (0, 0) */
-  au_cycles *cycles;  /* the cycle pass's results, owned */
-} au_output;
-
-static void output_free(void *data) {
-  au_output *out = data;
-  if (out == NULL)
-    return;
-  free(out->rooms);
-  free(out->placements);
-  free(out->connectors);
-  free(out->connections);
-  free(out->boxes);
-  free(out->path);
-  au_cycles_free(out->cycles);
-  free(out);
-}
-
-static json_t *triple(int x, int y, int z) {
-  return json_pack("[i,i,i]", x, y, z);
-}
-
-/* Placements as JSON: everything a client needs without the room set,
- * including world-space boxes so that overlaps can be checked. */
-static json_t *placements_json(const au_output *s) {
-  json_t *list = json_array();
-  if (list == NULL)
-    return NULL;
-  static const char *const states[] = {"open", "connected", "closed"};
-  for (int i = 0; i < s->placement_count; i++) {
-    const au_placement *p = &s->placements[i];
-    const rs_room *room = &s->rooms[p->room];
-    json_t *boxes = json_array(), *connectors = json_array(), *tags = json_array();
-    json_t *item =
-        json_pack("{s:i,s:s,s:i,s:o,s:i,s:i,s:i,s:o,s:o,s:o}", "id", i, "room", room->id, "chain",
-                  p->chain, "origin", triple(p->origin[0], p->origin[1], p->origin[2]), "rotation",
-                  p->rotation * 90, "depth", p->depth, "parent", p->parent, "tags", tags, "boxes",
-                  boxes, "connectors", connectors);
-    if (item == NULL || json_array_append_new(list, item) != 0)
-      goto fail;
-    for (int t = 0; t < room->tag_count; t++)
-      if (json_array_append_new(tags, json_string(room->tags[t])) != 0)
-        goto fail;
-    for (int b = 0; b < p->box_count; b++) {
-      const rs_box *w = &s->boxes[p->box_first + b];
-      json_t *box = json_pack("{s:o,s:o}", "at", triple(w->x0, w->y0, w->z0), "size",
-                              triple(w->x1 - w->x0, w->y1 - w->y0, w->z1 - w->z0));
-      if (box == NULL || json_array_append_new(boxes, box) != 0)
-        goto fail;
-    }
-    for (int k = 0; k < p->conn_count; k++) {
-      const au_connector *c = &s->connectors[p->conn_first + k];
-      json_t *conn = json_pack("{s:o,s:s,s:s}", "at", triple(c->x, c->y, c->z), "facing",
-                               rs_facing_names[c->facing], "state", states[c->state]);
-      if (conn == NULL || json_array_append_new(connectors, conn) != 0)
-        goto fail;
-    }
-  }
-  return list;
-fail:
-  json_decref(list);
-  return NULL;
-}
-
-static json_t *connections_json(const au_output *s) {
-  json_t *list = json_array();
-  if (list == NULL)
-    return NULL;
-  for (int i = 0; i < s->connection_count; i++) {
-    const au_connection *c = &s->connections[i];
-    const au_connector *a = &s->connectors[c->a], *b = &s->connectors[c->b];
-    const au_placement *pa = &s->placements[a->placement], *pb = &s->placements[b->placement];
-    json_t *item =
-        json_pack("{s:s,s:i,s:{s:i,s:i},s:{s:i,s:i}}", "kind", c->kind, "cycle", c->cycle, "from",
-                  "placement", a->placement, "connector", c->a - pa->conn_first, "to", "placement",
-                  b->placement, "connector", c->b - pb->conn_first);
-    if (item == NULL || json_array_append_new(list, item) != 0)
-      goto fail;
-    if (c->path_count == 0)
-      continue;
-    /* A corridor's blocks, doorway to doorway (corridor.c). */
-    json_t *path = json_array();
-    if (path == NULL || json_object_set_new(item, "path", path) != 0)
-      goto fail;
-    for (int k = 0; k < c->path_count; k++) {
-      const au_block *block = &s->path[c->path_first + k];
-      if (json_array_append_new(path, triple(block->x, block->y, block->z)) != 0)
-        goto fail;
-    }
-  }
-  return list;
-fail:
-  json_decref(list);
-  return NULL;
-}
-
-/* The cycles built and the stall-cutoff curve (seed 003, "Measuring
- * instead of guessing"): for each cutoff, the cycles it would have lost and
- * the failed-search expansions it would have saved. */
-static json_t *cycles_json(const au_output *out) {
-  const au_cycles *cy = out->cycles;
-  json_t *list = json_array(), *curve = json_array();
-  json_t *object = json_pack("{s:o,s:o}", "built", list, "cutoff_curve", curve);
-  if (object == NULL)
-    return NULL;
-  for (int i = 0; i < cy->built.count; i++) {
-    const au_cycle *c = &cy->built.items[i];
-    const au_connector *a = &out->connectors[c->from], *b = &out->connectors[c->to];
-    json_t *item = json_pack(
-        "{s:{s:i,s:i},s:{s:i,s:i},s:i,s:i,s:i,s:I}", "from", "placement", a->placement, "connector",
-        c->from - out->placements[a->placement].conn_first, "to", "placement", b->placement,
-        "connector", c->to - out->placements[b->placement].conn_first, "rooms", c->rooms, "cost",
-        c->cost, "graph_distance", c->graph_distance, "expansions", (json_int_t)c->expansions);
-    if (item == NULL || json_array_append_new(list, item) != 0)
-      goto fail;
-  }
-  for (int k = 0; k < AU_CUTOFFS - 1; k++) {
-    json_t *point =
-        json_pack("{s:i,s:I,s:I}", "cutoff", au_cutoffs[k], "lost_cycles", (json_int_t)cy->lost[k],
-                  "saved_expansions", (json_int_t)cy->saved[k]);
-    if (point == NULL || json_array_append_new(curve, point) != 0)
-      goto fail;
-  }
-  return object;
-fail:
-  json_decref(object);
-  return NULL;
-}
-
-static int output_to_json(const void *data, json_t *level_object) {
-  const au_output *out = data;
-  if (out->cycles != NULL && json_object_set_new(level_object, "cycles", cycles_json(out)) != 0)
-    return DG_ENOMEM;
-  json_t *roomset = json_pack("{s:s,s:s}", "name", out->roomset, "biome", out->biome);
-  json_t *growth =
-      json_pack("{s:s,s:[i,i]}", "stop_reason", out->out_of_space ? "no_space" : "room_count",
-                "grid_origin", out->grid_origin[0], out->grid_origin[1]);
-  if (json_object_set_new(level_object, "roomset", roomset) != 0 ||
-      json_object_set_new(level_object, "placements", placements_json(out)) != 0 ||
-      json_object_set_new(level_object, "connections", connections_json(out)) != 0 ||
-      json_object_set_new(level_object, "growth", growth) != 0)
-    return DG_ENOMEM;
-  return 0;
-}
 
 /* The placement's footprint seen from above, in world x and z. */
 static void footprint(const au_state *s, const au_placement *p, int *x0, int *z0, int *x1,
@@ -481,12 +321,12 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   s.occupancy.boxes.items = NULL;
   out->cycles = s.cycles;
   s.cycles = NULL;
-  level->extension = (dg_level_extension){out, output_free, output_to_json, NULL};
+  level->extension = (dg_level_extension){out, au_output_free, au_write_json, NULL};
   au_search_free(&s);
   au_state_close(&s);
   return 0;
 fail:
-  output_free(out);
+  au_output_free(out);
   au_search_free(&s);
   au_state_close(&s);
   if (err != NULL && err->code != 0)

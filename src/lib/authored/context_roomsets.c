@@ -1,36 +1,16 @@
-/* The room sets of a dg_context: adding one (validate, precompute moves),
+/* The room sets of a dg_context: adding a parsed one (precompute moves),
  * finding one by name for a request, and the figures `dungeon check` and
- * GET /v1/roomsets report. */
+ * GET /v1/roomsets report. Parsing and the JSON entry points are in
+ * json/roomsets_json.c, so this file needs no jansson. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../context_internal.h"
 #include "core/vec.h"
-#include "dungeon/json.h"
 #include "roomset.h"
 
-int dg_roomset_check(const json_t *json, dg_error *errors, int max, int *count) {
-  rs_report report = {errors, max, 0};
-  rs_set *set = NULL;
-  int rc = rs_set_parse(json, &report, &set);
-  rs_set_free(set);
-  *count = report.count;
-  return rc;
-}
-
-int dg_context_add_roomset(dg_context *context, const json_t *json, dg_error *err) {
-  dg_error first = {0};
-  rs_report report = {&first, 1, 0};
-  rs_set *set = NULL;
-  int rc = rs_set_parse(json, &report, &set);
-  if (rc != 0) {
-    if (rc == DG_ENOMEM)
-      return dg_error_set(err, rc, "", "out of memory loading a room set");
-    if (report.count > 1)
-      return dg_error_set(err, first.code, first.field, "%s (and %d more problems)", first.message,
-                          report.count - 1);
-    return dg_error_set(err, first.code, first.field, "%s", first.message);
-  }
+int dg_context_add_parsed_roomset(dg_context *context, struct rs_set *set, dg_error *err) {
+  int rc;
   if (dg_context_find_roomset(context, set->name) != NULL) {
     rc = dg_error_set(err, DG_EINVAL, "name", "a room set named '%s' is already loaded", set->name);
     goto fail;
@@ -92,24 +72,4 @@ int dg_context_roomset_info(const dg_context *context, int index, dg_roomset_inf
                                        (int64_t)(sizeof *set->pdb.keys + sizeof *set->pdb.costs),
                         .table_build_ns = set->pdb.build_ns};
   return 0;
-}
-
-json_t *dg_context_roomsets_to_json(const dg_context *context) {
-  json_t *list = json_array();
-  if (list == NULL)
-    return NULL;
-  for (int i = 0; i < dg_context_roomset_count(context); i++) {
-    dg_roomset_info info;
-    dg_context_roomset_info(context, i, &info);
-    json_t *item =
-        json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:I}", "name", info.name, "biome", info.biome,
-                  "rooms", info.rooms, "connectors", info.connectors, "shims", info.shims, "moves",
-                  info.moves, "move_groups", info.move_groups, "table_states", info.table_states,
-                  "table_bytes", (json_int_t)info.table_bytes);
-    if (item == NULL || json_array_append_new(list, item) != 0) {
-      json_decref(list);
-      return NULL;
-    }
-  }
-  return list;
 }

@@ -3,13 +3,11 @@
  * by straight corridors routed around rooms, with doors, closets, and one
  * of three corridor styles. This file holds the parameter table, room
  * placement and the order of the steps; join.c and route.c dig, cleanup.c
- * prunes. */
+ * prunes, output.c writes the closets into the level JSON. */
 #include "classic.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h> /* the extension's to_json hook builds jansson values */
 
 #include "../generators.h"
 #include "../trace.h"
@@ -73,24 +71,6 @@ static int classic_validate(const dg_params *params, dg_error *err) {
     return dg_error_set(err, DG_EINVAL, "params.room_height_max",
                         "params.room_height_max must be at most params.height - 4 (%d)",
                         height - 4);
-  return 0;
-}
-
-/* Closets in the level JSON, with each square spelled out. */
-static int closets_to_json(const void *data, json_t *level_object) {
-  const classic_closets *closets = data;
-  json_t *array = json_array();
-  if (array == NULL || json_object_set_new(level_object, "closets", array) != 0)
-    return DG_ENOMEM;
-  for (int i = 0; i < closets->count; i++) {
-    const classic_closet *c = &closets->items[i];
-    json_t *item =
-        json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:s}", "x", c->x, "y", c->y, "middle_x", c->x + c->dx,
-                  "middle_y", c->y + c->dy, "chest_x", c->x + 2 * c->dx, "chest_y",
-                  c->y + 2 * c->dy, "middle", c->sealed ? "stone" : "secret_corridor");
-    if (item == NULL || json_array_append_new(array, item) != 0)
-      return DG_ENOMEM;
-  }
   return 0;
 }
 
@@ -235,7 +215,7 @@ static int classic_generate(const dg_context *context, const dg_request *request
   closets->items = s.closets.items;
   closets->count = s.closets.count;
   s.closets.items = NULL;
-  level->extension = (dg_level_extension){closets, closets_free, closets_to_json, NULL};
+  level->extension = (dg_level_extension){closets, closets_free, classic_write_json, NULL};
   dg_arena_close(&s.arena);
   return 0;
 fail:

@@ -109,4 +109,9 @@ int classic_make_closets(classic_state *s);
  * second proposal), polling `cancel` once per pass over the map. */
 int classic_cleanup(classic_state *s, dg_cancel *cancel);
 
+/* output.c: the closets (data: a classic_closets) as the level's extension
+ * members, through the library's JSON writer. 0 or the writer's failure. */
+struct dg_writer;
+int classic_write_json(const void *data, struct dg_writer *w);
+
 #endif

@@ -1,40 +1,28 @@
-/* Tile grid storage and the one legend (names and glyphs) all output uses. */
+/* Tile grid storage and the one legend (names and glyphs, core/legend.h)
+ * all output uses. */
 #include "dungeon/grid.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/legend.h"
 #include "dungeon/error.h"
 
 /* Far above any configured limit; protects the multiplication only. */
 #define GRID_CELLS_MAX (1L << 26)
 
-static const char *const tile_names[DG_TILE_COUNT] = {
-    [DG_TILE_STONE] = "stone",
-    [DG_TILE_FLOOR] = "floor",
-    [DG_TILE_CORRIDOR] = "corridor",
-    [DG_TILE_WALL] = "wall",
-    [DG_TILE_DOOR] = "door",
-    [DG_TILE_SECRET_DOOR] = "secret_door",
-    [DG_TILE_SECRET_CORRIDOR] = "secret_corridor",
-    [DG_TILE_CHEST] = "chest",
-    [DG_TILE_STAIRS_UP] = "stairs_up",
-    [DG_TILE_STAIRS_DOWN] = "stairs_down",
-    [DG_TILE_VOID] = "void",
-};
-
-static const char tile_glyphs[DG_TILE_COUNT] = {
-    [DG_TILE_STONE] = ' ',
-    [DG_TILE_FLOOR] = '.',
-    [DG_TILE_CORRIDOR] = '#',
-    [DG_TILE_WALL] = '|',
-    [DG_TILE_DOOR] = '+',
-    [DG_TILE_SECRET_DOOR] = 'S',
-    [DG_TILE_SECRET_CORRIDOR] = '=',
-    [DG_TILE_CHEST] = '(',
-    [DG_TILE_STAIRS_UP] = '<',
-    [DG_TILE_STAIRS_DOWN] = '>',
-    [DG_TILE_VOID] = '~',
+const dg_legend_entry dg_legend[DG_TILE_COUNT] = {
+    [DG_TILE_STONE] = {"stone", ' ', '\0'},
+    [DG_TILE_FLOOR] = {"floor", '.', '\0'},
+    [DG_TILE_CORRIDOR] = {"corridor", '#', '\0'},
+    [DG_TILE_WALL] = {"wall", '|', '-'},
+    [DG_TILE_DOOR] = {"door", '+', '\0'},
+    [DG_TILE_SECRET_DOOR] = {"secret_door", 'S', '\0'},
+    [DG_TILE_SECRET_CORRIDOR] = {"secret_corridor", '=', '\0'},
+    [DG_TILE_CHEST] = {"chest", '(', '\0'},
+    [DG_TILE_STAIRS_UP] = {"stairs_up", '<', '\0'},
+    [DG_TILE_STAIRS_DOWN] = {"stairs_down", '>', '\0'},
+    [DG_TILE_VOID] = {"void", '~', '\0'},
 };
 
 int dg_grid_init(dg_grid *grid, int width, int height) {
@@ -62,7 +50,7 @@ void dg_grid_close(dg_grid *grid) {
 const char *dg_tile_name(dg_tile tile) {
   if ((unsigned)tile >= DG_TILE_COUNT)
     return "unknown";
-  return tile_names[tile];
+  return dg_legend[tile].name;
 }
 
 static bool joins_wall(const dg_grid *grid, int x, int y) {
@@ -76,7 +64,8 @@ char dg_grid_glyph(const dg_grid *grid, int x, int y) {
   dg_tile tile = dg_grid_get(grid, x, y);
   if ((unsigned)tile >= DG_TILE_COUNT)
     return '?';
-  if (tile == DG_TILE_WALL && (joins_wall(grid, x - 1, y) || joins_wall(grid, x + 1, y)))
-    return '-';
-  return tile_glyphs[tile];
+  if (dg_legend[tile].joined_glyph != '\0' &&
+      (joins_wall(grid, x - 1, y) || joins_wall(grid, x + 1, y)))
+    return dg_legend[tile].joined_glyph;
+  return dg_legend[tile].glyph;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/legend.h"
 #include "dungeon/json.h"
 #include "writer.h"
 
@@ -44,11 +45,30 @@ static void write_grid(dg_writer *w, const dg_grid *grid) {
   dg_writer_int(w, grid->width);
   dg_writer_raw(w, ",\"height\":", 10);
   dg_writer_int(w, grid->height);
-  static const char legend[] =
-      ",\"legend\":{\" \":\"stone\",\".\":\"floor\",\"#\":\"corridor\",\"-\":\"wall\","
-      "\"|\":\"wall\",\"+\":\"door\",\"S\":\"secret_door\",\"=\":\"secret_corridor\","
-      "\"(\":\"chest\",\"<\":\"stairs_up\",\">\":\"stairs_down\",\"~\":\"void\"}";
-  dg_writer_raw(w, legend, sizeof legend - 1);
+  /* Every glyph the rows use with its tile's name, in tile order (a wall's
+   * joined glyph before its plain one). Assembled on the stack and written
+   * at once: it is on every grid level's path. Glyphs and names need no
+   * escaping. */
+  char legend[2 * DG_TILE_COUNT * (6 + DG_LEGEND_NAME_MAX) + 16];
+  memcpy(legend, ",\"legend\":{", 11);
+  size_t at = 11;
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
+    const dg_legend_entry *entry = &dg_legend[tile];
+    size_t name_length = strlen(entry->name);
+    for (int pass = entry->joined_glyph != '\0' ? 0 : 1; pass < 2; pass++) {
+      if (at > 11)
+        legend[at++] = ',';
+      legend[at++] = '"';
+      legend[at++] = pass == 0 ? entry->joined_glyph : entry->glyph;
+      memcpy(legend + at, "\":\"", 3);
+      at += 3;
+      memcpy(legend + at, entry->name, name_length);
+      at += name_length;
+      legend[at++] = '"';
+    }
+  }
+  legend[at++] = '}';
+  dg_writer_raw(w, legend, at);
   dg_writer_raw(w, ",\"rows\":[", 9);
   /* One row at a time into a line buffer: ",\"" + glyphs + "\"". Glyphs need
    * no escaping: none is a quote, backslash or control character. */
@@ -148,16 +168,6 @@ static void write_metrics(dg_writer *w, const dg_metrics *m) {
   write_rounded(w, m->stretch_max);
 }
 
-static int write_dumped(dg_writer *w, const json_t *value) {
-  char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER |
-                                     JSON_REAL_PRECISION(10));
-  if (text == NULL)
-    return DG_ENOMEM;
-  dg_writer_raw(w, text, strlen(text));
-  free(text);
-  return 0;
-}
-
 static void write_placement(dg_writer *w, const dg_placement *p) {
   dg_writer_raw(w, ",\"placement\":{\"entrance_to_exit\":", 33);
   dg_writer_int(w, p->entrance_to_exit);
@@ -234,45 +244,13 @@ static void write_targets(dg_writer *w, const dg_targets *t, const dg_target_rep
   dg_writer_raw(w, "}}", 2);
 }
 
-/* Generator extensions still build jansson values (they are small and
- * rare); each member is dumped and spliced in, in insertion order. A member
- * that is an array (authored's placements and connections: megabytes for
- * thousands of rooms) is dumped element by element, the same bytes as
- * jansson's compact form, so that the writer's cancel polls reach into it.
- * The extension's own tree building is one call and cannot be polled. */
+/* The generator's own members, written by its output.c straight into the
+ * same writer, so the deadline polls reach into large extensions too. */
 static int write_extension(dg_writer *w, const dg_level *level) {
   if (dg_writer_poll(w) != 0)
     return w->cancel_rc;
-  json_t *members = json_object();
-  if (members == NULL || level->extension.to_json(level->extension.data, members) != 0) {
-    json_decref(members);
-    return DG_ENOMEM;
-  }
-  const char *key;
-  json_t *value;
-  int rc = 0;
-  json_object_foreach(members, key, value) {
-    if (dg_writer_poll(w) != 0) {
-      rc = w->cancel_rc;
-      break;
-    }
-    dg_writer_key(w, key, false);
-    if (!json_is_array(value)) {
-      rc = write_dumped(w, value);
-    } else {
-      dg_writer_char(w, '[');
-      for (size_t i = 0; rc == 0 && i < json_array_size(value) && !w->failed; i++) {
-        if (i > 0)
-          dg_writer_char(w, ',');
-        rc = write_dumped(w, json_array_get(value, i));
-      }
-      dg_writer_char(w, ']');
-    }
-    if (rc != 0)
-      break;
-  }
-  json_decref(members);
-  return rc != 0 ? rc : w->cancel_rc;
+  int rc = level->extension.write_json(level->extension.data, w);
+  return rc != 0 ? rc : dg_writer_status(w);
 }
 
 int dg_level_dump_json(const dg_level *level, char **text, size_t *length) {
@@ -385,7 +363,7 @@ int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, cha
   if (level->targets.set_mask != 0)
     write_targets(&w, &level->targets, &level->target_report);
   int rc = 0;
-  if (level->extension.to_json != NULL)
+  if (level->extension.write_json != NULL)
     rc = write_extension(&w, level);
   dg_writer_char(&w, '}');
   if (rc == 0 && w.failed)

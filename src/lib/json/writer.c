@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dungeon/error.h"
+
 int dg_writer_poll(dg_writer *w) {
   if (w->cancel_rc == 0 && w->cancel != NULL)
     w->cancel_rc = dg_cancel_check(w->cancel);
@@ -122,4 +124,14 @@ void dg_writer_key(dg_writer *w, const char *key, bool first) {
     dg_writer_char(w, ',');
   dg_writer_cstring(w, key);
   dg_writer_char(w, ':');
+}
+
+void dg_writer_bool(dg_writer *w, bool value) {
+  dg_writer_raw(w, value ? "true" : "false", value ? 4 : 5);
+}
+
+int dg_writer_status(const dg_writer *w) {
+  if (!w->failed)
+    return 0;
+  return w->cancel_rc != 0 ? w->cancel_rc : DG_ENOMEM;
 }

@@ -1,5 +1,6 @@
 /* Internal: a growable text buffer with the few JSON writers the level
- * serialiser needs. Appending never fails part-way silently: the first
+ * serialiser, the generators' extensions (their output.c) and the
+ * renderers need. Appending never fails part-way silently: the first
  * allocation failure sets `failed` and later writes are ignored, so callers
  * check once at the end. */
 #ifndef DUNGEON_JSON_WRITER_H
@@ -38,5 +39,13 @@ void dg_writer_int(dg_writer *w, int64_t value);
 void dg_writer_uint(dg_writer *w, uint64_t value);
 void dg_writer_real(dg_writer *w, double value);               /* %.10g, always with '.' or 'e' */
 void dg_writer_key(dg_writer *w, const char *key, bool first); /* [,]"key": */
+void dg_writer_bool(dg_writer *w, bool value);                 /* true / false */
+
+/* A string literal, its length counted by the compiler. */
+#define dg_writer_literal(w, literal) dg_writer_raw((w), "" literal, sizeof(literal) - 1)
+
+/* 0 while the writer is intact, else why it failed: the cancel's code, or
+ * DG_ENOMEM. */
+int dg_writer_status(const dg_writer *w);
 
 #endif

@@ -4,32 +4,32 @@
  * triangulation of the rooms (its minimum spanning tree plus extra edges up
  * to a target degree), and tunnels dug along that graph by A* over a
  * noise-based rock-cost field. This file holds the parameter table and the
- * order of the steps; rooms.c paints, connect.c joins. */
+ * order of the steps; rooms.c paints, connect.c joins, output.c writes the
+ * mask and landmarks into the level JSON. */
 #include "landmark.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h> /* the extension's to_json hook builds jansson values */
-
 #include "../generators.h"
 #include "dungeon/request.h"
 
-static const char *const mask_names[] = {"random", "box", "cross", "t", "l", "ring", NULL};
-static const char *const style_names[] = {"random", "rectangles", "round", "cavern", NULL};
+const char *const landmark_mask_names[] = {"random", "box", "cross", "t", "l", "ring", NULL};
+const char *const landmark_style_names[] = {"random", "rectangles", "round", "cavern", NULL};
 
 /* Defaults give a 100x60 level with one or two landmarks, a few dozen
  * rooms, and each room joined to two or three others (the seed's aim). */
 static const dg_param_def landmark_params[P_COUNT] = {
     [P_WIDTH] = {"width", DG_PARAM_INT, 100, 32, 1000, NULL, NULL, "map width in tiles"},
     [P_HEIGHT] = {"height", DG_PARAM_INT, 60, 32, 1000, NULL, NULL, "map height in tiles"},
-    [P_MASK] = {"mask", DG_PARAM_ENUM, MASK_RANDOM, 0, 0, mask_names, NULL,
+    [P_MASK] = {"mask", DG_PARAM_ENUM, MASK_RANDOM, 0, 0, landmark_mask_names, NULL,
                 "outline of the level: box, cross, t, l, ring, or random among them"},
     [P_LANDMARKS_MIN] = {"landmarks_min", DG_PARAM_INT, 1, 0, 2, NULL, NULL,
                          "fewest landmark rooms (fewer when they do not fit)"},
     [P_LANDMARKS_MAX] = {"landmarks_max", DG_PARAM_INT, 2, 0, 2, NULL, NULL, "most landmark rooms"},
-    [P_LANDMARK_STYLE] = {"landmark_style", DG_PARAM_ENUM, STYLE_RANDOM, 0, 0, style_names, NULL,
+    [P_LANDMARK_STYLE] = {"landmark_style", DG_PARAM_ENUM, STYLE_RANDOM, 0, 0, landmark_style_names,
+                          NULL,
                           "how landmarks are painted: overlapping rectangles, round, cavern, "
                           "or random per landmark"},
     [P_LANDMARK_SIZE_MIN] = {"landmark_size_min", DG_PARAM_INT, 12, 6, 200, NULL, NULL,
@@ -113,45 +113,6 @@ static int landmark_validate(const dg_params *p, dg_error *err) {
   return 0;
 }
 
-static const char *style_name(int style) {
-  return style_names[style];
-}
-
-/* The mask and the landmark painters in the level JSON. */
-static int extension_to_json(const void *data, json_t *level_object) {
-  const landmark_extension *ext = data;
-  json_t *landmarks = json_array();
-  json_t *mask = json_pack("{s:s,s:b,s:b}", "shape", mask_names[ext->mask], "flip_x", ext->flip_x,
-                           "flip_y", ext->flip_y);
-  if (landmarks == NULL || mask == NULL) {
-    json_decref(landmarks);
-    json_decref(mask);
-    return DG_ENOMEM;
-  }
-  if (json_object_set_new(level_object, "mask", mask) != 0 ||
-      json_object_set_new(level_object, "landmarks", landmarks) != 0)
-    return DG_ENOMEM;
-  for (int i = 0; i < ext->shape_count; i++) {
-    const landmark_shape *shape = &ext->shapes[i];
-    json_t *item = json_pack("{s:i,s:s}", "room", shape->room, "painter", style_name(shape->style));
-    if (item == NULL || json_array_append_new(landmarks, item) != 0)
-      return DG_ENOMEM;
-    if (shape->style != STYLE_RECTANGLES)
-      continue;
-    json_t *rects = json_array();
-    if (rects == NULL || json_object_set_new(item, "rectangles", rects) != 0)
-      return DG_ENOMEM;
-    for (int r = 0; r < shape->rect_count; r++) {
-      const int *q = shape->rects[r];
-      json_t *rect =
-          json_pack("{s:i,s:i,s:i,s:i}", "x", q[0], "y", q[1], "width", q[2], "height", q[3]);
-      if (rect == NULL || json_array_append_new(rects, rect) != 0)
-        return DG_ENOMEM;
-    }
-  }
-  return 0;
-}
-
 static int landmark_generate(const dg_context *context, const dg_request *request,
                              dg_cancel *cancel, dg_level *level, dg_error *err) {
   (void)context;
@@ -197,7 +158,7 @@ static int landmark_generate(const dg_context *context, const dg_request *reques
   dg_level_set_stat(level, "doors", s.doors_made);
   dg_level_set_stat(level, "tunnels_failed", s.tunnels_failed);
   *extension = s.extension;
-  level->extension = (dg_level_extension){extension, free, extension_to_json, NULL};
+  level->extension = (dg_level_extension){extension, free, landmark_write_json, NULL};
   dg_arena_close(&s.arena);
   return 0;
 fail:

@@ -113,4 +113,15 @@ int landmark_finish_rooms(landmark_state *s);
  * dug along it by A* over the rock-cost field, with doors. */
 int landmark_connect(landmark_state *s);
 
+/* The names of the MASK_* and STYLE_* values (landmark.c's parameter
+ * choices, NULL-terminated), also used by output.c. */
+extern const char *const landmark_mask_names[];
+extern const char *const landmark_style_names[];
+
+/* output.c: the mask and landmarks (data: a landmark_extension) as the
+ * level's extension members, through the library's JSON writer. 0 or the
+ * writer's failure. */
+struct dg_writer;
+int landmark_write_json(const void *data, struct dg_writer *w);
+
 #endif

@@ -3,20 +3,18 @@
  * in the middle of a coarse grid of areas, each corridor's destination
  * rolled relative to where it leaves (d12 clock or d8 tic-tac-toe), each
  * unmapped destination filled by a d10 (dead end, junction, room). This file
- * holds the parameter table, the checks, the order of the steps, and the
- * level's extension: the labelled points in JSON and the ASCII legend.
- * dice.c holds the tables, grow.c the growth. */
+ * holds the parameter table, the checks and the order of the steps; dice.c
+ * holds the tables, grow.c the growth, output.c the level's extension: the
+ * labelled points in JSON and the ASCII legend. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h> /* the extension's to_json hook builds jansson values */
 
 #include "../generators.h"
 #include "dungeon/request.h"
 #include "nonlinear.h"
 
-static const char *const method_names[] = {"clock", "grid", NULL};
+const char *const nl_method_names[] = {"clock", "grid", NULL};
 
 /* Defaults: 8x6-tile areas make 9x6 areas on an 80x40 map (an area is the
  * seed's "about 40 feet" with 5-foot tiles, squashed vertically as terminal
@@ -29,7 +27,7 @@ static const dg_param_def nonlinear_params[NL_P_COUNT] = {
                          "area_width - 3 wide)"},
     [NL_P_AREA_HEIGHT] = {"area_height", DG_PARAM_INT, 6, 4, 40, NULL, NULL,
                           "height of one area in tiles (rooms are at most area_height - 3 high)"},
-    [NL_P_METHOD] = {"method", DG_PARAM_ENUM, NL_METHOD_CLOCK, 0, 0, method_names, NULL,
+    [NL_P_METHOD] = {"method", DG_PARAM_ENUM, NL_METHOD_CLOCK, 0, 0, nl_method_names, NULL,
                      "clock: a d12 picks one of twelve areas two steps away (12 north, 3 east); "
                      "grid: a d8 picks one of the eight neighbours, 1 north, clockwise"},
     [NL_P_THRESHOLD] = {"threshold", DG_PARAM_INT, 6, 0, 9, NULL, NULL,
@@ -69,120 +67,13 @@ static int nonlinear_validate(const dg_params *params, dg_error *err) {
   return nl_room_table_parse(dg_param_string(params, NL_P_ROOM_TABLE), &table, err);
 }
 
-/* --- the extension: labelled points in JSON and the ASCII legend --- */
+/* --- the extension (output.c writes it) --- */
 
 static void extension_free(void *data) {
   nl_extension *extension = data;
   if (extension != NULL)
     free(extension->points);
   free(extension);
-}
-
-static const char *shape_name(bool cross) {
-  return cross ? "cross" : "rectangle";
-}
-
-static int extension_to_json(const void *data, json_t *level_object) {
-  const nl_extension *e = data;
-  json_t *object = json_object(), *table = json_array(), *points = json_array();
-  bool ok = object != NULL && table != NULL && points != NULL &&
-            json_object_set_new(level_object, "nonlinear", object) == 0;
-  if (!ok) {
-    json_decref(object);
-    json_decref(table);
-    json_decref(points);
-    return DG_ENOMEM;
-  }
-  char die[8];
-  snprintf(die, sizeof die, "d%d", nl_destination_sides(e->method));
-  ok = json_object_set_new(object, "method", json_string(method_names[e->method])) == 0 &&
-       json_object_set_new(object, "die", json_string(die)) == 0 &&
-       json_object_set_new(object, "areas",
-                           json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "columns", e->columns, "rows",
-                                     e->rows, "width", e->area_width, "height", e->area_height,
-                                     "origin_x", e->origin_x, "origin_y", e->origin_y)) == 0;
-  ok = json_object_set_new(object, "room_table", table) == 0 && ok;
-  ok = json_object_set_new(object, "points", points) == 0 && ok;
-  for (int i = 0; ok && i < e->table.count; i++) {
-    const nl_room_entry *entry = &e->table.entries[i];
-    ok = json_array_append_new(table, json_pack("{s:i,s:i,s:i,s:s}", "roll", i + 1, "width",
-                                                entry->width, "height", entry->height, "shape",
-                                                shape_name(entry->cross))) == 0;
-  }
-  for (int i = 0; ok && i < e->point_count; i++) {
-    const nl_point *p = &e->points[i];
-    json_t *point =
-        json_pack("{s:s,s:i,s:s,s:s,s:i,s:i}", "label", p->label, "node", i, "kind", p->kind,
-                  "form", p->form, "area_x", p->cell % e->columns, "area_y", p->cell / e->columns);
-    ok = point != NULL && json_array_append_new(points, point) == 0;
-    if (ok && p->d10 >= 0)
-      ok = json_object_set_new(point, "d10", json_integer(p->d10)) == 0;
-    if (ok && p->rolls[0] >= 0)
-      ok = json_object_set_new(point, "rolls", json_pack("[i,i]", p->rolls[0], p->rolls[1])) == 0;
-    if (ok && p->shape_entry > 0)
-      ok = json_object_set_new(point, "room_table_roll", json_integer(p->shape_entry)) == 0;
-    if (ok)
-      ok = json_object_set_new(point, "exits", json_integer(p->exits)) == 0;
-  }
-  return ok ? 0 : DG_ENOMEM;
-}
-
-/* Under the map: every labelled point with how it was rolled, then every
- * corridor with its destination roll, so a designer can follow the dice. */
-static int extension_to_text(const dg_level *level, char **text) {
-  const nl_extension *e = level->extension.data;
-  const dg_graph *graph = &level->graph;
-  char *buffer = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream(&buffer, &size);
-  if (out == NULL)
-    return DG_ENOMEM;
-  fprintf(out, "\nlegend: method %s (d%d), %dx%d areas of %dx%d tiles\n", method_names[e->method],
-          nl_destination_sides(e->method), e->columns, e->rows, e->area_width, e->area_height);
-  fprintf(out, "  %-6s %-9s %-9s %-7s %s\n", "label", "kind", "tile", "area", "rolled");
-  for (int i = 0; i < e->point_count; i++) {
-    const nl_point *p = &e->points[i];
-    const dg_node *node = &graph->nodes[i];
-    char tile[24], area[24], rolled[96];
-    snprintf(tile, sizeof tile, "%d,%d", node->x, node->y);
-    snprintf(area, sizeof area, "%d,%d", p->cell % e->columns, p->cell / e->columns);
-    int at = 0;
-    if (p->d10 >= 0)
-      at = snprintf(rolled, sizeof rolled, "d10=%d ", p->d10);
-    else
-      rolled[0] = '\0';
-    if (node->room >= 0) {
-      const dg_room *room = &level->rooms[node->room];
-      snprintf(rolled + at, sizeof rolled - (size_t)at, "%sroom table %d: %dx%d %s, exits %d",
-               strcmp(p->form, "start") == 0 ? "start, " : "", p->shape_entry, room->width,
-               room->height, room->kind, p->exits);
-    } else if (p->rolls[0] >= 0) {
-      snprintf(rolled + at, sizeof rolled - (size_t)at, "rolls %d,%d: %s", p->rolls[0], p->rolls[1],
-               p->form);
-    } else if (strcmp(node->kind, "sublevel") == 0) {
-      snprintf(rolled + at, sizeof rolled - (size_t)at, "crossing: stairs to the level %s",
-               p->form);
-    } else {
-      snprintf(rolled + at, sizeof rolled - (size_t)at, "%s", p->form);
-    }
-    fprintf(out, "  %-6s %-9s %-9s %-7s %s\n", node->label, node->kind, tile, area, rolled);
-  }
-  fputs("corridors (from-to roll):", out);
-  for (int i = 0; i < graph->edge_count; i++) {
-    const dg_edge *edge = &graph->edges[i];
-    fprintf(out, "%s%s-%s%s %d", i % 8 == 0 ? "\n " : "", graph->nodes[edge->from].label,
-            graph->nodes[edge->to].label, strcmp(edge->kind, "sublevel") == 0 ? "(sub)" : "",
-            edge->roll);
-    if (i + 1 < graph->edge_count)
-      fputc(',', out);
-  }
-  fputc('\n', out);
-  if (fclose(out) != 0) {
-    free(buffer);
-    return DG_ENOMEM;
-  }
-  *text = buffer;
-  return 0;
 }
 
 static int nonlinear_generate(const dg_context *context, const dg_request *request,
@@ -270,8 +161,7 @@ static int nonlinear_generate(const dg_context *context, const dg_request *reque
   extension->origin_x = s.origin_x;
   extension->origin_y = s.origin_y;
   extension->table = s.table;
-  level->extension =
-      (dg_level_extension){extension, extension_free, extension_to_json, extension_to_text};
+  level->extension = (dg_level_extension){extension, extension_free, nl_write_json, nl_write_text};
   free(s.corner);
   dg_arena_close(&s.arena);
   return 0;

@@ -150,4 +150,16 @@ int nl_grow(nl_state *s, dg_cancel *cancel);
 /* The centre tile of area `cell`. */
 void nl_cell_centre(const nl_state *s, int cell, int *x, int *y);
 
+/* The names of the NL_METHOD_* values (nonlinear.c's parameter choices,
+ * NULL-terminated), also used by output.c. */
+extern const char *const nl_method_names[];
+
+/* output.c, the level's extension (data: an nl_extension): its members of
+ * the level JSON through the library's JSON writer (0 or the writer's
+ * failure), and the legend under the ASCII map (dg_level_extension's
+ * to_text: a malloc'd string in *text; 0 or DG_ENOMEM). */
+struct dg_writer;
+int nl_write_json(const void *data, struct dg_writer *w);
+int nl_write_text(const dg_level *level, char **text);
+
 #endif

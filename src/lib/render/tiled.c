@@ -14,23 +14,9 @@
 #include <string.h>
 
 #include "../json/writer.h"
+#include "core/legend.h"
 #include "dungeon/render.h"
 #include "render_internal.h"
-
-/* The glyph of each tile in the level legend (walls: '-'). */
-static const char glyphs[DG_TILE_COUNT] = {
-    [DG_TILE_STONE] = ' ',
-    [DG_TILE_FLOOR] = '.',
-    [DG_TILE_CORRIDOR] = '#',
-    [DG_TILE_WALL] = '-',
-    [DG_TILE_DOOR] = '+',
-    [DG_TILE_SECRET_DOOR] = 'S',
-    [DG_TILE_SECRET_CORRIDOR] = '=',
-    [DG_TILE_CHEST] = '(',
-    [DG_TILE_STAIRS_UP] = '<',
-    [DG_TILE_STAIRS_DOWN] = '>',
-    [DG_TILE_VOID] = '~',
-};
 
 static void put(dg_writer *w, const char *text) {
   dg_writer_raw(w, text, strlen(text));
@@ -81,7 +67,9 @@ static void put_tileset(dg_writer *w) {
     dg_writer_cstring(w, dg_tile_name((dg_tile)tile));
     put(w, ",\"properties\":[");
     put_property(w, true, "glyph", "string");
-    dg_writer_string(w, &glyphs[tile], 1);
+    /* The legend's first glyph for the tile (walls: the joined '-'). */
+    const dg_legend_entry *entry = &dg_legend[tile];
+    dg_writer_string(w, entry->joined_glyph != '\0' ? &entry->joined_glyph : &entry->glyph, 1);
     put(w, "}");
     put_property(w, false, "walkable", "bool");
     put(w, dg_tile_walkable((dg_tile)tile) ? "true}" : "false}");
