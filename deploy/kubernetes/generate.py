@@ -24,6 +24,9 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 OUT = os.path.join(ROOT, "deploy", "kubernetes", "dungeond.yaml")
 PORT = 8080
+# Probes and the scraper use a listener of their own (health_listen), so a
+# flood of API clients cannot make the kubelet restart a busy replica.
+HEALTH_PORT = 8081
 HEADLESS = "dungeond-replicas"
 SECRETS_DIR = "/run/secrets/dungeond"
 CONFIG_DIR = "/etc/dungeond/k8s"
@@ -67,6 +70,7 @@ def dungeond_config():
     config["$comment"] = ("dungeond configuration in Kubernetes (deploy/kubernetes/generate.py "
                           "writes it from config/dungeond.json); keys in docs/config.md")
     config["listen"] = f"0.0.0.0:{PORT}"
+    config["health_listen"] = f"0.0.0.0:{HEALTH_PORT}"
     config["roomsets_dir"] = "/etc/dungeond/roomsets"
     config["auth_tokens_file"] = f"{SECRETS_DIR}/auth_tokens"
     config["lobby_seed_secret_file"] = f"{SECRETS_DIR}/lobby_seed_secret"
@@ -161,7 +165,7 @@ spec:
       labels: {{app: dungeond}}
       annotations:
         prometheus.io/scrape: "true"
-        prometheus.io/port: "{PORT}"
+        prometheus.io/port: "{HEALTH_PORT}"
         prometheus.io/path: /metrics
     spec:
       automountServiceAccountToken: false
@@ -181,6 +185,7 @@ spec:
           args: ["--config", "{CONFIG_DIR}/dungeond.json"]
           ports:
             - {{name: http, containerPort: {PORT}}}
+            - {{name: health, containerPort: {HEALTH_PORT}}}
           securityContext:
             runAsNonRoot: true
             readOnlyRootFilesystem: true
@@ -191,11 +196,11 @@ spec:
             requests: {{cpu: "1", memory: 256Mi}}
             limits: {{cpu: "2", memory: 1Gi}}
           livenessProbe:
-            httpGet: {{path: /livez, port: http}}
+            httpGet: {{path: /livez, port: health}}
             periodSeconds: 10
           readinessProbe:
             # 503 while draining after SIGTERM.
-            httpGet: {{path: /readyz, port: http}}
+            httpGet: {{path: /readyz, port: health}}
             periodSeconds: 2
           lifecycle:
             # Kubernetes removes the pod from endpoints while SIGTERM is

@@ -180,6 +180,17 @@ def image_and_config(objects):
     check(config["listen"].startswith("0.0.0.0:") and
           int(config["listen"].split(":")[1]) == c["ports"][0]["containerPort"],
           f"listen {config['listen']} vs containerPort")
+    # Probes and the scraper go to health_listen, a listener API clients
+    # cannot exhaust (issue 12 item 3).
+    ports = {p["name"]: p["containerPort"] for p in c["ports"]}
+    check(config.get("health_listen", "").startswith("0.0.0.0:") and
+          int(config["health_listen"].split(":")[1]) == ports.get("health"),
+          f"health_listen {config.get('health_listen')!r} vs the 'health' port {ports}")
+    for probe in ("livenessProbe", "readinessProbe"):
+        check(c[probe]["httpGet"]["port"] == "health", f"{probe} is not on the health port")
+    annotations = objects[("StatefulSet", "dungeond")]["spec"]["template"]["metadata"]["annotations"]
+    check(annotations.get("prometheus.io/port") == str(ports.get("health")),
+          f"the scraper's port {annotations.get('prometheus.io/port')} is not the health port")
     sleep = int(c["lifecycle"]["preStop"]["exec"]["command"][1])
     drain = config["limits"]["drain_timeout_ms"] / 1000
     check(spec["terminationGracePeriodSeconds"] >= sleep + drain + 5,
