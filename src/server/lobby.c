@@ -137,8 +137,16 @@ static bool resume_waiters(lobby *l, int status, const dg_error *err) {
 }
 
 static void answer_waiters(server *s, lobby *l, int status, const dg_error *err) {
-  if (resume_waiters(l, status, err))
-    http_pump(s); /* NOTES.md: a resume does not wake the loop */
+  if (!resume_waiters(l, status, err))
+    return;
+  /* The started lobby's level was delivered only now: its grace period and
+   * idle TTL run from here, so a start that waited longer than
+   * lobby_grace_ms still leaves the level fetchable for that long. */
+  uint64_t now = dg_monotonic_ns();
+  l->touched_ns = now;
+  if (l->started_ns != 0)
+    l->started_ns = now;
+  http_pump(s); /* a resume does not wake the loop: pump MHD now */
 }
 
 /* Debounce deadlines are all "now + lobby_debounce_ms", so appending keeps
