@@ -36,8 +36,7 @@ import yaml  # noqa: E402  python3-yaml (deploy/install-deps.sh)
 BUNDLE = os.path.join(ROOT, "deploy", "kubernetes", "dungeond.yaml")
 
 
-class Skip(Exception):
-    pass
+Skip = harness.SkipTest  # reported as a TAP SKIP
 
 
 def load():
@@ -400,20 +399,7 @@ def main():
         ("the ConfigMap's nginx.conf passes nginx -t", nginx_main_conf),
         ("run-nginx.sh serves, reloads on change, stops on SIGTERM", run_nginx_script),
     ]
-    print(f"1..{len(tests)}", flush=True)
-    failed = 0
-    for number, (name, fn) in enumerate(tests, 1):
-        try:
-            fn(objects)
-            print(f"ok {number} - {name}", flush=True)
-        except Skip as e:
-            print(f"ok {number} - {name} # SKIP {e}", flush=True)
-        except Exception as e:  # a failed check or an unexpected error
-            failed += 1
-            print(f"not ok {number} - {name}", flush=True)
-            for line in str(e).splitlines() or [repr(e)]:
-                print(f"# {line}", flush=True)
-    return 1 if failed else 0
+    return harness.run_plan([(name, fn, objects) for name, fn in tests])
 
 
 if __name__ == "__main__":

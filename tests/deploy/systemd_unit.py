@@ -35,8 +35,7 @@ EXPOSURE_MAX = 2.5
 NOFILE_MARGIN = 64  # listeners, event loop, timers, log, room-set reads
 
 
-class Skip(Exception):
-    pass
+Skip = harness.SkipTest  # reported as a TAP SKIP
 
 
 def unit_settings(path):
@@ -230,20 +229,7 @@ def main():
         ("the daemon under strace stays inside SystemCallFilter= and "
          "RestrictAddressFamilies=, writes no file", syscalls_allowed, daemon, unit),
     ]
-    print(f"1..{len(tests)}", flush=True)
-    failed = 0
-    for number, (name, fn, *args) in enumerate(tests, 1):
-        try:
-            fn(*args)
-            print(f"ok {number} - {name}", flush=True)
-        except Skip as e:
-            print(f"ok {number} - {name} # SKIP {e}", flush=True)
-        except Exception as e:  # a failed check or an unexpected error
-            failed += 1
-            print(f"not ok {number} - {name}", flush=True)
-            for line in str(e).splitlines() or [repr(e)]:
-                print(f"# {line}", flush=True)
-    return 1 if failed else 0
+    return harness.run_plan(tests)
 
 
 if __name__ == "__main__":

@@ -117,6 +117,10 @@ class Daemon:
         return [l for l in self.lines if "Sanitizer" in l or "runtime error" in l]
 
 
+class SkipTest(Exception):
+    """Raised by a test that cannot run here; reported as a TAP SKIP."""
+
+
 class Tap:
     """Numbers TAP results; `failed` counts the tests that did not pass."""
 
@@ -129,6 +133,8 @@ class Tap:
         try:
             fn(*args)
             print(f"ok {self.number} - {name}", flush=True)
+        except SkipTest as e:
+            print(f"ok {self.number} - {name} # SKIP {e}", flush=True)
         except Exception as e:  # a failed check or an unexpected error
             self.fail(name, str(e).splitlines() or [repr(e)], counted=True)
 
@@ -157,6 +163,16 @@ def run_tests(tests, argv):
             print(f"ok {tap.number} - {name} # SKIP not selected", flush=True)
             continue
         tap.report(name, fn)
+    return 1 if tap.failed else 0
+
+
+def run_plan(tests):
+    """Runs (name, fn, *args) entries in order as one TAP plan; returns the
+    exit status."""
+    print(f"1..{len(tests)}", flush=True)
+    tap = Tap()
+    for name, fn, *args in tests:
+        tap.report(name, fn, *args)
     return 1 if tap.failed else 0
 
 
@@ -453,10 +469,6 @@ def _(d):
                 "generation_ms", "algorithm"):
         check(key in line, f"log line lacks {key}: {line}")
     check(line["status"] == 200 and line["path"] == "/v1/levels", f"{line}")
-
-
-class SkipTest(Exception):
-    pass
 
 
 # ------------------------------------------------------- one-worker daemon
