@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "problem.h"
 #include "server.h"
 
 #define MHD_EVENT CONN_EVENT_COUNT /* slot of libmicrohttpd's other messages */
@@ -136,39 +137,35 @@ static void unlink_send(conns *cs, conn *c) {
   c->queued_bytes = 0;
 }
 
-/* Writes a whole small response straight to the socket, for a connection
- * that has had none queued for its current request (MHD has written
- * nothing since the previous response completed). Best effort: the socket
- * is non-blocking and the text far below its buffer. */
-static void write_raw(conn *c, int status, const char *reason, const char *slug, const char *detail,
-                      bool retry_after) {
+void conns_write_raw(conn *c, int status, const char *slug, const char *title, const char *detail) {
   server *s = c->srv;
   request *r = c->req;
-  char body[512], head[512];
-  int body_length = snprintf(body, sizeof body,
-                             "{\"type\":\"urn:dungeond:problem:%s\",\"title\":\"%s\",\"status\":%d,"
-                             "\"detail\":\"%s\"%s%s%s}",
-                             slug, reason, status, detail, r != NULL ? ",\"request_id\":\"" : "",
-                             r != NULL ? r->id : "", r != NULL ? "\"" : "");
-  char retry[48] = "";
-  if (retry_after)
+  if (c->closing)
+    return;
+  size_t body_length = 0;
+  char *body = problem_body(status, slug, title, detail, r != NULL ? r->path : NULL,
+                            r != NULL ? r->id : NULL, NULL, &body_length);
+  char head[512], retry[48] = "";
+  if (status == 503)
     snprintf(retry, sizeof retry, "Retry-After: %ld\r\n", s->cfg->limits.retry_after_s);
+  const char *reason = MHD_get_reason_phrase_for((unsigned int)status);
   int head_length = snprintf(head, sizeof head,
                              "HTTP/1.1 %d %s\r\nConnection: close\r\nContent-Type: "
-                             "application/problem+json\r\nContent-Length: %d\r\n%s%s%s%s\r\n",
+                             "application/problem+json\r\nContent-Length: %zu\r\n%s%s%s%s\r\n",
                              status, reason, body_length, retry, r != NULL ? "X-Request-Id: " : "",
                              r != NULL ? r->id : "", r != NULL ? "\r\n" : "");
-  if (head_length <= 0 || body_length <= 0 || (size_t)head_length >= sizeof head ||
-      (size_t)body_length >= sizeof body)
+  if (body == NULL || head_length <= 0 || (size_t)head_length >= sizeof head) {
+    free(body);
     return;
-  struct iovec parts[2] = {{head, (size_t)head_length}, {body, (size_t)body_length}};
+  }
+  struct iovec parts[2] = {{head, (size_t)head_length}, {body, body_length}};
   struct msghdr message = {.msg_iov = parts, .msg_iovlen = 2};
-  if (sendmsg(c->fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-    return;
-  if (r != NULL) {
+  ssize_t sent = sendmsg(c->fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+  free(body);
+  if (sent >= 0 && r != NULL) {
     r->status = status;
     r->answered = true;
-    r->bytes_out = (size_t)body_length;
+    r->bytes_out = body_length;
   }
 }
 
@@ -196,7 +193,7 @@ static void cut_for_timeout(conn *c, uint64_t now) {
   char detail[96];
   snprintf(detail, sizeof detail, "the request %s must arrive within %ld ms",
            headers ? "headers" : "body", limit);
-  write_raw(c, 408, "Request Timeout", "timeout", detail, false);
+  conns_write_raw(c, 408, "timeout", "Request Timeout", detail);
   conns_event(s, headers ? CONN_EVENT_HEADER_TIMEOUT : CONN_EVENT_BODY_TIMEOUT,
               "%s from %s not complete after %.0f ms (limits.%s): closed",
               headers ? "headers" : "body", ip_text(c->ip, ip, sizeof ip),
@@ -233,9 +230,7 @@ static void enforce_budget(server *s, conn *keep, uint64_t now) {
   }
 }
 
-static void on_sweep(uv_timer_t *timer) {
-  server *s = timer->data;
-  uint64_t now = dg_monotonic_ns();
+void conns_sweep(server *s, uint64_t now) {
   for (conn *c = s->conns.all, *next; c != NULL; c = next) {
     next = c->next;
     if (c->closing)
@@ -261,10 +256,6 @@ static void on_sweep(uv_timer_t *timer) {
   }
   if (s->conns.send_queued > s->cfg->limits.send_queue_bytes_max)
     enforce_budget(s, NULL, now);
-  http_sweep_detached(s, now, false);
-  /* Also a safety net for item 1 of issue 12: whatever else happens, MHD
-   * runs at least once a sweep, which puts its listening socket back. */
-  http_pump_all(s);
 }
 
 void conns_init(server *s) {
@@ -276,14 +267,6 @@ void conns_init(server *s) {
   /* A tenth of the shortest deadline, so a cut comes at most 10% late. */
   long period = shortest / 10;
   s->conns.sweep_ms = (uint64_t)(period < 10 ? 10 : period > 500 ? 500 : period);
-  uv_timer_init(s->loop, &s->conns.sweep);
-  s->conns.sweep.data = s;
-  uv_timer_start(&s->conns.sweep, on_sweep, s->conns.sweep_ms, s->conns.sweep_ms);
-}
-
-void conns_close(server *s) {
-  uv_timer_stop(&s->conns.sweep);
-  uv_close((uv_handle_t *)&s->conns.sweep, NULL);
 }
 
 static long count_ip(const conns *cs, uint32_t ip) {
@@ -461,8 +444,8 @@ void conns_close_all(server *s) {
       continue; /* a suspended request is answered when its cancelled job ends */
     if (c->phase != CONN_BUSY || (c->req != NULL && !c->req->answered)) {
       if (c->phase != CONN_IDLE)
-        write_raw(c, 503, "Service Unavailable", "draining",
-                  "the daemon is shutting down; retry elsewhere", true);
+        conns_write_raw(c, 503, PROBLEM_DRAINING_SLUG, PROBLEM_DRAINING_TITLE,
+                        PROBLEM_DRAINING_DETAIL);
       char ip[INET_ADDRSTRLEN];
       conns_event(s, CONN_EVENT_DRAIN_CLOSED,
                   "connection from %s still open at limits.drain_timeout_ms (%ld ms): closed",

@@ -68,16 +68,24 @@ typedef struct conns {
   conn *by_ip[CONNS_IP_BUCKETS];              /* per-IP table, chained */
   conn *send_head, *send_tail;                /* queued responses, oldest first */
   long send_queued;                           /* bytes of those responses */
-  uv_timer_t sweep;                           /* deadlines, stalls, periodic MHD run */
-  uint64_t sweep_ms;                          /* its period */
+  uint64_t sweep_ms;                          /* period of conns_sweep (http.c's timer) */
   uint64_t last_log_ns[CONN_EVENT_COUNT + 1]; /* rate limit of event lines (+1: MHD's) */
   uint64_t suppressed[CONN_EVENT_COUNT + 1];  /* lines not written since the last one */
 } conns;
 
-/* Starts the sweep timer (loop thread, before the listeners start). */
+/* Chooses the sweep period, a tenth of the shortest deadline (loop
+ * thread, before the listeners start). */
 void conns_init(struct server *s);
-/* Stops and closes the sweep timer (at shutdown). */
-void conns_close(struct server *s);
+/* Cuts connections past their header or body deadline (with a 408),
+ * notices idle keep-alives starting a request, tracks readers' progress and
+ * closes stalled ones while over the send budget. Every sweep_ms. */
+void conns_sweep(struct server *s, uint64_t now);
+/* Writes a small problem answer straight to the socket of `c`, for a
+ * connection that has had none queued for its current request (MHD has
+ * written nothing since the previous answer completed): with Connection:
+ * close, and Retry-After on a 503. Best effort: the socket is non-blocking
+ * and the text far below its buffer. */
+void conns_write_raw(conn *c, int status, const char *slug, const char *title, const char *detail);
 
 /* libmicrohttpd callbacks; `cls` is the listener. */
 enum MHD_Result conns_accept_policy(void *cls, const struct sockaddr *address,

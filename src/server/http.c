@@ -1,14 +1,14 @@
-/* libmicrohttpd driven from the libuv loop (DESIGN.md "One thread owns the
- * daemon's state", NOTES.md "libmicrohttpd 0.9.75 driven from libuv").
- * MHD runs without threads of its own (MHD_USE_EPOLL, external polling);
- * its epoll fd sits in a uv_poll_t, MHD_get_timeout arms a uv_timer_t, and
- * pump() runs MHD and re-arms the timer. Because MHD_resume_connection
- * does not wake the loop in this mode, whoever resumes a connection calls
- * http_pump() itself. There are two such listeners: the API, and the
- * optional health listener (health_listen) that serves only the probes and
- * /metrics, so that liveness is answered whatever the API's clients do.
- * This file also holds the response helpers, request ids, the per-request
- * log line and the drain on SIGTERM; conns.c guards the connections. */
+/* See http.h. libmicrohttpd runs without threads of its own (MHD_USE_EPOLL,
+ * external polling); its epoll fd sits in a uv_poll_t, MHD_get_timeout arms
+ * a uv_timer_t, and pump() runs MHD and re-arms the timer. Because
+ * MHD_resume_connection does not wake the loop in this mode, http_resume
+ * arms a zero timer that runs MHD at the loop's next turn. There are two such listeners: the API,
+ * and the optional health listener (health_listen) that serves only the probes and /metrics, so
+ * that liveness is answered whatever the API's clients do. This file also holds request ids, the
+ * per-request log line and the answers written past MHD to half-closed clients; conns.c guards the
+ * connections. */
+#include "http.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "problem.h"
 #include "server.h"
 
 static void pump(listener *l);
@@ -33,8 +34,6 @@ static void on_poll(uv_poll_t *poll, int status, int events) {
   (void)events;
   pump(poll->data);
 }
-
-static void maybe_stop(server *s);
 
 static void pump(listener *l) {
   server *s = l->srv;
@@ -66,16 +65,11 @@ static void pump(listener *l) {
     uv_timer_start(&l->timer, on_timer, (uint64_t)timeout, 0);
   else
     uv_timer_stop(&l->timer);
-  maybe_stop(s);
 }
 
 void http_pump(server *s) {
-  pump(&s->http);
-}
-
-void http_pump_all(server *s) {
-  pump(&s->http);
-  pump(&s->health);
+  pump(&s->http.api);
+  pump(&s->http.health);
 }
 
 /* Accepts the caller's X-Request-Id when it is short and plain, else makes
@@ -95,8 +89,8 @@ static void set_request_id(request *r) {
       return;
     }
   }
-  server *s = r->srv;
-  snprintf(r->id, sizeof r->id, "%08x-%012llx", s->id_prefix, (unsigned long long)++s->id_counter);
+  http *h = &r->srv->http;
+  snprintf(r->id, sizeof r->id, "%08x-%012llx", h->id_prefix, (unsigned long long)++h->id_counter);
 }
 
 static void add_common_headers(request *r, struct MHD_Response *response,
@@ -124,7 +118,7 @@ static void add_common_headers(request *r, struct MHD_Response *response,
 typedef struct detached {
   uv_poll_t poll;               /* writable events of `fd` */
   server *srv;                  /* back pointer */
-  struct detached *prev, *next; /* server's list */
+  struct detached *prev, *next; /* the transport's list */
   int fd;                       /* dup of the connection's socket */
   char *data;                   /* head and body */
   size_t length, sent;          /* bytes in `data`, bytes written */
@@ -133,11 +127,9 @@ typedef struct detached {
 
 static void on_detached_closed(uv_handle_t *handle) {
   detached *w = handle->data;
-  server *s = w->srv;
   close(w->fd);
   free(w->data);
   free(w);
-  maybe_stop(s);
 }
 
 static void detached_end(detached *w) {
@@ -145,7 +137,7 @@ static void detached_end(detached *w) {
   if (w->prev != NULL)
     w->prev->next = w->next;
   else
-    s->detached = w->next;
+    s->http.detached = w->next;
   if (w->next != NULL)
     w->next->prev = w->prev;
   s->conns.send_queued -= (long)(w->length - w->sent);
@@ -171,9 +163,11 @@ static void on_detached_writable(uv_poll_t *poll, int status, int events) {
   detached_end(w);
 }
 
-void http_sweep_detached(server *s, uint64_t now, bool all) {
+/* Ends detached answers without progress for connection_timeout_s, or all
+ * of them (`all`: drain timeout). */
+static void sweep_detached(server *s, uint64_t now, bool all) {
   uint64_t idle = (uint64_t)s->cfg->limits.connection_timeout_s * 1000000000u;
-  for (detached *w = s->detached, *next; w != NULL; w = next) {
+  for (detached *w = s->http.detached, *next; w != NULL; w = next) {
     next = w->next;
     if (all || now - w->progress_ns >= idle)
       detached_end(w);
@@ -242,10 +236,10 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
   w->length = (size_t)head_length + body_bytes;
   w->progress_ns = dg_monotonic_ns();
   w->poll.data = w;
-  w->next = s->detached;
-  if (s->detached != NULL)
-    s->detached->prev = w;
-  s->detached = w;
+  w->next = s->http.detached;
+  if (s->http.detached != NULL)
+    s->http.detached->prev = w;
+  s->http.detached = w;
   s->conns.send_queued += (long)w->length;
   uv_poll_start(&w->poll, UV_WRITABLE, on_detached_writable);
   r->status = status;
@@ -255,8 +249,8 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
   return true;
 }
 
-void respond_headers(request *r, int status, const char *content_type, char *body, size_t length,
-                     const char *const *headers) {
+void http_respond(request *r, int status, const char *content_type, char *body, size_t length,
+                  const char *const *headers) {
   if (body == NULL) {
     /* Out of memory while building the answer: say so without allocating. */
     status = 500;
@@ -275,7 +269,10 @@ void respond_headers(request *r, int status, const char *content_type, char *bod
              "%ld response bytes are queued to clients (limits.send_queue_bytes_max %ld); "
              "retry later",
              r->srv->conns.send_queued, r->srv->cfg->limits.send_queue_bytes_max);
-    respond_problem(r, 503, "send-queue-full", "Too busy sending", detail, NULL, NULL, NULL);
+    size_t problem_length = 0;
+    char *problem = problem_body(503, "send-queue-full", "Too busy sending", detail, r->path, r->id,
+                                 NULL, &problem_length);
+    http_respond(r, 503, "application/problem+json", problem, problem_length, NULL);
     return;
   }
   if (r->suspended && body != NULL && peer_half_closed(r) &&
@@ -312,49 +309,29 @@ void respond_headers(request *r, int status, const char *content_type, char *bod
   MHD_destroy_response(response);
 }
 
-void respond(request *r, int status, const char *content_type, char *body, size_t length,
-             const char *header_name, const char *header_value) {
-  const char *headers[3] = {header_name, header_value, NULL};
-  respond_headers(r, status, content_type, body, length, headers);
+static void on_wake(uv_timer_t *timer) {
+  http_pump(timer->data);
 }
 
-void respond_json(request *r, int status, json_t *value) {
-  char *text = value != NULL ? json_dumps(value, JSON_COMPACT) : NULL;
-  json_decref(value);
-  respond(r, status, "application/json", text, text != NULL ? strlen(text) : 0, NULL, NULL);
+void http_suspend(request *r) {
+  if (r->answered || r->suspended)
+    return;
+  r->suspended = true;
+  MHD_suspend_connection(r->connection);
 }
 
-void respond_problem(request *r, int status, const char *slug, const char *title,
-                     const char *detail, json_t *errors, const char *header_name,
-                     const char *header_value) {
-  char type[96];
-  snprintf(type, sizeof type, "urn:dungeond:problem:%s", slug);
-  json_t *problem =
-      json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "type", type, "title", title, "status", status,
-                "detail", detail, "instance", r->path, "request_id", r->id);
-  if (problem != NULL && errors != NULL)
-    json_object_set(problem, "errors", errors);
-  json_decref(errors);
-  char *text = problem != NULL ? json_dumps(problem, JSON_COMPACT) : NULL;
-  json_decref(problem);
-  respond(r, status, "application/problem+json", text, text != NULL ? strlen(text) : 0, header_name,
-          header_value);
+void http_resume(request *r) {
+  if (!r->suspended)
+    return;
+  r->suspended = false;
+  MHD_resume_connection(r->connection);
+  server *s = r->srv;
+  if (!uv_is_active((uv_handle_t *)&s->http.wake))
+    uv_timer_start(&s->http.wake, on_wake, 0, 0);
 }
 
-void respond_error(request *r, int status, const dg_error *err) {
-  json_t *errors = NULL;
-  if (err->field[0] != '\0')
-    errors = json_pack("[{s:s, s:s}]", "field", err->field, "message", err->message);
-  const char *slug = "validation", *title = "Invalid request";
-  if (status == 400)
-    slug = "malformed", title = "Malformed request body";
-  else if (status == 504)
-    slug = "deadline", title = "Deadline exceeded";
-  else if (status == 503)
-    slug = "unavailable", title = "Service unavailable";
-  else if (status >= 500)
-    slug = "internal", title = "Generation failed";
-  respond_problem(r, status, slug, title, err->message, errors, NULL, NULL);
+const char *http_header(const request *r, const char *name) {
+  return MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, name);
 }
 
 void log_time(char when[LOG_TIME_MAX]) {
@@ -426,10 +403,9 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
   log_request(r);
   if (r->pending != NULL)
     MHD_destroy_response(r->pending);
-  free(r->work.body);
   free(r->body);
   free(r);
-  s->requests_open--;
+  s->http.requests_open--;
 }
 
 /* Bytes of one UTF-8 character at `text` that is valid (shortest form, no
@@ -500,18 +476,25 @@ static request *request_new(listener *l, struct MHD_Connection *connection, cons
   if (r == NULL)
     return NULL;
   r->srv = s;
-  r->owner = l;
+  r->health = l->health;
   r->conn = conns_of(connection);
   r->connection = connection;
   r->start_ns = dg_monotonic_ns();
   copy_printable(r->method, sizeof r->method, method);
   r->path_problem = copy_printable(r->path, sizeof r->path, url);
-  r->route = r->path_problem == 0 ? route_match(url) : ROUTE_NONE;
   r->queue_ms = r->generation_ms = r->serialise_ms = -1;
   set_request_id(r);
-  s->requests_open++;
+  s->http.requests_open++;
   conns_headers_read(r);
   return r;
+}
+
+/* A problem the transport answers itself (the routes use respond.h). */
+static void problem_respond(request *r, int status, const char *slug, const char *title,
+                            const char *detail) {
+  size_t length = 0;
+  char *body = problem_body(status, slug, title, detail, r->path, r->id, NULL, &length);
+  http_respond(r, status, "application/problem+json", body, length, NULL);
 }
 
 static void refuse_too_large(request *r) {
@@ -520,7 +503,7 @@ static void refuse_too_large(request *r) {
   char detail[128];
   snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
            s->cfg->limits.body_bytes_max);
-  respond_problem(r, 413, "too-large", "Request body too large", detail, NULL, NULL, NULL);
+  problem_respond(r, 413, "too-large", "Request body too large", detail);
 }
 
 /* The first call for a request, its headers read: answers at once what can
@@ -529,17 +512,16 @@ static void refuse_too_large(request *r) {
 static void on_headers(request *r) {
   server *s = r->srv;
   if (r->path_problem == 400) {
-    respond_problem(r, 400, "bad-path", "Malformed request path",
+    problem_respond(r, 400, "bad-path", "Malformed request path",
                     "the request path must be UTF-8 without control characters (bytes that "
-                    "are not are shown as %XX in instance)",
-                    NULL, NULL, NULL);
+                    "are not are shown as %XX in instance)");
     return;
   }
   if (r->path_problem == 414) {
     char detail[96];
     snprintf(detail, sizeof detail, "the request path must be shorter than %d bytes",
              REQUEST_PATH_MAX);
-    respond_problem(r, 414, "uri-too-long", "Request path too long", detail, NULL, NULL, NULL);
+    problem_respond(r, 414, "uri-too-long", "Request path too long", detail);
     return;
   }
   const char *declared =
@@ -589,32 +571,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
        * goes straight to the socket (nothing was sent on it for this
        * request) and MHD_NO makes MHD close the connection now. */
       s->counters.rejected_too_large++;
-      conn *c = r->conn;
-      if (c != NULL && !c->closing) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
-                 s->cfg->limits.body_bytes_max);
-        r->status = 413;
-        r->answered = true;
-        char head[384], body[384];
-        int body_length = snprintf(body, sizeof body,
-                                   "{\"type\":\"urn:dungeond:problem:too-large\",\"title\":"
-                                   "\"Request body too large\",\"status\":413,\"detail\":\"%s\","
-                                   "\"instance\":\"%s\",\"request_id\":\"%s\"}",
-                                   detail, r->path, r->id);
-        int head_length =
-            snprintf(head, sizeof head,
-                     "HTTP/1.1 413 Content Too Large\r\nConnection: close\r\nContent-Type: "
-                     "application/problem+json\r\nX-Request-Id: %s\r\nContent-Length: %d\r\n\r\n",
-                     r->id, body_length);
-        if (body_length > 0 && head_length > 0 && (size_t)body_length < sizeof body &&
-            (size_t)head_length < sizeof head) {
-          struct iovec parts[2] = {{head, (size_t)head_length}, {body, (size_t)body_length}};
-          struct msghdr message = {.msg_iov = parts, .msg_iovlen = 2};
-          if (sendmsg(c->fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT) > 0)
-            r->bytes_out = (size_t)body_length;
-          shutdown(c->fd, SHUT_WR);
-        }
+      char detail[96];
+      snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
+               s->cfg->limits.body_bytes_max);
+      if (r->conn != NULL && !r->conn->closing) {
+        conns_write_raw(r->conn, 413, "too-large", "Request body too large", detail);
+        shutdown(r->conn->fd, SHUT_WR);
       }
       free(r->body);
       r->body = NULL;
@@ -638,7 +600,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   if (r->suspended)
     return MHD_YES;
   conns_body_read(r);
-  route_handle(r);
+  s->http.handle(r);
   return MHD_YES;
 }
 
@@ -647,7 +609,7 @@ static int parse_listen(const char *listen, struct sockaddr_in *address, dg_erro
   snprintf(host, sizeof host, "%s", listen);
   char *colon = strrchr(host, ':');
   if (colon == NULL)
-    return dg_error_set(err, -1, "listen", "listen must be HOST:PORT");
+    return dg_error_set(err, DG_EINVAL, "listen", "listen must be HOST:PORT");
   *colon = '\0';
   memset(address, 0, sizeof *address);
   address->sin_family = AF_INET;
@@ -655,7 +617,7 @@ static int parse_listen(const char *listen, struct sockaddr_in *address, dg_erro
   if (strcmp(host, "localhost") == 0)
     snprintf(host, sizeof host, "127.0.0.1");
   if (inet_pton(AF_INET, host, &address->sin_addr) != 1)
-    return dg_error_set(err, -1, "listen",
+    return dg_error_set(err, DG_EINVAL, "listen",
                         "listen's host must be an IPv4 address such as 127.0.0.1, not '%s'", host);
   return 0;
 }
@@ -663,8 +625,9 @@ static int parse_listen(const char *listen, struct sockaddr_in *address, dg_erro
 static int start_listener(server *s, listener *l, const char *address_text, bool health,
                           dg_error *err) {
   struct sockaddr_in address;
-  if (parse_listen(address_text, &address, err) != 0)
-    return -1;
+  int rc = parse_listen(address_text, &address, err);
+  if (rc != 0)
+    return rc;
   const config_limits *limits = &s->cfg->limits;
   l->srv = s;
   l->health = health;
@@ -678,7 +641,7 @@ static int start_listener(server *s, listener *l, const char *address_text, bool
       MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
       MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
   if (l->mhd == NULL)
-    return dg_error_set(err, -1, health ? "health_listen" : "listen",
+    return dg_error_set(err, SRV_ESYSTEM, health ? "health_listen" : "listen",
                         "cannot listen on %s (address in use?)", address_text);
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
   const union MHD_DaemonInfo *port = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
@@ -686,7 +649,7 @@ static int start_listener(server *s, listener *l, const char *address_text, bool
   if (info == NULL || uv_poll_init(s->loop, &l->poll, info->epoll_fd) != 0) {
     MHD_stop_daemon(l->mhd);
     l->mhd = NULL;
-    return dg_error_set(err, -1, "", "cannot watch libmicrohttpd's epoll descriptor");
+    return dg_error_set(err, SRV_ESYSTEM, "", "cannot watch libmicrohttpd's epoll descriptor");
   }
   l->poll.data = l;
   uv_timer_init(s->loop, &l->timer);
@@ -704,70 +667,52 @@ static void close_listener(listener *l) {
   l->mhd = NULL;
 }
 
-int http_start(server *s, dg_error *err) {
-  s->http.srv = s->health.srv = s;
-  if (start_listener(s, &s->http, s->cfg->listen, false, err) != 0)
-    return -1;
+static void on_sweep(uv_timer_t *timer) {
+  server *s = timer->data;
+  uint64_t now = dg_monotonic_ns();
+  conns_sweep(s, now);
+  sweep_detached(s, now, false);
+  /* Also a safety net for item 1 of issue 12: whatever else happens, MHD
+   * runs at least once a sweep, which puts its listening socket back. */
+  http_pump(s);
+}
+
+int http_start(server *s, http_handler_fn handle, dg_error *err) {
+  http *h = &s->http;
+  h->handle = handle;
+  h->api.srv = h->health.srv = s;
+  int rc = start_listener(s, &h->api, s->cfg->listen, false, err);
+  if (rc != 0)
+    return rc;
   if (s->cfg->health_listen[0] != '\0' &&
-      start_listener(s, &s->health, s->cfg->health_listen, true, err) != 0) {
-    close_listener(&s->http);
-    return -1;
+      (rc = start_listener(s, &h->health, s->cfg->health_listen, true, err)) != 0) {
+    close_listener(&h->api);
+    return rc;
   }
   conns_init(s);
-  http_pump_all(s);
+  uv_timer_init(s->loop, &h->sweep);
+  h->sweep.data = s;
+  uv_timer_start(&h->sweep, on_sweep, s->conns.sweep_ms, s->conns.sweep_ms);
+  uv_timer_init(s->loop, &h->wake);
+  h->wake.data = s;
+  http_pump(s);
   return 0;
 }
 
-static void on_drain_timeout(uv_timer_t *timer) {
-  server *s = timer->data;
-  /* Issue 12 item 5: the drain ends at drain_timeout_ms whatever clients
-   * do: running jobs are cancelled (their requests answered 503), and every
-   * connection not waiting for a job is closed, a half-sent request with a
-   * 503, so no client can keep the daemon alive. */
-  s->drain_expired = true;
-  jobs_cancel_all(&s->queues, true);
+bool http_quiet(const server *s) {
+  return s->http.requests_open == 0 && s->http.detached == NULL;
+}
+
+void http_close_all(server *s) {
   conns_close_all(s);
-  http_sweep_detached(s, dg_monotonic_ns(), true);
-  http_pump_all(s);
+  sweep_detached(s, dg_monotonic_ns(), true);
+  http_pump(s);
 }
 
-void http_begin_drain(server *s) {
-  if (s->draining || s->stopped)
-    return;
-  s->draining = true;
-  /* The listeners stay open: until the load balancer has taken this
-   * replica out (readyz answers 503 now), new connections are still
-   * answered, with Connection: close, and generation gets 503 +
-   * Retry-After. Queued jobs are answered 503 now; running ones may finish
-   * until the drain timeout. */
-  lobbies_drain(s);
-  jobs_cancel_all(&s->queues, false);
-  uv_timer_start(&s->drain_timer, on_drain_timeout, (uint64_t)s->cfg->limits.drain_timeout_ms, 0);
-  http_pump_all(s);
-}
-
-static void maybe_stop(server *s) {
-  if (!s->draining || s->stopped || s->requests_open > 0 || s->queues.running > 0 ||
-      s->detached != NULL)
-    return;
-  s->stopped = true;
-  uv_close((uv_handle_t *)&s->drain_timer, NULL);
-  uv_close((uv_handle_t *)&s->sigterm, NULL);
-  uv_close((uv_handle_t *)&s->sigint, NULL);
-  conns_close(s);
-  jobs_close(&s->queues);
-  lobbies_close(s);
-  close_listener(&s->http);
-  close_listener(&s->health);
-}
-
-void http_close(server *s) {
-  if (s->http.mhd != NULL) {
-    MHD_stop_daemon(s->http.mhd);
-    s->http.mhd = NULL;
-  }
-  if (s->health.mhd != NULL) {
-    MHD_stop_daemon(s->health.mhd);
-    s->health.mhd = NULL;
-  }
+void http_stop(server *s) {
+  uv_timer_stop(&s->http.sweep);
+  uv_close((uv_handle_t *)&s->http.sweep, NULL);
+  uv_close((uv_handle_t *)&s->http.wake, NULL);
+  close_listener(&s->http.api);
+  close_listener(&s->http.health);
 }

@@ -5,6 +5,8 @@
  * matches the tag the worker computed. */
 #include <stdlib.h>
 
+#include "levels.h"
+#include "respond.h"
 #include "server.h"
 
 void level_respond(request *r, job *j) {
@@ -29,23 +31,20 @@ void level_respond(request *r, job *j) {
     headers[n++] = "no-store";
   }
   headers[n] = NULL;
-  const char *if_none_match =
-      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+  const char *if_none_match = http_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
   char *body = j->body;
   j->body = NULL;
   if (encoding->cacheable && negotiate_etag_matches(if_none_match, encoding->etag)) {
     free(body);
-    respond_headers(r, 304, negotiate_content_type(j->format), malloc(1), 0, headers);
+    http_respond(r, 304, negotiate_content_type(j->format), malloc(1), 0, headers);
     return;
   }
-  respond_headers(r, 200, negotiate_content_type(j->format), body, j->body_length, headers);
+  http_respond(r, 200, negotiate_content_type(j->format), body, j->body_length, headers);
 }
 
-void level_negotiate(request *r) {
-  const char *accept =
-      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-  const char *accept_encoding =
-      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+int level_negotiate(request *r) {
+  const char *accept = http_header(r, MHD_HTTP_HEADER_ACCEPT);
+  const char *accept_encoding = http_header(r, MHD_HTTP_HEADER_ACCEPT_ENCODING);
   const config *cfg = r->srv->cfg;
   r->format = negotiate_media(accept);
   r->encoding = (job_encoding){
@@ -54,6 +53,7 @@ void level_negotiate(request *r) {
       .gzip_min_bytes = (size_t)cfg->compression.gzip_min_bytes,
   };
   dg_svg_options_init(&r->svg);
+  return r->format;
 }
 
 void level_not_acceptable(request *r) {
@@ -66,5 +66,5 @@ void level_not_acceptable(request *r) {
 void level_respond_stored(request *r, char *body, size_t length) {
   static const char *const headers[] = {MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding",
                                         MHD_HTTP_HEADER_CACHE_CONTROL, "no-store", NULL};
-  respond_headers(r, 200, negotiate_content_type(JOB_FORMAT_JSON), body, length, headers);
+  http_respond(r, 200, negotiate_content_type(JOB_FORMAT_JSON), body, length, headers);
 }

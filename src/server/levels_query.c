@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "levels.h"
+#include "respond.h"
 
 /* Query names that are body members, not parameters. */
 static const char *const members[] = {"algorithm", "seed",        "roomset",
@@ -94,8 +95,8 @@ int level_svg_query(request *r) {
       bool off = strcmp(value, "false") == 0 || strcmp(value, "0") == 0;
       if (!on && !off) {
         dg_error_set(&err, DG_EINVAL, names[i], "%s must be true or false (or 1 or 0)", names[i]);
-        respond_error(r, 422, &err);
-        return -1;
+        respond_error(r, &err);
+        return err.code;
       }
       if (i == 0)
         r->svg.graph = on;
@@ -105,8 +106,8 @@ int level_svg_query(request *r) {
       if (!whole_integer(value, &number) || number < DG_SVG_TILE_MIN || number > DG_SVG_TILE_MAX) {
         dg_error_set(&err, DG_EINVAL, names[i], "svg_tile must be an integer from %d to %d",
                      DG_SVG_TILE_MIN, DG_SVG_TILE_MAX);
-        respond_error(r, 422, &err);
-        return -1;
+        respond_error(r, &err);
+        return err.code;
       }
       r->svg.tile_size = (int)number;
     }
@@ -120,13 +121,14 @@ void level_handle_query(request *r) {
   dg_error err;
   dg_error_clear(&err);
   if (c.pairs == NULL || body == NULL || params == NULL) {
-    respond(r, 500, "text/plain", NULL, 0, NULL, NULL);
+    dg_error_set(&err, DG_ENOMEM, "", "out of memory");
+    respond_error(r, &err);
     goto done;
   }
   MHD_get_connection_values(r->connection, MHD_GET_ARGUMENT_KIND, collect_pair, &c);
   if (c.duplicate[0] != '\0') {
     dg_error_set(&err, DG_EINVAL, c.duplicate, "%s is given more than once", c.duplicate);
-    respond_error(r, 422, &err);
+    respond_error(r, &err);
     goto done;
   }
   const char *algorithm_name = json_string_value(json_object_get(c.pairs, "algorithm"));

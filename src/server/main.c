@@ -35,15 +35,6 @@ static void usage(FILE *out) {
         out);
 }
 
-static void on_signal(uv_signal_t *handle, int signum) {
-  server *s = handle->data;
-  fprintf(stderr,
-          "{\"level\":\"info\",\"event\":\"drain\",\"signal\":%d,\"running\":%d,"
-          "\"queued\":%ld}\n",
-          signum, s->queues.running, s->queues.depth[JOB_INTERACTIVE]);
-  http_begin_drain(s);
-}
-
 static void print_config(const config *cfg, const dg_context *roomsets) {
   json_t *limits = json_object();
 #define PUT(field) json_object_set_new(limits, #field, json_integer(cfg->limits.field))
@@ -180,14 +171,13 @@ int main(int argc, char **argv) {
    * freed, so RSS follows limits.send_queue_bytes_max (docs/config.md). */
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 
-  /* NOTES.md: libuv sizes its pool once, at the first uv_queue_work. */
+  /* libuv sizes its pool once, at the first uv_queue_work: before any. */
   char pool_size[16];
   snprintf(pool_size, sizeof pool_size, "%d",
            jobs_pool_size(cfg.workers, (int)cfg.limits.speculative_reserved_workers));
   setenv("UV_THREADPOOL_SIZE", pool_size, 1);
 
   static server s; /* large (stats rings): static storage, not the stack */
-  s.cfg = &cfg;
   uv_loop_t loop;
   int rc = 1;
   if (uv_loop_init(&loop) != 0) {
@@ -196,43 +186,24 @@ int main(int argc, char **argv) {
     config_close(&cfg);
     return 1;
   }
-  s.loop = &loop;
-  stats_init(&s.counters);
   uint64_t entropy[2] = {0, 0};
   if (getrandom(entropy, sizeof entropy, 0) != (ssize_t)sizeof entropy) {
     fprintf(stderr, "dungeond: cannot read random bytes for seeds\n");
     goto fail_loop;
   }
-  dg_rng_seed(&s.seeds, entropy[0], entropy[1]);
-  s.id_prefix = (uint32_t)(entropy[1] >> 17);
-  jobs_init(&s.queues, &loop, cfg.workers, (int)cfg.limits.speculative_reserved_workers,
-            cfg.limits.interactive_queue_max, cfg.limits.speculative_queue_max, roomsets);
-  lobbies_init(&s);
-  uv_timer_init(&loop, &s.drain_timer);
-  s.drain_timer.data = &s;
-  uv_signal_init(&loop, &s.sigterm);
-  uv_signal_init(&loop, &s.sigint);
-  s.sigterm.data = s.sigint.data = &s;
-  uv_signal_start(&s.sigterm, on_signal, SIGTERM);
-  uv_signal_start(&s.sigint, on_signal, SIGINT);
-  if (http_start(&s, &err) != 0) {
+  if (server_start(&s, &cfg, &loop, roomsets, entropy, true, &err) != 0) {
     fprintf(stderr, "dungeond: %s\n", err.message);
-    uv_close((uv_handle_t *)&s.drain_timer, NULL);
-    uv_close((uv_handle_t *)&s.sigterm, NULL);
-    uv_close((uv_handle_t *)&s.sigint, NULL);
-    jobs_close(&s.queues);
-    lobbies_close(&s);
-    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_run(&loop, UV_RUN_DEFAULT); /* lets the closed handles finish */
     goto fail_loop;
   }
   char health[CONFIG_LISTEN_MAX + 48] = "";
-  if (s.health.mhd != NULL)
+  if (s.http.health.mhd != NULL)
     snprintf(health, sizeof health, ",\"health_listen\":\"%s\",\"health_port\":%d",
-             cfg.health_listen, s.health.port);
+             cfg.health_listen, s.http.health.port);
   fprintf(stderr,
           "{\"level\":\"info\",\"event\":\"listening\",\"listen\":\"%s\",\"port\":%d%s,"
           "\"workers\":%d,\"roomsets\":%d,\"version\":\"%s\"}\n",
-          cfg.listen, s.http.port, health, cfg.workers, dg_context_roomset_count(roomsets),
+          cfg.listen, s.http.api.port, health, cfg.workers, dg_context_roomset_count(roomsets),
           DUNGEON_VERSION);
   uv_run(&loop, UV_RUN_DEFAULT);
   rc = 0;

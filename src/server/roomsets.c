@@ -65,8 +65,7 @@ int roomsets_move_member(const json_t *body, json_t **moved, dg_error *err) {
   if (name == NULL)
     return 0;
   if (!json_is_string(name))
-    return dg_error_set(err, DG_ETYPE, "roomset", "roomset must be a string (a room set name)"),
-           422;
+    return dg_error_set(err, DG_ETYPE, "roomset", "roomset must be a string (a room set name)");
   const json_t *algorithm_name = json_object_get(body, "algorithm");
   const dg_algorithm *algorithm =
       json_is_string(algorithm_name) ? dg_algorithm_find(json_string_value(algorithm_name)) : NULL;
@@ -74,14 +73,12 @@ int roomsets_move_member(const json_t *body, json_t **moved, dg_error *err) {
     return dg_error_set(err, DG_EINVAL, "roomset",
                         "roomset applies only to algorithms with a roomset parameter "
                         "(authored); %s has none",
-                        algorithm->name),
-           422;
+                        algorithm->name);
   const json_t *params = json_object_get(body, "params");
   const json_t *given = json_is_object(params) ? json_object_get(params, "roomset") : NULL;
   if (given != NULL && !json_equal((json_t *)given, (json_t *)name))
     return dg_error_set(err, DG_EINVAL, "roomset",
-                        "roomset and params.roomset name different room sets; send one"),
-           422;
+                        "roomset and params.roomset name different room sets; send one");
   /* A shallow copy: only the top level and params change. An unknown
    * algorithm keeps its own error (the member is just dropped). */
   bool absent = params == NULL || json_is_null(params);
@@ -92,14 +89,14 @@ int roomsets_move_member(const json_t *body, json_t **moved, dg_error *err) {
       json_object_del(copy, "roomset") != 0) {
     json_decref(copy);
     json_decref(new_params);
-    return dg_error_set(err, DG_ENOMEM, "", "out of memory"), 500;
+    return dg_error_set(err, DG_ENOMEM, "", "out of memory");
   }
   /* params of the wrong type stay as they are, for the request parser to
    * name. */
   if (new_params != NULL && (json_object_set(new_params, "roomset", (json_t *)name) != 0 ||
                              json_object_set_new(copy, "params", new_params) != 0)) {
     json_decref(copy);
-    return dg_error_set(err, DG_ENOMEM, "", "out of memory"), 500;
+    return dg_error_set(err, DG_ENOMEM, "", "out of memory");
   }
   *moved = copy;
   return 0;
@@ -122,6 +119,5 @@ int roomsets_check_request(const dg_context *context, const dg_request *request,
     snprintf(known + at, sizeof known - at, "%s%s", at ? ", " : "", info.name);
   }
   return dg_error_set(err, DG_ENOENT, "params.roomset", "unknown room set '%s'; known: %s", wanted,
-                      known[0] ? known : "(none loaded)"),
-         422;
+                      known[0] ? known : "(none loaded)");
 }

@@ -27,13 +27,14 @@ int roomsets_load(const char *dir, bool required, FILE *log, dg_context **out);
 /* The request body's top-level `roomset` member is shorthand for
  * params.roomset (DESIGN.md "HTTP API v1"). When `body` has it, *moved gets
  * a new body (caller decrefs) with the name under params; otherwise *moved
- * is NULL. Returns 0, or 422 with `err` on field `roomset` when the member
+ * is NULL. Returns 0, or an error code (a 422, DG_ENOMEM a 500) with `err`
+ * on field `roomset` when the member
  * is not a string, the algorithm has no roomset parameter, or params.roomset
  * names another set. */
 int roomsets_move_member(const json_t *body, json_t **moved, dg_error *err);
 
 /* For an algorithm with a `roomset` parameter, checks that the effective
- * name is loaded in `context`: 0, or 422 with `err` on params.roomset
+ * name is loaded in `context`: 0, or DG_ENOENT with `err` on params.roomset
  * listing the loaded names. */
 int roomsets_check_request(const dg_context *context, const dg_request *request, dg_error *err);
 

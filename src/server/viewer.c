@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "viewer.h"
 
 extern const unsigned char viewer_page[];
 extern const size_t viewer_page_length;
@@ -16,5 +16,5 @@ void viewer_respond(request *r) {
   /* The page changes only with the daemon: revalidate rather than keep it
    * past an upgrade. */
   const char *headers[] = {MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache", NULL};
-  respond_headers(r, 200, "text/html; charset=utf-8", copy, viewer_page_length, headers);
+  http_respond(r, 200, "text/html; charset=utf-8", copy, viewer_page_length, headers);
 }

@@ -1,7 +1,6 @@
-/* See fuzz_daemon.h. The start-up mirrors src/server/main.c step by step
- * (configuration, room sets, pool size, loop, queues, lobbies, timers,
- * signals, HTTP), without installing the signal handlers so that
- * libFuzzer keeps its own. */
+/* See fuzz_daemon.h. The start-up is main.c's (configuration, room sets,
+ * pool size, loop, server_start) with fixed entropy and without signal
+ * handlers, so that libFuzzer keeps its own. */
 #include "fuzz_daemon.h"
 
 #include <errno.h>
@@ -51,33 +50,19 @@ const fuzz_setup *fuzz_setup_get(void) {
 
 void fuzz_server_start(server *s, uv_loop_t *loop) {
   const fuzz_setup *setup = fuzz_setup_get();
-  memset(s, 0, sizeof *s);
-  s->cfg = &setup->cfg;
   if (uv_loop_init(loop) != 0)
     die("uv_loop_init");
-  s->loop = loop;
-  stats_init(&s->counters);
-  dg_rng_seed(&s->seeds, 0x5eed, 0xf022);
-  s->id_prefix = 0xf022;
-  const config *cfg = s->cfg;
-  jobs_init(&s->queues, loop, cfg->workers, (int)cfg->limits.speculative_reserved_workers,
-            cfg->limits.interactive_queue_max, cfg->limits.speculative_queue_max, setup->roomsets);
-  lobbies_init(s);
-  uv_timer_init(loop, &s->drain_timer);
-  s->drain_timer.data = s;
-  uv_signal_init(loop, &s->sigterm);
-  uv_signal_init(loop, &s->sigint);
-  s->sigterm.data = s->sigint.data = s;
+  static const uint64_t entropy[2] = {0x5eed, 0xf022};
   dg_error err;
   dg_error_clear(&err);
-  if (http_start(s, &err) != 0) {
+  if (server_start(s, &setup->cfg, loop, setup->roomsets, entropy, false, &err) != 0) {
     fprintf(stderr, "fuzz_daemon: %s\n", err.message);
-    die("http_start");
+    die("server_start");
   }
 }
 
 void fuzz_server_stop(server *s, uv_loop_t *loop) {
-  http_begin_drain(s);
+  server_begin_drain(s);
   uint64_t give_up = dg_monotonic_ns() + (uint64_t)FUZZ_ANSWER_S * 1000000000u;
   while (uv_run(loop, UV_RUN_ONCE) != 0)
     if (dg_monotonic_ns() > give_up)
@@ -108,7 +93,7 @@ int fuzz_http_send(server *s, uv_loop_t *loop, const char *raw, size_t length) {
   if (fd < 0)
     die("socket");
   struct sockaddr_in address = {.sin_family = AF_INET,
-                                .sin_port = htons((uint16_t)s->http.port),
+                                .sin_port = htons((uint16_t)s->http.api.port),
                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0 && errno != EINPROGRESS)
     die("connect");

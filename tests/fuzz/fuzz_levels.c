@@ -1,8 +1,9 @@
 /* Fuzz target: a POST /v1/levels body as the daemon handles it, with the
- * daemon's own code: the JSON read as handle_levels reads it, then
- * level_request_parse (routes.c: the daemon's members and limits, the
+ * daemon's own code: the JSON read as levels.c reads it, then the pure
+ * request builder (level_request.c: the daemon's members and limits, the
  * `roomset` shorthand, profiles from tests/fuzz/dungeond-fuzz.json applied
- * to `players` by profile.c, the room-set check). Must never crash or
+ * to `players` by profile.c, the room-set check) and the error table
+ * (problem.c) that gives its status. Must never crash or
  * leak; a rejected body is a 4xx with a message (a 5xx here is a bug: the
  * body is the client's fault or nobody's); an accepted one respects the
  * configured limits and is generated under its deadline and serialised,
@@ -16,6 +17,8 @@
 #include <string.h>
 
 #include "fuzz_daemon.h"
+#include "level_request.h"
+#include "problem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,17 +29,9 @@ static void fail(const char *what, const dg_error *err) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const fuzz_setup *setup = fuzz_setup_get();
-  /* Only what level_request_parse reads: the configuration, the seed
-   * generator and the room sets. Large (stats rings): static storage. */
-  static server s;
-  static bool ready;
-  if (!ready) {
-    s.cfg = &setup->cfg;
-    s.queues.context = setup->roomsets;
-    ready = true;
-  }
   /* Each input starts from the same seed stream, so a run repeats. */
-  dg_rng_seed(&s.seeds, 0x5eed, 0xf022);
+  dg_rng seeds;
+  dg_rng_seed(&seeds, 0x5eed, 0xf022);
   json_t *body = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
   if (body == NULL)
     return 0;
@@ -44,8 +39,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   dg_error err;
   dg_error_clear(&err);
   long deadline_ms = -1;
-  int status = level_request_parse(&s, body, &level_request, &deadline_ms, &err);
-  /* `floors` is read by handle_levels, not level_request_parse: within
+  int built = level_request_build(&setup->cfg, setup->roomsets, &seeds, body, &level_request,
+                                  &deadline_ms, &err);
+  int status = built != 0 ? problem_of(built).status : 0;
+  /* `floors` is read by levels.c, not the request builder: within
    * limits.floors_max, the job generates a multi-floor set (jobs.c). */
   const json_t *floors_member = json_object_get(body, "floors");
   int floors = json_is_integer(floors_member) && json_integer_value(floors_member) >= 2 &&
@@ -60,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fail("a rejected body without a message", &err);
     return 0;
   }
-  const config_limits *limits = &s.cfg->limits;
+  const config_limits *limits = &setup->cfg.limits;
   if (deadline_ms < 1 || deadline_ms > limits->deadline_ms_max)
     fail("the deadline is outside 1..deadline_ms_max", &err);
   if (!level_request.seed_given)
@@ -80,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (floors > 1) {
     dg_level *levels[DG_FLOORS_MAX] = {0};
     dg_request requests[DG_FLOORS_MAX];
-    int rc = dg_levelset_generate(s.queues.context, &level_request, floors, &cancel, levels,
+    int rc = dg_levelset_generate(setup->roomsets, &level_request, floors, &cancel, levels,
                                   requests, &err);
     if (rc == DG_EINTERNAL)
       fail("a multi-floor generation broke an invariant", &err);
@@ -96,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   dg_level *level = NULL;
-  int rc = dg_generate(s.queues.context, &level_request, &cancel, &level, &err);
+  int rc = dg_generate(setup->roomsets, &level_request, &cancel, &level, &err);
   if (rc == DG_EINTERNAL)
     fail("generation broke an invariant", &err);
   if (rc == 0) {

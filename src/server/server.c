@@ -1,0 +1,104 @@
+/* The daemon's lifecycle (server.h): start-up in dependency order, the
+ * drain on SIGTERM/SIGINT, and the stop. The stop runs from a uv_prepare_t,
+ * which the loop calls at the start of every iteration before it waits for
+ * I/O, so outside every libmicrohttpd run and without delay, once nothing
+ * is in flight: no request context, no detached answer, no job in the
+ * pool. Closing every handle then lets uv_run return, and main()'s
+ * uv_loop_close proves nothing leaked a handle. */
+#include "server.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "problem.h"
+#include "routes.h"
+
+static void on_signal(uv_signal_t *handle, int signum) {
+  server *s = handle->data;
+  fprintf(stderr,
+          "{\"level\":\"info\",\"event\":\"drain\",\"signal\":%d,\"running\":%d,"
+          "\"queued\":%ld}\n",
+          signum, s->queues.running, s->queues.depth[JOB_INTERACTIVE]);
+  server_begin_drain(s);
+}
+
+static void close_own_handles(server *s) {
+  uv_close((uv_handle_t *)&s->drain_timer, NULL);
+  uv_close((uv_handle_t *)&s->stop_watch, NULL);
+  if (s->signals) {
+    uv_close((uv_handle_t *)&s->sigterm, NULL);
+    uv_close((uv_handle_t *)&s->sigint, NULL);
+  }
+}
+
+int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context *roomsets,
+                 const uint64_t entropy[2], bool signals, dg_error *err) {
+  memset(s, 0, sizeof *s);
+  s->cfg = cfg;
+  s->loop = loop;
+  s->signals = signals;
+  stats_init(&s->counters);
+  dg_rng_seed(&s->seeds, entropy[0], entropy[1]);
+  s->http.id_prefix = (uint32_t)(entropy[1] >> 17);
+  jobs_init(&s->queues, loop, cfg->workers, (int)cfg->limits.speculative_reserved_workers,
+            cfg->limits.interactive_queue_max, cfg->limits.speculative_queue_max, roomsets);
+  lobbies_init(&s->lobbies, s);
+  uv_timer_init(loop, &s->drain_timer);
+  s->drain_timer.data = s;
+  uv_prepare_init(loop, &s->stop_watch);
+  s->stop_watch.data = s;
+  if (signals) {
+    uv_signal_init(loop, &s->sigterm);
+    uv_signal_init(loop, &s->sigint);
+    s->sigterm.data = s->sigint.data = s;
+    uv_signal_start(&s->sigterm, on_signal, SIGTERM);
+    uv_signal_start(&s->sigint, on_signal, SIGINT);
+  }
+  int rc = http_start(s, route_handle, err);
+  if (rc != 0) {
+    close_own_handles(s);
+    jobs_close(&s->queues);
+    lobbies_close(&s->lobbies);
+    return rc;
+  }
+  return 0;
+}
+
+static void on_stop_watch(uv_prepare_t *watch) {
+  server *s = watch->data;
+  if (s->stopped || !http_quiet(s) || s->queues.running > 0)
+    return;
+  s->stopped = true;
+  uv_prepare_stop(&s->stop_watch);
+  close_own_handles(s);
+  jobs_close(&s->queues);
+  lobbies_close(&s->lobbies);
+  http_stop(s);
+}
+
+static void on_drain_timeout(uv_timer_t *timer) {
+  server *s = timer->data;
+  /* Issue 12 item 5: the drain ends at drain_timeout_ms whatever clients
+   * do: running jobs are cancelled (their requests answered 503), and every
+   * connection not waiting for a job is closed, a half-sent request with a
+   * 503, so no client can keep the daemon alive. */
+  s->drain_expired = true;
+  jobs_cancel_all(&s->queues, true);
+  http_close_all(s);
+}
+
+void server_begin_drain(server *s) {
+  if (s->draining || s->stopped)
+    return;
+  s->draining = true;
+  /* The listeners stay open: until the load balancer has taken this
+   * replica out (readyz answers 503 now), new connections are still
+   * answered, with Connection: close, and generation gets 503 +
+   * Retry-After. Queued jobs are answered 503 now; running ones may finish
+   * until the drain timeout. */
+  lobbies_drain(&s->lobbies);
+  jobs_cancel_all(&s->queues, false);
+  uv_timer_start(&s->drain_timer, on_drain_timeout, (uint64_t)s->cfg->limits.drain_timeout_ms, 0);
+  uv_prepare_start(&s->stop_watch, on_stop_watch);
+  http_pump(s);
+}
