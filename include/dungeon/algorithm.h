@@ -28,6 +28,29 @@ typedef enum dg_param_type {
   DG_PARAM_STRING, /* short text (a name), at most DG_PARAM_STRING_MAX - 1 bytes */
 } dg_param_type;
 
+/* What a parameter means to code outside its generator: the daemon's limits
+ * (and anything else that must find "the width" of any algorithm) look a
+ * parameter up by role with dg_algorithm_param_with_role() instead of
+ * guessing from its name, so a new algorithm opts into a limit by tagging
+ * its table, and renaming a parameter cannot silently drop a limit. Roles
+ * never appear in JSON or in level bytes. */
+typedef enum dg_param_role {
+  /* No meaning outside the generator; no daemon limit applies. The value
+   * of every entry that does not name a role, the common parameters
+   * included. */
+  DG_PARAM_ROLE_NONE = 0,
+  /* Integer: the level grid's width in tiles. With DG_PARAM_ROLE_HEIGHT it
+   * gives the grid's cells, which a service caps (dungeond:
+   * limits.grid_cells_max over width * height). */
+  DG_PARAM_ROLE_WIDTH,
+  /* Integer: the level grid's height in tiles; see DG_PARAM_ROLE_WIDTH. */
+  DG_PARAM_ROLE_HEIGHT,
+  /* Integer: the most rooms the generator places (it may place fewer). A
+   * service caps it (dungeond: limits.rooms_max, lowering a default above
+   * the cap and refusing an explicit value above it). */
+  DG_PARAM_ROLE_ROOM_COUNT,
+} dg_param_role;
+
 typedef struct dg_param_def {
   const char *name;           /* snake_case, unique within the algorithm */
   dg_param_type type;         /* how values are parsed and checked */
@@ -36,6 +59,7 @@ typedef struct dg_param_def {
   const char *const *choices; /* enum: NULL-terminated names, else NULL */
   const char *default_string; /* string default, else NULL */
   const char *doc;            /* one line for people */
+  dg_param_role role;         /* meaning outside the generator, usually NONE */
 } dg_param_def;
 
 /* The effective value of every parameter of one algorithm, by table index. */
@@ -97,6 +121,14 @@ const dg_algorithm *dg_algorithm_find(const char *name);
 
 /* Index of parameter `name` in `algorithm`'s table, or -1. */
 int dg_algorithm_param_index(const dg_algorithm *algorithm, const char *name);
+
+/* Index in `algorithm`'s table of the first parameter whose role is `role`,
+ * or -1 when the algorithm has none. DG_PARAM_ROLE_NONE (and any value
+ * outside the enum) always gives -1: "no role" is not something to look up,
+ * and answering with an arbitrary unroled parameter would invite a limit to
+ * apply to it. `algorithm` is borrowed (static registry data); pure and
+ * thread-safe. */
+int dg_algorithm_param_with_role(const dg_algorithm *algorithm, dg_param_role role);
 
 /* Writes the allowed values of parameter `def` for a person, e.g.
  * "an integer from 10 to 400" or "one of follow, cleanup, plain", into

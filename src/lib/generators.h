@@ -8,7 +8,10 @@
 /* The common parameters (DG_COMMON_* in dungeon/algorithm.h) as table
  * entries from index `first` on: every generator ends its table with
  * DG_COMMON_PARAM_DEFS(P_COMMON), so they are declared once. Ranges are
- * the library's own; the daemon may hold them tighter (limits.*). */
+ * the library's own; the daemon may hold them tighter (limits.*). Their
+ * role stays DG_PARAM_ROLE_NONE: they are in every table, so a role here
+ * would make every algorithm answer dg_algorithm_param_with_role() with a
+ * placement knob. */
 #define DG_COMMON_PARAM_DEFS(first)                                                                \
   [(first) +                                                                                       \
       DG_COMMON_PLACEMENT] = {"placement",                                                         \
@@ -19,7 +22,8 @@
                               NULL,                                                                \
                               NULL,                                                                \
                               "place an entrance (stairs up), an exit (stairs down) and "          \
-                              "player spawns (see features)"},                                     \
+                              "player spawns (see features)",                                      \
+                              DG_PARAM_ROLE_NONE},                                                 \
       [(first) +                                                                                   \
           DG_COMMON_EXIT_DISTANCE] = {"exit_distance",                                             \
                                       DG_PARAM_FLOAT,                                              \
@@ -29,7 +33,8 @@
                                       NULL,                                                        \
                                       NULL,                                                        \
                                       "exit at least this fraction of the farthest walking "       \
-                                      "distance from the entrance (1: the farthest place)"},       \
+                                      "distance from the entrance (1: the farthest place)",        \
+                                      DG_PARAM_ROLE_NONE},                                         \
       [(first) +                                                                                   \
           DG_COMMON_SPAWNS] = {"spawns",                                                           \
                                DG_PARAM_INT,                                                       \
@@ -39,7 +44,8 @@
                                NULL,                                                               \
                                NULL,                                                               \
                                "player spawn points near the entrance, at similar walking "        \
-                               "distance to the exit (the daemon defaults it to the players)"},    \
+                               "distance to the exit (the daemon defaults it to the players)",     \
+                               DG_PARAM_ROLE_NONE},                                                \
       [(first) +                                                                                   \
           DG_COMMON_STAIRS_UP_X] = {"stairs_up_x",                                                 \
                                     DG_PARAM_INT,                                                  \
@@ -49,10 +55,17 @@
                                     NULL,                                                          \
                                     NULL,                                                          \
                                     "column of the stairs up, -1 to choose (multi-floor sets "     \
-                                    "set it to the floor above's stairs down)"},                   \
-      [(first) + DG_COMMON_STAIRS_UP_Y] = {                                                        \
-          "stairs_up_y", DG_PARAM_INT, -1,   -1,                                                   \
-          65535,         NULL,         NULL, "row of the stairs up, -1 to choose"}
+                                    "set it to the floor above's stairs down)",                    \
+                                    DG_PARAM_ROLE_NONE},                                           \
+      [(first) + DG_COMMON_STAIRS_UP_Y] = {"stairs_up_y",                                          \
+                                           DG_PARAM_INT,                                           \
+                                           -1,                                                     \
+                                           -1,                                                     \
+                                           65535,                                                  \
+                                           NULL,                                                   \
+                                           NULL,                                                   \
+                                           "row of the stairs up, -1 to choose",                   \
+                                           DG_PARAM_ROLE_NONE}
 
 extern const dg_algorithm dg_algorithm_classic;
 extern const dg_algorithm dg_algorithm_nonlinear;

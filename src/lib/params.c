@@ -56,6 +56,15 @@ int dg_algorithm_param_index(const dg_algorithm *algorithm, const char *name) {
   return -1;
 }
 
+int dg_algorithm_param_with_role(const dg_algorithm *algorithm, dg_param_role role) {
+  if (role == DG_PARAM_ROLE_NONE)
+    return -1;
+  for (int i = 0; i < algorithm->param_count; i++)
+    if (algorithm->params[i].role == role)
+      return i;
+  return -1;
+}
+
 void dg_request_init(dg_request *request, const dg_algorithm *algorithm) {
   memset(request, 0, sizeof *request);
   request->algorithm = algorithm;

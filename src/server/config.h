@@ -76,26 +76,37 @@ typedef struct config {
 void config_defaults(config *cfg);
 
 /* Reads the JSON file `path` over the defaults. Unknown keys and values out
- * of range are errors naming the key. 0, or -1 with `err` filled. */
+ * of range are errors naming the key. 0, or a negative DG_E* code with
+ * `err` filled: DG_ENOENT (a file missing, an unknown key or profile
+ * name), DG_EPARSE (malformed JSON), DG_ETYPE (a value of the wrong JSON
+ * type), DG_EINVAL (a value out of range, a secret file refused),
+ * DG_ENOMEM. */
 int config_load(config *cfg, const char *path, dg_error *err);
 
 /* As config_load, from the `size` bytes at `data` (a whole configuration
  * file's text); `name` stands for the path in messages. For tests and the
- * fuzz targets. 0, or -1 with `err` filled. */
+ * fuzz targets. 0, or a DG_E* code with `err` filled, as config_load. */
 int config_loadb(config *cfg, const char *data, size_t size, const char *name, dg_error *err);
 
-/* Parses "--listen" text into cfg->listen after checking it. 0 or -1. */
+/* Parses "--listen" text into cfg->listen after checking it. 0, or with
+ * `err` DG_EPARSE (not HOST:PORT) or DG_EINVAL (too long, port out of
+ * range). */
 int config_set_listen(config *cfg, const char *text, dg_error *err);
 
 /* The same for "--health-listen" into cfg->health_listen; "" turns the
- * health listener off. 0 or -1. */
+ * health listener off. 0 or a DG_E* code, as config_set_listen. */
 int config_set_health_listen(config *cfg, const char *text, dg_error *err);
 
 /* Sets the lobby seed key from `text`: 32 hexadecimal digits, or "" for
- * none (an all-zero key). 0, or -1 with `err` (the secret is not quoted). */
+ * none (an all-zero key); NULL stands for a JSON value that is not a
+ * string. 0, or with `err` (the secret is not quoted) DG_ETYPE for NULL,
+ * DG_EINVAL for anything else that is not such a key. */
 int config_set_seed_secret(config *cfg, const char *text, dg_error *err);
 
-/* Checks cross-key rules and the profiles against the algorithm tables. */
+/* Checks cross-key rules and the profiles against the algorithm tables.
+ * 0, or a DG_E* code with `err` naming the key (DG_EINVAL for a rule
+ * broken, DG_ENOENT for a default_profile not in profiles, profile_check's
+ * codes for a profile). */
 int config_validate(const config *cfg, dg_error *err);
 
 /* Releases what config_load allocated. */

@@ -46,7 +46,7 @@ int profile_check_finite(const char *name, const json_t *profile, long players_m
     if (!isfinite(bound)) {
       char field[DG_ERROR_FIELD_MAX];
       snprintf(field, sizeof field, "profiles.%s.params.%s", name, param_name);
-      return dg_error_set(err, -1, field,
+      return dg_error_set(err, DG_EINVAL, field,
                           "%s can overflow to infinity (and NaN) for a party within the limits "
                           "(up to %ld players, attributes within +-%.0f: limits.players_max, "
                           "limits.player_attribute_value_max); "
@@ -61,21 +61,22 @@ int profile_check(const char *name, const json_t *profile, dg_error *err) {
   char field[DG_ERROR_FIELD_MAX];
   snprintf(field, sizeof field, "profiles.%s", name);
   if (!json_is_object(profile))
-    return dg_error_set(err, -1, field, "%s must be an object {algorithm, params}", field);
+    return dg_error_set(err, DG_ETYPE, field, "%s must be an object {algorithm, params}", field);
   const json_t *algorithm_name = json_object_get(profile, "algorithm");
   const dg_algorithm *algorithm =
       json_is_string(algorithm_name) ? dg_algorithm_find(json_string_value(algorithm_name)) : NULL;
   if (algorithm == NULL)
-    return dg_error_set(err, -1, field, "%s.algorithm must name a known algorithm", field);
+    return dg_error_set(err, json_is_string(algorithm_name) ? DG_ENOENT : DG_ETYPE, field,
+                        "%s.algorithm must name a known algorithm", field);
   const char *key;
   json_t *value;
   json_object_foreach((json_t *)profile, key, value) {
     if (strcmp(key, "algorithm") != 0 && strcmp(key, "params") != 0 && strcmp(key, "doc") != 0)
-      return dg_error_set(err, -1, field, "%s has unknown key '%s'", field, key);
+      return dg_error_set(err, DG_ENOENT, field, "%s has unknown key '%s'", field, key);
   }
   const json_t *params = json_object_get(profile, "params");
   if (!json_is_object(params))
-    return dg_error_set(err, -1, field, "%s.params must be an object of formulas", field);
+    return dg_error_set(err, DG_ETYPE, field, "%s.params must be an object of formulas", field);
   const char *param_name;
   json_t *formula;
   json_object_foreach((json_t *)params, param_name, formula) {
@@ -83,10 +84,12 @@ int profile_check(const char *name, const json_t *profile, dg_error *err) {
     snprintf(field, sizeof field, "profiles.%s.params.%s", name, param_name);
     if (index < 0 || (algorithm->params[index].type != DG_PARAM_INT &&
                       algorithm->params[index].type != DG_PARAM_FLOAT))
-      return dg_error_set(err, -1, field, "%s must be an integer or number parameter of %s", field,
+      /* No such parameter, or one a formula cannot give (enum, bool, string). */
+      return dg_error_set(err, index < 0 ? DG_ENOENT : DG_EINVAL, field,
+                          "%s must be an integer or number parameter of %s", field,
                           algorithm->name);
     if (!json_is_object(formula))
-      return dg_error_set(err, -1, field,
+      return dg_error_set(err, DG_ETYPE, field,
                           "%s must be an object {base, TERM: coefficient, "
                           "min, max}",
                           field);
@@ -95,16 +98,16 @@ int profile_check(const char *name, const json_t *profile, dg_error *err) {
     json_object_foreach(formula, term, coefficient) {
       if (strcmp(term, "base") != 0 && strcmp(term, "min") != 0 && strcmp(term, "max") != 0 &&
           !figure_known(term))
-        return dg_error_set(err, -1, field,
+        return dg_error_set(err, DG_ENOENT, field,
                             "%s: unknown term '%s' (base, min, max, players, mean.A, max.A, "
                             "min.A, sum.A)",
                             field, term);
       if (!json_is_number(coefficient))
-        return dg_error_set(err, -1, field, "%s.%s must be a number", field, term);
+        return dg_error_set(err, DG_ETYPE, field, "%s.%s must be a number", field, term);
     }
     const json_t *lo = json_object_get(formula, "min"), *hi = json_object_get(formula, "max");
     if (lo != NULL && hi != NULL && json_number_value(lo) > json_number_value(hi))
-      return dg_error_set(err, -1, field, "%s.min must be at most %s.max", field, field);
+      return dg_error_set(err, DG_EINVAL, field, "%s.min must be at most %s.max", field, field);
   }
   return 0;
 }

@@ -38,14 +38,17 @@ party_limits party_limits_of(const config_limits *limits);
 
 /* Checks profile `name` of the configuration: its algorithm exists, each
  * formula names an int or float parameter of it, and every term and bound
- * is a number. 0, or -1 with `err` naming the key. */
+ * is a number. 0, or with `err` naming the key DG_ETYPE (not an object,
+ * a coefficient not a number), DG_ENOENT (unknown algorithm, key,
+ * parameter or term) or DG_EINVAL (a parameter a formula cannot give,
+ * min above max). */
 int profile_check(const char *name, const json_t *profile, dg_error *err);
 
 /* Checks that every formula of profile `name` (already through
  * profile_check) stays finite for every party the limits allow: at most
  * `players_max` players, attributes within +-`value_max`. A formula that
  * could reach +-inf (and from there NaN, e.g. inf - inf or 0 * inf) is a
- * configuration error: 0, or -1 with `err` naming
+ * configuration error: 0, or DG_EINVAL with `err` naming
  * profiles.NAME.params.PARAM. */
 int profile_check_finite(const char *name, const json_t *profile, long players_max,
                          double value_max, dg_error *err);

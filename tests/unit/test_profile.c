@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../src/server/config.h"
 #include "../../src/server/profile.h"
@@ -293,4 +294,108 @@ Test(config, lobby_keys_and_the_old_cache_key) {
   cr_assert_neq(load_text("{\"lobby_seed_secret\": 12}", &cfg, &err), 0);
   cr_assert_str_eq(err.field, "lobby_seed_secret");
   config_close(&cfg);
+}
+
+/* Issue 14 item 5: configuration errors return the library's named codes,
+ * not a bare -1, and err.code agrees with the return value. The messages and
+ * fields are the same as before (errors_name_the_key). */
+Test(config, errors_carry_named_codes) {
+  static const struct {
+    const char *text;
+    int code;
+    const char *field;
+  } cases[] = {
+      {"{", DG_EPARSE, ""},
+      {"{\"workers\": 1, \"workers\": 2}", DG_EPARSE, ""},
+      {"[]", DG_ETYPE, ""},
+      {"{\"nope\": 1}", DG_ENOENT, "nope"},
+      {"{\"limits\": []}", DG_ETYPE, "limits"},
+      {"{\"limits\": {\"nope\": 1}}", DG_ENOENT, "limits.nope"},
+      {"{\"limits\": {\"body_bytes_max\": 1}}", DG_EINVAL, "limits.body_bytes_max"},
+      {"{\"limits\": {\"body_bytes_max\": \"big\"}}", DG_ETYPE, "limits.body_bytes_max"},
+      {"{\"limits\": {\"deadline_ms_default\": 9000, \"deadline_ms_max\": 100}}", DG_EINVAL,
+       "limits.deadline_ms_default"},
+      {"{\"compression\": 1}", DG_ETYPE, "compression"},
+      {"{\"compression\": {\"zstd\": 1}}", DG_ENOENT, "compression.zstd"},
+      {"{\"compression\": {\"gzip_level\": 10}}", DG_EINVAL, "compression.gzip_level"},
+      {"{\"listen\": 8080}", DG_ETYPE, "listen"},
+      {"{\"listen\": \"localhost\"}", DG_EPARSE, "listen"},
+      {"{\"listen\": \"127.0.0.1:http\"}", DG_EPARSE, "listen"},
+      {"{\"listen\": \"127.0.0.1:99999\"}", DG_EINVAL, "listen"},
+      {"{\"health_listen\": false}", DG_ETYPE, "health_listen"},
+      {"{\"workers\": 0}", DG_EINVAL, "workers"},
+      {"{\"workers\": \"2\"}", DG_ETYPE, "workers"},
+      {"{\"log_requests\": 1}", DG_ETYPE, "log_requests"},
+      {"{\"profiles\": []}", DG_ETYPE, "profiles"},
+      {"{\"default_profile\": 1}", DG_ETYPE, "default_profile"},
+      {"{\"default_profile\": \"ghost\"}", DG_ENOENT, "default_profile"},
+      {"{\"auth_tokens\": [\"short\"]}", DG_EINVAL, "auth_tokens"},
+      {"{\"auth_tokens\": [\"a-long-enough-token\", 7]}", DG_ETYPE, "auth_tokens"},
+      {"{\"roomsets_dir\": null}", DG_ETYPE, "roomsets_dir"},
+      {"{\"lobby_seed_secret\": \"abc\"}", DG_EINVAL, "lobby_seed_secret"},
+      {"{\"lobby_seed_secret\": 1}", DG_ETYPE, "lobby_seed_secret"},
+      {"{\"auth_tokens_file\": 1}", DG_ETYPE, "auth_tokens_file"},
+      {"{\"auth_tokens_file\": \"/nonexistent/dungeond-tokens\"}", DG_ENOENT, "auth_tokens_file"},
+      {"{\"auth_tokens_file\": \"/tmp\"}", DG_EINVAL, "auth_tokens_file"},
+      {"{\"lobby_seed_secret\": \"\", \"lobby_seed_secret_file\": \"/tmp/x\"}", DG_EINVAL,
+       "lobby_seed_secret_file"},
+      {"{\"profiles\": {\"p\": 1}}", DG_ETYPE, "profiles.p"},
+      {"{\"profiles\": {\"p\": {\"algorithm\": \"nope\", \"params\": {}}}}", DG_ENOENT,
+       "profiles.p"},
+      {"{\"profiles\": {\"p\": {\"algorithm\": \"classic\", \"params\": {\"colour\": {}}}}}",
+       DG_ENOENT, "profiles.p.params.colour"},
+      {"{\"profiles\": {\"p\": {\"algorithm\": \"classic\", \"params\": "
+       "{\"corridor_style\": {}}}}}",
+       DG_EINVAL, "profiles.p.params.corridor_style"},
+      {"{\"profiles\": {\"p\": {\"algorithm\": \"classic\", \"params\": "
+       "{\"width\": {\"base\": \"80\"}}}}}",
+       DG_ETYPE, "profiles.p.params.width"},
+      {"{\"profiles\": {\"p\": {\"algorithm\": \"classic\", \"params\": "
+       "{\"width\": {\"base\": 1e308, \"players\": 1e308}}}}}",
+       DG_EINVAL, "profiles.p.params.width"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    config cfg;
+    dg_error err = {0};
+    int rc = load_text(cases[i].text, &cfg, &err);
+    cr_assert_eq(rc, cases[i].code, "%s: got %d (%s)", cases[i].text, rc, err.message);
+    cr_assert_eq(err.code, rc, "%s", cases[i].text);
+    cr_assert_str_eq(err.field, cases[i].field, "%s", cases[i].text);
+    config_close(&cfg);
+  }
+  /* The configuration file itself missing, and the setters used for the
+   * command line. */
+  config cfg;
+  dg_error err = {0};
+  config_defaults(&cfg);
+  cr_assert_eq(config_load(&cfg, "/nonexistent/dungeond.json", &err), DG_ENOENT);
+  cr_assert_eq(config_set_listen(&cfg, "8080", &err), DG_EPARSE);
+  cr_assert_eq(config_set_health_listen(&cfg, ":8081", &err), DG_EPARSE);
+  cr_assert_eq(config_set_health_listen(&cfg, "127.0.0.1:-1", &err), DG_EINVAL);
+  cr_assert_eq(config_set_seed_secret(&cfg, NULL, &err), DG_ETYPE);
+  config_close(&cfg);
+}
+
+/* A secret file that others may read is refused as a bad value, one whose
+ * token is too short likewise; both name the *_file key. */
+Test(config, secret_file_errors_carry_named_codes) {
+  char path[] = "/tmp/dungeond-tokens-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *file = fdopen(fd, "w");
+  fputs("short\n", file);
+  fclose(file);
+  char text[256];
+  snprintf(text, sizeof text, "{\"auth_tokens_file\": \"%s\"}", path);
+  config cfg;
+  dg_error err = {0};
+  cr_assert_eq(load_text(text, &cfg, &err), DG_EINVAL, "%s", err.message);
+  cr_assert_not_null(strstr(err.message, "at least 16 characters"), "%s", err.message);
+  config_close(&cfg);
+  cr_assert_eq(chmod(path, 0644), 0);
+  cr_assert_eq(load_text(text, &cfg, &err), DG_EINVAL, "%s", err.message);
+  cr_assert_not_null(strstr(err.message, "other users"), "%s", err.message);
+  cr_assert_str_eq(err.field, "auth_tokens_file");
+  config_close(&cfg);
+  remove(path);
 }

@@ -203,3 +203,99 @@ Test(request, cli_numbers_are_plain) {
   cr_assert_eq(dg_request_set_text(&request, "width", "1e2", &err), 0);
   cr_assert_eq(dg_request_set_text(&request, "width", "120", &err), 0);
 }
+
+/* The daemon's limits find their parameters by role (issue 14 item 1); the
+ * roles must tag exactly the parameters it used to find by name: "width" and
+ * "height" (limits.grid_cells_max) and the room count, whichever of
+ * rooms_max, rooms or room_count the algorithm has (limits.rooms_max). A
+ * role dropped from a table would silently lift a limit, a stray one would
+ * cap the wrong parameter. */
+Test(params, roles_tag_exactly_the_limited_params) {
+  static const char *const room_names[] = {"rooms_max", "rooms", "room_count"};
+  int count = 0;
+  const dg_algorithm *const *algorithms = dg_algorithms(&count);
+  cr_assert_gt(count, 0);
+  for (int a = 0; a < count; a++) {
+    const dg_algorithm *algorithm = algorithms[a];
+    int rooms = -1;
+    for (size_t n = 0; n < sizeof room_names / sizeof room_names[0] && rooms < 0; n++)
+      rooms = dg_algorithm_param_index(algorithm, room_names[n]);
+    cr_assert_eq(dg_algorithm_param_with_role(algorithm, DG_PARAM_ROLE_WIDTH),
+                 dg_algorithm_param_index(algorithm, "width"), "%s: width", algorithm->name);
+    cr_assert_eq(dg_algorithm_param_with_role(algorithm, DG_PARAM_ROLE_HEIGHT),
+                 dg_algorithm_param_index(algorithm, "height"), "%s: height", algorithm->name);
+    cr_assert_eq(dg_algorithm_param_with_role(algorithm, DG_PARAM_ROLE_ROOM_COUNT), rooms,
+                 "%s: room count", algorithm->name);
+    /* Exactly: no second parameter of a role hides behind the first, and
+     * every other parameter (the common ones included) has none. */
+    for (int i = 0; i < algorithm->param_count; i++) {
+      const dg_param_def *def = &algorithm->params[i];
+      dg_param_role want = DG_PARAM_ROLE_NONE;
+      if (strcmp(def->name, "width") == 0)
+        want = DG_PARAM_ROLE_WIDTH;
+      else if (strcmp(def->name, "height") == 0)
+        want = DG_PARAM_ROLE_HEIGHT;
+      else if (i == rooms)
+        want = DG_PARAM_ROLE_ROOM_COUNT;
+      cr_assert_eq(def->role, want, "%s.%s: role %d, want %d", algorithm->name, def->name,
+                   (int)def->role, (int)want);
+      if (want != DG_PARAM_ROLE_NONE)
+        cr_assert_eq(def->type, DG_PARAM_INT, "%s.%s: a role needs an integer", algorithm->name,
+                     def->name);
+    }
+    for (int c = 0; c < DG_COMMON_PARAM_COUNT; c++)
+      cr_assert_eq(algorithm->params[dg_common_param(algorithm, c)].role, DG_PARAM_ROLE_NONE);
+  }
+}
+
+/* The same, written out per algorithm, so that a parameter renamed together
+ * with the daemon's old name list cannot pass the check above unnoticed. */
+Test(params, roles_per_algorithm) {
+  static const struct {
+    const char *algorithm, *width, *height, *rooms; /* NULL: no parameter of that role */
+  } want[] = {
+      {"classic", "width", "height", "rooms_max"},
+      {"landmark", "width", "height", "rooms_max"},
+      {"nonlinear", "width", "height", "rooms"},
+      {"authored", NULL, NULL, "rooms"},
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    const dg_algorithm *algorithm = dg_algorithm_find(want[i].algorithm);
+    cr_assert_not_null(algorithm, "%s", want[i].algorithm);
+    const char *names[] = {want[i].width, want[i].height, want[i].rooms};
+    dg_param_role roles[] = {DG_PARAM_ROLE_WIDTH, DG_PARAM_ROLE_HEIGHT, DG_PARAM_ROLE_ROOM_COUNT};
+    for (int r = 0; r < 3; r++) {
+      int index = dg_algorithm_param_with_role(algorithm, roles[r]);
+      if (names[r] == NULL) {
+        cr_assert_eq(index, -1, "%s: role %d found at %d", want[i].algorithm, (int)roles[r], index);
+        continue;
+      }
+      cr_assert_geq(index, 0, "%s: no parameter of role %d", want[i].algorithm, (int)roles[r]);
+      cr_assert_str_eq(algorithm->params[index].name, names[r], "%s", want[i].algorithm);
+    }
+  }
+}
+
+/* NONE is not looked up (it would name an arbitrary parameter), a value
+ * outside the enum finds nothing, and a table without a role's parameter
+ * answers -1; with two of one role the first wins. */
+Test(params, role_lookup_edges) {
+  int count = 0;
+  const dg_algorithm *const *algorithms = dg_algorithms(&count);
+  for (int a = 0; a < count; a++) {
+    cr_assert_eq(dg_algorithm_param_with_role(algorithms[a], DG_PARAM_ROLE_NONE), -1, "%s",
+                 algorithms[a]->name);
+    cr_assert_eq(dg_algorithm_param_with_role(algorithms[a], (dg_param_role)99), -1, "%s",
+                 algorithms[a]->name);
+  }
+  static const dg_param_def table[] = {
+      {"size", DG_PARAM_INT, 1, 1, 9, NULL, NULL, "no role", DG_PARAM_ROLE_NONE},
+      {"cols", DG_PARAM_INT, 1, 1, 9, NULL, NULL, "first width", DG_PARAM_ROLE_WIDTH},
+      {"span", DG_PARAM_INT, 1, 1, 9, NULL, NULL, "second width", DG_PARAM_ROLE_WIDTH},
+  };
+  const dg_algorithm fake = {"fake", "", "", table, 3, NULL, NULL};
+  cr_assert_eq(dg_algorithm_param_with_role(&fake, DG_PARAM_ROLE_WIDTH), 1);
+  cr_assert_eq(dg_algorithm_param_with_role(&fake, DG_PARAM_ROLE_HEIGHT), -1);
+  cr_assert_eq(dg_algorithm_param_with_role(&fake, DG_PARAM_ROLE_ROOM_COUNT), -1);
+  cr_assert_eq(dg_algorithm_param_with_role(&fake, DG_PARAM_ROLE_NONE), -1);
+}

@@ -20,33 +20,44 @@ const char *const nl_method_names[] = {"clock", "grid", NULL};
  * seed's "about 40 feet" with 5-foot tiles, squashed vertically as terminal
  * glyphs are tall); the seed's own threshold of 6; its clock method. */
 static const dg_param_def nonlinear_params[NL_P_COUNT] = {
-    [NL_P_WIDTH] = {"width", DG_PARAM_INT, 80, 14, 1000, NULL, NULL, "map width in tiles"},
-    [NL_P_HEIGHT] = {"height", DG_PARAM_INT, 40, 14, 1000, NULL, NULL, "map height in tiles"},
+    [NL_P_WIDTH] = {"width", DG_PARAM_INT, 80, 14, 1000, NULL, NULL, "map width in tiles",
+                    DG_PARAM_ROLE_WIDTH},
+    [NL_P_HEIGHT] = {"height", DG_PARAM_INT, 40, 14, 1000, NULL, NULL, "map height in tiles",
+                     DG_PARAM_ROLE_HEIGHT},
     [NL_P_AREA_WIDTH] = {"area_width", DG_PARAM_INT, 8, 4, 40, NULL, NULL,
                          "width of one area of the coarse grid in tiles (rooms are at most "
-                         "area_width - 3 wide)"},
+                         "area_width - 3 wide)",
+                         DG_PARAM_ROLE_NONE},
     [NL_P_AREA_HEIGHT] = {"area_height", DG_PARAM_INT, 6, 4, 40, NULL, NULL,
-                          "height of one area in tiles (rooms are at most area_height - 3 high)"},
+                          "height of one area in tiles (rooms are at most area_height - 3 high)",
+                          DG_PARAM_ROLE_NONE},
     [NL_P_METHOD] = {"method", DG_PARAM_ENUM, NL_METHOD_CLOCK, 0, 0, nl_method_names, NULL,
                      "clock: a d12 picks one of twelve areas two steps away (12 north, 3 east); "
-                     "grid: a d8 picks one of the eight neighbours, 1 north, clockwise"},
+                     "grid: a d8 picks one of the eight neighbours, 1 north, clockwise",
+                     DG_PARAM_ROLE_NONE},
     [NL_P_THRESHOLD] = {"threshold", DG_PARAM_INT, 6, 0, 9, NULL, NULL,
                         "d10 for an unmapped area: 0 dead end, 1..threshold junction, above a "
-                        "room"},
+                        "room",
+                        DG_PARAM_ROLE_NONE},
     [NL_P_ROOMS] = {"rooms", DG_PARAM_INT, 12, 1, 10000, NULL, NULL,
-                    "stop once this many rooms exist (fewer when every exit is spent)"},
+                    "stop once this many rooms exist (fewer when every exit is spent)",
+                    DG_PARAM_ROLE_ROOM_COUNT},
     [NL_P_START_EXITS] = {"start_exits", DG_PARAM_INT, 4, 1, 12, NULL, NULL,
-                          "exits of the start room, each rolling a destination"},
+                          "exits of the start room, each rolling a destination",
+                          DG_PARAM_ROLE_NONE},
     [NL_P_ROOM_EXITS_MAX] = {"room_exits_max", DG_PARAM_INT, 3, 0, 12, NULL, NULL,
                              "a new room rolls d(room_exits_max) exits besides the way in "
-                             "(0: none)"},
+                             "(0: none)",
+                             DG_PARAM_ROLE_NONE},
     [NL_P_SUBLEVEL_CHANCE] = {"sublevel_chance", DG_PARAM_FLOAT, 0.2, 0, 1, NULL, NULL,
                               "chance that crossing a corridor takes stairs to a sublevel "
-                              "instead of meeting it"},
+                              "instead of meeting it",
+                              DG_PARAM_ROLE_NONE},
     [NL_P_ROOM_TABLE] = {"room_table", DG_PARAM_STRING, 0, 0, 0, NULL,
                          "3x2_4x2_5x2_3x3_4x3_5x3_5x3c_2x2",
                          "room sizes rolled with d(entries): WxH floor tiles, c for a cross "
-                         "shape, joined by '_'; clamped to the area"},
+                         "shape, joined by '_'; clamped to the area",
+                         DG_PARAM_ROLE_NONE},
     DG_COMMON_PARAM_DEFS(NL_P_COMMON),
 };
 
