@@ -117,35 +117,35 @@ static int parse_body(const config *cfg, dg_rng *seeds, const json_t *body, dg_r
                                         : (int)limits->target_attempts_max;
   }
 
-  /* Daemon limits over the algorithm's own ranges. */
-  int width = dg_algorithm_param_index(parsed.algorithm, "width");
-  int height = dg_algorithm_param_index(parsed.algorithm, "height");
+  /* Daemon limits over the algorithm's own ranges, on the parameters the
+   * table gives those roles (whatever their names). */
+  const dg_param_def *defs = parsed.algorithm->params;
+  int width = dg_algorithm_param_with_role(parsed.algorithm, DG_PARAM_ROLE_WIDTH);
+  int height = dg_algorithm_param_with_role(parsed.algorithm, DG_PARAM_ROLE_HEIGHT);
   if (width >= 0 && height >= 0) {
     double cells = parsed.params.number[width] * parsed.params.number[height];
+    char field[DG_ERROR_FIELD_MAX];
+    snprintf(field, sizeof field, "params.%s", defs[width].name);
     if (cells > (double)limits->grid_cells_max)
-      return dg_error_set(err, DG_ELIMIT, "params.width",
-                          "params.width * params.height must be at most %ld cells (limits."
+      return dg_error_set(err, DG_ELIMIT, field,
+                          "params.%s * params.%s must be at most %ld cells (limits."
                           "grid_cells_max); asked for %.0f",
-                          limits->grid_cells_max, cells);
+                          defs[width].name, defs[height].name, limits->grid_cells_max, cells);
   }
   /* A room count the caller asked for above the limit is an error; a default
    * above it (landmark's "no cap" 20000) is lowered to the limit, which the
    * level's echoed params then show, so the default request always works. */
-  static const char *const room_params[] = {"rooms_max", "rooms", "room_count", NULL};
   bool capped = false;
-  for (int i = 0; room_params[i] != NULL; i++) {
-    int index = dg_algorithm_param_index(parsed.algorithm, room_params[i]);
-    if (index < 0 || parsed.params.number[index] <= (double)limits->rooms_max)
-      continue;
-    if (!(parsed.params.explicit_mask & (UINT64_C(1) << index))) {
-      parsed.params.number[index] = (double)limits->rooms_max;
-      capped = true;
-      continue;
+  int rooms = dg_algorithm_param_with_role(parsed.algorithm, DG_PARAM_ROLE_ROOM_COUNT);
+  if (rooms >= 0 && parsed.params.number[rooms] > (double)limits->rooms_max) {
+    if (parsed.params.explicit_mask & (UINT64_C(1) << rooms)) {
+      char field[DG_ERROR_FIELD_MAX];
+      snprintf(field, sizeof field, "params.%s", defs[rooms].name);
+      return dg_error_set(err, DG_ELIMIT, field, "%s must be at most %ld (limits.rooms_max)", field,
+                          limits->rooms_max);
     }
-    char field[DG_ERROR_FIELD_MAX];
-    snprintf(field, sizeof field, "params.%s", room_params[i]);
-    return dg_error_set(err, DG_ELIMIT, field, "%s must be at most %ld (limits.rooms_max)", field,
-                        limits->rooms_max);
+    parsed.params.number[rooms] = (double)limits->rooms_max;
+    capped = true;
   }
   if (capped && (rc = dg_request_validate(&parsed, err)) != 0)
     return rc;

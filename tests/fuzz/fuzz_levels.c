@@ -62,12 +62,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fail("the deadline is outside 1..deadline_ms_max", &err);
   if (!level_request.seed_given)
     fail("an accepted request without a seed", &err);
-  int width = dg_algorithm_param_index(level_request.algorithm, "width");
-  int height = dg_algorithm_param_index(level_request.algorithm, "height");
+  int width = dg_algorithm_param_with_role(level_request.algorithm, DG_PARAM_ROLE_WIDTH);
+  int height = dg_algorithm_param_with_role(level_request.algorithm, DG_PARAM_ROLE_HEIGHT);
   if (width >= 0 && height >= 0 &&
       level_request.params.number[width] * level_request.params.number[height] >
           (double)limits->grid_cells_max)
     fail("an accepted request above grid_cells_max", &err);
+  int rooms = dg_algorithm_param_with_role(level_request.algorithm, DG_PARAM_ROLE_ROOM_COUNT);
+  if (rooms >= 0 && level_request.params.number[rooms] > (double)limits->rooms_max)
+    fail("an accepted request above rooms_max", &err);
   if (dg_request_validate(&level_request, &err) != 0)
     fail("an accepted request does not validate", &err);
   /* What the worker does with it (jobs.c): generate under the deadline,

@@ -619,6 +619,70 @@ def _():
         stopped_clean(d)
 
 
+@test("every draining answer is one problem: POST, a queued job, lobby create and start, the raw close")
+def _():
+    # Issue 14 item 1: the draining 503 was built four ways. Now each path
+    # (the level route, a queued job cancelled by the drain, a lobby that
+    # would be created, a lobby start, and a half-sent request written to at
+    # the drain timeout) answers the same type, title and detail.
+    drain_ms = 2500
+    roomsets = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "config",
+                            "roomsets")
+    d = Daemon(workers=1, limits={"drain_timeout_ms": drain_ms, "retry_after_s": 4,
+                                  "header_timeout_ms": 3600000, "body_timeout_ms": 3600000},
+               extra={"roomsets_dir": roomsets})
+    answers = {}
+    threads = []
+
+    def post(name, body):
+        data = json.dumps(body).encode()
+        answers[name] = parse(raw(d.port, b"POST /v1/levels HTTP/1.1\r\nHost: t\r\n"
+                                  b"Connection: close\r\nContent-Length: %d\r\n\r\n%s"
+                                  % (len(data), data), 60 * SLACK))
+    try:
+        check(d.request("PUT", "/v1/lobbies/keep", {"algorithm": "classic"})[0] == 201, "lobby")
+        # One slow job holds the only worker; a second waits in the queue.
+        threads.append(threading.Thread(target=post, args=("running", harness.SLOW)))
+        threads[-1].start()
+        check(d.wait_for(lambda st: st["workers"]["busy"] == 1, 30), "the slow job never started")
+        threads.append(threading.Thread(target=post, args=("queued", {"algorithm": "classic",
+                                                                      "seed": 3})))
+        threads[-1].start()
+        check(d.wait_for(lambda st: st["queues"]["interactive"]["depth"] == 1, 30),
+              f"nothing queued: {d.stats()['queues']}")
+        half = connect(d.port, timeout=60 * SLACK)
+        half.sendall(b"POST /v1/levels HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n{")
+        d.proc.send_signal(signal.SIGTERM)
+        check(wait_until(lambda: any('"event":"drain"' in l for l in d.lines), 5 * SLACK),
+              "no drain line")
+        answers["post"] = parse(raw(d.port, b"POST /v1/levels HTTP/1.1\r\nHost: t\r\n"
+                                    b"Content-Length: 22\r\n\r\n{\"algorithm\":\"classic\"}"))
+        answers["create"] = parse(raw(d.port, b"PUT /v1/lobbies/new HTTP/1.1\r\nHost: t\r\n"
+                                      b"Content-Length: 2\r\n\r\n{}"))
+        answers["start"] = parse(raw(d.port, b"POST /v1/lobbies/keep/start HTTP/1.1\r\n"
+                                     b"Host: t\r\nContent-Length: 0\r\n\r\n"))
+        answers["half-sent"] = parse(read_all(half))
+        half.close()
+        for t in threads:
+            t.join(60 * SLACK)
+        code = d.proc.wait(timeout=30 * SLACK)
+        check(code == 0, f"exit status {code}")
+        seen = set()
+        for name in ("queued", "post", "create", "start", "half-sent", "running"):
+            status, headers, body = answers[name]
+            if name == "running" and status == 200:
+                continue  # finished before the drain timeout: nothing to compare
+            doc = problem(status, headers, body, 503)
+            check(headers.get("retry-after") == "4", f"{name}: Retry-After {headers}")
+            seen.add((doc["type"], doc["title"], doc["detail"]))
+        check(len(seen) == 1, f"draining answers differ: {seen}")
+        check(seen.pop() == ("urn:dungeond:problem:draining", "Shutting down",
+                             "the daemon is shutting down; retry elsewhere"), "wording")
+    finally:
+        if d.proc.poll() is None:
+            stopped_clean(d)
+
+
 @test("the Bearer scheme is case-insensitive (RFC 7235); other schemes are 401")
 def _():
     token = "t0ken-for-the-hardening-tests"

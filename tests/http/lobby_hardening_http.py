@@ -487,6 +487,34 @@ def _():
         subprocess.run(["rm", "-rf", work])
 
 
+@test("a start waiting on a lobby that is disbanded gets 409 lobby-gone; others are untouched")
+def _():
+    d = harness.Daemon(workers=1)
+    answer = []
+    try:
+        check(d.request("PUT", "/v1/lobbies/g", harness.SLOW_LOBBY)[0] == 201, "create")
+        conn = d.connection(timeout=120)
+
+        def start():
+            answer.append(d.request("POST", "/v1/lobbies/g/start", conn=conn))
+        t = threading.Thread(target=start)
+        t.start()
+        check(d.wait_for(lambda st: st["lobbies"]["waits"] == 1, 30),
+              f"the start never waited: {d.stats()['lobbies']}")
+        status, _, _ = d.request("DELETE", "/v1/lobbies/g")
+        check(status == 204, f"disband {status}")
+        t.join(60)
+        check(answer, "the waiting start was never answered")
+        status, headers, body = answer[0]
+        doc = problem(status, headers, body, 409)
+        check(doc["type"] == "urn:dungeond:problem:lobby-gone", f"{doc}")
+        check("disbanded" in doc["detail"] and headers.get("x-pregen") == "wait", f"{doc} {headers}")
+        status, _, _ = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 1})
+        check(status == 200, f"a level after the disband: {status}")
+    finally:
+        stopped_clean(d)
+
+
 def main():
     return harness.run_tests(TESTS, sys.argv)
 
