@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "problem.h"
 #include "server.h"
 

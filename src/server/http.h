@@ -125,11 +125,4 @@ void http_resume(request *r);
 /* A request header's value, or NULL. */
 const char *http_header(const request *r, const char *name);
 
-/* The daemon's log: JSON lines on stderr. `log_time` writes the current
- * UTC time as "2026-12-03T08:59:36.123Z"; `log_write` prints `line`
- * (taken: its reference is released) as one line with one fwrite. */
-#define LOG_TIME_MAX 48
-void log_time(char when[LOG_TIME_MAX]);
-void log_write(json_t *line);
-
 #endif

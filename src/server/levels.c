@@ -172,12 +172,17 @@ void levels_handle(request *r) {
   }
   if (level_svg_query(r) != 0)
     return;
-  if (strcmp(r->method, "POST") != 0) {
-    level_handle_query(r);
-    return;
-  }
   dg_error err;
   dg_error_clear(&err);
+  if (strcmp(r->method, "POST") != 0) {
+    json_t *query = level_query_body(r, &err);
+    if (query == NULL)
+      respond_error(r, &err);
+    else
+      level_handle_body(r, query);
+    json_decref(query);
+    return;
+  }
   if (r->body_length == 0) {
     dg_error_set(&err, DG_EPARSE, "", "the request body must be a JSON object");
     respond_error(r, &err);

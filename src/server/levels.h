@@ -37,10 +37,11 @@ void level_respond_stored(request *r, char *body, size_t length);
 void level_not_acceptable(request *r);
 
 /* levels_query.c: GET /v1/levels?algorithm=..&seed=..&NAME=VALUE: the
- * query becomes the body POST takes; svg_graph, svg_labels and svg_tile
- * set SVG options (for POST too). level_svg_query answers 422 itself and
- * returns DG_EINVAL when an SVG option is malformed. */
-void level_handle_query(request *r);
+ * query becomes the body POST takes (a new reference), or NULL with `err`
+ * (a name given twice, out of memory). svg_graph, svg_labels and svg_tile
+ * set SVG options (for POST too): level_svg_query answers 422 itself and
+ * returns DG_EINVAL when one is malformed. */
+json_t *level_query_body(request *r, dg_error *err);
 int level_svg_query(request *r);
 
 #endif

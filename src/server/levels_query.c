@@ -115,20 +115,17 @@ int level_svg_query(request *r) {
   return 0;
 }
 
-void level_handle_query(request *r) {
+json_t *level_query_body(request *r, dg_error *err) {
   collect c = {.pairs = json_object()};
   json_t *body = json_object(), *params = json_object();
-  dg_error err;
-  dg_error_clear(&err);
+  json_t *result = NULL;
   if (c.pairs == NULL || body == NULL || params == NULL) {
-    dg_error_set(&err, DG_ENOMEM, "", "out of memory");
-    respond_error(r, &err);
+    dg_error_set(err, DG_ENOMEM, "", "out of memory");
     goto done;
   }
   MHD_get_connection_values(r->connection, MHD_GET_ARGUMENT_KIND, collect_pair, &c);
   if (c.duplicate[0] != '\0') {
-    dg_error_set(&err, DG_EINVAL, c.duplicate, "%s is given more than once", c.duplicate);
-    respond_error(r, &err);
+    dg_error_set(err, DG_EINVAL, c.duplicate, "%s is given more than once", c.duplicate);
     goto done;
   }
   const char *algorithm_name = json_string_value(json_object_get(c.pairs, "algorithm"));
@@ -156,9 +153,10 @@ void level_handle_query(request *r) {
   }
   if (json_object_size(params) > 0)
     json_object_set(body, "params", params);
-  level_handle_body(r, body);
+  result = json_incref(body);
 done:
   json_decref(c.pairs);
   json_decref(body);
   json_decref(params);
+  return result;
 }

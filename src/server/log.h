@@ -1,0 +1,14 @@
+/* The daemon's log, shared by the transport and the connection guard. */
+#ifndef DUNGEOND_LOG_H
+#define DUNGEOND_LOG_H
+
+#include <jansson.h>
+
+/* JSON lines on stderr. `log_time` writes the current
+ * UTC time as "2026-12-03T08:59:36.123Z"; `log_write` prints `line`
+ * (taken: its reference is released) as one line with one fwrite. */
+#define LOG_TIME_MAX 48
+void log_time(char when[LOG_TIME_MAX]);
+void log_write(json_t *line);
+
+#endif
