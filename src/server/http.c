@@ -326,6 +326,16 @@ void http_resume(request *r) {
     return;
   r->suspended = false;
   MHD_resume_connection(r->connection);
+  /* A resume does not wake the loop in external-polling mode: run MHD now,
+   * which sends the answer (from inside MHD_run, pump runs once more). */
+  http_pump(r->srv);
+}
+
+void http_resume_soon(request *r) {
+  if (!r->suspended)
+    return;
+  r->suspended = false;
+  MHD_resume_connection(r->connection);
   server *s = r->srv;
   if (!uv_is_active((uv_handle_t *)&s->http.wake))
     uv_timer_start(&s->http.wake, on_wake, 0, 0);

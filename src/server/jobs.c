@@ -197,6 +197,10 @@ static void finish_unrun(job *j, int rc, const char *field, const char *message)
 static void sweep(uv_timer_t *timer) {
   jobs *q = timer->data;
   uint64_t now = dg_monotonic_ns();
+  /* Expired jobs are unlinked first and reported after the walk: a report
+   * answers a client, which may run other requests' handlers that submit
+   * or cancel jobs, so the queues must not be walked across it. */
+  job *expired = NULL;
   for (int kind = 0; kind < JOB_KINDS; kind++) {
     job *j = q->head[kind];
     while (j != NULL) {
@@ -205,11 +209,18 @@ static void sweep(uv_timer_t *timer) {
       if (deadline_ns != 0 && now >= deadline_ns) {
         unlink_job(q, j);
         q->expired++;
-        finish_unrun(j, DG_ETIMEDOUT, "deadline_ms",
-                     "the deadline passed while the request was queued");
+        j->next = expired;
+        expired = j;
       }
       j = next;
     }
+  }
+  while (expired != NULL) {
+    job *j = expired;
+    expired = j->next;
+    j->next = NULL;
+    finish_unrun(j, DG_ETIMEDOUT, "deadline_ms",
+                 "the deadline passed while the request was queued");
   }
   if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] == 0)
     uv_timer_stop(&q->sweep);

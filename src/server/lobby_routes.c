@@ -136,7 +136,8 @@ static void on_start_done(lobby_waiter *w, const lobby_outcome *outcome) {
   } else {
     respond_error(r, outcome->err);
   }
-  http_resume(r);
+  /* Called while lobby.c walks its table: MHD must not run handlers now. */
+  http_resume_soon(r);
 }
 
 static void start(request *r, lobby *l) {
