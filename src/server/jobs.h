@@ -1,5 +1,5 @@
 /* Generation jobs and the two queues that feed libuv's thread pool
- * (DESIGN.md "Interactive before speculative"). The loop thread owns both
+ * (interactive before speculative). The loop thread owns both
  * queues. A job generates and serialises its level on a worker thread and
  * reports back on the loop thread through its `done` callback.
  *

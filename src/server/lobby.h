@@ -1,4 +1,4 @@
-/* Lobbies and their pre-generated levels (DESIGN.md "HTTP API v1", issue 4):
+/* Lobbies and their pre-generated levels (docs/lobbies.md, issue 4):
  * game servers report joins and leaves; the daemon keeps each lobby's
  * effective request current through the profiles and generates its level
  * speculatively, so that at match start the level is ready (hit), in

@@ -1,6 +1,6 @@
 /* Player profiles: named formulas in the configuration that derive an
- * algorithm's parameters from the party (DESIGN.md "Player-dependent
- * parameters"). A formula is
+ * algorithm's parameters from the party, so a lobby's level suits its
+ * players. A formula is
  *   value = clamp(base + sum(coefficient * party figure), min, max)
  * where a party figure is "players" (the count) or "mean.A", "max.A",
  * "min.A", "sum.A" over the numeric attribute A of the players who have it

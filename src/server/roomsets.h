@@ -1,6 +1,5 @@
-/* Room sets in the daemon (issue 5, DESIGN.md "Shared read-only
- * resources"): the files of `roomsets_dir` are read once at start-up into
- * one dg_context that every generation shares read-only; the request's
+/* Room sets in the daemon (issue 5, shared read-only resources): the files of `roomsets_dir` are
+ * read once at start-up into one dg_context that every generation shares read-only; the request's
  * top-level `roomset` member and the room-set name are checked here, on
  * the loop thread, before a job is queued. */
 #ifndef DUNGEOND_ROOMSETS_H
@@ -25,7 +24,7 @@
 int roomsets_load(const char *dir, bool required, FILE *log, dg_context **out);
 
 /* The request body's top-level `roomset` member is shorthand for
- * params.roomset (DESIGN.md "HTTP API v1"). When `body` has it, *moved gets
+ * params.roomset (docs/openapi.yaml). When `body` has it, *moved gets
  * a new body (caller decrefs) with the name under params; otherwise *moved
  * is NULL. Returns 0, or an error code (a 422, DG_ENOMEM a 500) with `err`
  * on field `roomset` when the member

@@ -97,7 +97,7 @@ static bool same_secret(const char *given, const char *expected) {
   return difference == 0;
 }
 
-/* DESIGN.md "Configuration, limits, security": optional bearer tokens for
+/* Optional bearer tokens (docs/config.md, auth_tokens) for
  * every /v1/ path. Health checks and /metrics stay open for probes and
  * scrapers. The scheme name is case-insensitive and may be followed by
  * several spaces (RFC 7235 section 2.1). */
