@@ -44,15 +44,7 @@ cleanup() {
 trap cleanup EXIT
 
 # wrk script: a POST with a varying seed, so no two requests are the same level.
-cat > "$work/post.lua" <<'LUA'
-local counter = 0
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-request = function()
-  counter = counter + 1
-  return wrk.format(nil, nil, nil, '{"algorithm":"classic","seed":' .. counter .. '}')
-end
-LUA
+script="$here/post-classic.lua"
 
 # wrk --latency output -> "requests_per_s p50_ms p99_ms errors"
 parse_wrk() {
@@ -91,7 +83,7 @@ wait_port() { # file -> port printed as "port":N
 pids+=($!)
 sleep 0.2
 port="$(wait_port "$work/dungeond.err")"
-wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$work/post.lua" \
+wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$script" \
   "http://127.0.0.1:$port/v1/levels" > "$work/dungeond.wrk"
 read -r d_rps d_p50 d_p99 d_err < <(parse_wrk "$work/dungeond.wrk")
 kill -TERM "${pids[0]}"
@@ -109,7 +101,7 @@ fi
 node "$here/peers/rotjs-server.mjs" 0 > "$work/peer.out" &
 pids+=($!)
 port="$(wait_port "$work/peer.out")"
-wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$work/post.lua" \
+wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$script" \
   "http://127.0.0.1:$port/v1/levels" > "$work/peer.wrk"
 read -r p_rps p_p50 p_p99 p_err < <(parse_wrk "$work/peer.wrk")
 

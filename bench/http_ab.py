@@ -19,20 +19,15 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-LUA = """local counter = 0
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-request = function()
-  counter = counter + 1
-  return wrk.format(nil, nil, nil, '{"algorithm":"classic","seed":' .. counter .. '}')
-end
-"""
+# The request mix of bench/http-bench.sh, from the same file.
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "post-classic.lua")
 
 
 def start(build, root, log):
@@ -79,9 +74,6 @@ def main():
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="http-ab-")
-    script = os.path.join(work, "post.lua")
-    with open(script, "w") as f:
-        f.write(LUA)
     procs = {}
     try:
         for name in ("a", "b"):
@@ -90,12 +82,13 @@ def main():
         runs = {"a": [], "b": []}
         for r in range(args.rounds):
             for name in (("a", "b") if r % 2 == 0 else ("b", "a")):
-                runs[name].append(wrk(procs[name][1], args.seconds, args.connections, script))
+                runs[name].append(wrk(procs[name][1], args.seconds, args.connections, SCRIPT))
         for name, (proc, _) in procs.items():
             proc.terminate()
             if proc.wait(timeout=60) != 0:
                 sys.exit(f"http_ab: dungeond {name} exited {proc.returncode}")
         procs = {}
+        shutil.rmtree(work, ignore_errors=True)  # logs are kept only when a daemon failed
     finally:
         for proc, _ in procs.values():
             proc.kill()

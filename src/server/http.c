@@ -321,21 +321,26 @@ void http_suspend(request *r) {
   MHD_suspend_connection(r->connection);
 }
 
-void http_resume(request *r) {
+/* Hands a suspended connection back to MHD; false when it was not
+ * suspended. The caller then runs MHD, now or soon. */
+static bool resume_connection(request *r) {
   if (!r->suspended)
-    return;
+    return false;
   r->suspended = false;
   MHD_resume_connection(r->connection);
+  return true;
+}
+
+void http_resume(request *r) {
   /* A resume does not wake the loop in external-polling mode: run MHD now,
    * which sends the answer (from inside MHD_run, pump runs once more). */
-  http_pump(r->srv);
+  if (resume_connection(r))
+    http_pump(r->srv);
 }
 
 void http_resume_soon(request *r) {
-  if (!r->suspended)
+  if (!resume_connection(r))
     return;
-  r->suspended = false;
-  MHD_resume_connection(r->connection);
   server *s = r->srv;
   if (!uv_is_active((uv_handle_t *)&s->http.wake))
     uv_timer_start(&s->http.wake, on_wake, 0, 0);

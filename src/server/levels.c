@@ -73,9 +73,7 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
   r->seed = level->seed;
   level_job *lj = calloc(1, sizeof *lj);
   if (lj == NULL) {
-    dg_error err;
-    dg_error_set(&err, DG_ENOMEM, "", "out of memory");
-    respond_error(r, &err);
+    respond_out_of_memory(r);
     return;
   }
   lj->client = r;

@@ -160,9 +160,7 @@ static void start(request *r, lobby *l) {
   r->algorithm = l->effective.algorithm->name;
   start_wait *wait = calloc(1, sizeof *wait);
   if (wait == NULL) {
-    dg_error err;
-    dg_error_set(&err, DG_ENOMEM, "", "out of memory");
-    respond_error(r, &err);
+    respond_out_of_memory(r);
     return;
   }
   wait->waiter.done = on_start_done;

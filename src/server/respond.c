@@ -33,6 +33,12 @@ void respond_error(request *r, const dg_error *err) {
                   NULL);
 }
 
+void respond_out_of_memory(request *r) {
+  dg_error err;
+  dg_error_set(&err, DG_ENOMEM, "", "out of memory");
+  respond_error(r, &err);
+}
+
 void respond_draining(request *r) {
   r->srv->counters.rejected_draining++;
   respond_problem(r, 503, PROBLEM_DRAINING_SLUG, PROBLEM_DRAINING_TITLE, PROBLEM_DRAINING_DETAIL,

@@ -28,6 +28,9 @@ void respond_problem(request *r, int status, const char *slug, const char *title
  * (problem_of), detail the message, errors the field when it names one. */
 void respond_error(request *r, const dg_error *err);
 
+/* 500: memory ran out while handling `r` (DG_ENOMEM through the table). */
+void respond_out_of_memory(request *r);
+
 /* 503 + Retry-After: the daemon is draining. Counts the refusal. */
 void respond_draining(request *r);
 
