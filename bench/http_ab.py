@@ -73,6 +73,10 @@ def main():
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        sys.exit("http_ab: wrk is required (apt-get install wrk)")
+    if args.rounds < 1 or args.seconds < 1 or args.connections < 1:
+        sys.exit("http_ab: --rounds, --seconds and --connections must be at least 1")
     work = tempfile.mkdtemp(prefix="http-ab-")
     procs = {}
     try:
