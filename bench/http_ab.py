@@ -32,8 +32,6 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "post-classic.
 
 def start(build, root, log):
     binary = os.path.join(build, "src", "server", "dungeond")
-    if not os.access(binary, os.X_OK):
-        sys.exit(f"http_ab: no dungeond in {build} (build it first)")
     proc = subprocess.Popen([binary, "--config", os.path.join(root, "config", "dungeond.json"),
                              "--listen", "127.0.0.1:0"], cwd=root,
                             stdout=subprocess.DEVNULL, stderr=open(log, "w"))
@@ -77,6 +75,10 @@ def main():
         sys.exit("http_ab: wrk is required (apt-get install wrk)")
     if args.rounds < 1 or args.seconds < 1 or args.connections < 1:
         sys.exit("http_ab: --rounds, --seconds and --connections must be at least 1")
+    for name in ("a", "b"):
+        build = os.path.abspath(getattr(args, name))
+        if not os.access(os.path.join(build, "src", "server", "dungeond"), os.X_OK):
+            sys.exit(f"http_ab: no dungeond in {build} (build it first)")
     work = tempfile.mkdtemp(prefix="http-ab-")
     procs = {}
     try:
