@@ -67,12 +67,17 @@ def require_at_least(prog, minimum, **counts):
             fail(prog, f"--{name.replace('_', '-')} must be at least {minimum} (got {value})")
 
 
+def order(round_index, names):
+    """`names` in order in even rounds, reversed in odd ones, so that a
+    burst of other work on a shared machine does not land on one side only
+    (A B, B A, A B, ...)."""
+    return list(names) if round_index % 2 == 0 else list(reversed(names))
+
+
 def interleaved(rounds, names):
-    """(round, name) pairs: names in order in even rounds, reversed in odd
-    ones, so a burst of other work on a shared machine does not land on one
-    side only (A B, B A, A B, ...)."""
+    """(round, name) pairs of `rounds` rounds, each in order(round, names)."""
     for r in range(rounds):
-        for name in (names if r % 2 == 0 else list(reversed(names))):
+        for name in order(r, names):
             yield r, name
 
 
