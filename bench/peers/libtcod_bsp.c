@@ -6,13 +6,16 @@
  * beside `dungeon bench --algorithm classic`.
  *
  *   libtcod_bsp --width W --height H --depth D [--seconds S] [--runs N]
+ *   libtcod_bsp --width W --height H --depth D --print SEED
  *
  * Each level gets its own Mersenne Twister seeded with the level's seed
  * (dungeon bench also seeds every level), a fresh tree and a cleared map;
  * all of that is timed. D is the recursion depth: at most 2^D rooms, so
  * the caller picks it to match the room count of the classic level it is
  * set beside. Prints one JSON object: the median levels/s over N runs of S
- * seconds (wall clock), and the mean rooms and floor tiles per level. */
+ * seconds (wall clock), and the mean rooms and floor tiles per level.
+ * --print draws the level of SEED instead ('#' rock, '.' floor), so a
+ * reader can see what the peer makes. */
 #include <libtcod.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,12 +166,13 @@ static int compare_doubles(const void *a, const void *b) {
 
 static int usage(void) {
   fprintf(stderr, "usage: libtcod_bsp --width 10..1000 --height 10..1000 --depth 1..16 "
-                  "[--seconds 0.01..60] [--runs 1..101]\n");
+                  "[--seconds 0.01..60] [--runs 1..101] [--print SEED]\n");
   return 2;
 }
 
 int main(int argc, char **argv) {
   int width = 0, height = 0, depth = 0, runs = 5;
+  long print_seed = -1;
   double seconds = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--width") == 0)
@@ -181,6 +185,8 @@ int main(int argc, char **argv) {
       seconds = atof(argv[i + 1]);
     else if (strcmp(argv[i], "--runs") == 0)
       runs = atoi(argv[i + 1]);
+    else if (strcmp(argv[i], "--print") == 0)
+      print_seed = atol(argv[i + 1]);
     else
       return usage();
   }
@@ -193,6 +199,14 @@ int main(int argc, char **argv) {
   if (rates == NULL || m.tiles == NULL) {
     fprintf(stderr, "libtcod_bsp: out of memory\n");
     return 1;
+  }
+  if (print_seed >= 0) {
+    int rc = generate(&m, depth, (uint32_t)print_seed);
+    for (int y = 0; rc == 0 && y < height; y++)
+      printf("%.*s\n", width, tile(&m, 0, y));
+    free(rates);
+    free(m.tiles);
+    return rc == 0 ? 0 : 1;
   }
   uint32_t seed = 1;
   long levels = 0, rooms = 0;
