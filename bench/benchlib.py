@@ -27,7 +27,7 @@ CONFIG = os.path.join(ROOT, "config", "dungeond.json")
 # The only place the scripts name where a build puts its two programs.
 PROGRAMS = {"dungeon": os.path.join("src", "cli", "dungeon"),
             "dungeond": os.path.join("src", "server", "dungeond")}
-# The request mix of bench/http-bench.sh: POST /v1/levels classic, seed varying.
+# The request mix of every HTTP row: POST /v1/levels classic, seed varying.
 POST_CLASSIC_LUA = os.path.join(BENCH, "post-classic.lua")
 
 
