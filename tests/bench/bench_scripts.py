@@ -129,6 +129,10 @@ def peers_json():
         positive(row["ours_mean_rooms"], "ours_mean_rooms")
         positive(row["peer_mean_rooms"], "peer_mean_rooms")
     assert result["static_file_bytes"] > 1000, result["static_file_bytes"]
+    for row in result["http"]:
+        # The node peer may time out under load; dungeond and nginx must not fail.
+        assert row["ours_errors"] == 0, f"dungeond failed requests: {row}"
+    assert result["http"][1]["peer_errors"] == 0, f"nginx failed requests: {result['http'][1]}"
 
 
 def peers_table():
