@@ -6,9 +6,9 @@
  * Also the context's lifecycle and the library version. */
 #include <stdlib.h>
 
-#include "context_internal.h"
 #include "dungeon/dungeon.h"
-#include "placement.h"
+#include "model/context_internal.h"
+#include "passes/placement.h"
 
 const char *dg_version(void) {
   return DUNGEON_VERSION;

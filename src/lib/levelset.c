@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/writer.h" /* the text buffer; no jansson */
 #include "dungeon/dungeon.h"
-#include "json/writer.h" /* the text buffer; no jansson */
 
 /* A floor whose map cannot hold the stairs above is retried this often. */
 #define FLOOR_RETRIES 16

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "roomsets.h"
 #include "server.h"
+#include "state/roomsets.h"
 
 #define DEFAULT_CONFIG "config/dungeond.json"
 

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "problem.h"
-#include "routes.h"
+#include "api/problem.h"
+#include "api/routes.h"
 
 static void on_signal(uv_signal_t *handle, int signum) {
   server *s = handle->data;

@@ -5,20 +5,10 @@
  * and every request's context lives from its first byte to MHD's
  * completion callback.
  *
- * The layers, each calling only those below it:
- *   server.c     start, drain on SIGTERM, stop once nothing is in flight
- *   routes.c     which handler answers a request; auth; probes and stats
- *   levels.c, lobby_routes.c, levels_query.c, roomsets.c, viewer.c
- *                the resources
- *   lobby.c      lobby state and speculative jobs, no HTTP (waiters are
- *                callbacks)
- *   level_request.c, problem.c, negotiate.c, profile.c
- *                pure: a request body becomes a dg_request, an error code
- *                a status
- *   respond.c    problem+json and JSON answers over http.c
- *   http.c, conns.c
- *                the transport
- *   jobs.c       the queues in front of libuv's pool */
+ * The layers are this directory's folders (README "Layout"): server.c, then
+ * api/ (routes, resources, pure builders), state/ (lobbies, queues, stats,
+ * configuration), transport/ (libmicrohttpd on libuv, the connection guard,
+ * the log). */
 #ifndef DUNGEOND_SERVER_H
 #define DUNGEOND_SERVER_H
 
@@ -28,13 +18,13 @@
 
 #include <uv.h>
 
-#include "config.h"
-#include "conns.h"
 #include "dungeon/dungeon.h"
-#include "http.h"
-#include "jobs.h"
-#include "lobby.h"
-#include "stats.h"
+#include "state/config.h"
+#include "state/jobs.h"
+#include "state/lobby.h"
+#include "state/stats.h"
+#include "transport/conns.h"
+#include "transport/http.h"
 
 typedef struct server {
   const config *cfg;           /* read-only configuration */

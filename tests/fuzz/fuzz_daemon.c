@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "roomsets.h"
+#include "state/roomsets.h"
 
 #ifndef FUZZ_SOURCE_ROOT
 #define FUZZ_SOURCE_ROOT "."

@@ -9,14 +9,14 @@
 #include "../../src/lib/core/hash.h"
 #include "../../src/lib/core/unionfind.h"
 #include "../../src/lib/core/vec.h"
-#include "../../src/lib/json/writer.h"
-#include "../../src/lib/trace.h"
 #include "core/arena.h"
 #include "core/heap.h"
 #include "core/legend.h"
+#include "core/writer.h"
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
 #include "dungeon/render.h"
+#include "passes/trace.h"
 
 Test(heap, pops_in_priority_then_push_order) {
   dg_heap heap;

@@ -4,9 +4,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "../../src/server/config.h"
-#include "../../src/server/level_request.h"
-#include "../../src/server/problem.h"
+#include "api/level_request.h"
+#include "api/problem.h"
+#include "state/config.h"
 
 Test(problem, one_status_per_error_code) {
   struct {

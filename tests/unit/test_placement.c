@@ -4,7 +4,7 @@
  * distance, spawn count and fairness, determinism), floors that line up and
  * regenerate alone, targets met and missed, and every new field's
  * validation. Distances are recomputed here by a Dijkstra of our own over
- * the level's graph, independently of src/lib/placement.c. */
+ * the level's graph, independently of src/lib/passes/placement.c. */
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <math.h>

@@ -1,5 +1,5 @@
-/* dungeond's player profiles (src/server/profile.c) and configuration
- * checks (src/server/config.c): formulas, clamps, explicit params winning,
+/* dungeond's player profiles (src/server/state/profile.c) and configuration
+ * checks (src/server/state/config.c): formulas, clamps, explicit params winning,
  * and configuration errors that name their key. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../src/server/config.h"
-#include "../../src/server/profile.h"
+#include "state/config.h"
+#include "state/profile.h"
 
 /* The default party limits with `players_max` players. */
 static party_limits bounds(long players_max) {

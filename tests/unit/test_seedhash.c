@@ -1,12 +1,12 @@
-/* dungeond's keyed hash for lobby seeds (src/server/seedhash.c): SipHash-2-4
+/* dungeond's keyed hash for lobby seeds (src/server/state/seedhash.c): SipHash-2-4
  * against the reference vectors of its paper (key 00..0f, messages
  * 00..(n-1)), and the lobby seed derivation: 53 bits, same key and id give
  * the same seed, another key or id another seed. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "../../src/server/seedhash.h"
 #include "dungeon/dungeon.h"
+#include "state/seedhash.h"
 
 static const uint8_t reference_key[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 

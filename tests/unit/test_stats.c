@@ -1,11 +1,11 @@
-/* dungeond's statistics (src/server/stats.c): exact nearest-rank
+/* dungeond's statistics (src/server/state/stats.c): exact nearest-rank
  * percentiles, histogram buckets, and both renderings. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/server/stats.h"
+#include "state/stats.h"
 
 Test(stats, nearest_rank_quantiles) {
   double samples[100], scratch[100];

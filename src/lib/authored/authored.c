@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context_internal.h"
-#include "../generators.h"
 #include "cycles.h"
 #include "dungeon/request.h"
+#include "generators.h"
 #include "grow.h"
+#include "model/context_internal.h"
 #include "output.h"
 #include "state.h"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context_internal.h"
 #include "core/vec.h"
+#include "model/context_internal.h"
 #include "roomset.h"
 
 int dg_context_add_parsed_roomset(dg_context *context, struct rs_set *set, dg_error *err) {

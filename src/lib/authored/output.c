@@ -6,8 +6,8 @@
 
 #include <stdlib.h>
 
+#include "core/writer.h"
 #include "cycles.h"
-#include "json/writer.h"
 
 void au_output_free(void *data) {
   au_output *out = data;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../generators.h"
-#include "../trace.h"
 #include "dungeon/request.h"
+#include "generators.h"
+#include "passes/trace.h"
 
 static const char *const style_names[] = {"follow", "cleanup", "plain", NULL};
 

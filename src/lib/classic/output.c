@@ -1,7 +1,7 @@
 /* What `classic` adds to its level's JSON: the closets, each square spelled
  * out. Written straight through the library's JSON writer. */
 #include "classic.h"
-#include "json/writer.h"
+#include "core/writer.h"
 
 static void write_member(dg_writer *w, const char *key, int value) {
   dg_writer_key(w, key, false);

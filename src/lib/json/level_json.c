@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "core/legend.h"
+#include "core/writer.h"
 #include "dungeon/json.h"
-#include "writer.h"
 
 static void write_seed(dg_writer *w, uint64_t seed) {
   if (seed <= DG_SEED_SAFE_MAX) {

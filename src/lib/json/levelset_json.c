@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/writer.h"
 #include "dungeon/json.h"
-#include "writer.h"
 
 int dg_levelset_dump_json(dg_level *const *levels, const dg_request *requests, int floors,
                           char **text, size_t *length) {

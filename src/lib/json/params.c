@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../params_internal.h"
 #include "dungeon/json.h"
+#include "model/params_internal.h"
 
 int dg_request_set_json(dg_request *request, const char *name, const json_t *value,
                         const char *field_prefix, dg_error *err) {

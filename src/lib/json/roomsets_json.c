@@ -2,8 +2,8 @@
  * room set from its parsed JSON (authored/roomset.c validates it), and the
  * loaded sets' figures as JSON for `dungeon check` and GET /v1/roomsets. */
 #include "../authored/roomset.h"
-#include "../context_internal.h"
 #include "dungeon/json.h"
+#include "model/context_internal.h"
 
 int dg_roomset_check(const json_t *json, dg_error *errors, int max, int *count) {
   rs_report report = {errors, max, 0};

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../generators.h"
 #include "dungeon/request.h"
+#include "generators.h"
 
 const char *const landmark_mask_names[] = {"random", "box", "cross", "t", "l", "ring", NULL};
 const char *const landmark_style_names[] = {"random", "rectangles", "round", "cavern", NULL};

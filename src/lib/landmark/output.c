@@ -1,8 +1,8 @@
 /* What `landmark` adds to its level's JSON: the mask and the landmark
  * painters (with the rectangles of rectangle landmarks). Written straight
  * through the library's JSON writer. */
+#include "core/writer.h"
 #include "landmark.h"
-#include "json/writer.h"
 
 int landmark_write_json(const void *data, dg_writer *w) {
   const landmark_extension *ext = data;

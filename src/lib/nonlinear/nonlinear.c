@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../generators.h"
 #include "dungeon/request.h"
+#include "generators.h"
 #include "nonlinear.h"
 
 const char *const nl_method_names[] = {"clock", "grid", NULL};

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/writer.h"
 #include "nonlinear.h"
-#include "json/writer.h"
 
 static void write_member(dg_writer *w, const char *key, int value) {
   dg_writer_key(w, key, false);

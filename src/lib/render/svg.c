@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../json/writer.h"
+#include "core/writer.h"
 #include "dungeon/render.h"
 #include "render_internal.h"
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../json/writer.h"
 #include "core/legend.h"
+#include "core/writer.h"
 #include "dungeon/render.h"
 #include "render_internal.h"
 

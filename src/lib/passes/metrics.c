@@ -1,0 +1,263 @@
+/* Level metrics, computed the same way for every algorithm: from the grid
+ * when there is one (reachability, dead ends, double-wide corridors) and
+ * from the graph (cycles, stretch of loop edges). */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/heap.h"
+#include "core/unionfind.h"
+#include "passes/metrics_internal.h"
+
+#include "dungeon/level.h"
+
+static bool corridor_like(dg_tile tile) {
+  return tile == DG_TILE_CORRIDOR || tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_CHEST;
+}
+
+/* Walkable-tile components; sets connected when every room's tiles share
+ * one component. Works in padded coordinates (a non-walkable border round
+ * the map) so that neighbours are fixed offsets: this runs on every tile of
+ * every level. */
+static bool corridor_at(const dg_grid *grid, int x, int y) {
+  return dg_grid_contains(grid, x, y) && dg_grid_get(grid, x, y) == DG_TILE_CORRIDOR;
+}
+
+int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride, const int *cells,
+                         int count, dg_metrics *m) {
+  const dg_grid *grid = &level->grid;
+  int width = grid->width;
+  long padded = (long)stride * (grid->height + 2);
+  int *component = malloc((size_t)padded * sizeof *component); /* union-find parents */
+  if (component == NULL)
+    return DG_ENOMEM;
+  int components = 0;
+  m->walkable_tiles = count;
+  m->doors = m->corridor_tiles = m->dead_ends = m->double_wide = 0;
+  for (int k = 0; k < count; k++) {
+    long p = cells[k];
+    int y = (int)(p / stride) - 1, x = (int)(p % stride) - 1;
+    dg_tile tile = (dg_tile)grid->tiles[(long)y * width + x];
+    if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
+      m->doors++;
+    if (corridor_like(tile)) {
+      m->corridor_tiles++;
+      if (walk[p - 1] + walk[p + 1] + walk[p - stride] + walk[p + stride] == 1)
+        m->dead_ends++;
+    }
+    /* Inside some 2x2 block of corridor: the "double-wide" ugliness the
+     * seed's follow and cleanup styles exist to avoid. */
+    if (tile == DG_TILE_CORRIDOR) {
+      bool up = corridor_at(grid, x, y - 1), down = corridor_at(grid, x, y + 1);
+      bool left = corridor_at(grid, x - 1, y), right = corridor_at(grid, x + 1, y);
+      m->double_wide += (up && left && corridor_at(grid, x - 1, y - 1)) ||
+                        (up && right && corridor_at(grid, x + 1, y - 1)) ||
+                        (down && left && corridor_at(grid, x - 1, y + 1)) ||
+                        (down && right && corridor_at(grid, x + 1, y + 1));
+    }
+    /* Components by union-find over the west and north neighbours: one
+     * sequential pass, no queue; each union that joins two sets removes
+     * one component. */
+    if (walk[p - 1]) {
+      component[p] = dg_uf_find(component, (int)p - 1);
+    } else {
+      component[p] = (int)p;
+      components++;
+    }
+    if (walk[p - stride])
+      components -= dg_uf_union(component, (int)p, (int)(p - stride));
+  }
+  m->components = components;
+  m->connected = true;
+  int first = -1;
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_room *room = &level->rooms[r];
+    int c = -1;
+    for (int y = room->y; y < room->y + room->height && c < 0; y++)
+      for (int x = room->x; x < room->x + room->width && c < 0; x++)
+        if (dg_grid_contains(grid, x, y) && walk[(long)(y + 1) * stride + x + 1])
+          c = dg_uf_find(component, (int)((long)(y + 1) * stride + x + 1));
+    if (c < 0 || (first >= 0 && c != first))
+      m->connected = false;
+    if (first < 0)
+      first = c;
+  }
+  free(component);
+  return 0;
+}
+
+/* The grid part of the metrics for levels whose generator did not trace
+ * its grid (trace.c computes it in passing from the same scan). */
+static int grid_metrics(dg_level *level, dg_metrics *m) {
+  const dg_grid *grid = &level->grid;
+  int width = grid->width, height = grid->height, stride = width + 2;
+  long padded = (long)stride * (height + 2);
+  uint8_t *walk = calloc((size_t)padded, 1);
+  int *cells = malloc(((size_t)width * (size_t)height + 1) * sizeof *cells);
+  int rc = DG_ENOMEM;
+  if (walk != NULL && cells != NULL) {
+    int count = 0;
+    for (int y = 0; y < height; y++) {
+      const uint8_t *row = grid->tiles + (long)y * width;
+      long base = (long)(y + 1) * stride + 1;
+      for (int x = 0; x < width; x++) {
+        int walkable_here = dg_tile_walkable((dg_tile)row[x]);
+        walk[base + x] = (uint8_t)walkable_here;
+        cells[count] = (int)(base + x);
+        count += walkable_here;
+      }
+    }
+    rc = dg_grid_metrics_scan(level, walk, stride, cells, count, m);
+  }
+  free(walk);
+  free(cells);
+  return rc;
+}
+
+/* Shortest walking distance from `source` to `target` without edge
+ * `skip`, by Dijkstra over a prebuilt adjacency, stopping at the target.
+ * `best` holds LONG_MAX for every node on entry and again on return (only
+ * the nodes touched are reset), so one allocation serves every query. */
+static long detour_length(const dg_graph *graph, const int *offsets, const int *adjacent,
+                          const int *via, int source, int target, int skip, long *best,
+                          int *touched, dg_heap *heap, int *rc) {
+  int touched_count = 0;
+  dg_heap_clear(heap);
+  best[source] = 0;
+  touched[touched_count++] = source;
+  long found = -1;
+  *rc = dg_heap_push(heap, 0, (uint32_t)source);
+  uint64_t priority;
+  uint32_t node;
+  while (*rc == 0 && dg_heap_pop(heap, &priority, &node)) {
+    if ((long)priority != best[node])
+      continue;
+    if ((int)node == target) {
+      found = best[node];
+      break;
+    }
+    for (int k = offsets[node]; k < offsets[node + 1]; k++) {
+      if (via[k] == skip)
+        continue;
+      int next = adjacent[k];
+      long through = best[node] + graph->edges[via[k]].length;
+      if (through < best[next]) {
+        if (best[next] == LONG_MAX)
+          touched[touched_count++] = next;
+        best[next] = through;
+        if ((*rc = dg_heap_push(heap, (uint64_t)through, (uint32_t)next)) != 0)
+          break;
+      }
+    }
+  }
+  for (int i = 0; i < touched_count; i++)
+    best[touched[i]] = LONG_MAX;
+  return found;
+}
+
+/* Stretch of loop edges: (shortest way round without the edge) / (edge
+ * length). Each is a shortest-path query, so on huge levels only
+ * STRETCH_SAMPLE loop edges, evenly spaced in edge order, are measured:
+ * without the bound a 1000x1000 level spent half a minute here. */
+#define STRETCH_SAMPLE 64
+
+static int stretch_metrics(const dg_graph *graph, dg_cancel *cancel, dg_metrics *m) {
+  int loops = 0;
+  for (int e = 0; e < graph->edge_count; e++)
+    loops += graph->edges[e].cycle && graph->edges[e].from != graph->edges[e].to;
+  if (loops == 0)
+    return 0;
+  int n = graph->node_count, rc = DG_ENOMEM;
+  size_t ends = (size_t)graph->edge_count * 2 + 1;
+  int *offsets = malloc((size_t)(n + 1) * sizeof *offsets);
+  int *adjacent = malloc(ends * sizeof *adjacent);
+  int *via = malloc(ends * sizeof *via);
+  int *touched = malloc((size_t)n * sizeof *touched);
+  long *best = malloc((size_t)n * sizeof *best);
+  dg_heap heap = {0};
+  if (offsets == NULL || adjacent == NULL || via == NULL || touched == NULL || best == NULL ||
+      dg_heap_init(&heap, 64) != 0)
+    goto done;
+  dg_graph_adjacency(graph, offsets, adjacent, via);
+  for (int i = 0; i < n; i++)
+    best[i] = LONG_MAX;
+  int wanted = loops < STRETCH_SAMPLE ? loops : STRETCH_SAMPLE;
+  double total = 0;
+  int measured = 0, loop_index = 0, next_pick = 0, picked = 0;
+  rc = 0;
+  for (int e = 0; e < graph->edge_count && picked < wanted && rc == 0; e++) {
+    const dg_edge *edge = &graph->edges[e];
+    if (!edge->cycle || edge->from == edge->to)
+      continue;
+    if (loop_index++ != next_pick)
+      continue;
+    picked++;
+    next_pick = (int)((long)picked * loops / wanted);
+    if ((rc = dg_cancel_check(cancel)) != 0)
+      break;
+    long detour = detour_length(graph, offsets, adjacent, via, edge->from, edge->to, e, best,
+                                touched, &heap, &rc);
+    if (rc != 0 || detour < 0)
+      continue;
+    double stretch = (double)detour / edge->length;
+    total += stretch;
+    measured++;
+    if (stretch > m->stretch_max)
+      m->stretch_max = stretch;
+  }
+  m->stretch_mean = measured > 0 ? total / measured : 0.0;
+done:
+  free(offsets);
+  free(adjacent);
+  free(via);
+  free(touched);
+  free(best);
+  dg_heap_close(&heap);
+  return rc;
+}
+
+static int graph_metrics(dg_level *level, dg_cancel *cancel, dg_metrics *m) {
+  dg_graph *graph = &level->graph;
+  int rc = dg_graph_mark_cycles(graph);
+  if (rc != 0)
+    return rc;
+  int *component = malloc((size_t)(graph->node_count + 1) * sizeof *component);
+  if (component == NULL)
+    return DG_ENOMEM;
+  int count = 0;
+  rc = dg_graph_components(graph, component, &count);
+  if (rc == 0) {
+    m->cycles = graph->edge_count - graph->node_count + count;
+    if (!level->has_grid) {
+      m->components = count;
+      m->connected = true;
+      for (int i = 0; i < graph->node_count; i++)
+        if (graph->nodes[i].room >= 0 && component[i] != component[0])
+          m->connected = false;
+    }
+  }
+  free(component);
+  if (rc != 0)
+    return rc;
+  return stretch_metrics(graph, cancel, m);
+}
+
+int dg_level_compute_metrics(dg_level *level, dg_cancel *cancel) {
+  dg_metrics m = {0};
+  m.rooms = level->room_count;
+  int rc = 0;
+  if (level->has_grid && level->grid_metrics_ready) {
+    m = level->metrics; /* the grid part, from the generator's trace */
+    m.rooms = level->room_count;
+    m.cycles = 0;
+    m.stretch_mean = m.stretch_max = 0;
+  } else if (level->has_grid) {
+    rc = grid_metrics(level, &m);
+  }
+  if (rc == 0)
+    rc = graph_metrics(level, cancel, &m);
+  if (rc == 0)
+    level->metrics = m;
+  return rc;
+}

@@ -1,0 +1,562 @@
+/* The placement pass shared by every algorithm: an entrance (stairs up), an
+ * exit (stairs down) far from it, and one spawn per player near the entrance
+ * at similar distance to the exit. dg_generate runs it after the generator
+ * and before the metrics; it reads only the level and the common parameters
+ * (DG_COMMON_*), and draws from its own random stream, so the generators'
+ * output is the same with or without it.
+ *
+ * Distances are graph distances: shortest paths over level->graph, whose
+ * edge lengths are walking lengths in tiles, so a distance is the corridor
+ * walk between rooms (walking inside a room counts nothing). The same pass
+ * thus serves grid levels and levels without a grid alike, and costs a few
+ * Dijkstra runs over tens of nodes instead of walks over every tile (two
+ * tile walks cost classic a quarter of its generation time). On grid levels
+ * the stairs then take a floor tile of their room, never a door. */
+#include "passes/placement.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/heap.h"
+#include "dungeon/rng.h"
+
+/* The room whose floor rectangle holds (x, y), or -1. */
+static int room_at(const dg_level *level, int x, int y) {
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_room *room = &level->rooms[r];
+    if (x >= room->x && y >= room->y && x < room->x + room->width && y < room->y + room->height)
+      return r;
+  }
+  return -1;
+}
+
+static bool corridor_like(dg_tile tile) {
+  return tile == DG_TILE_CORRIDOR || tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_CHEST;
+}
+
+/* Digs from solid tile `start` to the nearest walkable tile, cheapest way
+ * through stone (walls cost more, so a connection enters a room through one
+ * wall tile, which becomes a door, and never runs along walls). Returns the
+ * walkable tile reached in *joined and the steps in *length; tiles dug are
+ * counted in level->placement.carved. 0, DG_ENOMEM or DG_EUNSAT (no
+ * walkable tile at all). */
+static int carve_connection(dg_level *level, int start, int *joined, int *length) {
+  dg_grid *grid = &level->grid;
+  int width = grid->width;
+  long cells = (long)width * grid->height;
+  long *cost = malloc((size_t)cells * sizeof *cost);
+  int *parent = malloc((size_t)cells * sizeof *parent);
+  dg_heap heap = {0};
+  int rc = DG_ENOMEM;
+  if (cost == NULL || parent == NULL || dg_heap_init(&heap, 256) != 0)
+    goto done;
+  for (long i = 0; i < cells; i++)
+    cost[i] = LONG_MAX;
+  cost[start] = 0;
+  parent[start] = -1;
+  int found = -1;
+  if ((rc = dg_heap_push(&heap, 0, (uint32_t)start)) != 0)
+    goto done;
+  uint64_t priority;
+  uint32_t popped;
+  while (found < 0 && dg_heap_pop(&heap, &priority, &popped)) {
+    int p = (int)popped;
+    if ((long)priority != cost[p])
+      continue;
+    if (p != start && dg_tile_walkable((dg_tile)grid->tiles[p])) {
+      found = p;
+      break;
+    }
+    int x = p % width;
+    int around[4] = {x > 0 ? p - 1 : -1, x + 1 < width ? p + 1 : -1, p >= width ? p - width : -1,
+                     p + width < cells ? p + width : -1};
+    for (int k = 0; k < 4; k++) {
+      int n = around[k];
+      if (n < 0)
+        continue;
+      dg_tile tile = (dg_tile)grid->tiles[n];
+      /* A walkable tile ends the search; stepping into it from a wall is
+       * fine, along a wall is not (a wall tile costs 8). */
+      long step = dg_tile_walkable(tile) ? 1 : tile == DG_TILE_WALL ? 8 : 1;
+      if (cost[p] + step < cost[n]) {
+        cost[n] = cost[p] + step;
+        parent[n] = p;
+        if ((rc = dg_heap_push(&heap, (uint64_t)cost[n], (uint32_t)n)) != 0)
+          goto done;
+      }
+    }
+  }
+  rc = 0;
+  if (found < 0) {
+    rc = DG_EUNSAT;
+    goto done;
+  }
+  int steps = 0;
+  for (int p = parent[found]; p != start && p >= 0; p = parent[p]) {
+    steps++;
+    int x = p % width, y = p / width;
+    if (grid->tiles[p] == DG_TILE_WALL) {
+      /* Through a room's wall: a door of the room behind it. */
+      int room = room_at(level, x, y - 1);
+      room = room >= 0 ? room : room_at(level, x, y + 1);
+      room = room >= 0 ? room : room_at(level, x - 1, y);
+      room = room >= 0 ? room : room_at(level, x + 1, y);
+      dg_grid_set(grid, x, y, DG_TILE_DOOR);
+      dg_door door = {x, y, room >= 0 ? room : 0, false};
+      if ((rc = dg_level_add_door(level, &door)) != 0)
+        goto done;
+    } else {
+      dg_grid_set(grid, x, y, DG_TILE_CORRIDOR);
+    }
+    level->placement.carved++;
+  }
+  *joined = found;
+  *length = steps + 1;
+done:
+  free(cost);
+  free(parent);
+  dg_heap_close(&heap);
+  return rc;
+}
+
+/* The graph node of room `room` (node i is room i in every generator; the
+ * scan covers a generator that numbers them otherwise), or -1. */
+static int room_node(const dg_graph *graph, int room) {
+  if (room < graph->node_count && graph->nodes[room].room == room)
+    return room;
+  for (int i = 0; i < graph->node_count; i++)
+    if (graph->nodes[i].room == room)
+      return i;
+  return -1;
+}
+
+/* The graph node nearest (x, y): its room's node when it lies in a room,
+ * else the closest node by grid distance, lowest index on ties. */
+static int node_near(const dg_level *level, int x, int y) {
+  const dg_graph *graph = &level->graph;
+  int room = room_at(level, x, y);
+  int node = room >= 0 ? room_node(graph, room) : -1;
+  if (node >= 0)
+    return node;
+  long best_distance = LONG_MAX;
+  for (int i = 0; i < graph->node_count; i++) {
+    long d = labs((long)graph->nodes[i].x - x) + labs((long)graph->nodes[i].y - y);
+    if (d < best_distance) {
+      best_distance = d;
+      node = i;
+    }
+  }
+  return node;
+}
+
+/* Forces the stairs up onto tile (x, y) of the grid (multi-floor sets). A
+ * solid tile is joined to the level by a dug connection, added to the graph
+ * as a "stairs" node and edge; a door or chest there stops being one. The
+ * graph node the stairs belong to goes to *node. */
+static int force_entrance(dg_level *level, int x, int y, int *node) {
+  dg_grid *grid = &level->grid;
+  int width = grid->width, at = y * width + x;
+  dg_tile tile = (dg_tile)grid->tiles[at];
+  for (int d = 0; d < level->door_count; d++)
+    if (level->doors[d].x == x && level->doors[d].y == y) {
+      memmove(&level->doors[d], &level->doors[d + 1],
+              (size_t)(level->door_count - d - 1) * sizeof *level->doors);
+      level->door_count--;
+      break;
+    }
+  for (int o = 0; o < level->object_count; o++)
+    if (level->objects[o].x == x && level->objects[o].y == y) {
+      memmove(&level->objects[o], &level->objects[o + 1],
+              (size_t)(level->object_count - o - 1) * sizeof *level->objects);
+      level->object_count--;
+      break;
+    }
+  /* The metrics must see the map as it is now. */
+  level->grid_metrics_ready = false;
+  if (dg_tile_walkable(tile)) {
+    dg_grid_set(grid, x, y, DG_TILE_STAIRS_UP);
+    *node = node_near(level, x, y);
+    return 0;
+  }
+  int joined = -1, length = 0;
+  int rc = carve_connection(level, at, &joined, &length);
+  if (rc != 0)
+    return rc;
+  dg_grid_set(grid, x, y, DG_TILE_STAIRS_UP);
+  int target = node_near(level, joined % width, joined / width);
+  if ((rc = dg_graph_add_node(&level->graph, "stairs", x, y, -1, node)) != 0)
+    return rc;
+  if (target >= 0)
+    rc = dg_graph_add_edge(&level->graph, *node, target, "stairs", length);
+  return rc;
+}
+
+/* True when a door lies next to (x, y): stairs there would stand in the
+ * doorway's landing, so the random tries avoid it. */
+static bool beside_door(const dg_grid *grid, int x, int y) {
+  static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+  for (int d = 0; d < 4; d++) {
+    int nx = x + dx[d], ny = y + dy[d];
+    if (dg_grid_contains(grid, nx, ny)) {
+      dg_tile tile = dg_grid_get(grid, nx, ny);
+      if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
+        return true;
+    }
+  }
+  return false;
+}
+
+/* A place on the level: a grid tile, or level coordinates without a grid. */
+typedef struct place {
+  int x, y;
+  bool set; /* false: no place */
+} place;
+
+static bool same_place(place a, place b) {
+  return a.set && b.set && a.x == b.x && a.y == b.y;
+}
+
+/* A place in `room` for stairs: a random floor tile of its rectangle (a few
+ * random tries, then the first floor tile in reading order; rooms of caverns
+ * and shapes are not all floor), never `avoid`, by preference not beside a
+ * door. Without a grid the room's node position. Unset when the room has no
+ * floor tile to spare. */
+static place room_place(const dg_level *level, int room, int node, place avoid, dg_rng *rng) {
+  const dg_room *r = &level->rooms[room];
+  if (!level->has_grid) {
+    const dg_node *n = &level->graph.nodes[node];
+    place at = {n->x, n->y, true};
+    return same_place(at, avoid) ? (place){0} : at;
+  }
+  const dg_grid *grid = &level->grid;
+  for (int tries = 0; tries < 8; tries++) {
+    place at = {r->x + (int)dg_rng_below(rng, (uint32_t)r->width),
+                r->y + (int)dg_rng_below(rng, (uint32_t)r->height), true};
+    if (dg_grid_contains(grid, at.x, at.y) && !same_place(at, avoid) &&
+        dg_grid_get(grid, at.x, at.y) == DG_TILE_FLOOR && !beside_door(grid, at.x, at.y))
+      return at;
+  }
+  for (int y = r->y; y < r->y + r->height; y++)
+    for (int x = r->x; x < r->x + r->width; x++) {
+      place at = {x, y, true};
+      if (dg_grid_contains(grid, x, y) && !same_place(at, avoid) &&
+          dg_grid_get(grid, x, y) == DG_TILE_FLOOR)
+        return at;
+    }
+  return (place){0};
+}
+
+/* The graph as adjacency lists with edge lengths, built once per level for
+ * the pass's two shortest-path runs, and the heap they share. */
+typedef struct graph_walk {
+  int *offsets;  /* node i's entries: offsets[i] .. offsets[i + 1] - 1 */
+  int *adjacent; /* the node at the other end of each entry */
+  int *via;      /* the edge of each entry */
+  dg_heap heap;  /* keys: distance << 32 | node, a total order */
+} graph_walk;
+
+static int graph_walk_init(graph_walk *g, const dg_graph *graph) {
+  size_t ends = (size_t)graph->edge_count * 2 + 1;
+  *g = (graph_walk){0};
+  g->offsets = malloc(((size_t)graph->node_count + 1 + 2 * ends) * sizeof *g->offsets);
+  if (g->offsets == NULL || dg_heap_init(&g->heap, 64) != 0)
+    return DG_ENOMEM;
+  g->adjacent = g->offsets + graph->node_count + 1;
+  g->via = g->adjacent + ends;
+  dg_graph_adjacency(graph, g->offsets, g->adjacent, g->via);
+  return 0;
+}
+
+static void graph_walk_close(graph_walk *g) {
+  free(g->offsets);
+  dg_heap_close(&g->heap);
+}
+
+/* Dijkstra from `source`: the distance of every node (LONG_MAX when
+ * unreachable). 0 or DG_ENOMEM. */
+static int graph_distances(graph_walk *g, const dg_graph *graph, int source, long *distance) {
+  for (int i = 0; i < graph->node_count; i++)
+    distance[i] = LONG_MAX;
+  distance[source] = 0;
+  dg_heap_clear(&g->heap);
+  int rc = dg_heap_push_key(&g->heap, (uint64_t)source, 0);
+  uint64_t key;
+  uint32_t unused;
+  while (rc == 0 && dg_heap_pop_key(&g->heap, &key, &unused)) {
+    int node = (int)(key & 0xffffffffu);
+    long reached = (long)(key >> 32);
+    if (reached != distance[node])
+      continue;
+    for (int k = g->offsets[node]; k < g->offsets[node + 1] && rc == 0; k++) {
+      long through = reached + graph->edges[g->via[k]].length;
+      int next = g->adjacent[k];
+      if (through < distance[next]) {
+        distance[next] = through;
+        rc = dg_heap_push_key(&g->heap, (uint64_t)through << 32 | (uint32_t)next, 0);
+      }
+    }
+  }
+  return rc;
+}
+
+/* The first walkable tile, in reading order, that stairs may take (floor
+ * or corridor, not `avoid`): the last resort of a level whose rooms have no
+ * second floor tile. Without a grid, a corner of a room's rectangle. Unset
+ * when there is none. */
+static place any_free_place(const dg_level *level, place avoid) {
+  if (!level->has_grid) {
+    for (int r = 0; r < level->room_count; r++) {
+      const dg_room *room = &level->rooms[r];
+      place corner = {room->x + room->width - 1, room->y + room->height - 1, true};
+      if (!same_place(corner, avoid))
+        return corner;
+    }
+    return (place){0};
+  }
+  const dg_grid *grid = &level->grid;
+  for (int y = 0; y < grid->height; y++)
+    for (int x = 0; x < grid->width; x++) {
+      dg_tile tile = dg_grid_get(grid, x, y);
+      place at = {x, y, true};
+      if (!same_place(at, avoid) && (tile == DG_TILE_FLOOR || tile == DG_TILE_CORRIDOR))
+        return at;
+    }
+  return (place){0};
+}
+
+/* Spawn order among rooms: fairness first, then nearness, then index. */
+typedef struct room_rank {
+  long off;  /* |distance to exit - the entrance's| */
+  long near; /* distance from the entrance */
+  int node;  /* its graph node */
+} room_rank;
+
+static int by_rank(const void *a, const void *b) {
+  const room_rank *x = a, *y = b;
+  if (x->off != y->off)
+    return x->off < y->off ? -1 : 1;
+  if (x->near != y->near)
+    return x->near < y->near ? -1 : 1;
+  return (x->node > y->node) - (x->node < y->node);
+}
+
+/* Spawns of one room: its spare tiles (floor on grid levels, every tile of
+ * the rectangle without a grid) nearest `anchor` first, reading order on
+ * ties, until `wanted` spawns are placed. */
+static int spawn_in_room(dg_level *level, int room, int distance, int anchor_x, int anchor_y,
+                         const place *taken, int taken_count, int wanted) {
+  const dg_room *r = &level->rooms[room];
+  dg_placement *pl = &level->placement;
+  long area = (long)r->width * r->height;
+  uint64_t *keys = malloc((size_t)area * sizeof *keys);
+  if (keys == NULL)
+    return DG_ENOMEM;
+  long count = 0;
+  for (int y = r->y; y < r->y + r->height; y++)
+    for (int x = r->x; x < r->x + r->width; x++) {
+      place at = {x, y, true};
+      if (level->has_grid && (!dg_grid_contains(&level->grid, x, y) ||
+                              dg_grid_get(&level->grid, x, y) != DG_TILE_FLOOR))
+        continue;
+      bool used = false;
+      for (int t = 0; t < taken_count && !used; t++)
+        used = same_place(taken[t], at);
+      if (used)
+        continue;
+      uint64_t near = (uint64_t)(abs(x - anchor_x) + abs(y - anchor_y));
+      keys[count++] = near << 32 | (uint64_t)((y - r->y) * r->width + (x - r->x));
+    }
+  int rc = 0;
+  while (pl->spawns_placed < wanted && count > 0 && rc == 0) {
+    long best = 0;
+    for (long i = 1; i < count; i++)
+      if (keys[i] < keys[best])
+        best = i;
+    int offset = (int)(keys[best] & 0xffffffffu);
+    keys[best] = keys[--count];
+    int s = pl->spawns_placed;
+    dg_feature spawn = {"spawn", r->x + offset % r->width, r->y + offset / r->width, room, s,
+                        distance};
+    rc = dg_level_add_feature(level, &spawn);
+    if (s == 0 || distance < pl->spawn_distance_min)
+      pl->spawn_distance_min = distance;
+    if (s == 0 || distance > pl->spawn_distance_max)
+      pl->spawn_distance_max = distance;
+    pl->spawns_placed++;
+  }
+  free(keys);
+  return rc;
+}
+
+/* Places one stairs feature at `at`, drawing it on the grid. */
+static int put_stairs(dg_level *level, const char *kind, place at, int room, int exit_distance) {
+  int x = at.x, y = at.y;
+  if (level->has_grid) {
+    if (corridor_like(dg_grid_get(&level->grid, x, y)))
+      level->grid_metrics_ready = false;
+    dg_grid_set(&level->grid, x, y,
+                strcmp(kind, "stairs_up") == 0 ? DG_TILE_STAIRS_UP : DG_TILE_STAIRS_DOWN);
+  }
+  dg_feature stairs = {kind, x, y, room, -1, exit_distance};
+  return dg_level_add_feature(level, &stairs);
+}
+
+static int place_all(dg_level *level, double fraction, int spawns, int forced_x, int forced_y,
+                     dg_rng *rng, dg_error *err) {
+  dg_graph *graph = &level->graph;
+  dg_placement *pl = &level->placement;
+  int entrance = -1; /* the entrance's graph node */
+  place up = {0};    /* where the stairs up go */
+  if (forced_x >= 0) {
+    pl->stairs_forced = true;
+    if (level->has_grid) {
+      if (!dg_grid_contains(&level->grid, forced_x, forced_y))
+        return dg_error_set(err, DG_EUNSAT, "params.stairs_up_x",
+                            "params.stairs_up_x/y (%d, %d) lie outside this level's %dx%d map",
+                            forced_x, forced_y, level->grid.width, level->grid.height);
+      int rc = force_entrance(level, forced_x, forced_y, &entrance);
+      if (rc != 0)
+        return dg_error_set(err, rc, "params.stairs_up_x",
+                            "cannot join the stairs up to the level: %s", dg_strerror(rc));
+      up = (place){forced_x, forced_y, true};
+    } else {
+      entrance = node_near(level, forced_x, forced_y);
+      up = (place){forced_x, forced_y, true};
+    }
+  }
+  int n = graph->node_count, rooms = 0;
+  for (int i = 0; i < n; i++)
+    rooms += graph->nodes[i].room >= 0;
+  if (rooms == 0 || (entrance < 0 && forced_x >= 0))
+    return dg_error_set(err, DG_EUNSAT, "params.placement",
+                        "the level has no room for the stairs; set params.placement to false");
+  /* One block: distances from the entrance and to the exit, room ranks. */
+  void *block = malloc((size_t)n * (2 * sizeof(long) + sizeof(room_rank)));
+  if (block == NULL)
+    return DG_ENOMEM;
+  long *from_entrance = block, *to_exit = from_entrance + n;
+  room_rank *ranks = (room_rank *)(to_exit + n);
+  graph_walk walk = {0};
+  int rc = 0;
+  if (entrance < 0) {
+    /* A random room with a floor tile to stand on; by preference one whose
+     * rectangle also holds the spawns (authored levels have 1x1 shims). */
+    int pick = (int)dg_rng_below(rng, (uint32_t)rooms);
+    for (int pass = 0; pass < 2 && !up.set; pass++)
+      for (int tried = 0; tried < rooms && !up.set; tried++) {
+        int node = -1;
+        for (int i = 0, k = (pick + tried) % rooms; i < n && node < 0; i++)
+          if (graph->nodes[i].room >= 0 && k-- == 0)
+            node = i;
+        const dg_room *room = &level->rooms[graph->nodes[node].room];
+        if (pass == 0 && (long)room->width * room->height < (long)spawns + 2)
+          continue;
+        up = room_place(level, graph->nodes[node].room, node, (place){0}, rng);
+        entrance = node;
+      }
+    if (!up.set) {
+      rc = dg_error_set(err, DG_EUNSAT, "params.placement",
+                        "no room has a floor tile for the stairs; set params.placement to false");
+      goto done;
+    }
+  }
+  if ((rc = graph_walk_init(&walk, graph)) != 0 ||
+      (rc = graph_distances(&walk, graph, entrance, from_entrance)) != 0)
+    goto done;
+  /* Exit: uniformly among the other reachable rooms at least `fraction` of
+   * the farthest one's distance away (the farthest always qualifies). */
+  long farthest = -1;
+  for (int i = 0; i < n; i++)
+    if (i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
+        from_entrance[i] > farthest)
+      farthest = from_entrance[i];
+  long threshold = farthest >= 0 ? (long)ceil(fraction * (double)farthest - 1e-9) : 0;
+  int candidates = 0;
+  for (int i = 0; i < n; i++)
+    candidates += i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
+                  from_entrance[i] >= threshold;
+  int exit = entrance;
+  place down = {0};
+  if (candidates > 0) {
+    int pick = (int)dg_rng_below(rng, (uint32_t)candidates);
+    for (int tried = 0; tried < candidates && !down.set; tried++) {
+      exit = -1;
+      for (int i = 0, k = pick; i < n && exit < 0; i++)
+        if (i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
+            from_entrance[i] >= threshold && k-- == 0)
+          exit = i;
+      down = room_place(level, graph->nodes[exit].room, exit, up, rng);
+      pick = (pick + 1) % candidates;
+    }
+  }
+  if (!down.set) {
+    /* No other room to go to (a one-room level): the entrance's room. */
+    exit = entrance;
+    farthest = 0;
+    if (graph->nodes[entrance].room >= 0)
+      down = room_place(level, graph->nodes[entrance].room, entrance, up, rng);
+    if (!down.set)
+      down = any_free_place(level, up);
+    if (!down.set) {
+      rc = dg_error_set(err, DG_EUNSAT, "params.placement",
+                        "the level has no second place for the stairs down; set "
+                        "params.placement to false");
+      goto done;
+    }
+  }
+  pl->entrance_to_exit = (int)from_entrance[exit];
+  pl->farthest = (int)farthest;
+  if ((rc = put_stairs(level, "stairs_up", up, graph->nodes[entrance].room,
+                       pl->entrance_to_exit)) != 0 ||
+      (rc = put_stairs(level, "stairs_down", down, graph->nodes[exit].room, 0)) != 0)
+    goto done;
+  if (spawns > 0) {
+    if ((rc = graph_distances(&walk, graph, exit, to_exit)) != 0)
+      goto done;
+    /* The entrance's room first (it is off by 0, and the stairs are
+     * there), then, if it is full, rooms whose distance to the exit is
+     * closest to the entrance's. */
+    place taken[2] = {up, down};
+    long target = to_exit[entrance];
+    if (graph->nodes[entrance].room >= 0)
+      rc = spawn_in_room(level, graph->nodes[entrance].room, (int)target, up.x, up.y, taken, 2,
+                         spawns);
+    int ranked = 0;
+    for (int i = 0; i < n && pl->spawns_placed < spawns; i++)
+      if (i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX)
+        ranks[ranked++] = (room_rank){labs(to_exit[i] - target), from_entrance[i], i};
+    qsort(ranks, (size_t)ranked, sizeof *ranks, by_rank);
+    for (int r = 0; r < ranked && pl->spawns_placed < spawns && rc == 0; r++) {
+      const dg_node *node = &graph->nodes[ranks[r].node];
+      rc = spawn_in_room(level, node->room, (int)to_exit[ranks[r].node], node->x, node->y, taken, 2,
+                         spawns);
+    }
+  }
+done:
+  graph_walk_close(&walk);
+  free(block);
+  return rc;
+}
+
+int dg_placement_run(dg_level *level, dg_error *err) {
+  const dg_algorithm *algorithm = level->algorithm;
+  const dg_params *params = &level->params;
+  level->placement = (dg_placement){0};
+  level->feature_count = 0;
+  if (!dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_PLACEMENT)))
+    return 0;
+  double fraction = dg_param_float(params, dg_common_param(algorithm, DG_COMMON_EXIT_DISTANCE));
+  int spawns = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_SPAWNS));
+  int x = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_STAIRS_UP_X));
+  int y = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_STAIRS_UP_Y));
+  dg_rng rng;
+  dg_rng_seed(&rng, level->seed, DG_STREAM_PLACEMENT);
+  level->placement.placed = true;
+  level->placement.spawns_wanted = spawns;
+  int rc = place_all(level, fraction, spawns, x, y, &rng, err);
+  if (rc != 0 && err != NULL && err->code == 0)
+    dg_error_from_code(err, rc);
+  return rc;
+}

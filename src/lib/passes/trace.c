@@ -1,0 +1,251 @@
+/* Grid to graph: rooms, junction blobs and dead ends become nodes; chains of
+ * two-neighbour corridor tiles between them become edges. Scans run in
+ * row-major order, so the graph is a deterministic function of the grid.
+ *
+ * All scratch arrays use padded coordinates (a one-tile border of
+ * non-walkable tiles around the map) so that neighbour lookups are four
+ * fixed offsets with no bounds checks: this runs once per level, on every
+ * tile, and dominated generation time before it was padded. */
+#include "passes/trace.h"
+
+#include "passes/metrics_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Scratch for one trace, indexed by padded tile. */
+typedef struct tracer {
+  int stride;    /* padded row length: width + 2 */
+  long padded;   /* padded tile count */
+  uint8_t *walk; /* 1 where walkable */
+  int *node_of;  /* node index, -1 for chain and non-walkable tiles */
+  int *room_of;  /* room index or -1 */
+  uint8_t *seen; /* chain tiles already walked */
+  int *queue;    /* flood-fill queue */
+} tracer;
+
+static inline int degree(const tracer *t, long p) {
+  return t->walk[p - 1] + t->walk[p + 1] + t->walk[p - t->stride] + t->walk[p + t->stride];
+}
+
+/* walk_chain's answer for a chain that came back to its start tile (a
+ * ring with no node on it); not a node index and not an error code. */
+#define CHAIN_RING (-2)
+
+/* Walks a chain from tile `from` into tile `cur`; returns the node it ends at
+ * (or CHAIN_RING if it came back to `start`), counting chain tiles in
+ * *tiles. DG_EINTERNAL if the chain stops at a tile that is not a node. */
+static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
+  const long offsets[4] = {-t->stride, 1, t->stride, -1};
+  for (;;) {
+    if (t->node_of[cur] >= 0)
+      return t->node_of[cur];
+    if (cur == start)
+      return CHAIN_RING;
+    t->seen[cur] = 1;
+    (*tiles)++;
+    long next = -1;
+    for (int d = 0; d < 4; d++) {
+      long n = cur + offsets[d];
+      if (t->walk[n] && n != from) {
+        next = n;
+        break;
+      }
+    }
+    if (next < 0)
+      return DG_EINTERNAL; /* cannot happen for a two-neighbour tile */
+    from = cur;
+    cur = next;
+  }
+}
+
+/* Adds an edge of length 1 between two node tiles side by side unless the
+ * pair already has one (a wide junction may touch a door along two tiles). */
+static int link_adjacent(dg_graph *graph, int a, int b, int first_direct_edge) {
+  for (int e = first_direct_edge; e < graph->edge_count; e++) {
+    const dg_edge *edge = &graph->edges[e];
+    if ((edge->from == a && edge->to == b) || (edge->from == b && edge->to == a))
+      return 0;
+  }
+  return dg_graph_add_edge(graph, a, b, "corridor", 1);
+}
+
+/* Room index of every tile from the rooms' rectangles and the doors, for
+ * callers that keep no map of their own. */
+static int *rooms_from_level(const dg_level *level) {
+  const dg_grid *grid = &level->grid;
+  long cells = (long)grid->width * grid->height;
+  int *room_of = malloc((size_t)cells * sizeof *room_of);
+  if (room_of == NULL)
+    return NULL;
+  for (long i = 0; i < cells; i++)
+    room_of[i] = -1;
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_room *room = &level->rooms[r];
+    for (int y = room->y; y < room->y + room->height; y++)
+      for (int x = room->x; x < room->x + room->width; x++)
+        if (dg_grid_contains(grid, x, y))
+          room_of[(long)y * grid->width + x] = r;
+  }
+  for (int d = 0; d < level->door_count; d++) {
+    const dg_door *door = &level->doors[d];
+    if (dg_grid_contains(grid, door->x, door->y))
+      room_of[(long)door->y * grid->width + door->x] = door->room;
+  }
+  return room_of;
+}
+
+int dg_trace_graph(dg_level *level, const int *room_of) {
+  const dg_grid *grid = &level->grid;
+  dg_graph *graph = &level->graph;
+  int width = grid->width, height = grid->height;
+  tracer t = {.stride = width + 2, .padded = (long)(width + 2) * (height + 2)};
+  int rc = DG_ENOMEM;
+  int *own_room_of = NULL;
+  int *walkable = NULL; /* padded index of every walkable tile, row-major */
+  int *unpadded = NULL; /* the same tiles' y * width + x */
+  if (room_of == NULL)
+    room_of = own_room_of = rooms_from_level(level);
+  t.walk = calloc((size_t)t.padded, 1);
+  t.seen = calloc((size_t)t.padded, 1);
+  t.node_of = malloc((size_t)t.padded * sizeof *t.node_of);
+  t.room_of = malloc((size_t)t.padded * sizeof *t.room_of);
+  walkable = malloc(((size_t)width * (size_t)height + 1) * sizeof *walkable);
+  unpadded = malloc(((size_t)width * (size_t)height + 1) * sizeof *unpadded);
+  if (room_of == NULL || t.walk == NULL || t.seen == NULL || t.node_of == NULL ||
+      t.room_of == NULL || walkable == NULL || unpadded == NULL)
+    goto done;
+  /* Most tiles are stone: every later pass visits only the walkable list.
+   * node_of and room_of are defined on walkable tiles only; every read of a
+   * neighbour checks walk first. */
+  int count = 0;
+  for (int y = 0; y < height; y++) {
+    const uint8_t *row = grid->tiles + (long)y * width;
+    long base = (long)(y + 1) * t.stride + 1;
+    /* Branch-free: the list slot is always written, and kept only when
+     * the tile is walkable (the branch mispredicted on every corridor). */
+    for (int x = 0; x < width; x++) {
+      /* Eight tiles of stone (tile 0) at once: most of a map. */
+      uint64_t eight;
+      if (x + 8 <= width && (memcpy(&eight, row + x, 8), eight == 0)) {
+        x += 7;
+        continue;
+      }
+      int walkable_here = dg_tile_walkable((dg_tile)row[x]);
+      t.walk[base + x] = (uint8_t)walkable_here;
+      walkable[count] = (int)(base + x);
+      unpadded[count] = y * width + x;
+      count += walkable_here;
+    }
+  }
+  for (int k = 0; k < count; k++) {
+    t.room_of[walkable[k]] = room_of[unpadded[k]];
+    t.node_of[walkable[k]] = t.room_of[walkable[k]];
+  }
+
+  dg_graph_clear(graph);
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_room *room = &level->rooms[r];
+    if (dg_graph_add_node(graph, "room", room->x + room->width / 2, room->y + room->height / 2, r,
+                          NULL) != 0)
+      goto done;
+    memcpy(graph->nodes[r].label, room->label, DG_LABEL_MAX);
+  }
+
+  /* Junction blobs (three or more walkable neighbours) and dead ends (at
+   * most one). */
+  t.queue = malloc((size_t)count * sizeof *t.queue + 1);
+  if (t.queue == NULL)
+    goto done;
+  const long offsets[4] = {-t.stride, 1, t.stride, -1};
+  for (int k = 0; k < count; k++) {
+    long p = walkable[k];
+    if (t.node_of[p] >= 0)
+      continue;
+    int x = unpadded[k] % width, y = unpadded[k] / width;
+    int deg = degree(&t, p);
+    if (deg <= 1) {
+      if (dg_graph_add_node(graph, "dead_end", x, y, -1, &t.node_of[p]) != 0)
+        goto done;
+      continue;
+    }
+    if (deg < 3)
+      continue;
+    int node;
+    if (dg_graph_add_node(graph, "junction", x, y, -1, &node) != 0)
+      goto done;
+    int head = 0, tail = 0;
+    t.node_of[p] = node;
+    t.queue[tail++] = (int)p;
+    while (head < tail) {
+      long c = t.queue[head++];
+      for (int d = 0; d < 4; d++) {
+        long n = c + offsets[d];
+        if (t.walk[n] && t.node_of[n] < 0 && t.room_of[n] < 0 && degree(&t, n) >= 3) {
+          t.node_of[n] = node;
+          t.queue[tail++] = (int)n;
+        }
+      }
+    }
+  }
+
+  /* Chains of two-neighbour tiles between nodes. */
+  for (int k = 0; k < count; k++) {
+    long p = walkable[k];
+    if (t.node_of[p] >= 0 || t.seen[p])
+      continue;
+    long ends[2];
+    int found = 0;
+    for (int d = 0; d < 4 && found < 2; d++)
+      if (t.walk[p + offsets[d]])
+        ends[found++] = p + offsets[d];
+    t.seen[p] = 1;
+    int tiles = 1;
+    int a = walk_chain(&t, p, p, ends[0], &tiles);
+    if (a == CHAIN_RING) {
+      /* A closed ring touching nothing: give it a node and a loop edge. */
+      int node;
+      if (dg_graph_add_node(graph, "junction", unpadded[k] % width, unpadded[k] / width, -1,
+                            &node) != 0 ||
+          dg_graph_add_edge(graph, node, node, "corridor", tiles) != 0)
+        goto done;
+      continue;
+    }
+    int b = walk_chain(&t, p, p, ends[1], &tiles);
+    if (a < 0 || b < 0) {
+      rc = DG_EINTERNAL;
+      goto done;
+    }
+    if (dg_graph_add_edge(graph, a, b, "corridor", tiles + 1) != 0)
+      goto done;
+  }
+
+  /* Node tiles of different nodes side by side. */
+  int first_direct_edge = graph->edge_count;
+  for (int k = 0; k < count; k++) {
+    long p = walkable[k];
+    int node = t.node_of[p];
+    if (node < 0)
+      continue;
+    int east = t.walk[p + 1] ? t.node_of[p + 1] : -1;
+    int south = t.walk[p + t.stride] ? t.node_of[p + t.stride] : -1;
+    if (east >= 0 && east != node && link_adjacent(graph, node, east, first_direct_edge) != 0)
+      goto done;
+    if (south >= 0 && south != node && link_adjacent(graph, node, south, first_direct_edge) != 0)
+      goto done;
+  }
+  /* The metrics' grid part needs exactly this scan: do it now, once. */
+  if ((rc = dg_grid_metrics_scan(level, t.walk, t.stride, walkable, count, &level->metrics)) != 0)
+    goto done;
+  level->grid_metrics_ready = true;
+done:
+  free(t.walk);
+  free(t.seen);
+  free(t.node_of);
+  free(t.room_of);
+  free(t.queue);
+  free(walkable);
+  free(unpadded);
+  free(own_room_of);
+  return rc;
+}

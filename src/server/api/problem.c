@@ -1,0 +1,53 @@
+/* See problem.h. The table is the only place an error code meets a status:
+ * a request the library refused as malformed is 400, one past a deadline
+ * 504, cancelled work 503, an allocation failure or a broken invariant 500
+ * wherever it happened (parsing, a profile, a job, a lobby), and everything
+ * else the caller sent (wrong type, out of range, unknown name, over a
+ * limit, unsatisfiable) 422. */
+#include "api/problem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+problem_kind problem_of(int code) {
+  switch (code) {
+  case DG_EPARSE: return (problem_kind){400, "malformed", "Malformed request body"};
+  case DG_ETIMEDOUT: return (problem_kind){504, "deadline", "Deadline exceeded"};
+  case DG_ECANCELED: return (problem_kind){503, "unavailable", "Service unavailable"};
+  case SRV_EDRAINING: return (problem_kind){503, PROBLEM_DRAINING_SLUG, PROBLEM_DRAINING_TITLE};
+  case SRV_EQUEUE_FULL: return (problem_kind){503, "queue-full", "Too busy"};
+  case SRV_ELOBBIES: return (problem_kind){503, "too-many-lobbies", "Too many lobbies"};
+  case SRV_ELOBBY_BYTES: return (problem_kind){503, "lobby-bytes-full", "Lobby memory full"};
+  case SRV_EGONE: return (problem_kind){409, "lobby-gone", "Lobby gone"};
+  case 0:
+  case DG_ENOMEM:
+  case DG_EINTERNAL:
+  case SRV_ESYSTEM: return (problem_kind){500, "internal", "Generation failed"};
+  default: return (problem_kind){422, "validation", "Invalid request"};
+  }
+}
+
+char *problem_body(int status, const char *slug, const char *title, const char *detail,
+                   const char *instance, const char *request_id, const json_t *errors,
+                   size_t *length) {
+  char type[96];
+  snprintf(type, sizeof type, "urn:dungeond:problem:%s", slug);
+  json_t *problem = json_pack("{s:s, s:s, s:i, s:s}", "type", type, "title", title, "status",
+                              status, "detail", detail);
+  if (problem != NULL && instance != NULL)
+    json_object_set_new(problem, "instance", json_string(instance));
+  if (problem != NULL && request_id != NULL)
+    json_object_set_new(problem, "request_id", json_string(request_id));
+  if (problem != NULL && errors != NULL)
+    json_object_set(problem, "errors", (json_t *)errors);
+  char *text = problem != NULL ? json_dumps(problem, JSON_COMPACT) : NULL;
+  json_decref(problem);
+  *length = text != NULL ? strlen(text) : 0;
+  return text;
+}
+
+json_t *problem_errors(const dg_error *err) {
+  if (err->field[0] == '\0')
+    return NULL;
+  return json_pack("[{s:s, s:s}]", "field", err->field, "message", err->message);
+}

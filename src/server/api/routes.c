@@ -1,0 +1,191 @@
+/* The HTTP API v1: which handler answers a request (route table, the
+ * health listener's subset, bearer tokens, methods), and the small
+ * resources that need no module of their own: algorithms, stats, metrics,
+ * probes and room sets. Loop thread. */
+#include "api/routes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api/levels.h"
+#include "api/lobby_routes.h"
+#include "api/respond.h"
+#include "api/viewer.h"
+#include "server.h"
+
+typedef enum route_id {
+  ROUTE_NONE,
+  ROUTE_LEVELS,
+  ROUTE_ALGORITHMS,
+  ROUTE_STATS,
+  ROUTE_METRICS,
+  ROUTE_LIVEZ,
+  ROUTE_READYZ,
+  ROUTE_ROOMSETS, /* GET /v1/roomsets */
+  ROUTE_LOBBIES,  /* /v1/lobbies/... (lobby_routes.c parses the rest) */
+  ROUTE_VIEWER,   /* GET / : the viewer page (viewer.c) */
+} route_id;
+
+static const struct {
+  const char *path;
+  route_id route;
+} routes[] = {
+    {"/v1/levels", ROUTE_LEVELS}, {"/v1/algorithms", ROUTE_ALGORITHMS},
+    {"/v1/stats", ROUTE_STATS},   {"/metrics", ROUTE_METRICS},
+    {"/livez", ROUTE_LIVEZ},      {"/healthz", ROUTE_LIVEZ},
+    {"/readyz", ROUTE_READYZ},    {"/v1/roomsets", ROUTE_ROOMSETS},
+    {"/", ROUTE_VIEWER},
+};
+
+static route_id route_match(const char *path) {
+  if (strncmp(path, "/v1/lobbies/", 12) == 0)
+    return ROUTE_LOBBIES;
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+    if (strcmp(routes[i].path, path) == 0)
+      return routes[i].route;
+  return ROUTE_NONE;
+}
+
+static const char *route_allowed_methods(route_id route) {
+  return route == ROUTE_LEVELS ? "GET, HEAD, POST" : "GET, HEAD";
+}
+
+static bool method_allowed(route_id route, const char *method) {
+  if (route == ROUTE_LEVELS && strcmp(method, "POST") == 0)
+    return true;
+  return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+}
+
+static stats_gauges gauges(const server *s) {
+  return (stats_gauges){
+      .interactive_depth = s->queues.depth[JOB_INTERACTIVE],
+      .interactive_max = s->queues.max_depth[JOB_INTERACTIVE],
+      .speculative_depth = s->queues.depth[JOB_SPECULATIVE],
+      .speculative_max = s->queues.max_depth[JOB_SPECULATIVE],
+      .workers = s->queues.workers,
+      .workers_busy = s->queues.running,
+      .speculative_busy = s->queues.running_kind[JOB_SPECULATIVE],
+      .speculative_idle = s->queues.idle_speculative,
+      .connections = s->http.api.open,
+      .health_connections = s->http.health.open,
+      .send_queue_bytes = s->conns.send_queued,
+      .draining = s->draining,
+      .lobbies = s->lobbies.count,
+      .lobby_hits = s->lobbies.hits,
+      .lobby_waits = s->lobbies.waits,
+      .lobby_misses = s->lobbies.misses,
+      .lobby_superseded = s->lobbies.superseded,
+      .lobby_expired = s->lobbies.expired,
+      .lobby_evicted = s->lobbies.evicted,
+      .lobby_jobs = s->lobbies.jobs_started,
+      .lobby_saved_s = s->lobbies.saved_s,
+      .lobby_ready_bytes = (long)s->lobbies.ready_bytes,
+      .lobby_bytes = (long)(s->lobbies.ready_bytes + s->lobbies.state_bytes),
+      .lobby_bytes_max = s->cfg->limits.lobby_bytes_max,
+  };
+}
+
+/* Compares without an early exit, so the time taken does not reveal how
+ * much of a token matched. */
+static bool same_secret(const char *given, const char *expected) {
+  size_t given_length = strlen(given), expected_length = strlen(expected);
+  unsigned char difference = given_length != expected_length;
+  for (size_t i = 0; i < expected_length; i++)
+    difference |= (unsigned char)(given[i < given_length ? i : 0] ^ expected[i]);
+  return difference == 0;
+}
+
+/* Optional bearer tokens (docs/config.md, auth_tokens) for
+ * every /v1/ path. Health checks and /metrics stay open for probes and
+ * scrapers. The scheme name is case-insensitive and may be followed by
+ * several spaces (RFC 7235 section 2.1). */
+static bool authorized(request *r) {
+  const json_t *tokens = r->srv->cfg->auth_tokens;
+  if (tokens == NULL || json_array_size(tokens) == 0 || strncmp(r->path, "/v1/", 4) != 0)
+    return true;
+  const char *header = http_header(r, MHD_HTTP_HEADER_AUTHORIZATION);
+  bool ok = false;
+  if (header != NULL && strncasecmp(header, "Bearer", 6) == 0 &&
+      (header[6] == ' ' || header[6] == '\t')) {
+    const char *given = header + 6;
+    while (*given == ' ' || *given == '\t')
+      given++;
+    size_t i;
+    const json_t *token;
+    json_array_foreach(tokens, i, token) ok |= same_secret(given, json_string_value(token));
+  }
+  if (!ok)
+    respond_problem(r, 401, "unauthorized", "Unauthorized",
+                    header == NULL ? "this endpoint needs Authorization: Bearer TOKEN"
+                                   : "the bearer token is not accepted",
+                    NULL, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"dungeond\"");
+  return ok;
+}
+
+void route_handle(request *r) {
+  server *s = r->srv;
+  route_id route = r->path_problem == 0 ? route_match(r->path) : ROUTE_NONE;
+  /* The health listener serves the probes and /metrics, nothing else. */
+  bool probe = route == ROUTE_LIVEZ || route == ROUTE_READYZ || route == ROUTE_METRICS;
+  if (r->health && !probe) {
+    char detail[REQUEST_PATH_MAX + 96];
+    snprintf(detail, sizeof detail,
+             "no resource at %s on the health listener (it serves /livez, /healthz, /readyz, "
+             "/metrics)",
+             r->path);
+    respond_problem(r, 404, "not-found", "Not found", detail, NULL, NULL, NULL);
+    return;
+  }
+  if (!authorized(r))
+    return;
+  if (route == ROUTE_NONE) {
+    char detail[REQUEST_PATH_MAX + 64];
+    snprintf(detail, sizeof detail, "no resource at %s", r->path);
+    respond_problem(r, 404, "not-found", "Not found", detail, NULL, NULL, NULL);
+    return;
+  }
+  if (route == ROUTE_LOBBIES) {
+    lobby_route(r, r->path + 12);
+    return;
+  }
+  if (!method_allowed(route, r->method)) {
+    char detail[96];
+    snprintf(detail, sizeof detail, "%s is not allowed here; use %s", r->method,
+             route_allowed_methods(route));
+    respond_problem(r, 405, "method-not-allowed", "Method not allowed", detail, NULL,
+                    MHD_HTTP_HEADER_ALLOW, route_allowed_methods(route));
+    return;
+  }
+  stats_gauges g;
+  size_t length = 0;
+  char *text = NULL;
+  switch (route) {
+  case ROUTE_LEVELS: levels_handle(r); break;
+  case ROUTE_ALGORITHMS: respond_json(r, 200, dg_algorithms_to_json()); break;
+  case ROUTE_STATS:
+    g = gauges(s);
+    text = stats_json(&s->counters, &g, &length);
+    respond(r, 200, "application/json", text, length, NULL, NULL);
+    break;
+  case ROUTE_METRICS:
+    g = gauges(s);
+    text = stats_prometheus(&s->counters, &g, &length);
+    respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, length, NULL, NULL);
+    break;
+  case ROUTE_LIVEZ: respond_json(r, 200, json_pack("{s:s}", "status", "ok")); break;
+  case ROUTE_ROOMSETS: respond_json(r, 200, dg_context_roomsets_to_json(s->queues.context)); break;
+  case ROUTE_READYZ:
+    /* Ready once the room sets are loaded and until a drain. */
+    respond_json(r, s->draining || s->queues.context == NULL ? 503 : 200,
+                 json_pack("{s:s}", "status",
+                           s->draining                 ? "draining"
+                           : s->queues.context == NULL ? "loading"
+                                                       : "ready"));
+    break;
+  case ROUTE_VIEWER: viewer_respond(r); break;
+  case ROUTE_NONE:
+  case ROUTE_LOBBIES: break;
+  }
+}

@@ -1,0 +1,358 @@
+/* The job queues and their dispatch into uv_queue_work. Only the loop thread
+ * touches the queues; a worker thread only reads its own job's request and
+ * writes its own job's results, which libuv hands back to the loop thread
+ * (the after-work callback) with the needed memory ordering. */
+#include "state/jobs.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* How often queued jobs are checked against their deadlines. */
+#define SWEEP_INTERVAL_MS 20
+
+static void dispatch(jobs *q);
+
+/* SCHED_IDLE threads still get a little CPU; that is the point of running
+ * speculative jobs there rather than not at all. Entering it is always
+ * allowed; leaving it for SCHED_OTHER at nice 0 needs privilege or an
+ * RLIMIT_NICE that reaches 0 (sched(7)). Without that a worker would stay
+ * slow for the interactive jobs that follow, so do not lower at all. */
+static bool may_restore_priority(void) {
+  struct rlimit nice_limit;
+  return geteuid() == 0 || (getrlimit(RLIMIT_NICE, &nice_limit) == 0 && nice_limit.rlim_cur >= 20);
+}
+
+/* Workers speculative jobs may use: never all of them. */
+static int speculative_slots(int workers, int reserved) {
+  return workers - (reserved < workers ? reserved : workers - 1);
+}
+
+int jobs_pool_size(int workers, int reserved) {
+  return workers + (may_restore_priority() ? speculative_slots(workers, reserved) : 0);
+}
+
+int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interactive_max,
+              long speculative_max, const dg_context *context) {
+  *q = (jobs){.loop = loop, .workers = workers, .reserved = reserved, .context = context};
+  q->max_depth[JOB_INTERACTIVE] = interactive_max;
+  q->max_depth[JOB_SPECULATIVE] = speculative_max;
+  q->idle_speculative = may_restore_priority();
+  q->sweep.data = q;
+  return uv_timer_init(loop, &q->sweep);
+}
+
+static void set_idle(bool idle) {
+  struct sched_param no_priority = {.sched_priority = 0};
+  pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER, &no_priority);
+}
+
+/* A multi-floor set: every floor in this one job, under the request's one
+ * deadline (dg_levelset_generate polls it), serialised as one body. */
+/* The deadline covers serialisation (issue 12): the single-level JSON
+ * writer polls the cancel as it goes, the other dumps are checked once
+ * done. A body finished after the deadline is not sent (504): the client
+ * asked for an answer by then, and a late 200 would hide the overrun.
+ * Sets j->err for any failure of the dump of `what`. */
+static void after_serialising(job *j, const char *what) {
+  if (j->rc == 0 && (j->rc = dg_cancel_check(&j->cancel)) != 0) {
+    free(j->body);
+    j->body = NULL;
+    j->body_length = 0;
+  }
+  if (j->rc == DG_ETIMEDOUT)
+    dg_error_set(&j->err, j->rc, "deadline_ms", "the deadline passed while %s was serialised",
+                 what);
+  else if (j->rc == DG_ECANCELED)
+    dg_error_set(&j->err, j->rc, "", "generation was cancelled");
+  else if (j->rc != 0)
+    dg_error_set(&j->err, j->rc, "", "serialising %s failed: %s", what, dg_strerror(j->rc));
+}
+
+static void work_floors(job *j) {
+  dg_level *levels[DG_FLOORS_MAX] = {0};
+  dg_request requests[DG_FLOORS_MAX];
+  j->rc = dg_levelset_generate(j->owner->context, &j->request, j->floors, &j->cancel, levels,
+                               requests, &j->err);
+  j->generated_ns = dg_monotonic_ns();
+  if (j->rc == 0) {
+    j->rc = j->format == JOB_FORMAT_ASCII
+                ? dg_levelset_dump_ascii(levels, requests, j->floors, &j->body, &j->body_length)
+                : dg_levelset_dump_json(levels, requests, j->floors, &j->body, &j->body_length);
+    if (j->rc == 0)
+      j->rc = negotiate_encode(&j->encoding, &j->body, &j->body_length);
+    after_serialising(j, "the floors");
+  }
+  for (int k = 0; k < j->floors; k++)
+    dg_level_free(levels[k]);
+  j->finished_ns = dg_monotonic_ns();
+  atomic_store(&j->thread, 0);
+  if (j->lower)
+    set_idle(false);
+}
+
+/* Worker thread: generate, then serialise (and compress, negotiate.c), so
+ * the loop thread only copies bytes to the socket. */
+static void work(uv_work_t *req) {
+  job *j = (job *)req;
+  dg_level *level = NULL;
+  /* Scheduling policy is per thread on Linux. A promotion on the loop thread
+   * may come before, during or after the lowering: whichever of the two sees
+   * the other's store raises the priority back. */
+  atomic_store(&j->thread, (pid_t)syscall(SYS_gettid));
+  if (j->lower) {
+    set_idle(true);
+    if (atomic_load(&j->raised))
+      set_idle(false);
+  }
+  j->started_ns = dg_monotonic_ns();
+  j->rc = dg_cancel_check(&j->cancel);
+  if (j->rc == 0 && j->floors > 1) {
+    work_floors(j);
+    return;
+  }
+  if (j->rc == 0)
+    j->rc = dg_generate(j->owner->context, &j->request, &j->cancel, &level, &j->err);
+  else
+    dg_error_set(&j->err, j->rc, j->rc == DG_ETIMEDOUT ? "deadline_ms" : "",
+                 j->rc == DG_ETIMEDOUT ? "the deadline passed before generation started"
+                                       : "generation was cancelled");
+  j->generated_ns = dg_monotonic_ns();
+  if (j->rc == 0) {
+    j->rc = negotiate_job_output(level, j->format, &j->svg, &j->cancel, &j->encoding, &j->body,
+                                 &j->body_length);
+    after_serialising(j, "the level");
+  }
+  dg_level_free(level);
+  j->finished_ns = dg_monotonic_ns();
+  atomic_store(&j->thread, 0);
+  if (j->lower)
+    set_idle(false);
+}
+
+static void after_work(uv_work_t *req, int status) {
+  job *j = (job *)req;
+  jobs *q = j->owner;
+  q->running--;
+  q->running_kind[j->kind]--;
+  j->running = false;
+  for (job **link = &q->active; *link != NULL; link = &(*link)->next)
+    if (*link == j) {
+      *link = j->next;
+      break;
+    }
+  j->next = NULL;
+  if (status == UV_ECANCELED) {
+    j->rc = DG_ECANCELED;
+    dg_error_set(&j->err, DG_ECANCELED, "", "generation was cancelled");
+  }
+  /* Start the next job before reporting, so the pool stays busy while the
+   * loop thread writes the answer. */
+  dispatch(q);
+  j->done(j);
+}
+
+static job *pop(jobs *q, job_kind kind) {
+  job *j = q->head[kind];
+  if (j != NULL) {
+    q->head[kind] = j->next;
+    if (q->head[kind] == NULL)
+      q->tail[kind] = NULL;
+    q->depth[kind]--;
+    j->next = NULL;
+  }
+  return j;
+}
+
+static bool unlink_job(jobs *q, job *target) {
+  job_kind kind = target->kind;
+  job *previous = NULL;
+  for (job *j = q->head[kind]; j != NULL; previous = j, j = j->next) {
+    if (j != target)
+      continue;
+    if (previous == NULL)
+      q->head[kind] = j->next;
+    else
+      previous->next = j->next;
+    if (q->tail[kind] == j)
+      q->tail[kind] = previous;
+    q->depth[kind]--;
+    j->next = NULL;
+    return true;
+  }
+  return false;
+}
+
+static void finish_unrun(job *j, int rc, const char *field, const char *message) {
+  j->rc = rc;
+  dg_error_set(&j->err, rc, field, "%s", message);
+  j->started_ns = j->generated_ns = j->finished_ns = dg_monotonic_ns();
+  j->done(j);
+}
+
+static void sweep(uv_timer_t *timer) {
+  jobs *q = timer->data;
+  uint64_t now = dg_monotonic_ns();
+  /* Expired jobs are unlinked first and reported after the walk: a report
+   * answers a client, which may run other requests' handlers that submit
+   * or cancel jobs, so the queues must not be walked across it. */
+  job *expired = NULL;
+  for (int kind = 0; kind < JOB_KINDS; kind++) {
+    job *j = q->head[kind];
+    while (j != NULL) {
+      job *next = j->next;
+      uint64_t deadline_ns = atomic_load(&j->cancel.deadline_ns);
+      if (deadline_ns != 0 && now >= deadline_ns) {
+        unlink_job(q, j);
+        q->expired++;
+        j->next = expired;
+        expired = j;
+      }
+      j = next;
+    }
+  }
+  while (expired != NULL) {
+    job *j = expired;
+    expired = j->next;
+    j->next = NULL;
+    finish_unrun(j, DG_ETIMEDOUT, "deadline_ms",
+                 "the deadline passed while the request was queued");
+  }
+  if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] == 0)
+    uv_timer_stop(&q->sweep);
+}
+
+static void dispatch(jobs *q) {
+  /* Interactive first, up to `workers` of them whatever speculative jobs
+   * run; speculative ones only while `reserved` workers stay free. */
+  int slots = speculative_slots(q->workers, q->reserved);
+  for (;;) {
+    /* Without idle priority a speculative job holds one of the `workers`
+     * threads, so interactive jobs have fewer. */
+    int interactive_slots =
+        q->workers - (q->idle_speculative ? 0 : q->running_kind[JOB_SPECULATIVE]);
+    job *j = NULL;
+    if (q->running_kind[JOB_INTERACTIVE] < interactive_slots)
+      j = pop(q, JOB_INTERACTIVE);
+    if (j == NULL && q->running < slots)
+      j = pop(q, JOB_SPECULATIVE);
+    if (j == NULL)
+      break;
+    if (j->wanted != NULL && !j->wanted(j)) {
+      q->dropped++;
+      finish_unrun(j, DG_ECANCELED, "", "the client went away");
+      continue;
+    }
+    if (atomic_load(&j->cancel.deadline_ns) == 0)
+      dg_cancel_set_deadline(&j->cancel, dg_monotonic_ns() + j->budget_ns);
+    j->lower = j->kind == JOB_SPECULATIVE && q->idle_speculative;
+    atomic_store(&j->raised, false);
+    atomic_store(&j->thread, 0);
+    int rc = uv_queue_work(q->loop, &j->work, work, after_work);
+    if (rc == 0) {
+      j->running = true;
+      q->running++;
+      q->running_kind[j->kind]++;
+      j->next = q->active;
+      q->active = j;
+    } else {
+      finish_unrun(j, DG_EINTERNAL, "", uv_strerror(rc));
+    }
+  }
+  if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] == 0)
+    uv_timer_stop(&q->sweep);
+}
+
+int jobs_submit(jobs *q, job *j, job_kind kind) {
+  if (atomic_load(&j->cancel.deadline_ns) == 0 && j->budget_ns == 0)
+    return DG_EINVAL; /* issue 12: no job may hold a worker without a deadline */
+  if (q->depth[kind] >= q->max_depth[kind] && q->running >= q->workers)
+    return DG_ELIMIT;
+  j->owner = q;
+  j->kind = kind;
+  j->next = NULL;
+  j->running = false;
+  j->body = NULL;
+  j->body_length = 0;
+  j->rc = 0;
+  dg_error_clear(&j->err);
+  j->queued_ns = dg_monotonic_ns();
+  if (q->tail[kind] != NULL)
+    q->tail[kind]->next = j;
+  else
+    q->head[kind] = j;
+  q->tail[kind] = j;
+  q->depth[kind]++;
+  dispatch(q);
+  if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] > 0 &&
+      !uv_is_active((uv_handle_t *)&q->sweep)) {
+    uv_timer_start(&q->sweep, sweep, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS);
+  }
+  return 0;
+}
+
+void jobs_cancel(jobs *q, job *j) {
+  if (j->running) {
+    dg_cancel_request(&j->cancel);
+    uv_cancel((uv_req_t *)&j->work);
+    return;
+  }
+  if (unlink_job(q, j))
+    finish_unrun(j, DG_ECANCELED, "", "generation was cancelled");
+}
+
+void jobs_cancel_all(jobs *q, bool running_too) {
+  for (int kind = 0; kind < JOB_KINDS; kind++) {
+    job *j;
+    while ((j = pop(q, (job_kind)kind)) != NULL)
+      finish_unrun(j, DG_ECANCELED, "", "the daemon is shutting down");
+  }
+  for (job *j = q->active; j != NULL; j = j->next)
+    if (running_too || j->kind == JOB_SPECULATIVE)
+      dg_cancel_request(&j->cancel);
+}
+
+void jobs_promote(jobs *q, job *j) {
+  if (j->kind != JOB_SPECULATIVE)
+    return;
+  /* A client now waits for this job: it gets the whole budget from now,
+   * not what is left of the speculative run's (which may have spent it at
+   * idle priority behind interactive jobs). */
+  uint64_t deadline_ns = dg_monotonic_ns() + j->budget_ns;
+  if (j->budget_ns != 0 && atomic_load(&j->cancel.deadline_ns) < deadline_ns)
+    dg_cancel_set_deadline(&j->cancel, deadline_ns);
+  if (j->running) {
+    q->running_kind[JOB_SPECULATIVE]--;
+    q->running_kind[JOB_INTERACTIVE]++;
+    j->kind = JOB_INTERACTIVE;
+    if (j->lower) {
+      atomic_store(&j->raised, true);
+      pid_t thread = atomic_load(&j->thread);
+      struct sched_param no_priority = {.sched_priority = 0};
+      /* The worker may have finished and taken another job meanwhile; that
+       * job then merely runs at normal priority. */
+      if (thread != 0)
+        sched_setscheduler(thread, SCHED_OTHER, &no_priority);
+    }
+    return;
+  }
+  if (!unlink_job(q, j))
+    return;
+  j->kind = JOB_INTERACTIVE;
+  j->next = NULL;
+  if (q->tail[JOB_INTERACTIVE] != NULL)
+    q->tail[JOB_INTERACTIVE]->next = j;
+  else
+    q->head[JOB_INTERACTIVE] = j;
+  q->tail[JOB_INTERACTIVE] = j;
+  q->depth[JOB_INTERACTIVE]++;
+  dispatch(q);
+}
+
+void jobs_close(jobs *q) {
+  uv_close((uv_handle_t *)&q->sweep, NULL);
+}

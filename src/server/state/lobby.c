@@ -1,0 +1,634 @@
+/* Lobby state, speculative pre-generation and match start (lobby.h); the
+ * HTTP side is lobby_routes.c, and nothing here answers a request: a start
+ * that waits registers a callback.
+ *
+ * A lobby's effective request is computed exactly as POST /v1/levels
+ * computes one (level_request.c), from the body {algorithm, seed, params,
+ * profile, players} its settings and members make, so a pre-generated
+ * level is byte-for-byte what a direct request would return. Each change
+ * is judged on its own first, so a refused one leaves the lobby and its
+ * in-flight job alone; an accepted one recomputes the request, and when it
+ * changed, the stale work is dropped (queued job removed, running job
+ * cancelled through dg_cancel, ready level freed) and a new speculative
+ * job is queued after limits.lobby_debounce_ms, so a burst of joins makes
+ * one job. Every job runs under the lobby's deadline (issue 12): a
+ * speculative one from when it enters the pool, a promoted one from the
+ * start that waits for it. All lobby state, settings and players as well
+ * as ready levels, counts against one budget, limits.lobby_bytes_max:
+ * ready levels are evicted least recently used first to make room, and a
+ * change that still does not fit is refused (SRV_ELOBBY_BYTES). */
+#include "state/lobby.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/level_request.h"
+#include "api/problem.h"
+#include "server.h"
+#include "state/seedhash.h"
+
+/* How often idle lobbies and finished grace periods are looked for. */
+#define TTL_SCAN_MS 250
+
+static uint64_t hash_id(const char *id) {
+  uint64_t hash = 1469598103934665603ull; /* FNV-1a */
+  for (; *id; id++)
+    hash = (hash ^ (unsigned char)*id) * 1099511628211ull;
+  return hash;
+}
+
+static lobby **slot_of(lobbies *table, const char *id) {
+  lobby **link = &table->buckets[hash_id(id) % LOBBY_BUCKETS];
+  while (*link != NULL && strcmp((*link)->id, id) != 0)
+    link = &(*link)->next;
+  return link;
+}
+
+static bool same_request(const dg_request *a, const dg_request *b) {
+  if (a->algorithm != b->algorithm || a->seed != b->seed)
+    return false;
+  for (int i = 0; i < a->algorithm->param_count; i++)
+    if (a->params.number[i] != b->params.number[i] ||
+        strcmp(a->params.text[i], b->params.text[i]) != 0)
+      return false;
+  return true;
+}
+
+/* An estimate of the heap bytes jansson holds for `value` on 64-bit glibc,
+ * measured with mallinfo2: an object 80 bytes plus, per member, its hash
+ * pair and bucket (96 bytes with the key) and its value; a number 32 bytes;
+ * true, false and null are shared. A player of A attributes with names of
+ * k bytes thus counts about 80 + A * (128 + k). */
+static size_t json_cost(const json_t *value) {
+  size_t bytes = 0;
+  const char *key;
+  const json_t *member;
+  size_t index;
+  switch (json_typeof(value)) {
+  case JSON_OBJECT:
+    bytes = 80;
+    json_object_foreach((json_t *)value, key, member) bytes += 96 + strlen(key) + json_cost(member);
+    break;
+  case JSON_ARRAY:
+    bytes = 64;
+    json_array_foreach(value, index, member) bytes += 8 + json_cost(member);
+    break;
+  case JSON_STRING: bytes = 32 + json_string_length(value) + 1; break;
+  case JSON_INTEGER:
+  case JSON_REAL: bytes = 32; break;
+  default: bytes = 0; break;
+  }
+  return bytes;
+}
+
+/* Recounts the lobby's own bytes (struct, settings, players) after a
+ * change. */
+static void account(lobbies *table, lobby *l) {
+  table->state_bytes -= l->state_bytes;
+  l->state_bytes = sizeof *l + json_cost(l->settings) + json_cost(l->players);
+  table->state_bytes += l->state_bytes;
+}
+
+static size_t lobby_bytes(const lobbies *table) {
+  return table->state_bytes + table->ready_bytes;
+}
+
+static void drop_ready(lobbies *table, lobby *l) {
+  if (l->ready == NULL)
+    return;
+  table->ready_bytes -= l->ready_length;
+  free(l->ready);
+  l->ready = NULL;
+  l->ready_length = 0;
+}
+
+/* Lets go of the lobby's job: removed if queued, cancelled if running; its
+ * result will be dropped. */
+static void drop_job(lobbies *table, lobby *l) {
+  pregen *p = l->job;
+  if (p == NULL)
+    return;
+  l->job = NULL;
+  p->owner = NULL;
+  jobs_cancel(&table->srv->queues, &p->work);
+}
+
+/* Calls every waiter of `l` with `outcome`. Waiters only answer their
+ * client (lobby_waiter's contract), so the table is unchanged after. A
+ * delivered answer restarts the lobby's clocks: its grace period and idle
+ * TTL run from when the start that waited got its level, so a start that
+ * waited longer than lobby_grace_ms still leaves the level fetchable for
+ * that long. */
+static void answer_waiters(lobby *l, const lobby_outcome *outcome) {
+  lobby_waiter *w = l->waiters;
+  if (w == NULL)
+    return;
+  l->waiters = NULL;
+  while (w != NULL) {
+    lobby_waiter *next = w->next;
+    w->next = NULL;
+    w->done(w, outcome);
+    w = next;
+  }
+  uint64_t now = dg_monotonic_ns();
+  l->touched_ns = now;
+  if (l->started_ns != 0)
+    l->started_ns = now;
+}
+
+static void answer_waiters_error(lobby *l, const dg_error *err) {
+  lobby_outcome outcome = {.code = err->code, .err = err};
+  answer_waiters(l, &outcome);
+}
+
+/* Debounce deadlines are all "now + lobby_debounce_ms", so appending keeps
+ * the list sorted and one timer set to its head serves every lobby. */
+static void debounce_cancel(lobbies *table, lobby *l) {
+  if (l->debounce_at_ns == 0)
+    return;
+  if (l->debounce_prev != NULL)
+    l->debounce_prev->debounce_next = l->debounce_next;
+  else
+    table->debounce_head = l->debounce_next;
+  if (l->debounce_next != NULL)
+    l->debounce_next->debounce_prev = l->debounce_prev;
+  else
+    table->debounce_tail = l->debounce_prev;
+  l->debounce_prev = l->debounce_next = NULL;
+  l->debounce_at_ns = 0;
+  table->debounce_pending--;
+}
+
+static void on_debounce(uv_timer_t *timer);
+
+static void debounce_arm(lobbies *table) {
+  lobby *head = table->debounce_head;
+  if (head == NULL) {
+    uv_timer_stop(&table->debounce);
+    return;
+  }
+  uint64_t now = dg_monotonic_ns();
+  uint64_t wait_ms =
+      head->debounce_at_ns > now ? (head->debounce_at_ns - now + 999999u) / 1000000u : 0;
+  uv_timer_start(&table->debounce, on_debounce, wait_ms, 0);
+}
+
+static void lobby_free(lobbies *table, lobby *l) {
+  drop_job(table, l);
+  if (l->waiters != NULL) {
+    dg_error gone;
+    dg_error_set(&gone, SRV_EGONE, "", "lobby %s was disbanded or expired", l->id);
+    answer_waiters_error(l, &gone);
+  }
+  drop_ready(table, l);
+  debounce_cancel(table, l);
+  table->state_bytes -= l->state_bytes;
+  json_decref(l->settings);
+  json_decref(l->players);
+  free(l);
+  table->count--;
+}
+
+void lobby_remove(lobbies *table, lobby *l) {
+  lobby **link = slot_of(table, l->id);
+  if (*link == l)
+    *link = l->next;
+  lobby_free(table, l);
+}
+
+/* Evicts ready levels, least recently used first, until all lobby state
+ * plus `extra` bytes fits limits.lobby_bytes_max and the ready levels fit
+ * their own share, limits.lobby_cache_bytes_max. False when even without
+ * any ready level it would not fit. */
+static bool evict(lobbies *table, size_t extra) {
+  const config_limits *limits = &table->srv->cfg->limits;
+  size_t budget = (size_t)limits->lobby_bytes_max;
+  size_t cache_budget = (size_t)limits->lobby_cache_bytes_max;
+  while (lobby_bytes(table) + extra > budget || table->ready_bytes > cache_budget) {
+    lobby *oldest = NULL;
+    for (int b = 0; b < LOBBY_BUCKETS; b++)
+      for (lobby *l = table->buckets[b]; l != NULL; l = l->next)
+        if (l->ready != NULL && (oldest == NULL || l->touched_ns < oldest->touched_ns))
+          oldest = l;
+    if (oldest == NULL)
+      return false;
+    drop_ready(table, oldest);
+    table->evicted++;
+  }
+  return true;
+}
+
+/* After a change that grew the lobby's state: 0 when everything fits the
+ * budget (ready levels evicted as needed); otherwise SRV_ELOBBY_BYTES
+ * naming `field` and the limit, and the caller undoes the change. */
+static int budget_check(lobbies *table, const char *field, dg_error *err) {
+  if (evict(table, 0))
+    return 0;
+  return dg_error_set(err, SRV_ELOBBY_BYTES, field,
+                      "lobby state would take %zu bytes; all lobbies together may hold at most "
+                      "%ld (limits.lobby_bytes_max), ready levels already evicted",
+                      lobby_bytes(table), table->srv->cfg->limits.lobby_bytes_max);
+}
+
+static void schedule(lobbies *table, lobby *l) {
+  debounce_cancel(table, l);
+  l->debounce_at_ns =
+      dg_monotonic_ns() + (uint64_t)table->srv->cfg->limits.lobby_debounce_ms * 1000000u;
+  l->debounce_prev = table->debounce_tail;
+  if (table->debounce_tail != NULL)
+    table->debounce_tail->debounce_next = l;
+  else
+    table->debounce_head = l;
+  table->debounce_tail = l;
+  table->debounce_pending++;
+  if (table->debounce_head == l)
+    debounce_arm(table);
+}
+
+static void on_pregen_done(job *j) {
+  pregen *p = j->data;
+  lobbies *table = p->table;
+  lobby *l = p->owner;
+  if (l == NULL) { /* superseded or disbanded meanwhile */
+    free(j->body);
+    free(p);
+    return;
+  }
+  l->job = NULL;
+  if (j->rc == 0) {
+    drop_ready(table, l);
+    l->ready = j->body;
+    l->ready_length = j->body_length;
+    l->ready_request = j->request;
+    l->ready_generation_s = (double)(j->finished_ns - j->started_ns) / 1e9;
+    table->ready_bytes += j->body_length;
+    j->body = NULL;
+    l->pregen_failed = false;
+    lobby_outcome ready = {.code = 0, .level = l->ready, .length = l->ready_length};
+    answer_waiters(l, &ready);
+    evict(table, 0);
+  } else {
+    free(j->body);
+    /* Shown by GET until the effective request changes; a start then
+     * tries again (a miss) under the lobby's deadline. */
+    l->pregen_failed = true;
+    l->pregen_error = j->err;
+    answer_waiters_error(l, &j->err);
+  }
+  free(p);
+}
+
+static void start_job(lobbies *table, lobby *l) {
+  if (!l->valid || l->job != NULL || table->draining ||
+      (l->ready != NULL && same_request(&l->ready_request, &l->effective)))
+    return;
+  pregen *p = calloc(1, sizeof *p);
+  if (p == NULL)
+    return;
+  p->owner = l;
+  p->table = table;
+  p->work.request = l->effective;
+  p->work.format = JOB_FORMAT_JSON;
+  /* No deadline while queued (waiting for a free worker is what speculative
+   * jobs do); it starts when the job enters the pool, or when a start
+   * promotes it. */
+  dg_cancel_init(&p->work.cancel, 0);
+  p->work.budget_ns = (uint64_t)l->deadline_ms * 1000000u;
+  p->work.done = on_pregen_done;
+  p->work.data = p;
+  l->job = p;
+  if (jobs_submit(&table->srv->queues, &p->work, JOB_SPECULATIVE) != 0) {
+    l->job = NULL; /* queue full: start will be a miss */
+    free(p);
+    return;
+  }
+  table->jobs_started++;
+}
+
+static void on_debounce(uv_timer_t *timer) {
+  lobbies *table = timer->data;
+  uint64_t now = dg_monotonic_ns();
+  while (table->debounce_head != NULL && table->debounce_head->debounce_at_ns <= now &&
+         !table->draining) {
+    lobby *l = table->debounce_head;
+    debounce_cancel(table, l);
+    start_job(table, l);
+  }
+  debounce_arm(table);
+}
+
+static void on_tick(uv_timer_t *timer) {
+  lobbies *table = timer->data;
+  const config_limits *limits = &table->srv->cfg->limits;
+  uint64_t now = dg_monotonic_ns();
+  uint64_t idle_ns = (uint64_t)limits->lobby_idle_ttl_ms * 1000000u;
+  uint64_t grace_ns = (uint64_t)limits->lobby_grace_ms * 1000000u;
+  for (int b = 0; b < LOBBY_BUCKETS; b++) {
+    lobby **link = &table->buckets[b];
+    while (*link != NULL) {
+      lobby *l = *link;
+      /* The job stops at its deadline when its generator next polls; a
+       * start waiting for it is answered at that deadline even if the
+       * generator is slow to notice. So waiters keep a lobby alive for at
+       * most its deadline_ms (limits.deadline_ms_max), then it expires by
+       * the usual rules. */
+      uint64_t job_deadline_ns = l->job != NULL ? atomic_load(&l->job->work.cancel.deadline_ns) : 0;
+      if (l->waiters != NULL && job_deadline_ns != 0 && now >= job_deadline_ns) {
+        dg_error late;
+        dg_error_set(&late, DG_ETIMEDOUT, "deadline_ms",
+                     "the lobby's level was not ready by its deadline (deadline_ms %ld)",
+                     l->deadline_ms);
+        table->srv->counters.deadline_exceeded++;
+        answer_waiters_error(l, &late);
+      }
+      if (l->waiters == NULL && ((l->started_ns != 0 && now - l->started_ns >= grace_ns) ||
+                                 now - l->touched_ns >= idle_ns)) {
+        *link = l->next;
+        table->expired++;
+        lobby_free(table, l);
+        continue;
+      }
+      link = &l->next;
+    }
+  }
+}
+
+int lobbies_init(lobbies *table, struct server *s) {
+  memset(table, 0, sizeof *table);
+  table->srv = s;
+  table->tick.data = table;
+  table->debounce.data = table;
+  int rc = uv_timer_init(s->loop, &table->tick);
+  if (rc == 0)
+    rc = uv_timer_init(s->loop, &table->debounce);
+  if (rc == 0)
+    rc = uv_timer_start(&table->tick, on_tick, TTL_SCAN_MS, TTL_SCAN_MS);
+  return rc;
+}
+
+void lobbies_drain(lobbies *table) {
+  table->draining = true;
+  while (table->debounce_head != NULL)
+    debounce_cancel(table, table->debounce_head);
+  uv_timer_stop(&table->debounce);
+}
+
+void lobbies_close(lobbies *table) {
+  for (int b = 0; b < LOBBY_BUCKETS; b++) {
+    while (table->buckets[b] != NULL) {
+      lobby *l = table->buckets[b];
+      table->buckets[b] = l->next;
+      lobby_free(table, l);
+    }
+  }
+  uv_close((uv_handle_t *)&table->tick, NULL);
+  uv_close((uv_handle_t *)&table->debounce, NULL);
+}
+
+lobby *lobby_find(lobbies *table, const char *id) {
+  return *slot_of(table, id);
+}
+
+/* The request `settings`, `players_by_id` and `seed` make, checked as
+ * POST /v1/levels would check it: 0 with *fresh and *deadline_ms filled,
+ * or the error code with `err` filled. Touches no lobby state, so a change
+ * can be judged before it is applied. */
+static int evaluate(const lobbies *table, const json_t *settings, const json_t *players_by_id,
+                    uint64_t seed, dg_request *fresh, long *deadline_ms, dg_error *err) {
+  const server *s = table->srv;
+  json_t *body = json_deep_copy(settings);
+  json_t *players = json_array();
+  dg_error_clear(err);
+  if (body == NULL || players == NULL) {
+    json_decref(body);
+    json_decref(players);
+    return dg_error_set(err, DG_ENOMEM, "", "out of memory");
+  }
+  const char *id;
+  json_t *attributes;
+  json_object_foreach((json_t *)players_by_id, id, attributes)
+      json_array_append(players, attributes);
+  if (json_object_get(body, "algorithm") == NULL) {
+    /* Without an algorithm: the profile's, else classic. */
+    const json_t *profile_name = json_object_get(body, "profile");
+    const char *name =
+        json_is_string(profile_name) ? json_string_value(profile_name) : s->cfg->default_profile;
+    const json_t *profile =
+        s->cfg->profiles != NULL ? json_object_get(s->cfg->profiles, name) : NULL;
+    const json_t *algorithm = json_object_get(profile, "algorithm");
+    json_object_set_new(
+        body, "algorithm",
+        json_string(json_is_string(algorithm) ? json_string_value(algorithm) : "classic"));
+  }
+  json_object_set_new(body, "seed", dg_seed_to_json(seed));
+  if (json_array_size(players) > 0)
+    json_object_set(body, "players", players);
+  int rc = level_request_build(s->cfg, s->queues.context, NULL, body, fresh, deadline_ms, err);
+  json_decref(players);
+  json_decref(body);
+  return rc;
+}
+
+static void recompute(lobbies *table, lobby *l) {
+  long deadline_ms;
+  dg_request fresh;
+  int rc = evaluate(table, l->settings, l->players, l->seed, &fresh, &deadline_ms, &l->invalid);
+  bool was_valid = l->valid;
+  l->valid = rc == 0;
+  if (!l->valid) {
+    drop_job(table, l);
+    return;
+  }
+  l->deadline_ms = deadline_ms;
+  if (was_valid && same_request(&fresh, &l->effective))
+    return;
+  l->effective = fresh;
+  l->pregen_failed = false;
+  if (l->job != NULL && !same_request(&l->job->work.request, &fresh)) {
+    drop_job(table, l);
+    table->superseded++;
+  }
+  if (l->ready != NULL && !same_request(&l->ready_request, &fresh))
+    drop_ready(table, l);
+  schedule(table, l);
+}
+
+json_t *lobby_json(const lobby *l) {
+  const char *state = "none";
+  if (l->ready != NULL && l->valid && same_request(&l->ready_request, &l->effective))
+    state = "ready";
+  else if (l->job != NULL)
+    state = l->job->work.running ? "running" : "queued";
+  else if (l->debounce_at_ns != 0)
+    state = "queued";
+  else if (l->valid && l->pregen_failed)
+    state = "failed";
+  json_t *effective = json_null();
+  if (l->valid)
+    effective = json_pack("{s:s, s:o, s:o}", "algorithm", l->effective.algorithm->name, "seed",
+                          dg_seed_to_json(l->effective.seed), "params",
+                          dg_params_to_json(l->effective.algorithm, &l->effective.params));
+  json_t *root = json_pack("{s:s, s:O, s:O, s:o, s:o, s:s, s:b, s:I, s:I}", "id", l->id, "settings",
+                           l->settings, "players", l->players, "seed", dg_seed_to_json(l->seed),
+                           "effective", effective, "pregen", state, "started", l->started_ns != 0,
+                           "deadline_ms", (json_int_t)l->deadline_ms, "bytes",
+                           (json_int_t)(l->state_bytes + l->ready_length));
+  if (root != NULL && l->valid && l->pregen_failed && l->job == NULL)
+    json_object_set_new(root, "pregen_error",
+                        json_pack("{s:s, s:s}", "field", l->pregen_error.field, "message",
+                                  l->pregen_error.message));
+  if (root != NULL && !l->valid)
+    json_object_set_new(
+        root, "error",
+        json_pack("{s:s, s:s}", "field", l->invalid.field, "message", l->invalid.message));
+  return root;
+}
+
+int lobby_create(lobbies *table, const char *id, lobby **out, dg_error *err) {
+  const config *cfg = table->srv->cfg;
+  *out = NULL;
+  if (table->count >= cfg->limits.lobbies_max)
+    return dg_error_set(err, SRV_ELOBBIES, "", "at most %ld lobbies may exist (limits.lobbies_max)",
+                        cfg->limits.lobbies_max);
+  lobby *l = calloc(1, sizeof *l);
+  if (l == NULL || (l->settings = json_object()) == NULL || (l->players = json_object()) == NULL) {
+    if (l != NULL) {
+      json_decref(l->settings);
+      free(l);
+    }
+    return dg_error_set(err, DG_ENOMEM, "", "out of memory");
+  }
+  snprintf(l->id, sizeof l->id, "%s", id);
+  /* The lobby's seed is fixed now and kept, so the pre-generated level is
+   * exactly what start generates. It is a keyed hash of the id, not a
+   * random draw, so every replica sharing lobby_seed_secret makes the same
+   * lobby alike, whichever of them a request reaches (issue 12, item 8). */
+  l->seed = lobby_seed_derive(cfg->lobby_seed_key, id);
+  l->deadline_ms = cfg->limits.deadline_ms_default;
+  l->touched_ns = dg_monotonic_ns();
+  lobby **link = slot_of(table, id);
+  *link = l;
+  table->count++;
+  account(table, l);
+  int rc = budget_check(table, "", err);
+  if (rc != 0) {
+    lobby_remove(table, l);
+    return rc;
+  }
+  recompute(table, l);
+  *out = l;
+  return 0;
+}
+
+int lobby_put_settings(lobbies *table, lobby *l, json_t *settings, uint64_t seed, dg_error *err) {
+  /* The new settings are judged before anything of the lobby changes: a
+   * refused PUT must not cancel the job in flight for the old ones. They
+   * are put in place only for the byte budget, and taken back if refused. */
+  dg_request candidate;
+  long candidate_deadline_ms;
+  int rc = evaluate(table, settings, l->players, seed, &candidate, &candidate_deadline_ms, err);
+  if (rc != 0)
+    return rc;
+  json_t *old_settings = l->settings;
+  uint64_t old_seed = l->seed;
+  l->settings = settings;
+  l->seed = seed;
+  account(table, l);
+  if ((rc = budget_check(table, "settings", err)) != 0) {
+    l->settings = old_settings;
+    l->seed = old_seed;
+    account(table, l);
+    return rc;
+  }
+  recompute(table, l);
+  json_decref(old_settings);
+  l->touched_ns = dg_monotonic_ns();
+  return 0;
+}
+
+int lobby_put_player(lobbies *table, lobby *l, const char *player, json_t *attributes,
+                     dg_error *err) {
+  const config_limits *limits = &table->srv->cfg->limits;
+  if (json_object_get(l->players, player) == NULL &&
+      (long)json_object_size(l->players) >= limits->lobby_players_max)
+    return dg_error_set(err, DG_ELIMIT, "players",
+                        "a lobby holds at most %ld players (limits.lobby_players_max)",
+                        limits->lobby_players_max);
+  /* As for settings: the party with this player is judged on a copy, so a
+   * refused join leaves the lobby and its in-flight job untouched. */
+  json_t *joined = json_copy(l->players);
+  if (joined == NULL || json_object_set(joined, player, attributes) != 0) {
+    json_decref(joined);
+    return dg_error_set(err, DG_ENOMEM, "", "out of memory");
+  }
+  dg_request candidate;
+  long candidate_deadline_ms;
+  int rc = evaluate(table, l->settings, joined, l->seed, &candidate, &candidate_deadline_ms, err);
+  json_decref(joined);
+  if (rc != 0)
+    return rc;
+  json_t *previous = json_object_get(l->players, player);
+  json_incref(previous);
+  json_object_set(l->players, player, attributes);
+  account(table, l);
+  char field[DG_ERROR_FIELD_MAX];
+  snprintf(field, sizeof field, "players.%s", player);
+  if ((rc = budget_check(table, field, err)) != 0) {
+    if (previous != NULL)
+      json_object_set(l->players, player, previous);
+    else
+      json_object_del(l->players, player);
+    account(table, l);
+    json_decref(previous);
+    return rc;
+  }
+  json_decref(attributes); /* taken: l->players holds its own reference now */
+  recompute(table, l);
+  json_decref(previous);
+  l->touched_ns = dg_monotonic_ns();
+  return 0;
+}
+
+int lobby_remove_player(lobbies *table, lobby *l, const char *player) {
+  if (json_object_del(l->players, player) != 0)
+    return DG_ENOENT;
+  account(table, l);
+  recompute(table, l);
+  l->touched_ns = dg_monotonic_ns();
+  return 0;
+}
+
+void lobby_start(lobbies *table, lobby *l, bool json, lobby_waiter *waiter,
+                 lobby_start_result *out) {
+  memset(out, 0, sizeof *out);
+  uint64_t now = dg_monotonic_ns();
+  if (l->started_ns == 0)
+    l->started_ns = now;
+  l->touched_ns = now;
+  if (json && l->ready != NULL && same_request(&l->ready_request, &l->effective)) {
+    table->hits++;
+    table->saved_s += l->ready_generation_s;
+    out->kind = LOBBY_HIT;
+    out->level = l->ready;
+    out->length = l->ready_length;
+    return;
+  }
+  if (json && l->job == NULL && l->debounce_at_ns != 0) {
+    /* A change is waiting out its debounce: start it now. */
+    debounce_cancel(table, l);
+    start_job(table, l);
+  }
+  if (json && l->job != NULL && same_request(&l->job->work.request, &l->effective)) {
+    table->waits++;
+    jobs_promote(&table->srv->queues, &l->job->work);
+    waiter->next = l->waiters;
+    l->waiters = waiter;
+    out->kind = LOBBY_WAIT;
+    return;
+  }
+  table->misses++;
+  out->kind = LOBBY_MISS;
+  out->request = l->effective;
+  out->deadline_ms = l->deadline_ms;
+}

@@ -1,0 +1,158 @@
+/* Lobbies and their pre-generated levels (docs/lobbies.md, issue 4):
+ * game servers report joins and leaves; the daemon keeps each lobby's
+ * effective request current through the profiles and generates its level
+ * speculatively, so that at match start the level is ready (hit), in
+ * flight (wait: the job is promoted to interactive) or made now (miss).
+ * Everything here lives on the loop thread. */
+#ifndef DUNGEOND_LOBBY_H
+#define DUNGEOND_LOBBY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+#include "dungeon/dungeon.h"
+#include "state/jobs.h"
+
+#define LOBBY_ID_MAX 65
+#define LOBBY_BUCKETS 1024
+
+typedef struct lobby lobby;
+struct server;
+
+/* What a start that waited gets: the level (code 0) or why not. */
+typedef struct lobby_outcome {
+  int code;            /* 0, or DG_ETIMEDOUT, DG_ECANCELED, SRV_EGONE, any job error */
+  const dg_error *err; /* why, when code != 0 */
+  const char *level;   /* the level JSON when code is 0 (borrowed for the call) */
+  size_t length;
+} lobby_outcome;
+
+/* A start waiting for a lobby's job. The caller owns it and keeps it alive
+ * until `done` is called, exactly once, on the loop thread; `done` must
+ * not change the lobby table (it answers its client and returns). */
+typedef struct lobby_waiter lobby_waiter;
+struct lobby_waiter {
+  void (*done)(lobby_waiter *w, const lobby_outcome *outcome);
+  void *data;         /* the caller's */
+  lobby_waiter *next; /* the lobby's list */
+};
+
+/* A speculative job; outlives its lobby when superseded while running. */
+typedef struct pregen {
+  job work;              /* the job (work.data points here) */
+  lobby *owner;          /* NULL once superseded or disbanded: the result is dropped */
+  struct lobbies *table; /* the table */
+} pregen;
+
+struct lobby {
+  lobby *next;                          /* hash chain */
+  char id[LOBBY_ID_MAX];                /* path segment */
+  json_t *settings;                     /* {algorithm?, profile?, params?} (owned) */
+  json_t *players;                      /* player id -> attributes object (owned) */
+  uint64_t seed;                        /* derived from the id at creation, or given; kept */
+  long deadline_ms;                     /* every job of the lobby runs under it (settings) */
+  size_t state_bytes;                   /* estimated bytes of this struct, settings, players */
+  bool valid;                           /* `effective` holds a valid request */
+  dg_request effective;                 /* what start would generate */
+  dg_error invalid;                     /* why not valid (its code gives the status) */
+  pregen *job;                          /* current speculative job, or NULL */
+  bool pregen_failed;                   /* the last job for `effective` failed (e.g. deadline) */
+  dg_error pregen_error;                /* why, while pregen_failed */
+  uint64_t debounce_at_ns;              /* queue a job at this time; 0: none pending */
+  lobby *debounce_prev, *debounce_next; /* the debounce list, while pending */
+  char *ready;                          /* pre-generated level JSON, or NULL */
+  size_t ready_length;
+  dg_request ready_request;  /* the request `ready` answers */
+  double ready_generation_s; /* what a hit saves */
+  uint64_t touched_ns;       /* last change or start: TTL and LRU */
+  uint64_t started_ns;       /* first start, 0 before */
+  lobby_waiter *waiters;     /* starts waiting for `job` */
+};
+
+typedef struct lobbies {
+  struct server *srv;                                  /* configuration, queues, room sets */
+  lobby *buckets[LOBBY_BUCKETS];                       /* hash table of lobbies by id */
+  long count;                                          /* lobbies alive */
+  long debounce_pending;                               /* lobbies with debounce_at_ns set */
+  lobby *debounce_head, *debounce_tail;                /* those lobbies, soonest first */
+  uv_timer_t debounce;                                 /* fires when the head is due */
+  size_t ready_bytes;                                  /* sum of ready_length */
+  size_t state_bytes;                                  /* sum of state_bytes */
+  uv_timer_t tick;                                     /* TTL and grace, four times a second */
+  bool draining;                                       /* no new speculative job */
+  uint64_t hits, waits, misses;                        /* start outcomes */
+  uint64_t superseded, expired, evicted, jobs_started; /* speculative bookkeeping */
+  double saved_s;                                      /* generation seconds saved by hits */
+} lobbies;
+
+/* Prepares the table and its timers on the server's loop. 0 or a libuv
+ * error. */
+int lobbies_init(lobbies *table, struct server *s);
+
+/* Frees every lobby (no job may still run; waiters get SRV_EGONE) and
+ * closes the timers. */
+void lobbies_close(lobbies *table);
+
+/* Cancels every pending debounce and starts no speculative job from now
+ * on: for the drain. Waiters of a cancelled job get DG_ECANCELED through
+ * its completion. */
+void lobbies_drain(lobbies *table);
+
+/* The lobby `id`, or NULL. */
+lobby *lobby_find(lobbies *table, const char *id);
+
+/* Creates lobby `id` (absent) with no settings and no players, its seed a
+ * keyed hash of the id: 0 with *out set, SRV_ELOBBIES at
+ * limits.lobbies_max, SRV_ELOBBY_BYTES when its state does not fit
+ * limits.lobby_bytes_max, or DG_ENOMEM; `err` says which. */
+int lobby_create(lobbies *table, const char *id, lobby **out, dg_error *err);
+
+/* Disbands `l` (freed): its job is dropped, waiters get SRV_EGONE. */
+void lobby_remove(lobbies *table, lobby *l);
+
+/* Each change is judged before it is applied, exactly as POST /v1/levels
+ * would judge the request it makes: 0 when applied (the effective request
+ * recomputed, stale work dropped, a new job debounced); otherwise the
+ * lobby, its job and its ready level are as they were and the code and
+ * `err` say why (a status through problem_of, SRV_ELOBBY_BYTES for the
+ * budget, naming `field`).
+ * lobby_put_settings takes `settings` (an object of algorithm, profile,
+ * params, roomset, deadline_ms) on success only, and `seed` replaces the
+ * lobby's. lobby_put_player takes `attributes` on success only.
+ * lobby_remove_player is DG_ENOENT for an unknown player. */
+int lobby_put_settings(lobbies *table, lobby *l, json_t *settings, uint64_t seed, dg_error *err);
+int lobby_put_player(lobbies *table, lobby *l, const char *player, json_t *attributes,
+                     dg_error *err);
+int lobby_remove_player(lobbies *table, lobby *l, const char *player);
+
+/* The lobby as GET shows it (new reference, NULL when out of memory). */
+json_t *lobby_json(const lobby *l);
+
+/* How a start is served. */
+typedef enum lobby_start_kind {
+  LOBBY_HIT,  /* the level is ready: `level` (borrowed until the next change) */
+  LOBBY_WAIT, /* its job is on the way: the waiter is called when it ends */
+  LOBBY_MISS, /* nothing usable: generate `request` under `deadline_ms` now */
+} lobby_start_kind;
+
+typedef struct lobby_start_result {
+  lobby_start_kind kind;
+  const char *level; /* LOBBY_HIT */
+  size_t length;
+  dg_request request; /* LOBBY_MISS */
+  long deadline_ms;
+} lobby_start_result;
+
+/* Starts the match of a valid lobby (l->valid): freezes it, then a hit
+ * when the ready level is the effective one, a wait (the job promoted to
+ * interactive, `waiter` registered) when that job is on the way, else a
+ * miss. Only the JSON representation is pre-generated: `json` false is
+ * always a miss. */
+void lobby_start(lobbies *table, lobby *l, bool json, lobby_waiter *waiter,
+                 lobby_start_result *out);
+
+#endif

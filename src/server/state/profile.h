@@ -1,0 +1,80 @@
+/* Player profiles: named formulas in the configuration that derive an
+ * algorithm's parameters from the party, so a lobby's level suits its
+ * players. A formula is
+ *   value = clamp(base + sum(coefficient * party figure), min, max)
+ * where a party figure is "players" (the count) or "mean.A", "max.A",
+ * "min.A", "sum.A" over the numeric attribute A of the players who have it
+ * (0 when none has it). Integer parameters round half away from zero; every
+ * result is clamped again to the parameter's own range, so a profile never
+ * makes a request invalid. Explicit `params` in the request win. */
+#ifndef DUNGEOND_PROFILE_H
+#define DUNGEOND_PROFILE_H
+
+#include <jansson.h>
+
+#include "dungeon/dungeon.h"
+#include "dungeon/json.h"
+#include "state/config.h"
+
+/* The party of a request: `players` as sent (borrowed) and its size. */
+typedef struct party {
+  const json_t *players; /* array of objects, or NULL when given as a count */
+  long count;            /* number of players */
+} party;
+
+/* What a party may hold (limits.players_max and limits.player_attribute*):
+ * they bound memory, and the value bound is what lets profile_check_finite
+ * prove at load that no formula overflows. */
+typedef struct party_limits {
+  long players_max;    /* entries in `players` */
+  long attributes_max; /* attributes of one player */
+  long name_bytes_max; /* bytes of one attribute's name */
+  double value_max;    /* largest |value| of an attribute */
+} party_limits;
+
+/* The party limits of the configuration: players_max and the
+ * player_attribute* keys. */
+party_limits party_limits_of(const config_limits *limits);
+
+/* Checks profile `name` of the configuration: its algorithm exists, each
+ * formula names an int or float parameter of it, and every term and bound
+ * is a number. 0, or with `err` naming the key DG_ETYPE (not an object,
+ * a coefficient not a number), DG_ENOENT (unknown algorithm, key,
+ * parameter or term) or DG_EINVAL (a parameter a formula cannot give,
+ * min above max). */
+int profile_check(const char *name, const json_t *profile, dg_error *err);
+
+/* Checks that every formula of profile `name` (already through
+ * profile_check) stays finite for every party the limits allow: at most
+ * `players_max` players, attributes within +-`value_max`. A formula that
+ * could reach +-inf (and from there NaN, e.g. inf - inf or 0 * inf) is a
+ * configuration error: 0, or DG_EINVAL with `err` naming
+ * profiles.NAME.params.PARAM. */
+int profile_check_finite(const char *name, const json_t *profile, long players_max,
+                         double value_max, dg_error *err);
+
+/* Checks one player's attributes object against `limits`: an object of at
+ * most attributes_max numbers, names of at most name_bytes_max bytes,
+ * values within +-value_max. `field` names the player in errors (e.g.
+ * "players[2]"); NULL names the offending attribute instead (a lobby
+ * player's body). 0, or DG_ETYPE / DG_ELIMIT with `err`. */
+int player_attributes_check(const json_t *attributes, const party_limits *limits, const char *field,
+                            dg_error *err);
+
+/* Reads the request member `players` (an array of objects with numeric
+ * attributes, or a count) into `out`, within `limits`.
+ * 0, or DG_EINVAL / DG_ETYPE / DG_ELIMIT with `err` naming the field. */
+int party_from_json(const json_t *players, const party_limits *limits, party *out, dg_error *err);
+
+/* Sets every parameter the profile derives on `request` (whose algorithm
+ * must be the profile's). A formula value that is not finite (impossible
+ * with a configuration that passed profile_check_finite and a party within
+ * its limits, checked anyway) is DG_EINVAL naming `profile`. 0 or a DG_E*
+ * code with `err`. */
+int profile_apply(const json_t *profile, const party *members, dg_request *request, dg_error *err);
+
+/* The value a formula gives for `members`, before clamping to the
+ * parameter's range. Exposed for tests and docs. */
+double profile_formula_value(const json_t *formula, const party *members);
+
+#endif

@@ -1,0 +1,366 @@
+/* Counters, histograms and their two renderings. Everything here runs on
+ * the loop thread. Histogram buckets are fixed (0.5 ms to 10 s) so that
+ * Prometheus can aggregate replicas; the percentiles of /v1/stats come from
+ * the last STATS_SAMPLES latencies per algorithm, exactly. */
+#include "state/stats.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "dungeon/dungeon.h"
+
+static const double bucket_bounds[STATS_BUCKETS] = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+
+const char *const conn_event_names[CONN_EVENT_COUNT] = {
+    "connection_limit", "per_ip_limit", "accept_error", "header_timeout",
+    "body_timeout",     "slow_reader",  "drain_closed",
+};
+
+void stats_init(stats *s) {
+  memset(s, 0, sizeof *s);
+  s->start_ns = dg_monotonic_ns();
+}
+
+static void observe(histogram *h, double seconds) {
+  int bucket = 0;
+  while (bucket < STATS_BUCKETS && seconds > bucket_bounds[bucket])
+    bucket++;
+  h->counts[bucket]++;
+  h->count++;
+  h->sum += seconds;
+}
+
+static algorithm_stats *algorithm_slot(stats *s, const char *name) {
+  for (int i = 0; i < s->algorithm_count; i++)
+    if (strcmp(s->algorithms[i].name, name) == 0)
+      return &s->algorithms[i];
+  if (s->algorithm_count == STATS_ALGORITHMS)
+    return NULL;
+  algorithm_stats *slot = &s->algorithms[s->algorithm_count++];
+  slot->name = name;
+  return slot;
+}
+
+void stats_record(stats *s, int status, double total_s, const char *algorithm, double queue_s,
+                  double generation_s, size_t body_bytes) {
+  if (status >= 0 && status < STATS_STATUS_MAX)
+    s->by_status[status]++;
+  observe(&s->request, total_s);
+  s->body_bytes_out += body_bytes;
+  if (queue_s >= 0)
+    observe(&s->queue_wait, queue_s);
+  if (algorithm == NULL)
+    return;
+  algorithm_stats *slot = algorithm_slot(s, algorithm);
+  if (slot == NULL)
+    return;
+  slot->requests++;
+  if (status != 200)
+    slot->failures++;
+  if (generation_s >= 0)
+    observe(&slot->generation, generation_s);
+  slot->samples[slot->sample_next] = total_s * 1000.0;
+  slot->sample_next = (slot->sample_next + 1) % STATS_SAMPLES;
+  if (slot->sample_count < STATS_SAMPLES)
+    slot->sample_count++;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double stats_quantile(const double *samples, int count, double q, double *scratch) {
+  if (count <= 0)
+    return 0;
+  memcpy(scratch, samples, (size_t)count * sizeof *samples);
+  qsort(scratch, (size_t)count, sizeof *scratch, by_value);
+  /* Nearest rank: the smallest sample with at least q of them at or below. */
+  int rank = (int)(q * count + 0.999999);
+  if (rank < 1)
+    rank = 1;
+  if (rank > count)
+    rank = count;
+  return scratch[rank - 1];
+}
+
+static double uptime_s(const stats *s) {
+  return (double)(dg_monotonic_ns() - s->start_ns) / 1e9;
+}
+
+char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
+  json_t *root = json_object(), *statuses = json_object(), *algorithms = json_object();
+  char *text = NULL;
+  if (root == NULL || statuses == NULL || algorithms == NULL)
+    goto done;
+  uint64_t total = 0;
+  for (int code = 0; code < STATS_STATUS_MAX; code++) {
+    if (s->by_status[code] == 0)
+      continue;
+    char key[8];
+    snprintf(key, sizeof key, "%d", code);
+    json_object_set_new(statuses, key, json_integer((json_int_t)s->by_status[code]));
+    total += s->by_status[code];
+  }
+  double scratch[STATS_SAMPLES];
+  for (int i = 0; i < s->algorithm_count; i++) {
+    const algorithm_stats *a = &s->algorithms[i];
+    json_object_set_new(
+        algorithms, a->name,
+        json_pack("{s:I, s:I, s:{s:f, s:f, s:f}, s:f}", "requests", (json_int_t)a->requests,
+                  "failures", (json_int_t)a->failures, "latency_ms", "p50",
+                  stats_quantile(a->samples, a->sample_count, 0.50, scratch), "p90",
+                  stats_quantile(a->samples, a->sample_count, 0.90, scratch), "p99",
+                  stats_quantile(a->samples, a->sample_count, 0.99, scratch), "generation_ms_mean",
+                  a->generation.count ? a->generation.sum * 1000.0 / (double)a->generation.count
+                                      : 0.0));
+  }
+  json_object_set_new(root, "version", json_string(DUNGEON_VERSION));
+  json_object_set_new(root, "uptime_s", json_real(uptime_s(s)));
+  json_object_set_new(root, "draining", json_boolean(g->draining));
+  json_object_set_new(root, "requests",
+                      json_pack("{s:I, s:O}", "total", (json_int_t)total, "by_status", statuses));
+  json_object_set(root, "algorithms", algorithms);
+  json_object_set_new(root, "queues",
+                      json_pack("{s:{s:i, s:i}, s:{s:i, s:i}}", "interactive", "depth",
+                                (int)g->interactive_depth, "max", (int)g->interactive_max,
+                                "speculative", "depth", (int)g->speculative_depth, "max",
+                                (int)g->speculative_max));
+  json_object_set_new(root, "workers",
+                      json_pack("{s:i, s:i, s:i, s:s}", "total", g->workers, "busy",
+                                g->workers_busy, "speculative_busy", g->speculative_busy,
+                                "speculative_priority", g->speculative_idle ? "idle" : "shared"));
+  json_object_set_new(root, "connections", json_integer(g->connections));
+  json_object_set_new(root, "health_connections", json_integer(g->health_connections));
+  json_object_set_new(root, "send_queue_bytes", json_integer(g->send_queue_bytes));
+  json_t *events = json_object();
+  for (int i = 0; events != NULL && i < CONN_EVENT_COUNT; i++)
+    json_object_set_new(events, conn_event_names[i], json_integer((json_int_t)s->conn_events[i]));
+  json_object_set_new(root, "connection_events", events);
+  json_object_set_new(
+      root, "rejections",
+      json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "queue_full", (json_int_t)s->rejected_queue_full,
+                "draining", (json_int_t)s->rejected_draining, "too_large",
+                (json_int_t)s->rejected_too_large, "deadline_exceeded",
+                (json_int_t)s->deadline_exceeded, "clients_gone", (json_int_t)s->clients_gone,
+                "send_queue_full", (json_int_t)s->rejected_send_queue));
+  json_object_set_new(
+      root, "lobbies",
+      json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}", "active",
+                (int)g->lobbies, "hits", (json_int_t)g->lobby_hits, "waits",
+                (json_int_t)g->lobby_waits, "misses", (json_int_t)g->lobby_misses, "jobs",
+                (json_int_t)g->lobby_jobs, "superseded", (json_int_t)g->lobby_superseded, "expired",
+                (json_int_t)g->lobby_expired, "evicted", (json_int_t)g->lobby_evicted,
+                "generation_s_saved", g->lobby_saved_s, "ready_bytes",
+                (json_int_t)g->lobby_ready_bytes, "bytes", (json_int_t)g->lobby_bytes, "bytes_max",
+                (json_int_t)g->lobby_bytes_max));
+  text = json_dumps(root, JSON_COMPACT);
+  if (text != NULL && length != NULL)
+    *length = strlen(text);
+done:
+  json_decref(statuses);
+  json_decref(algorithms);
+  json_decref(root);
+  return text;
+}
+
+/* A growing text buffer for the Prometheus rendering. */
+typedef struct text_buffer {
+  char *data;
+  size_t length, capacity;
+  bool failed; /* an allocation failed: the text is incomplete */
+} text_buffer;
+
+__attribute__((format(printf, 2, 3))) static void append(text_buffer *b, const char *fmt, ...) {
+  if (b->failed)
+    return;
+  for (;;) {
+    va_list args;
+    va_start(args, fmt);
+    /* Before the first allocation data is NULL: NULL + 0 is undefined
+     * behaviour (clang's UBSan, found by fuzz_lobby), vsnprintf(NULL, 0) is not. */
+    int needed =
+        vsnprintf(b->data != NULL ? b->data + b->length : NULL, b->capacity - b->length, fmt, args);
+    va_end(args);
+    if (needed < 0) {
+      b->failed = true;
+      return;
+    }
+    if (b->length + (size_t)needed < b->capacity) {
+      b->length += (size_t)needed;
+      return;
+    }
+    size_t capacity = (b->capacity + (size_t)needed + 1) * 2;
+    char *grown = realloc(b->data, capacity);
+    if (grown == NULL) {
+      b->failed = true;
+      return;
+    }
+    b->data = grown;
+    b->capacity = capacity;
+  }
+}
+
+static void append_histogram(text_buffer *b, const char *name, const char *labels,
+                             const histogram *h) {
+  uint64_t cumulative = 0;
+  const char *sep = labels[0] ? "," : "";
+  for (int i = 0; i < STATS_BUCKETS; i++) {
+    cumulative += h->counts[i];
+    append(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, bucket_bounds[i],
+           (unsigned long long)cumulative);
+  }
+  cumulative += h->counts[STATS_BUCKETS];
+  append(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, (unsigned long long)cumulative);
+  if (labels[0]) {
+    append(b, "%s_sum{%s} %.9g\n", name, labels, h->sum);
+    append(b, "%s_count{%s} %llu\n", name, labels, (unsigned long long)h->count);
+  } else {
+    append(b, "%s_sum %.9g\n", name, h->sum);
+    append(b, "%s_count %llu\n", name, (unsigned long long)h->count);
+  }
+}
+
+char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
+  text_buffer b = {0};
+  append(&b,
+         "# HELP dungeond_build_info Version of dungeond and libdungeon; always 1.\n"
+         "# TYPE dungeond_build_info gauge\n"
+         "dungeond_build_info{version=\"%s\",libdungeon=\"%s\"} 1\n",
+         DUNGEON_VERSION, dg_version());
+  append(&b,
+         "# HELP dungeond_uptime_seconds Seconds since the daemon started.\n"
+         "# TYPE dungeond_uptime_seconds gauge\ndungeond_uptime_seconds %.3f\n",
+         uptime_s(s));
+  append(&b,
+         "# HELP dungeond_draining 1 after SIGTERM while the daemon drains.\n"
+         "# TYPE dungeond_draining gauge\ndungeond_draining %d\n",
+         g->draining ? 1 : 0);
+  append(&b, "# HELP dungeond_http_requests_total HTTP responses by status code.\n"
+             "# TYPE dungeond_http_requests_total counter\n");
+  for (int code = 0; code < STATS_STATUS_MAX; code++)
+    if (s->by_status[code] != 0)
+      append(&b, "dungeond_http_requests_total{code=\"%d\"} %llu\n", code,
+             (unsigned long long)s->by_status[code]);
+  append(&b,
+         "# HELP dungeond_http_response_bytes_total Response body bytes sent.\n"
+         "# TYPE dungeond_http_response_bytes_total counter\n"
+         "dungeond_http_response_bytes_total %llu\n",
+         (unsigned long long)s->body_bytes_out);
+  append(&b, "# HELP dungeond_http_request_duration_seconds Time from first byte read to "
+             "response queued.\n# TYPE dungeond_http_request_duration_seconds histogram\n");
+  append_histogram(&b, "dungeond_http_request_duration_seconds", "", &s->request);
+  append(&b, "# HELP dungeond_queue_wait_seconds Time generation jobs spent queued.\n"
+             "# TYPE dungeond_queue_wait_seconds histogram\n");
+  append_histogram(&b, "dungeond_queue_wait_seconds", "", &s->queue_wait);
+  append(&b, "# HELP dungeond_generation_duration_seconds Generation plus serialisation "
+             "time per level.\n# TYPE dungeond_generation_duration_seconds histogram\n");
+  for (int i = 0; i < s->algorithm_count; i++) {
+    char labels[80];
+    snprintf(labels, sizeof labels, "algorithm=\"%s\"", s->algorithms[i].name);
+    append_histogram(&b, "dungeond_generation_duration_seconds", labels,
+                     &s->algorithms[i].generation);
+  }
+  append(&b, "# HELP dungeond_level_requests_total POST /v1/levels answers by algorithm "
+             "and outcome.\n# TYPE dungeond_level_requests_total counter\n");
+  for (int i = 0; i < s->algorithm_count; i++) {
+    const algorithm_stats *a = &s->algorithms[i];
+    append(&b, "dungeond_level_requests_total{algorithm=\"%s\",outcome=\"ok\"} %llu\n", a->name,
+           (unsigned long long)(a->requests - a->failures));
+    append(&b, "dungeond_level_requests_total{algorithm=\"%s\",outcome=\"error\"} %llu\n", a->name,
+           (unsigned long long)a->failures);
+  }
+  append(&b,
+         "# HELP dungeond_rejections_total Requests refused by a limit.\n"
+         "# TYPE dungeond_rejections_total counter\n"
+         "dungeond_rejections_total{reason=\"queue_full\"} %llu\n"
+         "dungeond_rejections_total{reason=\"draining\"} %llu\n"
+         "dungeond_rejections_total{reason=\"too_large\"} %llu\n"
+         "dungeond_rejections_total{reason=\"deadline_exceeded\"} %llu\n"
+         "dungeond_rejections_total{reason=\"client_gone\"} %llu\n"
+         "dungeond_rejections_total{reason=\"send_queue_full\"} %llu\n",
+         (unsigned long long)s->rejected_queue_full, (unsigned long long)s->rejected_draining,
+         (unsigned long long)s->rejected_too_large, (unsigned long long)s->deadline_exceeded,
+         (unsigned long long)s->clients_gone, (unsigned long long)s->rejected_send_queue);
+  append(&b,
+         "# HELP dungeond_queue_depth Generation jobs waiting, by queue.\n"
+         "# TYPE dungeond_queue_depth gauge\n"
+         "dungeond_queue_depth{queue=\"interactive\"} %ld\n"
+         "dungeond_queue_depth{queue=\"speculative\"} %ld\n",
+         g->interactive_depth, g->speculative_depth);
+  append(&b,
+         "# HELP dungeond_queue_capacity Most jobs each queue holds.\n"
+         "# TYPE dungeond_queue_capacity gauge\n"
+         "dungeond_queue_capacity{queue=\"interactive\"} %ld\n"
+         "dungeond_queue_capacity{queue=\"speculative\"} %ld\n",
+         g->interactive_max, g->speculative_max);
+  append(&b,
+         "# HELP dungeond_workers Generation worker threads.\n"
+         "# TYPE dungeond_workers gauge\ndungeond_workers %d\n"
+         "# HELP dungeond_workers_busy Worker threads running a job.\n"
+         "# TYPE dungeond_workers_busy gauge\ndungeond_workers_busy %d\n"
+         "# HELP dungeond_speculative_jobs_running Pre-generation jobs running now.\n"
+         "# TYPE dungeond_speculative_jobs_running gauge\n"
+         "dungeond_speculative_jobs_running %d\n",
+         g->workers, g->workers_busy, g->speculative_busy);
+  append(&b,
+         "# HELP dungeond_connections Open HTTP connections.\n"
+         "# TYPE dungeond_connections gauge\ndungeond_connections %ld\n",
+         g->connections);
+  append(&b,
+         "# HELP dungeond_health_connections Open connections on the health listener.\n"
+         "# TYPE dungeond_health_connections gauge\ndungeond_health_connections %ld\n"
+         "# HELP dungeond_send_queue_bytes Response bytes queued to clients, not yet sent.\n"
+         "# TYPE dungeond_send_queue_bytes gauge\ndungeond_send_queue_bytes %ld\n",
+         g->health_connections, g->send_queue_bytes);
+  append(&b, "# HELP dungeond_connection_events_total Connections refused, cut or dropped, "
+             "by event.\n# TYPE dungeond_connection_events_total counter\n");
+  for (int i = 0; i < CONN_EVENT_COUNT; i++)
+    append(&b, "dungeond_connection_events_total{event=\"%s\"} %llu\n", conn_event_names[i],
+           (unsigned long long)s->conn_events[i]);
+  append(&b,
+         "# HELP dungeond_lobbies Lobbies alive.\n# TYPE dungeond_lobbies gauge\n"
+         "dungeond_lobbies %ld\n",
+         g->lobbies);
+  append(&b,
+         "# HELP dungeond_lobby_starts_total Match starts by pre-generation outcome.\n"
+         "# TYPE dungeond_lobby_starts_total counter\n"
+         "dungeond_lobby_starts_total{pregen=\"hit\"} %llu\n"
+         "dungeond_lobby_starts_total{pregen=\"wait\"} %llu\n"
+         "dungeond_lobby_starts_total{pregen=\"miss\"} %llu\n",
+         (unsigned long long)g->lobby_hits, (unsigned long long)g->lobby_waits,
+         (unsigned long long)g->lobby_misses);
+  append(&b,
+         "# HELP dungeond_speculative_jobs_total Speculative jobs by fate.\n"
+         "# TYPE dungeond_speculative_jobs_total counter\n"
+         "dungeond_speculative_jobs_total{fate=\"started\"} %llu\n"
+         "dungeond_speculative_jobs_total{fate=\"superseded\"} %llu\n"
+         "dungeond_speculative_jobs_total{fate=\"expired\"} %llu\n"
+         "dungeond_speculative_jobs_total{fate=\"evicted\"} %llu\n",
+         (unsigned long long)g->lobby_jobs, (unsigned long long)g->lobby_superseded,
+         (unsigned long long)g->lobby_expired, (unsigned long long)g->lobby_evicted);
+  append(&b,
+         "# HELP dungeond_pregen_saved_seconds_total Generation seconds saved by hits.\n"
+         "# TYPE dungeond_pregen_saved_seconds_total counter\n"
+         "dungeond_pregen_saved_seconds_total %.6f\n"
+         "# HELP dungeond_pregen_ready_bytes Bytes of ready pre-generated levels.\n"
+         "# TYPE dungeond_pregen_ready_bytes gauge\ndungeond_pregen_ready_bytes %ld\n"
+         "# HELP dungeond_lobby_bytes Bytes of all lobby state: settings, players, ready "
+         "levels.\n"
+         "# TYPE dungeond_lobby_bytes gauge\ndungeond_lobby_bytes %ld\n"
+         "# HELP dungeond_lobby_bytes_max The limit on dungeond_lobby_bytes.\n"
+         "# TYPE dungeond_lobby_bytes_max gauge\ndungeond_lobby_bytes_max %ld\n",
+         g->lobby_saved_s, g->lobby_ready_bytes, g->lobby_bytes, g->lobby_bytes_max);
+  if (b.failed) {
+    free(b.data);
+    return NULL;
+  }
+  if (length != NULL)
+    *length = b.length;
+  return b.data;
+}

@@ -1,0 +1,712 @@
+/* See http.h. libmicrohttpd runs without threads of its own (MHD_USE_EPOLL,
+ * external polling); its epoll fd sits in a uv_poll_t, MHD_get_timeout arms
+ * a uv_timer_t, and pump() runs MHD and re-arms the timer. Because
+ * MHD_resume_connection does not wake the loop in this mode, http_resume
+ * arms a zero timer that runs MHD at the loop's next turn. There are two such listeners: the API,
+ * and the optional health listener (health_listen) that serves only the probes and /metrics, so
+ * that liveness is answered whatever the API's clients do. This file also holds request ids, the
+ * per-request log line and the answers written past MHD to half-closed clients; conns.c guards the
+ * connections. */
+#include "transport/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/problem.h"
+#include "server.h"
+#include "transport/log.h"
+
+static void pump(listener *l);
+
+static void on_timer(uv_timer_t *timer) {
+  pump(timer->data);
+}
+
+static void on_poll(uv_poll_t *poll, int status, int events) {
+  (void)status;
+  (void)events;
+  pump(poll->data);
+}
+
+static void pump(listener *l) {
+  server *s = l->srv;
+  if (s->stopped || l->mhd == NULL)
+    return;
+  if (l->in_pump) {
+    /* A resume from inside MHD_run (a job dropped while being submitted):
+     * run MHD once more before leaving. */
+    l->pump_again = true;
+    return;
+  }
+  l->in_pump = true;
+  int reruns = 0;
+  do {
+    l->pump_again = false;
+    uint64_t closed = l->closed;
+    MHD_run(l->mhd);
+    /* Issue 12 item 1: at connections_max (or after an accept() error such
+     * as EMFILE) MHD 0.9.75 takes its listening socket out of its epoll set,
+     * and puts it back only at the start of a later run. When connections
+     * closed during this run, that later run is now, or the listener would
+     * wait for an unrelated event that may never come. */
+    if (l->closed != closed && reruns++ < 4)
+      l->pump_again = true;
+  } while (l->pump_again);
+  l->in_pump = false;
+  MHD_UNSIGNED_LONG_LONG timeout = 0;
+  if (MHD_get_timeout(l->mhd, &timeout) == MHD_YES)
+    uv_timer_start(&l->timer, on_timer, (uint64_t)timeout, 0);
+  else
+    uv_timer_stop(&l->timer);
+}
+
+void http_pump(server *s) {
+  pump(&s->http.api);
+  pump(&s->http.health);
+}
+
+/* Accepts the caller's X-Request-Id when it is short and plain, else makes
+ * one, so the id is safe to echo and to log unescaped. */
+static void set_request_id(request *r) {
+  const char *given = MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, "X-Request-Id");
+  if (given != NULL) {
+    size_t length = strlen(given);
+    bool plain = length > 0 && length < REQUEST_ID_MAX;
+    for (size_t i = 0; plain && i < length; i++) {
+      char c = given[i];
+      plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.' || c == ':';
+    }
+    if (plain) {
+      memcpy(r->id, given, length + 1);
+      return;
+    }
+  }
+  http *h = &r->srv->http;
+  snprintf(r->id, sizeof r->id, "%08x-%012llx", h->id_prefix, (unsigned long long)++h->id_counter);
+}
+
+static void add_common_headers(request *r, struct MHD_Response *response,
+                               const char *content_type) {
+  MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+  MHD_add_response_header(response, "X-Request-Id", r->id);
+  if (r->has_job) {
+    char timing[160];
+    snprintf(timing, sizeof timing, "queue;dur=%.3f, gen;dur=%.3f, ser;dur=%.3f", r->queue_ms,
+             r->generation_ms, r->serialise_ms);
+    MHD_add_response_header(response, "Server-Timing", timing);
+  }
+  if (r->pregen != NULL)
+    MHD_add_response_header(response, "X-Pregen", r->pregen);
+  if (r->srv->draining)
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
+}
+
+/* An answer written to a half-closed client past MHD. libmicrohttpd
+ * 0.9.75 closes a connection as soon as it reads end-of-file, and a
+ * suspended connection whose client half-closed (shutdown(SHUT_WR) after a
+ * complete request, issue 12 item 7) reads it on resume: the answer was
+ * lost. So the answer of such a request goes to a duplicate of its socket
+ * from the loop, and MHD is left to close its own descriptor. */
+typedef struct detached {
+  uv_poll_t poll;               /* writable events of `fd` */
+  server *srv;                  /* back pointer */
+  struct detached *prev, *next; /* the transport's list */
+  int fd;                       /* dup of the connection's socket */
+  char *data;                   /* head and body */
+  size_t length, sent;          /* bytes in `data`, bytes written */
+  uint64_t progress_ns;         /* last write that made progress */
+} detached;
+
+static void on_detached_closed(uv_handle_t *handle) {
+  detached *w = handle->data;
+  close(w->fd);
+  free(w->data);
+  free(w);
+}
+
+static void detached_end(detached *w) {
+  server *s = w->srv;
+  if (w->prev != NULL)
+    w->prev->next = w->next;
+  else
+    s->http.detached = w->next;
+  if (w->next != NULL)
+    w->next->prev = w->prev;
+  s->conns.send_queued -= (long)(w->length - w->sent);
+  shutdown(w->fd, SHUT_WR);
+  uv_close((uv_handle_t *)&w->poll, on_detached_closed);
+}
+
+static void on_detached_writable(uv_poll_t *poll, int status, int events) {
+  (void)events;
+  detached *w = poll->data;
+  while (status == 0 && w->sent < w->length) {
+    ssize_t wrote =
+        send(w->fd, w->data + w->sent, w->length - w->sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (wrote <= 0) {
+      if (wrote < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return;
+      break;
+    }
+    w->sent += (size_t)wrote;
+    w->srv->conns.send_queued -= (long)wrote;
+    w->progress_ns = dg_monotonic_ns();
+  }
+  detached_end(w);
+}
+
+/* Ends detached answers without progress for connection_timeout_s, or all
+ * of them (`all`: drain timeout). */
+static void sweep_detached(server *s, uint64_t now, bool all) {
+  uint64_t idle = (uint64_t)s->cfg->limits.connection_timeout_s * 1000000000u;
+  for (detached *w = s->http.detached, *next; w != NULL; w = next) {
+    next = w->next;
+    if (all || now - w->progress_ns >= idle)
+      detached_end(w);
+  }
+}
+
+/* The peer has shut down its sending side (or closed): a read would see
+ * end-of-file. */
+static bool peer_half_closed(request *r) {
+  if (r->conn == NULL || r->conn->closing)
+    return false;
+  char byte;
+  return recv(r->conn->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* Writes the whole answer of `r` to a duplicate of its socket (see
+ * `detached`); false when it cannot (then MHD answers as usual). */
+static bool answer_detached(request *r, int status, const char *content_type, char *body,
+                            size_t length, const char *const *headers) {
+  server *s = r->srv;
+  char head[2048], date[64], timing[160] = "", extra[1024] = "";
+  time_t now = time(NULL);
+  struct tm utc;
+  gmtime_r(&now, &utc);
+  strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+  if (r->has_job)
+    snprintf(timing, sizeof timing, "Server-Timing: queue;dur=%.3f, gen;dur=%.3f, ser;dur=%.3f\r\n",
+             r->queue_ms, r->generation_ms, r->serialise_ms);
+  size_t at = 0;
+  if (r->pregen != NULL)
+    at += (size_t)snprintf(extra + at, sizeof extra - at, "X-Pregen: %s\r\n", r->pregen);
+  if (status == 503 && at < sizeof extra)
+    at += (size_t)snprintf(extra + at, sizeof extra - at, "Retry-After: %ld\r\n",
+                           s->cfg->limits.retry_after_s);
+  for (int i = 0; headers != NULL && headers[i] != NULL && at < sizeof extra; i += 2)
+    if (!(status == 503 && strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
+      at +=
+          (size_t)snprintf(extra + at, sizeof extra - at, "%s: %s\r\n", headers[i], headers[i + 1]);
+  if (at >= sizeof extra)
+    return false;
+  /* HEAD and 304 answers carry no body (RFC 9110 9.3.2, 15.4.5). */
+  size_t body_bytes = strcmp(r->method, "HEAD") == 0 || status == 304 ? 0 : length;
+  const char *reason = MHD_get_reason_phrase_for((unsigned int)status);
+  int head_length = snprintf(head, sizeof head,
+                             "HTTP/1.1 %d %s\r\nDate: %s\r\nConnection: close\r\nContent-Type: "
+                             "%s\r\nX-Request-Id: %s\r\n%s%sContent-Length: %zu\r\n\r\n",
+                             status, reason, date, content_type, r->id, timing, extra, length);
+  if (head_length <= 0 || (size_t)head_length >= sizeof head)
+    return false;
+  detached *w = calloc(1, sizeof *w);
+  char *data = malloc((size_t)head_length + body_bytes + 1);
+  int fd = dup(r->conn->fd);
+  if (w == NULL || data == NULL || fd < 0 || uv_poll_init(s->loop, &w->poll, fd) != 0) {
+    if (fd >= 0)
+      close(fd);
+    free(data);
+    free(w);
+    return false;
+  }
+  memcpy(data, head, (size_t)head_length);
+  memcpy(data + head_length, body, body_bytes);
+  free(body);
+  w->srv = s;
+  w->fd = fd;
+  w->data = data;
+  w->length = (size_t)head_length + body_bytes;
+  w->progress_ns = dg_monotonic_ns();
+  w->poll.data = w;
+  w->next = s->http.detached;
+  if (s->http.detached != NULL)
+    s->http.detached->prev = w;
+  s->http.detached = w;
+  s->conns.send_queued += (long)w->length;
+  uv_poll_start(&w->poll, UV_WRITABLE, on_detached_writable);
+  r->status = status;
+  r->answered = true;
+  r->detached = true;
+  r->bytes_out = length;
+  return true;
+}
+
+void http_respond(request *r, int status, const char *content_type, char *body, size_t length,
+                  const char *const *headers) {
+  if (body == NULL) {
+    /* Out of memory while building the answer: say so without allocating. */
+    status = 500;
+    content_type = "text/plain";
+    body = NULL;
+    length = 0;
+  }
+  if (body != NULL && !conns_admit(r->srv, length)) {
+    /* Issue 12 item 4: the budget of bytes queued to clients is full of
+     * readers that are still reading: refuse this answer rather than hold
+     * it (the stalled ones were closed already). */
+    free(body);
+    r->srv->counters.rejected_send_queue++;
+    char detail[160];
+    snprintf(detail, sizeof detail,
+             "%ld response bytes are queued to clients (limits.send_queue_bytes_max %ld); "
+             "retry later",
+             r->srv->conns.send_queued, r->srv->cfg->limits.send_queue_bytes_max);
+    size_t problem_length = 0;
+    char *problem = problem_body(503, "send-queue-full", "Too busy sending", detail, r->path, r->id,
+                                 NULL, &problem_length);
+    http_respond(r, 503, "application/problem+json", problem, problem_length, NULL);
+    return;
+  }
+  if (r->suspended && body != NULL && peer_half_closed(r) &&
+      answer_detached(r, status, content_type, body, length, headers))
+    return;
+  struct MHD_Response *response = MHD_create_response_from_buffer(
+      length, body != NULL ? body : (void *)"",
+      body != NULL ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+  if (response == NULL) {
+    free(body);
+    return;
+  }
+  add_common_headers(r, response, content_type);
+  /* Every 503 says when to come back, with the configured delay. */
+  bool retry = status == 503;
+  if (retry) {
+    char seconds[24];
+    snprintf(seconds, sizeof seconds, "%ld", r->srv->cfg->limits.retry_after_s);
+    MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
+  }
+  for (int i = 0; headers != NULL && headers[i] != NULL; i += 2)
+    if (!(retry && strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
+      MHD_add_response_header(response, headers[i], headers[i + 1]);
+  r->bytes_out = length;
+  if (r->suspended) {
+    r->pending = response;
+    r->pending_status = status;
+    return;
+  }
+  r->status = status;
+  r->answered = true;
+  if (MHD_queue_response(r->connection, (unsigned)status, response) == MHD_YES)
+    conns_response_queued(r, length);
+  MHD_destroy_response(response);
+}
+
+static void on_wake(uv_timer_t *timer) {
+  http_pump(timer->data);
+}
+
+void http_suspend(request *r) {
+  if (r->answered || r->suspended)
+    return;
+  r->suspended = true;
+  MHD_suspend_connection(r->connection);
+}
+
+/* Hands a suspended connection back to MHD; false when it was not
+ * suspended. The caller then runs MHD, now or soon. */
+static bool resume_connection(request *r) {
+  if (!r->suspended)
+    return false;
+  r->suspended = false;
+  MHD_resume_connection(r->connection);
+  return true;
+}
+
+void http_resume(request *r) {
+  /* A resume does not wake the loop in external-polling mode: run MHD now,
+   * which sends the answer (from inside MHD_run, pump runs once more). */
+  if (resume_connection(r))
+    http_pump(r->srv);
+}
+
+void http_resume_soon(request *r) {
+  if (!resume_connection(r))
+    return;
+  server *s = r->srv;
+  if (!uv_is_active((uv_handle_t *)&s->http.wake))
+    uv_timer_start(&s->http.wake, on_wake, 0, 0);
+}
+
+const char *http_header(const request *r, const char *name) {
+  return MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, name);
+}
+
+/* One JSON line per request on stderr. */
+static void log_request(request *r) {
+  if (!r->srv->cfg->log_requests)
+    return;
+  char when[LOG_TIME_MAX];
+  log_time(when);
+  double total_ms = (double)(dg_monotonic_ns() - r->start_ns) / 1e6;
+  json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:I}", "time", when, "level",
+                           r->status >= 500 ? "error" : "info", "request_id", r->id, "method",
+                           r->method, "path", r->path, "status", r->status, "total_ms", total_ms,
+                           "bytes", (json_int_t)r->bytes_out);
+  if (line == NULL)
+    return;
+  if (r->has_job) {
+    json_object_set_new(line, "queue_ms", json_real(r->queue_ms));
+    json_object_set_new(line, "generation_ms", json_real(r->generation_ms));
+    json_object_set_new(line, "serialise_ms", json_real(r->serialise_ms));
+  }
+  if (r->algorithm != NULL)
+    json_object_set_new(line, "algorithm", json_string(r->algorithm));
+  if (r->has_job)
+    json_object_set_new(line, "seed", dg_seed_to_json(r->seed));
+  if (r->pregen != NULL)
+    json_object_set_new(line, "pregen", json_string(r->pregen));
+  log_write(line);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
+                         enum MHD_RequestTerminationCode toe) {
+  (void)connection;
+  (void)toe;
+  listener *l = cls;
+  server *s = l->srv;
+  request *r = *con_cls;
+  if (r == NULL)
+    return;
+  *con_cls = NULL;
+  conns_request_done(r);
+  if (!r->answered)
+    r->status = 499; /* the client went away before an answer */
+  double total_s = (double)(dg_monotonic_ns() - r->start_ns) / 1e9;
+  stats_record(&s->counters, r->status, total_s, r->algorithm,
+               r->has_job ? r->queue_ms / 1000.0 : -1.0,
+               r->has_job ? (r->generation_ms + r->serialise_ms) / 1000.0 : -1.0, r->bytes_out);
+  log_request(r);
+  if (r->pending != NULL)
+    MHD_destroy_response(r->pending);
+  free(r->body);
+  free(r);
+  s->http.requests_open--;
+}
+
+/* Bytes of one UTF-8 character at `text` that is valid (shortest form, no
+ * surrogate, at most U+10FFFF) and not a control character; 0 otherwise. */
+static size_t printable_char(const unsigned char *text) {
+  unsigned char c = text[0];
+  if (c >= 0x20 && c < 0x7f)
+    return 1;
+  size_t length;
+  unsigned char low = 0x80, high = 0xbf; /* range of the second byte */
+  if (c >= 0xc2 && c <= 0xdf)
+    length = 2;
+  else if (c >= 0xe0 && c <= 0xef) {
+    length = 3;
+    if (c == 0xe0)
+      low = 0xa0;
+    else if (c == 0xed)
+      high = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    length = 4;
+    if (c == 0xf0)
+      low = 0x90;
+    else if (c == 0xf4)
+      high = 0x8f;
+  } else
+    return 0;
+  if (text[1] < low || text[1] > high)
+    return 0;
+  for (size_t i = 2; i < length; i++)
+    if (text[i] < 0x80 || text[i] > 0xbf)
+      return 0;
+  return length;
+}
+
+/* Copies `text` into `out` (`size` bytes) as printable UTF-8, writing each
+ * other byte as %XX, so that it is always safe in JSON and in a log line;
+ * stops at a character boundary when `out` is full. Returns 0, 400 when
+ * `text` had other bytes, 414 when it did not fit. */
+static int copy_printable(char *out, size_t size, const char *text) {
+  const unsigned char *in = (const unsigned char *)text;
+  size_t at = 0;
+  int problem = 0;
+  while (*in != '\0') {
+    size_t length = printable_char(in);
+    if (length == 0) {
+      problem = 400;
+      if (at + 3 >= size)
+        break;
+      snprintf(out + at, size - at, "%%%02X", *in);
+      at += 3;
+      in++;
+      continue;
+    }
+    if (at + length >= size)
+      break;
+    memcpy(out + at, in, length);
+    at += length;
+    in += length;
+  }
+  out[at] = '\0';
+  return *in != '\0' && problem == 0 ? 414 : problem;
+}
+
+static request *request_new(listener *l, struct MHD_Connection *connection, const char *url,
+                            const char *method) {
+  server *s = l->srv;
+  request *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return NULL;
+  r->srv = s;
+  r->health = l->health;
+  r->conn = conns_of(connection);
+  r->connection = connection;
+  r->start_ns = dg_monotonic_ns();
+  copy_printable(r->method, sizeof r->method, method);
+  r->path_problem = copy_printable(r->path, sizeof r->path, url);
+  r->queue_ms = r->generation_ms = r->serialise_ms = -1;
+  set_request_id(r);
+  s->http.requests_open++;
+  conns_headers_read(r);
+  return r;
+}
+
+/* A problem the transport answers itself (the routes use respond.h). */
+static void problem_respond(request *r, int status, const char *slug, const char *title,
+                            const char *detail) {
+  size_t length = 0;
+  char *body = problem_body(status, slug, title, detail, r->path, r->id, NULL, &length);
+  http_respond(r, status, "application/problem+json", body, length, NULL);
+}
+
+static void refuse_too_large(request *r) {
+  server *s = r->srv;
+  s->counters.rejected_too_large++;
+  char detail[128];
+  snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
+           s->cfg->limits.body_bytes_max);
+  problem_respond(r, 413, "too-large", "Request body too large", detail);
+}
+
+/* The first call for a request, its headers read: answers at once what can
+ * be answered without the body. A response queued now makes MHD 0.9.75
+ * skip the body and close the connection after the answer. */
+static void on_headers(request *r) {
+  server *s = r->srv;
+  if (r->path_problem == 400) {
+    problem_respond(r, 400, "bad-path", "Malformed request path",
+                    "the request path must be UTF-8 without control characters (bytes that "
+                    "are not are shown as %XX in instance)");
+    return;
+  }
+  if (r->path_problem == 414) {
+    char detail[96];
+    snprintf(detail, sizeof detail, "the request path must be shorter than %d bytes",
+             REQUEST_PATH_MAX);
+    problem_respond(r, 414, "uri-too-long", "Request path too long", detail);
+    return;
+  }
+  const char *declared =
+      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  if (declared != NULL && strtoll(declared, NULL, 10) > s->cfg->limits.body_bytes_max)
+    refuse_too_large(r);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls) {
+  (void)version;
+  listener *l = cls;
+  server *s = l->srv;
+  request *r = *con_cls;
+  if (r == NULL) {
+    r = request_new(l, connection, url, method);
+    if (r == NULL)
+      return MHD_NO;
+    *con_cls = r;
+    on_headers(r);
+    return MHD_YES;
+  }
+  if (r->detached)
+    return MHD_NO; /* answered past MHD: let it close its descriptor */
+  if (r->answered) {
+    *upload_data_size = 0;
+    return MHD_YES;
+  }
+  if (r->pending != NULL) {
+    /* Resumed after its job: send what the job produced. */
+    r->status = r->pending_status;
+    r->answered = true;
+    enum MHD_Result rc = MHD_queue_response(connection, (unsigned)r->status, r->pending);
+    if (rc == MHD_YES)
+      conns_response_queued(r, r->bytes_out);
+    MHD_destroy_response(r->pending);
+    r->pending = NULL;
+    return rc;
+  }
+  if (*upload_data_size > 0) {
+    size_t chunk = *upload_data_size;
+    *upload_data_size = 0;
+    if (r->body_length + chunk > (size_t)s->cfg->limits.body_bytes_max) {
+      /* Issue 12 item 6: answer 413 at the limit and stop reading. MHD
+       * 0.9.75 takes no response while a body is being read, so the answer
+       * goes straight to the socket (nothing was sent on it for this
+       * request) and MHD_NO makes MHD close the connection now. */
+      s->counters.rejected_too_large++;
+      char detail[96];
+      snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
+               s->cfg->limits.body_bytes_max);
+      if (r->conn != NULL && !r->conn->closing) {
+        conns_write_raw(r->conn, 413, "too-large", "Request body too large", detail);
+        shutdown(r->conn->fd, SHUT_WR);
+      }
+      free(r->body);
+      r->body = NULL;
+      r->body_length = r->body_capacity = 0;
+      return MHD_NO;
+    }
+    if (r->body_length + chunk + 1 > r->body_capacity) {
+      size_t capacity = (r->body_length + chunk + 1) * 2;
+      if (capacity > (size_t)s->cfg->limits.body_bytes_max + 1)
+        capacity = (size_t)s->cfg->limits.body_bytes_max + 1;
+      char *grown = realloc(r->body, capacity);
+      if (grown == NULL)
+        return MHD_NO;
+      r->body = grown;
+      r->body_capacity = capacity;
+    }
+    memcpy(r->body + r->body_length, upload_data, chunk);
+    r->body_length += chunk;
+    return MHD_YES;
+  }
+  if (r->suspended)
+    return MHD_YES;
+  conns_body_read(r);
+  s->http.handle(r);
+  return MHD_YES;
+}
+
+static int parse_listen(const char *listen, struct sockaddr_in *address, dg_error *err) {
+  char host[CONFIG_LISTEN_MAX];
+  snprintf(host, sizeof host, "%s", listen);
+  char *colon = strrchr(host, ':');
+  if (colon == NULL)
+    return dg_error_set(err, DG_EINVAL, "listen", "listen must be HOST:PORT");
+  *colon = '\0';
+  memset(address, 0, sizeof *address);
+  address->sin_family = AF_INET;
+  address->sin_port = htons((uint16_t)atoi(colon + 1));
+  if (strcmp(host, "localhost") == 0)
+    snprintf(host, sizeof host, "127.0.0.1");
+  if (inet_pton(AF_INET, host, &address->sin_addr) != 1)
+    return dg_error_set(err, DG_EINVAL, "listen",
+                        "listen's host must be an IPv4 address such as 127.0.0.1, not '%s'", host);
+  return 0;
+}
+
+static int start_listener(server *s, listener *l, const char *address_text, bool health,
+                          dg_error *err) {
+  struct sockaddr_in address;
+  int rc = parse_listen(address_text, &address, err);
+  if (rc != 0)
+    return rc;
+  const config_limits *limits = &s->cfg->limits;
+  l->srv = s;
+  l->health = health;
+  unsigned int connections =
+      (unsigned int)(health ? limits->health_connections_max : limits->connections_max);
+  l->mhd = MHD_start_daemon(
+      MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO | MHD_USE_ERROR_LOG, 0,
+      conns_accept_policy, l, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, conns_mhd_log, l,
+      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_CONNECTION_LIMIT, connections,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)limits->connection_timeout_s,
+      MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
+      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+  if (l->mhd == NULL)
+    return dg_error_set(err, SRV_ESYSTEM, health ? "health_listen" : "listen",
+                        "cannot listen on %s (address in use?)", address_text);
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+  const union MHD_DaemonInfo *port = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
+  l->port = port != NULL ? port->port : ntohs(address.sin_port);
+  if (info == NULL || uv_poll_init(s->loop, &l->poll, info->epoll_fd) != 0) {
+    MHD_stop_daemon(l->mhd);
+    l->mhd = NULL;
+    return dg_error_set(err, SRV_ESYSTEM, "", "cannot watch libmicrohttpd's epoll descriptor");
+  }
+  l->poll.data = l;
+  uv_timer_init(s->loop, &l->timer);
+  l->timer.data = l;
+  uv_poll_start(&l->poll, UV_READABLE, on_poll);
+  return 0;
+}
+
+static void close_listener(listener *l) {
+  if (l->mhd == NULL)
+    return;
+  uv_close((uv_handle_t *)&l->poll, NULL);
+  uv_close((uv_handle_t *)&l->timer, NULL);
+  MHD_stop_daemon(l->mhd);
+  l->mhd = NULL;
+}
+
+static void on_sweep(uv_timer_t *timer) {
+  server *s = timer->data;
+  uint64_t now = dg_monotonic_ns();
+  conns_sweep(s, now);
+  sweep_detached(s, now, false);
+  /* Also a safety net for item 1 of issue 12: whatever else happens, MHD
+   * runs at least once a sweep, which puts its listening socket back. */
+  http_pump(s);
+}
+
+int http_start(server *s, http_handler_fn handle, dg_error *err) {
+  http *h = &s->http;
+  h->handle = handle;
+  h->api.srv = h->health.srv = s;
+  int rc = start_listener(s, &h->api, s->cfg->listen, false, err);
+  if (rc != 0)
+    return rc;
+  if (s->cfg->health_listen[0] != '\0' &&
+      (rc = start_listener(s, &h->health, s->cfg->health_listen, true, err)) != 0) {
+    close_listener(&h->api);
+    return rc;
+  }
+  conns_init(s);
+  uv_timer_init(s->loop, &h->sweep);
+  h->sweep.data = s;
+  uv_timer_start(&h->sweep, on_sweep, s->conns.sweep_ms, s->conns.sweep_ms);
+  uv_timer_init(s->loop, &h->wake);
+  h->wake.data = s;
+  http_pump(s);
+  return 0;
+}
+
+bool http_quiet(const server *s) {
+  return s->http.requests_open == 0 && s->http.detached == NULL;
+}
+
+void http_close_all(server *s) {
+  conns_close_all(s);
+  sweep_detached(s, dg_monotonic_ns(), true);
+  http_pump(s);
+}
+
+void http_stop(server *s) {
+  uv_timer_stop(&s->http.sweep);
+  uv_close((uv_handle_t *)&s->http.sweep, NULL);
+  uv_close((uv_handle_t *)&s->http.wake, NULL);
+  close_listener(&s->http.api);
+  close_listener(&s->http.health);
+}

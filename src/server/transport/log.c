@@ -1,0 +1,29 @@
+/* See log.h. */
+#include "transport/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void log_time(char when[LOG_TIME_MAX]) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  struct tm utc;
+  gmtime_r(&now.tv_sec, &utc);
+  char seconds[32];
+  strftime(seconds, sizeof seconds, "%Y-%m-%dT%H:%M:%S", &utc);
+  snprintf(when, LOG_TIME_MAX, "%s.%03ldZ", seconds, now.tv_nsec / 1000000);
+}
+
+void log_write(json_t *line) {
+  /* One fwrite per line, so lines from one process never interleave. */
+  char *text = line != NULL ? json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+  json_decref(line);
+  if (text != NULL) {
+    size_t length = strlen(text);
+    text[length] = '\n';
+    fwrite(text, 1, length + 1, stderr);
+    free(text);
+  }
+}
