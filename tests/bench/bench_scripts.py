@@ -110,6 +110,16 @@ def http_ab_json():
           result["a"]["requests_per_s"], "http_ab")
 
 
+def bytes_ab_json():
+    out = ok(run([sys.executable, os.path.join(BENCH, "bytes_ab.py"), "--a", BUILD, "--b", BUILD,
+                  "--json"]))
+    result = json.loads(out)
+    assert result["requests"] == len(result["rows"]) > 0, result
+    differing = [r["request"] for r in result["rows"] if not r["same"]]
+    assert result["identical"] == result["requests"] and not differing, \
+        f"one build differs from itself on {differing}"
+
+
 def peers_json():
     out = ok(run([os.path.join(BENCH, "peers.sh"), "--build", BUILD, "--json"] + TINY))
     lines = out.strip().splitlines()
@@ -154,6 +164,7 @@ def main():
              ("compare.py: missing build, bad counts, no wrk: message and exit 1",
               compare_errors),
              ("http_ab.py --json on the shared module", http_ab_json),
+             ("bytes_ab.py --json on the shared module: a build equals itself", bytes_ab_json),
              ("peers.sh --json: every peer, ratios of the figures", peers_json),
              ("peers.sh table: header and six rows", peers_table)]
     print(f"1..{len(tests)}", flush=True)
