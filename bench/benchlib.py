@@ -165,11 +165,12 @@ def wrk(port, path, seconds, connections, script=None):
     return parse_wrk(out)
 
 
-def cli_bench(build, algorithm, params=None, seconds=0.2, runs=5):
+def cli_bench(build, algorithm, params=None, seconds=0.2, runs=5, compare=False):
     """`dungeon bench --json` of `build` for `algorithm` with `params` (a dict),
-    without the placement comparison; the parsed JSON object."""
+    with the placement comparison (its rates in thread CPU time) only when
+    `compare`; the parsed JSON object."""
     cmd = [program(build, "dungeon"), "bench", "--algorithm", algorithm, "--seconds",
-           str(seconds), "--runs", str(runs), "--no-compare", "--json"]
+           str(seconds), "--runs", str(runs), "--json"] + ([] if compare else ["--no-compare"])
     for name, value in (params or {}).items():
         cmd += ["--param", f"{name}={value}"]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
@@ -188,7 +189,8 @@ def lobby_start_hits(port, count, prefix, timeout=60):
     """Fills `count` lobbies of four players, waits until each has its level
     pre-generated, then starts them one after another from one keep-alive
     connection (the client-side cost of a hit, nothing else running) and
-    deletes them. Returns {"starts_per_s", "p50_ms", "hits", "misses"}."""
+    deletes them. Returns {"starts_per_s" (1 / the median start), "p50_ms",
+    "total_s", "hits", "misses"}."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     names = [f"{prefix}-{i}" for i in range(count)]
     try:
@@ -215,7 +217,10 @@ def lobby_start_hits(port, count, prefix, timeout=60):
             _call(conn, "DELETE", f"/v1/lobbies/{name}")
     finally:
         conn.close()
-    return {"starts_per_s": count / elapsed, "p50_ms": statistics.median(latencies),
+    p50 = statistics.median(latencies)
+    # The rate of the median start, not of the total: one start delayed by
+    # other work on a shared machine moves a mean, hardly a median.
+    return {"starts_per_s": 1000 / p50, "p50_ms": p50, "total_s": elapsed,
             "hits": count - misses, "misses": misses}
 
 

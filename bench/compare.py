@@ -9,23 +9,27 @@ Run before merging a change that must not cost speed: build the old commit
 and the new one into two build directories and point --a and --b at them.
 The suite, each row a rate (higher is better):
 
-  classic 80x21      dungeon bench --algorithm classic (levels/s)
+  classic 80x21      dungeon bench --algorithm classic (levels/s of CPU time)
   landmark 200x200   dungeon bench --algorithm landmark, width=height=200
   nonlinear          dungeon bench --algorithm nonlinear
   authored           dungeon bench --algorithm authored (default room set)
   http post classic  wrk -t2 -cC for S s on POST /v1/levels classic (requests/s)
-  lobby start hit    L ready lobbies started one after another (starts/s)
+  lobby start hit    L ready lobbies started one after another (starts/s
+                     of the median start, client side)
 
 Both builds' daemons (default config) run on free loopback ports for the
 whole run. Each of R rounds (default 5) measures every row once for A and
 once for B, A first in even rounds and B first in odd ones, so that noise
-on a shared machine hits both sides; each `dungeon bench` is 5 timed runs
-of T seconds (default 0.2). Per row: the median of each side over the
-rounds, and the median of the per-round ratios B/A with their min-max and
-interquartile range. A row whose median ratio is below 0.95 is flagged;
-with --strict a flagged row makes the exit status 3. --json prints one
-JSON object instead of the table. Defaults take about two minutes on two
-cores. A missing build, a missing wrk or a count below 1 is a message and
+on a shared machine hits both sides. Each `dungeon bench` is 5 timed
+runs of T seconds (default 0.2); its rate is taken in thread CPU time
+(what it reports as placement_compare), which the time spent waiting for
+a core does not move; a build too old to report that is timed by the
+wall clock (the row's unit and "clock" say which). Per row: the median
+of each side over the rounds, and the median of the per-round ratios B/A
+with their min-max and interquartile range. A row whose median ratio is
+below 0.95 is flagged; with --strict a flagged row makes the exit status
+3. --json prints one JSON object instead of the table. Defaults take
+about three minutes on two cores. A missing build, a missing wrk or a count below 1 is a message and
 exit status 1.
 """
 import argparse
@@ -89,13 +93,16 @@ def measure(row, build, daemon, args, round_index, side):
     """One measurement of `row` for one build: (rate, details)."""
     name, _, kind, algorithm, params = row
     if kind == "cli":
-        out = benchlib.cli_bench(build, algorithm, params, args.bench_seconds)
-        return out["levels_per_second_median"], {}
+        out = benchlib.cli_bench(build, algorithm, params, args.bench_seconds, compare=True)
+        cpu = out.get("placement_compare", {}).get("levels_per_cpu_second_with_placement_median")
+        return out["levels_per_second_median"], {"cpu_rate": cpu}
     if kind == "http":
         out = benchlib.wrk(daemon.port, "/v1/levels", args.seconds, args.connections,
                            benchlib.POST_CLASSIC_LUA)
         return out["requests_per_s"], {"p99_ms": out["p99_ms"], "errors": out["errors"]}
-    out = benchlib.lobby_start_hits(daemon.port, args.lobbies, f"cmp{round_index}{side}")
+    # The same lobby ids on both sides: a lobby's seed is a hash of its id,
+    # so both builds start the same levels.
+    out = benchlib.lobby_start_hits(daemon.port, args.lobbies, f"cmp{round_index}")
     return out["starts_per_s"], {"p50_ms": out["p50_ms"], "misses": out["misses"]}
 
 
@@ -118,9 +125,16 @@ def summarise(args, rates, details):
     rows = []
     for name, unit, kind, _, _ in args.rows:
         a, b = rates[name]["a"], rates[name]["b"]
+        clock = "wall"
+        if kind == "cli":
+            cpu = {side: [d["cpu_rate"] for d in details[name][side]] for side in ("a", "b")}
+            if all(x is not None for side in cpu.values() for x in side):
+                a, b, clock = cpu["a"], cpu["b"], "thread_cpu"
         ratios = [y / x for x, y in zip(a, b)]
         s = benchlib.spread(ratios)
-        row = {"name": name, "unit": unit,
+        if clock == "thread_cpu":
+            unit = "levels/cpu-s"
+        row = {"name": name, "unit": unit, "clock": clock,
                "a_median": round(benchlib.spread(a)["median"], 1),
                "b_median": round(benchlib.spread(b)["median"], 1),
                "ratio_median": round(s["median"], 3), "ratio_min": round(s["min"], 3),

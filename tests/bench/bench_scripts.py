@@ -55,6 +55,8 @@ def compare_json():
     names = [row["name"] for row in result["rows"]]
     assert names == COMPARE_ROWS, f"rows {names}"
     for row in result["rows"]:
+        expected = "thread_cpu" if row["unit"].startswith("levels") else "wall"
+        assert row["clock"] == expected, f"{row['name']}: clock {row['clock']}"
         for key in ("a_median", "b_median", "ratio_median", "ratio_min", "ratio_max",
                     "ratio_q1", "ratio_q3"):
             positive(row[key], f"{row['name']}.{key}")
@@ -71,16 +73,17 @@ def compare_json():
 
 def compare_table():
     out = ok(run([sys.executable, os.path.join(BENCH, "compare.py"), "--a", BUILD, "--b", BUILD,
-                  "--only", "classic 80x21,nonlinear"] + TINY))
+                  "--only", "classic 80x21,http post classic"] + TINY))
     lines = out.splitlines()
     assert lines[0].split()[:5] == ["row", "unit", "A", "median", "B"], lines[0]
-    for line, name in zip(lines[1:3], ("classic 80x21", "nonlinear")):
+    for line, name, unit in zip(lines[1:3], ("classic 80x21", "http post classic"),
+                                ("levels/cpu-s", "requests/s")):
         assert line.startswith(name), f"{line!r} is not the {name} row"
         cells = line[len(name):].split()
-        assert cells[0] == "levels/s" and len(cells) in (6, 7), cells
+        assert cells[0] == unit and len(cells) in (6, 7), cells
         a, b, ratio = float(cells[1]), float(cells[2]), float(cells[3])
         positive(a, name)
-        close(ratio, b, a, name)  # the table rounds rates to whole levels
+        close(ratio, b, a, name)  # the table rounds rates to whole numbers
     assert lines[3].startswith("A = "), lines[3]
 
 
