@@ -23,14 +23,12 @@
 #include "state/jobs.h"
 #include "state/lobby.h"
 #include "state/stats.h"
-#include "transport/conns.h"
 #include "transport/http.h"
 
 typedef struct server {
   const config *cfg;           /* read-only configuration */
   uv_loop_t *loop;             /* the one loop */
-  http http;                   /* the transport: listeners, requests, detached answers */
-  conns conns;                 /* connection guard: limits, deadlines, send budget */
+  http http;                   /* the transport: listeners, requests, connections */
   jobs queues;                 /* generation queues */
   stats counters;              /* statistics */
   lobbies lobbies;             /* lobby table and pre-generated levels */
