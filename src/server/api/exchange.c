@@ -7,8 +7,8 @@ int exchange_answer_headers(const request *r, const char **names, const char **v
   exchange *x = r->data;
   int count = 0;
   if (x->has_job) {
-    snprintf(x->timing, sizeof x->timing, "queue;dur=%.3f, gen;dur=%.3f, ser;dur=%.3f",
-             x->queue_ms, x->generation_ms, x->serialise_ms);
+    snprintf(x->timing, sizeof x->timing, "queue;dur=%.3f, gen;dur=%.3f, ser;dur=%.3f", x->queue_ms,
+             x->generation_ms, x->serialise_ms);
     names[count] = "Server-Timing";
     values[count++] = x->timing;
   }

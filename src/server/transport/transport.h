@@ -39,22 +39,22 @@ extern const char *const conn_event_names[CONN_EVENT_COUNT];
  * names are the configuration's (docs/config.md), which the messages
  * name. */
 typedef struct http_settings {
-  const char *listen;            /* HOST:PORT of the API (borrowed for the call) */
-  const char *health_listen;     /* HOST:PORT of the probes, "" for none (borrowed) */
-  bool log_requests;             /* one JSON line per request on stderr */
-  long body_bytes_max;           /* larger bodies are refused with 413 */
-  long connections_max;          /* open API connections */
-  long health_connections_max;   /* open probe connections */
-  long connection_timeout_s;     /* idle keep-alive timeout */
-  long connections_per_ip_max;   /* open API connections from one IPv4 address; 0: no limit */
-  long header_timeout_ms;        /* a request's headers must arrive within this */
-  long body_timeout_ms;          /* its body within this after its headers */
-  long send_queue_bytes_max;     /* budget of response bytes queued to clients */
-  long send_stall_ms;            /* a reader taking < 64 KiB in this long has stalled */
-  long retry_after_s;            /* Retry-After of every 503 */
-  long drain_timeout_ms;         /* named in the drain timeout's log lines */
-  size_t request_data_size;      /* bytes of the owner's per-request data (request.data) */
-  uint32_t id_prefix;            /* random part of generated request ids */
+  const char *listen;          /* HOST:PORT of the API (borrowed for the call) */
+  const char *health_listen;   /* HOST:PORT of the probes, "" for none (borrowed) */
+  bool log_requests;           /* one JSON line per request on stderr */
+  long body_bytes_max;         /* larger bodies are refused with 413 */
+  long connections_max;        /* open API connections */
+  long health_connections_max; /* open probe connections */
+  long connection_timeout_s;   /* idle keep-alive timeout */
+  long connections_per_ip_max; /* open API connections from one IPv4 address; 0: no limit */
+  long header_timeout_ms;      /* a request's headers must arrive within this */
+  long body_timeout_ms;        /* its body within this after its headers */
+  long send_queue_bytes_max;   /* budget of response bytes queued to clients */
+  long send_stall_ms;          /* a reader taking < 64 KiB in this long has stalled */
+  long retry_after_s;          /* Retry-After of every 503 */
+  long drain_timeout_ms;       /* named in the drain timeout's log lines */
+  size_t request_data_size;    /* bytes of the owner's per-request data (request.data) */
+  uint32_t id_prefix;          /* random part of generated request ids */
 } http_settings;
 
 /* What the transport refused or saw, for the owner's statistics. */
