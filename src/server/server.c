@@ -70,7 +70,7 @@ int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context
   dg_rng_seed(&s->seeds, entropy[0], entropy[1]);
   jobs_init(&s->queues, loop, cfg->workers, (int)cfg->limits.speculative_reserved_workers,
             cfg->limits.interactive_queue_max, cfg->limits.speculative_queue_max, roomsets);
-  lobbies_init(&s->lobbies, s);
+  lobbies_init(&s->lobbies, loop, cfg, &s->queues, &s->counters);
   uv_timer_init(loop, &s->drain_timer);
   s->drain_timer.data = s;
   uv_prepare_init(loop, &s->stop_watch);

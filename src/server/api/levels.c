@@ -11,10 +11,10 @@
 #include <sys/socket.h>
 
 #include "api/exchange.h"
-#include "api/level_request.h"
 #include "api/problem.h"
 #include "api/respond.h"
 #include "server.h"
+#include "state/level_request.h"
 
 /* A level job and the request waiting for it. The request outlives the
  * job: MHD keeps a suspended connection until it is resumed. */
