@@ -1,11 +1,11 @@
-/* The daemon's lifecycle (server.h): start-up in dependency order, the
+/* The daemon's lifecycle (daemon.h): start-up in dependency order, the
  * drain on SIGTERM/SIGINT, and the stop. The stop runs from a uv_prepare_t,
  * which the loop calls at the start of every iteration before it waits for
  * I/O, so outside every libmicrohttpd run and without delay, once nothing
  * is in flight: no request context, no detached answer, no job in the
  * pool. Closing every handle then lets uv_run return, and main()'s
  * uv_loop_close proves nothing leaked a handle. */
-#include "server.h"
+#include "daemon.h"
 
 #include <stdio.h>
 #include <string.h>
