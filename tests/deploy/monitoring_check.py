@@ -5,20 +5,26 @@ Grafana dashboard against its generator and Grafana's layout rules, every
 dashboard query through promtool's PromQL parser, and every series name,
 label and label value the rules and the dashboard use against the /metrics
 output of a real daemon that served levels, an error, a deadline and a
-lobby start.
+lobby start. Then a real Prometheus server scrapes such a daemon with the
+rules loaded: every rule evaluates without error and every recorded series
+and every dashboard query has data.
 
 Usage: monitoring_check.py PATH/TO/dungeond
-Prints TAP. Needs promtool (Debian's prometheus package) and python3-yaml.
+Prints TAP. Needs promtool and prometheus (Debian's prometheus package)
+and python3-yaml.
 """
 import glob
 import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -181,25 +187,29 @@ def source_metric_names():
     return names
 
 
+def exercise(d, lobby="monitoring"):
+    """A level, a 422, a 504 and a lobby's pre-generated start."""
+    status = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 1})[0]
+    check(status == 200, f"POST /v1/levels {status}")
+    status = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 1,
+                                              "params": {"width": 5}})[0]
+    check(status == 422, f"width 5: {status}")
+    slow = dict(harness.SLOW, deadline_ms=1)
+    status = d.request("POST", "/v1/levels", slow)[0]
+    check(status == 504, f"a 1 ms deadline on a slow level: {status}")
+    status = d.request("PUT", f"/v1/lobbies/{lobby}/players/p1", {"level": 3})[0]
+    check(status in (200, 201), f"join {status}")
+    harness.wait_pregen(d, lobby, "ready")
+    status, headers, _ = d.request("POST", f"/v1/lobbies/{lobby}/start")
+    check(status == 200 and headers.get("x-pregen") == "hit",
+          f"start {status} {headers.get('x-pregen')}")
+
+
 def exercised_metrics():
-    """A real daemon after a level, a 422, a 504, a lobby's pre-generated
-    start and a miss: its /metrics text."""
+    """A real daemon's /metrics text after exercise()."""
     d = harness.Daemon()
     try:
-        status = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 1})[0]
-        check(status == 200, f"POST /v1/levels {status}")
-        status = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 1,
-                                                  "params": {"width": 5}})[0]
-        check(status == 422, f"width 5: {status}")
-        slow = dict(harness.SLOW, deadline_ms=1)
-        status = d.request("POST", "/v1/levels", slow)[0]
-        check(status == 504, f"a 1 ms deadline on a slow level: {status}")
-        status = d.request("PUT", "/v1/lobbies/monitoring/players/p1", {"level": 3})[0]
-        check(status in (200, 201), f"join {status}")
-        harness.wait_pregen(d, "monitoring", "ready")
-        status, headers, _ = d.request("POST", "/v1/lobbies/monitoring/start")
-        check(status == 200 and headers.get("x-pregen") == "hit",
-              f"start {status} {headers.get('x-pregen')}")
+        exercise(d)
         status, headers, body = d.request("GET", "/metrics")
         check(status == 200, f"GET /metrics {status}")
         return body.decode()
@@ -411,6 +421,128 @@ def exposition_lint(ctx):
     check(r.returncode == 0, "promtool check metrics found problems")
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Prometheus:
+    """A real Prometheus server on a free loopback port, scraping `targets`
+    every second as job "dungeond" and evaluating the rules every second."""
+
+    def __init__(self, targets):
+        binary = shutil.which("prometheus")
+        check(binary, "prometheus not found: deploy/install-deps.sh installs it")
+        self.dir = tempfile.mkdtemp(prefix="dungeond-prometheus-")
+        config = {"global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+                  "rule_files": [RULES],
+                  "scrape_configs": [{"job_name": "dungeond",
+                                      "static_configs": [{"targets": targets}]}]}
+        path = os.path.join(self.dir, "prometheus.yml")
+        with open(path, "w") as f:
+            yaml.safe_dump(config, f)
+        self.port = free_port()
+        self.log = open(os.path.join(self.dir, "log"), "w+")
+        self.proc = subprocess.Popen(
+            [binary, f"--config.file={path}", f"--storage.tsdb.path={self.dir}/data",
+             f"--web.listen-address=127.0.0.1:{self.port}"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        self.wait(lambda: self.get("/-/ready") is not None, "Prometheus never got ready")
+
+    def get(self, path, **query):
+        url = f"http://127.0.0.1:{self.port}{path}"
+        if query:
+            url += "?" + urllib.parse.urlencode(query)
+        try:
+            with urllib.request.urlopen(url, timeout=10) as r:
+                body = r.read()
+        except OSError:
+            check(self.proc.poll() is None, f"Prometheus exited: {self.tail()}")
+            return None
+        return json.loads(body) if path.startswith("/api/") else body
+
+    def query(self, expr):
+        doc = self.get("/api/v1/query", query=expr)
+        check(doc is not None and doc["status"] == "success", f"query {expr!r}: {doc}")
+        return doc["data"]["result"]
+
+    def wait(self, predicate, what, seconds=60):
+        end = time.monotonic() + seconds
+        while not predicate():
+            check(time.monotonic() < end, f"{what}: {self.tail()}")
+            time.sleep(0.2)
+
+    def tail(self):
+        self.log.seek(0)
+        return " | ".join(self.log.read().splitlines()[-5:])
+
+    def close(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def live_prometheus(ctx):
+    """A real Prometheus scrapes a real daemon with the rules loaded: the
+    target is up, every rule is loaded and evaluates without error (vector
+    matching, types), and every recorded series and every dashboard query
+    (variables set to all, $__rate_interval to 1m) has data."""
+    d = harness.Daemon()
+    prometheus = None
+    try:
+        prometheus = Prometheus([f"127.0.0.1:{d.port}"])
+        # Two scrapes before the exercise and two after, so rates exist.
+        samples = 'count_over_time(dungeond_uptime_seconds{job="dungeond"}[1m])'
+        def scrapes():
+            result = prometheus.query(samples)
+            return int(float(result[0]["value"][1])) if result else 0
+        prometheus.wait(lambda: scrapes() >= 2, "no two scrapes of the daemon")
+        exercise(d)
+        seen = scrapes()
+        prometheus.wait(lambda: scrapes() >= seen + 2, "no two scrapes after the exercise")
+        # And two rule evaluations after those scrapes.
+        after = time.time()
+
+        def evaluated():
+            groups = prometheus.get("/api/v1/rules")["data"]["groups"]
+            return all(g["lastEvaluation"] > time.strftime("%Y-%m-%dT%H:%M:%S",
+                                                           time.gmtime(after + 1))
+                       for g in groups)
+        prometheus.wait(evaluated, "the rules were not evaluated")
+        problems = []
+        groups = prometheus.get("/api/v1/rules")["data"]["groups"]
+        loaded = {r["name"] for g in groups for r in g["rules"]}
+        ours = {r.get("record") or r["alert"] for g in ctx["rules"]["groups"] for r in g["rules"]}
+        if loaded != ours:
+            problems.append(f"loaded rules differ: {sorted(loaded ^ ours)}")
+        for g in groups:
+            for r in g["rules"]:
+                if r["health"] != "ok":
+                    problems.append(f"rule {r['name']}: {r['health']} {r.get('lastError')}")
+        for r in (r for g in ctx["rules"]["groups"] for r in g["rules"] if "record" in r):
+            if not prometheus.query(r["record"]):
+                problems.append(f"recorded series {r['record']} has no data")
+        queries, _ = ctx["dashboard_queries"]
+        for where, expr in queries:
+            expr = expr.replace("5m]", "1m]").replace("$job", "dungeond").replace("$instance", ".*")
+            if not prometheus.query(expr):
+                problems.append(f"{where}: no data for {expr!r}")
+        check(not problems, "; ".join(problems))
+        targets = prometheus.get("/api/v1/targets")["data"]["activeTargets"]
+        check([t["health"] for t in targets] == ["up"], f"targets {targets}")
+    finally:
+        if prometheus is not None:
+            prometheus.close()
+        code = d.stop()
+        check(code == 0, f"daemon exit {code}")
+
+
 def main():
     harness.DAEMON = os.path.abspath(sys.argv[1])
     ctx = {}
@@ -442,6 +574,8 @@ def main():
         ("allow-listed conditional series still named in src/server; /metrics families too",
          allow_list_current),
         ("promtool check metrics on the real /metrics", exposition_lint),
+        ("a real Prometheus scraping a real daemon: every rule evaluates, every recorded "
+         "series and dashboard query has data", live_prometheus),
     ]
     return harness.run_plan([(name, fn, ctx) for name, fn in tests])
 
