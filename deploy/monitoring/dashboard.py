@@ -42,7 +42,8 @@ PANELS = [
       (f"sum(dungeond_draining{{{SEL}}})", "draining")], {}),
     ("5xx ratio (5m)", "stat", "percentunit", 4,
      "Share of responses that are 5xx; the availability objective is at most 0.1%.",
-     [(ratio(f'sum(rate(dungeond_http_requests_total{{code=~"5..", {SEL}}}[5m]))',
+     [(ratio(f'(sum(rate(dungeond_http_requests_total{{code=~"5..", {SEL}}}[5m]))\n'
+             f"  or 0 * sum(rate(dungeond_http_requests_total{{{SEL}}}[5m])))",
              f"sum(rate(dungeond_http_requests_total{{{SEL}}}[5m]))"), "5xx")],
      {"thresholds": [(None, "green"), (0.001, "red")]}),
     ("Request p99 (5m)", "stat", "s", 4,

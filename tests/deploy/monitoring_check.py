@@ -216,6 +216,7 @@ def exercised_metrics():
     finally:
         code = d.stop()
         check(code == 0, f"daemon exit {code}")
+        check(not d.sanitizer_reports(), f"sanitizer: {d.sanitizer_reports()[:3]}")
 
 
 # ------------------------------------------------------------------ checks
@@ -541,6 +542,7 @@ def live_prometheus(ctx):
             prometheus.close()
         code = d.stop()
         check(code == 0, f"daemon exit {code}")
+        check(not d.sanitizer_reports(), f"sanitizer: {d.sanitizer_reports()[:3]}")
 
 
 def main():
