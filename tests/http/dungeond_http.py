@@ -430,7 +430,8 @@ def _(d):
     check(stats["requests"]["by_status"].get("200", 0) > 50, "200s not counted")
     check(stats["requests"]["by_status"].get("422", 0) >= 10, "422s not counted")
     classic = stats["algorithms"]["classic"]
-    check(classic["requests"] > 50 and classic["failures"] >= 10, f"classic {classic}")
+    check(classic["requests"] > 50 and classic["outcomes"]["client_error"] >= 10,
+          f"classic {classic}")
     latency = classic["latency_ms"]
     check(0 < latency["p50"] <= latency["p90"] <= latency["p99"], f"latency {latency}")
     check(stats["queues"]["interactive"]["max"] == 1024, f"queues {stats['queues']}")

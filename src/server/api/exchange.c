@@ -23,9 +23,18 @@ void exchange_completed(request *r, json_t *line) {
   const exchange *x = r->data;
   server *s = server_of(r);
   double total_s = (double)(dg_monotonic_ns() - r->start_ns) / 1e9;
-  stats_record(&s->counters, r->status, total_s, x->algorithm,
-               x->has_job ? x->queue_ms / 1000.0 : -1.0,
-               x->has_job ? (x->generation_ms + x->serialise_ms) / 1000.0 : -1.0, r->bytes_out);
+  stats_observation o = {
+      .status = r->status,
+      .total_s = total_s,
+      .route = x->route,
+      .method = r->method,
+      .algorithm = x->algorithm,
+      .queue_s = x->has_job ? x->queue_ms / 1000.0 : -1.0,
+      .generation_s = x->has_job ? x->generation_ms / 1000.0 : -1.0,
+      .serialise_s = x->has_job ? x->serialise_ms / 1000.0 : -1.0,
+      .body_bytes = r->bytes_out,
+  };
+  stats_record(&s->counters, &o);
   if (line == NULL)
     return;
   if (x->has_job) {

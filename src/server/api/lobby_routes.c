@@ -208,6 +208,10 @@ void lobby_route(request *r, const char *rest) {
       shape = false;
     }
   }
+  if (shape)
+    exchange_of(r)->route = target == WHOLE    ? "/v1/lobbies/{lobby}"
+                            : target == PLAYER ? "/v1/lobbies/{lobby}/players/{player}"
+                                               : "/v1/lobbies/{lobby}/start";
   if (!shape) {
     char detail[REQUEST_PATH_MAX + 96];
     snprintf(detail, sizeof detail,

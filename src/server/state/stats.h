@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "state/process.h"
 #include "transport/transport.h"
 
 #define STATS_BUCKETS 15     /* finite histogram buckets; +Inf is extra */
@@ -22,20 +23,46 @@ typedef struct histogram {
   double sum;                         /* sum of observations, seconds */
 } histogram;
 
+/* What became of a request, from its status: the client's mistake is not
+ * the daemon's failure, and a refusal by a limit or a deadline is neither. */
+typedef enum stats_outcome {
+  OUTCOME_OK,           /* 1xx-3xx */
+  OUTCOME_CLIENT_ERROR, /* 4xx (and 499, the client left) */
+  OUTCOME_SERVER_ERROR, /* 5xx but 503 and 504 */
+  OUTCOME_TIMEOUT,      /* 504: deadline_ms ran out */
+  OUTCOME_REJECTED,     /* 503: a queue, a budget or the drain refused it */
+  OUTCOME_COUNT
+} stats_outcome;
+
+extern const char *const stats_outcome_names[OUTCOME_COUNT];
+
+/* The outcome of an answer with `status`. */
+stats_outcome stats_outcome_of(int status);
+
+/* Route labels: the route table's templates, so that the label's values are
+ * a fixed set whatever paths clients send ("other": no route matched). */
+#define STATS_ROUTES 12
+extern const char *const stats_route_names[STATS_ROUTES];
+/* Method labels: the methods the API knows, "other" for the rest. */
+#define STATS_METHODS 6
+extern const char *const stats_method_names[STATS_METHODS];
+
 typedef struct algorithm_stats {
-  const char *name;              /* static algorithm name */
-  uint64_t requests;             /* POST /v1/levels answered for it */
-  uint64_t failures;             /* of which not 200 */
-  histogram generation;          /* generation + serialisation seconds */
-  double samples[STATS_SAMPLES]; /* recent request latencies, ms, ring */
-  int sample_next, sample_count; /* ring position and fill */
+  const char *name;                 /* static algorithm name */
+  uint64_t requests;                /* POST /v1/levels answered for it */
+  uint64_t outcomes[OUTCOME_COUNT]; /* of which, by outcome */
+  histogram generation;             /* generation seconds (the worker's, without serialisation) */
+  histogram serialisation;          /* serialisation seconds */
+  double samples[STATS_SAMPLES];    /* recent request latencies, ms, ring */
+  int sample_next, sample_count;    /* ring position and fill */
 } algorithm_stats;
 
 typedef struct stats {
-  uint64_t start_ns;                    /* monotonic start time */
-  uint64_t by_status[STATS_STATUS_MAX]; /* responses by status code */
-  histogram request;                    /* every request's total seconds */
-  histogram queue_wait;                 /* seconds jobs spent queued */
+  uint64_t start_ns;                              /* monotonic start time */
+  uint64_t by_status[STATS_STATUS_MAX];           /* responses by status code */
+  histogram request[STATS_ROUTES][STATS_METHODS]; /* total seconds by route and method */
+  uint64_t by_outcome[OUTCOME_COUNT];             /* every response by outcome */
+  histogram queue_wait;                           /* seconds jobs spent queued */
   algorithm_stats algorithms[STATS_ALGORITHMS];
   int algorithm_count;
   uint64_t rejected_queue_full; /* 503: interactive queue full */
@@ -64,15 +91,25 @@ typedef struct stats_gauges {
   double lobby_saved_s;                                    /* generation seconds saved by hits */
   long lobby_ready_bytes;                                  /* bytes of ready pre-generated levels */
   long lobby_bytes, lobby_bytes_max; /* all lobby state (limits.lobby_bytes_max) and its limit */
+  process_figures process;           /* CPU, memory, descriptors (/metrics only) */
 } stats_gauges;
 
 void stats_init(stats *s);
 
-/* Records one finished request (loop thread). `algorithm` is NULL for
- * requests that did not name a known algorithm; queue/gen seconds are < 0
- * when the request made no job. */
-void stats_record(stats *s, int status, double total_s, const char *algorithm, double queue_s,
-                  double generation_s, size_t body_bytes);
+/* One finished request. `route` is one of stats_route_names (NULL:
+ * "other"); `algorithm` is NULL for requests that did not name a known
+ * algorithm; the job's seconds are < 0 when the request made no job. */
+typedef struct stats_observation {
+  int status;
+  double total_s;
+  const char *route, *method;
+  const char *algorithm;
+  double queue_s, generation_s, serialise_s;
+  size_t body_bytes;
+} stats_observation;
+
+/* Records one finished request (loop thread). */
+void stats_record(stats *s, const stats_observation *o);
 
 /* JSON and Prometheus renderings. Each returns a malloc'd NUL-terminated
  * text the caller frees, and its length in *length; NULL on ENOMEM. */
