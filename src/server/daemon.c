@@ -13,13 +13,13 @@
 #include "api/exchange.h"
 #include "api/problem.h"
 #include "api/routes.h"
+#include "transport/log.h"
 
 static void on_signal(uv_signal_t *handle, int signum) {
   server *s = handle->data;
-  fprintf(stderr,
-          "{\"level\":\"info\",\"event\":\"drain\",\"signal\":%d,\"running\":%d,"
-          "\"queued\":%ld}\n",
-          signum, s->queues.running, s->queues.depth[JOB_INTERACTIVE]);
+  log_event("info", "drain",
+            json_pack("{s:i, s:i, s:I}", "signal", signum, "running", s->queues.running, "queued",
+                      (json_int_t)s->queues.depth[JOB_INTERACTIVE]));
   server_begin_drain(s);
 }
 
@@ -53,7 +53,12 @@ static int start_transport(server *s, uint32_t id_prefix, dg_error *err) {
       .drain_timeout_ms = limits->drain_timeout_ms,
       .request_data_size = sizeof(exchange),
       .id_prefix = id_prefix,
+      .trusted_proxy_count = s->cfg->trusted_proxy_count,
   };
+  _Static_assert(HTTP_TRUSTED_PROXIES_MAX == CONFIG_TRUSTED_PROXIES_MAX, "one limit, two names");
+  memcpy(settings.trusted_proxies, s->cfg->trusted_proxies, sizeof settings.trusted_proxies);
+  memcpy(settings.trusted_proxy_masks, s->cfg->trusted_proxy_masks,
+         sizeof settings.trusted_proxy_masks);
   const http_hooks hooks = {.handle = route_handle,
                             .answer_headers = exchange_answer_headers,
                             .completed = exchange_completed};

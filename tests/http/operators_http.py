@@ -12,7 +12,9 @@ listens on 127.0.0.1 and every wait is bounded.
 import json
 import os
 import re
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -188,6 +190,140 @@ def _():
         check(abs(classic["serialisation_ms_mean"] - float(timing["ser"])) < 0.01, f"{classic}")
     finally:
         stopped_clean(d)
+
+
+def shortest_floats(text):
+    """The real numbers of a JSON text that are not in their shortest
+    round-trip form (Python's repr is that form)."""
+    bad = []
+    for token in re.findall(r'(?<=[:\[,])-?\d+\.\d+(?:[eE][-+]?\d+)?(?=[,\]}])', text):
+        if token != repr(float(token)):
+            bad.append(token)
+    return bad
+
+
+@test("floats in lobby and stats answers are shortest round-trip (0.27, not 0.27000000000000002)")
+def _():
+    d = harness.Daemon()
+    try:
+        status, _, body = d.request("PUT", "/v1/lobbies/floats/players/a", {"level": 3})
+        check(status in (200, 201), f"join {status}")
+        text = body.decode()
+        check('"closet_chance":0.27,' in text, f"closet_chance not 0.27: {text[:400]}")
+        check(not shortest_floats(text), f"long floats {shortest_floats(text)}")
+        status, _, body = d.request("GET", "/v1/lobbies/floats")
+        check(not shortest_floats(body.decode()), f"lobby {shortest_floats(body.decode())}")
+        d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 3})
+        text = d.request("GET", "/v1/stats")[2].decode()
+        reals = re.findall(r'(?<=[:\[,])-?\d+\.\d+', text)
+        check(reals, "no reals in /v1/stats")
+        check(not shortest_floats(text), f"stats {shortest_floats(text)}")
+    finally:
+        stopped_clean(d)
+
+
+def json_lines(d):
+    lines = []
+    for line in d.lines:
+        check(line.startswith("{"), f"a log line that is not JSON: {line!r}")
+        lines.append(json.loads(line))
+    return lines
+
+
+@test("every log line has time; the access line has the peer address and port")
+def _():
+    d = harness.Daemon()
+    try:
+        conn = d.connection()
+        conn.connect()
+        port = conn.sock.getsockname()[1]
+        d.request("GET", "/v1/algorithms", conn=conn)
+        conn.close()
+        d.request("GET", "/v1/levels", headers={"X-Forwarded-For": "198.51.100.7"})
+    finally:
+        stopped_clean(d)
+    lines = json_lines(d)
+    for line in lines:
+        check(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line.get("time", "")),
+              f"no time: {line}")
+    access = [l for l in lines if l.get("path") == "/v1/algorithms"]
+    check(len(access) == 1 and access[0]["peer"] == f"127.0.0.1:{port}", f"access {access}")
+    events = {l.get("event") for l in lines}
+    check({"drain", "stopped"} <= events, f"events {events}")
+    untrusted = [l for l in lines if l.get("path") == "/v1/levels"]
+    check(untrusted and "forwarded_for" not in untrusted[0],
+          f"X-Forwarded-For believed from an untrusted peer: {untrusted}")
+
+
+@test("trusted_proxies: X-Forwarded-For logged from a trusted peer only, as an address")
+def _():
+    d = harness.Daemon(extra={"trusted_proxies": ["127.0.0.0/30", "10.0.0.8/29"]})
+    cases = {"/v1/a": ("198.51.100.7", "198.51.100.7"),
+             "/v1/b": ("203.0.113.5, 198.51.100.7, 10.0.0.9", "198.51.100.7"),
+             "/v1/c": ('"><script>, 10.0.0.9', "10.0.0.9"),
+             "/v1/d": ("2001:db8::1", "2001:db8::1")}
+    try:
+        for path, (header, _) in cases.items():
+            d.request("GET", path, headers={"X-Forwarded-For": header})
+        d.request("GET", "/v1/e")
+    finally:
+        stopped_clean(d)
+    lines = {l.get("path"): l for l in json_lines(d) if "path" in l}
+    for path, (header, expected) in cases.items():
+        got = lines[path].get("forwarded_for")
+        check(got == expected, f"{header!r}: forwarded_for {got!r}, expected {expected!r}")
+    check("forwarded_for" not in lines["/v1/e"], f"no header: {lines['/v1/e']}")
+
+
+@test("trusted_proxies refused at load when not IPv4 addresses")
+def _():
+    for bad, word in (("not-an-ip", "trusted_proxies[0]"), (17, "trusted_proxies"),
+                      ("10.0.0.0/33", "trusted_proxies[0]"), ("10.0.0.0/", "trusted_proxies[0]")):
+        path = os.path.join(tempfile.mkdtemp(prefix="dungeond-test-"), "c.json")
+        with open(path, "w") as f:
+            json.dump({"trusted_proxies": [bad]}, f)
+        run = subprocess.run([harness.DAEMON, "--config", path, "--check-config"],
+                             capture_output=True, text=True, timeout=60)
+        check(run.returncode == 2 and word in run.stderr, f"{bad!r}: {run.returncode} {run.stderr}")
+
+
+@test("flags through getopt_long: --name=value, missing values, --version")
+def _():
+    binary = harness.DAEMON
+    run = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60)
+    check(run.returncode == 0 and re.fullmatch(r"dungeond \S+ \(libdungeon \S+\)\n", run.stdout),
+          f"--version: {run.returncode} {run.stdout!r}")
+    for argv, message in ((["--config"], "--config needs a value"),
+                          (["--listen"], "--listen needs a value"),
+                          (["--workers=x"], "--workers must be an integer from 1 to 256"),
+                          (["--workers"], "--workers needs a value"),
+                          (["--config="], "--config needs a file name"),
+                          (["--frobnicate"], "unknown option '--frobnicate'"),
+                          (["stray"], "unexpected argument 'stray'")):
+        run = subprocess.run([binary] + argv, capture_output=True, text=True, timeout=60)
+        check(run.returncode == 2 and message in run.stderr,
+              f"{argv}: exit {run.returncode}, {run.stderr[:200]!r}")
+    here = os.path.dirname(os.path.abspath(__file__))
+    config = os.path.join(here, "..", "..", "config", "dungeond.json")
+    run = subprocess.run([binary, f"--config={config}", "--listen=127.0.0.1:9", "--workers=3",
+                          "--health-listen=127.0.0.1:10", "--check-config"],
+                         capture_output=True, text=True, timeout=60,
+                         cwd=os.path.join(here, "..", ".."))
+    check(run.returncode == 0, f"--name=value: {run.returncode} {run.stderr}")
+    shown = json.loads(run.stdout)
+    check((shown["listen"], shown["health_listen"], shown["workers"]) ==
+          ("127.0.0.1:9", "127.0.0.1:10", 3), f"{shown}")
+    # The daemon itself with = flags, and its first line has a time.
+    proc = subprocess.Popen([binary, f"--config={config}", "--listen=127.0.0.1:0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            cwd=os.path.join(here, "..", ".."))
+    try:
+        first = json.loads(proc.stderr.readline())
+        check(first["event"] == "listening" and "time" in first, f"first line {first}")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=120)
+        proc.stderr.close()
 
 
 if __name__ == "__main__":

@@ -393,10 +393,13 @@ static json_t *log_line(const request *r) {
   char when[LOG_TIME_MAX];
   log_time(when);
   double total_ms = (double)(dg_monotonic_ns() - r->start_ns) / 1e6;
-  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:I}", "time", when, "level",
-                   r->status >= 500 ? "error" : "info", "request_id", r->id, "method", r->method,
-                   "path", r->path, "status", r->status, "total_ms", total_ms, "bytes",
-                   (json_int_t)r->bytes_out);
+  json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:I}", "time", when, "level",
+                           r->status >= 500 ? "error" : "info", "request_id", r->id, "peer",
+                           r->peer, "method", r->method, "path", r->path, "status", r->status,
+                           "total_ms", total_ms, "bytes", (json_int_t)r->bytes_out);
+  if (line != NULL && r->forwarded[0] != '\0')
+    json_object_set_new(line, "forwarded_for", json_string(r->forwarded));
+  return line;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
@@ -485,6 +488,79 @@ static int copy_printable(char *out, size_t size, const char *text) {
   return *in != '\0' && problem == 0 ? 414 : problem;
 }
 
+/* The peer's address as "IP:port" ("[IP]:port" for IPv6) into r->peer, and
+ * its IPv4 address (network order; 0 for others) in *ip. */
+static void set_peer(request *r, uint32_t *ip) {
+  *ip = 0;
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(r->connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == NULL || info->client_addr == NULL)
+    return;
+  char text[INET6_ADDRSTRLEN];
+  if (info->client_addr->sa_family == AF_INET) {
+    const struct sockaddr_in *in = (const struct sockaddr_in *)info->client_addr;
+    *ip = in->sin_addr.s_addr;
+    inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+    snprintf(r->peer, sizeof r->peer, "%s:%u", text, ntohs(in->sin_port));
+  } else if (info->client_addr->sa_family == AF_INET6) {
+    const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)info->client_addr;
+    inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+    snprintf(r->peer, sizeof r->peer, "[%s]:%u", text, ntohs(in6->sin6_port));
+  }
+}
+
+static bool trusted(const http_settings *settings, uint32_t ip) {
+  for (int i = 0; i < settings->trusted_proxy_count; i++)
+    if ((ip & settings->trusted_proxy_masks[i]) == settings->trusted_proxies[i])
+      return true;
+  return false;
+}
+
+/* From a trusted proxy, the client X-Forwarded-For names into
+ * r->forwarded: the rightmost address that is not itself a trusted proxy
+ * (each proxy appends the address it saw, so the ones left of the first
+ * untrusted hop are the client's to write and believe nothing). Only an
+ * address that parses is kept, written back by inet_ntop, so the header
+ * cannot put text of its choice in the log. */
+static void set_forwarded(request *r, uint32_t peer_ip) {
+  const http_settings *settings = &r->transport->settings;
+  if (peer_ip == 0 || !trusted(settings, peer_ip))
+    return;
+  const char *header =
+      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, "X-Forwarded-For");
+  if (header == NULL)
+    return;
+  size_t end = strlen(header);
+  while (end > 0) {
+    size_t start = end;
+    while (start > 0 && header[start - 1] != ',')
+      start--;
+    char hop[INET6_ADDRSTRLEN + 1];
+    size_t from = start, to = end;
+    while (from < to && (header[from] == ' ' || header[from] == '\t'))
+      from++;
+    while (to > from && (header[to - 1] == ' ' || header[to - 1] == '\t'))
+      to--;
+    if (to - from >= sizeof hop)
+      return;
+    memcpy(hop, header + from, to - from);
+    hop[to - from] = '\0';
+    struct in_addr v4;
+    struct in6_addr v6;
+    if (inet_pton(AF_INET, hop, &v4) == 1) {
+      inet_ntop(AF_INET, &v4, r->forwarded, sizeof r->forwarded);
+      if (!trusted(settings, v4.s_addr))
+        return;
+    } else if (inet_pton(AF_INET6, hop, &v6) == 1) {
+      inet_ntop(AF_INET6, &v6, r->forwarded, sizeof r->forwarded);
+      return;
+    } else {
+      return; /* not an address: keep the last good hop */
+    }
+    end = start > 0 ? start - 1 : 0;
+  }
+}
+
 /* The owner's data follows the request in the same allocation. */
 #define REQUEST_DATA_OFFSET                                                                        \
   ((sizeof(request) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * _Alignof(max_align_t))
@@ -505,6 +581,9 @@ static request *request_new(listener *l, struct MHD_Connection *connection, cons
   copy_printable(r->method, sizeof r->method, method);
   r->path_problem = copy_printable(r->path, sizeof r->path, url);
   set_request_id(r);
+  uint32_t peer_ip;
+  set_peer(r, &peer_ip);
+  set_forwarded(r, peer_ip);
   h->requests_open++;
   conns_headers_read(r);
   return r;

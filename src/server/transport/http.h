@@ -23,7 +23,8 @@
 
 #define REQUEST_ID_MAX 65
 #define REQUEST_PATH_MAX 160
-#define HTTP_HEADERS_MAX 4 /* extra answer headers an owner adds to every answer */
+#define REQUEST_PEER_MAX 56 /* "[IPv6]:port" */
+#define HTTP_HEADERS_MAX 4  /* extra answer headers an owner adds to every answer */
 
 struct http;
 struct conn;
@@ -89,6 +90,8 @@ struct request {
   bool health;                       /* came in on the health listener */
   uint64_t start_ns;                 /* first call of the access handler */
   char id[REQUEST_ID_MAX];           /* X-Request-Id, echoed or made */
+  char peer[REQUEST_PEER_MAX];       /* the client's address and port, "" if unknown */
+  char forwarded[REQUEST_PEER_MAX];  /* X-Forwarded-For's client from a trusted proxy, or "" */
   char method[8];                    /* "GET", "POST"... (truncated) */
   char path[REQUEST_PATH_MAX];       /* URL path: printable UTF-8, other bytes as %XX */
   int path_problem;                  /* 0, or 400 (not UTF-8 / controls) or 414 (too long) */
