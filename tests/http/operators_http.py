@@ -326,5 +326,93 @@ def _():
         proc.stderr.close()
 
 
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+PARENT = "00f067aa0ba902b7"
+TRACEPARENT_RE = r"00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})"
+
+
+def raw_request(d, path, header_lines):
+    """GET `path` with headers given as (name, value) pairs, repeats kept."""
+    conn = d.connection()
+    conn.putrequest("GET", path)
+    for name, value in header_lines:
+        conn.putheader(name, value)
+    conn.endheaders()
+    response = conn.getresponse()
+    response.read()
+    headers = {k.lower(): v for k, v in response.getheaders()}
+    conn.close()
+    return response.status, headers
+
+
+@test("W3C traceparent: continued when valid, a new trace when not; tracestate with it")
+def _():
+    d = harness.Daemon()
+    try:
+        state = "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE"
+        _, h = raw_request(d, "/v1/algorithms?t=1", [("traceparent", f"00-{TRACE}-{PARENT}-01"),
+                                                     ("tracestate", state)])
+        m = re.fullmatch(TRACEPARENT_RE, h.get("traceparent", ""))
+        check(m and m.group(1) == TRACE and m.group(2) not in (PARENT, "0" * 16)
+              and m.group(3) == "01", f"continued: {h.get('traceparent')}")
+        check(h.get("tracestate") == state, f"tracestate {h.get('tracestate')}")
+        continued_span = m.group(2)
+        invalid = [("upper", [("traceparent", f"00-{TRACE.upper()}-{PARENT}-01"),
+                              ("tracestate", state)]),
+                   ("zero", [("traceparent", f"00-{'0' * 32}-{PARENT}-01")]),
+                   ("ff", [("traceparent", f"ff-{TRACE}-{PARENT}-01")]),
+                   ("twice", [("traceparent", f"00-{TRACE}-{PARENT}-01"),
+                              ("traceparent", f"00-{TRACE}-{PARENT}-00")]),
+                   ("none", [])]
+        seen = set()
+        for name, lines in invalid:
+            _, h = raw_request(d, f"/v1/algorithms?t={name}", lines)
+            m = re.fullmatch(TRACEPARENT_RE, h.get("traceparent", ""))
+            check(m and m.group(1) != TRACE and m.group(3) == "01", f"{name}: {h}")
+            check("tracestate" not in h, f"{name}: tracestate kept with a new trace")
+            seen.add(m.group(1))
+        check(len(seen) == len(invalid), f"new traces share ids: {seen}")
+        # A tracestate that breaks the rules is dropped, the trace kept.
+        _, h = raw_request(d, "/v1/algorithms?t=badstate",
+                           [("traceparent", f"00-{TRACE}-{PARENT}-00"), ("tracestate", "Rojo=1")])
+        check(h["traceparent"].startswith(f"00-{TRACE}-") and h["traceparent"].endswith("-00")
+              and "tracestate" not in h, f"bad tracestate: {h}")
+        # Every answer has one, problems included.
+        status, h, _ = d.request("GET", "/no/such")
+        check(status == 404 and re.fullmatch(TRACEPARENT_RE, h.get("traceparent", "")), f"{h}")
+    finally:
+        stopped_clean(d)
+    lines = {l.get("path"): l for l in json_lines(d) if "path" in l}
+    line = next(l for l in json_lines(d) if l.get("trace_id") == TRACE
+                and l.get("span_id") == continued_span)
+    check(line["parent_id"] == PARENT, f"continued line {line}")
+    check("parent_id" not in lines["/no/such"], f"new trace has a parent: {lines['/no/such']}")
+
+
+@test("trace spans in the log: queue, generation, serialisation, children of the request's span")
+def _():
+    d = harness.Daemon()
+    try:
+        status, h, _ = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 4},
+                                 headers={"traceparent": f"00-{TRACE}-{PARENT}-01"})
+        check(status == 200, f"status {status}")
+        timing = dict(re.findall(r"(\w+);dur=([0-9.]+)", h["server-timing"]))
+        span = re.fullmatch(TRACEPARENT_RE, h["traceparent"]).group(2)
+    finally:
+        stopped_clean(d)
+    line = next(l for l in json_lines(d) if l.get("path") == "/v1/levels")
+    check(line["trace_id"] == TRACE and line["span_id"] == span and line["parent_id"] == PARENT,
+          f"{line}")
+    spans = line.get("spans", [])
+    check([x["name"] for x in spans] == ["queue", "generation", "serialisation"], f"{spans}")
+    for x, key in zip(spans, ("queue", "gen", "ser")):
+        check(x["parent_id"] == span and re.fullmatch("[0-9a-f]{16}", x["span_id"]), f"{x}")
+        check(abs(x["duration_ms"] - float(timing[key])) < 0.002, f"{x} vs {timing}")
+    check(len({x["span_id"] for x in spans} | {span}) == 4, "span ids repeat")
+    for a, b in zip(spans, spans[1:]):
+        check(abs(a["start_ms"] + a["duration_ms"] - b["start_ms"]) < 0.002, f"gaps {spans}")
+    check(0 <= spans[0]["start_ms"] <= line["total_ms"], f"{spans[0]} {line['total_ms']}")
+
+
 if __name__ == "__main__":
     sys.exit(harness.run_tests(TESTS, sys.argv))

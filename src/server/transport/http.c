@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,6 +95,68 @@ static void set_request_id(request *r) {
            (unsigned long long)++h->id_counter);
 }
 
+uint64_t http_new_id(http *h) {
+  /* splitmix64 (Steele, Lea, Flood 2014) of key + n * golden ratio. */
+  uint64_t z = h->span_key + ++h->span_counter * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+typedef struct trace_headers {
+  int traceparents;                /* traceparent headers seen */
+  const char *traceparent;         /* the first */
+  char state[TRACE_STATE_MAX + 2]; /* every tracestate, joined by commas */
+  size_t state_length;
+  bool state_too_long;
+} trace_headers;
+
+static enum MHD_Result collect_trace(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value) {
+  (void)kind;
+  trace_headers *t = cls;
+  if (value == NULL)
+    return MHD_YES;
+  if (strcasecmp(key, "traceparent") == 0) {
+    if (t->traceparents++ == 0)
+      t->traceparent = value;
+  } else if (strcasecmp(key, "tracestate") == 0) {
+    /* Several tracestate headers are one list (RFC 9110 5.3). */
+    size_t n = strlen(value), sep = t->state_length > 0;
+    if (t->state_length + sep + n > TRACE_STATE_MAX)
+      t->state_too_long = true;
+    else {
+      if (sep)
+        t->state[t->state_length++] = ',';
+      memcpy(t->state + t->state_length, value, n + 1);
+      t->state_length += n;
+    }
+  }
+  return MHD_YES;
+}
+
+/* The request's trace: the caller's when it sent exactly one valid
+ * traceparent (then its tracestate too, if valid), else a new trace; the
+ * daemon's span either way (W3C Trace Context, section 3: an invalid
+ * traceparent starts a new trace, and tracestate goes with it). New traces
+ * are sampled (flag 01): their spans are written to the log. */
+static void set_trace(request *r) {
+  trace_headers t = {0};
+  MHD_get_connection_values(r->connection, MHD_HEADER_KIND, collect_trace, &t);
+  trace_context *c = &r->trace;
+  if (t.traceparents == 1 && trace_parse_parent(t.traceparent, c)) {
+    if (!t.state_too_long && t.state_length > 0 && trace_state_valid(t.state))
+      memcpy(c->state, t.state, t.state_length + 1);
+  } else {
+    uint64_t high = http_new_id(r->transport), low = http_new_id(r->transport);
+    trace_id_text(high, low, c->trace_id);
+    c->parent_id[0] = '\0';
+    c->flags = 1;
+  }
+  trace_span_text(http_new_id(r->transport), c->span_id);
+  trace_format_parent(c, r->traceparent);
+}
+
 /* The headers the owner adds to every answer of `r`. */
 static int owner_headers(const request *r, const char **names, const char **values) {
   const http *h = r->transport;
@@ -107,6 +170,9 @@ static void add_common_headers(request *r, struct MHD_Response *response,
                                const char *content_type) {
   MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
   MHD_add_response_header(response, "X-Request-Id", r->id);
+  MHD_add_response_header(response, "traceparent", r->traceparent);
+  if (r->trace.state[0] != '\0')
+    MHD_add_response_header(response, "tracestate", r->trace.state);
   const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
   int count = owner_headers(r, names, values);
   for (int i = 0; i < count; i++)
@@ -194,12 +260,14 @@ static bool peer_half_closed(request *r) {
 static bool answer_detached(request *r, int status, const char *content_type, char *body,
                             size_t length, const char *const *headers) {
   http *h = r->transport;
-  char head[2048], date[64], extra[1024] = "";
+  char head[2560], date[64], extra[1536] = "";
   time_t now = time(NULL);
   struct tm utc;
   gmtime_r(&now, &utc);
   strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &utc);
-  size_t at = 0;
+  size_t at = (size_t)snprintf(extra, sizeof extra, "traceparent: %s\r\n", r->traceparent);
+  if (r->trace.state[0] != '\0' && at < sizeof extra)
+    at += (size_t)snprintf(extra + at, sizeof extra - at, "tracestate: %s\r\n", r->trace.state);
   const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
   int count = owner_headers(r, names, values);
   for (int i = 0; i < count && at < sizeof extra; i++)
@@ -399,6 +467,12 @@ static json_t *log_line(const request *r) {
                            "total_ms", total_ms, "bytes", (json_int_t)r->bytes_out);
   if (line != NULL && r->forwarded[0] != '\0')
     json_object_set_new(line, "forwarded_for", json_string(r->forwarded));
+  if (line != NULL) {
+    json_object_set_new(line, "trace_id", json_string(r->trace.trace_id));
+    json_object_set_new(line, "span_id", json_string(r->trace.span_id));
+    if (r->trace.parent_id[0] != '\0')
+      json_object_set_new(line, "parent_id", json_string(r->trace.parent_id));
+  }
   return line;
 }
 
@@ -584,6 +658,7 @@ static request *request_new(listener *l, struct MHD_Connection *connection, cons
   uint32_t peer_ip;
   set_peer(r, &peer_ip);
   set_forwarded(r, peer_ip);
+  set_trace(r);
   h->requests_open++;
   conns_headers_read(r);
   return r;
@@ -785,6 +860,10 @@ int http_start(http *h, uv_loop_t *loop, const http_settings *settings, const ht
   h->settings = *settings;
   h->hooks = *hooks;
   h->api.owner = h->health.owner = h;
+  /* Trace ids must not be guessable across restarts: random, not the
+   * clock, unless the kernel has no random bytes to give. */
+  if (getrandom(&h->span_key, sizeof h->span_key, GRND_NONBLOCK) != (ssize_t)sizeof h->span_key)
+    h->span_key = dg_monotonic_ns() ^ ((uint64_t)getpid() << 32) ^ settings->id_prefix;
   int rc = start_listener(h, &h->api, settings->listen, false, err);
   if (rc != 0)
     return rc;
