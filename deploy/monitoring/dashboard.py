@@ -194,6 +194,12 @@ PANELS = [
      [(f"max by (instance) (process_open_fds{{{SEL}}} / (process_max_fds{{{SEL}}} > 0))",
        "{{instance}} open / max")],
      {"max": 1}),
+    ("Configuration reloads", "timeseries", "short", 8,
+     "Configuration generation per replica (reloads applied by SIGHUP) and failed reloads in "
+     "the interval: a failed one leaves the replica on its old configuration.",
+     [(f"max by (instance) (dungeond_config_generation{{{SEL}}})", "{{instance}} generation"),
+      (f'sum by (instance) (increase(dungeond_config_reloads_total{{result="failed", {SEL}}}'
+       f"[{RATE}]))", "{{instance}} failed")], {}),
     ("Uptime", "timeseries", "s", 8,
      "Seconds since each replica's process started: a drop is a restart.",
      [(f"time() - max by (instance) (process_start_time_seconds{{{SEL}}})", "{{instance}}")], {}),

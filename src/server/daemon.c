@@ -13,6 +13,7 @@
 #include "api/exchange.h"
 #include "api/problem.h"
 #include "api/routes.h"
+#include "reload.h"
 #include "transport/log.h"
 
 static void on_signal(uv_signal_t *handle, int signum) {
@@ -23,12 +24,29 @@ static void on_signal(uv_signal_t *handle, int signum) {
   server_begin_drain(s);
 }
 
+static void on_retire_timer(uv_timer_t *timer) {
+  server *s = timer->data;
+  server_release_configs(s, false);
+  if (s->retired == NULL)
+    uv_timer_stop(timer);
+}
+
+static void on_sighup(uv_signal_t *handle, int signum) {
+  (void)signum;
+  server *s = handle->data;
+  server_reload(s);
+  if (s->retired != NULL && !uv_is_active((uv_handle_t *)&s->retire_timer))
+    uv_timer_start(&s->retire_timer, on_retire_timer, 1000, 1000);
+}
+
 static void close_own_handles(server *s) {
+  uv_close((uv_handle_t *)&s->retire_timer, NULL);
   uv_close((uv_handle_t *)&s->drain_timer, NULL);
   uv_close((uv_handle_t *)&s->stop_watch, NULL);
   if (s->signals) {
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
+    uv_close((uv_handle_t *)&s->sighup, NULL);
   }
 }
 
@@ -80,12 +98,17 @@ int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context
   s->drain_timer.data = s;
   uv_prepare_init(loop, &s->stop_watch);
   s->stop_watch.data = s;
+  uv_timer_init(loop, &s->retire_timer);
+  s->retire_timer.data = s;
   if (signals) {
     uv_signal_init(loop, &s->sigterm);
     uv_signal_init(loop, &s->sigint);
     s->sigterm.data = s->sigint.data = s;
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     uv_signal_start(&s->sigint, on_signal, SIGINT);
+    uv_signal_init(loop, &s->sighup);
+    s->sighup.data = s;
+    uv_signal_start(&s->sighup, on_sighup, SIGHUP);
   }
   int rc = start_transport(s, (uint32_t)(entropy[1] >> 17), err);
   if (rc != 0) {

@@ -10,6 +10,7 @@
 #include <sys/random.h>
 
 #include "daemon.h"
+#include "reload.h"
 #include "state/roomsets.h"
 #include "transport/log.h"
 
@@ -34,7 +35,8 @@ static void usage(FILE *out) {
         "  --version          print the version\n"
         "Signals: SIGTERM or SIGINT drain (readyz turns 503, in-flight requests finish,\n"
         "queued ones get 503, new connections are still answered) and exit 0, at the\n"
-        "latest after limits.drain_timeout_ms.\n",
+        "latest after limits.drain_timeout_ms. SIGHUP reloads the configuration file\n"
+        "and its room sets (a broken one is refused, the old one keeps running).\n",
         out);
 }
 
@@ -263,7 +265,9 @@ int main(int argc, char **argv) {
     json_object_set_new(listening, "version", json_string(DUNGEON_VERSION));
   }
   log_event("info", "listening", listening);
+  s.config_path = config_path;
   uv_run(&loop, UV_RUN_DEFAULT);
+  server_release_configs(&s, true);
   rc = 0;
 fail_loop:
   if (uv_loop_close(&loop) != 0) {

@@ -414,5 +414,120 @@ def _():
     check(0 <= spans[0]["start_ms"] <= line["total_ms"], f"{spans[0]} {line['total_ms']}")
 
 
+TOKEN = "reload-token-0123456789"
+
+
+def write_config(d, change):
+    with open(d.config_path) as f:
+        config = json.load(f)
+    change(config)
+    with open(d.config_path, "w") as f:
+        json.dump(config, f)
+
+
+def reload_and_wait(d, event, before):
+    """SIGHUP, then the next log line of `event` after the first `before` lines."""
+    d.proc.send_signal(harness.signal.SIGHUP)
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        for line in d.lines[before:]:
+            doc = json.loads(line)
+            if doc.get("event") == event:
+                return doc
+        time.sleep(0.02)
+    raise AssertionError(f"no {event} line after SIGHUP: {d.lines[before:][-5:]}")
+
+
+@test("SIGHUP reloads profiles, limits, tokens; a lobby and a running job survive")
+def _():
+    d = harness.Daemon()
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    try:
+        status = d.request("PUT", "/v1/lobbies/keep/players/a", {"level": 2})[0]
+        check(status in (200, 201), f"join {status}")
+        before_width = json.loads(d.request("GET", "/v1/lobbies/keep")[2])["effective"]["params"]["width"]
+        check(d.stats()["config"] == {"generation": 0, "reloads": 0, "reload_failures": 0},
+              f"{d.stats()['config']}")
+        # A job that reads the room sets is running while they are replaced.
+        slow = []
+        runner = threading.Thread(target=lambda: slow.append(
+            d.request("POST", "/v1/levels", harness.SLOW)))
+        runner.start()
+        check(d.wait_for(lambda st: st["workers"]["busy"] >= 1), "the slow job never ran")
+
+        def change(config):
+            config["profiles"]["party"]["params"]["width"]["base"] = 100
+            config["profiles"]["party"]["params"]["width"]["max"] = 200
+            config["limits"]["lobbies_max"] = 77
+            config["auth_tokens"] = [TOKEN]
+            config["listen"] = "127.0.0.1:1"  # not reloadable: kept, and said so
+        write_config(d, change)
+        line = reload_and_wait(d, "config_reloaded", len(d.lines))
+        check(line["generation"] == 1 and line["not_reloaded"] == ["listen"] and "time" in line,
+              f"reloaded line {line}")
+        runner.join()
+        check(slow and slow[0][0] == 200, f"the job across the reload: {slow and slow[0][0]}")
+        # Tokens: /v1/ needs one now.
+        check(d.request("GET", "/v1/stats")[0] == 401, "no token accepted after reload")
+        stats = json.loads(d.request("GET", "/v1/stats", headers=auth)[2])
+        check(stats["config"] == {"generation": 1, "reloads": 1, "reload_failures": 0}, f"{stats}")
+        # The lobby survived, and still starts; a new one takes the new profile.
+        status, _, body = d.request("GET", "/v1/lobbies/keep", headers=auth)
+        lobby = json.loads(body)
+        check(status == 200 and lobby["players"] == {"a": {"level": 2}}, f"lobby {status} {lobby}")
+        check(lobby["effective"]["params"]["width"] == before_width, "the lobby changed unasked")
+        status = d.request("POST", "/v1/lobbies/keep/start", headers=auth)[0]
+        check(status == 200, f"start after reload {status}")
+        d.request("PUT", "/v1/lobbies/fresh/players/a", {"level": 2}, headers=auth)
+        fresh = json.loads(d.request("GET", "/v1/lobbies/fresh", headers=auth)[2])
+        check(fresh["effective"]["params"]["width"] == 110, f"new profile {fresh['effective']}")
+        check(sample(metrics(d), "dungeond_config_generation") == 1, "metric")
+        # Still listening where it was.
+        check(d.request("GET", "/livez")[0] == 200, "listener moved")
+    finally:
+        stopped_clean(d)
+
+
+@test("SIGHUP with a broken configuration: refused with a log line, the old one keeps running")
+def _():
+    d = harness.Daemon(extra={"auth_tokens": [TOKEN]})
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    try:
+        d.request("PUT", "/v1/lobbies/stay/players/a", {"level": 1}, headers=auth)
+        original = open(d.config_path).read()
+        bad_dir = tempfile.mkdtemp(prefix="dungeond-test-roomsets-")
+        with open(os.path.join(bad_dir, "broken.json"), "w") as f:
+            f.write('{"format": "dungeond.roomset/1", "rooms": 7}')
+        cases = [("not JSON", lambda: open(d.config_path, "w").write("{ broken"), ""),
+                 ("out of range", lambda: write_config(
+                     d, lambda c: c["limits"].update(lobbies_max=-1)), "limits.lobbies_max"),
+                 ("unknown profile", lambda: write_config(
+                     d, lambda c: c.update(default_profile="nope")), "default_profile"),
+                 ("broken room set", lambda: write_config(
+                     d, lambda c: c.update(roomsets_dir=bad_dir)), "roomsets_dir")]
+        for number, (name, breaks, field) in enumerate(cases, 1):
+            with open(d.config_path, "w") as f:
+                f.write(original)
+            breaks()
+            line = reload_and_wait(d, "config_reload_failed", len(d.lines))
+            check(line["level"] == "error" and line["message"] and "time" in line,
+                  f"{name}: {line}")
+            if field:
+                check(line["field"] == field, f"{name}: field {line['field']!r}, expected {field}")
+            stats = json.loads(d.request("GET", "/v1/stats", headers=auth)[2])
+            check(stats["config"] == {"generation": 0, "reloads": 0, "reload_failures": number},
+                  f"{name}: {stats['config']}")
+            check(d.request("GET", "/v1/stats")[0] == 401, f"{name}: tokens lost")
+            status = d.request("GET", "/v1/lobbies/stay", headers=auth)[0]
+            check(status == 200, f"{name}: lobby {status}")
+        status = d.request("POST", "/v1/levels", {"algorithm": "authored", "seed": 1},
+                           headers=auth)[0]
+        check(status == 200, f"room sets after the refusals: {status}")
+        check(sample(metrics(d), "dungeond_config_reloads_total", result="failed") == len(cases),
+              "failed reloads metric")
+    finally:
+        stopped_clean(d)
+
+
 if __name__ == "__main__":
     sys.exit(harness.run_tests(TESTS, sys.argv))

@@ -96,6 +96,9 @@ static stats_gauges gauges(const server *s) {
       .lobby_ready_bytes = (long)s->lobbies.ready_bytes,
       .lobby_bytes = (long)(s->lobbies.ready_bytes + s->lobbies.state_bytes),
       .lobby_bytes_max = s->cfg->limits.lobby_bytes_max,
+      .config_generation = s->config_generation,
+      .reloads_ok = s->reloads_ok,
+      .reloads_failed = s->reloads_failed,
   };
 }
 

@@ -76,8 +76,8 @@ static void after_serialising(job *j, const char *what) {
 static void work_floors(job *j) {
   dg_level *levels[DG_FLOORS_MAX] = {0};
   dg_request requests[DG_FLOORS_MAX];
-  j->rc = dg_levelset_generate(j->owner->context, &j->request, j->floors, &j->cancel, levels,
-                               requests, &j->err);
+  j->rc = dg_levelset_generate(j->context, &j->request, j->floors, &j->cancel, levels, requests,
+                               &j->err);
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
     j->rc = j->format == JOB_FORMAT_ASCII
@@ -116,7 +116,7 @@ static void work(uv_work_t *req) {
     return;
   }
   if (j->rc == 0)
-    j->rc = dg_generate(j->owner->context, &j->request, &j->cancel, &level, &j->err);
+    j->rc = dg_generate(j->context, &j->request, &j->cancel, &level, &j->err);
   else
     dg_error_set(&j->err, j->rc, j->rc == DG_ETIMEDOUT ? "deadline_ms" : "",
                  j->rc == DG_ETIMEDOUT ? "the deadline passed before generation started"
@@ -273,6 +273,7 @@ int jobs_submit(jobs *q, job *j, job_kind kind) {
   if (q->depth[kind] >= q->max_depth[kind] && q->running >= q->workers)
     return DG_ELIMIT;
   j->owner = q;
+  j->context = q->context;
   j->kind = kind;
   j->next = NULL;
   j->running = false;
@@ -293,6 +294,17 @@ int jobs_submit(jobs *q, job *j, job_kind kind) {
     uv_timer_start(&q->sweep, sweep, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS);
   }
   return 0;
+}
+
+bool jobs_use_context(const jobs *q, const dg_context *context) {
+  for (const job *j = q->active; j != NULL; j = j->next)
+    if (j->context == context)
+      return true;
+  for (int kind = 0; kind < JOB_KINDS; kind++)
+    for (const job *j = q->head[kind]; j != NULL; j = j->next)
+      if (j->context == context)
+        return true;
+  return false;
 }
 
 void jobs_cancel(jobs *q, job *j) {

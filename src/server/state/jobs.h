@@ -39,24 +39,25 @@ typedef void (*job_done_fn)(job *j);
 typedef bool (*job_wanted_fn)(job *j);
 
 struct job {
-  uv_work_t work;        /* libuv's request; work.data unused */
-  job *next;             /* queue link, or running-list link inside the pool */
-  struct jobs *owner;    /* the queues it went through */
-  job_kind kind;         /* which queue */
-  bool running;          /* inside the pool */
-  bool lower;            /* run at idle priority (set before it enters the pool) */
-  _Atomic bool raised;   /* promoted while running: back to normal priority */
-  _Atomic pid_t thread;  /* the worker running it (Linux thread id), 0 outside */
-  dg_request request;    /* what to generate (seed already chosen) */
-  int floors;            /* > 1: a multi-floor set of that many floors (request is floor 0's) */
-  job_format format;     /* serialisation wanted */
-  dg_svg_options svg;    /* for JOB_FORMAT_SVG */
-  job_encoding encoding; /* gzip and ETag: inputs from the submitter, outputs from the worker */
-  dg_cancel cancel;      /* deadline and cancellation flag */
-  uint64_t budget_ns;    /* no deadline yet: now + this on entering the pool or promotion */
-  job_done_fn done;      /* completion callback */
-  job_wanted_fn wanted;  /* may be NULL */
-  void *data;            /* the caller's */
+  uv_work_t work;            /* libuv's request; work.data unused */
+  job *next;                 /* queue link, or running-list link inside the pool */
+  struct jobs *owner;        /* the queues it went through */
+  job_kind kind;             /* which queue */
+  bool running;              /* inside the pool */
+  bool lower;                /* run at idle priority (set before it enters the pool) */
+  _Atomic bool raised;       /* promoted while running: back to normal priority */
+  _Atomic pid_t thread;      /* the worker running it (Linux thread id), 0 outside */
+  dg_request request;        /* what to generate (seed already chosen) */
+  const dg_context *context; /* the room sets current when it was submitted (a reload swaps them) */
+  int floors;                /* > 1: a multi-floor set of that many floors (request is floor 0's) */
+  job_format format;         /* serialisation wanted */
+  dg_svg_options svg;        /* for JOB_FORMAT_SVG */
+  job_encoding encoding;     /* gzip and ETag: inputs from the submitter, outputs from the worker */
+  dg_cancel cancel;          /* deadline and cancellation flag */
+  uint64_t budget_ns;        /* no deadline yet: now + this on entering the pool or promotion */
+  job_done_fn done;          /* completion callback */
+  job_wanted_fn wanted;      /* may be NULL */
+  void *data;                /* the caller's */
   /* Results, written by the worker, read on the loop thread after it. */
   int rc;       /* 0 or DG_E* */
   dg_error err; /* why, when rc != 0 */
@@ -98,6 +99,10 @@ int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interact
  * neither is refused (DG_EINVAL). DG_ELIMIT when that queue is full (the
  * job is not taken). */
 int jobs_submit(jobs *q, job *j, job_kind kind);
+
+/* True when a queued or running job uses `context` (a configuration
+ * reload keeps the old room sets until none does). Walks every job. */
+bool jobs_use_context(const jobs *q, const dg_context *context);
 
 /* Cancels `j`: removed and reported with DG_ECANCELED if still queued,
  * asked to stop through its dg_cancel if running. */

@@ -171,6 +171,10 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
   json_object_set_new(root, "version", json_string(DUNGEON_VERSION));
   json_object_set_new(root, "uptime_s", json_real(uptime_s(s)));
   json_object_set_new(root, "draining", json_boolean(g->draining));
+  json_object_set_new(root, "config",
+                      json_pack("{s:I, s:I, s:I}", "generation", (json_int_t)g->config_generation,
+                                "reloads", (json_int_t)g->reloads_ok, "reload_failures",
+                                (json_int_t)g->reloads_failed));
   json_object_set_new(root, "requests",
                       json_pack("{s:I, s:O, s:o}", "total", (json_int_t)total, "by_status",
                                 statuses, "by_outcome", outcomes_json(s->by_outcome)));
@@ -319,6 +323,15 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "# HELP dungeond_draining 1 after SIGTERM while the daemon drains.\n"
          "# TYPE dungeond_draining gauge\ndungeond_draining %d\n",
          g->draining ? 1 : 0);
+  append(&b,
+         "# HELP dungeond_config_generation Configuration reloads applied since start (SIGHUP).\n"
+         "# TYPE dungeond_config_generation gauge\ndungeond_config_generation %llu\n"
+         "# HELP dungeond_config_reloads_total Configuration reloads by result.\n"
+         "# TYPE dungeond_config_reloads_total counter\n"
+         "dungeond_config_reloads_total{result=\"ok\"} %llu\n"
+         "dungeond_config_reloads_total{result=\"failed\"} %llu\n",
+         (unsigned long long)g->config_generation, (unsigned long long)g->reloads_ok,
+         (unsigned long long)g->reloads_failed);
   append(&b, "# HELP dungeond_http_requests_total HTTP responses by status code.\n"
              "# TYPE dungeond_http_requests_total counter\n");
   for (int code = 0; code < STATS_STATUS_MAX; code++)

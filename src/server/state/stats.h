@@ -92,6 +92,8 @@ typedef struct stats_gauges {
   long lobby_ready_bytes;                                  /* bytes of ready pre-generated levels */
   long lobby_bytes, lobby_bytes_max; /* all lobby state (limits.lobby_bytes_max) and its limit */
   process_figures process;           /* CPU, memory, descriptors (/metrics only) */
+  uint64_t config_generation;        /* configuration reloads applied (SIGHUP) */
+  uint64_t reloads_ok, reloads_failed;
 } stats_gauges;
 
 void stats_init(stats *s);
