@@ -529,5 +529,75 @@ def _():
         stopped_clean(d)
 
 
+NOBODY = 65534
+
+
+def as_pod_user(d_dir):
+    """A wrapper that starts dungeond as the shipped pod does: a non-root
+    uid without capabilities and an RLIMIT_NICE of 0 (no way back from
+    SCHED_IDLE). Returns the wrapper's path; when the tests already run as
+    non-root, it only sets the nice limit."""
+    real = harness.DAEMON
+    wrapper = os.path.join(d_dir, "as-pod-user.sh")
+    drop = "" if os.geteuid() != 0 else (
+        f"setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups --inh-caps=-all "
+        "--bounding-set=-all ")
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\n"
+                "# The daemon's config file is in a private temporary directory.\n"
+                'chmod -R a+rX "$(dirname "$2")"\n'
+                f'exec prlimit --nice=0 {drop}"{real}" "$@"\n')
+    os.chmod(wrapper, 0o755)
+    return wrapper
+
+
+@test("speculative work at SCHED_IDLE as a non-root user without RLIMIT_NICE; a start still waits")
+def _():
+    scratch = tempfile.mkdtemp(prefix="dungeond-test-pod-")
+    os.chmod(scratch, 0o755)
+    real = harness.DAEMON
+    harness.DAEMON = as_pod_user(scratch)
+    try:
+        d = harness.Daemon(workers=2, limits=dict(harness.LOBBY_LIMITS, lobby_idle_ttl_ms=600000))
+    finally:
+        harness.DAEMON = real
+    try:
+        with open(f"/proc/{d.proc.pid}/status") as f:
+            status = f.read()
+        uid = int(re.search(r"Uid:\s+(\d+)", status).group(1))
+        check(uid != 0, f"the daemon runs as root: {uid}")
+        check(re.search(r"CapEff:\s+0+\n", status), f"capabilities left: {status}")
+        with open(f"/proc/{d.proc.pid}/limits") as f:
+            nice = re.search(r"Max nice priority\s+(\d+)", f.read())
+        check(nice and nice.group(1) == "0", f"RLIMIT_NICE {nice and nice.group(1)}")
+        workers = d.stats()["workers"]
+        check(workers["speculative_priority"] == "idle", f"{workers}")
+        check(len(harness.idle_threads(d)) == 1, f"idle threads {harness.idle_threads(d)}")
+        # A lobby's job runs on the idle thread; both interactive workers stay free.
+        d.request("PUT", "/v1/lobbies/pod", harness.SLOW_LOBBY)
+        harness.wait_pregen(d, "pod", "running")
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(
+            d.request("POST", "/v1/levels", harness.SLOW)[0])) for _ in range(2)]
+        for t in threads:
+            t.start()
+        check(d.wait_for(lambda st: st["workers"]["busy"] == 3
+                         and st["queues"]["interactive"]["depth"] == 0),
+              f"interactive jobs waited for the speculative one: {d.stats()['workers']}")
+        for t in threads:
+            t.join()
+        check(results == [200, 200], f"{results}")
+        # Its thread cannot be raised: the start makes it run again on an
+        # interactive worker, and the client gets its level.
+        if harness.lobby_get(d, "pod")[1]["pregen"] != "running":
+            d.request("PUT", "/v1/lobbies/pod/players/x", {"level": 9})
+            harness.wait_pregen(d, "pod", "running")
+        status, headers, body = d.request("POST", "/v1/lobbies/pod/start")
+        check(status == 200 and headers.get("x-pregen") == "wait", f"{status} {headers} {body[:200]}")
+        check(len(harness.idle_threads(d)) == 1, "the idle thread was raised or lost")
+    finally:
+        stopped_clean(d)
+
+
 if __name__ == "__main__":
     sys.exit(harness.run_tests(TESTS, sys.argv))

@@ -3,16 +3,19 @@
  * queues. A job generates and serialises its level on a worker thread and
  * reports back on the loop thread through its `done` callback.
  *
- * Interactive jobs may fill `workers` threads. A speculative job starts only
- * while fewer than `workers - reserved` jobs of either kind run. Where the
- * process may lower a thread's priority and raise it back (`idle_speculative`),
- * speculative jobs run at SCHED_IDLE on extra pool threads beyond `workers`:
- * an interactive job never waits for one, and the kernel gives it the CPU a
- * speculative job was using. Elsewhere speculative jobs share the `workers`
- * threads, and delay an interactive job by at most the job already running. */
+ * Interactive jobs may fill `workers` threads of libuv's pool. A speculative
+ * job starts only while fewer than `workers - reserved` jobs of either kind
+ * run, on threads of its own (`idle_speculative`): `workers - reserved`
+ * threads started with the queues and set to SCHED_IDLE once, which needs
+ * no privilege (sched(7): lowering is always allowed; only raising back
+ * needs root or RLIMIT_NICE, so these threads never go back). An
+ * interactive job never waits for one, and the kernel gives it the CPU a
+ * speculative job was using. If the threads cannot be started, speculative
+ * jobs share the `workers` threads at normal priority instead. */
 #ifndef DUNGEOND_JOBS_H
 #define DUNGEOND_JOBS_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,7 +47,9 @@ struct job {
   struct jobs *owner;        /* the queues it went through */
   job_kind kind;             /* which queue */
   bool running;              /* inside the pool */
-  bool lower;                /* run at idle priority (set before it enters the pool) */
+  bool lower;                /* runs on an idle thread (set before it is handed to one) */
+  bool rerun;                /* promoted on an idle thread that could not be raised: run again */
+  bool stopped;              /* cancelled for good (jobs_cancel, jobs_cancel_all) */
   _Atomic bool raised;       /* promoted while running: back to normal priority */
   _Atomic pid_t thread;      /* the worker running it (Linux thread id), 0 outside */
   dg_request request;        /* what to generate (seed already chosen) */
@@ -66,8 +71,24 @@ struct job {
   uint64_t queued_ns, started_ns, generated_ns, finished_ns; /* monotonic */
 };
 
+/* The speculative jobs' own threads, at SCHED_IDLE from their start. */
+#define JOBS_IDLE_THREADS_MAX 256
+typedef struct idle_threads {
+  pthread_t threads[JOBS_IDLE_THREADS_MAX];
+  int count;             /* started */
+  _Atomic int lowered;   /* of which reached SCHED_IDLE */
+  pthread_mutex_t lock;  /* guards the two lists and `stop` */
+  pthread_cond_t ready;  /* a job was handed over, or stop */
+  job *todo, *todo_tail; /* handed to the threads, oldest first */
+  job *done;             /* finished, for the loop */
+  bool stop;
+  uv_async_t wake; /* tells the loop that `done` has jobs */
+  bool started;    /* lock, cond and wake initialised */
+} idle_threads;
+
 typedef struct jobs {
   uv_loop_t *loop;
+  idle_threads idle;
   uv_timer_t sweep; /* expires queued jobs past their deadline */
   job *head[JOB_KINDS], *tail[JOB_KINDS];
   long depth[JOB_KINDS];       /* jobs queued, per queue */
@@ -79,16 +100,16 @@ typedef struct jobs {
   job *active;                 /* those jobs, linked through `next` */
   const dg_context *context;   /* shared read-only resources, may be NULL */
   uint64_t expired, dropped;   /* jobs that never ran: deadline, client gone */
-  bool idle_speculative;       /* speculative jobs run at idle priority on extra threads */
+  bool idle_speculative;       /* speculative jobs run on the idle threads */
 } jobs;
 
-/* Threads libuv's pool needs for `workers` interactive workers, of which
- * `reserved` are never given to speculative jobs: more than `workers` when
- * speculative jobs can run at idle priority on threads of their own. Call
- * before the pool starts (UV_THREADPOOL_SIZE). Thread-safe. */
+/* Threads libuv's pool needs for `workers` interactive workers (the
+ * speculative ones have threads of their own): `workers`. Call before the
+ * pool starts (UV_THREADPOOL_SIZE). Thread-safe. */
 int jobs_pool_size(int workers, int reserved);
 
-/* Prepares the queues on `loop`. 0 or a libuv error. */
+/* Prepares the queues on `loop` and starts `workers - reserved` idle
+ * threads for speculative jobs. 0 or a libuv error. */
 int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interactive_max,
               long speculative_max, const dg_context *context);
 
@@ -121,7 +142,8 @@ void jobs_promote(jobs *q, job *j);
  * ones as well. For shutdown. */
 void jobs_cancel_all(jobs *q, bool running_too);
 
-/* Closes the sweep timer; `q` must have no job left. */
+/* Closes the sweep timer and stops the idle threads; `q` must have no job
+ * left. */
 void jobs_close(jobs *q);
 
 #endif
