@@ -1,0 +1,918 @@
+/* The progression pass shared by every algorithm (docs/progression.md):
+ * locked doors on the chokepoints of the way from the entrance to the exit,
+ * each with its key before it, one-way doors on loops that open from the
+ * deep side, a role for every room and graph node, and a witness (spheres,
+ * key order, a walk) that a game server can check. dg_generate runs it after
+ * placement and before the metrics; with params.locks and params.one_way at
+ * 0 it does nothing at all, so the level keeps its bytes.
+ *
+ * It works on the level's real connectivity: for grid levels the walkable
+ * tiles and their four neighbours (the map, secret corridors and closets
+ * included, so nothing a player can walk is left out), for levels without
+ * a grid the room graph with each edge as a vertex of its own (a
+ * connection). Either way the same steps run on one vertex graph:
+ *
+ * - A lock is a vertex every walk from the entrance to the exit crosses:
+ *   a cut vertex separating them (Tarjan's low points over one depth-first
+ *   search from the entrance, read up the tree from the exit). Cuts come in
+ *   the same order on every such walk, so lock k+1 always lies after lock
+ *   k, no loop can bypass a lock (a loop never crosses a cut), and every
+ *   lock is needed. Only doors and corridor tiles with two opposite
+ *   neighbours (grid) or connections (graph) become locks.
+ * - Key k lies in the part reachable after lock k-1 and before lock k
+ *   (nested: key k+1 behind lock k), on the floor tile of a room farthest
+ *   from the shortest entrance-exit walk (so in dead ends and side rooms);
+ *   the entrance's and exit's rooms are left out. Locks are chosen spread
+ *   along the walk, so that each one has a place for its key before it and
+ *   after the previous lock; when the level has fewer such chokepoints than
+ *   asked it places fewer and says why.
+ * - A one-way door goes on a passage that lies on a loop and opens from its
+ *   deeper side (farther from the entrance) toward the shallower: a
+ *   shortcut back. It is kept only if the map without any one-way door is
+ *   still connected, so a party can never strand itself behind one, and no
+ *   loop ever joins places that need different keys (loops stay between
+ *   two consecutive locks).
+ *
+ * Draws only from its own random stream (DG_STREAM_PROGRESSION). */
+#include "passes/progression.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a vertex may become. */
+enum {
+  V_NONE,    /* not walkable (or no vertex there) */
+  V_FLOOR,   /* a room's floor: may hold a key */
+  V_PASSAGE, /* a door, corridor tile or connection with two neighbours: may be a lock or one-way */
+  V_OTHER,   /* walkable, nothing more */
+};
+
+/* special[v] beyond the locks (0..DG_LOCKS_MAX-1) and one-way doors. */
+#define SPECIAL_NONE (-1)
+#define SPECIAL_ONE_WAY 1000 /* + index of the one-way door */
+
+/* The vertex graph the pass works on, and its scratch. */
+typedef struct pgraph {
+  int count;     /* vertices */
+  int *offsets;  /* CSR: neighbours of v are adjacent[offsets[v] .. offsets[v+1]) */
+  int *adjacent; /* neighbour vertices */
+  uint8_t *kind; /* V_* */
+  int *room;     /* room of a vertex, or -1 */
+  int entrance;  /* the stairs up's vertex */
+  int exit;      /* the stairs down's vertex */
+  int walkable;  /* vertices that are not V_NONE */
+  int *special;  /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
+  int ow_from[DG_ONE_WAY_MAX], ow_to[DG_ONE_WAY_MAX]; /* one-way door i: crossed from, to */
+  int one_way_count;
+  int *dist;   /* hops from the entrance (all doors open), -1 unreachable */
+  int *queue;  /* BFS queue, count entries */
+  int *parent; /* BFS parent */
+  int *mark;   /* scratch labels */
+} pgraph;
+
+static void pgraph_free(pgraph *g) {
+  free(g->offsets);
+  free(g->adjacent);
+  free(g->kind);
+  free(g->room);
+  free(g->special);
+  free(g->dist);
+  free(g->queue);
+  free(g->parent);
+  free(g->mark);
+}
+
+/* Allocates the per-vertex arrays (adjacency capacity `edges`). */
+static int pgraph_alloc(pgraph *g, int count, long edges) {
+  g->count = count;
+  g->offsets = calloc((size_t)count + 1, sizeof *g->offsets);
+  g->adjacent = malloc((size_t)(edges > 0 ? edges : 1) * sizeof *g->adjacent);
+  g->kind = calloc((size_t)count, 1);
+  g->room = malloc((size_t)count * sizeof *g->room);
+  g->special = malloc((size_t)count * sizeof *g->special);
+  g->dist = malloc((size_t)count * sizeof *g->dist);
+  g->queue = malloc((size_t)count * sizeof *g->queue);
+  g->parent = malloc((size_t)count * sizeof *g->parent);
+  g->mark = malloc((size_t)count * sizeof *g->mark);
+  if (g->offsets == NULL || g->adjacent == NULL || g->kind == NULL || g->room == NULL ||
+      g->special == NULL || g->dist == NULL || g->queue == NULL || g->parent == NULL ||
+      g->mark == NULL)
+    return DG_ENOMEM;
+  for (int v = 0; v < count; v++) {
+    g->room[v] = -1;
+    g->special[v] = SPECIAL_NONE;
+  }
+  return 0;
+}
+
+static const dg_feature *find_feature(const dg_level *level, const char *kind) {
+  for (int i = 0; i < level->feature_count; i++)
+    if (strcmp(level->features[i].kind, kind) == 0)
+      return &level->features[i];
+  return NULL;
+}
+
+/* The grid as a vertex graph: one vertex per tile, walkable tiles joined
+ * to their walkable 4-neighbours. A room's tile is the first room (lowest
+ * index) whose rectangle holds it. */
+static int build_from_grid(const dg_level *level, pgraph *g) {
+  const dg_grid *grid = &level->grid;
+  int width = grid->width, height = grid->height;
+  int cells = width * height;
+  int rc = pgraph_alloc(g, cells, 4L * cells);
+  if (rc != 0)
+    return rc;
+  for (int r = level->room_count - 1; r >= 0; r--) {
+    const dg_room *room = &level->rooms[r];
+    for (int y = room->y; y < room->y + room->height; y++)
+      for (int x = room->x; x < room->x + room->width; x++)
+        if (dg_grid_contains(grid, x, y))
+          g->room[y * width + x] = r;
+  }
+  int at = 0;
+  for (int p = 0; p < cells; p++) {
+    g->offsets[p] = at;
+    dg_tile tile = (dg_tile)grid->tiles[p];
+    if (!dg_tile_walkable(tile))
+      continue;
+    g->walkable++;
+    int x = p % width, y = p / width;
+    int around[4] = {y > 0 ? p - width : -1, x + 1 < width ? p + 1 : -1,
+                     y + 1 < height ? p + width : -1, x > 0 ? p - 1 : -1};
+    bool open[4];
+    for (int d = 0; d < 4; d++) {
+      open[d] = around[d] >= 0 && dg_tile_walkable((dg_tile)grid->tiles[around[d]]);
+      if (open[d])
+        g->adjacent[at++] = around[d];
+    }
+    int degree = at - g->offsets[p];
+    bool straight = degree == 2 && ((open[0] && open[2]) || (open[1] && open[3]));
+    if (tile == DG_TILE_FLOOR && g->room[p] >= 0)
+      g->kind[p] = V_FLOOR;
+    else if ((tile == DG_TILE_DOOR || tile == DG_TILE_CORRIDOR) && straight)
+      g->kind[p] = V_PASSAGE;
+    else
+      g->kind[p] = V_OTHER;
+  }
+  g->offsets[cells] = at;
+  const dg_feature *up = find_feature(level, "stairs_up");
+  const dg_feature *down = find_feature(level, "stairs_down");
+  g->entrance = up != NULL ? up->y * width + up->x : -1;
+  g->exit = down != NULL ? down->y * width + down->x : -1;
+  return 0;
+}
+
+/* The room graph as a vertex graph: nodes first, then one vertex per edge
+ * (a connection, which may become a lock or a one-way door). Stairs lie on
+ * their room's node. */
+static int build_from_graph(const dg_level *level, pgraph *g) {
+  const dg_graph *graph = &level->graph;
+  int nodes = graph->node_count;
+  int rc = pgraph_alloc(g, nodes + graph->edge_count, 4L * graph->edge_count);
+  if (rc != 0)
+    return rc;
+  int *degree = calloc((size_t)g->count + 1, sizeof *degree);
+  if (degree == NULL)
+    return DG_ENOMEM;
+  for (int e = 0; e < graph->edge_count; e++)
+    if (graph->edges[e].from != graph->edges[e].to) {
+      degree[graph->edges[e].from]++;
+      degree[graph->edges[e].to]++;
+      degree[nodes + e] = 2;
+    }
+  for (int v = 0; v < g->count; v++)
+    g->offsets[v + 1] = g->offsets[v] + degree[v];
+  memset(degree, 0, (size_t)g->count * sizeof *degree);
+  for (int e = 0; e < graph->edge_count; e++) {
+    int a = graph->edges[e].from, b = graph->edges[e].to, v = nodes + e;
+    if (a == b)
+      continue;
+    g->adjacent[g->offsets[a] + degree[a]++] = v;
+    g->adjacent[g->offsets[b] + degree[b]++] = v;
+    g->adjacent[g->offsets[v] + degree[v]++] = a;
+    g->adjacent[g->offsets[v] + degree[v]++] = b;
+    g->kind[v] = V_PASSAGE;
+  }
+  free(degree);
+  for (int n = 0; n < nodes; n++) {
+    g->room[n] = graph->nodes[n].room;
+    g->kind[n] = graph->nodes[n].room >= 0 ? V_FLOOR : V_OTHER;
+  }
+  for (int v = 0; v < g->count; v++)
+    g->walkable += g->kind[v] != V_NONE;
+  const dg_feature *up = find_feature(level, "stairs_up");
+  const dg_feature *down = find_feature(level, "stairs_down");
+  g->entrance = g->exit = -1;
+  for (int n = 0; n < nodes; n++) {
+    if (up != NULL && g->entrance < 0 && up->room >= 0 && graph->nodes[n].room == up->room)
+      g->entrance = n;
+    if (down != NULL && g->exit < 0 && down->room >= 0 && graph->nodes[n].room == down->room)
+      g->exit = n;
+  }
+  return 0;
+}
+
+/* Whether a walker may step from `v` to its neighbour `u` holding `keys`
+ * keys (locks 0..keys-1 open): a closed lock is a wall, a one-way door is
+ * entered only from its `from` side and left only to its `to` side. */
+static bool can_step(const pgraph *g, int v, int u, int keys) {
+  int su = g->special[u], sv = g->special[v];
+  if (su >= 0 && su < SPECIAL_ONE_WAY && su >= keys)
+    return false;
+  if (su >= SPECIAL_ONE_WAY && g->ow_from[su - SPECIAL_ONE_WAY] != v)
+    return false;
+  if (sv >= SPECIAL_ONE_WAY && g->ow_to[sv - SPECIAL_ONE_WAY] != u)
+    return false;
+  return true;
+}
+
+/* Breadth-first search from `source` over steps allowed with `keys` keys
+ * (keys < 0: every door open, both ways); fills g->dist and g->parent and
+ * stops early when `target` (>= 0) is reached. Returns how many vertices
+ * were reached. */
+static int bfs(pgraph *g, int source, int target, int keys) {
+  for (int v = 0; v < g->count; v++)
+    g->dist[v] = -1;
+  int head = 0, tail = 0;
+  g->dist[source] = 0;
+  g->parent[source] = -1;
+  g->queue[tail++] = source;
+  while (head < tail) {
+    int v = g->queue[head++];
+    if (v == target)
+      break;
+    for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++) {
+      int u = g->adjacent[i];
+      if (g->dist[u] >= 0 || (keys >= 0 && !can_step(g, v, u, keys)))
+        continue;
+      g->dist[u] = g->dist[v] + 1;
+      g->parent[u] = v;
+      g->queue[tail++] = u;
+    }
+  }
+  return tail;
+}
+
+/* The cuts between the entrance and the exit, in order from the entrance:
+ * one iterative depth-first search from the entrance computes discovery
+ * times and low points; a vertex v on the tree path to the exit separates
+ * them exactly when its child c on that path has low[c] >= disc[v]. Also
+ * marks in `articulation` every cut vertex of the graph (for one-way
+ * doors, which must lie on loops). Writes the cuts to cuts[0..*count). */
+static int find_cuts(pgraph *g, uint8_t *articulation, int *cuts, int *count) {
+  int n = g->count;
+  int *disc = calloc((size_t)n, sizeof *disc);
+  int *low = malloc((size_t)n * sizeof *low);
+  int *next = malloc((size_t)n * sizeof *next);
+  int *tree_parent = malloc((size_t)n * sizeof *tree_parent);
+  int rc = DG_ENOMEM;
+  if (disc == NULL || low == NULL || next == NULL || tree_parent == NULL)
+    goto done;
+  int *stack = g->queue, top = 0, time = 0, root_children = 0;
+  int s = g->entrance;
+  disc[s] = low[s] = ++time;
+  next[s] = g->offsets[s];
+  tree_parent[s] = -1;
+  stack[top++] = s;
+  while (top > 0) {
+    int v = stack[top - 1];
+    if (next[v] < g->offsets[v + 1]) {
+      int u = g->adjacent[next[v]++];
+      if (disc[u] == 0) {
+        tree_parent[u] = v;
+        disc[u] = low[u] = ++time;
+        next[u] = g->offsets[u];
+        stack[top++] = u;
+        root_children += v == s;
+      } else if (u != tree_parent[v] && disc[u] < low[v]) {
+        low[v] = disc[u];
+      }
+      continue;
+    }
+    top--;
+    int p = tree_parent[v];
+    if (p >= 0) {
+      if (low[v] < low[p])
+        low[p] = low[v];
+      if (p != s && low[v] >= disc[p])
+        articulation[p] = 1;
+    }
+  }
+  articulation[s] = root_children > 1;
+  *count = 0;
+  if (disc[g->exit] != 0) {
+    for (int c = g->exit, v = tree_parent[c]; v >= 0 && v != s; c = v, v = tree_parent[v])
+      if (low[c] >= disc[v])
+        cuts[(*count)++] = v;
+    for (int i = 0, j = *count - 1; i < j; i++, j--) {
+      int swap = cuts[i];
+      cuts[i] = cuts[j];
+      cuts[j] = swap;
+    }
+  }
+  rc = 0;
+done:
+  free(disc);
+  free(low);
+  free(next);
+  free(tree_parent);
+  return rc;
+}
+
+/* Labels g->mark with segments: 0 for what the entrance reaches without
+ * crossing a lock candidate, i for what lies between candidates i and i+1
+ * (1-based), -2 on the candidates themselves. Floods once in all. */
+static void label_segments(pgraph *g, const int *candidates, int count) {
+  for (int v = 0; v < g->count; v++)
+    g->mark[v] = -1;
+  for (int i = 0; i < count; i++)
+    g->mark[candidates[i]] = -2;
+  for (int segment = 0; segment <= count; segment++) {
+    int start = -1;
+    if (segment == 0) {
+      start = g->entrance;
+    } else {
+      int c = candidates[segment - 1];
+      for (int i = g->offsets[c]; i < g->offsets[c + 1]; i++)
+        if (g->mark[g->adjacent[i]] == -1)
+          start = g->adjacent[i];
+    }
+    if (start < 0)
+      continue; /* two candidates side by side: an empty segment */
+    int head = 0, tail = 0;
+    g->mark[start] = segment;
+    g->queue[tail++] = start;
+    while (head < tail) {
+      int v = g->queue[head++];
+      for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++) {
+        int u = g->adjacent[i];
+        if (g->mark[u] == -1) {
+          g->mark[u] = segment;
+          g->queue[tail++] = u;
+        }
+      }
+    }
+  }
+}
+
+/* A vertex that may hold a key: a room's floor, not the stairs, not a
+ * spawn, not in the entrance's or the exit's room. */
+static bool key_place(const pgraph *g, const dg_level *level, int v, int entrance_room,
+                      int exit_room) {
+  if (g->kind[v] != V_FLOOR || v == g->entrance || v == g->exit || g->special[v] != SPECIAL_NONE)
+    return false;
+  if (g->room[v] == entrance_room || g->room[v] == exit_room)
+    return false;
+  if (level->has_grid)
+    for (int i = 0; i < level->feature_count; i++)
+      if (level->features[i].y * level->grid.width + level->features[i].x == v)
+        return false;
+  return true;
+}
+
+/* The lock plan: which candidates become locks and where their keys go. */
+typedef struct plan {
+  int locks;                          /* locks chosen */
+  int lock[DG_LOCKS_MAX];             /* vertex of lock k */
+  int lock_segment[DG_LOCKS_MAX + 1]; /* candidate index (1-based) of lock k; [locks] = end */
+  int key[DG_LOCKS_MAX];              /* vertex of key k */
+  const char *why;                    /* why fewer than asked, or NULL */
+} plan;
+
+/* Chooses the locks among the candidates (cuts that are passages, in
+ * order): lock k at candidate j needs a key place in the segments after
+ * the previous lock and before j; with a boss room, the segments after the
+ * last lock need a room too. rem[j] is how many more locks fit after a lock
+ * at j (-1: none, and j cannot be last), computed from the end; then each
+ * lock takes the fitting candidate nearest its share of the walk. */
+static int choose_locks(pgraph *g, const dg_level *level, const int *candidates, int m, int wanted,
+                        bool boss, dg_rng *rng, plan *out) {
+  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
+  int *floor_before = calloc((size_t)m + 2, sizeof *floor_before); /* F[j]: places in segs < j */
+  int *rem = malloc(((size_t)m + 2) * sizeof *rem);
+  if (floor_before == NULL || rem == NULL) {
+    free(floor_before);
+    free(rem);
+    return DG_ENOMEM;
+  }
+  for (int v = 0; v < g->count; v++)
+    if (g->mark[v] >= 0 && key_place(g, level, v, entrance_room, exit_room))
+      floor_before[g->mark[v] + 1]++;
+  for (int j = 1; j <= m + 1; j++)
+    floor_before[j] += floor_before[j - 1];
+  /* A room for the boss after the last lock: any room's floor counts. */
+  for (int j = m; j >= 1; j--) {
+    bool last_ok = !boss || floor_before[m + 1] - floor_before[j] > 0;
+    int next = j + 1;
+    while (next <= m && floor_before[next] <= floor_before[j])
+      next++;
+    int more = next <= m && rem[next] >= 0 ? 1 + rem[next] : -1;
+    rem[j] = more > (last_ok ? 0 : -1) ? more : (last_ok ? 0 : -1);
+  }
+  int first = 1;
+  while (first <= m && floor_before[first] <= 0)
+    first++;
+  int most = first <= m && rem[first] >= 0 ? 1 + rem[first] : 0;
+  int locks = wanted < most ? wanted : most;
+  if (locks < wanted && out->why == NULL)
+    out->why = m == 0 ? "no door or corridor lies on every way from the entrance to the exit"
+               : most == 0
+                   ? "no chokepoint of the way to the exit has a room before it for its key"
+                   : "too few chokepoints on the way to the exit with a room for a key between "
+                     "them";
+  int total = g->dist[g->exit] > 0 ? g->dist[g->exit] : 1;
+  int previous = 0;
+  for (int k = 0; k < locks; k++) {
+    int share = total / (locks + 1);
+    int aim = share * (k + 1) + (share > 4 ? dg_rng_range(rng, -share / 4, share / 4) : 0);
+    int best = -1, best_gap = INT_MAX;
+    for (int j = previous + 1; j <= m; j++) {
+      if (floor_before[j] <= floor_before[previous] || rem[j] < locks - k - 1)
+        continue;
+      int gap = abs(g->dist[candidates[j - 1]] - aim);
+      if (gap < best_gap) {
+        best = j;
+        best_gap = gap;
+      }
+    }
+    out->lock[k] = candidates[best - 1];
+    out->lock_segment[k] = best;
+    previous = best;
+  }
+  out->lock_segment[locks] = m + 1;
+  out->locks = locks;
+  free(floor_before);
+  free(rem);
+  return 0;
+}
+
+/* Puts key k on the place between lock k-1 and lock k farthest from the
+ * shortest entrance-exit walk (`off_walk`: hops from it), choosing at
+ * random among those within two hops of the farthest. */
+static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, plan *p,
+                       dg_rng *rng) {
+  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
+  for (int k = 0; k < p->locks; k++) {
+    int low = k == 0 ? 0 : p->lock_segment[k - 1], high = p->lock_segment[k] - 1;
+    int farthest = -1, ties = 0, chosen = -1;
+    for (int pass = 0; pass < 2; pass++)
+      for (int v = 0; v < g->count; v++) {
+        if (g->mark[v] < low || g->mark[v] > high ||
+            !key_place(g, level, v, entrance_room, exit_room))
+          continue;
+        if (pass == 0) {
+          if (off_walk[v] > farthest)
+            farthest = off_walk[v];
+        } else if (off_walk[v] >= farthest - 2) {
+          /* Reservoir choice: uniform over the near-farthest places. */
+          if (dg_rng_below(rng, (uint32_t)++ties) == 0)
+            chosen = v;
+        }
+      }
+    p->key[k] = chosen;
+  }
+}
+
+/* Hops from the shortest entrance-exit walk (every door open) into
+ * off_walk; marks that walk's vertices 0. */
+static void distance_from_walk(pgraph *g, int *off_walk) {
+  bfs(g, g->entrance, g->exit, -1);
+  for (int v = 0; v < g->count; v++)
+    off_walk[v] = -1;
+  int head = 0, tail = 0;
+  for (int v = g->exit; v >= 0; v = g->parent[v]) {
+    off_walk[v] = 0;
+    g->mark[tail++] = v;
+  }
+  /* g->mark as the multi-source queue (segments are recomputed later). */
+  while (head < tail) {
+    int v = g->mark[head++];
+    for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++) {
+      int u = g->adjacent[i];
+      if (off_walk[u] < 0) {
+        off_walk[u] = off_walk[v] + 1;
+        g->mark[tail++] = u;
+      }
+    }
+  }
+}
+
+/* One-way doors: passages on loops (not cut vertices, not locks) whose two
+ * sides lie at different depths, in a random order; each opens from the
+ * deeper side and is kept only if the graph without every one-way door is
+ * still connected, so that nobody can be stranded behind one. */
+static int place_one_way(pgraph *g, const uint8_t *articulation, const int *depth, int wanted,
+                         dg_rng *rng, const char **why) {
+  int *candidates = malloc((size_t)g->count * sizeof *candidates);
+  if (candidates == NULL)
+    return DG_ENOMEM;
+  int count = 0;
+  for (int v = 0; v < g->count; v++) {
+    if (g->kind[v] != V_PASSAGE || articulation[v] || g->special[v] != SPECIAL_NONE || depth[v] < 0)
+      continue;
+    int a = g->adjacent[g->offsets[v]], b = g->adjacent[g->offsets[v] + 1];
+    if (depth[a] != depth[b])
+      candidates[count++] = v;
+  }
+  for (int i = count - 1; i > 0; i--) {
+    int j = (int)dg_rng_below(rng, (uint32_t)i + 1);
+    int swap = candidates[i];
+    candidates[i] = candidates[j];
+    candidates[j] = swap;
+  }
+  int tries = 8 * wanted + 16;
+  for (int i = 0; i < count && g->one_way_count < wanted && tries > 0; i++, tries--) {
+    int v = candidates[i];
+    int a = g->adjacent[g->offsets[v]], b = g->adjacent[g->offsets[v] + 1];
+    int deep = depth[a] > depth[b] ? a : b, shallow = deep == a ? b : a;
+    int w = g->one_way_count;
+    g->special[v] = SPECIAL_ONE_WAY + w;
+    g->ow_from[w] = deep;
+    g->ow_to[w] = shallow;
+    /* Connected without any one-way door: count what the entrance reaches
+     * when one-way doors are walls. */
+    for (int u = 0; u < g->count; u++)
+      g->mark[u] = g->special[u] >= SPECIAL_ONE_WAY ? 1 : 0;
+    int head = 0, tail = 0, reached = 1;
+    g->mark[g->entrance] = 1;
+    g->queue[tail++] = g->entrance;
+    while (head < tail) {
+      int x = g->queue[head++];
+      for (int k = g->offsets[x]; k < g->offsets[x + 1]; k++) {
+        int u = g->adjacent[k];
+        if (!g->mark[u]) {
+          g->mark[u] = 1;
+          g->queue[tail++] = u;
+          reached++;
+        }
+      }
+    }
+    if (reached == g->walkable - (w + 1))
+      g->one_way_count++;
+    else
+      g->special[v] = SPECIAL_NONE;
+  }
+  if (g->one_way_count < wanted)
+    *why = count == 0 ? "no door or corridor on a loop joins places at different depths"
+                      : "too few loops can take a one-way door without cutting a place off";
+  free(candidates);
+  return 0;
+}
+
+const char *dg_role_name(dg_role role) {
+  static const char *const names[DG_ROLE_COUNT] = {
+      [DG_ROLE_ORDINARY] = "ordinary", [DG_ROLE_ENTRANCE] = "entrance",
+      [DG_ROLE_EXIT] = "exit",         [DG_ROLE_BOSS] = "boss",
+      [DG_ROLE_KEY] = "key",           [DG_ROLE_TREASURE] = "treasure",
+      [DG_ROLE_SECRET] = "secret"};
+  return (unsigned)role < DG_ROLE_COUNT ? names[role] : "ordinary";
+}
+
+/* The sphere of segment `segment`: how many chosen locks lie before it. */
+static int sphere_of_segment(const plan *p, int segment) {
+  int sphere = 0;
+  while (sphere < p->locks && p->lock_segment[sphere] <= segment)
+    sphere++;
+  return sphere;
+}
+
+/* Spheres of rooms and keys, from the segments (g->mark) before one-way
+ * doors reuse that scratch. */
+static void assign_spheres(const pgraph *g, const dg_level *level, const plan *p,
+                           dg_progression *out) {
+  for (int r = 0; r < level->room_count; r++)
+    out->room_sphere[r] = -1;
+  for (int v = 0; v < g->count; v++) {
+    int r = g->room[v];
+    if (r >= 0 && g->mark[v] >= 0 && out->room_sphere[r] < 0)
+      out->room_sphere[r] = sphere_of_segment(p, g->mark[v]);
+  }
+  for (int k = 0; k < p->locks; k++)
+    out->key_sphere[k] = sphere_of_segment(p, g->mark[p->key[k]]);
+  out->sphere_count = p->locks + 1;
+}
+
+/* Appends room `room` to the walk unless it is the last one there. */
+static int walk_append(dg_progression *out, int *capacity, int room) {
+  if (room < 0 || (out->walk_length > 0 && out->walk[out->walk_length - 1] == room))
+    return 0;
+  if (out->walk_length == *capacity) {
+    int grown = *capacity > 0 ? 2 * *capacity : 32;
+    int *walk = realloc(out->walk, (size_t)grown * sizeof *walk);
+    if (walk == NULL)
+      return DG_ENOMEM;
+    out->walk = walk;
+    *capacity = grown;
+  }
+  out->walk[out->walk_length++] = room;
+  return 0;
+}
+
+/* The witness walk: shortest legs from the entrance to key 0, to key 1...,
+ * then to the exit, each over the steps allowed with the keys held, one
+ * lock opened per key; the rooms the legs enter, in order. */
+static int build_walk(pgraph *g, const plan *p, dg_progression *out) {
+  int capacity = 0, rc = walk_append(out, &capacity, g->room[g->entrance]);
+  int *leg = malloc((size_t)g->count * sizeof *leg);
+  if (leg == NULL)
+    return DG_ENOMEM;
+  int from = g->entrance;
+  for (int k = 0; k <= p->locks && rc == 0; k++) {
+    int to = k < p->locks ? p->key[k] : g->exit;
+    bfs(g, from, to, k);
+    if (g->dist[to] < 0) {
+      rc = DG_EINTERNAL; /* a key or the exit out of reach: the plan is wrong */
+      break;
+    }
+    int length = 0;
+    for (int v = to; v >= 0; v = g->parent[v])
+      leg[length++] = v;
+    for (int i = length - 1; i >= 0 && rc == 0; i--)
+      rc = walk_append(out, &capacity, g->room[leg[i]]);
+    from = to;
+  }
+  free(leg);
+  return rc;
+}
+
+static int node_degree(const dg_graph *graph, int node) {
+  int degree = 0;
+  for (int e = 0; e < graph->edge_count; e++)
+    degree += (graph->edges[e].from == node) + (graph->edges[e].to == node);
+  return degree;
+}
+
+/* A room reached only through secret doors, or one its generator calls a
+ * closet or secret. */
+static bool secret_room(const dg_level *level, int room) {
+  const char *kind = level->rooms[room].kind;
+  if (strcmp(kind, "closet") == 0 || strcmp(kind, "secret") == 0)
+    return true;
+  int doors = 0, secret = 0;
+  for (int i = 0; i < level->door_count; i++)
+    if (level->doors[i].room == room) {
+      doors++;
+      secret += level->doors[i].secret;
+    }
+  return doors > 0 && doors == secret;
+}
+
+/* The boss room: the last room before the exit's on the shortest walk that
+ * lies behind the last lock; else the deepest room there. */
+static int choose_boss(pgraph *g, const dg_progression *out, int locks) {
+  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
+  bfs(g, g->entrance, -1, -1);
+  int boss = -1, deepest = -1, found = -1;
+  for (int v = g->parent[g->exit]; v >= 0 && boss < 0; v = g->parent[v]) {
+    int r = g->room[v];
+    if (r >= 0 && r != exit_room && r != entrance_room && out->room_sphere[r] == locks)
+      boss = r;
+  }
+  for (int v = 0; v < g->count && boss < 0; v++) {
+    int r = g->room[v];
+    if (r >= 0 && r != exit_room && r != entrance_room && out->room_sphere[r] == locks &&
+        out->room_key[r] < 0 && g->dist[v] > deepest) {
+      deepest = g->dist[v];
+      found = r;
+    }
+  }
+  return boss >= 0 ? boss : found;
+}
+
+/* Roles of rooms, then of graph nodes (a room's node takes its room's). */
+static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
+  const dg_feature *up = find_feature(level, "stairs_up");
+  const dg_feature *down = find_feature(level, "stairs_down");
+  for (int r = 0; r < level->room_count; r++) {
+    out->room_key[r] = -1;
+    out->room_role[r] = secret_room(level, r) ? DG_ROLE_SECRET : DG_ROLE_ORDINARY;
+  }
+  for (int r = 0; r < level->room_count; r++) {
+    int node = r < level->graph.node_count && level->graph.nodes[r].room == r ? r : -1;
+    if (out->room_sphere[r] >= 1 && node >= 0 && node_degree(&level->graph, node) == 1)
+      out->room_role[r] = DG_ROLE_TREASURE;
+  }
+  for (int k = 0; k < p->locks; k++) {
+    int r = g->room[p->key[k]];
+    out->room_key[r] = k;
+    out->room_role[r] = DG_ROLE_KEY;
+  }
+  out->boss_room = out->boss_wanted && p->locks > 0 ? choose_boss(g, out, p->locks) : -1;
+  if (out->boss_room >= 0)
+    out->room_role[out->boss_room] = DG_ROLE_BOSS;
+  if (down != NULL && down->room >= 0)
+    out->room_role[down->room] = DG_ROLE_EXIT;
+  if (up != NULL && up->room >= 0)
+    out->room_role[up->room] = DG_ROLE_ENTRANCE;
+  const dg_graph *graph = &level->graph;
+  for (int n = 0; n < graph->node_count; n++) {
+    const dg_node *node = &graph->nodes[n];
+    dg_role role = DG_ROLE_ORDINARY;
+    if (node->room >= 0 && node->room < level->room_count) {
+      role = (dg_role)out->room_role[node->room];
+    } else if (level->has_grid && dg_grid_contains(&level->grid, node->x, node->y)) {
+      dg_tile tile = dg_grid_get(&level->grid, node->x, node->y);
+      int v = node->y * level->grid.width + node->x;
+      if (tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_SECRET_DOOR || tile == DG_TILE_CHEST)
+        role = DG_ROLE_SECRET;
+      else if (strcmp(node->kind, "dead_end") == 0 && g->mark[v] >= 0 &&
+               sphere_of_segment(p, g->mark[v]) >= 1)
+        role = DG_ROLE_TREASURE;
+    }
+    out->node_role[n] = (uint8_t)role;
+  }
+}
+
+static const char *const direction_names[4] = {"north", "east", "south", "west"};
+
+/* The door's room for a lock on a door tile, else -1. */
+static int door_room(const dg_level *level, int x, int y) {
+  for (int i = 0; i < level->door_count; i++)
+    if (level->doors[i].x == x && level->doors[i].y == y)
+      return level->doors[i].room;
+  return -1;
+}
+
+/* Where a vertex lies in level coordinates: its tile, or its node's
+ * position (a connection: halfway between its ends). */
+static void vertex_position(const dg_level *level, const pgraph *g, int v, int *x, int *y) {
+  if (level->has_grid) {
+    *x = v % level->grid.width;
+    *y = v / level->grid.width;
+    return;
+  }
+  const dg_graph *graph = &level->graph;
+  if (v < graph->node_count) {
+    *x = graph->nodes[v].x;
+    *y = graph->nodes[v].y;
+    return;
+  }
+  const dg_edge *edge = &graph->edges[v - graph->node_count];
+  *x = (graph->nodes[edge->from].x + graph->nodes[edge->to].x) / 2;
+  *y = (graph->nodes[edge->from].y + graph->nodes[edge->to].y) / 2;
+  (void)g;
+}
+
+/* Writes keys, locks and one-way doors onto the map and into features. */
+static int apply(dg_level *level, const pgraph *g, const plan *p) {
+  int rc = 0, nodes = level->graph.node_count;
+  for (int k = 0; k < p->locks && rc == 0; k++) {
+    dg_feature key = {.kind = "key", .room = g->room[p->key[k]], .player = -1, .key = k};
+    vertex_position(level, g, p->key[k], &key.x, &key.y);
+    if (level->has_grid)
+      dg_grid_set(&level->grid, key.x, key.y, DG_TILE_KEY);
+    rc = dg_level_add_feature(level, &key);
+  }
+  for (int k = 0; k < p->locks && rc == 0; k++) {
+    dg_feature lock = {.kind = "locked_door", .room = -1, .player = -1, .key = k};
+    vertex_position(level, g, p->lock[k], &lock.x, &lock.y);
+    if (level->has_grid) {
+      lock.room = door_room(level, lock.x, lock.y);
+      dg_grid_set(&level->grid, lock.x, lock.y, DG_TILE_LOCKED_DOOR);
+    } else {
+      lock.edge = p->lock[k] - nodes;
+    }
+    rc = dg_level_add_feature(level, &lock);
+  }
+  for (int v = 0; v < g->count && rc == 0; v++) {
+    if (g->special[v] < SPECIAL_ONE_WAY)
+      continue;
+    int w = g->special[v] - SPECIAL_ONE_WAY;
+    dg_feature door = {.kind = "one_way_door", .room = -1, .player = -1};
+    vertex_position(level, g, v, &door.x, &door.y);
+    if (level->has_grid) {
+      int step = g->ow_to[w] - g->ow_from[w], width = level->grid.width;
+      int d = step == -width ? 0 : step == 1 ? 1 : step == width ? 2 : 3;
+      door.direction = direction_names[d];
+      door.room = door_room(level, door.x, door.y);
+      dg_grid_set(&level->grid, door.x, door.y, (dg_tile)(DG_TILE_ONE_WAY_NORTH + d));
+    } else {
+      door.edge = v - nodes;
+      door.from = g->ow_from[w];
+      door.to = g->ow_to[w];
+    }
+    rc = dg_level_add_feature(level, &door);
+  }
+  return rc;
+}
+
+static int alloc_output(dg_level *level, dg_progression *out, int locks) {
+  int rooms = level->room_count > 0 ? level->room_count : 1;
+  int nodes = level->graph.node_count > 0 ? level->graph.node_count : 1;
+  out->room_role = calloc((size_t)rooms, 1);
+  out->room_key = malloc((size_t)rooms * sizeof *out->room_key);
+  out->room_sphere = malloc((size_t)rooms * sizeof *out->room_sphere);
+  out->node_role = calloc((size_t)nodes, 1);
+  out->key_sphere = calloc((size_t)(locks > 0 ? locks : 1), sizeof *out->key_sphere);
+  if (out->room_role == NULL || out->room_key == NULL || out->room_sphere == NULL ||
+      out->node_role == NULL || out->key_sphere == NULL)
+    return DG_ENOMEM;
+  return 0;
+}
+
+/* The locks: cuts that are passages, a plan over them, keys placed. */
+static int plan_locks(pgraph *g, const dg_level *level, int wanted, bool boss, dg_rng *rng,
+                      const int *cuts, int cut_count, plan *p) {
+  int *candidates = malloc((size_t)(cut_count > 0 ? cut_count : 1) * sizeof *candidates);
+  int *off_walk = malloc((size_t)g->count * sizeof *off_walk);
+  int rc = DG_ENOMEM;
+  if (candidates == NULL || off_walk == NULL)
+    goto done;
+  int m = 0;
+  for (int i = 0; i < cut_count; i++)
+    if (g->kind[cuts[i]] == V_PASSAGE)
+      candidates[m++] = cuts[i];
+  distance_from_walk(g, off_walk);
+  bfs(g, g->entrance, -1, -1); /* g->dist: depth from the entrance, for spreading locks */
+  label_segments(g, candidates, m);
+  if ((rc = choose_locks(g, level, candidates, m, wanted, boss, rng, p)) != 0)
+    goto done;
+  place_keys(g, level, off_walk, p, rng);
+  for (int k = 0; k < p->locks; k++)
+    g->special[p->lock[k]] = k;
+done:
+  free(candidates);
+  free(off_walk);
+  return rc;
+}
+
+int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng, dg_error *err) {
+  const dg_algorithm *algorithm = level->algorithm;
+  const dg_params *params = &level->params;
+  (void)request;
+  if (!dg_progression_wanted(algorithm, params))
+    return 0;
+  dg_progression *out = &level->progression;
+  out->placed = true;
+  out->locks_wanted = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_LOCKS));
+  out->one_way_wanted = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_ONE_WAY));
+  out->consumable =
+      dg_param_int(params, dg_common_param(algorithm, DG_COMMON_KEY_KIND)) == DG_KEY_CONSUMABLE;
+  out->boss_wanted = dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_BOSS_ROOM));
+  out->boss_room = -1;
+  pgraph g = {0};
+  plan p = {0};
+  uint8_t *articulation = NULL;
+  int *cuts = NULL, *depth = NULL;
+  int rc = level->has_grid ? build_from_grid(level, &g) : build_from_graph(level, &g);
+  if (rc == 0 && (rc = alloc_output(level, out, out->locks_wanted)) == 0) {
+    articulation = calloc((size_t)g.count, 1);
+    cuts = malloc((size_t)g.count * sizeof *cuts);
+    depth = malloc((size_t)g.count * sizeof *depth);
+    rc = articulation == NULL || cuts == NULL || depth == NULL ? DG_ENOMEM : 0;
+  }
+  if (rc != 0)
+    goto fail;
+  if (g.entrance < 0 || g.exit < 0) {
+    /* Placement put no stairs (a level with no room for them). */
+    out->locks_why = out->locks_wanted > 0 ? "the level has no entrance and exit" : NULL;
+    out->one_way_why = out->one_way_wanted > 0 ? "the level has no entrance and exit" : NULL;
+    out->sphere_count = 0;
+    for (int r = 0; r < level->room_count; r++) {
+      out->room_sphere[r] = -1;
+      out->room_key[r] = -1;
+    }
+    goto done;
+  }
+  int cut_count = 0;
+  if ((rc = find_cuts(&g, articulation, cuts, &cut_count)) != 0)
+    goto fail;
+  bfs(&g, g.entrance, -1, -1);
+  memcpy(depth, g.dist, (size_t)g.count * sizeof *depth);
+  if (depth[g.exit] < 0) {
+    p.why = "the exit cannot be reached from the entrance";
+    cut_count = 0;
+  }
+  if (out->locks_wanted > 0 && (rc = plan_locks(&g, level, out->locks_wanted, out->boss_wanted, rng,
+                                                cuts, cut_count, &p)) != 0)
+    goto fail;
+  if (out->locks_wanted == 0)
+    label_segments(&g, NULL, 0);
+  out->locks_placed = p.locks;
+  out->locks_why = p.locks < out->locks_wanted ? p.why : NULL;
+  assign_spheres(&g, level, &p, out);
+  assign_roles(&g, level, &p, out);
+  if (out->one_way_wanted > 0 && depth[g.exit] >= 0 &&
+      (rc = place_one_way(&g, articulation, depth, out->one_way_wanted, rng, &out->one_way_why)) !=
+          0)
+    goto fail;
+  out->one_way_placed = g.one_way_count;
+  if ((rc = build_walk(&g, &p, out)) != 0 || (rc = apply(level, &g, &p)) != 0)
+    goto fail;
+done:
+  pgraph_free(&g);
+  free(articulation);
+  free(cuts);
+  free(depth);
+  return 0;
+fail:
+  pgraph_free(&g);
+  free(articulation);
+  free(cuts);
+  free(depth);
+  return dg_error_set(err, rc, "",
+                      rc == DG_ENOMEM ? "out of memory"
+                                      : "the progression pass found its own plan "
+                                        "unwalkable");
+}
