@@ -569,27 +569,29 @@ const char *dg_role_name(dg_role role) {
   return (unsigned)role < DG_ROLE_COUNT ? names[role] : "ordinary";
 }
 
-/* The sphere of segment `segment`: how many chosen locks lie before it. */
-static int sphere_of_segment(const plan *p, int segment) {
-  int sphere = 0;
-  while (sphere < p->locks && p->lock_segment[sphere] <= segment)
-    sphere++;
-  return sphere;
-}
-
-/* Spheres of rooms and keys, from the segments (g->mark) before one-way
- * doors reuse that scratch. */
-static void assign_spheres(const pgraph *g, const dg_level *level, const plan *p,
-                           dg_progression *out) {
+/* Spheres, as the witness defines them: sphere n is what the entrance
+ * reaches with locks 0..n-1 open (one-way doors obeyed), less the spheres
+ * before. Leaves each vertex's sphere in g->mark (-1: never reached); a
+ * room's sphere is the first that reaches any tile of it (an authored
+ * room's bounding box may reach past a lock), a key's the one its tile is in. */
+static void assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
+  for (int v = 0; v < g->count; v++)
+    g->mark[v] = -1;
+  for (int sphere = 0; sphere <= p->locks; sphere++) {
+    int reached = bfs(g, g->entrance, -1, sphere);
+    for (int i = 0; i < reached; i++)
+      if (g->mark[g->queue[i]] < 0)
+        g->mark[g->queue[i]] = sphere;
+  }
   for (int r = 0; r < level->room_count; r++)
     out->room_sphere[r] = -1;
   for (int v = 0; v < g->count; v++) {
     int r = g->room[v];
-    if (r >= 0 && g->mark[v] >= 0 && out->room_sphere[r] < 0)
-      out->room_sphere[r] = sphere_of_segment(p, g->mark[v]);
+    if (r >= 0 && g->mark[v] >= 0 && (out->room_sphere[r] < 0 || g->mark[v] < out->room_sphere[r]))
+      out->room_sphere[r] = g->mark[v];
   }
   for (int k = 0; k < p->locks; k++)
-    out->key_sphere[k] = sphere_of_segment(p, g->mark[p->key[k]]);
+    out->key_sphere[k] = g->mark[p->key[k]];
   out->sphere_count = p->locks + 1;
 }
 
@@ -716,8 +718,7 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
       int v = node->y * level->grid.width + node->x;
       if (tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_SECRET_DOOR || tile == DG_TILE_CHEST)
         role = DG_ROLE_SECRET;
-      else if (strcmp(node->kind, "dead_end") == 0 && g->mark[v] >= 0 &&
-               sphere_of_segment(p, g->mark[v]) >= 1)
+      else if (strcmp(node->kind, "dead_end") == 0 && g->mark[v] >= 1)
         role = DG_ROLE_TREASURE;
     }
     out->node_role[n] = (uint8_t)role;
@@ -782,7 +783,7 @@ static int apply(dg_level *level, const pgraph *g, const plan *p) {
     dg_feature door = {.kind = "one_way_door", .room = -1, .player = -1};
     vertex_position(level, g, v, &door.x, &door.y);
     if (level->has_grid) {
-      int step = g->ow_to[w] - g->ow_from[w], width = level->grid.width;
+      int step = g->ow_to[w] - v, width = level->grid.width;
       int d = step == -width ? 0 : step == 1 ? 1 : step == width ? 2 : 3;
       door.direction = direction_names[d];
       door.room = door_room(level, door.x, door.y);
@@ -887,17 +888,15 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
   if (out->locks_wanted > 0 && (rc = plan_locks(&g, level, out->locks_wanted, out->boss_wanted, rng,
                                                 cuts, cut_count, &p)) != 0)
     goto fail;
-  if (out->locks_wanted == 0)
-    label_segments(&g, NULL, 0);
   out->locks_placed = p.locks;
   out->locks_why = p.locks < out->locks_wanted ? p.why : NULL;
-  assign_spheres(&g, level, &p, out);
-  assign_roles(&g, level, &p, out);
   if (out->one_way_wanted > 0 && depth[g.exit] >= 0 &&
       (rc = place_one_way(&g, articulation, depth, out->one_way_wanted, rng, &out->one_way_why)) !=
           0)
     goto fail;
   out->one_way_placed = g.one_way_count;
+  assign_spheres(&g, level, &p, out);
+  assign_roles(&g, level, &p, out);
   if ((rc = build_walk(&g, &p, out)) != 0 || (rc = apply(level, &g, &p)) != 0)
     goto fail;
 done:
