@@ -320,39 +320,43 @@ def replay(cells, level, consumable):
         pick(sorted(here, key=lambda c: cells.key.get(c, -1)))
     steps = walk[1:] if walk[0] == current else walk
     for target in steps:
+        # A step: from anywhere in the current room to the target room,
+        # through cells outside rooms (or in the two rooms), picking up the
+        # keys it passes (a key may lie in a corridor's dead end) and
+        # opening the locks it may; states (cell, keys picked, locks opened).
         allowed = {-1, current, target}
-        parent = {c: None for c in here}
-        queue = list(here)
+        start = (tuple(picked), frozenset(opened))
+        seen = {(c,) + start for c in here}
+        queue = [(c,) + start for c in sorted(here)]
+        # Every state of the step is explored; the walk arrives in the
+        # target room with the most keys in hand it can (keys never hurt).
         reached = None
-        held = len(picked) - len(opened)
-        for a in queue:
-            if cells.room[a] == target:
-                reached = a
-                break
-            for b in cells.neighbours[a]:
-                if b in parent or cells.room[b] not in allowed or not cells.can_step(a, b):
+        for cell, got, spent in queue:
+            if cells.room[cell] == target:
+                if reached is None or (len(got), -len(spent)) > (len(reached[1]),
+                                                                   -len(reached[2])):
+                    reached = (cell, got, spent)
+                continue
+            for b in cells.neighbours[cell]:
+                if cells.room[b] not in allowed or not cells.can_step(cell, b):
                     continue
-                if b in cells.lock and b not in opened:
-                    if consumable and held <= 0:
+                g2, s2 = got, spent
+                if b in cells.lock and b not in spent:
+                    if consumable:
+                        if len(got) - len(spent) <= 0:
+                            continue
+                        s2 = spent | {b}
+                    elif cells.lock[b] not in got:
                         continue
-                    if not consumable and cells.lock[b] not in picked:
-                        continue
-                parent[b] = a
-                queue.append(b)
+                if b in cells.key and cells.key[b] not in got:
+                    g2 = got + (cells.key[b],)
+                state = (b, g2, s2)
+                if state not in seen:
+                    seen.add(state)
+                    queue.append(state)
         need(reached is not None, f"the walk cannot go from room {current} to room {target}")
-        path = []
-        c = reached
-        while c is not None:
-            path.append(c)
-            c = parent[c]
-        path.reverse()
-        for c in path:
-            if c in cells.lock and c not in opened and consumable:
-                need(len(picked) - len(opened) > 0, "the walk spends a key it does not hold")
-                opened.add(c)
-            if c in cells.key and cells.key[c] not in picked:
-                picked.append(cells.key[c])
-        here = flood_room({reached}, target)
+        picked, opened = list(reached[1]), set(reached[2])
+        here = flood_room({reached[0]}, target)
         pick(sorted(here, key=lambda c: cells.key.get(c, -1)))
         current = target
     need(cells.goal in here, f"the walk ends in room {current}, not at the exit")

@@ -42,8 +42,9 @@
 
 /* What a vertex may become. */
 enum {
-  V_NONE,    /* not walkable (or no vertex there) */
-  V_FLOOR,   /* a room's floor: may hold a key */
+  V_NONE,     /* not walkable (or no vertex there) */
+  V_FLOOR,    /* a room's floor: may hold a key */
+  V_DEAD_END, /* the end tile of a corridor (or a dead-end node): may hold a key */
   V_PASSAGE, /* a door, corridor tile or connection with two neighbours: may be a lock or one-way */
   V_OTHER,   /* walkable, nothing more */
 };
@@ -150,6 +151,8 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
     bool straight = degree == 2 && ((open[0] && open[2]) || (open[1] && open[3]));
     if (tile == DG_TILE_FLOOR && g->room[p] >= 0)
       g->kind[p] = V_FLOOR;
+    else if (tile == DG_TILE_CORRIDOR && degree == 1 && g->room[p] < 0)
+      g->kind[p] = V_DEAD_END;
     else if ((tile == DG_TILE_DOOR || tile == DG_TILE_CORRIDOR) && straight)
       g->kind[p] = V_PASSAGE;
     else
@@ -197,7 +200,8 @@ static int build_from_graph(const dg_level *level, pgraph *g) {
   free(degree);
   for (int n = 0; n < nodes; n++) {
     g->room[n] = graph->nodes[n].room;
-    g->kind[n] = graph->nodes[n].room >= 0 ? V_FLOOR : V_OTHER;
+    int ways = g->offsets[n + 1] - g->offsets[n];
+    g->kind[n] = graph->nodes[n].room >= 0 ? V_FLOOR : ways == 1 ? V_DEAD_END : V_OTHER;
   }
   for (int v = 0; v < g->count; v++)
     g->walkable += g->kind[v] != V_NONE;
@@ -356,11 +360,12 @@ static void label_segments(pgraph *g, const int *candidates, int count) {
   }
 }
 
-/* A vertex that may hold a key: a room's floor, not the stairs, not a
- * spawn, not in the entrance's or the exit's room. */
+/* A vertex that may hold a key: a room's floor or a corridor's dead end,
+ * not the stairs, not a spawn, not in the entrance's or the exit's room. */
 static bool key_place(const pgraph *g, const dg_level *level, int v, int entrance_room,
                       int exit_room) {
-  if (g->kind[v] != V_FLOOR || v == g->entrance || v == g->exit || g->special[v] != SPECIAL_NONE)
+  if ((g->kind[v] != V_FLOOR && g->kind[v] != V_DEAD_END) || v == g->entrance || v == g->exit ||
+      g->special[v] != SPECIAL_NONE)
     return false;
   if (g->room[v] == entrance_room || g->room[v] == exit_room)
     return false;
@@ -697,8 +702,10 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
   }
   for (int k = 0; k < p->locks; k++) {
     int r = g->room[p->key[k]];
-    out->room_key[r] = k;
-    out->room_role[r] = DG_ROLE_KEY;
+    if (r >= 0) {
+      out->room_key[r] = k;
+      out->room_role[r] = DG_ROLE_KEY;
+    }
   }
   out->boss_room = out->boss_wanted && p->locks > 0 ? choose_boss(g, out, p->locks) : -1;
   if (out->boss_room >= 0)
@@ -718,9 +725,18 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
       int v = node->y * level->grid.width + node->x;
       if (tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_SECRET_DOOR || tile == DG_TILE_CHEST)
         role = DG_ROLE_SECRET;
+
       else if (strcmp(node->kind, "dead_end") == 0 && g->mark[v] >= 1)
         role = DG_ROLE_TREASURE;
     }
+    /* A key on a corridor's dead end: the node there holds it. */
+    int vertex = !level->has_grid ? n
+                 : dg_grid_contains(&level->grid, node->x, node->y)
+                     ? node->y * level->grid.width + node->x
+                     : -1;
+    for (int k = 0; k < p->locks && node->room < 0; k++)
+      if (p->key[k] == vertex)
+        role = DG_ROLE_KEY;
     out->node_role[n] = (uint8_t)role;
   }
 }
