@@ -196,9 +196,9 @@ class Search:
     """States (region, keys picked up as a bit mask, locks opened as a bit
     mask) reachable from the stairs up."""
 
-    def __init__(self, cells, consumable, wall=None):
+    def __init__(self, cells, consumable, wall=None, regions=None):
         self.cells, self.consumable = cells, consumable
-        self.region, self.arcs = compress(cells)
+        self.region, self.arcs = regions or compress(cells)
         self.key_bit = {}
         for c, k in sorted(cells.key.items(), key=lambda item: item[1]):
             self.key_bit[self.region[c]] = 1 << len(self.key_bit)
@@ -330,12 +330,10 @@ def replay(cells, level, consumable):
         queue = [(c,) + start for c in sorted(here)]
         # Every state of the step is explored; the walk arrives in the
         # target room with the most keys in hand it can (keys never hurt).
-        reached = None
+        arrivals = []
         for cell, got, spent in queue:
             if cells.room[cell] == target:
-                if reached is None or (len(got), -len(spent)) > (len(reached[1]),
-                                                                   -len(reached[2])):
-                    reached = (cell, got, spent)
+                arrivals.append((cell, got, spent))
                 continue
             for b in cells.neighbours[cell]:
                 if cells.room[b] not in allowed or not cells.can_step(cell, b):
@@ -354,9 +352,12 @@ def replay(cells, level, consumable):
                 if state not in seen:
                     seen.add(state)
                     queue.append(state)
-        need(reached is not None, f"the walk cannot go from room {current} to room {target}")
-        picked, opened = list(reached[1]), set(reached[2])
-        here = flood_room({reached[0]}, target)
+        need(arrivals, f"the walk cannot go from room {current} to room {target}")
+        best = max(arrivals, key=lambda a: (len(a[1]), -len(a[2])))
+        picked, opened = list(best[1]), set(best[2])
+        # Every tile of the room reached in that state (a room's rectangle
+        # may hold parts joined only outside it).
+        here = flood_room({a[0] for a in arrivals if a[1:] == best[1:]}, target)
         pick(sorted(here, key=lambda c: cells.key.get(c, -1)))
         current = target
     need(cells.goal in here, f"the walk ends in room {current}, not at the exit")
@@ -373,10 +374,11 @@ def check_level(level):
     need(len(locks) == p["locks_placed"], f"{len(locks)} locks on the map, "
          f"locks_placed {p['locks_placed']}")
     need(sorted(cells.key.values()) == sorted(cells.lock.values()), "keys and locks differ")
-    search = Search(cells, consumable).run()
+    regions = compress(cells)
+    search = Search(cells, consumable, regions=regions).run()
     need(search.reaches_goal(), "(a) the exit cannot be reached")
     for cell, key in locks:
-        need(not Search(cells, consumable, wall=cell).run().reaches_goal(),
+        need(not Search(cells, consumable, wall=cell, regions=regions).run().reaches_goal(),
              f"(b) lock {key} is not needed: the exit is reachable without it")
     stranded = search.stranded()
     need(not stranded, f"(c) {len(stranded)} reachable states cannot reach the exit")
