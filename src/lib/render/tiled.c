@@ -58,7 +58,9 @@ static void put_tileset(dg_writer *w, int tiles) {
   dg_writer_int(w, tiles);
   put(w, ",\"columns\":");
   dg_writer_int(w, tiles);
-  put(w, ",\"margin\":0,\"spacing\":0,\"image\":\"" DG_TILED_TILESET_IMAGE "\",\"imagewidth\":");
+  put(w, ",\"margin\":0,\"spacing\":0,\"image\":\"");
+  put(w, tiles > DG_TILE_BASE_COUNT ? DG_TILED_TILESET_IMAGE_PROGRESSION : DG_TILED_TILESET_IMAGE);
+  put(w, "\",\"imagewidth\":");
   dg_writer_int(w, tiles * DG_TILED_TILE_SIZE);
   put(w, ",\"imageheight\":");
   dg_writer_int(w, DG_TILED_TILE_SIZE);
