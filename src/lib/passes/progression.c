@@ -66,10 +66,12 @@ typedef struct pgraph {
   int *special;  /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
   int ow_from[DG_ONE_WAY_MAX], ow_to[DG_ONE_WAY_MAX]; /* one-way door i: crossed from, to */
   int one_way_count;
-  int *dist;   /* hops from the entrance (all doors open), -1 unreachable */
-  int *queue;  /* BFS queue, count entries */
-  int *parent; /* BFS parent */
-  int *mark;   /* scratch labels */
+  int *dist;           /* hops from the entrance (all doors open), -1 unreachable */
+  int *queue;          /* BFS queue, count entries */
+  int *parent;         /* BFS parent */
+  int *mark;           /* scratch labels */
+  int *cell;           /* grid levels: the tile (y * width + x) of each vertex, else NULL */
+  uint8_t *spawn_mark; /* 1 on a spawn's vertex */
 } pgraph;
 
 static void pgraph_free(pgraph *g) {
@@ -82,6 +84,8 @@ static void pgraph_free(pgraph *g) {
   free(g->queue);
   free(g->parent);
   free(g->mark);
+  free(g->cell);
+  free(g->spawn_mark);
 }
 
 /* Allocates the per-vertex arrays (adjacency capacity `edges`). */
@@ -96,9 +100,10 @@ static int pgraph_alloc(pgraph *g, int count, long edges) {
   g->queue = malloc((size_t)count * sizeof *g->queue);
   g->parent = malloc((size_t)count * sizeof *g->parent);
   g->mark = malloc((size_t)count * sizeof *g->mark);
-  if (g->offsets == NULL || g->adjacent == NULL || g->kind == NULL || g->room == NULL ||
-      g->special == NULL || g->dist == NULL || g->queue == NULL || g->parent == NULL ||
-      g->mark == NULL)
+  g->spawn_mark = calloc((size_t)count, 1);
+  if (g->spawn_mark == NULL || g->offsets == NULL || g->adjacent == NULL || g->kind == NULL ||
+      g->room == NULL || g->special == NULL || g->dist == NULL || g->queue == NULL ||
+      g->parent == NULL || g->mark == NULL)
     return DG_ENOMEM;
   for (int v = 0; v < count; v++) {
     g->room[v] = -1;
@@ -114,55 +119,79 @@ static const dg_feature *find_feature(const dg_level *level, const char *kind) {
   return NULL;
 }
 
-/* The grid as a vertex graph: one vertex per tile, walkable tiles joined
- * to their walkable 4-neighbours. A room's tile is the first room (lowest
- * index) whose rectangle holds it. */
+/* The grid as a vertex graph: one vertex per walkable tile (numbered in
+ * row-major order, so everything after is a function of the map), joined
+ * to its walkable 4-neighbours. Only walkable tiles get a vertex: every
+ * later step costs in proportion to them, not to the map's area. A room's
+ * tile is the first room (lowest index) whose rectangle holds it. */
 static int build_from_grid(const dg_level *level, pgraph *g) {
   const dg_grid *grid = &level->grid;
   int width = grid->width, height = grid->height;
   int cells = width * height;
-  int rc = pgraph_alloc(g, cells, 4L * cells);
-  if (rc != 0)
-    return rc;
+  int *vertex_of = malloc((size_t)cells * sizeof *vertex_of);
+  if (vertex_of == NULL)
+    return DG_ENOMEM;
+  int count = 0;
+  for (int p = 0; p < cells; p++)
+    vertex_of[p] = dg_tile_walkable((dg_tile)grid->tiles[p]) ? count++ : -1;
+  int rc = pgraph_alloc(g, count, 4L * count);
+  g->cell = malloc((size_t)(count > 0 ? count : 1) * sizeof *g->cell);
+  if (rc != 0 || g->cell == NULL) {
+    free(vertex_of);
+    return DG_ENOMEM;
+  }
+  for (int p = 0; p < cells; p++)
+    if (vertex_of[p] >= 0)
+      g->cell[vertex_of[p]] = p;
   for (int r = level->room_count - 1; r >= 0; r--) {
     const dg_room *room = &level->rooms[r];
     for (int y = room->y; y < room->y + room->height; y++)
       for (int x = room->x; x < room->x + room->width; x++)
-        if (dg_grid_contains(grid, x, y))
-          g->room[y * width + x] = r;
+        if (dg_grid_contains(grid, x, y) && vertex_of[y * width + x] >= 0)
+          g->room[vertex_of[y * width + x]] = r;
   }
   int at = 0;
-  for (int p = 0; p < cells; p++) {
-    g->offsets[p] = at;
+  for (int v = 0; v < count; v++) {
+    int p = g->cell[v];
+    g->offsets[v] = at;
     dg_tile tile = (dg_tile)grid->tiles[p];
-    if (!dg_tile_walkable(tile))
-      continue;
-    g->walkable++;
     int x = p % width, y = p / width;
     int around[4] = {y > 0 ? p - width : -1, x + 1 < width ? p + 1 : -1,
                      y + 1 < height ? p + width : -1, x > 0 ? p - 1 : -1};
     bool open[4];
     for (int d = 0; d < 4; d++) {
-      open[d] = around[d] >= 0 && dg_tile_walkable((dg_tile)grid->tiles[around[d]]);
+      open[d] = around[d] >= 0 && vertex_of[around[d]] >= 0;
       if (open[d])
-        g->adjacent[at++] = around[d];
+        g->adjacent[at++] = vertex_of[around[d]];
     }
-    int degree = at - g->offsets[p];
+    int degree = at - g->offsets[v];
     bool straight = degree == 2 && ((open[0] && open[2]) || (open[1] && open[3]));
-    if (tile == DG_TILE_FLOOR && g->room[p] >= 0)
-      g->kind[p] = V_FLOOR;
-    else if (tile == DG_TILE_CORRIDOR && degree == 1 && g->room[p] < 0)
-      g->kind[p] = V_DEAD_END;
+    if (tile == DG_TILE_FLOOR && g->room[v] >= 0)
+      g->kind[v] = V_FLOOR;
+    else if (tile == DG_TILE_CORRIDOR && degree == 1 && g->room[v] < 0)
+      g->kind[v] = V_DEAD_END;
     else if ((tile == DG_TILE_DOOR || tile == DG_TILE_CORRIDOR) && straight)
-      g->kind[p] = V_PASSAGE;
+      g->kind[v] = V_PASSAGE;
     else
-      g->kind[p] = V_OTHER;
+      g->kind[v] = V_OTHER;
   }
-  g->offsets[cells] = at;
+  g->offsets[count] = at;
+  g->walkable = count;
   const dg_feature *up = find_feature(level, "stairs_up");
   const dg_feature *down = find_feature(level, "stairs_down");
-  g->entrance = up != NULL ? up->y * width + up->x : -1;
-  g->exit = down != NULL ? down->y * width + down->x : -1;
+  g->entrance =
+      up != NULL && dg_grid_contains(grid, up->x, up->y) ? vertex_of[up->y * width + up->x] : -1;
+  g->exit = down != NULL && dg_grid_contains(grid, down->x, down->y)
+                ? vertex_of[down->y * width + down->x]
+                : -1;
+  /* Spawns are positions on floor: no key goes there. */
+  for (int i = 0; i < level->feature_count; i++) {
+    const dg_feature *f = &level->features[i];
+    if (strcmp(f->kind, "spawn") == 0 && dg_grid_contains(grid, f->x, f->y) &&
+        vertex_of[f->y * width + f->x] >= 0)
+      g->spawn_mark[vertex_of[f->y * width + f->x]] = 1;
+  }
+  free(vertex_of);
   return 0;
 }
 
@@ -369,11 +398,8 @@ static bool key_place(const pgraph *g, const dg_level *level, int v, int entranc
     return false;
   if (g->room[v] == entrance_room || g->room[v] == exit_room)
     return false;
-  if (level->has_grid)
-    for (int i = 0; i < level->feature_count; i++)
-      if (level->features[i].y * level->grid.width + level->features[i].x == v)
-        return false;
-  return true;
+  (void)level;
+  return !g->spawn_mark[v];
 }
 
 /* The lock plan: which candidates become locks and where their keys go. */
@@ -687,6 +713,24 @@ static int choose_boss(pgraph *g, const dg_progression *out, int locks) {
   return boss >= 0 ? boss : found;
 }
 
+/* The vertex of tile (x, y), or -1 (not walkable, off the map): a binary
+ * search, vertices being numbered in tile order. */
+static int vertex_at(const dg_level *level, const pgraph *g, int x, int y) {
+  if (!dg_grid_contains(&level->grid, x, y))
+    return -1;
+  int cell = y * level->grid.width + x, low = 0, high = g->count - 1;
+  while (low <= high) {
+    int mid = (low + high) / 2;
+    if (g->cell[mid] == cell)
+      return mid;
+    if (g->cell[mid] < cell)
+      low = mid + 1;
+    else
+      high = mid - 1;
+  }
+  return -1;
+}
+
 /* Roles of rooms, then of graph nodes (a room's node takes its room's). */
 static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
   const dg_feature *up = find_feature(level, "stairs_up");
@@ -722,18 +766,15 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
       role = (dg_role)out->room_role[node->room];
     } else if (level->has_grid && dg_grid_contains(&level->grid, node->x, node->y)) {
       dg_tile tile = dg_grid_get(&level->grid, node->x, node->y);
-      int v = node->y * level->grid.width + node->x;
+      int v = vertex_at(level, g, node->x, node->y);
       if (tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_SECRET_DOOR || tile == DG_TILE_CHEST)
         role = DG_ROLE_SECRET;
 
-      else if (strcmp(node->kind, "dead_end") == 0 && g->mark[v] >= 1)
+      else if (strcmp(node->kind, "dead_end") == 0 && v >= 0 && g->mark[v] >= 1)
         role = DG_ROLE_TREASURE;
     }
     /* A key on a corridor's dead end: the node there holds it. */
-    int vertex = !level->has_grid ? n
-                 : dg_grid_contains(&level->grid, node->x, node->y)
-                     ? node->y * level->grid.width + node->x
-                     : -1;
+    int vertex = !level->has_grid ? n : vertex_at(level, g, node->x, node->y);
     for (int k = 0; k < p->locks && node->room < 0; k++)
       if (p->key[k] == vertex)
         role = DG_ROLE_KEY;
@@ -755,8 +796,8 @@ static int door_room(const dg_level *level, int x, int y) {
  * position (a connection: halfway between its ends). */
 static void vertex_position(const dg_level *level, const pgraph *g, int v, int *x, int *y) {
   if (level->has_grid) {
-    *x = v % level->grid.width;
-    *y = v / level->grid.width;
+    *x = g->cell[v] % level->grid.width;
+    *y = g->cell[v] / level->grid.width;
     return;
   }
   const dg_graph *graph = &level->graph;
@@ -768,7 +809,6 @@ static void vertex_position(const dg_level *level, const pgraph *g, int v, int *
   const dg_edge *edge = &graph->edges[v - graph->node_count];
   *x = (graph->nodes[edge->from].x + graph->nodes[edge->to].x) / 2;
   *y = (graph->nodes[edge->from].y + graph->nodes[edge->to].y) / 2;
-  (void)g;
 }
 
 /* Writes keys, locks and one-way doors onto the map and into features. */
@@ -799,7 +839,7 @@ static int apply(dg_level *level, const pgraph *g, const plan *p) {
     dg_feature door = {.kind = "one_way_door", .room = -1, .player = -1};
     vertex_position(level, g, v, &door.x, &door.y);
     if (level->has_grid) {
-      int step = g->ow_to[w] - v, width = level->grid.width;
+      int step = g->cell[g->ow_to[w]] - g->cell[v], width = level->grid.width;
       int d = step == -width ? 0 : step == 1 ? 1 : step == width ? 2 : 3;
       door.direction = direction_names[d];
       door.room = door_room(level, door.x, door.y);
