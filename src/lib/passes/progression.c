@@ -602,17 +602,22 @@ const char *dg_role_name(dg_role role) {
 
 /* Spheres, as the witness defines them: sphere n is what the entrance
  * reaches with locks 0..n-1 open (one-way doors obeyed), less the spheres
- * before. Leaves each vertex's sphere in g->mark (-1: never reached); a
- * room's sphere is the first that reaches any tile of it (an authored
- * room's bounding box may reach past a lock), a key's the one its tile is in. */
+ * before: the locks a walk to it crosses. Leaves each vertex's sphere in g->mark (-1: never
+ * reached); a room's sphere is the first that reaches any tile of it (an authored room's bounding
+ * box may reach past a lock), a key's the one its tile is in. */
 static void assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
+  /* One search with every lock open: locks are cuts met in the same order
+   * on every walk, so the locks crossed on the way to a place do not depend
+   * on the way, and the search tree's count them. */
   for (int v = 0; v < g->count; v++)
     g->mark[v] = -1;
-  for (int sphere = 0; sphere <= p->locks; sphere++) {
-    int reached = bfs(g, g->entrance, -1, sphere);
-    for (int i = 0; i < reached; i++)
-      if (g->mark[g->queue[i]] < 0)
-        g->mark[g->queue[i]] = sphere;
+  int reached = bfs(g, g->entrance, -1, p->locks);
+  for (int i = 0; i < reached; i++) {
+    int v = g->queue[i], parent = g->parent[v];
+    int sphere = parent >= 0 ? g->mark[parent] : 0;
+    if (g->special[v] >= 0 && g->special[v] < SPECIAL_ONE_WAY && g->special[v] + 1 > sphere)
+      sphere = g->special[v] + 1;
+    g->mark[v] = sphere;
   }
   for (int r = 0; r < level->room_count; r++)
     out->room_sphere[r] = -1;
@@ -870,7 +875,7 @@ static int alloc_output(dg_level *level, dg_progression *out, int locks) {
 
 /* The locks: cuts that are passages, a plan over them, keys placed. */
 static int plan_locks(pgraph *g, const dg_level *level, int wanted, bool boss, dg_rng *rng,
-                      const int *cuts, int cut_count, plan *p) {
+                      const int *cuts, int cut_count, const int *depth, plan *p) {
   int *candidates = malloc((size_t)(cut_count > 0 ? cut_count : 1) * sizeof *candidates);
   int *off_walk = malloc((size_t)g->count * sizeof *off_walk);
   int rc = DG_ENOMEM;
@@ -881,7 +886,8 @@ static int plan_locks(pgraph *g, const dg_level *level, int wanted, bool boss, d
     if (g->kind[cuts[i]] == V_PASSAGE)
       candidates[m++] = cuts[i];
   distance_from_walk(g, off_walk);
-  bfs(g, g->entrance, -1, -1); /* g->dist: depth from the entrance, for spreading locks */
+  /* g->dist: depth from the entrance, for spreading locks. */
+  memcpy(g->dist, depth, (size_t)g->count * sizeof *depth);
   label_segments(g, candidates, m);
   if ((rc = choose_locks(g, level, candidates, m, wanted, boss, rng, p)) != 0)
     goto done;
@@ -942,7 +948,7 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     cut_count = 0;
   }
   if (out->locks_wanted > 0 && (rc = plan_locks(&g, level, out->locks_wanted, out->boss_wanted, rng,
-                                                cuts, cut_count, &p)) != 0)
+                                                cuts, cut_count, depth, &p)) != 0)
     goto fail;
   out->locks_placed = p.locks;
   out->locks_why = p.locks < out->locks_wanted ? p.why : NULL;
