@@ -42,8 +42,13 @@ static int generate_one(const dg_context *context, const dg_request *request, dg
     rc = dg_placement_run(level, err);
     dg_rng progression_rng;
     dg_rng_seed(&progression_rng, level->seed, DG_STREAM_PROGRESSION);
+    uint64_t started = dg_monotonic_ns();
     if (rc == 0)
       rc = dg_pass_progression(level, request, &progression_rng, err);
+    /* The pass's own wall-clock time, for `dungeon bench` and the CLI's
+     * stderr (never in the level), when it ran. */
+    if (rc == 0 && level->progression.placed)
+      dg_level_set_timing(level, "progression", dg_monotonic_ns() - started);
   } else if (err != NULL && err->code == 0) {
     dg_error_from_code(err, rc);
   }

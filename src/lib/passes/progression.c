@@ -538,7 +538,9 @@ static int place_one_way(pgraph *g, const uint8_t *articulation, const int *dept
   int *candidates = malloc((size_t)g->count * sizeof *candidates);
   if (candidates == NULL)
     return DG_ENOMEM;
-  int count = 0;
+  int count = 0, reachable = 0;
+  for (int v = 0; v < g->count; v++)
+    reachable += depth[v] >= 0;
   for (int v = 0; v < g->count; v++) {
     if (g->kind[v] != V_PASSAGE || articulation[v] || g->special[v] != SPECIAL_NONE || depth[v] < 0)
       continue;
@@ -579,7 +581,9 @@ static int place_one_way(pgraph *g, const uint8_t *articulation, const int *dept
         }
       }
     }
-    if (reached == g->walkable - (w + 1))
+    /* Everything the entrance reached before, less the one-way doors (a
+     * sealed closet or a separate part of the map does not count). */
+    if (reached == reachable - (w + 1))
       g->one_way_count++;
     else
       g->special[v] = SPECIAL_NONE;
