@@ -54,6 +54,7 @@ class Tally:
         self.levels = self.passed = self.fewer = self.one_way_fewer = 0
         self.locks = 0
         self.failures = []
+        self.by_ask = {}  # (locks, one_way) -> [levels, fewer]
 
     def add(self, level, where):
         self.levels += 1
@@ -61,6 +62,9 @@ class Tally:
         self.fewer += p["locks_placed"] < p["locks_wanted"]
         self.one_way_fewer += p["one_way_placed"] < p["one_way_wanted"]
         self.locks += p["locks_placed"]
+        ask = self.by_ask.setdefault((p["locks_wanted"], p["one_way_wanted"]), [0, 0])
+        ask[0] += 1
+        ask[1] += p["locks_placed"] < p["locks_wanted"]
         try:
             checker.check_level(level)
             self.passed += 1
@@ -71,7 +75,8 @@ class Tally:
         return (f"{name}: {self.passed}/{self.levels} levels pass; fewer locks than asked in "
                 f"{self.fewer} ({100.0 * self.fewer / max(self.levels, 1):.1f}%), mean "
                 f"{self.locks / max(self.levels, 1):.2f} locks placed; fewer one-way doors in "
-                f"{self.one_way_fewer}")
+                f"{self.one_way_fewer}; fewer locks by (locks, one_way): "
+                + ", ".join(f"{k[0]},{k[1]}: {v[1]}/{v[0]}" for k, v in sorted(self.by_ask.items())))
 
 
 def generate(d, conn, body):

@@ -66,6 +66,8 @@ typedef struct pgraph {
   int *special;  /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
   int ow_from[DG_ONE_WAY_MAX], ow_to[DG_ONE_WAY_MAX]; /* one-way door i: crossed from, to */
   int one_way_count;
+  int closed_lock;     /* a lock kept closed whatever the keys (a plan's check), or -1 */
+  int blocked;         /* a vertex find_cuts leaves out, or -1 */
   int *dist;           /* hops from the entrance (all doors open), -1 unreachable */
   int *queue;          /* BFS queue, count entries */
   int *parent;         /* BFS parent */
@@ -109,6 +111,7 @@ static int pgraph_alloc(pgraph *g, int count, long edges) {
     g->room[v] = -1;
     g->special[v] = SPECIAL_NONE;
   }
+  g->closed_lock = g->blocked = -1;
   return 0;
 }
 
@@ -251,7 +254,7 @@ static int build_from_graph(const dg_level *level, pgraph *g) {
  * entered only from its `from` side and left only to its `to` side. */
 static bool can_step(const pgraph *g, int v, int u, int keys) {
   int su = g->special[u], sv = g->special[v];
-  if (su >= 0 && su < SPECIAL_ONE_WAY && su >= keys)
+  if (su >= 0 && su < SPECIAL_ONE_WAY && (su >= keys || su == g->closed_lock))
     return false;
   if (su >= SPECIAL_ONE_WAY && g->ow_from[su - SPECIAL_ONE_WAY] != v)
     return false;
@@ -291,7 +294,7 @@ static int bfs(pgraph *g, int source, int target, int keys) {
  * one iterative depth-first search from the entrance computes discovery
  * times and low points; a vertex v on the tree path to the exit separates
  * them exactly when its child c on that path has low[c] >= disc[v]. Also
- * marks in `articulation` every cut vertex of the graph (for one-way
+ * marks in `articulation` (may be NULL) every cut vertex of the graph (for one-way
  * doors, which must lie on loops). Writes the cuts to cuts[0..*count). */
 static int find_cuts(pgraph *g, uint8_t *articulation, int *cuts, int *count) {
   int n = g->count;
@@ -312,6 +315,8 @@ static int find_cuts(pgraph *g, uint8_t *articulation, int *cuts, int *count) {
     int v = stack[top - 1];
     if (next[v] < g->offsets[v + 1]) {
       int u = g->adjacent[next[v]++];
+      if (u == g->blocked)
+        continue;
       if (disc[u] == 0) {
         tree_parent[u] = v;
         disc[u] = low[u] = ++time;
@@ -328,11 +333,12 @@ static int find_cuts(pgraph *g, uint8_t *articulation, int *cuts, int *count) {
     if (p >= 0) {
       if (low[v] < low[p])
         low[p] = low[v];
-      if (p != s && low[v] >= disc[p])
+      if (p != s && low[v] >= disc[p] && articulation != NULL)
         articulation[p] = 1;
     }
   }
-  articulation[s] = root_children > 1;
+  if (articulation != NULL)
+    articulation[s] = articulation[s] || root_children > 1;
   *count = 0;
   if (disc[g->exit] != 0) {
     for (int c = g->exit, v = tree_parent[c]; v >= 0 && v != s; c = v, v = tree_parent[v])
@@ -529,12 +535,189 @@ static void distance_from_walk(pgraph *g, int *off_walk) {
   }
 }
 
+/* Checks a plan the way the suite's checker would, for plans whose locks
+ * are not all cuts (a lock on a loop whose bypass became a one-way door):
+ * for each sphere k (locks 0..k-1 open, one-way doors obeyed) the
+ * entrance reaches key k (the exit for the last), reaches no later key,
+ * and every place it reaches can still reach that target (no stranding);
+ * with lock k kept closed the exit is out of reach (the lock is needed);
+ * and lock k is the only closed lock next to sphere k (so a consumable key
+ * can only be spent there). Uses g->dist, g->mark and g->queue. */
+static bool verify_plan(pgraph *g, const plan *p) {
+  for (int k = 0; k <= p->locks; k++) {
+    int target = k < p->locks ? p->key[k] : g->exit;
+    int reached = bfs(g, g->entrance, -1, k);
+    if (g->dist[target] < 0)
+      return false;
+    for (int j = k + 1; j < p->locks; j++)
+      if (g->dist[p->key[j]] >= 0)
+        return false;
+    for (int i = 0; i < reached; i++) {
+      int v = g->queue[i];
+      for (int e = g->offsets[v]; e < g->offsets[v + 1]; e++) {
+        int u = g->adjacent[e], su = g->special[u];
+        if (su >= 0 && su < SPECIAL_ONE_WAY && su >= k && su != k && g->dist[u] < 0)
+          return false; /* another closed lock within reach */
+      }
+    }
+    /* Backwards from the target over the same steps: every reached place
+     * must lie on some way to it. g->mark holds the forward reach. */
+    for (int v = 0; v < g->count; v++)
+      g->mark[v] = g->dist[v] >= 0 ? 1 : 0;
+    int head = 0, tail = 0, back = 1;
+    g->mark[target] = 2;
+    g->queue[tail++] = target;
+    while (head < tail) {
+      int u = g->queue[head++];
+      for (int e = g->offsets[u]; e < g->offsets[u + 1]; e++) {
+        int v = g->adjacent[e];
+        if (g->mark[v] == 1 && can_step(g, v, u, k)) {
+          g->mark[v] = 2;
+          g->queue[tail++] = v;
+          back++;
+        }
+      }
+    }
+    if (back != reached)
+      return false;
+    if (k < p->locks) {
+      g->closed_lock = k;
+      bfs(g, g->entrance, g->exit, p->locks);
+      g->closed_lock = -1;
+      if (g->dist[g->exit] >= 0)
+        return false;
+    }
+  }
+  return true;
+}
+
+/* Key place for lock k of a lock-on-a-loop: reachable with locks 0..k-1
+ * open and lock k closed, not reachable before lock k-1 opens, farthest
+ * from the walk (near-farthest at random). -1 when there is none. */
+static int key_for(pgraph *g, const dg_level *level, const int *off_walk, int k, dg_rng *rng) {
+  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
+  for (int v = 0; v < g->count; v++)
+    g->mark[v] = 0;
+  int reached = bfs(g, g->entrance, -1, k);
+  for (int i = 0; i < reached; i++)
+    g->mark[g->queue[i]] = 1;
+  if (k > 0) {
+    reached = bfs(g, g->entrance, -1, k - 1);
+    for (int i = 0; i < reached; i++)
+      g->mark[g->queue[i]] = 0;
+  }
+  int farthest = -1, ties = 0, chosen = -1;
+  for (int v = 0; v < g->count; v++)
+    if (g->mark[v] && key_place(g, level, v, entrance_room, exit_room) && off_walk[v] > farthest)
+      farthest = off_walk[v];
+  for (int v = 0; v < g->count; v++)
+    if (g->mark[v] && key_place(g, level, v, entrance_room, exit_room) &&
+        off_walk[v] >= farthest - 2 && dg_rng_below(rng, (uint32_t)++ties) == 0)
+      chosen = v;
+  return chosen;
+}
+
+/* Tries lock k on vertex `lock` (a passage of the walk that is not a cut):
+ * the walks that go round it must all cross one vertex (a cut of the map
+ * without the lock), which becomes a one-way door opening from the deep
+ * side, so that going round is a shortcut back, not a way in. Keeps it,
+ * with its key, only if verify_plan agrees. */
+static int try_loop_lock(pgraph *g, const dg_level *level, const int *off_walk, int lock, plan *p,
+                         int *cuts, dg_rng *rng, bool *kept) {
+  int k = p->locks, w = g->one_way_count, cut_count = 0, door = -1;
+  *kept = false;
+  g->special[lock] = k;
+  g->blocked = lock;
+  int rc = find_cuts(g, NULL, cuts, &cut_count);
+  g->blocked = -1;
+  if (rc != 0)
+    return rc;
+  /* The cut nearest the exit that lies beyond the previous lock. */
+  if (k > 0)
+    bfs(g, g->entrance, -1, k - 1);
+  for (int i = cut_count - 1; i >= 0 && door < 0; i--) {
+    int v = cuts[i];
+    if (g->kind[v] == V_PASSAGE && g->special[v] == SPECIAL_NONE && (k == 0 || g->dist[v] < 0))
+      door = v;
+  }
+  if (door < 0 || w >= DG_ONE_WAY_MAX) {
+    g->special[lock] = SPECIAL_NONE;
+    return 0;
+  }
+  /* Its shallow side is the neighbour the entrance reaches without it. */
+  g->special[door] = SPECIAL_ONE_WAY + w;
+  g->ow_from[w] = g->ow_to[w] = -1; /* a wall while the sides are found */
+  g->one_way_count++;
+  bfs(g, g->entrance, -1, k);
+  int a = g->adjacent[g->offsets[door]], b = g->adjacent[g->offsets[door] + 1];
+  int shallow = g->dist[a] >= 0 ? a : b, deep = shallow == a ? b : a;
+  g->ow_from[w] = deep;
+  g->ow_to[w] = shallow;
+  int key = g->dist[deep] < 0 ? key_for(g, level, off_walk, k, rng) : -1;
+  if (key >= 0) {
+    p->lock[k] = lock;
+    p->key[k] = key;
+    p->locks++;
+    if (verify_plan(g, p)) {
+      *kept = true;
+      return 0;
+    }
+    p->locks--;
+  }
+  g->special[door] = SPECIAL_NONE;
+  g->one_way_count--;
+  g->special[lock] = SPECIAL_NONE;
+  return 0;
+}
+
+/* More locks than the chokepoints allow, when one-way doors are asked
+ * for: a lock on a loop of the walk beyond the last lock, its bypass made
+ * a one-way door (Dungeon Architect's and Unexplored's trick), one door
+ * per lock, each plan checked. Candidates are the walk's passages, tried
+ * in a random order, a bounded number of them. */
+static int extend_locks(pgraph *g, const dg_level *level, const int *off_walk, int wanted,
+                        int one_way_wanted, dg_rng *rng, plan *p, bool *extended) {
+  int *path = malloc((size_t)g->count * sizeof *path);
+  int *cuts = malloc((size_t)g->count * sizeof *cuts);
+  int rc = path == NULL || cuts == NULL ? DG_ENOMEM : 0;
+  while (rc == 0 && p->locks < wanted && g->one_way_count < one_way_wanted) {
+    int k = p->locks, length = 0;
+    bfs(g, g->entrance, g->exit, k);
+    for (int v = g->exit; v >= 0 && g->dist[g->exit] >= 0; v = g->parent[v])
+      if (g->kind[v] == V_PASSAGE && g->special[v] == SPECIAL_NONE)
+        path[length++] = v;
+    /* Only past the previous lock. */
+    if (k > 0) {
+      int kept_length = 0;
+      bfs(g, g->entrance, -1, k - 1);
+      for (int i = 0; i < length; i++)
+        if (g->dist[path[i]] < 0)
+          path[kept_length++] = path[i];
+      length = kept_length;
+    }
+    for (int i = length - 1; i > 0; i--) {
+      int j = (int)dg_rng_below(rng, (uint32_t)i + 1), swap = path[i];
+      path[i] = path[j];
+      path[j] = swap;
+    }
+    bool kept = false;
+    for (int i = 0; i < length && i < 12 && !kept && rc == 0; i++)
+      rc = try_loop_lock(g, level, off_walk, path[i], p, cuts, rng, &kept);
+    if (!kept)
+      break;
+    *extended = true;
+  }
+  free(path);
+  free(cuts);
+  return rc;
+}
+
 /* One-way doors: passages on loops (not cut vertices, not locks) whose two
  * sides lie at different depths, in a random order; each opens from the
  * deeper side and is kept only if the graph without every one-way door is
  * still connected, so that nobody can be stranded behind one. */
 static int place_one_way(pgraph *g, const uint8_t *articulation, const int *depth, int wanted,
-                         dg_rng *rng, const char **why) {
+                         const plan *check, dg_rng *rng, const char **why) {
   int *candidates = malloc((size_t)g->count * sizeof *candidates);
   if (candidates == NULL)
     return DG_ENOMEM;
@@ -583,9 +766,16 @@ static int place_one_way(pgraph *g, const uint8_t *articulation, const int *dept
     }
     /* Everything the entrance reached before, less the one-way doors (a
      * sealed closet or a separate part of the map does not count). */
-    if (reached == reachable - (w + 1))
+    bool keep = reached == reachable - (w + 1);
+    if (keep) {
       g->one_way_count++;
-    else
+      /* With locks on loops, the whole plan is checked again. */
+      if (check != NULL && !verify_plan(g, check)) {
+        g->one_way_count--;
+        keep = false;
+      }
+    }
+    if (!keep)
       g->special[v] = SPECIAL_NONE;
   }
   if (g->one_way_count < wanted)
@@ -606,22 +796,19 @@ const char *dg_role_name(dg_role role) {
 
 /* Spheres, as the witness defines them: sphere n is what the entrance
  * reaches with locks 0..n-1 open (one-way doors obeyed), less the spheres
- * before: the locks a walk to it crosses. Leaves each vertex's sphere in g->mark (-1: never
+ * before. Leaves each vertex's sphere in g->mark (-1: never
  * reached); a room's sphere is the first that reaches any tile of it (an authored room's bounding
  * box may reach past a lock), a key's the one its tile is in. */
 static void assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
-  /* One search with every lock open: locks are cuts met in the same order
-   * on every walk, so the locks crossed on the way to a place do not depend
-   * on the way, and the search tree's count them. */
+  /* One flood per sphere, obeying one-way doors: a lock on a loop whose
+   * bypass is a one-way door is crossed on some walks and not on others. */
   for (int v = 0; v < g->count; v++)
     g->mark[v] = -1;
-  int reached = bfs(g, g->entrance, -1, p->locks);
-  for (int i = 0; i < reached; i++) {
-    int v = g->queue[i], parent = g->parent[v];
-    int sphere = parent >= 0 ? g->mark[parent] : 0;
-    if (g->special[v] >= 0 && g->special[v] < SPECIAL_ONE_WAY && g->special[v] + 1 > sphere)
-      sphere = g->special[v] + 1;
-    g->mark[v] = sphere;
+  for (int sphere = 0; sphere <= p->locks; sphere++) {
+    int reached = bfs(g, g->entrance, -1, sphere);
+    for (int i = 0; i < reached; i++)
+      if (g->mark[g->queue[i]] < 0)
+        g->mark[g->queue[i]] = sphere;
   }
   for (int r = 0; r < level->room_count; r++)
     out->room_sphere[r] = -1;
@@ -878,8 +1065,9 @@ static int alloc_output(dg_level *level, dg_progression *out, int locks) {
 }
 
 /* The locks: cuts that are passages, a plan over them, keys placed. */
-static int plan_locks(pgraph *g, const dg_level *level, int wanted, bool boss, dg_rng *rng,
-                      const int *cuts, int cut_count, const int *depth, plan *p) {
+static int plan_locks(pgraph *g, const dg_level *level, int wanted, int one_way_wanted, bool boss,
+                      dg_rng *rng, const int *cuts, int cut_count, const int *depth, plan *p,
+                      bool *extended) {
   int *candidates = malloc((size_t)(cut_count > 0 ? cut_count : 1) * sizeof *candidates);
   int *off_walk = malloc((size_t)g->count * sizeof *off_walk);
   int rc = DG_ENOMEM;
@@ -898,6 +1086,10 @@ static int plan_locks(pgraph *g, const dg_level *level, int wanted, bool boss, d
   place_keys(g, level, off_walk, p, rng);
   for (int k = 0; k < p->locks; k++)
     g->special[p->lock[k]] = k;
+  /* Too few chokepoints: locks on loops, their bypasses one-way. */
+  if (p->locks < wanted && one_way_wanted > 0 && !boss &&
+      (rc = extend_locks(g, level, off_walk, wanted, one_way_wanted, rng, p, extended)) != 0)
+    goto done;
 done:
   free(candidates);
   free(off_walk);
@@ -920,6 +1112,7 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
   out->boss_room = -1;
   pgraph g = {0};
   plan p = {0};
+  bool extended = false; /* some lock lies on a loop, its bypass one-way */
   uint8_t *articulation = NULL;
   int *cuts = NULL, *depth = NULL;
   int rc = level->has_grid ? build_from_grid(level, &g) : build_from_graph(level, &g);
@@ -951,14 +1144,15 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     p.why = "the exit cannot be reached from the entrance";
     cut_count = 0;
   }
-  if (out->locks_wanted > 0 && (rc = plan_locks(&g, level, out->locks_wanted, out->boss_wanted, rng,
-                                                cuts, cut_count, depth, &p)) != 0)
+  if (out->locks_wanted > 0 &&
+      (rc = plan_locks(&g, level, out->locks_wanted, out->one_way_wanted, out->boss_wanted, rng,
+                       cuts, cut_count, depth, &p, &extended)) != 0)
     goto fail;
   out->locks_placed = p.locks;
   out->locks_why = p.locks < out->locks_wanted ? p.why : NULL;
   if (out->one_way_wanted > 0 && depth[g.exit] >= 0 &&
-      (rc = place_one_way(&g, articulation, depth, out->one_way_wanted, rng, &out->one_way_why)) !=
-          0)
+      (rc = place_one_way(&g, articulation, depth, out->one_way_wanted, extended ? &p : NULL, rng,
+                          &out->one_way_why)) != 0)
     goto fail;
   out->one_way_placed = g.one_way_count;
   assign_spheres(&g, level, &p, out);
