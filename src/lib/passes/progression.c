@@ -670,11 +670,16 @@ static int try_loop_lock(pgraph *g, const dg_level *level, const int *off_walk, 
   return 0;
 }
 
+/* Passages tried per lock on a loop: each try is a depth-first search of
+ * the map, and on a level with hundreds of loops (authored at 1,000 rooms)
+ * no single door closes a bypass, so a few tries tell. */
+#define LOOP_LOCK_TRIES 6
+
 /* More locks than the chokepoints allow, when one-way doors are asked
  * for: a lock on a loop of the walk beyond the last lock, its bypass made
  * a one-way door (Dungeon Architect's and Unexplored's trick), one door
  * per lock, each plan checked. Candidates are the walk's passages, tried
- * in a random order, a bounded number of them. */
+ * in a random order, at most LOOP_LOCK_TRIES of them. */
 static int extend_locks(pgraph *g, const dg_level *level, const int *off_walk, int wanted,
                         int one_way_wanted, dg_rng *rng, plan *p, bool *extended) {
   int *path = malloc((size_t)g->count * sizeof *path);
@@ -701,7 +706,7 @@ static int extend_locks(pgraph *g, const dg_level *level, const int *off_walk, i
       path[j] = swap;
     }
     bool kept = false;
-    for (int i = 0; i < length && i < 12 && !kept && rc == 0; i++)
+    for (int i = 0; i < length && i < LOOP_LOCK_TRIES && !kept && rc == 0; i++)
       rc = try_loop_lock(g, level, off_walk, path[i], p, cuts, rng, &kept);
     if (!kept)
       break;
