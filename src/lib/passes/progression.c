@@ -62,7 +62,6 @@ typedef struct pgraph {
   int *room;     /* room of a vertex, or -1 */
   int entrance;  /* the stairs up's vertex */
   int exit;      /* the stairs down's vertex */
-  int walkable;  /* vertices that are not V_NONE */
   int *special;  /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
   int ow_from[DG_ONE_WAY_MAX], ow_to[DG_ONE_WAY_MAX]; /* one-way door i: crossed from, to */
   int one_way_count;
@@ -179,7 +178,6 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
       g->kind[v] = V_OTHER;
   }
   g->offsets[count] = at;
-  g->walkable = count;
   const dg_feature *up = find_feature(level, "stairs_up");
   const dg_feature *down = find_feature(level, "stairs_down");
   g->entrance =
@@ -235,8 +233,6 @@ static int build_from_graph(const dg_level *level, pgraph *g) {
     int ways = g->offsets[n + 1] - g->offsets[n];
     g->kind[n] = graph->nodes[n].room >= 0 ? V_FLOOR : ways == 1 ? V_DEAD_END : V_OTHER;
   }
-  for (int v = 0; v < g->count; v++)
-    g->walkable += g->kind[v] != V_NONE;
   const dg_feature *up = find_feature(level, "stairs_up");
   const dg_feature *down = find_feature(level, "stairs_down");
   g->entrance = g->exit = -1;
@@ -1101,6 +1097,18 @@ done:
   return rc;
 }
 
+/* A level whose placement found no room for stairs: nothing placed, the
+ * reason given, every room in no sphere. */
+static void no_stairs(const dg_level *level, dg_progression *out) {
+  out->locks_why = out->locks_wanted > 0 ? "the level has no entrance and exit" : NULL;
+  out->one_way_why = out->one_way_wanted > 0 ? "the level has no entrance and exit" : NULL;
+  out->sphere_count = 0;
+  for (int r = 0; r < level->room_count; r++) {
+    out->room_sphere[r] = -1;
+    out->room_key[r] = -1;
+  }
+}
+
 int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng, dg_error *err) {
   const dg_algorithm *algorithm = level->algorithm;
   const dg_params *params = &level->params;
@@ -1128,21 +1136,14 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     rc = articulation == NULL || cuts == NULL || depth == NULL ? DG_ENOMEM : 0;
   }
   if (rc != 0)
-    goto fail;
+    goto done;
   if (g.entrance < 0 || g.exit < 0) {
-    /* Placement put no stairs (a level with no room for them). */
-    out->locks_why = out->locks_wanted > 0 ? "the level has no entrance and exit" : NULL;
-    out->one_way_why = out->one_way_wanted > 0 ? "the level has no entrance and exit" : NULL;
-    out->sphere_count = 0;
-    for (int r = 0; r < level->room_count; r++) {
-      out->room_sphere[r] = -1;
-      out->room_key[r] = -1;
-    }
+    no_stairs(level, out);
     goto done;
   }
   int cut_count = 0;
   if ((rc = find_cuts(&g, articulation, cuts, &cut_count)) != 0)
-    goto fail;
+    goto done;
   bfs(&g, g.entrance, -1, -1);
   memcpy(depth, g.dist, (size_t)g.count * sizeof *depth);
   if (depth[g.exit] < 0) {
@@ -1152,29 +1153,25 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
   if (out->locks_wanted > 0 &&
       (rc = plan_locks(&g, level, out->locks_wanted, out->one_way_wanted, out->boss_wanted, rng,
                        cuts, cut_count, depth, &p, &extended)) != 0)
-    goto fail;
+    goto done;
   out->locks_placed = p.locks;
   out->locks_why = p.locks < out->locks_wanted ? p.why : NULL;
   if (out->one_way_wanted > 0 && depth[g.exit] >= 0 &&
       (rc = place_one_way(&g, articulation, depth, out->one_way_wanted, extended ? &p : NULL, rng,
                           &out->one_way_why)) != 0)
-    goto fail;
+    goto done;
   out->one_way_placed = g.one_way_count;
   assign_spheres(&g, level, &p, out);
   assign_roles(&g, level, &p, out);
-  if ((rc = build_walk(&g, &p, out)) != 0 || (rc = apply(level, &g, &p)) != 0)
-    goto fail;
+  if ((rc = build_walk(&g, &p, out)) == 0)
+    rc = apply(level, &g, &p);
 done:
   pgraph_free(&g);
   free(articulation);
   free(cuts);
   free(depth);
-  return 0;
-fail:
-  pgraph_free(&g);
-  free(articulation);
-  free(cuts);
-  free(depth);
+  if (rc == 0)
+    return 0;
   return dg_error_set(err, rc, "",
                       rc == DG_ENOMEM ? "out of memory"
                                       : "the progression pass found its own plan "
