@@ -18,14 +18,17 @@ static void usage(void) {
        "  --param n=v       set a parameter (repeatable); see below\n"
        "  --target n=v      a structural target (repeatable): path_min, path_max,\n"
        "                    cycles_min, cycles_max, dead_ends_min, dead_ends_max,\n"
-       "                    rooms_min, rooms_max, spawn_spread_max (0 to 1000000),\n"
+       "                    rooms_min, rooms_max, spawn_spread_max, locks_min,\n"
+       "                    locks_max (0 to 1000000),\n"
        "                    attempts_max (1 to 1000, default 16): seed-derived\n"
        "                    candidates are tried until one meets them all\n"
        "  --floors N        a multi-floor set of N floors (1 to 64) whose stairs line\n"
        "                    up, as dungeond.levelset/1 (json) or maps one after another\n"
        "  --format F        json (default, dungeond.level/1), ascii (the map), svg (a\n"
        "                    picture) or tiled (a Tiled .tmj map; its tileset image is\n"
-       "                    dungeond-tiles.png, installed beside the room sets)\n"
+       "                    dungeond-tiles.png, or dungeond-tiles-progression.png\n"
+       "                    with locks or one-way doors, installed beside the room\n"
+       "                    sets)\n"
        "  --tile-size PX    svg: pixels per tile, 1 to 64 (default 12)\n"
        "  --no-labels       svg: no room labels\n"
        "  --graph           svg: draw the connectivity graph over the map\n"
@@ -137,7 +140,7 @@ int cli_generate(int argc, char **argv) {
   if (help) {
     usage();
     const dg_algorithm *algorithm =
-        dg_algorithm_find(options.algorithm != NULL ? options.algorithm : "classic");
+        options.algorithm != NULL ? dg_algorithm_find(options.algorithm) : dg_algorithm_default();
     if (algorithm == NULL) {
       cli_error("unknown algorithm '%s' (see 'dungeon algorithms')", options.algorithm);
       return CLI_EXIT_USAGE;
