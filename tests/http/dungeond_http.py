@@ -436,7 +436,7 @@ def _(d):
     check(0 < latency["p50"] <= latency["p90"] <= latency["p99"], f"latency {latency}")
     check(stats["queues"]["interactive"]["max"] == 1024, f"queues {stats['queues']}")
     check(stats["workers"] == {"total": 2, "busy": 0, "speculative_busy": 0,
-                                "speculative_priority": "idle"},
+                                "speculative_priority": "idle", "speculative_reruns": 0},
           f"workers {stats['workers']}")
     check(stats["rejections"]["too_large"] == 1, f"rejections {stats['rejections']}")
 

@@ -594,6 +594,8 @@ def _():
             harness.wait_pregen(d, "pod", "running")
         status, headers, body = d.request("POST", "/v1/lobbies/pod/start")
         check(status == 200 and headers.get("x-pregen") == "wait", f"{status} {headers} {body[:200]}")
+        check(d.stats()["workers"]["speculative_reruns"] == 1,
+              f"the promoted job did not rerun: {d.stats()['workers']}")
         check(len(harness.idle_threads(d)) == 1, "the idle thread was raised or lost")
     finally:
         stopped_clean(d)

@@ -80,6 +80,7 @@ static stats_gauges gauges(const server *s) {
       .workers_busy = s->queues.running,
       .speculative_busy = s->queues.running_kind[JOB_SPECULATIVE],
       .speculative_idle = s->queues.idle_speculative,
+      .speculative_reruns = s->queues.reruns,
       .connections = s->http.api.open,
       .health_connections = s->http.health.open,
       .send_queue_bytes = s->http.guard.send_queued,

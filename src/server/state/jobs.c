@@ -239,6 +239,7 @@ static bool rerun(jobs *q, job *j) {
     return false;
   j->rerun = false;
   j->lower = false;
+  q->reruns++;
   uint64_t deadline_ns = atomic_load(&j->cancel.deadline_ns);
   dg_cancel_init(&j->cancel, deadline_ns);
   j->rc = 0;

@@ -100,6 +100,7 @@ typedef struct jobs {
   job *active;                 /* those jobs, linked through `next` */
   const dg_context *context;   /* shared read-only resources, may be NULL */
   uint64_t expired, dropped;   /* jobs that never ran: deadline, client gone */
+  uint64_t reruns;             /* promoted jobs run again: their idle thread could not be raised */
   bool idle_speculative;       /* speculative jobs run on the idle threads */
 } jobs;
 

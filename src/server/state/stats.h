@@ -77,14 +77,15 @@ typedef struct stats_gauges {
   const http_counters *transport;          /* the transport's refusals and connection events */
   long interactive_depth, interactive_max; /* queued jobs and the limit */
   long speculative_depth, speculative_max;
-  int workers, workers_busy; /* interactive workers; jobs running */
-  int speculative_busy;      /* of those jobs, speculative ones */
-  bool speculative_idle;     /* speculative jobs run at idle priority on threads of their own */
-  long connections;          /* open HTTP connections */
-  long health_connections;   /* open connections on the health listener */
-  long send_queue_bytes;     /* response bytes queued to clients, not yet sent */
-  bool draining;             /* SIGTERM received */
-  long lobbies;              /* lobbies alive */
+  int workers, workers_busy;   /* interactive workers; jobs running */
+  int speculative_busy;        /* of those jobs, speculative ones */
+  bool speculative_idle;       /* speculative jobs run at idle priority on threads of their own */
+  uint64_t speculative_reruns; /* promoted jobs run again (their thread could not be raised) */
+  long connections;            /* open HTTP connections */
+  long health_connections;     /* open connections on the health listener */
+  long send_queue_bytes;       /* response bytes queued to clients, not yet sent */
+  bool draining;               /* SIGTERM received */
+  long lobbies;                /* lobbies alive */
   uint64_t lobby_hits, lobby_waits, lobby_misses;          /* start outcomes */
   uint64_t lobby_superseded, lobby_expired, lobby_evicted; /* speculative work lost */
   uint64_t lobby_jobs;                                     /* speculative jobs started */
