@@ -56,11 +56,12 @@ typedef struct dg_object {
 /* A place the placement pass marked for a game (docs/level-format.md,
  * `features`): the entrance, the exit and one spawn per player. */
 typedef struct dg_feature {
-  const char *kind;  /* static: "stairs_up", "stairs_down" or "spawn" */
-  int x, y;          /* tile (grid levels) or level coordinates (no grid) */
-  int room;          /* index of the room it lies in, or -1 */
-  int player;        /* spawn: 0-based player index; -1 for stairs */
-  int exit_distance; /* walking distance to the stairs down */
+  const char *kind;      /* static: "stairs_up", "stairs_down" or "spawn" */
+  int x, y;              /* tile (grid levels) or level coordinates (no grid) */
+  int room;              /* index of the room it lies in, or -1 */
+  int player;            /* spawn: 0-based player index; -1 for stairs */
+  const char *player_id; /* spawn: the player's id (the level's players), or NULL */
+  int exit_distance;     /* walking distance to the stairs down */
 } dg_feature;
 
 /* What the placement pass measured (`placement` in the level JSON). */
@@ -138,6 +139,7 @@ struct dg_level {
   dg_feature *features; /* feature_count stairs and spawns, owned */
   int feature_count, feature_capacity;
   dg_placement placement;         /* filled by the placement pass */
+  dg_player_ids players;          /* whose spawns (copied from the request) */
   dg_targets targets;             /* the structural targets asked for (copied from the request) */
   dg_target_report target_report; /* how candidates fared, when targets were asked for */
   dg_graph graph;                 /* connectivity graph */

@@ -10,6 +10,18 @@
 static const char *const body_members[] = {
     "algorithm", "seed", "params", "players", "profile", "deadline_ms", "roomset", "targets", NULL};
 
+/* Keys the request's spawns by the party's ids (issue 21, item 2). */
+static int party_ids_set(const party *members, dg_request *request, dg_error *err) {
+  const char *ids[DG_PLAYER_IDS_MAX];
+  if (members->count > DG_PLAYER_IDS_MAX)
+    return dg_error_set(err, DG_ELIMIT, "players",
+                        "a party with ids has at most %d players (one spawn each)",
+                        DG_PLAYER_IDS_MAX);
+  for (long i = 0; i < members->count; i++)
+    ids[i] = json_string_value(json_object_get(json_array_get(members->players, (size_t)i), "id"));
+  return dg_request_set_players(request, ids, (int)members->count, "players", err);
+}
+
 /* Checks the daemon's own members and limits; fills the request, the
  * deadline and `err`. Returns 0 or the error code. */
 static int parse_body(const config *cfg, dg_rng *seeds, const json_t *body, dg_request *out,
@@ -39,8 +51,16 @@ static int parse_body(const config *cfg, dg_rng *seeds, const json_t *body, dg_r
     return rc;
   long player_count = -1; /* players in the party, when the body names them */
 
-  /* Profiles: derived parameters first, then the explicit ones over them. */
+  /* The party, once: its size, its ids and its attributes for a profile. */
   const json_t *players = json_object_get(body, "players");
+  party members = {NULL, 0, false};
+  if (players != NULL && !json_is_null(players)) {
+    if ((rc = party_from_json(players, &party_bounds, &members, err)) != 0)
+      return rc;
+    player_count = members.count;
+  }
+
+  /* Profiles: derived parameters first, then the explicit ones over them. */
   const json_t *profile_name = json_object_get(body, "profile");
   const json_t *profile = NULL;
   if (profile_name != NULL && !json_is_null(profile_name)) {
@@ -73,12 +93,6 @@ static int parse_body(const config *cfg, dg_rng *seeds, const json_t *body, dg_r
       return dg_error_set(err, DG_EINVAL, "profile", "profile '%s' is for algorithm %s, not %s",
                           json_string_value(profile_name), profile_algorithm,
                           parsed.algorithm->name);
-    party members = {NULL, 0};
-    if (players != NULL && !json_is_null(players) &&
-        (rc = party_from_json(players, &party_bounds, &members, err)) != 0)
-      return rc;
-    if (players != NULL && !json_is_null(players))
-      player_count = members.count;
     dg_request derived;
     dg_request_init(&derived, parsed.algorithm);
     derived.seed = parsed.seed;
@@ -92,12 +106,9 @@ static int parse_body(const config *cfg, dg_rng *seeds, const json_t *body, dg_r
     if (rc != 0)
       return rc;
     parsed = derived;
-  } else if (players != NULL && !json_is_null(players)) {
-    party members;
-    if ((rc = party_from_json(players, &party_bounds, &members, err)) != 0)
-      return rc;
-    player_count = members.count;
   }
+  if (members.ids && (rc = party_ids_set(&members, &parsed, err)) != 0)
+    return rc;
   /* One spawn per player unless the request says otherwise; a party above
    * the parameter's range shares its last spawns. */
   int spawns = dg_common_param(parsed.algorithm, DG_COMMON_SPAWNS);
