@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Issue 21: what a game server needs from dungeond, over real HTTP.
+
+- Lobbies that cannot silently go wrong: the whole-lobby PUT (idempotent),
+  an ETag on every lobby answer, If-Match (412 on a stale or lost lobby),
+  If-None-Match: * (create only), the start carrying its party (a miss that
+  makes exactly the lost lobby's level; 409 naming the field when the party
+  is not the lobby this replica knows).
+- Spawns keyed by player id, whatever the join order.
+- Through the shipped nginx site in front of two replicas: the lobby's
+  replica is killed with SIGKILL between joins; the game server notices
+  (412), re-sends the lobby, and the start gives the byte-identical level.
+
+Usage: gameserver_http.py PATH/TO/dungeond PATH/TO/deploy/nginx/dungeond.conf
+Prints TAP. Python 3 standard library only; reuses dungeond_http.py's
+Daemon and nginx_http.py's Nginx.
+"""
+import http.client
+import json
+import os
+import signal
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dungeond_http as harness  # noqa: E402
+import nginx_http  # noqa: E402
+from dungeond_http import check, problem  # noqa: E402
+
+SECRET = "00112233445566778899aabbccddeeff"
+PARTY = {"ann": {"level": 12}, "bob": {"level": 7}, "cat": {"level": 30}, "dan": {"level": 3}}
+TESTS = []
+
+
+def test(name):
+    def wrap(fn):
+        TESTS.append((name, fn))
+        return fn
+    return wrap
+
+
+def spawns(body):
+    level = json.loads(body)
+    return [(f["player"], f.get("player_id"), f["x"], f["y"])
+            for f in level["features"] if f["kind"] == "spawn"]
+
+
+@test("[lobby] whole-lobby PUT is idempotent and every lobby answer has the state's ETag")
+def whole_put(d):
+    body = {"params": {"width": 70}, "players": PARTY}
+    status, headers, first = d.request("PUT", "/v1/lobbies/w1", body)
+    check(status == 201, f"first whole PUT {status} {first[:200]}")
+    tag = headers.get("etag")
+    check(tag and tag.startswith('"'), f"no ETag on the PUT: {headers}")
+    status, headers, again = d.request("PUT", "/v1/lobbies/w1", body)
+    check(status == 200 and headers.get("etag") == tag, f"second PUT {status} {headers}")
+    check(json.loads(again)["players"] == PARTY, "the whole PUT did not set every player")
+    status, headers, _ = d.request("GET", "/v1/lobbies/w1")
+    check(status == 200 and headers.get("etag") == tag, f"GET {status} {headers.get('etag')}")
+    # The whole PUT replaces: a player left out is gone, the tag moves.
+    fewer = {k: v for k, v in PARTY.items() if k != "dan"}
+    status, headers, doc = d.request("PUT", "/v1/lobbies/w1", {"players": fewer})
+    check(status == 200 and set(json.loads(doc)["players"]) == set(fewer), f"{status} {doc[:200]}")
+    check(headers.get("etag") != tag, "the tag did not change with the state")
+    status, headers, _ = d.request("DELETE", "/v1/lobbies/w1/players/cat")
+    check(status == 200 and headers.get("etag"), f"leave {status} {headers}")
+    # The same state gives the same tag on another lobby object: rebuilt
+    # lobbies keep their tag (it is of the state, not of this process).
+    d.request("DELETE", "/v1/lobbies/w2")
+    status, headers, _ = d.request("PUT", "/v1/lobbies/w1", body)
+    status2, headers2, _ = d.request("PUT", "/v1/lobbies/w1", body)
+    check(headers.get("etag") == tag == headers2.get("etag"), "tag not a function of the state")
+
+
+@test("[lobby] If-Match: a stale or unknown lobby is 412, never a new lobby; If-None-Match: * creates only")
+def conditional(d):
+    status, headers, _ = d.request("PUT", "/v1/lobbies/c1", {"players": {"ann": {"level": 1}}},
+                                   {"If-None-Match": "*"})
+    check(status == 201, f"create-only PUT {status}")
+    tag = headers["etag"]
+    doc = problem(*d.request("PUT", "/v1/lobbies/c1", {"players": {}}, {"If-None-Match": "*"}),
+                  412, "If-None-Match")
+    check("exists" in doc["detail"], doc["detail"])
+    status, headers, _ = d.request("PUT", "/v1/lobbies/c1/players/bob", {"level": 2},
+                                   {"If-Match": tag})
+    check(status == 200 and headers["etag"] != tag, f"join with the right tag {status}")
+    fresh = headers["etag"]
+    # The old tag is stale now: refused, the lobby unchanged, its tag shown.
+    status, headers, body = d.request("PUT", "/v1/lobbies/c1/players/cat", {"level": 3},
+                                      {"If-Match": tag})
+    problem(status, headers, body, 412, "If-Match")
+    check(headers.get("etag") == fresh, f"412 without the current tag: {headers}")
+    check("cat" not in json.loads(d.request("GET", "/v1/lobbies/c1")[2])["players"],
+          "a refused join changed the lobby")
+    problem(*d.request("DELETE", "/v1/lobbies/c1/players/bob", None, {"If-Match": tag}), 412,
+            "If-Match")
+    # A join with If-Match to a replica that does not know the lobby (it
+    # restarted): 412, and no lobby was created behind the client's back.
+    doc = problem(*d.request("PUT", "/v1/lobbies/lost/players/ann", {"level": 1},
+                             {"If-Match": tag}), 412, "If-Match")
+    check("does not know" in doc["detail"], doc["detail"])
+    check(d.request("GET", "/v1/lobbies/lost")[0] == 404, "a refused join created the lobby")
+    status, _, _ = d.request("PUT", "/v1/lobbies/c1/players/cat", {"level": 3},
+                             {"If-Match": f'"nope", {fresh}'})
+    check(status == 200, f"If-Match list with the current tag: {status}")
+
+
+@test("[lobby] a start with its party: 409 naming the member that differs, the level when it agrees")
+def start_party(d):
+    d.request("PUT", "/v1/lobbies/s1", {"params": {"width": 64}, "players": PARTY})
+    whole = {"params": {"width": 64}, "players": PARTY}
+    fewer = {"params": {"width": 64}, "players": {k: v for k, v in PARTY.items() if k != "bob"}}
+    problem(*d.request("POST", "/v1/lobbies/s1/start", fewer), 409, "players.bob")
+    more = {"params": {"width": 64}, "players": dict(PARTY, eve={"level": 1})}
+    problem(*d.request("POST", "/v1/lobbies/s1/start", more), 409, "players.eve")
+    other = {"params": {"width": 64}, "players": dict(PARTY, ann={"level": 13})}
+    problem(*d.request("POST", "/v1/lobbies/s1/start", other), 409, "players.ann")
+    problem(*d.request("POST", "/v1/lobbies/s1/start", {"players": PARTY}), 409, "params")
+    problem(*d.request("POST", "/v1/lobbies/s1/start", dict(whole, seed=5)), 409, "seed")
+    check(json.loads(d.request("GET", "/v1/lobbies/s1")[2])["started"] is False,
+          "a refused start froze the lobby")
+    status, headers, level = d.request("POST", "/v1/lobbies/s1/start", whole)
+    check(status == 200, f"agreeing start {status} {level[:200]}")
+    check(d.request("POST", "/v1/lobbies/s1/start")[2] == level, "a second start differs")
+
+
+@test("[lobby] a start with its party on a replica that never knew the lobby is a miss with the same bytes")
+def start_rebuilt(d):
+    # The reference: the lobby made by joins on this daemon.
+    for name, attributes in PARTY.items():
+        d.request("PUT", "/v1/lobbies/ref1/players/" + name, attributes)
+    reference = d.request("POST", "/v1/lobbies/ref1/start")[2]
+    other = harness.Daemon(extra={"lobby_seed_secret": SECRET})
+    try:
+        status, headers, level = other.request("POST", "/v1/lobbies/ref1/start",
+                                               {"players": PARTY})
+        check(status == 200 and headers.get("x-pregen") == "miss",
+              f"rebuilt start {status} {headers.get('x-pregen')} {level[:200]}")
+        check(level == reference, "the rebuilt lobby made another level")
+        check(sorted(p for _, p, _, _ in spawns(level)) == sorted(PARTY), spawns(level))
+        # It is a lobby now: a second start gives the same bytes.
+        check(other.request("POST", "/v1/lobbies/ref1/start")[2] == reference, "second start")
+        # Bad parties are refused before anything is made.
+        problem(*other.request("POST", "/v1/lobbies/x2/start", {"players": [1]}), 422, "players")
+        problem(*other.request("POST", "/v1/lobbies/x2/start", {"players": {"a b": {}}}), 422,
+                "players.a b")
+        problem(*other.request("POST", "/v1/lobbies/x2/start",
+                               {"players": {"a": {"level": "x"}}}), 422, "players.a")
+        problem(*other.request("POST", "/v1/lobbies/x2/start", {"players": {}, "size": 3}), 422,
+                "size")
+        problem(*other.request("POST", "/v1/lobbies/x2/start", "{"), 400)
+        check(other.request("GET", "/v1/lobbies/x2")[0] == 404, "a refused start made a lobby")
+    finally:
+        check(other.stop() == 0, "second daemon exit")
+
+
+@test("[spawns] keyed by player id: the same party in any join order gives the same level")
+def spawns_by_id(d):
+    orders = [["ann", "bob", "cat", "dan"], ["dan", "cat", "bob", "ann"], ["cat", "ann", "dan", "bob"]]
+    levels = []
+    for i, order in enumerate(orders):
+        d.request("PUT", f"/v1/lobbies/order{i}", {"seed": 77})
+        for name in order:
+            d.request("PUT", f"/v1/lobbies/order{i}/players/{name}", PARTY[name])
+        levels.append(d.request("POST", f"/v1/lobbies/order{i}/start")[2])
+    check(levels[0] == levels[1] == levels[2], "the join order changed the level")
+    check([p for _, p, _, _ in spawns(levels[0])] == ["ann", "bob", "cat", "dan"],
+          f"spawns not in id order: {spawns(levels[0])}")
+    # POST /v1/levels: the array's order does not matter either.
+    body = {"algorithm": "classic", "seed": 5,
+            "players": [{"id": k, **v} for k, v in PARTY.items()]}
+    direct = d.request("POST", "/v1/levels", body)[2]
+    body["players"].reverse()
+    check(d.request("POST", "/v1/levels", body)[2] == direct, "array order changed the level")
+    problem(*d.request("POST", "/v1/levels", {"algorithm": "classic",
+                                              "players": [{"id": "a"}, {"level": 1}]}),
+            422, "players[1].id")
+    doc = problem(*d.request("POST", "/v1/levels", {"algorithm": "classic",
+                                                    "players": [{"id": "no spaces"}]}),
+                  422, "players[0].id")
+    check("[A-Za-z0-9._-]" in doc["detail"], doc["detail"])
+    # A player id outside the pattern in a lobby path: 422 with the pattern, not 404.
+    doc = problem(*d.request("PUT", "/v1/lobbies/order0/players/" + "x" * 65, {}), 422, "player")
+    check("[A-Za-z0-9._-]" in doc["detail"], doc["detail"])
+
+
+def front_request(front, method, path, body=None, headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", front.port, timeout=120)
+    conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                 headers=headers or {})
+    response = conn.getresponse()
+    data = response.read()
+    result = (response.status, {k.lower(): v for k, v in response.getheaders()}, data)
+    conn.close()
+    return result
+
+
+def nginx_kill_between_joins(shipped):
+    """Two replicas behind the shipped nginx site, sharing lobby_seed_secret.
+    The game server joins with If-Match; the lobby's replica gets SIGKILL
+    after the second join; the third join (now reaching the survivor) is 412,
+    so the game server re-sends the whole lobby; the start with the party
+    gives the level a replica that never failed gives."""
+    replicas = [harness.Daemon(extra={"lobby_seed_secret": SECRET}) for _ in range(2)]
+    reference = harness.Daemon(extra={"lobby_seed_secret": SECRET})
+    front = None
+    try:
+        front = nginx_http.Nginx(shipped, [r.port for r in replicas])
+        names = list(PARTY)
+        lobby = "match-9"
+        tag = None
+        for name in names[:2]:
+            headers = {"If-Match": tag} if tag else {"If-None-Match": "*"}
+            status, answer, body = front_request(front, "PUT",
+                                                 f"/v1/lobbies/{lobby}/players/{name}",
+                                                 PARTY[name], headers)
+            check(status in (200, 201), f"join {name}: {status} {body[:200]}")
+            tag = answer["etag"]
+        holder = nginx_http.holders(replicas, lobby)
+        check(len(holder) == 1, f"{lobby} on replicas {holder}")
+        victim = replicas[holder[0]]
+        victim.proc.send_signal(signal.SIGKILL)
+        victim.proc.wait(timeout=30)
+        # The third join reaches the survivor, which does not know the lobby.
+        status, answer, body = front_request(front, "PUT", f"/v1/lobbies/{lobby}/players/cat",
+                                             PARTY["cat"], {"If-Match": tag})
+        problem(status, answer, body, 412, "If-Match")
+        # The game server holds the whole lobby: it re-sends it, create-only.
+        have = {k: PARTY[k] for k in names[:3]}
+        status, answer, body = front_request(front, "PUT", f"/v1/lobbies/{lobby}",
+                                             {"players": have}, {"If-None-Match": "*"})
+        check(status == 201, f"re-created lobby {status} {body[:200]}")
+        status, answer, body = front_request(front, "PUT", f"/v1/lobbies/{lobby}/players/dan",
+                                             PARTY["dan"], {"If-Match": answer["etag"]})
+        check(status == 200, f"fourth join {status} {body[:200]}")
+        status, answer, level = front_request(front, "POST", f"/v1/lobbies/{lobby}/start",
+                                              {"players": PARTY})
+        check(status == 200, f"start through nginx {status} {level[:200]}")
+        # A replica that never failed, the same joins, the plain start.
+        for name in names:
+            reference.request("PUT", f"/v1/lobbies/{lobby}/players/{name}", PARTY[name])
+        expected = reference.request("POST", f"/v1/lobbies/{lobby}/start")[2]
+        check(level == expected, "the level after the lost replica is not the lobby's level")
+        check(len(spawns(level)) == 4, f"spawns {spawns(level)}")
+        # Lost after every join: the start with the party alone is enough.
+        lobby = "match-10"
+        for name in names:
+            front_request(front, "PUT", f"/v1/lobbies/{lobby}/players/{name}", PARTY[name])
+            reference.request("PUT", f"/v1/lobbies/{lobby}/players/{name}", PARTY[name])
+        survivor = replicas[1 - holder[0]]
+        check(survivor.request("GET", f"/v1/lobbies/{lobby}")[0] == 200,
+              "the survivor does not hold the second lobby")
+        survivor.proc.send_signal(signal.SIGKILL)
+        survivor.proc.wait(timeout=30)
+        restarted = harness.Daemon(extra={"lobby_seed_secret": SECRET})
+        replicas.append(restarted)
+        status, answer, level = restarted.request("POST", f"/v1/lobbies/{lobby}/start",
+                                                  {"players": PARTY})
+        check(status == 200 and answer.get("x-pregen") == "miss", f"{status} {answer}")
+        check(level == reference.request("POST", f"/v1/lobbies/{lobby}/start")[2],
+              "the restarted replica made another level")
+    finally:
+        if front is not None:
+            front.stop()
+        for r in replicas + [reference]:
+            if r.proc.poll() is None:
+                check(r.stop() == 0, "replica exit")
+            check(not r.sanitizer_reports(), "".join(r.sanitizer_reports()))
+
+
+def main():
+    harness.DAEMON = os.path.abspath(sys.argv[1])
+    shipped = os.path.abspath(sys.argv[2])
+    plan = [(name, fn) for name, fn in TESTS]
+    print(f"1..{len(plan) + 1}", flush=True)
+    tap = harness.Tap()
+    d = harness.Daemon(extra={"lobby_seed_secret": SECRET})
+    try:
+        for name, fn in plan:
+            tap.report(name, fn, d)
+        tap.report("[nginx] SIGKILL of the lobby's replica between joins: 412, re-sent, "
+                   "byte-identical level", nginx_kill_between_joins, shipped)
+    finally:
+        code = d.stop()
+        if code != 0 or d.sanitizer_reports():
+            tap.failed += 1
+            print(f"# daemon exit {code} " + "".join(d.sanitizer_reports()), flush=True)
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
