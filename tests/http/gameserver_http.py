@@ -15,11 +15,15 @@ Usage: gameserver_http.py PATH/TO/dungeond PATH/TO/deploy/nginx/dungeond.conf
 Prints TAP. Python 3 standard library only; reuses dungeond_http.py's
 Daemon and nginx_http.py's Nginx.
 """
+import base64
+import hashlib
+import hmac
 import http.client
 import json
 import os
 import signal
 import sys
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dungeond_http as harness  # noqa: E402
@@ -181,6 +185,96 @@ def spawns_by_id(d):
     # A player id outside the pattern in a lobby path: 422 with the pattern, not 404.
     doc = problem(*d.request("PUT", "/v1/lobbies/order0/players/" + "x" * 65, {}), 422, "player")
     check("[A-Za-z0-9._-]" in doc["detail"], doc["detail"])
+
+
+def identity_checked(body):
+    """The level's level_id after checking its level_hash: SHA-256 of the
+    body cut at ,"level_id": plus the closing brace."""
+    level = json.loads(body)
+    check("level_id" in level and "level_hash" in level, f"no identity: {list(level)[-3:]}")
+    cut = body[:body.rindex(b',"level_id":')] + b"}"
+    check(level["level_hash"] == "sha256:" + hashlib.sha256(cut).hexdigest(),
+          "level_hash is not the SHA-256 of the level's bytes")
+    return level["level_id"]
+
+
+def signed_id(payload, secret=SECRET):
+    """A level id as level_id.c makes it, for tests that need one it would
+    not make (another version)."""
+    packed = zlib.compress(payload.encode(), 9)
+    tag = hmac.new(bytes.fromhex(secret), packed, hashlib.sha256).digest()[:16]
+    b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+    return b64(packed) + "." + b64(tag)
+
+
+@test("[level_id] every level names itself; any replica, after a restart, serves it by id with the same ETag")
+def level_ids(d):
+    body = {"algorithm": "landmark", "seed": 9, "params": {"width": 96, "height": 96},
+            "players": [{"id": "ann"}, {"id": "bob"}]}
+    status, headers, level = d.request("POST", "/v1/levels", body)
+    check(status == 200, f"{status} {level[:200]}")
+    level_id = identity_checked(level)
+    check(len(level_id) < 1024, f"level id of {len(level_id)} characters")
+    status, again, fetched = d.request("GET", "/v1/levels/" + level_id)
+    check(status == 200 and fetched == level, f"GET by id {status}: other bytes")
+    check(again.get("etag") == headers.get("etag") and again["etag"], "another ETag")
+    check(d.request("GET", "/v1/levels/" + level_id, None,
+                    {"If-None-Match": headers["etag"]})[0] == 304, "no 304 by id")
+    # A lobby's start: the late joiner fetches the same bytes by its id.
+    for name, attributes in PARTY.items():
+        d.request("PUT", "/v1/lobbies/late1/players/" + name, attributes)
+    start = d.request("POST", "/v1/lobbies/late1/start")[2]
+    start_id = identity_checked(start)
+    other = harness.Daemon(extra={"lobby_seed_secret": SECRET})
+    try:
+        status, answer, late = other.request("GET", "/v1/levels/" + start_id)
+        check(status == 200 and late == start, f"late join on another replica: {status}")
+        status, answer, late = other.request("GET", "/v1/levels/" + level_id)
+        check(late == level and answer.get("etag") == headers["etag"], "another replica differs")
+    finally:
+        check(other.stop() == 0, "other replica exit")
+    restarted = harness.Daemon(extra={"lobby_seed_secret": SECRET})
+    try:
+        check(restarted.request("GET", "/v1/levels/" + start_id)[2] == start, "after a restart")
+    finally:
+        check(restarted.stop() == 0, "restarted exit")
+    # Another deployment (another secret) did not sign it: 404.
+    foreign = harness.Daemon(extra={"lobby_seed_secret": "ff" * 16})
+    try:
+        problem(*foreign.request("GET", "/v1/levels/" + level_id), 404)
+    finally:
+        check(foreign.stop() == 0, "foreign exit")
+
+
+@test("[level_id] truncated 400, forged 404, another version 410 naming it")
+def level_id_errors(d):
+    level_id = identity_checked(d.request("POST", "/v1/levels", {"algorithm": "classic",
+                                                                 "seed": 3})[2])
+    payload, tag = level_id.split(".")
+    problem(*d.request("GET", "/v1/levels/" + level_id[:-2]), 400, "level_id")
+    problem(*d.request("GET", "/v1/levels/" + payload), 400, "level_id")
+    problem(*d.request("GET", "/v1/levels/" + payload + ".!!"), 400, "level_id")
+    problem(*d.request("GET", "/v1/levels/"), 400, "level_id")
+    flipped = ("B" if payload[3] == "A" else "A")
+    problem(*d.request("GET", "/v1/levels/" + payload[:3] + flipped + payload[4:] + "." + tag),
+            404)
+    problem(*d.request("GET", "/v1/levels/" + payload[:-6] + "." + tag), 404)
+    # The parameters cannot be changed by a client: a width edited into
+    # the payload, re-deflated, keeps the old tag and is refused.
+    text = zlib.decompress(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    edited = text.replace(b'"width":80', b'"width":81')
+    check(edited != text, f"no width in {text[:200]!r}")
+    packed = base64.urlsafe_b64encode(zlib.compress(edited, 9)).rstrip(b"=").decode()
+    problem(*d.request("GET", "/v1/levels/" + packed + "." + tag), 404)
+    version = d.stats()["version"]
+    old = signed_id('dungeond/level-id/1\n0.0.9\n{"algorithm":"classic","seed":3}')
+    doc = problem(*d.request("GET", "/v1/levels/" + old), 410, "level_id")
+    check("0.0.9" in doc["detail"] and version in doc["detail"], doc["detail"])
+    # Signed by this version: served (the test holds the secret).
+    same = signed_id(f'dungeond/level-id/1\n{version}\n{{"algorithm":"classic","seed":3}}')
+    status, _, body = d.request("GET", "/v1/levels/" + same)
+    check(status == 200 and json.loads(body)["seed"] == 3, f"{status} {body[:200]}")
+    problem(*d.request("POST", "/v1/levels/" + level_id, {}), 405)
 
 
 def front_request(front, method, path, body=None, headers=None):

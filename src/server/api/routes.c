@@ -26,6 +26,7 @@ typedef enum route_id {
   ROUTE_READYZ,
   ROUTE_ROOMSETS, /* GET /v1/roomsets */
   ROUTE_LOBBIES,  /* /v1/lobbies/... (lobby_routes.c parses the rest) */
+  ROUTE_LEVEL_ID, /* GET /v1/levels/{level_id} (levels.c) */
   ROUTE_VIEWER,   /* GET / : the viewer page (viewer.c) */
 } route_id;
 
@@ -43,6 +44,8 @@ static const struct {
 static route_id route_match(const char *path) {
   if (strncmp(path, "/v1/lobbies/", 12) == 0)
     return ROUTE_LOBBIES;
+  if (strncmp(path, "/v1/levels/", 11) == 0)
+    return ROUTE_LEVEL_ID;
   for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
     if (strcmp(routes[i].path, path) == 0)
       return routes[i].route;
@@ -165,6 +168,7 @@ void route_handle(request *r) {
   char *text = NULL;
   switch (route) {
   case ROUTE_LEVELS: levels_handle(r); break;
+  case ROUTE_LEVEL_ID: level_by_id_handle(r, r->path + 11); break;
   case ROUTE_ALGORITHMS: respond_json(r, 200, dg_algorithms_to_json()); break;
   case ROUTE_STATS:
     g = gauges(s);

@@ -288,6 +288,8 @@ static void start_job(lobbies *table, lobby *l) {
   p->table = table;
   p->work.request = l->effective;
   p->work.format = JOB_FORMAT_JSON;
+  p->work.identify = true;
+  memcpy(p->work.level_key, table->cfg->lobby_seed_key, sizeof p->work.level_key);
   /* No deadline while queued (waiting for a free worker is what speculative
    * jobs do); it starts when the job enters the pool, or when a start
    * promotes it. */
