@@ -277,6 +277,41 @@ def level_id_errors(d):
     problem(*d.request("POST", "/v1/levels/" + level_id, {}), 405)
 
 
+def cors():
+    """CORS for browser clients: preflights answered for configured origins
+    only, Access-Control-* on every answer to them, nothing for others."""
+    page = "http://game.example:8443"
+    d = harness.Daemon(extra={"cors_allowed_origins": [page]})
+    try:
+        status, headers, body = d.request("OPTIONS", "/v1/lobbies/x/players/ann", None,
+                                          {"Origin": page, "Access-Control-Request-Method": "PUT",
+                                           "Access-Control-Request-Headers": "if-match"})
+        check(status == 204, f"preflight {status} {body[:200]}")
+        check(headers.get("access-control-allow-origin") == page, f"{headers}")
+        check("PUT" in headers.get("access-control-allow-methods", ""), f"{headers}")
+        check("If-Match" in headers.get("access-control-allow-headers", ""), f"{headers}")
+        problem(*d.request("OPTIONS", "/v1/levels", None, {"Origin": "http://evil.example",
+                                                           "Access-Control-Request-Method":
+                                                           "POST"}), 403, "Origin")
+        status, headers, _ = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 1},
+                                       {"Origin": page})
+        check(status == 200 and headers.get("access-control-allow-origin") == page, f"{headers}")
+        check("ETag" in headers.get("access-control-expose-headers", ""), f"{headers}")
+        status, headers, _ = d.request("GET", "/v1/lobbies/none", None, {"Origin": page})
+        check(status == 404 and headers.get("access-control-allow-origin") == page,
+              f"a problem answer without CORS headers: {headers}")
+        status, headers, _ = d.request("GET", "/v1/algorithms", None,
+                                       {"Origin": "http://evil.example"})
+        check(status == 200 and "access-control-allow-origin" not in headers, f"{headers}")
+    finally:
+        check(d.stop() == 0, "cors daemon exit")
+    # A malformed origin stops the daemon at start, naming the key.
+    run = harness.subprocess.run([harness.DAEMON, "--check-config", "--config", "/dev/stdin"],
+                                 input='{"cors_allowed_origins": ["game.example/"]}',
+                                 capture_output=True, text=True, timeout=60)
+    check(run.returncode != 0 and "cors_allowed_origins" in run.stderr, f"{run.returncode} {run.stderr}")
+
+
 def front_request(front, method, path, body=None, headers=None):
     conn = http.client.HTTPConnection("127.0.0.1", front.port, timeout=120)
     conn.request(method, path, body=json.dumps(body) if body is not None else None,
@@ -365,12 +400,13 @@ def main():
     harness.DAEMON = os.path.abspath(sys.argv[1])
     shipped = os.path.abspath(sys.argv[2])
     plan = [(name, fn) for name, fn in TESTS]
-    print(f"1..{len(plan) + 1}", flush=True)
+    print(f"1..{len(plan) + 2}", flush=True)
     tap = harness.Tap()
     d = harness.Daemon(extra={"lobby_seed_secret": SECRET})
     try:
         for name, fn in plan:
             tap.report(name, fn, d)
+        tap.report("[cors] preflights and Access-Control-* for configured origins only", cors)
         tap.report("[nginx] SIGKILL of the lobby's replica between joins: 412, re-sent, "
                    "byte-identical level", nginx_kill_between_joins, shipped)
     finally:

@@ -129,6 +129,30 @@ static bool authorized(request *r) {
   return ok;
 }
 
+/* A CORS preflight (issue 21, item 6): 204 with what a browser page of an
+ * allowed origin may send; 403 naming Origin for any other origin. The
+ * allowed origin itself is added to the answer by exchange.c. */
+static void preflight(request *r) {
+  if (exchange_cors_origin(r) == NULL) {
+    const char *origin = http_header(r, "Origin");
+    char detail[320];
+    snprintf(detail, sizeof detail, "origin %.255s is not in cors_allowed_origins",
+             origin != NULL ? origin : "(none)");
+    respond_problem(r, 403, "cors-origin", "Origin not allowed", detail,
+                    json_pack("[{s:s, s:s}]", "field", "Origin", "message", detail), NULL, NULL);
+    return;
+  }
+  static const char *const headers[] = {
+      "Access-Control-Allow-Methods",
+      "GET, HEAD, POST, PUT, DELETE",
+      "Access-Control-Allow-Headers",
+      "Accept, Accept-Encoding, Authorization, Content-Type, If-Match, If-None-Match",
+      "Access-Control-Max-Age",
+      "600",
+      NULL};
+  http_respond(r, 204, "text/plain", malloc(1), 0, headers);
+}
+
 void route_handle(request *r) {
   server *s = server_of(r);
   route_id route = r->path_problem == 0 ? route_match(r->path) : ROUTE_NONE;
@@ -141,6 +165,11 @@ void route_handle(request *r) {
              "/metrics)",
              r->path);
     respond_problem(r, 404, "not-found", "Not found", detail, NULL, NULL, NULL);
+    return;
+  }
+  /* A CORS preflight carries no credentials: answered before them. */
+  if (strcmp(r->method, "OPTIONS") == 0 && route != ROUTE_NONE) {
+    preflight(r);
     return;
   }
   if (!authorized(r))
