@@ -13,6 +13,7 @@
 #include "api/problem.h"
 #include "api/respond.h"
 #include "server.h"
+#include "state/level_request.h"
 #include "state/negotiate.h"
 #include "state/profile.h"
 #include "state/seedhash.h"
@@ -71,13 +72,12 @@ static int settings_from_body(json_t *body, bool whole, uint64_t *seed, dg_error
   const char *key;
   json_t *value;
   json_object_foreach(body, key, value) {
-    if (strcmp(key, "algorithm") && strcmp(key, "profile") && strcmp(key, "params") &&
-        strcmp(key, "seed") && strcmp(key, "roomset") && strcmp(key, "deadline_ms") &&
-        (!whole || strcmp(key, "players")))
-      return dg_error_set(err, DG_ENOENT, key,
-                          "unknown member '%s'; allowed: algorithm, profile, params, seed, "
-                          "roomset, deadline_ms%s",
-                          key, whole ? ", players" : " (players: the whole lobby)");
+    if (!level_member_allowed(key, LEVEL_MEMBER_SETTINGS) && (!whole || strcmp(key, "players"))) {
+      char allowed[160];
+      level_members_text(LEVEL_MEMBER_SETTINGS, allowed, sizeof allowed);
+      return dg_error_set(err, DG_ENOENT, key, "unknown member '%s'; allowed: %s%s", key, allowed,
+                          whole ? ", players" : " (players: the whole lobby)");
+    }
   }
   const json_t *given_seed = json_object_get(body, "seed");
   int rc = 0;
