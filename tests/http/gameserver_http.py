@@ -312,6 +312,59 @@ def cors():
     check(run.returncode != 0 and "cors_allowed_origins" in run.stderr, f"{run.returncode} {run.stderr}")
 
 
+def ipv6_listen():
+    """--listen [::1]:PORT serves over IPv6, and limits.connections_per_ip_max
+    counts IPv6 peers (by /64: ::1 is one peer)."""
+    import re
+    import socket
+    import subprocess
+    import tempfile
+    import time
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "config",
+                           "dungeond.json")) as f:
+        config = json.load(f)
+    config["limits"]["connections_per_ip_max"] = 2
+    config["roomsets_dir"] = ""
+    path = os.path.join(tempfile.mkdtemp(prefix="dungeond-v6-"), "dungeond.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    proc = subprocess.Popen([harness.DAEMON, "--config", path, "--listen", "[::1]:0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stderr.readline()
+        match = re.search(r'"port":(\d+)', first)
+        check(match, f"no start-up line: {first}")
+        port = int(match.group(1))
+        conn = http.client.HTTPConnection("::1", port, timeout=30)
+        conn.request("GET", "/v1/algorithms")
+        answer = conn.getresponse()
+        check(answer.status == 200, f"over IPv6: {answer.status}")
+        answer.read()
+        held = [conn, socket.create_connection(("::1", port), timeout=10)]
+        time.sleep(0.2)
+        third = socket.create_connection(("::1", port), timeout=10)
+        third.sendall(b"GET /livez HTTP/1.1\r\nHost: x\r\n\r\n")
+        try:
+            data = third.recv(100)
+        except (ConnectionResetError, socket.timeout):
+            data = b""
+        check(not data.startswith(b"HTTP/1.1 200"), f"a third IPv6 connection was served: {data}")
+        third.close()
+        for c in held:
+            c.close()
+        time.sleep(0.3)
+        conn = http.client.HTTPConnection("::1", port, timeout=30)
+        conn.request("GET", "/livez")
+        check(conn.getresponse().status == 200, "not served again once the others closed")
+        conn.close()
+        bad = subprocess.run([harness.DAEMON, "--config", path, "--listen", "[::1x]:0"],
+                             capture_output=True, text=True, timeout=30)
+        check(bad.returncode != 0 and "IPv6" in bad.stderr, f"{bad.returncode} {bad.stderr}")
+    finally:
+        proc.terminate()
+        check(proc.wait(timeout=60) == 0, "IPv6 daemon exit")
+
+
 def front_request(front, method, path, body=None, headers=None):
     conn = http.client.HTTPConnection("127.0.0.1", front.port, timeout=120)
     conn.request(method, path, body=json.dumps(body) if body is not None else None,
@@ -400,13 +453,14 @@ def main():
     harness.DAEMON = os.path.abspath(sys.argv[1])
     shipped = os.path.abspath(sys.argv[2])
     plan = [(name, fn) for name, fn in TESTS]
-    print(f"1..{len(plan) + 2}", flush=True)
+    print(f"1..{len(plan) + 3}", flush=True)
     tap = harness.Tap()
     d = harness.Daemon(extra={"lobby_seed_secret": SECRET})
     try:
         for name, fn in plan:
             tap.report(name, fn, d)
         tap.report("[cors] preflights and Access-Control-* for configured origins only", cors)
+        tap.report("[ipv6] --listen [::1]:PORT, per-IP limits on IPv6 peers", ipv6_listen)
         tap.report("[nginx] SIGKILL of the lobby's replica between joins: 412, re-sent, "
                    "byte-identical level", nginx_kill_between_joins, shipped)
     finally:

@@ -625,28 +625,47 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   return MHD_YES;
 }
 
-static int parse_listen(const char *listen, struct sockaddr_in *address, dg_error *err) {
+/* HOST:PORT with an IPv4 host (or localhost), or [IPV6]:PORT (issue 21). */
+static int parse_listen(const char *listen, struct sockaddr_storage *address, dg_error *err) {
   char host[HTTP_LISTEN_MAX];
   snprintf(host, sizeof host, "%s", listen);
   char *colon = strrchr(host, ':');
   if (colon == NULL)
     return dg_error_set(err, DG_EINVAL, "listen", "listen must be HOST:PORT");
   *colon = '\0';
+  uint16_t port = htons((uint16_t)atoi(colon + 1));
   memset(address, 0, sizeof *address);
-  address->sin_family = AF_INET;
-  address->sin_port = htons((uint16_t)atoi(colon + 1));
+  size_t length = strlen(host);
+  if (length >= 2 && host[0] == '[' && host[length - 1] == ']') {
+    struct sockaddr_in6 *six = (struct sockaddr_in6 *)address;
+    host[length - 1] = '\0';
+    six->sin6_family = AF_INET6;
+    six->sin6_port = port;
+    if (inet_pton(AF_INET6, host + 1, &six->sin6_addr) != 1)
+      return dg_error_set(err, DG_EINVAL, "listen",
+                          "listen's host must be an IPv6 address in brackets such as [::1], not "
+                          "'%s]'",
+                          host);
+    return 0;
+  }
+  struct sockaddr_in *four = (struct sockaddr_in *)address;
+  four->sin_family = AF_INET;
+  four->sin_port = port;
   if (strcmp(host, "localhost") == 0)
     snprintf(host, sizeof host, "127.0.0.1");
-  if (inet_pton(AF_INET, host, &address->sin_addr) != 1)
+  if (inet_pton(AF_INET, host, &four->sin_addr) != 1)
     return dg_error_set(err, DG_EINVAL, "listen",
-                        "listen's host must be an IPv4 address such as 127.0.0.1, not '%s'", host);
+                        "listen's host must be an IPv4 address such as 127.0.0.1 or an IPv6 "
+                        "address in brackets such as [::1], not '%s'",
+                        host);
   return 0;
 }
 
 static int start_listener(http *h, listener *l, const char *address_text, bool health,
                           dg_error *err) {
-  struct sockaddr_in address;
+  struct sockaddr_storage address;
   int rc = parse_listen(address_text, &address, err);
+  bool six = address.ss_family == AF_INET6;
   if (rc != 0)
     return rc;
   const http_settings *limits = &h->settings;
@@ -654,19 +673,22 @@ static int start_listener(http *h, listener *l, const char *address_text, bool h
   l->health = health;
   unsigned int connections =
       (unsigned int)(health ? limits->health_connections_max : limits->connections_max);
-  l->mhd = MHD_start_daemon(
-      MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO | MHD_USE_ERROR_LOG, 0,
-      conns_accept_policy, l, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, conns_mhd_log, l,
-      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_CONNECTION_LIMIT, connections,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)limits->connection_timeout_s,
-      MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
-      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+  l->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO |
+                                MHD_USE_ERROR_LOG | (six ? MHD_USE_IPv6 : 0),
+                            0, conns_accept_policy, l, on_request, l, MHD_OPTION_EXTERNAL_LOGGER,
+                            conns_mhd_log, l, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+                            MHD_OPTION_CONNECTION_LIMIT, connections, MHD_OPTION_CONNECTION_TIMEOUT,
+                            (unsigned int)limits->connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
+                            on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
   if (l->mhd == NULL)
     return dg_error_set(err, HTTP_ESYSTEM, health ? "health_listen" : "listen",
                         "cannot listen on %s (address in use?)", address_text);
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
   const union MHD_DaemonInfo *port = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
-  l->port = port != NULL ? port->port : ntohs(address.sin_port);
+  l->port = port != NULL ? port->port
+                         : ntohs(six ? ((struct sockaddr_in6 *)&address)->sin6_port
+                                     : ((struct sockaddr_in *)&address)->sin_port);
   if (info == NULL || uv_poll_init(h->loop, &l->poll, info->epoll_fd) != 0) {
     MHD_stop_daemon(l->mhd);
     l->mhd = NULL;
