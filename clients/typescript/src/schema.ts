@@ -74,6 +74,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/dungeond-tiles.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Tiled tileset image a map names beside itself
+         * @description Served under the name a Tiled map gives it (dungeond-tiles.png) beside
+         *     every /v1/ path a map comes from (/v1/levels/dungeond-tiles.png,
+         *     /v1/lobbies/{lobby}/dungeond-tiles.png), so a map saved from HTTP with
+         *     its image resolved as a browser does opens in Tiled with its art.
+         *
+         */
+        get: operations["getTileset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/levels/{level_id}": {
         parameters: {
             query?: never;
@@ -1049,6 +1073,26 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem"];
+        };
+    };
+    getTileset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tileset strip (one 16x16 tile per grid tile) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
         };
     };
     getLevelById: {

@@ -27,6 +27,7 @@ typedef enum route_id {
   ROUTE_ROOMSETS, /* GET /v1/roomsets */
   ROUTE_LOBBIES,  /* /v1/lobbies/... (lobby_routes.c parses the rest) */
   ROUTE_LEVEL_ID, /* GET /v1/levels/{level_id} (levels.c) */
+  ROUTE_TILESET,  /* GET .../dungeond-tiles.png beside any map (viewer.c) */
   ROUTE_VIEWER,   /* GET / : the viewer page (viewer.c) */
 } route_id;
 
@@ -42,6 +43,12 @@ static const struct {
 };
 
 static route_id route_match(const char *path) {
+  /* Before the others: a map from /v1/levels, /v1/levels/{id} or a lobby's
+   * start names its tileset beside itself. */
+  size_t length = strlen(path), image = strlen("/" DG_TILED_TILESET_IMAGE);
+  if (strncmp(path, "/v1/", 4) == 0 && length > image &&
+      strcmp(path + length - image, "/" DG_TILED_TILESET_IMAGE) == 0)
+    return ROUTE_TILESET;
   if (strncmp(path, "/v1/lobbies/", 12) == 0)
     return ROUTE_LOBBIES;
   if (strncmp(path, "/v1/levels/", 11) == 0)
@@ -198,6 +205,7 @@ void route_handle(request *r) {
   switch (route) {
   case ROUTE_LEVELS: levels_handle(r); break;
   case ROUTE_LEVEL_ID: level_by_id_handle(r, r->path + 11); break;
+  case ROUTE_TILESET: tileset_respond(r); break;
   case ROUTE_ALGORITHMS: respond_json(r, 200, dg_algorithms_to_json()); break;
   case ROUTE_STATS:
     g = gauges(s);
