@@ -318,6 +318,13 @@ static void on_debounce(uv_timer_t *timer) {
   debounce_arm(table);
 }
 
+/* How long ago `since` was at `now`, 0 when it is later: a clock stamped
+ * after `now` was read (answer_waiters runs inside the tick that read it)
+ * must not wrap to an age of 584 years and expire the lobby at once. */
+static uint64_t age_ns(uint64_t now, uint64_t since) {
+  return now > since ? now - since : 0;
+}
+
 static void on_tick(uv_timer_t *timer) {
   lobbies *table = timer->data;
   const config_limits *limits = &table->srv->cfg->limits;
@@ -342,8 +349,8 @@ static void on_tick(uv_timer_t *timer) {
         table->srv->counters.deadline_exceeded++;
         answer_waiters_error(l, &late);
       }
-      if (l->waiters == NULL && ((l->started_ns != 0 && now - l->started_ns >= grace_ns) ||
-                                 now - l->touched_ns >= idle_ns)) {
+      if (l->waiters == NULL && ((l->started_ns != 0 && age_ns(now, l->started_ns) >= grace_ns) ||
+                                 age_ns(now, l->touched_ns) >= idle_ns)) {
         *link = l->next;
         table->expired++;
         lobby_free(table, l);
