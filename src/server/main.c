@@ -67,6 +67,10 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(player_attribute_name_max);
   PUT(player_attribute_value_max);
   PUT(speculative_reserved_workers);
+  PUT(floors_max);
+  PUT(target_attempts_max);
+  PUT(query_params_max);
+  PUT(request_target_bytes_max);
 #undef PUT
   /* Tokens are secrets: --check-config says how many, never which. */
   json_t *root = json_pack(

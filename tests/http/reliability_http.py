@@ -81,6 +81,92 @@ def _():
         stopped_clean(d)
 
 
+# ------------------------------------------------------------ item 6: bad input
+def request_line(d, target, method="GET", body=b""):
+    """Sends one request with `target` as written (no client-side encoding)."""
+    head = (f"{method} {target} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
+    return parse(raw(d.port, head + body, timeout=30 * SLACK))
+
+
+@test("item 6: %00 in a path or query value is 400, and creates nothing")
+def _():
+    # Before: PUT /v1/lobbies/nul%00evil/players/p created lobby "nul", and
+    # width=40%00junk was width 40.
+    d = Daemon()
+    try:
+        status, headers, body = request_line(d, "/v1/lobbies/nul%00evil/players/p", "PUT", b"{}")
+        problem(status, headers, body, 400)
+        check(b"%00" in body, f"the detail does not name %00: {body!r}")
+        problem(*request_line(d, "/v1/lobbies/nul"), 404)
+        check(d.stats()["lobbies"]["active"] == 0, f"{d.stats()['lobbies']}")
+        for target in ("/v1/levels?algorithm=classic&seed=1&width=40%00junk",
+                       "/v1/levels?algorithm=classic&seed=1&wi%00dth=40",
+                       "/v1/levels%00/x?algorithm=classic"):
+            problem(*request_line(d, target), 400)
+        # An answer before the body closes the connection (MHD 0.9.75 skips
+        # the body); the next connection is judged on its own.
+        status, _, _ = request_line(d, "/v1/levels?algorithm=classic&seed=1&width=40")
+        check(status == 200, f"after the 400s: {status}")
+    finally:
+        stopped_clean(d)
+
+
+@test("item 6: GET /v1/levels values it cannot hold (%FF, nan, inf, 1e999) are 422 naming the parameter, never a cacheable default")
+def _():
+    d = Daemon()
+    try:
+        cases = [("width=%FF", "params.width"), ("closet_chance=nan", "params.closet_chance"),
+                 ("closet_chance=inf", "params.closet_chance"),
+                 ("closet_chance=-inf", "params.closet_chance"),
+                 ("closet_chance=1e999", "params.closet_chance"),
+                 ("corridor_style=%FF%FE", "params.corridor_style")]
+        for query, field in cases:
+            status, headers, body = request_line(d, f"/v1/levels?algorithm=classic&seed=3&{query}")
+            problem(status, headers, body, 422, field)
+            check("immutable" not in headers.get("cache-control", ""), f"{query}: {headers}")
+        # A name that is not UTF-8 is an unknown parameter, shown escaped.
+        status, headers, body = request_line(d, "/v1/levels?algorithm=classic&seed=3&w%FFidth=40")
+        doc = problem(status, headers, body, 422)
+        check("w%FFidth" in doc["detail"], f"{doc['detail']}")
+        # Finite values still work.
+        status, _, _ = request_line(d, "/v1/levels?algorithm=classic&seed=3&closet_chance=0.25")
+        check(status == 200, f"closet_chance=0.25: {status}")
+    finally:
+        stopped_clean(d)
+
+
+@test("item 6: ~450 query parameters are 414 problem+json and a log line, not a silent close; the maxima still fit")
+def _():
+    d = Daemon(limits={"query_params_max": 128, "request_target_bytes_max": 8192})
+    try:
+        many = "&".join(f"param{i}=value" for i in range(450))
+        status, headers, body = request_line(d, f"/v1/levels?algorithm=classic&{many}")
+        doc = problem(status, headers, body, 414)
+        check("query_params_max" in doc["detail"], f"{doc['detail']}")
+        rid = headers["x-request-id"]
+        check(wait_until(lambda: any(rid in l and '"status":414' in l for l in d.lines), 5),
+              "no log line for the 414")
+        # Too many bytes with few parameters.
+        status, headers, body = request_line(d, "/v1/levels?algorithm=classic&x=" + "v" * 8200)
+        doc = problem(status, headers, body, 414)
+        check("request_target_bytes_max" in doc["detail"], f"{doc['detail']}")
+        # At both maxima (128 parameters in 8192 bytes) libmicrohttpd's
+        # per-connection pool still holds the query: an answer, not a close.
+        pad = (8192 - len("/v1/levels?algorithm=classic") - 127 * len("&p000=")) // 127
+        query = "".join(f"&p{i:03}=" + "v" * pad for i in range(127))
+        target = "/v1/levels?algorithm=classic" + query
+        check(len(target) <= 8192 and target.count("&") == 127, f"{len(target)}")
+        status, headers, body = request_line(d, target)
+        problem(status, headers, body, 422)  # unknown parameter p000
+        # The same on a health listener probe.
+        status, _, _ = parse(raw(d.health_port, ("GET /livez?" + many + " HTTP/1.1\r\nHost: t\r\n"
+                                                 "Connection: close\r\n\r\n").encode()))
+        check(status == 414, f"health listener: {status}")
+    finally:
+        stopped_clean(d)
+
+
 def main():
     return harness.run_tests(TESTS, sys.argv)
 

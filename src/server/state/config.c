@@ -56,6 +56,8 @@ void config_defaults(config *cfg) {
       .speculative_reserved_workers = 1,
       .floors_max = 8,
       .target_attempts_max = 64,
+      .query_params_max = 64,
+      .request_target_bytes_max = 8192,
   };
   cfg->compression = (config_compression){.gzip_level = 6, .gzip_min_bytes = 1024};
 }
@@ -124,6 +126,8 @@ static const limit_key limit_keys[] = {
     LIMIT(speculative_reserved_workers, 0, 255),
     LIMIT(floors_max, 1, 64),
     LIMIT(target_attempts_max, 1, 1000),
+    LIMIT(query_params_max, 1, 128),
+    LIMIT(request_target_bytes_max, 256, 8192),
 };
 
 static int set_address(char *out, size_t size, const char *key, const char *text, dg_error *err) {

@@ -48,6 +48,8 @@ typedef struct config_limits {
   long speculative_reserved_workers; /* workers pre-generation may not use */
   long floors_max;                   /* floors of one multi-floor set (422 above) */
   long target_attempts_max;          /* targets.attempts_max ceiling (422 above) */
+  long query_params_max;             /* parameters in one request target's query (414 above) */
+  long request_target_bytes_max;     /* bytes of one request target, path and query (414 above) */
 } config_limits;
 
 /* gzip of level responses (negotiate.c). */

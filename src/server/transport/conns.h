@@ -61,6 +61,9 @@ typedef struct conn {
   uint64_t progress_ns;               /* when acked_bytes last grew (or the response was queued) */
   bool sending;                       /* in the send list */
   bool closing;                       /* shut down by us, waiting for MHD to notice */
+  int target_problem;  /* the current request target: 0, 400 (%00) or 414 (too big) */
+  long target_params;  /* 414: query parameters the target had */
+  size_t target_bytes; /* 414: bytes the target had */
 } conn;
 
 typedef struct conns {

@@ -463,6 +463,43 @@ static int copy_printable(char *out, size_t size, const char *text) {
   return *in != '\0' && problem == 0 ? 414 : problem;
 }
 
+/* MHD_OPTION_URI_LOG_CALLBACK: the request target as the client sent it,
+ * before libmicrohttpd 0.9.75 splits and decodes it (issue 24 item 6).
+ * Decoding cuts a value at %00 ("nul%00evil" would be lobby "nul", and
+ * "40%00junk" width 40), so a %00 anywhere is a 400. A query of more than
+ * limits.query_params_max parameters, or a target of more than
+ * limits.request_target_bytes_max bytes, is a 414: such a query overflows
+ * MHD's per-connection memory pool and MHD closed the connection without an
+ * answer. Its parameters are not parsed at all: the query is emptied in
+ * MHD's own read buffer (MHD ends the path at the '?' and parses what
+ * follows it, now nothing), and the answer comes from on_headers. Returns
+ * NULL: the request context is made later. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *connection) {
+  listener *l = cls;
+  const config_limits *limits = &l->srv->cfg->limits;
+  conn *c = conns_of(connection);
+  if (c == NULL || uri == NULL)
+    return NULL;
+  c->target_problem = 0;
+  size_t bytes = strlen(uri);
+  char *query = strchr(uri, '?');
+  long params = 0;
+  for (const char *at = query; at != NULL && at[1] != '\0'; at = strchr(at + 1, '&'))
+    params++;
+  for (const char *at = strchr(uri, '%'); at != NULL; at = strchr(at + 1, '%'))
+    if (at[1] == '0' && at[2] == '0')
+      c->target_problem = 400;
+  if (c->target_problem == 0 &&
+      (params > limits->query_params_max || (long)bytes > limits->request_target_bytes_max)) {
+    c->target_problem = 414;
+    c->target_params = params;
+    c->target_bytes = bytes;
+  }
+  if (c->target_problem != 0 && query != NULL)
+    query[1] = '\0'; /* MHD's buffer, writable: see above */
+  return NULL;
+}
+
 static request *request_new(listener *l, struct MHD_Connection *connection, const char *url,
                             const char *method) {
   server *s = l->srv;
@@ -476,6 +513,10 @@ static request *request_new(listener *l, struct MHD_Connection *connection, cons
   r->start_ns = dg_monotonic_ns();
   copy_printable(r->method, sizeof r->method, method);
   r->path_problem = copy_printable(r->path, sizeof r->path, url);
+  if (r->conn != NULL && r->conn->target_problem != 0) {
+    r->target_problem = r->conn->target_problem;
+    r->conn->target_problem = 0;
+  }
   r->queue_ms = r->generation_ms = r->serialise_ms = -1;
   set_request_id(r);
   s->http.requests_open++;
@@ -505,6 +546,23 @@ static void refuse_too_large(request *r) {
  * skip the body and close the connection after the answer. */
 static void on_headers(request *r) {
   server *s = r->srv;
+  if (r->target_problem == 400) {
+    problem_respond(r, 400, "bad-path", "Malformed request target",
+                    "the request path and query must not contain %00 (a NUL byte)");
+    return;
+  }
+  if (r->target_problem == 414) {
+    const config_limits *limits = &s->cfg->limits;
+    char detail[192];
+    snprintf(detail, sizeof detail,
+             "the request target must have at most %ld query parameters "
+             "(limits.query_params_max) and %ld bytes (limits.request_target_bytes_max); it had "
+             "%ld and %zu",
+             limits->query_params_max, limits->request_target_bytes_max, r->conn->target_params,
+             r->conn->target_bytes);
+    problem_respond(r, 414, "uri-too-long", "Request target too long", detail);
+    return;
+  }
   if (r->path_problem == 400) {
     problem_respond(r, 400, "bad-path", "Malformed request path",
                     "the request path must be UTF-8 without control characters (bytes that "
@@ -633,7 +691,8 @@ static int start_listener(server *s, listener *l, const char *address_text, bool
       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_CONNECTION_LIMIT, connections,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)limits->connection_timeout_s,
       MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
-      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+      MHD_OPTION_URI_LOG_CALLBACK, on_uri, l, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+      MHD_OPTION_END);
   if (l->mhd == NULL)
     return dg_error_set(err, SRV_ESYSTEM, health ? "health_listen" : "listen",
                         "cannot listen on %s (address in use?)", address_text);

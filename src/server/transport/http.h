@@ -71,6 +71,7 @@ struct request {
   char method[8];                    /* "GET", "POST"... (truncated) */
   char path[REQUEST_PATH_MAX];       /* URL path: printable UTF-8, other bytes as %XX */
   int path_problem;                  /* 0, or 400 (not UTF-8 / controls) or 414 (too long) */
+  int target_problem;                /* 0, or 400 (%00) or 414 (too many query parameters) */
   char *body;                        /* request body so far, malloc'd */
   size_t body_length, body_capacity;
   bool answered;                /* a response was queued */
