@@ -2,11 +2,15 @@
  * configuration, sizes libuv's thread pool, starts libmicrohttpd on the
  * loop and runs until SIGTERM/SIGINT has drained it; exits 0 after a clean
  * drain with every handle closed (uv_loop_close returns 0). */
+#include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "server.h"
 #include "state/roomsets.h"
@@ -91,7 +95,31 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   json_decref(root);
 }
 
+/* Descriptors 0, 1 and 2 closed by whoever started us would be the next
+ * ones opened: libuv's epoll descriptor landed on 1 or 2, the log wrote
+ * into it, and SIGTERM aborted (exit 134). Each closed one is opened on
+ * /dev/null first, so every later descriptor is above 2. False when that
+ * fails. */
+static bool standard_descriptors_open(void) {
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+      continue;
+    int opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (opened != fd) {
+      if (opened >= 0)
+        close(opened);
+      return false;
+    }
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
+  if (!standard_descriptors_open())
+    return 1;
+  /* A log past RLIMIT_FSIZE (or a full disk) must not kill the daemon:
+   * the write fails instead, and log.c counts it. */
+  signal(SIGXFSZ, SIG_IGN);
   const char *config_path = NULL, *listen = NULL, *health_listen = NULL;
   long workers = 0;
   bool check_only = false;

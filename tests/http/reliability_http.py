@@ -12,9 +12,13 @@ Daemon (with a health listener) and raw-socket helpers.
 """
 import json
 import os
+import resource
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -165,6 +169,155 @@ def _():
         check(status == 414, f"health listener: {status}")
     finally:
         stopped_clean(d)
+
+
+# ------------------------------------------------ item 8: start-up edge cases
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_config(directory, **changes):
+    with open(here("..", "..", "config", "dungeond.json")) as f:
+        config = json.load(f)
+    config["roomsets_dir"] = ""
+    config.update(changes)
+    path = os.path.join(directory, "dungeond.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    return path
+
+
+def wait_live(port, seconds):
+    def live():
+        try:
+            return get(port, timeout=2)[0] == 200
+        except OSError:
+            return False
+    return wait_until(live, seconds, step=0.1)
+
+
+def stop_raw(proc, seconds=30):
+    proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=seconds * SLACK)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return "timeout"
+
+
+@test("item 8: started with stdin, stdout and stderr closed: serves, and SIGTERM exits 0 (not 134)")
+def _():
+    # Before: libuv's epoll descriptor landed on fd 1 or 2, the log wrote
+    # into it, and SIGTERM aborted with exit status 134.
+    with tempfile.TemporaryDirectory(prefix="dungeond-fds-") as directory:
+        config = write_config(directory)
+        for closed in ((1, 2), (0, 1, 2), (2,)):
+            port = free_port()
+
+            def close_them(closed=closed):
+                for fd in closed:
+                    os.close(fd)
+            proc = subprocess.Popen([harness.DAEMON, "--config", config, "--listen",
+                                     f"127.0.0.1:{port}"], preexec_fn=close_them,
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+            try:
+                check(wait_live(port, 20 * SLACK), f"closed {closed}: not serving")
+                for _ in range(20):  # log lines go to /dev/null now
+                    check(get(port, "/v1/algorithms")[0] == 200, f"closed {closed}")
+            finally:
+                code = stop_raw(proc)
+            check(code == 0, f"closed {closed}: exit status {code}")
+
+
+@test("item 8: --check-config refuses every listen address the daemon would refuse (one parser)")
+def _():
+    # Before: --check-config said 0 for a host name, and the daemon then
+    # refused to start with it.
+    with tempfile.TemporaryDirectory(prefix="dungeond-listen-") as directory:
+        for key, value in (("listen", "example.com:8080"), ("listen", "300.1.2.3:80"),
+                           ("health_listen", "::1:8081"), ("listen", "127.0.0.1:99999"),
+                           ("health_listen", "name:1")):
+            config = write_config(directory, **{key: value})
+            check_run = subprocess.run([harness.DAEMON, "--config", config, "--check-config"],
+                                       capture_output=True, text=True, timeout=30 * SLACK)
+            check(check_run.returncode == 2, f"{key}={value}: --check-config exit "
+                  f"{check_run.returncode}: {check_run.stdout[:200]}")
+            check(key in check_run.stderr, f"{key}={value}: {check_run.stderr}")
+            start = subprocess.run([harness.DAEMON, "--config", config], capture_output=True,
+                                   text=True, timeout=30 * SLACK)
+            check(start.returncode == 2, f"{key}={value}: daemon exit {start.returncode}")
+        flag = subprocess.run([harness.DAEMON, "--config", write_config(directory),
+                               "--listen", "host.invalid:1", "--check-config"],
+                              capture_output=True, text=True, timeout=30 * SLACK)
+        check(flag.returncode == 2 and "listen" in flag.stderr, f"--listen: {flag.stderr}")
+        good = subprocess.run([harness.DAEMON, "--config",
+                               write_config(directory, listen="localhost:0"), "--check-config"],
+                              capture_output=True, text=True, timeout=30 * SLACK)
+        check(good.returncode == 0, f"localhost:0: {good.returncode} {good.stderr}")
+
+
+@test("item 8: a FIFO (or a directory) named *.json in roomsets_dir stops start-up at once, naming it")
+def _():
+    # Before: open() of the FIFO blocked start-up forever.
+    with tempfile.TemporaryDirectory(prefix="dungeond-fifo-") as directory:
+        rooms = os.path.join(directory, "rooms")
+        os.mkdir(rooms)
+        shutil.copy(here("..", "..", "config", "roomsets", "crypt.json"), rooms)
+        os.mkfifo(os.path.join(rooms, "pipe.json"))
+        config = write_config(directory, roomsets_dir=rooms)
+        for extra in (["--check-config"], ["--listen", "127.0.0.1:0"]):
+            try:
+                run = subprocess.run([harness.DAEMON, "--config", config] + extra,
+                                     capture_output=True, text=True, timeout=60 * SLACK)
+            except subprocess.TimeoutExpired:
+                raise AssertionError(f"{extra}: start-up hung on the FIFO")
+            check(run.returncode == 2, f"{extra}: exit {run.returncode}: {run.stderr[-300:]}")
+            check("pipe.json" in run.stderr and "regular file" in run.stderr, run.stderr[-400:])
+        os.unlink(os.path.join(rooms, "pipe.json"))
+        os.mkdir(os.path.join(rooms, "dir.json"))
+        run = subprocess.run([harness.DAEMON, "--config", config, "--check-config"],
+                             capture_output=True, text=True, timeout=60 * SLACK)
+        check(run.returncode == 2 and "dir.json" in run.stderr, f"{run.returncode} {run.stderr}")
+        os.rmdir(os.path.join(rooms, "dir.json"))
+        run = subprocess.run([harness.DAEMON, "--config", config, "--check-config"],
+                             capture_output=True, text=True, timeout=60 * SLACK)
+        check(run.returncode == 0, f"regular files only: {run.returncode} {run.stderr}")
+
+
+@test("item 8: a log file past RLIMIT_FSIZE: no SIGXFSZ death, failed writes counted, still serving")
+def _():
+    with tempfile.TemporaryDirectory(prefix="dungeond-fsize-") as directory:
+        config = write_config(directory)
+        port, health = free_port(), free_port()
+        log_path = os.path.join(directory, "dungeond.log")
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen([harness.DAEMON, "--config", config, "--listen",
+                                     f"127.0.0.1:{port}", "--health-listen",
+                                     f"127.0.0.1:{health}"], preexec_fn=limit,
+                                    stdout=subprocess.DEVNULL, stderr=log)
+        try:
+            check(wait_live(port, 20 * SLACK), "not serving")
+            for _ in range(100):  # ~200 bytes of log each: far past 4 KiB
+                status = get(port, "/v1/algorithms")[0]
+                check(status == 200, f"status {status}")
+            check(proc.poll() is None, f"the daemon died: {proc.returncode}")
+            status, _, body = get(port, "/v1/stats")
+            failures = json.loads(body)["log_write_failures"]
+            check(failures >= 50, f"log_write_failures {failures}")
+            metrics = get(health, "/metrics")[2].decode()
+            check(f"dungeond_log_write_failures_total {failures}" in metrics or
+                  "dungeond_log_write_failures_total" in metrics, "no metric")
+        finally:
+            code = stop_raw(proc)
+        check(code == 0, f"exit status {code}")
+        check(os.path.getsize(log_path) <= 4096, f"{os.path.getsize(log_path)}")
 
 
 def main():

@@ -14,6 +14,7 @@
 #include "api/respond.h"
 #include "api/viewer.h"
 #include "server.h"
+#include "transport/log.h"
 
 typedef enum route_id {
   ROUTE_NONE,
@@ -71,6 +72,7 @@ static stats_gauges gauges(const server *s) {
       .connections = s->http.api.open,
       .health_connections = s->http.health.open,
       .send_queue_bytes = s->conns.send_queued,
+      .log_write_failures = log_write_failures(),
       .draining = s->draining,
       .lobbies = s->lobbies.count,
       .lobby_hits = s->lobbies.hits,

@@ -4,6 +4,7 @@
  * reference for each key. */
 #include "state/config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -130,11 +131,12 @@ static const limit_key limit_keys[] = {
     LIMIT(request_target_bytes_max, 256, 8192),
 };
 
-static int set_address(char *out, size_t size, const char *key, const char *text, dg_error *err) {
+int config_listen_address(const char *key, const char *text, struct sockaddr_in *out,
+                          dg_error *err) {
   const char *colon = strrchr(text, ':');
   /* Text that is not HOST:PORT at all is malformed; one too long for the
    * buffer, or a port number out of range, is a bad value. */
-  if (colon == NULL || colon == text || strlen(text) >= size)
+  if (colon == NULL || colon == text || strlen(text) >= CONFIG_LISTEN_MAX)
     return dg_error_set(err, colon == NULL || colon == text ? DG_EPARSE : DG_EINVAL, key,
                         "%s must be HOST:PORT, e.g. 127.0.0.1:8080", key);
   char *end = NULL;
@@ -142,8 +144,29 @@ static int set_address(char *out, size_t size, const char *key, const char *text
   if (colon[1] == '\0' || *end != '\0' || port < 0 || port > 65535)
     return dg_error_set(err, colon[1] == '\0' || *end != '\0' ? DG_EPARSE : DG_EINVAL, key,
                         "%s's port must be an integer from 0 to 65535", key);
-  snprintf(out, size, "%s", text);
+  char host[CONFIG_LISTEN_MAX];
+  snprintf(host, sizeof host, "%.*s", (int)(colon - text), text);
+  if (strcmp(host, "localhost") == 0)
+    snprintf(host, sizeof host, "127.0.0.1");
+  struct sockaddr_in address;
+  memset(&address, 0, sizeof address);
+  address.sin_family = AF_INET;
+  address.sin_port = htons((uint16_t)port);
+  if (inet_pton(AF_INET, host, &address.sin_addr) != 1)
+    return dg_error_set(err, DG_EINVAL, key,
+                        "%s's host must be an IPv4 address such as 127.0.0.1 (or localhost), "
+                        "not '%s'",
+                        key, host);
+  if (out != NULL)
+    *out = address;
   return 0;
+}
+
+static int set_address(char *out, size_t size, const char *key, const char *text, dg_error *err) {
+  int rc = config_listen_address(key, text, NULL, err);
+  if (rc == 0)
+    snprintf(out, size, "%s", text);
+  return rc;
 }
 
 int config_set_listen(config *cfg, const char *text, dg_error *err) {

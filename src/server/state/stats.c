@@ -138,6 +138,7 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
   json_object_set_new(root, "connections", json_integer(g->connections));
   json_object_set_new(root, "health_connections", json_integer(g->health_connections));
   json_object_set_new(root, "send_queue_bytes", json_integer(g->send_queue_bytes));
+  json_object_set_new(root, "log_write_failures", json_integer((json_int_t)g->log_write_failures));
   json_t *events = json_object();
   for (int i = 0; events != NULL && i < CONN_EVENT_COUNT; i++)
     json_object_set_new(events, conn_event_names[i], json_integer((json_int_t)s->conn_events[i]));
@@ -318,6 +319,11 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "# HELP dungeond_send_queue_bytes Response bytes queued to clients, not yet sent.\n"
          "# TYPE dungeond_send_queue_bytes gauge\ndungeond_send_queue_bytes %ld\n",
          g->health_connections, g->send_queue_bytes);
+  append(&b,
+         "# HELP dungeond_log_write_failures_total Log lines that could not be written "
+         "(disk full, file size limit).\n# TYPE dungeond_log_write_failures_total counter\n"
+         "dungeond_log_write_failures_total %llu\n",
+         g->log_write_failures);
   append(&b, "# HELP dungeond_connection_events_total Connections refused, cut or dropped, "
              "by event.\n# TYPE dungeond_connection_events_total counter\n");
   for (int i = 0; i < CONN_EVENT_COUNT; i++)

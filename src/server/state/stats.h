@@ -80,6 +80,7 @@ typedef struct stats_gauges {
   double lobby_saved_s;                                    /* generation seconds saved by hits */
   long lobby_ready_bytes;                                  /* bytes of ready pre-generated levels */
   long lobby_bytes, lobby_bytes_max; /* all lobby state (limits.lobby_bytes_max) and its limit */
+  unsigned long long log_write_failures; /* log lines that could not be written */
 } stats_gauges;
 
 void stats_init(stats *s);

@@ -656,28 +656,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   return MHD_YES;
 }
 
-static int parse_listen(const char *listen, struct sockaddr_in *address, dg_error *err) {
-  char host[CONFIG_LISTEN_MAX];
-  snprintf(host, sizeof host, "%s", listen);
-  char *colon = strrchr(host, ':');
-  if (colon == NULL)
-    return dg_error_set(err, DG_EINVAL, "listen", "listen must be HOST:PORT");
-  *colon = '\0';
-  memset(address, 0, sizeof *address);
-  address->sin_family = AF_INET;
-  address->sin_port = htons((uint16_t)atoi(colon + 1));
-  if (strcmp(host, "localhost") == 0)
-    snprintf(host, sizeof host, "127.0.0.1");
-  if (inet_pton(AF_INET, host, &address->sin_addr) != 1)
-    return dg_error_set(err, DG_EINVAL, "listen",
-                        "listen's host must be an IPv4 address such as 127.0.0.1, not '%s'", host);
-  return 0;
-}
-
 static int start_listener(server *s, listener *l, const char *address_text, bool health,
                           dg_error *err) {
   struct sockaddr_in address;
-  int rc = parse_listen(address_text, &address, err);
+  int rc = config_listen_address(health ? "health_listen" : "listen", address_text, &address, err);
   if (rc != 0)
     return rc;
   const config_limits *limits = &s->cfg->limits;
