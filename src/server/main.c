@@ -58,6 +58,8 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(send_queue_bytes_max);
   PUT(send_stall_ms);
   PUT(health_connections_max);
+  PUT(health_connections_per_ip_max);
+  PUT(health_idle_timeout_ms);
   PUT(drain_timeout_ms);
   PUT(retry_after_s);
   PUT(lobbies_max);

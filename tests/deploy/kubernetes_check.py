@@ -84,7 +84,7 @@ def objects_present(objects):
     for key in [("ConfigMap", "dungeond-config"), ("ConfigMap", "dungeond-nginx"),
                 ("Service", "dungeond-replicas"), ("StatefulSet", "dungeond"),
                 ("Deployment", "dungeond-nginx"), ("Service", "dungeond"),
-                ("PodDisruptionBudget", "dungeond")]:
+                ("PodDisruptionBudget", "dungeond"), ("NetworkPolicy", "dungeond")]:
         check(key in objects, f"{key} missing")
     check(not any(k == "HorizontalPodAutoscaler" for k, _ in objects),
           "an HPA would add replicas nginx's upstream does not list")
@@ -99,6 +99,37 @@ def objects_present(objects):
           "Service dungeond does not select the nginx pods: clients would bypass the hash")
     check(front["selector"] != sts["template"]["metadata"]["labels"],
           "Service dungeond selects the replicas directly")
+
+
+def network_policy(objects):
+    """Issue 24 item 1: the replicas' ports are reachable only from nginx
+    (API) and from the scraper's namespace (health); the kubelet comes from
+    the node, which NetworkPolicy always admits."""
+    policy = objects[("NetworkPolicy", "dungeond")]["spec"]
+    sts = objects[("StatefulSet", "dungeond")]["spec"]
+    check(policy["podSelector"]["matchLabels"] == sts["template"]["metadata"]["labels"],
+          "the NetworkPolicy does not select the replicas")
+    check(policy["policyTypes"] == ["Ingress"], f"{policy['policyTypes']}")
+    container = sts["template"]["spec"]["containers"][0]
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    nginx = objects[("Deployment", "dungeond-nginx")]["spec"]["template"]["metadata"]["labels"]
+    allowed = {}
+    for rule in policy["ingress"]:
+        check(len(rule["ports"]) == 1 and len(rule["from"]) == 1, f"one source, one port: {rule}")
+        allowed[rule["ports"][0]["port"]] = rule["from"][0]
+    check(set(allowed) == {ports["http"], ports["health"]}, f"ports {sorted(allowed)}")
+    check(allowed[ports["http"]] == {"podSelector": {"matchLabels": nginx}},
+          f"API port admits {allowed[ports['http']]}, not only nginx")
+    scraper = allowed[ports["health"]]
+    check(list(scraper) == ["namespaceSelector"] and
+          scraper["namespaceSelector"]["matchLabels"] ==
+          {"kubernetes.io/metadata.name": generate.SCRAPER_NAMESPACE},
+          f"health port admits {scraper}")
+    for probe in ("livenessProbe", "readinessProbe"):
+        check(container[probe]["httpGet"]["port"] == "health", f"{probe} not on health")
+        check(container[probe]["timeoutSeconds"] * 1000 >
+              json.loads(generate.dungeond_config())["limits"]["health_idle_timeout_ms"],
+              f"{probe}: timeoutSeconds shorter than health_idle_timeout_ms")
 
 
 def routing(objects):
@@ -388,6 +419,8 @@ def main():
         ("dungeond.yaml is what deploy/kubernetes/generate.py writes", generated),
         ("nginx Deployment + Service in front, a headless Service for the StatefulSet, no HPA",
          objects_present),
+        ("NetworkPolicy: API port from nginx only, health port from the scraper's namespace; "
+         "probe timeouts above health_idle_timeout_ms", network_policy),
         ("nginx's upstream lists every replica's stable name; the site is "
          "deploy/nginx/dungeond.conf", routing),
         ("securityContext: non-root, read-only root, no escalation, drop ALL, "

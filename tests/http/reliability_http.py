@@ -320,6 +320,99 @@ def _():
         check(os.path.getsize(log_path) <= 4096, f"{os.path.getsize(log_path)}")
 
 
+# ----------------------------------------------- item 1: the health listener
+def keep_alive(port, source):
+    """A connection that asks one /livez and then idles; None when the
+    daemon refused or did not answer it."""
+    try:
+        s = connect(port, source, timeout=2)
+        s.sendall(b"GET /livez HTTP/1.1\r\nHost: t\r\n\r\n")
+        if s.recv(4096).startswith(b"HTTP/1.1 200"):
+            return s
+        s.close()
+    except OSError:
+        pass
+    return None
+
+
+def probe(port, timeout):
+    """A kubelet-like probe: a new connection, GET /livez, `timeout` s."""
+    try:
+        return get(port, "/livez", timeout=timeout)[0] == 200
+    except OSError:
+        return False
+
+
+@test("item 1: idle keep-alives and silent connections on the health port cannot starve the probes")
+def _():
+    # Before: no per-IP limit, 32 slots, idle keep-alives kept for
+    # connection_timeout_s: 40 from one address left 0 of 22 probes answered.
+    d = Daemon(limits={"connection_timeout_s": 30})
+    held = []
+    try:
+        held = [keep_alive(d.health_port, "127.0.0.2") for _ in range(40)]
+        admitted = [s for s in held if s is not None]
+        check(len(admitted) == 8, f"{len(admitted)} admitted from one address, "
+              "health_connections_per_ip_max 8")
+        answered = sum(probe(d.health_port, 1.0 * SLACK) for _ in range(22))
+        check(answered == 22, f"{answered} of 22 probes answered")
+        stats = d.stats()
+        check(stats["connection_events"]["per_ip_limit"] >= 32, f"{stats['connection_events']}")
+        check(any("health_connections_per_ip_max" in e["detail"]
+                  for e in d.events("per_ip_limit")), "no per_ip_limit line for the health port")
+        # Idle keep-alives are closed after health_idle_timeout_ms (2 s),
+        # not connection_timeout_s (30 s).
+        began = time.monotonic()
+        admitted[0].settimeout(10 * SLACK)
+        check(admitted[0].recv(1) == b"", "idle keep-alive not closed")
+        took = time.monotonic() - began
+        check(took <= 2.0 + 1.0 * SLACK, f"idle keep-alive closed after {took:.2f} s")
+        # Every slot taken from four addresses (8 each), again and again as
+        # they are closed: a probe still gets a slot within about
+        # health_idle_timeout_ms, far inside the bundle's probe timeout (5 s).
+        stop = threading.Event()
+
+        def hog(source):
+            mine = []
+            while not stop.is_set():
+                mine = [s for s in mine if s.fileno() >= 0]
+                s = keep_alive(d.health_port, source)
+                if s is not None:
+                    mine.append(s)
+                else:
+                    time.sleep(0.05)
+            for s in mine:
+                s.close()
+        hogs = [threading.Thread(target=hog, args=(f"127.0.0.{n}",)) for n in (3, 4, 5, 6)]
+        for t in hogs:
+            t.start()
+        # (Read on the API port: the health port is what is full.)
+        check(wait_until(lambda: d.stats()["health_connections"] >= 32, 10 * SLACK),
+              f"the hogs did not fill the health port: {d.stats()['health_connections']}")
+        waits = []
+        for _ in range(8):
+            began = time.monotonic()
+            check(probe(d.health_port, 5.0 * SLACK), "a probe was not answered in 5 s")
+            waits.append(time.monotonic() - began)
+        stop.set()
+        for t in hogs:
+            t.join(30)
+        print(f"# probe waits with the health port full: {[round(w, 2) for w in waits]} s")
+        check(max(waits) <= 3.0 * SLACK, f"probe waits {[round(w, 2) for w in waits]} s")
+        # A connection that sends nothing is cut as soon as an idle one.
+        silent = connect(d.health_port, "127.0.0.7", timeout=10 * SLACK)
+        began = time.monotonic()
+        read_all(silent)
+        silent.close()
+        took = time.monotonic() - began
+        check(took <= 2.0 + 1.0 * SLACK, f"silent connection cut after {took:.2f} s")
+    finally:
+        for s in held:
+            if s is not None:
+                s.close()
+        stopped_clean(d)
+
+
 def main():
     return harness.run_tests(TESTS, sys.argv)
 

@@ -186,11 +186,26 @@ static const char *ip_text(uint32_t ip, char *out, size_t size) {
   return out;
 }
 
+static long health_idle_ms(const server *s) {
+  return s->cfg->limits.health_idle_timeout_ms;
+}
+
+/* How long a request's headers may take on `l`: header_timeout_ms, and on
+ * the health listener at most health_idle_timeout_ms, so that a connection
+ * that sends nothing there is no better than an idle one. */
+static uint64_t header_limit_ns(const listener *l, const server *s) {
+  long limit = s->cfg->limits.header_timeout_ms;
+  if (l->health && health_idle_ms(s) < limit)
+    limit = health_idle_ms(s);
+  return ms_to_ns(limit);
+}
+
 static void cut_for_timeout(conn *c, uint64_t now) {
   server *s = c->srv;
   char ip[INET_ADDRSTRLEN];
   bool headers = c->phase == CONN_HEADERS;
-  long limit = headers ? s->cfg->limits.header_timeout_ms : s->cfg->limits.body_timeout_ms;
+  long limit =
+      headers ? (long)(header_limit_ns(c->owner, s) / 1000000u) : s->cfg->limits.body_timeout_ms;
   char detail[96];
   snprintf(detail, sizeof detail, "the request %s must arrive within %ld ms",
            headers ? "headers" : "body", limit);
@@ -241,11 +256,16 @@ void conns_sweep(server *s, uint64_t now) {
     } else if (c->phase == CONN_IDLE) {
       /* A keep-alive connection's next request starts its header clock at
        * its first byte (seen here, within a sweep), so idle connections are
-       * left to connection_timeout_s and only a slow request is cut. */
+       * left to connection_timeout_s and only a slow request is cut. On
+       * the health listener they are closed after health_idle_timeout_ms
+       * instead (issue 24 item 1): a probe needs no keep-alive, and idle
+       * ones held for connection_timeout_s starved the probes. */
       uint64_t received = 0;
       if (tcp_counters(c->fd, &received, NULL) && received != c->idle_bytes) {
         c->phase = CONN_HEADERS;
-        c->deadline_ns = now + ms_to_ns(s->cfg->limits.header_timeout_ms);
+        c->deadline_ns = now + header_limit_ns(c->owner, s);
+      } else if (c->owner->health && now - c->idle_ns >= ms_to_ns(health_idle_ms(s))) {
+        cut(c);
       }
     } else if (c->sending) {
       uint64_t acked = 0;
@@ -265,15 +285,19 @@ void conns_init(server *s) {
                                                                       : limits->body_timeout_ms;
   if (limits->send_stall_ms < shortest)
     shortest = limits->send_stall_ms;
+  if (s->cfg->health_listen[0] != '\0' && limits->health_idle_timeout_ms < shortest)
+    shortest = limits->health_idle_timeout_ms;
   /* A tenth of the shortest deadline, so a cut comes at most 10% late. */
   long period = shortest / 10;
   s->conns.sweep_ms = (uint64_t)(period < 10 ? 10 : period > 500 ? 500 : period);
 }
 
-static long count_ip(const conns *cs, uint32_t ip) {
+/* Connections from `ip` open on listener `l` (each listener has its own
+ * per-IP limit, and probes must not use up the API's, nor the reverse). */
+static long count_ip(const conns *cs, const listener *l, uint32_t ip) {
   long count = 0;
   for (const conn *c = cs->by_ip[bucket_of(ip)]; c != NULL; c = c->ip_next)
-    count += c->ip == ip;
+    count += c->ip == ip && c->owner == l;
   return count;
 }
 
@@ -283,18 +307,18 @@ enum MHD_Result conns_accept_policy(void *cls, const struct sockaddr *address,
   server *s = l->srv;
   if (s->drain_expired)
     return MHD_NO; /* the daemon is about to exit */
-  long max = s->cfg->limits.connections_per_ip_max;
-  if (l->health || max <= 0 || address->sa_family != AF_INET ||
+  long max = l->health ? s->cfg->limits.health_connections_per_ip_max
+                       : s->cfg->limits.connections_per_ip_max;
+  if (max <= 0 || address->sa_family != AF_INET ||
       address_length < (socklen_t)sizeof(struct sockaddr_in))
     return MHD_YES;
   uint32_t ip = ((const struct sockaddr_in *)address)->sin_addr.s_addr;
-  if (count_ip(&s->conns, ip) < max)
+  if (count_ip(&s->conns, l, ip) < max)
     return MHD_YES;
   char text[INET_ADDRSTRLEN];
-  conns_event(s, CONN_EVENT_PER_IP,
-              "%s has %ld connections (limits.connections_per_ip_max): "
-              "refused",
-              ip_text(ip, text, sizeof text), max);
+  conns_event(s, CONN_EVENT_PER_IP, "%s listener: %s has %ld connections (limits.%s): refused",
+              l->health ? "health" : "api", ip_text(ip, text, sizeof text), max,
+              l->health ? "health_connections_per_ip_max" : "connections_per_ip_max");
   return MHD_NO;
 }
 
@@ -318,7 +342,7 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
   if (client != NULL && client->client_addr != NULL && client->client_addr->sa_family == AF_INET)
     c->ip = ((const struct sockaddr_in *)client->client_addr)->sin_addr.s_addr;
   c->phase = CONN_HEADERS;
-  c->deadline_ns = dg_monotonic_ns() + ms_to_ns(s->cfg->limits.header_timeout_ms);
+  c->deadline_ns = dg_monotonic_ns() + header_limit_ns(l, s);
   conns *cs = &s->conns;
   c->next = cs->all;
   if (cs->all != NULL)
@@ -435,6 +459,7 @@ void conns_request_done(request *r) {
   unlink_send(&r->srv->conns, c);
   c->req = NULL;
   c->phase = CONN_IDLE;
+  c->idle_ns = dg_monotonic_ns();
   c->idle_bytes = 0;
   tcp_counters(c->fd, &c->idle_bytes, NULL);
 }

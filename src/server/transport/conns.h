@@ -56,6 +56,7 @@ typedef struct conn {
   conn_phase phase;                   /* what it waits for */
   uint64_t deadline_ns;               /* CONN_HEADERS, CONN_BODY: cut after this */
   uint64_t idle_bytes;                /* bytes received when it went idle */
+  uint64_t idle_ns;                   /* CONN_IDLE: when it went idle */
   size_t queued_bytes;                /* body bytes of its queued response; 0: none */
   uint64_t acked_bytes;               /* bytes the peer had acknowledged at the last look */
   uint64_t progress_ns;               /* when acked_bytes last grew (or the response was queued) */
