@@ -54,6 +54,7 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(connection_timeout_s);
   PUT(connections_per_ip_max);
   PUT(header_timeout_ms);
+  PUT(header_timeout_penalty_ms);
   PUT(body_timeout_ms);
   PUT(send_queue_bytes_max);
   PUT(send_stall_ms);

@@ -19,22 +19,23 @@
 #define CONFIG_PATH_MAX 4096
 
 typedef struct config_limits {
-  long body_bytes_max;         /* largest request body accepted (413 above) */
-  long grid_cells_max;         /* width * height ceiling for any algorithm (422 above) */
-  long rooms_max;              /* ceiling for room-count parameters (422 above) */
-  long players_max;            /* entries in `players` (422 above) */
-  long deadline_ms_default;    /* deadline of a request without deadline_ms */
-  long deadline_ms_max;        /* largest deadline_ms accepted (422 above) */
-  long interactive_queue_max;  /* queued POST /v1/levels jobs (503 above) */
-  long speculative_queue_max;  /* queued pre-generation jobs (dropped above) */
-  long connections_max;        /* simultaneous HTTP connections */
-  long connection_timeout_s;   /* idle connection timeout */
-  long connections_per_ip_max; /* connections from one IPv4 address; 0: no limit */
-  long header_timeout_ms;      /* a request's headers must arrive within this */
-  long body_timeout_ms;        /* a request's body must arrive within this after its headers */
-  long send_queue_bytes_max;   /* response bytes queued to clients; stalled dropped above */
-  long send_stall_ms;          /* a reader with no byte acknowledged this long is stalled */
-  long health_connections_max; /* simultaneous connections on health_listen */
+  long body_bytes_max;            /* largest request body accepted (413 above) */
+  long grid_cells_max;            /* width * height ceiling for any algorithm (422 above) */
+  long rooms_max;                 /* ceiling for room-count parameters (422 above) */
+  long players_max;               /* entries in `players` (422 above) */
+  long deadline_ms_default;       /* deadline of a request without deadline_ms */
+  long deadline_ms_max;           /* largest deadline_ms accepted (422 above) */
+  long interactive_queue_max;     /* queued POST /v1/levels jobs (503 above) */
+  long speculative_queue_max;     /* queued pre-generation jobs (dropped above) */
+  long connections_max;           /* simultaneous HTTP connections */
+  long connection_timeout_s;      /* idle connection timeout */
+  long connections_per_ip_max;    /* connections from one IPv4 address; 0: no limit */
+  long header_timeout_ms;         /* a request's headers must arrive within this */
+  long header_timeout_penalty_ms; /* an address's slot cut by header_timeout_ms stays taken */
+  long body_timeout_ms;           /* a request's body must arrive within this after its headers */
+  long send_queue_bytes_max;      /* response bytes queued to clients; stalled dropped above */
+  long send_stall_ms;             /* a reader with no byte acknowledged this long is stalled */
+  long health_connections_max;    /* simultaneous connections on health_listen */
   long health_connections_per_ip_max; /* connections from one address on health_listen; 0: none */
   long health_idle_timeout_ms;        /* health_listen: idle keep-alive (and first header) limit */
   long drain_timeout_ms;              /* SIGTERM: how long running jobs may finish */

@@ -18,7 +18,7 @@ static const double bucket_bounds[STATS_BUCKETS] = {
 
 const char *const conn_event_names[CONN_EVENT_COUNT] = {
     "connection_limit", "per_ip_limit", "accept_error", "header_timeout",
-    "body_timeout",     "slow_reader",  "drain_closed",
+    "body_timeout",     "slow_reader",  "drain_closed", "idle_closed",
 };
 
 void stats_init(stats *s) {

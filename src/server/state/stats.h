@@ -24,6 +24,7 @@ typedef enum conn_event {
   CONN_EVENT_BODY_TIMEOUT,   /* body not complete within body_timeout_ms: closed */
   CONN_EVENT_SLOW_READER,    /* closed to keep queued responses under send_queue_bytes_max */
   CONN_EVENT_DRAIN_CLOSED,   /* still open when drain_timeout_ms ran out: closed */
+  CONN_EVENT_IDLE_CLOSED,    /* the longest-idle keep-alive, closed at the limit for a new one */
   CONN_EVENT_COUNT
 } conn_event;
 

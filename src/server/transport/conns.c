@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,29 @@ static uint64_t header_limit_ns(const listener *l, const server *s) {
   return ms_to_ns(limit);
 }
 
+/* Issue 24 item 2: a trickler cut at its header deadline would otherwise
+ * get its slot back at once and trickle again; the slot stays counted
+ * against its address for header_timeout_penalty_ms. The ring forgets the
+ * oldest penalty when full, so its memory is fixed. */
+static void penalize(server *s, const conn *c, uint64_t now) {
+  long penalty_ms = s->cfg->limits.header_timeout_penalty_ms;
+  if (penalty_ms <= 0 || c->ip == 0)
+    return;
+  conns *cs = &s->conns;
+  cs->penalties[cs->penalty_next] =
+      (conn_penalty){.owner = c->owner, .ip = c->ip, .until_ns = now + ms_to_ns(penalty_ms)};
+  cs->penalty_next = (cs->penalty_next + 1) % CONNS_PENALTIES;
+}
+
+static long count_penalties(const conns *cs, const listener *l, uint32_t ip, uint64_t now) {
+  long count = 0;
+  for (size_t i = 0; i < CONNS_PENALTIES; i++) {
+    const conn_penalty *p = &cs->penalties[i];
+    count += p->until_ns > now && p->ip == ip && p->owner == l;
+  }
+  return count;
+}
+
 static void cut_for_timeout(conn *c, uint64_t now) {
   server *s = c->srv;
   char ip[INET_ADDRSTRLEN];
@@ -210,6 +234,8 @@ static void cut_for_timeout(conn *c, uint64_t now) {
   snprintf(detail, sizeof detail, "the request %s must arrive within %ld ms",
            headers ? "headers" : "body", limit);
   conns_write_raw(c, 408, "timeout", "Request Timeout", detail);
+  if (headers)
+    penalize(s, c, now);
   conns_event(s, headers ? CONN_EVENT_HEADER_TIMEOUT : CONN_EVENT_BODY_TIMEOUT,
               "%s from %s not complete after %.0f ms (limits.%s): closed",
               headers ? "headers" : "body", ip_text(c->ip, ip, sizeof ip),
@@ -313,13 +339,26 @@ enum MHD_Result conns_accept_policy(void *cls, const struct sockaddr *address,
       address_length < (socklen_t)sizeof(struct sockaddr_in))
     return MHD_YES;
   uint32_t ip = ((const struct sockaddr_in *)address)->sin_addr.s_addr;
-  if (count_ip(&s->conns, l, ip) < max)
-    return MHD_YES;
-  char text[INET_ADDRSTRLEN];
-  conns_event(s, CONN_EVENT_PER_IP, "%s listener: %s has %ld connections (limits.%s): refused",
-              l->health ? "health" : "api", ip_text(ip, text, sizeof text), max,
-              l->health ? "health_connections_per_ip_max" : "connections_per_ip_max");
-  return MHD_NO;
+  long open = count_ip(&s->conns, l, ip);
+  if (open >= max) {
+    char text[INET_ADDRSTRLEN];
+    conns_event(s, CONN_EVENT_PER_IP, "%s listener: %s has %ld connections (limits.%s): refused",
+                l->health ? "health" : "api", ip_text(ip, text, sizeof text), max,
+                l->health ? "health_connections_per_ip_max" : "connections_per_ip_max");
+    return MHD_NO;
+  }
+  long penalties = count_penalties(&s->conns, l, ip, dg_monotonic_ns());
+  if (open + penalties >= max) {
+    char text[INET_ADDRSTRLEN];
+    conns_event(s, CONN_EVENT_PER_IP,
+                "%s listener: %s has %ld connections and %ld cut at header_timeout_ms in the "
+                "last limits.header_timeout_penalty_ms (%ld ms), of limits.%s %ld: refused",
+                l->health ? "health" : "api", ip_text(ip, text, sizeof text), open, penalties,
+                s->cfg->limits.header_timeout_penalty_ms,
+                l->health ? "health_connections_per_ip_max" : "connections_per_ip_max", max);
+    return MHD_NO;
+  }
+  return MHD_YES;
 }
 
 static void opened(listener *l, struct MHD_Connection *connection, void **socket_context) {
@@ -462,6 +501,33 @@ void conns_request_done(request *r) {
   c->idle_ns = dg_monotonic_ns();
   c->idle_bytes = 0;
   tcp_counters(c->fd, &c->idle_bytes, NULL);
+}
+
+void conns_reclaim(server *s, listener *l, int listen_fd) {
+  long max = l->health ? s->cfg->limits.health_connections_max : s->cfg->limits.connections_max;
+  if (l->open < max || listen_fd < 0 || s->drain_expired)
+    return;
+  conn *oldest = NULL;
+  for (conn *c = s->conns.all; c != NULL; c = c->next) {
+    if (c->owner != l)
+      continue;
+    if (c->closing)
+      return; /* a slot is being freed already */
+    if (c->phase == CONN_IDLE && (oldest == NULL || c->idle_ns < oldest->idle_ns))
+      oldest = c;
+  }
+  struct pollfd waiting = {.fd = listen_fd, .events = POLLIN};
+  if (oldest == NULL || poll(&waiting, 1, 0) != 1 || !(waiting.revents & POLLIN))
+    return;
+  char ip[INET_ADDRSTRLEN];
+  conns_event(s, CONN_EVENT_IDLE_CLOSED,
+              "%s listener: %ld connections (limits.%s) and one waiting: closed a keep-alive "
+              "from %s idle %.0f ms",
+              l->health ? "health" : "api", l->open,
+              l->health ? "health_connections_max" : "connections_max",
+              ip_text(oldest->ip, ip, sizeof ip),
+              (double)(dg_monotonic_ns() - oldest->idle_ns) / 1e6);
+  cut(oldest);
 }
 
 void conns_close_all(server *s) {

@@ -32,6 +32,7 @@
 
 #define CONNS_IP_BUCKETS 256            /* per-IP table buckets (a power of two) */
 #define CONNS_SMALL_RESPONSE (64 << 10) /* never refused by the send budget */
+#define CONNS_PENALTIES 4096            /* header-timeout penalties remembered at once */
 
 struct server;
 struct listener;
@@ -67,12 +68,22 @@ typedef struct conn {
   size_t target_bytes; /* 414: bytes the target had */
 } conn;
 
+/* A slot an address lost to header_timeout_ms: it counts against that
+ * address's per-IP limit on that listener until `until_ns`. */
+typedef struct conn_penalty {
+  const struct listener *owner; /* the listener it trickled on */
+  uint32_t ip;                  /* IPv4 address, network order */
+  uint64_t until_ns;            /* end of the penalty; 0: free entry */
+} conn_penalty;
+
 typedef struct conns {
   conn *all;                                  /* every open connection */
   conn *by_ip[CONNS_IP_BUCKETS];              /* per-IP table, chained */
   conn *send_head, *send_tail;                /* queued responses, oldest first */
   long send_queued;                           /* bytes of those responses */
   uint64_t sweep_ms;                          /* period of conns_sweep (http.c's timer) */
+  conn_penalty penalties[CONNS_PENALTIES];    /* ring of header-timeout penalties */
+  size_t penalty_next;                        /* next entry of the ring to (over)write */
   uint64_t last_log_ns[CONN_EVENT_COUNT + 1]; /* rate limit of event lines (+1: MHD's) */
   uint64_t suppressed[CONN_EVENT_COUNT + 1];  /* lines not written since the last one */
 } conns;
@@ -111,6 +122,12 @@ void conns_response_queued(struct request *r, size_t bytes);
  * CONNS_SMALL_RESPONSE bytes always fit (problem answers, probes). */
 bool conns_admit(struct server *s, size_t bytes);
 void conns_request_done(struct request *r);
+
+/* At the connection limit of `l` with a connection waiting in its listen
+ * backlog (`listen_fd` readable): closes the longest-idle keep-alive of
+ * `l`, so that the new connection is accepted on MHD's next run. Cheap
+ * below the limit (no system call). Loop thread. */
+void conns_reclaim(struct server *s, struct listener *l, int listen_fd);
 
 /* Drain timeout: closes every connection not waiting for a job. */
 void conns_close_all(struct server *s);

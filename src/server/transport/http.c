@@ -60,6 +60,9 @@ static void pump(listener *l) {
     if (l->closed != closed && reruns++ < 4)
       l->pump_again = true;
   } while (l->pump_again);
+  /* Issue 24 item 2: at the limit, idle keep-alives make room for
+   * connections waiting in the backlog (MHD would leave them there). */
+  conns_reclaim(s, l, l->listen_fd);
   l->in_pump = false;
   MHD_UNSIGNED_LONG_LONG timeout = 0;
   if (MHD_get_timeout(l->mhd, &timeout) == MHD_YES)
@@ -681,6 +684,8 @@ static int start_listener(server *s, listener *l, const char *address_text, bool
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
   const union MHD_DaemonInfo *port = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
   l->port = port != NULL ? port->port : ntohs(address.sin_port);
+  const union MHD_DaemonInfo *listen_fd = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_LISTEN_FD);
+  l->listen_fd = listen_fd != NULL ? listen_fd->listen_fd : -1;
   if (info == NULL || uv_poll_init(s->loop, &l->poll, info->epoll_fd) != 0) {
     MHD_stop_daemon(l->mhd);
     l->mhd = NULL;
@@ -707,6 +712,10 @@ static void on_sweep(uv_timer_t *timer) {
   uint64_t now = dg_monotonic_ns();
   conns_sweep(s, now);
   sweep_detached(s, now, false);
+  if (s->http.api.mhd != NULL)
+    conns_reclaim(s, &s->http.api, s->http.api.listen_fd);
+  if (s->http.health.mhd != NULL)
+    conns_reclaim(s, &s->http.health, s->http.health.listen_fd);
   /* Also a safety net for item 1 of issue 12: whatever else happens, MHD
    * runs at least once a sweep, which puts its listening socket back. */
   http_pump(s);

@@ -39,6 +39,7 @@ typedef struct listener {
   long open;                /* connections open */
   uint64_t closed;          /* connections closed so far */
   int port;                 /* the port actually bound */
+  int listen_fd;            /* MHD's listening socket (conns_reclaim looks at its backlog) */
 } listener;
 
 /* Called with a request whose headers and body are read: it must answer
