@@ -56,6 +56,8 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(header_timeout_ms);
   PUT(header_timeout_penalty_ms);
   PUT(body_timeout_ms);
+  PUT(linger_ms);
+  PUT(linger_bytes_max);
   PUT(send_queue_bytes_max);
   PUT(send_stall_ms);
   PUT(health_connections_max);

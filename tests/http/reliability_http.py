@@ -21,6 +21,8 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dungeond_http as harness  # noqa: E402
@@ -521,6 +523,96 @@ def _():
         stop.set()
         for t in threads:
             t.join(30)
+        stopped_clean(d)
+
+
+# --------------------------------------------------- item 5: lingering close
+def open_fds(d):
+    return len(os.listdir(f"/proc/{d.proc.pid}/fd"))
+
+
+def write_all_then_read(port, head, body_bytes, timeout=30):
+    """Writes the head and the whole body before reading, as urllib does;
+    returns what was read, or the error."""
+    s = connect(port, timeout=timeout * SLACK)
+    try:
+        s.sendall(head)
+        block = b" " * 65536
+        left = body_bytes
+        while left > 0:
+            s.sendall(block[:min(left, len(block))])
+            left -= min(left, len(block))
+        return read_all(s)
+    except OSError as e:
+        return repr(e).encode()
+    finally:
+        s.close()
+
+
+@test("item 5: a client that writes its whole 10 MB body before reading gets the early 413, not a reset")
+def _():
+    # Before: urllib saw ECONNRESET or EPIPE 5 times of 5.
+    d = Daemon(limits={"body_bytes_max": 65536})
+    try:
+        baseline = open_fds(d)
+        for _ in range(5):
+            request = urllib.request.Request(f"http://127.0.0.1:{d.port}/v1/levels",
+                                             data=b" " * (10 << 20), method="POST")
+            try:
+                urllib.request.urlopen(request, timeout=30 * SLACK)
+                raise AssertionError("a 10 MB body was accepted")
+            except urllib.error.HTTPError as e:
+                problem(e.code, {k.lower(): v for k, v in e.headers.items()}, e.read(), 413)
+        # The same by hand, announced (Content-Length) and chunked (the 413
+        # comes after 64 KiB of it).
+        answer = write_all_then_read(d.port, b"POST /v1/levels HTTP/1.1\r\nHost: t\r\n"
+                                     b"Content-Length: 10485760\r\n\r\n", 10 << 20)
+        problem(*parse(answer), 413)
+        chunks = b"".join(b"10000\r\n" + b" " * 65536 + b"\r\n" for _ in range(160))
+        s = connect(d.port, timeout=30 * SLACK)
+        try:
+            s.sendall(b"POST /v1/levels HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+            s.sendall(chunks + b"0\r\n\r\n")
+            answer = read_all(s)
+        finally:
+            s.close()
+        problem(*parse(answer), 413)
+        check(d.stats()["rejections"]["too_large"] == 7, f"{d.stats()['rejections']}")
+        # Every drained socket is closed once its client closed.
+        check(wait_until(lambda: open_fds(d) <= baseline, 5 * SLACK),
+              f"{open_fds(d)} descriptors open, {baseline} before")
+    finally:
+        stopped_clean(d)
+
+
+@test("item 5: the drain is bounded: linger_bytes_max and linger_ms end it")
+def _():
+    d = Daemon(limits={"body_bytes_max": 65536, "linger_ms": 1000, "linger_bytes_max": 1 << 20})
+    try:
+        baseline = open_fds(d)
+        # Past linger_bytes_max the daemon stops draining: the writer of
+        # 64 MB is cut off long before it is done (a reset is fine then).
+        began = time.monotonic()
+        write_all_then_read(d.port, b"POST /v1/levels HTTP/1.1\r\nHost: t\r\n"
+                            b"Content-Length: 67108864\r\n\r\n", 64 << 20)
+        check(time.monotonic() - began < 10 * SLACK, "the drain was not bounded by bytes")
+        check(wait_until(lambda: open_fds(d) <= baseline, 5 * SLACK),
+              f"{open_fds(d)} descriptors open, {baseline} before")
+        # A client that stops sending and never closes: it reads the 413 and
+        # end-of-file, and the daemon lets its socket go after linger_ms.
+        s = connect(d.port, timeout=10 * SLACK)
+        s.sendall(b"POST /v1/levels HTTP/1.1\r\nHost: t\r\nContent-Length: 1000000\r\n\r\n"
+                  + b" " * 1000)
+        answer = read_all(s)
+        problem(*parse(answer), 413)
+        began = time.monotonic()
+        check(open_fds(d) > baseline, "no socket draining after the 413")
+        check(wait_until(lambda: open_fds(d) <= baseline, 5 * SLACK),
+              f"{open_fds(d)} descriptors open, {baseline} before")
+        took = time.monotonic() - began
+        s.close()
+        check(took < 1.0 + 0.5 * SLACK, f"drained {took:.2f} s after the 413 (linger_ms 1000)")
+    finally:
         stopped_clean(d)
 
 

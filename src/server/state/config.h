@@ -32,6 +32,8 @@ typedef struct config_limits {
   long connections_per_ip_max;    /* connections from one IPv4 address; 0: no limit */
   long header_timeout_ms;         /* a request's headers must arrive within this */
   long header_timeout_penalty_ms; /* an address's slot cut by header_timeout_ms stays taken */
+  long linger_ms;                 /* early 413: drain the unread body this long at most */
+  long linger_bytes_max;          /* and at most this many bytes */
   long body_timeout_ms;           /* a request's body must arrive within this after its headers */
   long send_queue_bytes_max;      /* response bytes queued to clients; stalled dropped above */
   long send_stall_ms;             /* a reader with no byte acknowledged this long is stalled */

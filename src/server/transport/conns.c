@@ -376,6 +376,7 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
   c->srv = s;
   c->owner = l;
   c->fd = fd != NULL ? fd->connect_fd : -1;
+  c->linger_fd = -1;
   const union MHD_ConnectionInfo *client =
       MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   if (client != NULL && client->client_addr != NULL && client->client_addr->sa_family == AF_INET)
@@ -422,6 +423,8 @@ static void closed(listener *l, conn *c) {
     c->ip_next->ip_prev = c->ip_prev;
   if (c->req != NULL)
     c->req->conn = NULL;
+  if (c->linger_fd >= 0)
+    linger_start(&s->http.linger, c->linger_fd);
   free(c);
   l->open--;
   l->closed++;
@@ -528,6 +531,11 @@ void conns_reclaim(server *s, listener *l, int listen_fd) {
               ip_text(oldest->ip, ip, sizeof ip),
               (double)(dg_monotonic_ns() - oldest->idle_ns) / 1e6);
   cut(oldest);
+}
+
+void conns_linger(conn *c) {
+  if (c != NULL && c->linger_fd < 0 && !c->closing)
+    c->linger_fd = dup(c->fd);
 }
 
 void conns_close_all(server *s) {

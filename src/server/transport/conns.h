@@ -53,19 +53,20 @@ typedef struct conn {
   struct conn *send_prev, *send_next; /* connections with a queued response, oldest first */
   struct request *req;                /* the request being read or answered, or NULL */
   int fd;                             /* the socket */
-  uint32_t ip;                        /* IPv4 address (network order), 0 for others */
-  conn_phase phase;                   /* what it waits for */
-  uint64_t deadline_ns;               /* CONN_HEADERS, CONN_BODY: cut after this */
-  uint64_t idle_bytes;                /* bytes received when it went idle */
-  uint64_t idle_ns;                   /* CONN_IDLE: when it went idle */
-  size_t queued_bytes;                /* body bytes of its queued response; 0: none */
-  uint64_t acked_bytes;               /* bytes the peer had acknowledged at the last look */
-  uint64_t progress_ns;               /* when acked_bytes last grew (or the response was queued) */
-  bool sending;                       /* in the send list */
-  bool closing;                       /* shut down by us, waiting for MHD to notice */
-  int target_problem;  /* the current request target: 0, 400 (%00) or 414 (too big) */
-  long target_params;  /* 414: query parameters the target had */
-  size_t target_bytes; /* 414: bytes the target had */
+  int linger_fd;        /* a dup of fd to drain once MHD closes it (early 413), or -1 */
+  uint32_t ip;          /* IPv4 address (network order), 0 for others */
+  conn_phase phase;     /* what it waits for */
+  uint64_t deadline_ns; /* CONN_HEADERS, CONN_BODY: cut after this */
+  uint64_t idle_bytes;  /* bytes received when it went idle */
+  uint64_t idle_ns;     /* CONN_IDLE: when it went idle */
+  size_t queued_bytes;  /* body bytes of its queued response; 0: none */
+  uint64_t acked_bytes; /* bytes the peer had acknowledged at the last look */
+  uint64_t progress_ns; /* when acked_bytes last grew (or the response was queued) */
+  bool sending;         /* in the send list */
+  bool closing;         /* shut down by us, waiting for MHD to notice */
+  int target_problem;   /* the current request target: 0, 400 (%00) or 414 (too big) */
+  long target_params;   /* 414: query parameters the target had */
+  size_t target_bytes;  /* 414: bytes the target had */
 } conn;
 
 /* A slot an address lost to header_timeout_ms: it counts against that
@@ -128,6 +129,11 @@ void conns_request_done(struct request *r);
  * `l`, so that the new connection is accepted on MHD's next run. Cheap
  * below the limit (no system call). Loop thread. */
 void conns_reclaim(struct server *s, struct listener *l, int listen_fd);
+
+/* The answer of `c` is sent before its request body was read (an early
+ * 413): when MHD closes it, its socket is drained (linger.h) rather than
+ * closed with unread bytes, which would reset it. */
+void conns_linger(conn *c);
 
 /* Drain timeout: closes every connection not waiting for a job. */
 void conns_close_all(struct server *s);

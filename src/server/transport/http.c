@@ -538,6 +538,9 @@ static void problem_respond(request *r, int status, const char *slug, const char
 static void refuse_too_large(request *r) {
   server *s = r->srv;
   s->counters.rejected_too_large++;
+  /* MHD sends this before the body and then closes: drain the body the
+   * client is still sending, so that it reads the 413 (issue 24 item 5). */
+  conns_linger(r->conn);
   char detail[128];
   snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
            s->cfg->limits.body_bytes_max);
@@ -631,7 +634,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
                s->cfg->limits.body_bytes_max);
       if (r->conn != NULL && !r->conn->closing) {
         conns_write_raw(r->conn, 413, "too-large", "Request body too large", detail);
-        shutdown(r->conn->fd, SHUT_WR);
+        conns_linger(r->conn); /* shuts the write side once MHD has closed */
       }
       free(r->body);
       r->body = NULL;
@@ -712,6 +715,7 @@ static void on_sweep(uv_timer_t *timer) {
   uint64_t now = dg_monotonic_ns();
   conns_sweep(s, now);
   sweep_detached(s, now, false);
+  linger_sweep(&s->http.linger, now);
   if (s->http.api.mhd != NULL)
     conns_reclaim(s, &s->http.api, s->http.api.listen_fd);
   if (s->http.health.mhd != NULL)
@@ -734,6 +738,9 @@ int http_start(server *s, http_handler_fn handle, dg_error *err) {
     return rc;
   }
   conns_init(s);
+  const config_limits *limits = &s->cfg->limits;
+  linger_init(&h->linger, s->loop, limits->connections_max + limits->health_connections_max,
+              (uint64_t)limits->linger_ms * 1000000u, (uint64_t)limits->linger_bytes_max);
   uv_timer_init(s->loop, &h->sweep);
   h->sweep.data = s;
   uv_timer_start(&h->sweep, on_sweep, s->conns.sweep_ms, s->conns.sweep_ms);
@@ -759,4 +766,5 @@ void http_stop(server *s) {
   uv_close((uv_handle_t *)&s->http.wake, NULL);
   close_listener(&s->http.api);
   close_listener(&s->http.health);
+  linger_close_all(&s->http.linger); /* after the listeners: their last closes linger no more */
 }

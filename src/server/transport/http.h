@@ -19,6 +19,7 @@
 
 #include "api/negotiate.h"
 #include "dungeon/dungeon.h"
+#include "transport/linger.h"
 
 #define REQUEST_ID_MAX 65
 #define REQUEST_PATH_MAX 160
@@ -55,6 +56,7 @@ typedef struct http {
   http_handler_fn handle;    /* the routes */
   long requests_open;        /* request contexts alive (not completed) */
   struct detached *detached; /* answers written past MHD to half-closed clients */
+  lingering linger;          /* sockets answered early, drained before they close */
   uint32_t id_prefix;        /* random part of generated request ids */
   uint64_t id_counter;       /* sequence part of generated request ids */
 } http;
