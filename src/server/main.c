@@ -49,6 +49,9 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(deadline_ms_default);
   PUT(deadline_ms_max);
   PUT(interactive_queue_max);
+  PUT(client_queued_cost_max);
+  PUT(client_workers_max);
+  PUT(lobbies_per_client_max);
   PUT(speculative_queue_max);
   PUT(connections_max);
   PUT(connection_timeout_s);

@@ -42,6 +42,12 @@ int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context
   s->http.id_prefix = (uint32_t)(entropy[1] >> 17);
   jobs_init(&s->queues, loop, cfg->workers, (int)cfg->limits.speculative_reserved_workers,
             cfg->limits.interactive_queue_max, cfg->limits.speculative_queue_max, roomsets);
+  /* One worker stays free of any single client (issue 24 item 3). */
+  long client_workers = cfg->limits.client_workers_max;
+  if (client_workers == 0)
+    client_workers = cfg->workers > 1 ? cfg->workers - 1 : 1;
+  jobs_set_client_limits(&s->queues, (uint64_t)cfg->limits.client_queued_cost_max,
+                         (int)client_workers);
   lobbies_init(&s->lobbies, s);
   uv_timer_init(loop, &s->drain_timer);
   s->drain_timer.data = s;

@@ -616,6 +616,105 @@ def _():
         stopped_clean(d)
 
 
+# ------------------------------------------------- item 3: per-client fairness
+HEAVY_LEVEL = {"algorithm": "landmark", "seed": 11, "deadline_ms": 60000,
+               "params": {"width": 1000, "height": 1000}}
+LIGHT_LEVEL = {"algorithm": "classic", "seed": 5}
+
+
+def post(port, doc, source, timeout=120):
+    """(status, headers, body) of one POST /v1/levels from `source`."""
+    body = json.dumps(doc).encode()
+    return parse(raw(port, b"POST /v1/levels HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+                     b"Content-Length: %d\r\n\r\n" % len(body) + body, timeout=timeout * SLACK,
+                     source=source))
+
+
+def queue_ms(headers):
+    for part in headers.get("server-timing", "").split(","):
+        name, _, value = part.strip().partition(";dur=")
+        if name == "queue":
+            return float(value)
+    return None
+
+
+@test("item 3: one address flooding heavy work: another's light requests are served first, the flood gets 429 + Retry-After")
+def _():
+    # Before: 200 connections of landmark 1000x1000 with deadline_ms 60000
+    # from one address gave every other client 504 for 31 s.
+    d = Daemon(workers=2, limits={"client_queued_cost_max": 8000000, "connections_per_ip_max": 0})
+    stop = threading.Event()
+    heavy = []
+
+    def flood():
+        while not stop.is_set():
+            try:
+                status, headers, _ = post(d.port, HEAVY_LEVEL, "127.0.0.2")
+                heavy.append((status, headers.get("retry-after")))
+            except (OSError, AssertionError):
+                heavy.append(("error", None))
+    threads = [threading.Thread(target=flood) for _ in range(40)]
+    try:
+        for t in threads:
+            t.start()
+        check(wait_until(lambda: d.stats()["queues"]["interactive"]["depth"] >= 6, 30 * SLACK),
+              f"the flood never queued: {d.stats()['queues']}")
+        light = []
+        for _ in range(20):
+            status, headers, _ = post(d.port, LIGHT_LEVEL, "127.0.0.3")
+            light.append((status, queue_ms(headers)))
+        stats = d.stats()
+        check(all(status == 200 for status, _ in light), f"light answers {light}")
+        # Its jobs never wait behind the flood's: the flood runs on at most
+        # workers - 1 (client_workers_max 0), and fair queuing puts a light
+        # job first; only the worker's hand-over remains.
+        waits = sorted(q for _, q in light)
+        print(f"# light client's queue times (ms): {waits}")
+        check(waits[-2] < 250 * SLACK, f"light queue times {waits}")
+        check(stats["workers"]["busy"] <= 2, f"{stats['workers']}")
+        refused = [h for h in heavy if h[0] == 429]
+        check(refused and all(r == "1" for _, r in refused), f"flood not bounded: {heavy[:10]}")
+        check(stats["rejections"]["client_busy"] >= len(refused), f"{stats['rejections']}")
+        status, headers, body = post(d.port, HEAVY_LEVEL, "127.0.0.2")
+        if status == 429:
+            problem(status, headers, body, 429)
+            check("client_queued_cost_max" in json.loads(body)["detail"], body[:300])
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(120 * SLACK)
+        stopped_clean(d, limit_s=120)
+
+
+@test("item 3: lobbies_per_client_max: one address cannot take every lobby; others still create")
+def _():
+    # Before: lobbies_max filled in 5 s from one address.
+    d = Daemon(limits={"lobbies_max": 50, "lobbies_per_client_max": 10})
+    try:
+        def create(source, lobby):
+            body = b"{}"
+            return parse(raw(d.port, f"PUT /v1/lobbies/{lobby}/players/p HTTP/1.1\r\nHost: t\r\n"
+                             f"Connection: close\r\nContent-Length: 2\r\n\r\n".encode() + body,
+                             source=source))
+        made = [create("127.0.0.2", f"greedy{i}")[0] for i in range(10)]
+        check(all(status in (200, 201) for status in made), f"{made}")
+        status, headers, body = create("127.0.0.2", "greedy10")
+        doc = problem(status, headers, body, 429)
+        check(headers.get("retry-after") == "1", f"{headers}")
+        check("lobbies_per_client_max" in doc["detail"], doc["detail"])
+        for n, source in enumerate(("127.0.0.3", "127.0.0.4")):
+            status = create(source, f"other{n}")[0]
+            check(status in (200, 201), f"{source}: {status}")
+        check(d.stats()["rejections"]["client_lobbies"] == 1, f"{d.stats()['rejections']}")
+        # Disbanding one gives the slot back.
+        status = parse(raw(d.port, b"DELETE /v1/lobbies/greedy0 HTTP/1.1\r\nHost: t\r\n"
+                           b"Connection: close\r\n\r\n", source="127.0.0.2"))[0]
+        check(status in (200, 204), f"disband {status}")
+        check(create("127.0.0.2", "greedy11")[0] in (200, 201), "slot not given back")
+    finally:
+        stopped_clean(d)
+
+
 def main():
     return harness.run_tests(TESTS, sys.argv)
 

@@ -252,7 +252,7 @@ void lobby_route(request *r, const char *rest) {
     }
     dg_error err;
     dg_error_clear(&err);
-    if (lobby_create(&s->lobbies, id, &l, &err) != 0) {
+    if (lobby_create(&s->lobbies, id, r->client, &l, &err) != 0) {
       respond_error(r, &err);
       return;
     }

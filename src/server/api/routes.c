@@ -116,7 +116,16 @@ static bool authorized(request *r) {
       given++;
     size_t i;
     const json_t *token;
-    json_array_foreach(tokens, i, token) ok |= same_secret(given, json_string_value(token));
+    size_t matched = 0; /* 1 + the index of the token given, kept without a branch */
+    json_array_foreach(tokens, i, token) {
+      bool same = same_secret(given, json_string_value(token));
+      ok |= same;
+      matched |= ((size_t)0 - (size_t)same) & (i + 1);
+    }
+    /* With tokens, a client is its token (behind a proxy every address is
+     * the proxy's): fairness and per-client caps go by it. */
+    if (ok)
+      r->client = (1ull << 32) | (uint64_t)matched;
   }
   if (!ok)
     respond_problem(r, 401, "unauthorized", "Unauthorized",

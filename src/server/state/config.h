@@ -26,6 +26,9 @@ typedef struct config_limits {
   long deadline_ms_default;       /* deadline of a request without deadline_ms */
   long deadline_ms_max;           /* largest deadline_ms accepted (422 above) */
   long interactive_queue_max;     /* queued POST /v1/levels jobs (503 above) */
+  long client_queued_cost_max;    /* estimated cost one client may have queued (429 above) */
+  long client_workers_max;        /* interactive jobs one client may run at once; 0: workers - 1 */
+  long lobbies_per_client_max;    /* lobbies one client may have made and alive (429 above) */
   long speculative_queue_max;     /* queued pre-generation jobs (dropped above) */
   long connections_max;           /* simultaneous HTTP connections */
   long connection_timeout_s;      /* idle connection timeout */

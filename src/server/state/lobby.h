@@ -54,6 +54,7 @@ struct lobby {
   json_t *settings;                     /* {algorithm?, profile?, params?} (owned) */
   json_t *players;                      /* player id -> attributes object (owned) */
   uint64_t seed;                        /* derived from the id at creation, or given; kept */
+  uint64_t creator;                     /* the client that made it (request.client) */
   long deadline_ms;                     /* every job of the lobby runs under it (settings) */
   size_t state_bytes;                   /* estimated bytes of this struct, settings, players */
   bool valid;                           /* `effective` holds a valid request */
@@ -105,11 +106,12 @@ void lobbies_drain(lobbies *table);
 /* The lobby `id`, or NULL. */
 lobby *lobby_find(lobbies *table, const char *id);
 
-/* Creates lobby `id` (absent) with no settings and no players, its seed a
- * keyed hash of the id: 0 with *out set, SRV_ELOBBIES at
- * limits.lobbies_max, SRV_ELOBBY_BYTES when its state does not fit
- * limits.lobby_bytes_max, or DG_ENOMEM; `err` says which. */
-int lobby_create(lobbies *table, const char *id, lobby **out, dg_error *err);
+/* Creates lobby `id` (absent) for client `creator` with no settings and no
+ * players, its seed a keyed hash of the id: 0 with *out set, SRV_ELOBBIES
+ * at limits.lobbies_max, SRV_ECLIENT_LOBBIES when `creator` has
+ * limits.lobbies_per_client_max alive, SRV_ELOBBY_BYTES when its state does
+ * not fit limits.lobby_bytes_max, or DG_ENOMEM; `err` says which. */
+int lobby_create(lobbies *table, const char *id, uint64_t creator, lobby **out, dg_error *err);
 
 /* Disbands `l` (freed): its job is dropped, waiters get SRV_EGONE. */
 void lobby_remove(lobbies *table, lobby *l);

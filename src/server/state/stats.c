@@ -145,11 +145,13 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
   json_object_set_new(root, "connection_events", events);
   json_object_set_new(
       root, "rejections",
-      json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "queue_full", (json_int_t)s->rejected_queue_full,
-                "draining", (json_int_t)s->rejected_draining, "too_large",
-                (json_int_t)s->rejected_too_large, "deadline_exceeded",
+      json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "queue_full",
+                (json_int_t)s->rejected_queue_full, "draining", (json_int_t)s->rejected_draining,
+                "too_large", (json_int_t)s->rejected_too_large, "deadline_exceeded",
                 (json_int_t)s->deadline_exceeded, "clients_gone", (json_int_t)s->clients_gone,
-                "send_queue_full", (json_int_t)s->rejected_send_queue));
+                "send_queue_full", (json_int_t)s->rejected_send_queue, "client_busy",
+                (json_int_t)s->rejected_client_busy, "client_lobbies",
+                (json_int_t)s->rejected_client_lobbies));
   json_object_set_new(
       root, "lobbies",
       json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}", "active",
@@ -284,10 +286,14 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "dungeond_rejections_total{reason=\"too_large\"} %llu\n"
          "dungeond_rejections_total{reason=\"deadline_exceeded\"} %llu\n"
          "dungeond_rejections_total{reason=\"client_gone\"} %llu\n"
-         "dungeond_rejections_total{reason=\"send_queue_full\"} %llu\n",
+         "dungeond_rejections_total{reason=\"send_queue_full\"} %llu\n"
+         "dungeond_rejections_total{reason=\"client_busy\"} %llu\n"
+         "dungeond_rejections_total{reason=\"client_lobbies\"} %llu\n",
          (unsigned long long)s->rejected_queue_full, (unsigned long long)s->rejected_draining,
          (unsigned long long)s->rejected_too_large, (unsigned long long)s->deadline_exceeded,
-         (unsigned long long)s->clients_gone, (unsigned long long)s->rejected_send_queue);
+         (unsigned long long)s->clients_gone, (unsigned long long)s->rejected_send_queue,
+         (unsigned long long)s->rejected_client_busy,
+         (unsigned long long)s->rejected_client_lobbies);
   append(&b,
          "# HELP dungeond_queue_depth Generation jobs waiting, by queue.\n"
          "# TYPE dungeond_queue_depth gauge\n"

@@ -54,6 +54,8 @@ typedef struct stats {
   algorithm_stats algorithms[STATS_ALGORITHMS];
   int algorithm_count;
   uint64_t rejected_queue_full;           /* 503: interactive queue full */
+  uint64_t rejected_client_busy;          /* 429: a client's queued work over its bound */
+  uint64_t rejected_client_lobbies;       /* 429: a client's lobbies over its bound */
   uint64_t rejected_draining;             /* 503: shutting down */
   uint64_t rejected_too_large;            /* 413 */
   uint64_t rejected_send_queue;           /* 503: send_queue_bytes_max full of active readers */

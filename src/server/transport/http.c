@@ -203,11 +203,12 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
   size_t at = 0;
   if (r->pregen != NULL)
     at += (size_t)snprintf(extra + at, sizeof extra - at, "X-Pregen: %s\r\n", r->pregen);
-  if (status == 503 && at < sizeof extra)
+  if ((status == 503 || status == 429) && at < sizeof extra)
     at += (size_t)snprintf(extra + at, sizeof extra - at, "Retry-After: %ld\r\n",
                            s->cfg->limits.retry_after_s);
   for (int i = 0; headers != NULL && headers[i] != NULL && at < sizeof extra; i += 2)
-    if (!(status == 503 && strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
+    if (!((status == 503 || status == 429) &&
+          strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
       at +=
           (size_t)snprintf(extra + at, sizeof extra - at, "%s: %s\r\n", headers[i], headers[i + 1]);
   if (at >= sizeof extra)
@@ -290,8 +291,8 @@ void http_respond(request *r, int status, const char *content_type, char *body, 
     return;
   }
   add_common_headers(r, response, content_type);
-  /* Every 503 says when to come back, with the configured delay. */
-  bool retry = status == 503;
+  /* Every 503 and 429 says when to come back, with the configured delay. */
+  bool retry = status == 503 || status == 429;
   if (retry) {
     char seconds[24];
     snprintf(seconds, sizeof seconds, "%ld", r->srv->cfg->limits.retry_after_s);
@@ -513,6 +514,7 @@ static request *request_new(listener *l, struct MHD_Connection *connection, cons
   r->health = l->health;
   r->conn = conns_of(connection);
   r->connection = connection;
+  r->client = r->conn != NULL ? r->conn->ip : 0; /* the routes may name a token instead */
   r->start_ns = dg_monotonic_ns();
   copy_printable(r->method, sizeof r->method, method);
   r->path_problem = copy_printable(r->path, sizeof r->path, url);

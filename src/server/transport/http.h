@@ -69,6 +69,7 @@ struct request {
   struct conn *conn;                 /* the guard's record of its connection, or NULL */
   struct MHD_Connection *connection; /* MHD's connection */
   bool health;                       /* came in on the health listener */
+  uint64_t client;                   /* who asked, for fairness: its IPv4 address, or its token */
   uint64_t start_ns;                 /* first call of the access handler */
   char id[REQUEST_ID_MAX];           /* X-Request-Id, echoed or made */
   char method[8];                    /* "GET", "POST"... (truncated) */
