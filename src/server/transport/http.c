@@ -505,7 +505,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *connectio
 }
 
 static request *request_new(listener *l, struct MHD_Connection *connection, const char *url,
-                            const char *method) {
+                            const char *method, const char *version) {
   server *s = l->srv;
   request *r = calloc(1, sizeof *r);
   if (r == NULL)
@@ -517,6 +517,7 @@ static request *request_new(listener *l, struct MHD_Connection *connection, cons
   r->client = r->conn != NULL ? r->conn->ip : 0; /* the routes may name a token instead */
   r->start_ns = dg_monotonic_ns();
   copy_printable(r->method, sizeof r->method, method);
+  r->http11 = version != NULL && strcmp(version, MHD_HTTP_VERSION_1_1) == 0;
   r->path_problem = copy_printable(r->path, sizeof r->path, url);
   if (r->conn != NULL && r->conn->target_problem != 0) {
     r->target_problem = r->conn->target_problem;
@@ -547,6 +548,57 @@ static void refuse_too_large(request *r) {
   snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
            s->cfg->limits.body_bytes_max);
   problem_respond(r, 413, "too-large", "Request body too large", detail);
+}
+
+/* How often the framing headers occur in a request. */
+typedef struct framing {
+  int content_length, transfer_encoding; /* occurrences */
+  bool chunked_only;                     /* every Transfer-Encoding is exactly "chunked" */
+} framing;
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value) {
+  (void)kind;
+  framing *f = cls;
+  if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+    f->content_length++;
+  else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+    f->transfer_encoding++;
+    f->chunked_only = f->chunked_only && value != NULL && strcasecmp(value, "chunked") == 0;
+  }
+  return MHD_YES;
+}
+
+/* Issue 24 item 9: what libmicrohttpd 0.9.75 accepts but RFC 9112 does
+ * not, answered before the body as problem+json (MHD then skips the body
+ * and closes): an HTTP/1.1 request without Host (section 3.2), more than
+ * one Content-Length, Content-Length with Transfer-Encoding (the framing
+ * of request smuggling, section 6.3), all 400; a transfer coding other
+ * than chunked, which MHD would wait on until body_timeout_ms, 501. False
+ * when the request may go on. */
+static bool refuse_framing(request *r) {
+  framing f = {.chunked_only = true};
+  MHD_get_connection_values(r->connection, MHD_HEADER_KIND, count_framing, &f);
+  const char *detail = NULL;
+  int status = 400;
+  if (r->http11 &&
+      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST) == NULL)
+    detail = "an HTTP/1.1 request must have a Host header (RFC 9112 section 3.2)";
+  else if (f.content_length > 1)
+    detail = "a request must have at most one Content-Length header";
+  else if (f.content_length > 0 && f.transfer_encoding > 0)
+    detail = "a request must not have both Content-Length and Transfer-Encoding "
+             "(RFC 9112 section 6.3)";
+  else if (f.transfer_encoding > 1 || !f.chunked_only) {
+    status = 501;
+    detail = "the only transfer coding accepted is Transfer-Encoding: chunked";
+  }
+  if (detail == NULL)
+    return false;
+  problem_respond(r, status, status == 501 ? "not-implemented" : "bad-framing",
+                  status == 501 ? "Transfer coding not implemented" : "Malformed request framing",
+                  detail);
+  return true;
 }
 
 /* The first call for a request, its headers read: answers at once what can
@@ -584,6 +636,8 @@ static void on_headers(request *r) {
     problem_respond(r, 414, "uri-too-long", "Request path too long", detail);
     return;
   }
+  if (refuse_framing(r))
+    return;
   const char *declared =
       MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
   if (declared != NULL && strtoll(declared, NULL, 10) > s->cfg->limits.body_bytes_max)
@@ -593,12 +647,11 @@ static void on_headers(request *r) {
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls) {
-  (void)version;
   listener *l = cls;
   server *s = l->srv;
   request *r = *con_cls;
   if (r == NULL) {
-    r = request_new(l, connection, url, method);
+    r = request_new(l, connection, url, method, version);
     if (r == NULL)
       return MHD_NO;
     *con_cls = r;

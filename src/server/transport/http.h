@@ -73,6 +73,7 @@ struct request {
   uint64_t start_ns;                 /* first call of the access handler */
   char id[REQUEST_ID_MAX];           /* X-Request-Id, echoed or made */
   char method[8];                    /* "GET", "POST"... (truncated) */
+  bool http11;                       /* sent as HTTP/1.1 (Host required) */
   char path[REQUEST_PATH_MAX];       /* URL path: printable UTF-8, other bytes as %XX */
   int path_problem;                  /* 0, or 400 (not UTF-8 / controls) or 414 (too long) */
   int target_problem;                /* 0, or 400 (%00) or 414 (too many query parameters) */
