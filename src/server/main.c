@@ -12,7 +12,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "server.h"
+#include "daemon.h"
 #include "state/roomsets.h"
 
 #define DEFAULT_CONFIG "config/dungeond.json"

@@ -4,9 +4,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "api/level_request.h"
 #include "api/problem.h"
 #include "state/config.h"
+#include "state/level_request.h"
 
 Test(problem, one_status_per_error_code) {
   struct {

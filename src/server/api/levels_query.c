@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/exchange.h"
 #include "api/levels.h"
 #include "api/respond.h"
 
@@ -48,10 +49,8 @@ static json_t *query_string(const char *text) {
   return string;
 }
 
-static enum MHD_Result collect_pair(void *cls, enum MHD_ValueKind kind, const char *key,
-                                    const char *value) {
-  (void)kind;
-  collect *c = cls;
+static bool collect_pair(void *data, const char *key, const char *value) {
+  collect *c = data;
   json_t *name = query_string(key);
   json_t *text = query_string(value != NULL ? value : "");
   const char *name_text = json_string_value(name);
@@ -65,7 +64,7 @@ static enum MHD_Result collect_pair(void *cls, enum MHD_ValueKind kind, const ch
   }
   json_decref(name);
   json_decref(text);
-  return MHD_YES;
+  return true;
 }
 
 /* Parses the whole of `text` as a decimal integer. */
@@ -120,7 +119,7 @@ static bool is_member(const char *name) {
 int level_svg_query(request *r) {
   const char *names[3] = {"svg_graph", "svg_labels", "svg_tile"};
   for (int i = 0; i < 3; i++) {
-    const char *value = MHD_lookup_connection_value(r->connection, MHD_GET_ARGUMENT_KIND, names[i]);
+    const char *value = http_query(r, names[i]);
     if (value == NULL)
       continue;
     dg_error err;
@@ -134,9 +133,9 @@ int level_svg_query(request *r) {
         return err.code;
       }
       if (i == 0)
-        r->svg.graph = on;
+        exchange_of(r)->svg.graph = on;
       else
-        r->svg.labels = on;
+        exchange_of(r)->svg.labels = on;
     } else {
       if (!whole_integer(value, &number) || number < DG_SVG_TILE_MIN || number > DG_SVG_TILE_MAX) {
         dg_error_set(&err, DG_EINVAL, names[i], "svg_tile must be an integer from %d to %d",
@@ -144,7 +143,7 @@ int level_svg_query(request *r) {
         respond_error(r, &err);
         return err.code;
       }
-      r->svg.tile_size = (int)number;
+      exchange_of(r)->svg.tile_size = (int)number;
     }
   }
   return 0;
@@ -158,7 +157,7 @@ json_t *level_query_body(request *r, dg_error *err) {
     dg_error_set(err, DG_ENOMEM, "", "out of memory");
     goto done;
   }
-  MHD_get_connection_values(r->connection, MHD_GET_ARGUMENT_KIND, collect_pair, &c);
+  http_query_each(r, collect_pair, &c);
   if (c.failed) {
     dg_error_set(err, DG_ENOMEM, "", "out of memory");
     goto done;

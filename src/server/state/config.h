@@ -8,8 +8,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <netinet/in.h>
-
 #include <jansson.h>
 
 #include "dungeon/dungeon.h"
@@ -100,17 +98,8 @@ int config_load(config *cfg, const char *path, dg_error *err);
  * fuzz targets. 0, or a DG_E* code with `err` filled, as config_load. */
 int config_loadb(config *cfg, const char *data, size_t size, const char *name, dg_error *err);
 
-/* The one parser of listen addresses, for the config, the flags and the
- * listeners alike (so --check-config refuses what the daemon would):
- * `text` is IPv4 HOST:PORT, `localhost` meaning 127.0.0.1. Fills *out
- * (may be NULL to only check). 0, or with `err` naming `key` DG_EPARSE
- * (not HOST:PORT) or DG_EINVAL (too long, port out of range, host not an
- * IPv4 address). */
-int config_listen_address(const char *key, const char *text, struct sockaddr_in *out,
-                          dg_error *err);
-
 /* Parses "--listen" text into cfg->listen after checking it with
- * config_listen_address. 0 or its error. */
+ * http_parse_listen (transport/listen.h). 0 or its error. */
 int config_set_listen(config *cfg, const char *text, dg_error *err);
 
 /* The same for "--health-listen" into cfg->health_listen; "" turns the

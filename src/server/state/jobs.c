@@ -44,6 +44,7 @@ int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interact
   q->max_depth[JOB_INTERACTIVE] = interactive_max;
   q->max_depth[JOB_SPECULATIVE] = speculative_max;
   q->idle_speculative = may_restore_priority();
+  q->client_cost_max = UINT64_MAX; /* no per-client bound until jobs_set_client_limits */
   q->sweep.data = q;
   return uv_timer_init(loop, &q->sweep);
 }

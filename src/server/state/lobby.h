@@ -15,13 +15,14 @@
 #include <uv.h>
 
 #include "dungeon/dungeon.h"
+#include "state/config.h"
 #include "state/jobs.h"
+#include "state/stats.h"
 
 #define LOBBY_ID_MAX 65
 #define LOBBY_BUCKETS 1024
 
 typedef struct lobby lobby;
-struct server;
 
 /* What a start that waited gets: the level (code 0) or why not. */
 typedef struct lobby_outcome {
@@ -75,24 +76,28 @@ struct lobby {
 };
 
 typedef struct lobbies {
-  struct server *srv;                                  /* configuration, queues, room sets */
-  lobby *buckets[LOBBY_BUCKETS];                       /* hash table of lobbies by id */
-  long count;                                          /* lobbies alive */
-  long debounce_pending;                               /* lobbies with debounce_at_ns set */
-  lobby *debounce_head, *debounce_tail;                /* those lobbies, soonest first */
-  uv_timer_t debounce;                                 /* fires when the head is due */
-  size_t ready_bytes;                                  /* sum of ready_length */
-  size_t state_bytes;                                  /* sum of state_bytes */
-  uv_timer_t tick;                                     /* TTL and grace, four times a second */
-  bool draining;                                       /* no new speculative job */
-  uint64_t hits, waits, misses;                        /* start outcomes */
+  const config *cfg;                    /* limits, profiles (read-only) */
+  jobs *queues;                         /* where speculative jobs run */
+  stats *counters;                      /* deadline_exceeded, rejected_client_lobbies */
+  lobby *buckets[LOBBY_BUCKETS];        /* hash table of lobbies by id */
+  long count;                           /* lobbies alive */
+  long debounce_pending;                /* lobbies with debounce_at_ns set */
+  lobby *debounce_head, *debounce_tail; /* those lobbies, soonest first */
+  uv_timer_t debounce;                  /* fires when the head is due */
+  size_t ready_bytes;                   /* sum of ready_length */
+  size_t state_bytes;                   /* sum of state_bytes */
+  uv_timer_t tick;                      /* TTL and grace, four times a second */
+  bool draining;                        /* no new speculative job */
+  uint64_t hits, waits, misses;         /* start outcomes */
   uint64_t superseded, expired, evicted, jobs_started; /* speculative bookkeeping */
   double saved_s;                                      /* generation seconds saved by hits */
 } lobbies;
 
-/* Prepares the table and its timers on the server's loop. 0 or a libuv
- * error. */
-int lobbies_init(lobbies *table, struct server *s);
+/* Prepares the table and its timers on `loop`, under `cfg`'s limits and
+ * profiles, its jobs on `queues` (whose room sets the requests use), its
+ * deadlines counted in `counters`; all borrowed for the table's life. 0 or
+ * a libuv error. */
+int lobbies_init(lobbies *table, uv_loop_t *loop, const config *cfg, jobs *queues, stats *counters);
 
 /* Frees every lobby (no job may still run; waiters get SRV_EGONE) and
  * closes the timers. */

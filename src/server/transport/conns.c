@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/problem.h"
-#include "server.h"
+#include "transport/http.h"
 #include "transport/log.h"
+#include "transport/problem_body.h"
 
 #define MHD_EVENT CONN_EVENT_COUNT /* slot of libmicrohttpd's other messages */
 /* A reader makes progress when it has taken this many more bytes: one that
@@ -60,9 +60,9 @@ static bool tcp_counters(int fd, uint64_t *received, uint64_t *acked) {
   return true;
 }
 
-static void write_line(server *s, int slot, const char *name, const char *detail) {
+static void write_line(http *h, int slot, const char *name, const char *detail) {
   uint64_t now = dg_monotonic_ns();
-  conns *cs = &s->conns;
+  conns *cs = &h->guard;
   if (cs->last_log_ns[slot] != 0 && now - cs->last_log_ns[slot] < 1000000000u) {
     cs->suppressed[slot]++;
     return;
@@ -76,14 +76,14 @@ static void write_line(server *s, int slot, const char *name, const char *detail
   log_write(line);
 }
 
-void conns_event(server *s, conn_event event, const char *format, ...) {
-  s->counters.conn_events[event]++;
+void conns_event(http *h, conn_event event, const char *format, ...) {
+  h->counters.conn_events[event]++;
   char detail[256];
   va_list args;
   va_start(args, format);
   vsnprintf(detail, sizeof detail, format, args);
   va_end(args);
-  write_line(s, (int)event, conn_event_names[event], detail);
+  write_line(h, (int)event, conn_event_names[event], detail);
 }
 
 /* MHD_OPTION_EXTERNAL_LOGGER. libmicrohttpd 0.9.75 reports a failed accept()
@@ -93,7 +93,7 @@ void conns_event(server *s, conn_event event, const char *format, ...) {
  * at most), bytes outside printable ASCII shown as '?'. */
 void conns_mhd_log(void *cls, const char *format, va_list args) {
   listener *l = cls;
-  server *s = l->srv;
+  http *h = l->owner;
   char message[256];
   vsnprintf(message, sizeof message, format, args);
   size_t length = strlen(message);
@@ -103,16 +103,16 @@ void conns_mhd_log(void *cls, const char *format, va_list args) {
     if ((unsigned char)message[i] < 0x20 || (unsigned char)message[i] >= 0x7f)
       message[i] = '?';
   if (strstr(message, "Error accepting connection") != NULL) {
-    conns_event(s, CONN_EVENT_ACCEPT_ERROR, "%s listener: %s", l->health ? "health" : "api",
+    conns_event(h, CONN_EVENT_ACCEPT_ERROR, "%s listener: %s", l->health ? "health" : "api",
                 message);
   } else if (strstr(message, "connection limit") != NULL) {
-    conns_event(s, CONN_EVENT_LIMIT, "%s listener: %s", l->health ? "health" : "api", message);
+    conns_event(h, CONN_EVENT_LIMIT, "%s listener: %s", l->health ? "health" : "api", message);
   } else if (strstr(message, "when reading request") == NULL &&
              strstr(message, "Application reported internal error") == NULL) {
     /* Not the closes that follow a cut (the socket shut down here), a
      * client going away, or this daemon's own MHD_NO after a 413 or a
      * detached answer: those are routine, and counted elsewhere. */
-    write_line(s, MHD_EVENT, "libmicrohttpd", message);
+    write_line(h, MHD_EVENT, "libmicrohttpd", message);
   }
 }
 
@@ -140,7 +140,7 @@ static void unlink_send(conns *cs, conn *c) {
 }
 
 void conns_write_raw(conn *c, int status, const char *slug, const char *title, const char *detail) {
-  server *s = c->srv;
+  http *h = c->transport;
   request *r = c->req;
   if (c->closing)
     return;
@@ -149,7 +149,7 @@ void conns_write_raw(conn *c, int status, const char *slug, const char *title, c
                             r != NULL ? r->id : NULL, NULL, &body_length);
   char head[512], retry[48] = "";
   if (status == 503)
-    snprintf(retry, sizeof retry, "Retry-After: %ld\r\n", s->cfg->limits.retry_after_s);
+    snprintf(retry, sizeof retry, "Retry-After: %ld\r\n", h->settings.retry_after_s);
   const char *reason = MHD_get_reason_phrase_for((unsigned int)status);
   int head_length = snprintf(head, sizeof head,
                              "HTTP/1.1 %d %s\r\nConnection: close\r\nContent-Type: "
@@ -176,7 +176,7 @@ static void cut(conn *c) {
   if (c->closing)
     return;
   c->closing = true;
-  unlink_send(&c->srv->conns, c);
+  unlink_send(&c->transport->guard, c);
   shutdown(c->fd, SHUT_RDWR);
 }
 
@@ -187,17 +187,17 @@ static const char *ip_text(uint32_t ip, char *out, size_t size) {
   return out;
 }
 
-static long health_idle_ms(const server *s) {
-  return s->cfg->limits.health_idle_timeout_ms;
+static long health_idle_ms(const http *h) {
+  return h->settings.health_idle_timeout_ms;
 }
 
 /* How long a request's headers may take on `l`: header_timeout_ms, and on
  * the health listener at most health_idle_timeout_ms, so that a connection
  * that sends nothing there is no better than an idle one. */
-static uint64_t header_limit_ns(const listener *l, const server *s) {
-  long limit = s->cfg->limits.header_timeout_ms;
-  if (l->health && health_idle_ms(s) < limit)
-    limit = health_idle_ms(s);
+static uint64_t header_limit_ns(const listener *l, const http *h) {
+  long limit = h->settings.header_timeout_ms;
+  if (l->health && health_idle_ms(h) < limit)
+    limit = health_idle_ms(h);
   return ms_to_ns(limit);
 }
 
@@ -205,11 +205,11 @@ static uint64_t header_limit_ns(const listener *l, const server *s) {
  * get its slot back at once and trickle again; the slot stays counted
  * against its address for header_timeout_penalty_ms. The ring forgets the
  * oldest penalty when full, so its memory is fixed. */
-static void penalize(server *s, const conn *c, uint64_t now) {
-  long penalty_ms = s->cfg->limits.header_timeout_penalty_ms;
+static void penalize(http *h, const conn *c, uint64_t now) {
+  long penalty_ms = h->settings.header_timeout_penalty_ms;
   if (penalty_ms <= 0 || c->ip == 0)
     return;
-  conns *cs = &s->conns;
+  conns *cs = &h->guard;
   cs->penalties[cs->penalty_next] =
       (conn_penalty){.owner = c->owner, .ip = c->ip, .until_ns = now + ms_to_ns(penalty_ms)};
   cs->penalty_next = (cs->penalty_next + 1) % CONNS_PENALTIES;
@@ -225,18 +225,18 @@ static long count_penalties(const conns *cs, const listener *l, uint32_t ip, uin
 }
 
 static void cut_for_timeout(conn *c, uint64_t now) {
-  server *s = c->srv;
+  http *h = c->transport;
   char ip[INET_ADDRSTRLEN];
   bool headers = c->phase == CONN_HEADERS;
   long limit =
-      headers ? (long)(header_limit_ns(c->owner, s) / 1000000u) : s->cfg->limits.body_timeout_ms;
+      headers ? (long)(header_limit_ns(c->owner, h) / 1000000u) : h->settings.body_timeout_ms;
   char detail[96];
   snprintf(detail, sizeof detail, "the request %s must arrive within %ld ms",
            headers ? "headers" : "body", limit);
   conns_write_raw(c, 408, "timeout", "Request Timeout", detail);
   if (headers)
-    penalize(s, c, now);
-  conns_event(s, headers ? CONN_EVENT_HEADER_TIMEOUT : CONN_EVENT_BODY_TIMEOUT,
+    penalize(h, c, now);
+  conns_event(h, headers ? CONN_EVENT_HEADER_TIMEOUT : CONN_EVENT_BODY_TIMEOUT,
               "%s from %s not complete after %.0f ms (limits.%s): closed",
               headers ? "headers" : "body", ip_text(c->ip, ip, sizeof ip),
               (double)(now - c->deadline_ns + ms_to_ns(limit)) / 1e6,
@@ -246,10 +246,10 @@ static void cut_for_timeout(conn *c, uint64_t now) {
 
 /* Closes stalled readers, oldest response first, while the queued bytes
  * are over the budget; `keep` (the response just queued) stays. */
-static void enforce_budget(server *s, conn *keep, uint64_t now) {
-  conns *cs = &s->conns;
-  long budget = s->cfg->limits.send_queue_bytes_max;
-  uint64_t stall = ms_to_ns(s->cfg->limits.send_stall_ms);
+static void enforce_budget(http *h, conn *keep, uint64_t now) {
+  conns *cs = &h->guard;
+  long budget = h->settings.send_queue_bytes_max;
+  uint64_t stall = ms_to_ns(h->settings.send_stall_ms);
   conn *c = cs->send_head;
   while (cs->send_queued > budget && c != NULL) {
     conn *next = c->send_next;
@@ -260,7 +260,7 @@ static void enforce_budget(server *s, conn *keep, uint64_t now) {
         c->progress_ns = now;
       } else if (now - c->progress_ns >= stall) {
         char ip[INET_ADDRSTRLEN];
-        conns_event(s, CONN_EVENT_SLOW_READER,
+        conns_event(h, CONN_EVENT_SLOW_READER,
                     "%ld response bytes queued (limits.send_queue_bytes_max %ld); closed a "
                     "reader from %s stalled %.0f ms with %zu bytes queued",
                     cs->send_queued, budget, ip_text(c->ip, ip, sizeof ip),
@@ -272,8 +272,8 @@ static void enforce_budget(server *s, conn *keep, uint64_t now) {
   }
 }
 
-void conns_sweep(server *s, uint64_t now) {
-  for (conn *c = s->conns.all, *next; c != NULL; c = next) {
+void conns_sweep(http *h, uint64_t now) {
+  for (conn *c = h->guard.all, *next; c != NULL; c = next) {
     next = c->next;
     if (c->closing)
       continue;
@@ -289,8 +289,8 @@ void conns_sweep(server *s, uint64_t now) {
       uint64_t received = 0;
       if (tcp_counters(c->fd, &received, NULL) && received != c->idle_bytes) {
         c->phase = CONN_HEADERS;
-        c->deadline_ns = now + header_limit_ns(c->owner, s);
-      } else if (c->owner->health && now - c->idle_ns >= ms_to_ns(health_idle_ms(s))) {
+        c->deadline_ns = now + header_limit_ns(c->owner, h);
+      } else if (c->owner->health && now - c->idle_ns >= ms_to_ns(health_idle_ms(h))) {
         cut(c);
       }
     } else if (c->sending) {
@@ -301,21 +301,21 @@ void conns_sweep(server *s, uint64_t now) {
       }
     }
   }
-  if (s->conns.send_queued > s->cfg->limits.send_queue_bytes_max)
-    enforce_budget(s, NULL, now);
+  if (h->guard.send_queued > h->settings.send_queue_bytes_max)
+    enforce_budget(h, NULL, now);
 }
 
-void conns_init(server *s) {
-  const config_limits *limits = &s->cfg->limits;
+void conns_init(http *h) {
+  const http_settings *limits = &h->settings;
   long shortest = limits->header_timeout_ms < limits->body_timeout_ms ? limits->header_timeout_ms
                                                                       : limits->body_timeout_ms;
   if (limits->send_stall_ms < shortest)
     shortest = limits->send_stall_ms;
-  if (s->cfg->health_listen[0] != '\0' && limits->health_idle_timeout_ms < shortest)
+  if (h->health.mhd != NULL && limits->health_idle_timeout_ms < shortest)
     shortest = limits->health_idle_timeout_ms;
   /* A tenth of the shortest deadline, so a cut comes at most 10% late. */
   long period = shortest / 10;
-  s->conns.sweep_ms = (uint64_t)(period < 10 ? 10 : period > 500 ? 500 : period);
+  h->guard.sweep_ms = (uint64_t)(period < 10 ? 10 : period > 500 ? 500 : period);
 }
 
 /* Connections from `ip` open on listener `l` (each listener has its own
@@ -330,39 +330,38 @@ static long count_ip(const conns *cs, const listener *l, uint32_t ip) {
 enum MHD_Result conns_accept_policy(void *cls, const struct sockaddr *address,
                                     socklen_t address_length) {
   listener *l = cls;
-  server *s = l->srv;
-  if (s->drain_expired)
+  http *h = l->owner;
+  if (h->closed_all)
     return MHD_NO; /* the daemon is about to exit */
-  long max = l->health ? s->cfg->limits.health_connections_per_ip_max
-                       : s->cfg->limits.connections_per_ip_max;
+  long max =
+      l->health ? h->settings.health_connections_per_ip_max : h->settings.connections_per_ip_max;
   if (max <= 0 || address->sa_family != AF_INET ||
       address_length < (socklen_t)sizeof(struct sockaddr_in))
     return MHD_YES;
   uint32_t ip = ((const struct sockaddr_in *)address)->sin_addr.s_addr;
-  long open = count_ip(&s->conns, l, ip);
+  long open = count_ip(&h->guard, l, ip);
+  const char *key = l->health ? "health_connections_per_ip_max" : "connections_per_ip_max";
   if (open >= max) {
     char text[INET_ADDRSTRLEN];
-    conns_event(s, CONN_EVENT_PER_IP, "%s listener: %s has %ld connections (limits.%s): refused",
-                l->health ? "health" : "api", ip_text(ip, text, sizeof text), max,
-                l->health ? "health_connections_per_ip_max" : "connections_per_ip_max");
+    conns_event(h, CONN_EVENT_PER_IP, "%s listener: %s has %ld connections (limits.%s): refused",
+                l->health ? "health" : "api", ip_text(ip, text, sizeof text), max, key);
     return MHD_NO;
   }
-  long penalties = count_penalties(&s->conns, l, ip, dg_monotonic_ns());
+  long penalties = count_penalties(&h->guard, l, ip, dg_monotonic_ns());
   if (open + penalties >= max) {
     char text[INET_ADDRSTRLEN];
-    conns_event(s, CONN_EVENT_PER_IP,
+    conns_event(h, CONN_EVENT_PER_IP,
                 "%s listener: %s has %ld connections and %ld cut at header_timeout_ms in the "
                 "last limits.header_timeout_penalty_ms (%ld ms), of limits.%s %ld: refused",
                 l->health ? "health" : "api", ip_text(ip, text, sizeof text), open, penalties,
-                s->cfg->limits.header_timeout_penalty_ms,
-                l->health ? "health_connections_per_ip_max" : "connections_per_ip_max", max);
+                h->settings.header_timeout_penalty_ms, key, max);
     return MHD_NO;
   }
   return MHD_YES;
 }
 
 static void opened(listener *l, struct MHD_Connection *connection, void **socket_context) {
-  server *s = l->srv;
+  http *h = l->owner;
   const union MHD_ConnectionInfo *fd =
       MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
   conn *c = calloc(1, sizeof *c);
@@ -373,7 +372,7 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
     *socket_context = NULL;
     return;
   }
-  c->srv = s;
+  c->transport = h;
   c->owner = l;
   c->fd = fd != NULL ? fd->connect_fd : -1;
   c->linger_fd = -1;
@@ -382,8 +381,8 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
   if (client != NULL && client->client_addr != NULL && client->client_addr->sa_family == AF_INET)
     c->ip = ((const struct sockaddr_in *)client->client_addr)->sin_addr.s_addr;
   c->phase = CONN_HEADERS;
-  c->deadline_ns = dg_monotonic_ns() + header_limit_ns(l, s);
-  conns *cs = &s->conns;
+  c->deadline_ns = dg_monotonic_ns() + header_limit_ns(l, h);
+  conns *cs = &h->guard;
   c->next = cs->all;
   if (cs->all != NULL)
     cs->all->prev = c;
@@ -395,19 +394,19 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
   *bucket = c;
   *socket_context = c;
   l->open++;
-  long max = l->health ? s->cfg->limits.health_connections_max : s->cfg->limits.connections_max;
+  long max = l->health ? h->settings.health_connections_max : h->settings.connections_max;
   if (l->open >= max)
-    conns_event(s, CONN_EVENT_LIMIT,
+    conns_event(h, CONN_EVENT_LIMIT,
                 "%s listener: %ld connections (limits.%s): not accepting until one closes",
                 l->health ? "health" : "api", l->open,
                 l->health ? "health_connections_max" : "connections_max");
-  if (s->drain_expired)
+  if (h->closed_all)
     cut(c);
 }
 
 static void closed(listener *l, conn *c) {
-  server *s = l->srv;
-  conns *cs = &s->conns;
+  http *h = l->owner;
+  conns *cs = &h->guard;
   unlink_send(cs, c);
   if (c->prev != NULL)
     c->prev->next = c->next;
@@ -424,7 +423,7 @@ static void closed(listener *l, conn *c) {
   if (c->req != NULL)
     c->req->conn = NULL;
   if (c->linger_fd >= 0)
-    linger_start(&s->http.linger, c->linger_fd);
+    linger_start(&h->linger, c->linger_fd);
   free(c);
   l->open--;
   l->closed++;
@@ -448,7 +447,7 @@ void conns_headers_read(request *r) {
   c->req = r;
   if (c->phase == CONN_HEADERS || c->phase == CONN_IDLE) {
     c->phase = CONN_BODY;
-    c->deadline_ns = dg_monotonic_ns() + ms_to_ns(r->srv->cfg->limits.body_timeout_ms);
+    c->deadline_ns = dg_monotonic_ns() + ms_to_ns(r->transport->settings.body_timeout_ms);
   }
 }
 
@@ -464,8 +463,8 @@ void conns_response_queued(request *r, size_t bytes) {
   c->phase = CONN_BUSY;
   if (bytes == 0 || c->closing || c->sending)
     return;
-  server *s = r->srv;
-  conns *cs = &s->conns;
+  http *h = r->transport;
+  conns *cs = &h->guard;
   uint64_t now = dg_monotonic_ns();
   c->queued_bytes = bytes;
   c->progress_ns = now;
@@ -479,17 +478,17 @@ void conns_response_queued(request *r, size_t bytes) {
     cs->send_head = c;
   cs->send_tail = c;
   cs->send_queued += (long)bytes;
-  if (cs->send_queued > s->cfg->limits.send_queue_bytes_max)
-    enforce_budget(s, c, now);
+  if (cs->send_queued > h->settings.send_queue_bytes_max)
+    enforce_budget(h, c, now);
 }
 
-bool conns_admit(server *s, size_t bytes) {
-  long budget = s->cfg->limits.send_queue_bytes_max;
-  if (bytes <= CONNS_SMALL_RESPONSE || s->conns.send_queued + (long)bytes <= budget)
+bool conns_admit(http *h, size_t bytes) {
+  long budget = h->settings.send_queue_bytes_max;
+  if (bytes <= CONNS_SMALL_RESPONSE || h->guard.send_queued + (long)bytes <= budget)
     return true;
-  conns *cs = &s->conns;
+  conns *cs = &h->guard;
   cs->send_queued += (long)bytes; /* as if queued, so that stalled readers make room */
-  enforce_budget(s, NULL, dg_monotonic_ns());
+  enforce_budget(h, NULL, dg_monotonic_ns());
   cs->send_queued -= (long)bytes;
   return cs->send_queued + (long)bytes <= budget;
 }
@@ -498,7 +497,7 @@ void conns_request_done(request *r) {
   conn *c = r->conn;
   if (c == NULL)
     return;
-  unlink_send(&r->srv->conns, c);
+  unlink_send(&r->transport->guard, c);
   c->req = NULL;
   c->phase = CONN_IDLE;
   c->idle_ns = dg_monotonic_ns();
@@ -506,12 +505,12 @@ void conns_request_done(request *r) {
   tcp_counters(c->fd, &c->idle_bytes, NULL);
 }
 
-void conns_reclaim(server *s, listener *l, int listen_fd) {
-  long max = l->health ? s->cfg->limits.health_connections_max : s->cfg->limits.connections_max;
-  if (l->open < max || listen_fd < 0 || s->drain_expired)
+void conns_reclaim(http *h, listener *l, int listen_fd) {
+  long max = l->health ? h->settings.health_connections_max : h->settings.connections_max;
+  if (l->open < max || listen_fd < 0 || h->closed_all)
     return;
   conn *oldest = NULL;
-  for (conn *c = s->conns.all; c != NULL; c = c->next) {
+  for (conn *c = h->guard.all; c != NULL; c = c->next) {
     if (c->owner != l)
       continue;
     if (c->closing)
@@ -523,7 +522,7 @@ void conns_reclaim(server *s, listener *l, int listen_fd) {
   if (oldest == NULL || poll(&waiting, 1, 0) != 1 || !(waiting.revents & POLLIN))
     return;
   char ip[INET_ADDRSTRLEN];
-  conns_event(s, CONN_EVENT_IDLE_CLOSED,
+  conns_event(h, CONN_EVENT_IDLE_CLOSED,
               "%s listener: %ld connections (limits.%s) and one waiting: closed a keep-alive "
               "from %s idle %.0f ms",
               l->health ? "health" : "api", l->open,
@@ -538,8 +537,8 @@ void conns_linger(conn *c) {
     c->linger_fd = dup(c->fd);
 }
 
-void conns_close_all(server *s) {
-  for (conn *c = s->conns.all; c != NULL; c = c->next) {
+void conns_close_all(http *h) {
+  for (conn *c = h->guard.all; c != NULL; c = c->next) {
     if (c->closing || (c->req != NULL && c->req->suspended))
       continue; /* a suspended request is answered when its cancelled job ends */
     if (c->phase != CONN_BUSY || (c->req != NULL && !c->req->answered)) {
@@ -547,13 +546,18 @@ void conns_close_all(server *s) {
         conns_write_raw(c, 503, PROBLEM_DRAINING_SLUG, PROBLEM_DRAINING_TITLE,
                         PROBLEM_DRAINING_DETAIL);
       char ip[INET_ADDRSTRLEN];
-      conns_event(s, CONN_EVENT_DRAIN_CLOSED,
+      conns_event(h, CONN_EVENT_DRAIN_CLOSED,
                   "connection from %s still open at limits.drain_timeout_ms (%ld ms): closed",
-                  ip_text(c->ip, ip, sizeof ip), s->cfg->limits.drain_timeout_ms);
+                  ip_text(c->ip, ip, sizeof ip), h->settings.drain_timeout_ms);
     } else {
-      conns_event(s, CONN_EVENT_DRAIN_CLOSED,
+      conns_event(h, CONN_EVENT_DRAIN_CLOSED,
                   "a response still being sent at limits.drain_timeout_ms: closed");
     }
     cut(c);
   }
 }
+
+const char *const conn_event_names[CONN_EVENT_COUNT] = {
+    "connection_limit", "per_ip_limit", "accept_error", "header_timeout",
+    "body_timeout",     "slow_reader",  "drain_closed", "idle_closed",
+};

@@ -1,5 +1,5 @@
 /* See level_request.h. */
-#include "api/level_request.h"
+#include "state/level_request.h"
 
 #include <stdio.h>
 #include <string.h>
