@@ -663,6 +663,8 @@ def _():
         for _ in range(20):
             status, headers, _ = post(d.port, LIGHT_LEVEL, "127.0.0.3")
             light.append((status, queue_ms(headers)))
+        # Every 429 the flood has seen was counted before it was sent.
+        refused = [h for h in list(heavy) if h[0] == 429]
         stats = d.stats()
         check(all(status == 200 for status, _ in light), f"light answers {light}")
         # Its jobs never wait behind the flood's: the flood runs on at most
@@ -672,7 +674,6 @@ def _():
         print(f"# light client's queue times (ms): {waits}")
         check(waits[-2] < 250 * SLACK, f"light queue times {waits}")
         check(stats["workers"]["busy"] <= 2, f"{stats['workers']}")
-        refused = [h for h in heavy if h[0] == 429]
         check(refused and all(r == "1" for _, r in refused), f"flood not bounded: {heavy[:10]}")
         check(stats["rejections"]["client_busy"] >= len(refused), f"{stats['rejections']}")
         status, headers, body = post(d.port, HEAVY_LEVEL, "127.0.0.2")
