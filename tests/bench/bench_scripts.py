@@ -16,6 +16,9 @@ import os
 import subprocess
 import sys
 import tempfile
+# The suite's TAP runner (tests/http's harness, standard library only).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "http"))
+from dungeond_http import run_plan  # noqa: E402
 
 ROOT, BUILD = (os.path.abspath(p) for p in sys.argv[1:3])
 BENCH = os.path.join(ROOT, "bench")
@@ -170,18 +173,7 @@ def main():
              ("bytes_ab.py --json on the shared module: a build equals itself", bytes_ab_json),
              ("peers.sh --json: every peer, ratios of the figures", peers_json),
              ("peers.sh table: header and six rows", peers_table)]
-    print(f"1..{len(tests)}", flush=True)
-    failed = 0
-    for number, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print(f"ok {number} - {name}", flush=True)
-        except Exception as e:  # a failed check or an unexpected error
-            failed += 1
-            print(f"not ok {number} - {name}", flush=True)
-            for line in str(e).splitlines() or [repr(e)]:
-                print(f"# {line}", flush=True)
-    return 1 if failed else 0
+    return run_plan(tests)
 
 
 if __name__ == "__main__":

@@ -143,17 +143,9 @@ void level_handle_body(request *r, json_t *body) {
   /* `floors` asks for a multi-floor set: checked here, the rest of the body
    * is an ordinary level request (floor 0's). */
   int floors = 1;
-  const json_t *floors_member = json_object_get(body, "floors");
-  if (floors_member != NULL && !json_is_null(floors_member)) {
-    if (!json_is_integer(floors_member) || json_integer_value(floors_member) < 1 ||
-        json_integer_value(floors_member) > s->cfg->limits.floors_max) {
-      dg_error_set(&err, DG_EINVAL, "floors",
-                   "floors must be an integer from 1 to %ld (limits.floors_max)",
-                   s->cfg->limits.floors_max);
-      respond_error(r, &err);
-      return;
-    }
-    floors = (int)json_integer_value(floors_member);
+  if (level_request_floors(s->cfg, body, &floors, &err) != 0) {
+    respond_error(r, &err);
+    return;
   }
   /* A set of floors is one JSON document or one text; pictures and Tiled
    * maps are of one level. */

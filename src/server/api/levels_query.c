@@ -12,10 +12,7 @@
 #include "api/exchange.h"
 #include "api/levels.h"
 #include "api/respond.h"
-
-/* Query names that are body members, not parameters. */
-static const char *const members[] = {"algorithm", "seed",        "roomset",
-                                      "profile",   "deadline_ms", NULL};
+#include "state/level_request.h"
 
 static bool is_svg_option(const char *name) {
   return strcmp(name, "svg_graph") == 0 || strcmp(name, "svg_labels") == 0 ||
@@ -109,13 +106,6 @@ static json_t *typed_value(const dg_param_def *def, const char *text) {
   return json_string(text);
 }
 
-static bool is_member(const char *name) {
-  for (int i = 0; members[i] != NULL; i++)
-    if (strcmp(members[i], name) == 0)
-      return true;
-  return false;
-}
-
 int level_svg_query(request *r) {
   const char *names[3] = {"svg_graph", "svg_labels", "svg_tile"};
   for (int i = 0; i < 3; i++) {
@@ -168,7 +158,7 @@ json_t *level_query_body(request *r, dg_error *err) {
   }
   const char *algorithm_name = json_string_value(json_object_get(c.pairs, "algorithm"));
   const dg_algorithm *algorithm =
-      dg_algorithm_find(algorithm_name != NULL ? algorithm_name : "classic");
+      algorithm_name != NULL ? dg_algorithm_find(algorithm_name) : dg_algorithm_default();
   const char *key;
   json_t *value;
   json_object_foreach(c.pairs, key, value) {
@@ -182,7 +172,7 @@ json_t *level_query_body(request *r, dg_error *err) {
        * which the seed parser takes too. */
       set = json_object_set_new(
           body, key, whole_integer(text, &number) ? json_integer(number) : json_string(text));
-    } else if (is_member(key)) {
+    } else if (level_member_allowed(key, LEVEL_MEMBER_QUERY)) {
       set = json_object_set(body, key, value);
     } else {
       int index = algorithm != NULL ? dg_algorithm_param_index(algorithm, key) : -1;

@@ -13,6 +13,7 @@
 #include "api/problem.h"
 #include "api/respond.h"
 #include "server.h"
+#include "state/level_request.h"
 #include "state/profile.h"
 
 static bool plain_id(const char *text, size_t length) {
@@ -53,12 +54,11 @@ static int settings_from_body(json_t *body, uint64_t *seed, dg_error *err) {
   const char *key;
   json_t *value;
   json_object_foreach(body, key, value) {
-    if (strcmp(key, "algorithm") && strcmp(key, "profile") && strcmp(key, "params") &&
-        strcmp(key, "seed") && strcmp(key, "roomset") && strcmp(key, "deadline_ms"))
-      return dg_error_set(err, DG_ENOENT, key,
-                          "unknown member '%s'; allowed: algorithm, profile, params, seed, "
-                          "roomset, deadline_ms",
-                          key);
+    if (!level_member_allowed(key, LEVEL_MEMBER_SETTINGS)) {
+      char allowed[160];
+      level_members_text(LEVEL_MEMBER_SETTINGS, allowed, sizeof allowed);
+      return dg_error_set(err, DG_ENOENT, key, "unknown member '%s'; allowed: %s", key, allowed);
+    }
   }
   const json_t *given_seed = json_object_get(body, "seed");
   int rc = 0;
