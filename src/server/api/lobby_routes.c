@@ -253,7 +253,7 @@ void lobby_route(request *r, const char *rest) {
     }
     dg_error err;
     dg_error_clear(&err);
-    if (lobby_create(&s->lobbies, id, &l, &err) != 0) {
+    if (lobby_create(&s->lobbies, id, exchange_of(r)->client, &l, &err) != 0) {
       respond_error(r, &err);
       return;
     }
