@@ -3,9 +3,12 @@
 16x16 tile per grid tile, left to right in tile order (stone, floor,
 corridor, wall, door, secret_door, secret_corridor, chest, stairs_up,
 stairs_down, void), in the SVG picture's colours, with a small mark on the
-tiles that need one. Python standard library only (zlib + struct).
+tiles that need one; and dungeond-tiles-progression.png, the same strip
+followed by the progression pass's tiles (locked_door, key, one_way_north,
+one_way_east, one_way_south, one_way_west), which maps of levels with locks
+or one-way doors name. Python standard library only (zlib + struct).
 
-Usage: make_tileset.py [OUTPUT.png]   (default: next to this script)
+Usage: make_tileset.py [OUTPUT_DIR]   (default: next to this script)
 """
 import os
 import struct
@@ -27,6 +30,14 @@ TILES = [
     ("e8a99e", "c0392b", "down"), # stairs_down
     ("0b0b0f", None, None),       # void
 ]
+PROGRESSION_TILES = [
+    ("7b241c", "e6b422", "bar"),    # locked_door
+    ("d8cfbd", "e6b422", "box"),    # key
+    ("b0672a", "ffffff", "up"),     # one_way_north
+    ("b0672a", "ffffff", "right"),  # one_way_east
+    ("b0672a", "ffffff", "down"),   # one_way_south
+    ("b0672a", "ffffff", "left"),   # one_way_west
+]
 
 
 def rgb(hex_colour):
@@ -42,17 +53,19 @@ def marked(shape, x, y):
         return 3 <= y <= 13 and abs(x - 7.5) <= (y - 3) / 2 + 0.5
     if shape == "down":
         return 2 <= y <= 12 and abs(x - 7.5) <= (12 - y) / 2 + 0.5
+    if shape == "right":
+        return marked("down", y, x)
+    if shape == "left":
+        return marked("up", y, x)
     return False
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "dungeond-tiles.png")
-    width = SIZE * len(TILES)
+def write(out, tiles):
+    width = SIZE * len(tiles)
     rows = []
     for y in range(SIZE):
         row = bytearray([0])  # filter: none
-        for fill, mark, shape in TILES:
+        for fill, mark, shape in tiles:
             for x in range(SIZE):
                 row += bytes(rgb(mark) if mark and marked(shape, x, y) else rgb(fill))
         rows.append(bytes(row))
@@ -67,6 +80,12 @@ def main():
            + chunk(b"IEND", b""))
     with open(out, "wb") as f:
         f.write(png)
+
+
+def main():
+    here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    write(os.path.join(here, "dungeond-tiles.png"), TILES)
+    write(os.path.join(here, "dungeond-tiles-progression.png"), TILES + PROGRESSION_TILES)
 
 
 if __name__ == "__main__":

@@ -26,8 +26,25 @@ typedef enum dg_tile {
   DG_TILE_STAIRS_UP,       /* stairs up: '<' */
   DG_TILE_STAIRS_DOWN,     /* stairs down: '>' */
   DG_TILE_VOID,            /* outside the level's shape (masks): '~' */
+  /* The progression pass's tiles (docs/progression.md). They come last so
+   * that the legend and the Tiled tileset of a level without them stay
+   * what they were before the pass: DG_TILE_BASE_COUNT tiles. */
+  DG_TILE_LOCKED_DOOR,   /* a door that opens with a key: 'L' */
+  DG_TILE_KEY,           /* a floor tile holding a key: 'k' */
+  DG_TILE_ONE_WAY_NORTH, /* a one-way door crossed only northwards (up the map): '^' */
+  DG_TILE_ONE_WAY_EAST,  /* ... only eastwards: '}' */
+  DG_TILE_ONE_WAY_SOUTH, /* ... only southwards: 'v' */
+  DG_TILE_ONE_WAY_WEST,  /* ... only westwards: '{' */
   DG_TILE_COUNT
 } dg_tile;
+
+/* Tiles every level may hold; the progression tiles follow them. */
+#define DG_TILE_BASE_COUNT DG_TILE_LOCKED_DOOR
+
+/* True for the tiles only the progression pass writes. */
+static inline bool dg_tile_progression(int tile) {
+  return tile >= DG_TILE_BASE_COUNT && tile < DG_TILE_COUNT;
+}
 
 typedef struct dg_grid {
   int width;      /* columns, >= 1 */
@@ -56,10 +73,14 @@ static inline void dg_grid_set(dg_grid *grid, int x, int y, dg_tile tile) {
 #define DG_TILE_WALKABLE_MASK                                                                      \
   ((1u << DG_TILE_FLOOR) | (1u << DG_TILE_CORRIDOR) | (1u << DG_TILE_DOOR) |                       \
    (1u << DG_TILE_SECRET_DOOR) | (1u << DG_TILE_SECRET_CORRIDOR) | (1u << DG_TILE_CHEST) |         \
-   (1u << DG_TILE_STAIRS_UP) | (1u << DG_TILE_STAIRS_DOWN))
+   (1u << DG_TILE_STAIRS_UP) | (1u << DG_TILE_STAIRS_DOWN) | (1u << DG_TILE_LOCKED_DOOR) |         \
+   (1u << DG_TILE_KEY) | (1u << DG_TILE_ONE_WAY_NORTH) | (1u << DG_TILE_ONE_WAY_EAST) |            \
+   (1u << DG_TILE_ONE_WAY_SOUTH) | (1u << DG_TILE_ONE_WAY_WEST))
 
 /* True for tiles a walker can stand on once secrets are found: floor,
- * corridor, doors, secret doors, secret corridors, chests, stairs. Inline:
+ * corridor, doors, secret doors, secret corridors, chests, stairs, and the
+ * progression's locked doors (once opened), keys and one-way doors (in
+ * their direction). Connectivity metrics thus see the map's shape. Inline:
  * every flood fill and metric calls it per tile. */
 static inline bool dg_tile_walkable(dg_tile tile) {
   return (unsigned)tile < 32u && ((DG_TILE_WALKABLE_MASK >> (unsigned)tile) & 1u) != 0;

@@ -53,16 +53,62 @@ typedef struct dg_object {
   int gold;                               /* gold pieces inside, 0 if none */
 } dg_object;
 
-/* A place the placement pass marked for a game (docs/level-format.md,
- * `features`): the entrance, the exit and one spawn per player. */
+/* A place a pass marked for a game (docs/level-format.md, `features`):
+ * the entrance, the exit and one spawn per player (placement), then keys,
+ * locked doors and one-way doors (progression). */
 typedef struct dg_feature {
-  const char *kind;      /* static: "stairs_up", "stairs_down" or "spawn" */
+  const char *kind;      /* static: "stairs_up", "stairs_down", "spawn", "key", "locked_door",
+                            "one_way_door" */
   int x, y;              /* tile (grid levels) or level coordinates (no grid) */
   int room;              /* index of the room it lies in, or -1 */
-  int player;            /* spawn: 0-based player index; -1 for stairs */
+  int player;            /* spawn: 0-based player index; -1 otherwise */
+  int exit_distance;     /* stairs and spawns: walking distance to the stairs down */
+  int key;               /* key, locked_door: the key id (0-based); unused otherwise */
+  int edge;              /* progression features of a level without a grid: the graph edge */
+  const char *direction; /* one_way_door: static "north", "east", "south", "west" (grid) or
+                            NULL; the way it may be crossed */
+  int from, to;          /* one_way_door without a grid: crossed from node `from` to `to` */
   const char *player_id; /* spawn: the player's id (the level's players), or NULL */
-  int exit_distance;     /* walking distance to the stairs down */
 } dg_feature;
+
+/* What a room or graph node is for in the level's progression
+ * (docs/progression.md). */
+typedef enum dg_role {
+  DG_ROLE_ORDINARY,
+  DG_ROLE_ENTRANCE, /* holds the stairs up */
+  DG_ROLE_EXIT,     /* holds the stairs down */
+  DG_ROLE_BOSS,     /* the room before the exit, behind the last lock (boss_room) */
+  DG_ROLE_KEY,      /* holds a key */
+  DG_ROLE_TREASURE, /* a dead end behind a lock */
+  DG_ROLE_SECRET,   /* a closet or secret room */
+  DG_ROLE_COUNT
+} dg_role;
+
+/* The room name of a role ("entrance"...); static. */
+const char *dg_role_name(dg_role role);
+
+/* What the progression pass placed and its witness (`progression` in the
+ * level JSON). Arrays are owned by the level. */
+typedef struct dg_progression {
+  bool placed;             /* the pass ran (params.locks or params.one_way above 0) */
+  bool consumable;         /* params.key_kind is consumable */
+  int locks_wanted;        /* params.locks */
+  int locks_placed;        /* locks placed: fewer when the level cannot hold them */
+  int one_way_wanted;      /* params.one_way */
+  int one_way_placed;      /* one-way doors placed */
+  const char *locks_why;   /* static: why fewer locks were placed, or NULL */
+  const char *one_way_why; /* static: why fewer one-way doors, or NULL */
+  bool boss_wanted;        /* params.boss_room */
+  int boss_room;           /* the boss room, or -1 */
+  uint8_t *room_role;      /* room_count dg_role values */
+  int *room_key;           /* room_count: the key a room holds, or -1 */
+  uint8_t *node_role;      /* graph node_count dg_role values */
+  int *room_sphere;        /* room_count: the sphere a room belongs to, -1 unreachable */
+  int sphere_count;        /* spheres: locks_placed + 1 */
+  int *key_sphere;         /* locks_placed: the sphere where key k lies */
+  int *walk;               /* room ids from the entrance's to the exit's, collecting the keys */
+  int walk_length;
+} dg_progression;
 
 /* What the placement pass measured (`placement` in the level JSON). */
 typedef struct dg_placement {
@@ -140,6 +186,7 @@ struct dg_level {
   int feature_count, feature_capacity;
   dg_placement placement;         /* filled by the placement pass */
   dg_player_ids players;          /* whose spawns (copied from the request) */
+  dg_progression progression;     /* filled by the progression pass */
   dg_targets targets;             /* the structural targets asked for (copied from the request) */
   dg_target_report target_report; /* how candidates fared, when targets were asked for */
   dg_graph graph;                 /* connectivity graph */

@@ -24,6 +24,9 @@ extern "C" {
  * (shipped in docs/tiled/, installed with the room sets' data). */
 #define DG_TILED_TILE_SIZE 16
 #define DG_TILED_TILESET_IMAGE "dungeond-tiles.png"
+/* The strip with the progression pass's tiles after the others, named by
+ * the maps of levels that have locks or one-way doors. */
+#define DG_TILED_TILESET_IMAGE_PROGRESSION "dungeond-tiles-progression.png"
 
 /* What an SVG picture shows. */
 typedef struct dg_svg_options {

@@ -33,6 +33,8 @@ typedef enum dg_target_id {
   DG_TARGET_ROOMS_MIN,        /* metrics.rooms at least */
   DG_TARGET_ROOMS_MAX,        /* ... at most */
   DG_TARGET_SPAWN_SPREAD_MAX, /* largest - smallest spawn-to-exit distance at most */
+  DG_TARGET_LOCKS_MIN,        /* progression.locks_placed at least */
+  DG_TARGET_LOCKS_MAX,        /* ... at most */
   DG_TARGET_COUNT
 } dg_target_id;
 

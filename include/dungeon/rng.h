@@ -25,14 +25,15 @@ typedef struct dg_rng {
 /* Stream ids by purpose. Generators may use any other constant; these are
  * the shared ones. */
 enum {
-  DG_STREAM_LAYOUT = 1,    /* where rooms go and how large they are */
-  DG_STREAM_CONNECT = 2,   /* which rooms are joined, and where */
-  DG_STREAM_DETAIL = 3,    /* closets, chests, contents, decoration */
-  DG_STREAM_SHAPE = 4,     /* masks, room shapes */
-  DG_STREAM_NOISE = 5,     /* noise fields */
-  DG_STREAM_DICE = 6,      /* tabletop dice rolls */
-  DG_STREAM_CHOICE = 7,    /* weighted choices among candidates */
-  DG_STREAM_PLACEMENT = 8, /* stairs and spawns (the shared placement pass) */
+  DG_STREAM_LAYOUT = 1,      /* where rooms go and how large they are */
+  DG_STREAM_CONNECT = 2,     /* which rooms are joined, and where */
+  DG_STREAM_DETAIL = 3,      /* closets, chests, contents, decoration */
+  DG_STREAM_SHAPE = 4,       /* masks, room shapes */
+  DG_STREAM_NOISE = 5,       /* noise fields */
+  DG_STREAM_DICE = 6,        /* tabletop dice rolls */
+  DG_STREAM_CHOICE = 7,      /* weighted choices among candidates */
+  DG_STREAM_PLACEMENT = 8,   /* stairs and spawns (the shared placement pass) */
+  DG_STREAM_PROGRESSION = 9, /* locks, keys and one-way doors (the progression pass) */
 };
 
 /* Seeds `rng` exactly as the reference pcg32_srandom_r(rng, seed, stream).

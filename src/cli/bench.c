@@ -28,7 +28,9 @@ static void usage(void) {
        "  --no-compare do not also time the same levels with params.placement=false\n"
        "               (by default every 16 levels are generated again without the\n"
        "               placement pass, both timed in thread CPU time, and both rates\n"
-       "               and placement's cost are shown)\n"
+       "               and placement's cost are shown; with locks or one_way above 0\n"
+       "               the same levels are generated again without them instead, and\n"
+       "               the progression pass's cost is shown)\n"
        "  --json       one JSON object instead of the table");
 }
 
@@ -224,11 +226,20 @@ int cli_bench(int argc, char **argv) {
   dg_error err = {0};
   /* The same levels without the placement pass, timed in the same process
    * and interleaved chunk by chunk (time_levels), so that both figures see
-   * the same machine load: what placement costs. */
+   * the same machine load: what placement costs. A request that asks for
+   * locks or one-way doors is compared with the same request without them
+   * instead: what the progression pass costs. */
   int placement = dg_common_param(request.algorithm, DG_COMMON_PLACEMENT);
+  bool progression = dg_progression_wanted(request.algorithm, &request.params);
   bool compare = !no_compare && dg_param_bool(&request.params, placement);
+  const char *pass = progression ? "progression" : "placement";
   dg_request unplaced = request;
-  unplaced.params.number[placement] = 0;
+  if (progression) {
+    unplaced.params.number[dg_common_param(request.algorithm, DG_COMMON_LOCKS)] = 0;
+    unplaced.params.number[dg_common_param(request.algorithm, DG_COMMON_ONE_WAY)] = 0;
+  } else {
+    unplaced.params.number[placement] = 0;
+  }
   double *unplaced_rates = calloc((size_t)runs * 2, sizeof *unplaced_rates);
   double *placed_rates = unplaced_rates != NULL ? unplaced_rates + runs : NULL;
   if (unplaced_rates == NULL) {
@@ -340,12 +351,19 @@ int cli_bench(int argc, char **argv) {
                                     (json_int_t)phases[p].count));
     }
     json_object_set_new(out, "phases", phase_json);
-    if (compare)
+    if (compare && !progression)
       json_object_set_new(out, "placement_compare",
                           json_pack("{s:s,s:f,s:f,s:f}", "clock", "thread_cpu",
                                     "levels_per_cpu_second_with_placement_median", placed_rate,
                                     "levels_per_cpu_second_without_placement_median", unplaced_rate,
                                     "placement_cost_percent_median", cost_percent));
+    if (compare && progression)
+      json_object_set_new(out, "progression_compare",
+                          json_pack("{s:s,s:f,s:f,s:f}", "clock", "thread_cpu",
+                                    "levels_per_cpu_second_with_progression_median", placed_rate,
+                                    "levels_per_cpu_second_without_progression_median",
+                                    unplaced_rate, "progression_cost_percent_median",
+                                    cost_percent));
     char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     puts(text != NULL ? text : "{}");
     free(text);
@@ -356,13 +374,14 @@ int cli_bench(int argc, char **argv) {
     printf("%-10s %-8d %-14.0f %-14.0f %-14.0f %-14.2f %-12.2f %-10.0f\n", request.algorithm->name,
            runs, rate, rate_min, rate_max, 1e6 / rate, json_us, bytes);
     if (compare) {
-      printf("\n%-22s %-24s %-14s\n", "placement", "levels/CPU-s median", "CPU us/level");
-      printf("%-22s %-24.0f %-14.2f\n", "on (as asked)", placed_rate, 1e6 / placed_rate);
-      printf("%-22s %-24.0f %-14.2f\n", "off (placement=false)", unplaced_rate,
+      printf("\n%-26s %-24s %-14s\n", pass, "levels/CPU-s median", "CPU us/level");
+      printf("%-26s %-24.0f %-14.2f\n", "on (as asked)", placed_rate, 1e6 / placed_rate);
+      printf("%-26s %-24.0f %-14.2f\n",
+             progression ? "off (locks=0, one_way=0)" : "off (placement=false)", unplaced_rate,
              1e6 / unplaced_rate);
-      printf("placement adds %.1f%% to the CPU time per level (median over runs; the same "
+      printf("%s adds %.1f%% to the CPU time per level (median over runs; the same "
              "seeds, interleaved every %d levels; --no-compare skips this)\n\n",
-             cost_percent, COMPARE_CHUNK);
+             pass, cost_percent, COMPARE_CHUNK);
     }
     /* The generator's own phases (dg_level.timings) as a table of their
      * own, one row each, e.g. the authored generator's tree_growth. */

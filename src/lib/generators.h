@@ -65,7 +65,51 @@
                                            NULL,                                                   \
                                            NULL,                                                   \
                                            "row of the stairs up, -1 to choose",                   \
-                                           DG_PARAM_ROLE_NONE}
+                                           DG_PARAM_ROLE_NONE},                                    \
+      [(first) + DG_COMMON_LOCKS] = {"locks",                                                      \
+                                     DG_PARAM_INT,                                                 \
+                                     0,                                                            \
+                                     0,                                                            \
+                                     DG_LOCKS_MAX,                                                 \
+                                     NULL,                                                         \
+                                     NULL,                                                         \
+                                     "locked doors on chokepoints of the way to the exit, each "   \
+                                     "with its key before it (fewer when the level has too few; "  \
+                                     "see progression)",                                           \
+                                     DG_PARAM_ROLE_NONE},                                          \
+      [(first) + DG_COMMON_KEY_KIND] = {"key_kind",                                                \
+                                        DG_PARAM_ENUM,                                             \
+                                        DG_KEY_REUSABLE,                                           \
+                                        0,                                                         \
+                                        0,                                                         \
+                                        dg_key_kind_choices,                                       \
+                                        NULL,                                                      \
+                                        "reusable: key k opens lock k; consumable: any key opens " \
+                                        "any lock and is spent",                                   \
+                                        DG_PARAM_ROLE_NONE},                                       \
+      [(first) + DG_COMMON_ONE_WAY] = {"one_way",                                                  \
+                                       DG_PARAM_INT,                                               \
+                                       0,                                                          \
+                                       0,                                                          \
+                                       DG_ONE_WAY_MAX,                                             \
+                                       NULL,                                                       \
+                                       NULL,                                                       \
+                                       "one-way doors on loops, passable only from the deep side " \
+                                       "back toward the entrance (shortcuts back)",                \
+                                       DG_PARAM_ROLE_NONE},                                        \
+      [(first) + DG_COMMON_BOSS_ROOM] = {"boss_room",                                              \
+                                         DG_PARAM_BOOL,                                            \
+                                         0,                                                        \
+                                         0,                                                        \
+                                         1,                                                        \
+                                         NULL,                                                     \
+                                         NULL,                                                     \
+                                         "with locks: mark the room before the exit, behind the "  \
+                                         "last lock, as the boss room",                            \
+                                         DG_PARAM_ROLE_NONE}
+
+/* The choices of the key_kind parameter, in DG_KEY_* order (model/params.c). */
+extern const char *const dg_key_kind_choices[];
 
 extern const dg_algorithm dg_algorithm_classic;
 extern const dg_algorithm dg_algorithm_nonlinear;

@@ -63,6 +63,23 @@ run generate --seed 1 --param width=5
 check "out-of-range parameter exits 2" [ "$status" -eq 2 ]
 check "out-of-range message gives the range" grep -q "width must be an integer from 20 to 1000" "$err"
 
+run generate --seed 1 --param locks=17
+check "locks out of range exits 2" [ "$status" -eq 2 ]
+check "locks message gives the range" grep -q "locks must be an integer from 0 to 16" "$err"
+
+run generate --seed 1 --param key_kind=skeleton
+check "an unknown key kind exits 2" [ "$status" -eq 2 ]
+check "key kind message lists the kinds" grep -q "key_kind must be one of reusable, consumable" "$err"
+
+run generate --seed 1 --param locks=2 --param placement=false
+check "locks without placement exits 2" [ "$status" -eq 2 ]
+
+run generate --seed 1 --target locks_min=3 --target locks_max=1
+check "locks_min above locks_max exits 2" [ "$status" -eq 2 ]
+
+run generate --seed 42 --param locks=2 --format ascii
+check "locks=2 draws locked doors and keys" grep -q "L" "$out"
+
 run generate --seed 1 --param rooms_min=9 --param rooms_max=3
 check "cross-field error exits 2" [ "$status" -eq 2 ]
 check "cross-field error explained" grep -q "rooms_min must be at most params.rooms_max" "$err"
@@ -235,6 +252,7 @@ check "known targets are listed" grep -q "unknown target 'bogus'" "$err"
 run generate --help
 check "generate --help shows the common parameters" grep -q "exit_distance" "$out"
 check "generate --help explains --floors and --target" grep -q -- "--floors N" "$out"
+check "generate --help lists the progression parameters" grep -q "one_way" "$out"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -193,8 +193,9 @@ def _(d):
             "params.stairs_up_x")
     algorithms = json.loads(d.request("GET", "/v1/algorithms")[2])
     for algorithm in algorithms:
-        names = [p["name"] for p in algorithm["params"]][-5:]
-        check(names == ["placement", "exit_distance", "spawns", "stairs_up_x", "stairs_up_y"],
+        names = [p["name"] for p in algorithm["params"]][-9:]
+        check(names == ["placement", "exit_distance", "spawns", "stairs_up_x", "stairs_up_y",
+                        "locks", "key_kind", "one_way", "boss_room"],
               f"{algorithm['name']}: {names}")
 
 

@@ -38,6 +38,7 @@ check "dungeond installed in bindir" [ -x "$prefix/bin/dungeond" ]
 check "room sets installed in share/dungeond/roomsets" \
   [ -f "$prefix/share/dungeond/roomsets/crypt.json" -a -f "$prefix/share/dungeond/roomsets/sewer.json" ]
 check "the Tiled tileset image installed" [ -f "$prefix/share/dungeond/tiled/dungeond-tiles.png" ]
+check "the Tiled progression tileset installed" [ -f "$prefix/share/dungeond/tiled/dungeond-tiles-progression.png" ]
 
 mkdir "$work/elsewhere"
 cd "$work/elsewhere" || exit 1

@@ -61,7 +61,7 @@ static void run_until_ready(char *const *ready) {
 static lobby *new_lobby(const char *id, uint64_t seed) {
   lobby *l = NULL;
   dg_error err;
-  cr_assert_eq(lobby_create(&f.table, id, &l, &err), 0, "%s", err.message);
+  cr_assert_eq(lobby_create(&f.table, id, 0, &l, &err), 0, "%s", err.message);
   json_t *settings = json_pack("{s:s}", "algorithm", "classic");
   cr_assert_eq(lobby_put_settings(&f.table, l, settings, seed, &err), 0, "%s", err.message);
   return l;
@@ -175,7 +175,7 @@ Test(lobby, lobbies_max_is_held) {
   new_lobby("b", 2);
   lobby *third = NULL;
   dg_error err;
-  cr_assert_eq(lobby_create(&f.table, "c", &third, &err), SRV_ELOBBIES);
+  cr_assert_eq(lobby_create(&f.table, "c", 0, &third, &err), SRV_ELOBBIES);
   cr_assert_null(third);
   cr_assert_eq(f.table.count, 2);
 }

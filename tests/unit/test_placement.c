@@ -537,8 +537,9 @@ Test(targets, validation_names_field_and_range) {
 Test(targets, common_parameters_end_every_table) {
   int count;
   const dg_algorithm *const *all = dg_algorithms(&count);
-  static const char *const names[DG_COMMON_PARAM_COUNT] = {"placement", "exit_distance", "spawns",
-                                                           "stairs_up_x", "stairs_up_y"};
+  static const char *const names[DG_COMMON_PARAM_COUNT] = {
+      "placement", "exit_distance", "spawns",  "stairs_up_x", "stairs_up_y",
+      "locks",     "key_kind",      "one_way", "boss_room"};
   for (int a = 0; a < count; a++)
     for (int k = 0; k < DG_COMMON_PARAM_COUNT; k++)
       cr_assert_str_eq(all[a]->params[dg_common_param(all[a], k)].name, names[k], "%s",

@@ -305,14 +305,17 @@ static json_t *check_tiled(const dg_level *level, int expect_width, int expect_h
   json_int_t first_gid = json_integer_value(json_object_get(tileset, "firstgid"));
   json_int_t tile_count = json_integer_value(json_object_get(tileset, "tilecount"));
   cr_assert_eq(first_gid, 1);
-  cr_assert_eq(tile_count, DG_TILE_COUNT);
+  /* The progression pass's tiles are in the tileset only when it ran. */
+  bool progression = tile_count == DG_TILE_COUNT;
+  cr_assert(progression || tile_count == DG_TILE_BASE_COUNT, "tilecount %d", (int)tile_count);
   cr_assert_eq(json_integer_value(json_object_get(tileset, "columns")) *
                    json_integer_value(json_object_get(tileset, "tilewidth")),
                json_integer_value(json_object_get(tileset, "imagewidth")));
-  cr_assert_str_eq(json_string_value(json_object_get(tileset, "image")), DG_TILED_TILESET_IMAGE);
+  cr_assert_str_eq(json_string_value(json_object_get(tileset, "image")),
+                   progression ? DG_TILED_TILESET_IMAGE_PROGRESSION : DG_TILED_TILESET_IMAGE);
   json_t *tiles = json_object_get(tileset, "tiles");
-  cr_assert_eq(json_array_size(tiles), DG_TILE_COUNT);
-  for (int t = 0; t < DG_TILE_COUNT; t++) {
+  cr_assert_eq((json_int_t)json_array_size(tiles), tile_count);
+  for (int t = 0; t < tile_count; t++) {
     json_t *tile = json_array_get(tiles, (size_t)t);
     cr_assert_eq(json_integer_value(json_object_get(tile, "id")), t);
     cr_assert_str_eq(json_string_value(json_object_get(tile, "type")), dg_tile_name((dg_tile)t));

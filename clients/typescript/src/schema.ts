@@ -410,14 +410,29 @@ export interface components {
             rooms_max?: number;
             /** @description largest minus smallest spawn-to-exit distance, at most */
             spawn_spread_max?: number;
+            /** @description progression.locks_placed at least (docs/progression.md) */
+            locks_min?: number;
+            locks_max?: number;
             /** @description candidates tried at most (default 16; at most limits.target_attempts_max) */
             attempts_max?: number;
         };
         /** @description a player's id (spawns are keyed by it); outside the pattern is 422 */
         PlayerId: string;
+        /** @description Stairs and spawns carry exit_distance; the progression's keys and locked doors carry key, one-way doors direction (grid) or edge, from and to (no grid), see docs/progression.md. */
         Feature: {
             /** @enum {string} */
-            kind: "stairs_up" | "stairs_down" | "spawn";
+            kind: "stairs_up" | "stairs_down" | "spawn" | "key" | "locked_door" | "one_way_door";
+            /** @description key and locked_door, the key id */
+            key?: number;
+            /**
+             * @description one_way_door on a grid, the way it may be crossed
+             * @enum {string}
+             */
+            direction?: "north" | "east" | "south" | "west";
+            /** @description locked_door and one_way_door without a grid, the graph edge */
+            edge?: number;
+            from?: number;
+            to?: number;
             /** @description spawns only, 0-based, in the order of the players' ids */
             player?: number;
             player_id?: components["schemas"]["PlayerId"];
@@ -426,7 +441,7 @@ export interface components {
             /** @description the room it lies in, when it lies in one */
             room?: number;
             /** @description graph distance to the stairs down */
-            exit_distance: number;
+            exit_distance?: number;
         };
         LevelSet: {
             /** @constant */
@@ -589,6 +604,24 @@ export interface components {
             objects?: Record<string, never>[];
             /** @description stairs up, stairs down, then one spawn per player (empty when params.placement is false) */
             features: components["schemas"]["Feature"][];
+            /** @description locks and one-way doors placed, why fewer, the boss room and the witness (spheres, key order, walk); present only when params.locks or params.one_way is above 0 (docs/progression.md) */
+            progression?: {
+                locks_wanted: number;
+                locks_placed: number;
+                /** @enum {string} */
+                key_kind: "reusable" | "consumable";
+                one_way_wanted: number;
+                one_way_placed: number;
+                why: {
+                    locks?: string;
+                    one_way?: string;
+                };
+                boss_room?: number | null;
+                spheres: Record<string, never>[];
+                key_order: number[];
+                walk: number[];
+                safety?: string;
+            };
             /** @description what the placement pass measured; absent when params.placement is false */
             placement?: {
                 entrance_to_exit: number;
@@ -744,7 +777,7 @@ export interface components {
             }[];
         };
         Problem: {
-            /** @description urn:dungeond:problem:SLUG. One table maps each error to its status and slug: validation (422), malformed (400), internal (500), unavailable (503), deadline (504), draining, queue-full, too-many-lobbies, lobby-bytes-full, send-queue-full (503), lobby-gone (409); and, by route: too-large (413), bad-path (400), uri-too-long (414), timeout (408), unauthorized (401), not-found, unknown-lobby, unknown-player (404), method-not-allowed (405), not-acceptable (406), lobby-started (409) */
+            /** @description urn:dungeond:problem:SLUG. One table maps each error to its status and slug: validation (422), malformed (400), internal (500), unavailable (503), deadline (504), draining, queue-full, too-many-lobbies, lobby-bytes-full, send-queue-full (503), lobby-gone (409), client-busy, client-lobbies (429); and, by route: too-large (413), bad-path (400), bad-framing (400), not-implemented (501), uri-too-long (414), timeout (408), unauthorized (401), not-found, unknown-lobby, unknown-player (404), method-not-allowed (405), not-acceptable (406), lobby-started (409) */
             type: string;
             title: string;
             status: number;
@@ -808,6 +841,8 @@ export interface components {
             health_connections: number;
             /** @description response body bytes queued to clients and not yet sent (limits.send_queue_bytes_max) */
             send_queue_bytes: number;
+            /** @description log lines that could not be written (disk full, RLIMIT_FSIZE); counted, never fatal */
+            log_write_failures: number;
             /** @description connections refused, cut or closed by the daemon, by event (each also logged, at most one line a second per event) */
             connection_events: {
                 [key: string]: number;
@@ -861,7 +896,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description queue full or shutting down */
+        /** @description queue full or shutting down (503), or this client's bound on queued work or lobbies reached (429); retry after Retry-After */
         Unavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -1003,6 +1038,7 @@ export interface operations {
             405: components["responses"]["Problem"];
             406: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
+            429: components["responses"]["Unavailable"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["Problem"];
         };
@@ -1049,6 +1085,7 @@ export interface operations {
             413: components["responses"]["Problem"];
             414: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
+            429: components["responses"]["Unavailable"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["Problem"];
         };
@@ -1181,6 +1218,7 @@ export interface operations {
             409: components["responses"]["Problem"];
             412: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
+            429: components["responses"]["Unavailable"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -1240,6 +1278,7 @@ export interface operations {
             409: components["responses"]["Problem"];
             412: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
+            429: components["responses"]["Unavailable"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -1315,6 +1354,7 @@ export interface operations {
             406: components["responses"]["Problem"];
             409: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
+            429: components["responses"]["Unavailable"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["Problem"];
         };

@@ -23,6 +23,12 @@ const dg_legend_entry dg_legend[DG_TILE_COUNT] = {
     [DG_TILE_STAIRS_UP] = {"stairs_up", '<', '\0'},
     [DG_TILE_STAIRS_DOWN] = {"stairs_down", '>', '\0'},
     [DG_TILE_VOID] = {"void", '~', '\0'},
+    [DG_TILE_LOCKED_DOOR] = {"locked_door", 'L', '\0'},
+    [DG_TILE_KEY] = {"key", 'k', '\0'},
+    [DG_TILE_ONE_WAY_NORTH] = {"one_way_north", '^', '\0'},
+    [DG_TILE_ONE_WAY_EAST] = {"one_way_east", '}', '\0'},
+    [DG_TILE_ONE_WAY_SOUTH] = {"one_way_south", 'v', '\0'},
+    [DG_TILE_ONE_WAY_WEST] = {"one_way_west", '{', '\0'},
 };
 
 int dg_grid_init(dg_grid *grid, int width, int height) {
@@ -57,7 +63,9 @@ static bool joins_wall(const dg_grid *grid, int x, int y) {
   if (!dg_grid_contains(grid, x, y))
     return false;
   dg_tile tile = dg_grid_get(grid, x, y);
-  return tile == DG_TILE_WALL || tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR;
+  return tile == DG_TILE_WALL || tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR ||
+         tile == DG_TILE_LOCKED_DOOR ||
+         (tile >= DG_TILE_ONE_WAY_NORTH && tile <= DG_TILE_ONE_WAY_WEST);
 }
 
 char dg_grid_glyph(const dg_grid *grid, int x, int y) {

@@ -10,6 +10,7 @@
 #include "core/legend.h"
 #include "core/writer.h"
 #include "dungeon/json.h"
+#include "json/progression_json.h"
 
 static void write_seed(dg_writer *w, uint64_t seed) {
   if (seed <= DG_SEED_SAFE_MAX) {
@@ -25,6 +26,8 @@ static void write_params(dg_writer *w, const dg_algorithm *algorithm, const dg_p
   dg_writer_char(w, '{');
   for (int i = 0; i < algorithm->param_count; i++) {
     const dg_param_def *def = &algorithm->params[i];
+    if (!dg_param_listed(algorithm, params, i))
+      continue;
     dg_writer_key(w, def->name, i == 0);
     switch (def->type) {
     case DG_PARAM_INT: dg_writer_int(w, (int64_t)params->number[i]); break;
@@ -40,7 +43,9 @@ static void write_params(dg_writer *w, const dg_algorithm *algorithm, const dg_p
   dg_writer_char(w, '}');
 }
 
-static void write_grid(dg_writer *w, const dg_grid *grid) {
+/* `tiles`: how many tile kinds the legend lists (DG_TILE_BASE_COUNT unless
+ * the progression pass ran, so that other levels keep their bytes). */
+static void write_grid(dg_writer *w, const dg_grid *grid, int tiles) {
   dg_writer_raw(w, "{\"width\":", 9);
   dg_writer_int(w, grid->width);
   dg_writer_raw(w, ",\"height\":", 10);
@@ -52,7 +57,7 @@ static void write_grid(dg_writer *w, const dg_grid *grid) {
   char legend[2 * DG_TILE_COUNT * (6 + DG_LEGEND_NAME_MAX) + 16];
   memcpy(legend, ",\"legend\":{", 11);
   size_t at = 11;
-  for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
+  for (int tile = 0; tile < tiles; tile++) {
     const dg_legend_entry *entry = &dg_legend[tile];
     size_t name_length = strlen(entry->name);
     for (int pass = entry->joined_glyph != '\0' ? 0 : 1; pass < 2; pass++) {
@@ -89,7 +94,8 @@ static void write_grid(dg_writer *w, const dg_grid *grid) {
   dg_writer_raw(w, "]}", 2);
 }
 
-static void write_graph(dg_writer *w, const dg_graph *graph) {
+/* `roles`: the progression's role of each node, or NULL when it did not run. */
+static void write_graph(dg_writer *w, const dg_graph *graph, const uint8_t *roles) {
   dg_writer_raw(w, "{\"nodes\":[", 10);
   for (int i = 0; i < graph->node_count; i++) {
     const dg_node *node = &graph->nodes[i];
@@ -112,6 +118,10 @@ static void write_graph(dg_writer *w, const dg_graph *graph) {
     if (node->label[0] != '\0') {
       dg_writer_key(w, "label", false);
       dg_writer_string(w, node->label, strnlen(node->label, DG_LABEL_MAX));
+    }
+    if (roles != NULL) {
+      dg_writer_key(w, "role", false);
+      dg_writer_cstring(w, dg_role_name((dg_role)roles[i]));
     }
     dg_writer_char(w, '}');
   }
@@ -192,9 +202,9 @@ static void write_placement(dg_writer *w, const dg_placement *p) {
 
 /* The figure each target is about, as `achieved` names it. */
 static const char *target_figure(int id) {
-  static const char *const figures[DG_TARGET_COUNT] = {"path",   "path",      "cycles",
-                                                       "cycles", "dead_ends", "dead_ends",
-                                                       "rooms",  "rooms",     "spawn_spread"};
+  static const char *const figures[DG_TARGET_COUNT] = {
+      "path",  "path",  "cycles",       "cycles", "dead_ends", "dead_ends",
+      "rooms", "rooms", "spawn_spread", "locks",  "locks"};
   return figures[id];
 }
 
@@ -272,7 +282,7 @@ int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, cha
   write_params(&w, level->algorithm, &level->params);
   if (level->has_grid) {
     dg_writer_key(&w, "grid", false);
-    write_grid(&w, &level->grid);
+    write_grid(&w, &level->grid, level->progression.placed ? DG_TILE_COUNT : DG_TILE_BASE_COUNT);
   }
   dg_writer_raw(&w, ",\"rooms\":[", 10);
   for (int i = 0; i < level->room_count; i++) {
@@ -293,6 +303,8 @@ int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, cha
       dg_writer_key(&w, "label", false);
       dg_writer_string(&w, room->label, strnlen(room->label, DG_LABEL_MAX));
     }
+    if (level->progression.placed)
+      dg_progression_write_room(&w, &level->progression, i);
     dg_writer_char(&w, '}');
   }
   dg_writer_raw(&w, "],\"doors\":[", 11);
@@ -347,15 +359,19 @@ int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, cha
       dg_writer_key(&w, "room", false);
       dg_writer_int(&w, feature->room);
     }
-    dg_writer_key(&w, "exit_distance", false);
-    dg_writer_int(&w, feature->exit_distance);
+    if (!dg_progression_write_feature(&w, level, feature)) {
+      dg_writer_key(&w, "exit_distance", false);
+      dg_writer_int(&w, feature->exit_distance);
+    }
     dg_writer_char(&w, '}');
   }
   dg_writer_char(&w, ']');
   if (level->placement.placed)
     write_placement(&w, &level->placement);
+  if (level->progression.placed)
+    dg_progression_write_json(&w, level);
   dg_writer_raw(&w, ",\"graph\":", 9);
-  write_graph(&w, &level->graph);
+  write_graph(&w, &level->graph, level->progression.placed ? level->progression.node_role : NULL);
   dg_writer_raw(&w, ",\"metrics\":{", 12);
   write_metrics(&w, &level->metrics);
   dg_writer_raw(&w, "},\"stats\":{", 11);

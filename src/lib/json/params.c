@@ -65,6 +65,8 @@ json_t *dg_params_to_json(const dg_algorithm *algorithm, const dg_params *params
   for (int i = 0; i < algorithm->param_count; i++) {
     const dg_param_def *def = &algorithm->params[i];
     json_t *value = NULL;
+    if (!dg_param_listed(algorithm, params, i))
+      continue;
     switch (def->type) {
     case DG_PARAM_INT: value = json_integer((json_int_t)params->number[i]); break;
     case DG_PARAM_FLOAT: value = json_real(params->number[i]); break;

@@ -28,6 +28,12 @@ void dg_level_free(dg_level *level) {
   free(level->doors);
   free(level->objects);
   free(level->features);
+  free(level->progression.room_role);
+  free(level->progression.room_key);
+  free(level->progression.node_role);
+  free(level->progression.room_sphere);
+  free(level->progression.key_sphere);
+  free(level->progression.walk);
   dg_graph_close(&level->graph);
   if (level->extension.free_data != NULL)
     level->extension.free_data(level->extension.data);

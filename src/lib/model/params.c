@@ -13,7 +13,25 @@
 #include <string.h>
 
 #include "dungeon/request.h"
+#include "generators.h"
 #include "model/params_internal.h"
+
+const char *const dg_key_kind_choices[] = {"reusable", "consumable", NULL};
+
+bool dg_progression_wanted(const dg_algorithm *algorithm, const dg_params *params) {
+  return dg_param_int(params, dg_common_param(algorithm, DG_COMMON_LOCKS)) > 0 ||
+         dg_param_int(params, dg_common_param(algorithm, DG_COMMON_ONE_WAY)) > 0;
+}
+
+bool dg_param_listed(const dg_algorithm *algorithm, const dg_params *params, int index) {
+  int first = dg_common_param(algorithm, DG_COMMON_PROGRESSION_FIRST);
+  if (index < first)
+    return true;
+  for (int i = first; i < algorithm->param_count; i++)
+    if (params->number[i] != algorithm->params[i].default_value)
+      return true;
+  return false;
+}
 
 const char *dg_param_type_name(dg_param_type type) {
   switch (type) {
@@ -246,6 +264,14 @@ static int common_validate(const dg_request *request, dg_error *err) {
     return dg_error_set(err, DG_EINVAL, "params.stairs_up_y",
                         "params.stairs_up_y must be -1 or from 0 to params.height - 1 (%d)",
                         dg_param_int(params, height) - 1);
+  if (dg_progression_wanted(algorithm, params) &&
+      !dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_PLACEMENT)))
+    return dg_error_set(err, DG_EINVAL,
+                        dg_param_int(params, dg_common_param(algorithm, DG_COMMON_LOCKS)) > 0
+                            ? "params.locks"
+                            : "params.one_way",
+                        "params.locks and params.one_way need params.placement=true (locks "
+                        "and one-way doors lie between the entrance and the exit)");
   return dg_targets_check(request, err);
 }
 

@@ -21,6 +21,8 @@ static const char *const target_names[DG_TARGET_COUNT] = {
     [DG_TARGET_ROOMS_MIN] = "rooms_min",
     [DG_TARGET_ROOMS_MAX] = "rooms_max",
     [DG_TARGET_SPAWN_SPREAD_MAX] = "spawn_spread_max",
+    [DG_TARGET_LOCKS_MIN] = "locks_min",
+    [DG_TARGET_LOCKS_MAX] = "locks_max",
 };
 
 const char *dg_target_name(int id) {
@@ -49,7 +51,7 @@ int dg_targets_set(dg_targets *targets, const char *name, double value, const ch
   return dg_error_set(err, DG_ENOENT, field,
                       "unknown target '%s'; known: path_min, path_max, cycles_min, cycles_max, "
                       "dead_ends_min, dead_ends_max, rooms_min, rooms_max, spawn_spread_max, "
-                      "attempts_max",
+                      "locks_min, locks_max, attempts_max",
                       name);
 }
 
@@ -99,7 +101,8 @@ int dg_targets_check(const dg_request *request, dg_error *err) {
   static const int pairs[][2] = {{DG_TARGET_PATH_MIN, DG_TARGET_PATH_MAX},
                                  {DG_TARGET_CYCLES_MIN, DG_TARGET_CYCLES_MAX},
                                  {DG_TARGET_DEAD_ENDS_MIN, DG_TARGET_DEAD_ENDS_MAX},
-                                 {DG_TARGET_ROOMS_MIN, DG_TARGET_ROOMS_MAX}};
+                                 {DG_TARGET_ROOMS_MIN, DG_TARGET_ROOMS_MAX},
+                                 {DG_TARGET_LOCKS_MIN, DG_TARGET_LOCKS_MAX}};
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
     int low = pairs[i][0], high = pairs[i][1];
     if ((t->set_mask & (1u << low)) && (t->set_mask & (1u << high)) &&

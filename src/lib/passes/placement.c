@@ -380,7 +380,8 @@ static int spawn_in_room(dg_level *level, int room, int distance, int anchor_x, 
     /* Spawn s is the s-th player in id order (issue 21, item 2). */
     const char *player_id = s < level->players.count ? level->players.id[s] : NULL;
     dg_feature spawn = {
-        "spawn", r->x + offset % r->width, r->y + offset / r->width, room, s, player_id, distance};
+        "spawn",   r->x + offset % r->width, r->y + offset / r->width, room, s, distance,
+        .key = -1, .player_id = player_id};
     rc = dg_level_add_feature(level, &spawn);
     if (s == 0 || distance < pl->spawn_distance_min)
       pl->spawn_distance_min = distance;
@@ -401,7 +402,7 @@ static int put_stairs(dg_level *level, const char *kind, place at, int room, int
     dg_grid_set(&level->grid, x, y,
                 strcmp(kind, "stairs_up") == 0 ? DG_TILE_STAIRS_UP : DG_TILE_STAIRS_DOWN);
   }
-  dg_feature stairs = {kind, x, y, room, -1, NULL, exit_distance};
+  dg_feature stairs = {kind, x, y, room, -1, exit_distance, .key = -1};
   return dg_level_add_feature(level, &stairs);
 }
 

@@ -45,6 +45,24 @@ static const char style[] =
     ".n-dead_end{fill:#95a5a6}"
     "</style>";
 
+/* Added only to a level the progression pass ran on, so that other
+ * pictures keep their bytes: its tiles, one colour per key id (keys and
+ * their locked doors share it, eight colours in turn), one-way arrows. */
+static const char progression_style[] =
+    "<style>"
+    ".t-locked_door{fill:#7b241c}.t-key{fill:#d8cfbd}"
+    ".t-one_way_north,.t-one_way_east,.t-one_way_south,.t-one_way_west{fill:#b0672a}"
+    ".key{stroke:#111;stroke-width:.08}.lock{stroke:#111;stroke-width:.12;fill-opacity:.9}"
+    ".k0{fill:#e6194b}.k1{fill:#3cb44b}.k2{fill:#4363d8}.k3{fill:#f58231}.k4{fill:#911eb4}"
+    ".k5{fill:#42d4f4}.k6{fill:#f032e6}.k7{fill:#bfef45}"
+    ".arrow{fill:#fff;stroke:#111;stroke-width:.06}"
+    "</style>";
+
+static bool progression_feature(const char *kind) {
+  return strcmp(kind, "key") == 0 || strcmp(kind, "locked_door") == 0 ||
+         strcmp(kind, "one_way_door") == 0;
+}
+
 void dg_svg_options_init(dg_svg_options *options) {
   *options = (dg_svg_options){.tile_size = DG_SVG_TILE_DEFAULT, .labels = true, .graph = false};
 }
@@ -292,9 +310,63 @@ static void put_objects(dg_writer *w, const dg_level *level) {
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *feature = &level->features[i];
     const char *kind = feature->kind != NULL ? feature->kind : "";
+    if (progression_feature(kind))
+      continue;
     bool spawn = strcmp(kind, "spawn") == 0;
     put_marker(w, kind, feature->x, feature->y, spawn ? feature->player : -1,
                spawn ? feature->player_id : NULL);
+  }
+  put(w, "</g>");
+}
+
+/* Keys (a disc) and locked doors (a square) in their key's colour, with
+ * data-key; one-way doors as an arrow pointing the way they may be
+ * crossed (on a level without a grid: at the edge's middle, pointing from
+ * its `from` node to its `to` node, the nearest of four ways). */
+static void put_progression(dg_writer *w, const dg_level *level) {
+  static const int square[] = {1, 1, 9, 1, 9, 9, 1, 9};
+  static const int arrows[4][6] = {{5, 1, 9, 9, 1, 9},  /* north */
+                                   {1, 1, 9, 5, 1, 9},  /* east */
+                                   {1, 1, 9, 1, 5, 9},  /* south */
+                                   {9, 1, 9, 9, 1, 5}}; /* west */
+  static const char *const ways[4] = {"north", "east", "south", "west"};
+  put(w, "<g class=\"progression\">");
+  for (int i = 0; i < level->feature_count; i++) {
+    const dg_feature *f = &level->features[i];
+    bool key = strcmp(f->kind, "key") == 0, lock = strcmp(f->kind, "locked_door") == 0;
+    if (key || lock) {
+      put(w, key ? "<circle class=\"key k" : "<path class=\"lock k");
+      dg_writer_int(w, f->key % 8);
+      put(w, "\" data-key=\"");
+      dg_writer_int(w, f->key);
+      if (key) {
+        put(w, "\" cx=\"");
+        put_tenths(w, (long)f->x * 10 + 5);
+        put(w, "\" cy=\"");
+        put_tenths(w, (long)f->y * 10 + 5);
+        put(w, "\" r=\".35\"/>");
+      } else {
+        put(w, "\" d=\"");
+        put_polygon(w, f->x, f->y, square, 4);
+        put(w, "\"/>");
+      }
+    } else if (strcmp(f->kind, "one_way_door") == 0) {
+      int way = 0;
+      if (f->direction != NULL) {
+        while (way < 3 && strcmp(ways[way], f->direction) != 0)
+          way++;
+      } else if (f->from >= 0 && f->to >= 0 && f->from < level->graph.node_count &&
+                 f->to < level->graph.node_count) {
+        int dx = level->graph.nodes[f->to].x - level->graph.nodes[f->from].x;
+        int dy = level->graph.nodes[f->to].y - level->graph.nodes[f->from].y;
+        way = abs(dx) > abs(dy) ? (dx > 0 ? 1 : 3) : (dy > 0 ? 2 : 0);
+      }
+      put(w, "<path class=\"arrow\" data-direction=\"");
+      put(w, ways[way]);
+      put(w, "\" d=\"");
+      put_polygon(w, f->x, f->y, arrows[way], 3);
+      put(w, "\"/>");
+    }
   }
   put(w, "</g>");
 }
@@ -421,6 +493,8 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
   dg_writer_uint(&w, level->seed);
   put(&w, "</title>");
   dg_writer_raw(&w, style, sizeof style - 1);
+  if (level->progression.placed)
+    dg_writer_raw(&w, progression_style, sizeof progression_style - 1);
   put(&w, "<rect class=\"bg\" x=\"");
   dg_writer_int(&w, x0);
   put(&w, "\" y=\"");
@@ -435,6 +509,8 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
   else
     put_room_boxes(&w, level);
   put_objects(&w, level);
+  if (level->progression.placed)
+    put_progression(&w, level);
   if (options->graph || !level->has_grid)
     put_graph(&w, &level->graph);
   if (options->labels)

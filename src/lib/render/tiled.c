@@ -46,21 +46,26 @@ static void put_property(dg_writer *w, bool first, const char *name, const char 
   put(w, "\",\"value\":");
 }
 
-static void put_tileset(dg_writer *w) {
+/* `tiles`: DG_TILE_BASE_COUNT, or DG_TILE_COUNT when the progression pass
+ * ran (its tiles follow the others in the strip), so that other levels'
+ * maps keep their bytes. */
+static void put_tileset(dg_writer *w, int tiles) {
   put(w, "[{\"firstgid\":1,\"name\":\"dungeond\",\"class\":\"\",\"tilewidth\":");
   dg_writer_int(w, DG_TILED_TILE_SIZE);
   put(w, ",\"tileheight\":");
   dg_writer_int(w, DG_TILED_TILE_SIZE);
   put(w, ",\"tilecount\":");
-  dg_writer_int(w, DG_TILE_COUNT);
+  dg_writer_int(w, tiles);
   put(w, ",\"columns\":");
-  dg_writer_int(w, DG_TILE_COUNT);
-  put(w, ",\"margin\":0,\"spacing\":0,\"image\":\"" DG_TILED_TILESET_IMAGE "\",\"imagewidth\":");
-  dg_writer_int(w, DG_TILE_COUNT * DG_TILED_TILE_SIZE);
+  dg_writer_int(w, tiles);
+  put(w, ",\"margin\":0,\"spacing\":0,\"image\":\"");
+  put(w, tiles > DG_TILE_BASE_COUNT ? DG_TILED_TILESET_IMAGE_PROGRESSION : DG_TILED_TILESET_IMAGE);
+  put(w, "\",\"imagewidth\":");
+  dg_writer_int(w, tiles * DG_TILED_TILE_SIZE);
   put(w, ",\"imageheight\":");
   dg_writer_int(w, DG_TILED_TILE_SIZE);
   put(w, ",\"tiles\":[");
-  for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
+  for (int tile = 0; tile < tiles; tile++) {
     put(w, tile == 0 ? "{\"id\":" : ",{\"id\":");
     dg_writer_int(w, tile);
     put(w, ",\"type\":");
@@ -80,9 +85,9 @@ static void put_tileset(dg_writer *w) {
 
 /* The gids, row-major: a cell's tile + 1. */
 static void put_data(dg_writer *w, const dg_grid *grid) {
-  static const char *const gids[DG_TILE_COUNT] = {"1", "2", "3", "4",  "5", "6",
-                                                  "7", "8", "9", "10", "11"};
-  _Static_assert(DG_TILE_COUNT == 11, "one gid text per tile");
+  static const char *const gids[DG_TILE_COUNT] = {
+      "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17"};
+  _Static_assert(DG_TILE_COUNT == 17, "one gid text per tile");
   long cells = (long)grid->width * grid->height;
   for (long i = 0; i < cells; i++) {
     uint8_t tile = grid->tiles[i] < DG_TILE_COUNT ? grid->tiles[i] : DG_TILE_STONE;
@@ -204,9 +209,21 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     put_property(w, false, "room", "int");
     dg_writer_int(w, feature->room);
     put(w, "}");
-    put_property(w, false, "exit_distance", "int");
-    dg_writer_int(w, feature->exit_distance);
-    put(w, "}");
+    bool key = strcmp(kind, "key") == 0, lock = strcmp(kind, "locked_door") == 0;
+    bool one_way = strcmp(kind, "one_way_door") == 0;
+    if (key || lock) {
+      put_property(w, false, "key_id", "int");
+      dg_writer_int(w, feature->key);
+      put(w, "}");
+    } else if (one_way) {
+      put_property(w, false, "direction", "string");
+      dg_writer_cstring(w, feature->direction != NULL ? feature->direction : "");
+      put(w, "}");
+    } else {
+      put_property(w, false, "exit_distance", "int");
+      dg_writer_int(w, feature->exit_distance);
+      put(w, "}");
+    }
     if (spawn) {
       put_property(w, false, "player", "int");
       dg_writer_int(w, feature->player);
@@ -287,7 +304,7 @@ int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
   put_property(&w, false, "origin_y", "int");
   dg_writer_int(&w, y0);
   put(&w, "}],\"tilesets\":");
-  put_tileset(&w);
+  put_tileset(&w, level->progression.placed ? DG_TILE_COUNT : DG_TILE_BASE_COUNT);
   put(&w, ",\"layers\":[{\"id\":1,\"name\":\"tiles\",\"type\":\"tilelayer\",\"x\":0,\"y\":0,"
           "\"width\":");
   dg_writer_int(&w, grid->width);

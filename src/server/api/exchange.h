@@ -22,6 +22,8 @@ typedef struct exchange {
   job_encoding encoding;                        /* gzip, ETag and cacheability of a level */
   dg_svg_options svg;                           /* SVG options from the query */
   char timing[160];                             /* Server-Timing's value, when has_job */
+  uint64_t client; /* who asked, for fairness: its bearer token when tokens are set, else its
+                      IPv4 address (routes.c) */
 } exchange;
 
 /* The route state of `r`. */

@@ -64,6 +64,29 @@ static void on_job_done(job *j) {
   http_resume(r);
 }
 
+/* The work a request asks for, in grid cells, for fair queuing and the
+ * per-client bound: width x height when the algorithm has both (else 100
+ * cells per room asked for, else 10,000), times its floors and its target
+ * candidates. An estimate: what matters is that a 1000x1000 landmark map
+ * weighs hundreds of times a small classic one. */
+static uint64_t job_cost(const dg_request *level, int floors) {
+  const dg_algorithm *a = level->algorithm;
+  int width = dg_algorithm_param_with_role(a, DG_PARAM_ROLE_WIDTH);
+  int height = dg_algorithm_param_with_role(a, DG_PARAM_ROLE_HEIGHT);
+  int rooms = dg_algorithm_param_with_role(a, DG_PARAM_ROLE_ROOM_COUNT);
+  double cells = 10000;
+  if (width >= 0 && height >= 0)
+    cells = level->params.number[width] * level->params.number[height];
+  else if (rooms >= 0)
+    cells = 100 * level->params.number[rooms];
+  int attempts = 1;
+  if (level->targets.set_mask != 0)
+    attempts =
+        level->targets.attempts_max > 0 ? level->targets.attempts_max : DG_TARGET_ATTEMPTS_DEFAULT;
+  double cost = cells * (floors > 1 ? floors : 1) * attempts;
+  return cost < 1 ? 1 : cost > 1e15 ? (uint64_t)1e15 : (uint64_t)cost;
+}
+
 void level_submit(request *r, const dg_request *level, int floors, long deadline_ms, int format) {
   server *s = server_of(r);
   exchange_of(r)->seed = level->seed;
@@ -87,15 +110,28 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
   j->done = on_job_done;
   j->wanted = client_still_there;
   j->data = lj;
+  j->client_key = exchange_of(r)->client;
+  j->cost = job_cost(level, floors);
   exchange_of(r)->has_job = true;
-  if (jobs_submit(&s->queues, j, JOB_INTERACTIVE) != 0) {
+  int rc = jobs_submit(&s->queues, j, JOB_INTERACTIVE);
+  if (rc != 0) {
     exchange_of(r)->has_job = false;
     free(lj);
-    s->counters.rejected_queue_full++;
     dg_error err;
-    dg_error_set(&err, SRV_EQUEUE_FULL, "",
-                 "the generation queue is full (%ld waiting, limits.interactive_queue_max)",
-                 s->queues.depth[JOB_INTERACTIVE]);
+    if (rc == SRV_ECLIENT_BUSY) {
+      s->counters.rejected_client_busy++;
+      dg_error_set(&err, SRV_ECLIENT_BUSY, "",
+                   "this client already has queued work of estimated cost above "
+                   "limits.client_queued_cost_max (%ld grid cells); retry when some is done",
+                   s->cfg->limits.client_queued_cost_max);
+    } else if (rc == DG_ELIMIT) {
+      s->counters.rejected_queue_full++;
+      dg_error_set(&err, SRV_EQUEUE_FULL, "",
+                   "the generation queue is full (%ld waiting, limits.interactive_queue_max)",
+                   s->queues.depth[JOB_INTERACTIVE]);
+    } else {
+      dg_error_set(&err, rc, "", "the job could not be queued: %s", dg_strerror(rc));
+    }
     respond_error(r, &err);
     return;
   }

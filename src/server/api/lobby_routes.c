@@ -375,7 +375,7 @@ static void start_with_party(request *r, const char *id) {
   dg_error err;
   dg_error_clear(&err);
   lobby *l = NULL;
-  int rc = lobby_create(&s->lobbies, id, &l, &err);
+  int rc = lobby_create(&s->lobbies, id, exchange_of(r)->client, &l, &err);
   if (rc == 0 && (rc = lobby_put_whole(&s->lobbies, l, settings, players, seed, &err)) == 0)
     settings = players = NULL; /* taken */
   json_decref(settings);
@@ -469,7 +469,7 @@ void lobby_route(request *r, const char *rest) {
     }
     dg_error err;
     dg_error_clear(&err);
-    if (lobby_create(&s->lobbies, id, &l, &err) != 0) {
+    if (lobby_create(&s->lobbies, id, exchange_of(r)->client, &l, &err) != 0) {
       respond_error(r, &err);
       return;
     }

@@ -15,6 +15,7 @@
 #include "api/respond.h"
 #include "api/viewer.h"
 #include "server.h"
+#include "transport/log.h"
 
 typedef enum route_id {
   ROUTE_NONE,
@@ -83,6 +84,7 @@ static stats_gauges gauges(const server *s) {
       .connections = s->http.api.open,
       .health_connections = s->http.health.open,
       .send_queue_bytes = s->http.guard.send_queued,
+      .log_write_failures = log_write_failures(),
       .draining = s->draining,
       .lobbies = s->lobbies.count,
       .lobby_hits = s->lobbies.hits,
@@ -126,7 +128,16 @@ static bool authorized(request *r) {
       given++;
     size_t i;
     const json_t *token;
-    json_array_foreach(tokens, i, token) ok |= same_secret(given, json_string_value(token));
+    size_t matched = 0; /* 1 + the index of the token given, kept without a branch */
+    json_array_foreach(tokens, i, token) {
+      bool same = same_secret(given, json_string_value(token));
+      ok |= same;
+      matched |= ((size_t)0 - (size_t)same) & (i + 1);
+    }
+    /* With tokens, a client is its token (behind a proxy every address is
+     * the proxy's): fairness and per-client caps go by it. */
+    if (ok)
+      exchange_of(r)->client = (1ull << 32) | (uint64_t)matched;
   }
   if (!ok)
     respond_problem(r, 401, "unauthorized", "Unauthorized",
@@ -174,6 +185,7 @@ void route_handle(request *r) {
     respond_problem(r, 404, "not-found", "Not found", detail, NULL, NULL, NULL);
     return;
   }
+  exchange_of(r)->client = r->peer_ip; /* authorized() names the token instead */
   /* A CORS preflight carries no credentials: answered before them. */
   if (strcmp(r->method, "OPTIONS") == 0 && route != ROUTE_NONE) {
     preflight(r);

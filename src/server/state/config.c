@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "state/profile.h"
+#include "transport/listen.h"
 
 void config_defaults(config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -32,15 +33,23 @@ void config_defaults(config *cfg) {
       .deadline_ms_default = 5000,
       .deadline_ms_max = 60000,
       .interactive_queue_max = 1024,
+      .client_queued_cost_max = 16000000,
+      .client_workers_max = 0,
+      .lobbies_per_client_max = 1000,
       .speculative_queue_max = 256,
       .connections_max = 1024,
       .connection_timeout_s = 30,
       .connections_per_ip_max = 256,
       .header_timeout_ms = 5000,
+      .header_timeout_penalty_ms = 10000,
       .body_timeout_ms = 10000,
+      .linger_ms = 5000,
+      .linger_bytes_max = 64L << 20,
       .send_queue_bytes_max = 256L << 20,
       .send_stall_ms = 1000,
       .health_connections_max = 32,
+      .health_connections_per_ip_max = 8,
+      .health_idle_timeout_ms = 2000,
       .drain_timeout_ms = 10000,
       .retry_after_s = 1,
       .lobbies_max = 10000,
@@ -56,6 +65,8 @@ void config_defaults(config *cfg) {
       .speculative_reserved_workers = 1,
       .floors_max = 8,
       .target_attempts_max = 64,
+      .query_params_max = 64,
+      .request_target_bytes_max = 8192,
   };
   cfg->compression = (config_compression){.gzip_level = 6, .gzip_min_bytes = 1024};
 }
@@ -100,15 +111,23 @@ static const limit_key limit_keys[] = {
     LIMIT(deadline_ms_default, 1, 3600000),
     LIMIT(deadline_ms_max, 1, 3600000),
     LIMIT(interactive_queue_max, 0, 1000000),
+    LIMIT(client_queued_cost_max, 1, 1000000000000L),
+    LIMIT(client_workers_max, 0, 256),
+    LIMIT(lobbies_per_client_max, 0, 1000000),
     LIMIT(speculative_queue_max, 0, 1000000),
     LIMIT(connections_max, 1, 100000),
     LIMIT(connection_timeout_s, 1, 86400),
     LIMIT(connections_per_ip_max, 0, 100000),
     LIMIT(header_timeout_ms, 100, 3600000),
+    LIMIT(header_timeout_penalty_ms, 0, 3600000),
     LIMIT(body_timeout_ms, 100, 3600000),
+    LIMIT(linger_ms, 0, 600000),
+    LIMIT(linger_bytes_max, 0, 1L << 30),
     LIMIT(send_queue_bytes_max, 1L << 20, 1L << 40),
     LIMIT(send_stall_ms, 10, 600000),
     LIMIT(health_connections_max, 1, 1024),
+    LIMIT(health_connections_per_ip_max, 0, 1024),
+    LIMIT(health_idle_timeout_ms, 100, 3600000),
     LIMIT(drain_timeout_ms, 0, 3600000),
     LIMIT(retry_after_s, 1, 3600),
     LIMIT(lobbies_max, 0, 1000000),
@@ -124,22 +143,15 @@ static const limit_key limit_keys[] = {
     LIMIT(speculative_reserved_workers, 0, 255),
     LIMIT(floors_max, 1, 64),
     LIMIT(target_attempts_max, 1, 1000),
+    LIMIT(query_params_max, 1, 128),
+    LIMIT(request_target_bytes_max, 256, 8192),
 };
 
 static int set_address(char *out, size_t size, const char *key, const char *text, dg_error *err) {
-  const char *colon = strrchr(text, ':');
-  /* Text that is not HOST:PORT at all is malformed; one too long for the
-   * buffer, or a port number out of range, is a bad value. */
-  if (colon == NULL || colon == text || strlen(text) >= size)
-    return dg_error_set(err, colon == NULL || colon == text ? DG_EPARSE : DG_EINVAL, key,
-                        "%s must be HOST:PORT, e.g. 127.0.0.1:8080", key);
-  char *end = NULL;
-  long port = strtol(colon + 1, &end, 10);
-  if (colon[1] == '\0' || *end != '\0' || port < 0 || port > 65535)
-    return dg_error_set(err, colon[1] == '\0' || *end != '\0' ? DG_EPARSE : DG_EINVAL, key,
-                        "%s's port must be an integer from 0 to 65535", key);
-  snprintf(out, size, "%s", text);
-  return 0;
+  int rc = http_parse_listen(key, text, NULL, err);
+  if (rc == 0)
+    snprintf(out, size, "%s", text);
+  return rc;
 }
 
 int config_set_listen(config *cfg, const char *text, dg_error *err) {

@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "api/problem.h"
+
 /* How often queued jobs are checked against their deadlines. */
 #define SWEEP_INTERVAL_MS 20
 
@@ -43,8 +45,49 @@ int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interact
   q->max_depth[JOB_INTERACTIVE] = interactive_max;
   q->max_depth[JOB_SPECULATIVE] = speculative_max;
   q->idle_speculative = may_restore_priority();
+  q->client_cost_max = UINT64_MAX; /* no per-client bound until jobs_set_client_limits */
   q->sweep.data = q;
   return uv_timer_init(loop, &q->sweep);
+}
+
+void jobs_set_client_limits(jobs *q, uint64_t cost_max, int running_max) {
+  q->client_cost_max = cost_max;
+  q->client_running_max = running_max;
+}
+
+static size_t client_bucket(uint64_t key) {
+  return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 56) & (JOB_CLIENT_BUCKETS - 1);
+}
+
+/* The record of `key`, made when absent; NULL when out of memory. */
+static job_client *client_get(jobs *q, uint64_t key) {
+  job_client **link = &q->clients[client_bucket(key)];
+  while (*link != NULL && (*link)->key != key)
+    link = &(*link)->next;
+  if (*link == NULL && (*link = calloc(1, sizeof **link)) != NULL)
+    (*link)->key = key;
+  return *link;
+}
+
+/* Forgets a client with nothing queued or running (its finish tag too: a
+ * client that comes back starts at the virtual time, as a new one). */
+static void client_release(jobs *q, job_client *c) {
+  if (c == NULL || c->queued > 0 || c->running > 0)
+    return;
+  job_client **link = &q->clients[client_bucket(c->key)];
+  while (*link != c)
+    link = &(*link)->next;
+  *link = c->next;
+  free(c);
+}
+
+/* A job leaves the interactive queue: to run, or unrun. */
+static void client_dequeued(job *j) {
+  job_client *c = j->client;
+  if (c == NULL)
+    return;
+  c->queued--;
+  c->queued_cost -= j->cost;
 }
 
 static void set_idle(bool idle) {
@@ -166,6 +209,11 @@ static void after_work(uv_work_t *req, int status) {
   q->running--;
   q->running_kind[j->kind]--;
   j->running = false;
+  if (j->client != NULL) {
+    j->client->running--;
+    client_release(q, j->client);
+    j->client = NULL;
+  }
   for (job **link = &q->active; *link != NULL; link = &(*link)->next)
     if (*link == j) {
       *link = j->next;
@@ -190,8 +238,46 @@ static job *pop(jobs *q, job_kind kind) {
       q->tail[kind] = NULL;
     q->depth[kind]--;
     j->next = NULL;
+    client_dequeued(j);
   }
   return j;
+}
+
+/* The interactive job to start: the first in tag order whose client may
+ * run one more (NULL when none may). Unlinked, its client charged. */
+static job *pop_fair(jobs *q) {
+  job *previous = NULL;
+  for (job *j = q->head[JOB_INTERACTIVE]; j != NULL; previous = j, j = j->next) {
+    job_client *c = j->client;
+    if (c != NULL && q->client_running_max > 0 && c->running >= q->client_running_max)
+      continue;
+    if (previous == NULL)
+      q->head[JOB_INTERACTIVE] = j->next;
+    else
+      previous->next = j->next;
+    if (q->tail[JOB_INTERACTIVE] == j)
+      q->tail[JOB_INTERACTIVE] = previous;
+    q->depth[JOB_INTERACTIVE]--;
+    j->next = NULL;
+    client_dequeued(j);
+    if (j->tag > q->virtual_time)
+      q->virtual_time = j->tag;
+    return j;
+  }
+  return NULL;
+}
+
+/* Links `j` into the interactive queue in tag order, after the jobs with
+ * the same tag (first come, first served among equals). */
+static void insert_fair(jobs *q, job *j) {
+  job **link = &q->head[JOB_INTERACTIVE];
+  while (*link != NULL && (*link)->tag <= j->tag)
+    link = &(*link)->next;
+  j->next = *link;
+  *link = j;
+  if (j->next == NULL)
+    q->tail[JOB_INTERACTIVE] = j;
+  q->depth[JOB_INTERACTIVE]++;
 }
 
 static bool unlink_job(jobs *q, job *target) {
@@ -208,12 +294,17 @@ static bool unlink_job(jobs *q, job *target) {
       q->tail[kind] = previous;
     q->depth[kind]--;
     j->next = NULL;
+    client_dequeued(j);
     return true;
   }
   return false;
 }
 
 static void finish_unrun(job *j, int rc, const char *field, const char *message) {
+  if (j->client != NULL && !j->running) {
+    client_release(j->owner, j->client);
+    j->client = NULL;
+  }
   j->rc = rc;
   dg_error_set(&j->err, rc, field, "%s", message);
   j->started_ns = j->generated_ns = j->finished_ns = dg_monotonic_ns();
@@ -263,7 +354,7 @@ static void dispatch(jobs *q) {
         q->workers - (q->idle_speculative ? 0 : q->running_kind[JOB_SPECULATIVE]);
     job *j = NULL;
     if (q->running_kind[JOB_INTERACTIVE] < interactive_slots)
-      j = pop(q, JOB_INTERACTIVE);
+      j = pop_fair(q);
     if (j == NULL && q->running < slots)
       j = pop(q, JOB_SPECULATIVE);
     if (j == NULL)
@@ -281,6 +372,8 @@ static void dispatch(jobs *q) {
     int rc = uv_queue_work(q->loop, &j->work, work, after_work);
     if (rc == 0) {
       j->running = true;
+      if (j->client != NULL)
+        j->client->running++;
       q->running++;
       q->running_kind[j->kind]++;
       j->next = q->active;
@@ -307,12 +400,34 @@ int jobs_submit(jobs *q, job *j, job_kind kind) {
   j->rc = 0;
   dg_error_clear(&j->err);
   j->queued_ns = dg_monotonic_ns();
-  if (q->tail[kind] != NULL)
-    q->tail[kind]->next = j;
-  else
-    q->head[kind] = j;
-  q->tail[kind] = j;
-  q->depth[kind]++;
+  j->client = NULL;
+  if (kind == JOB_INTERACTIVE) {
+    job_client *c = client_get(q, j->client_key);
+    if (c == NULL)
+      return DG_ENOMEM;
+    uint64_t cost = j->cost > 0 ? j->cost : 1;
+    /* A job alone in its client's queue is always taken, however costly,
+     * so the bound never refuses all of a client's work. */
+    if (c->queued > 0 && c->queued_cost + cost > q->client_cost_max) {
+      q->client_refused++;
+      client_release(q, c);
+      return SRV_ECLIENT_BUSY;
+    }
+    j->cost = cost;
+    j->client = c;
+    j->tag = q->virtual_time > c->finish_tag ? q->virtual_time : c->finish_tag;
+    c->finish_tag = j->tag + cost;
+    c->queued++;
+    c->queued_cost += cost;
+    insert_fair(q, j);
+  } else {
+    if (q->tail[kind] != NULL)
+      q->tail[kind]->next = j;
+    else
+      q->head[kind] = j;
+    q->tail[kind] = j;
+    q->depth[kind]++;
+  }
   dispatch(q);
   if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] > 0 &&
       !uv_is_active((uv_handle_t *)&q->sweep)) {
@@ -368,14 +483,13 @@ void jobs_promote(jobs *q, job *j) {
   }
   if (!unlink_job(q, j))
     return;
+  /* A waiting start is served as a newcomer: at the virtual time, after
+   * the jobs already tagged with it, and counted against no client (its
+   * lobby was paid for by the lobby caps). */
   j->kind = JOB_INTERACTIVE;
-  j->next = NULL;
-  if (q->tail[JOB_INTERACTIVE] != NULL)
-    q->tail[JOB_INTERACTIVE]->next = j;
-  else
-    q->head[JOB_INTERACTIVE] = j;
-  q->tail[JOB_INTERACTIVE] = j;
-  q->depth[JOB_INTERACTIVE]++;
+  j->client = NULL;
+  j->tag = q->virtual_time;
+  insert_fair(q, j);
   dispatch(q);
 }
 

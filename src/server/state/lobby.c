@@ -318,6 +318,13 @@ static void on_debounce(uv_timer_t *timer) {
   debounce_arm(table);
 }
 
+/* How long ago `since` was at `now`, 0 when it is later: a clock stamped
+ * after `now` was read (answer_waiters runs inside the tick that read it)
+ * must not wrap to an age of 584 years and expire the lobby at once. */
+static uint64_t age_ns(uint64_t now, uint64_t since) {
+  return now > since ? now - since : 0;
+}
+
 static void on_tick(uv_timer_t *timer) {
   lobbies *table = timer->data;
   const config_limits *limits = &table->cfg->limits;
@@ -342,8 +349,8 @@ static void on_tick(uv_timer_t *timer) {
         table->counters->deadline_exceeded++;
         answer_waiters_error(l, &late);
       }
-      if (l->waiters == NULL && ((l->started_ns != 0 && now - l->started_ns >= grace_ns) ||
-                                 now - l->touched_ns >= idle_ns)) {
+      if (l->waiters == NULL && ((l->started_ns != 0 && age_ns(now, l->started_ns) >= grace_ns) ||
+                                 age_ns(now, l->touched_ns) >= idle_ns)) {
         *link = l->next;
         table->expired++;
         lobby_free(table, l);
@@ -503,12 +510,31 @@ json_t *lobby_json(const lobby *l) {
   return root;
 }
 
-int lobby_create(lobbies *table, const char *id, lobby **out, dg_error *err) {
+/* Lobbies alive that `creator` made. A walk of the table: creation is
+ * rare next to the requests a lobby then serves. */
+static long lobbies_of(const lobbies *table, uint64_t creator) {
+  long count = 0;
+  for (int b = 0; b < LOBBY_BUCKETS; b++)
+    for (const lobby *l = table->buckets[b]; l != NULL; l = l->next)
+      count += l->creator == creator;
+  return count;
+}
+
+int lobby_create(lobbies *table, const char *id, uint64_t creator, lobby **out, dg_error *err) {
   const config *cfg = table->cfg;
   *out = NULL;
   if (table->count >= cfg->limits.lobbies_max)
     return dg_error_set(err, SRV_ELOBBIES, "", "at most %ld lobbies may exist (limits.lobbies_max)",
                         cfg->limits.lobbies_max);
+  /* Issue 24 item 3: one client cannot fill lobbies_max for everyone. */
+  long per_client = cfg->limits.lobbies_per_client_max;
+  if (per_client > 0 && lobbies_of(table, creator) >= per_client) {
+    table->counters->rejected_client_lobbies++;
+    return dg_error_set(err, SRV_ECLIENT_LOBBIES, "",
+                        "this client has %ld lobbies alive (limits.lobbies_per_client_max); "
+                        "disband some or retry when they expire",
+                        per_client);
+  }
   lobby *l = calloc(1, sizeof *l);
   if (l == NULL || (l->settings = json_object()) == NULL || (l->players = json_object()) == NULL) {
     if (l != NULL) {
@@ -518,6 +544,7 @@ int lobby_create(lobbies *table, const char *id, lobby **out, dg_error *err) {
     return dg_error_set(err, DG_ENOMEM, "", "out of memory");
   }
   snprintf(l->id, sizeof l->id, "%s", id);
+  l->creator = creator;
   /* The lobby's seed is fixed now and kept, so the pre-generated level is
    * exactly what start generates. It is a keyed hash of the id, not a
    * random draw, so every replica sharing lobby_seed_secret makes the same

@@ -55,6 +55,7 @@ struct lobby {
   json_t *settings;                     /* {algorithm?, profile?, params?} (owned) */
   json_t *players;                      /* player id -> attributes object (owned) */
   uint64_t seed;                        /* derived from the id at creation, or given; kept */
+  uint64_t creator;                     /* the client that made it (request.client) */
   long deadline_ms;                     /* every job of the lobby runs under it (settings) */
   size_t state_bytes;                   /* estimated bytes of this struct, settings, players */
   bool valid;                           /* `effective` holds a valid request */
@@ -75,19 +76,19 @@ struct lobby {
 };
 
 typedef struct lobbies {
-  const config *cfg;                                   /* limits, profiles (read-only) */
-  jobs *queues;                                        /* where speculative jobs run */
-  stats *counters;                                     /* deadline_exceeded */
-  lobby *buckets[LOBBY_BUCKETS];                       /* hash table of lobbies by id */
-  long count;                                          /* lobbies alive */
-  long debounce_pending;                               /* lobbies with debounce_at_ns set */
-  lobby *debounce_head, *debounce_tail;                /* those lobbies, soonest first */
-  uv_timer_t debounce;                                 /* fires when the head is due */
-  size_t ready_bytes;                                  /* sum of ready_length */
-  size_t state_bytes;                                  /* sum of state_bytes */
-  uv_timer_t tick;                                     /* TTL and grace, four times a second */
-  bool draining;                                       /* no new speculative job */
-  uint64_t hits, waits, misses;                        /* start outcomes */
+  const config *cfg;                    /* limits, profiles (read-only) */
+  jobs *queues;                         /* where speculative jobs run */
+  stats *counters;                      /* deadline_exceeded, rejected_client_lobbies */
+  lobby *buckets[LOBBY_BUCKETS];        /* hash table of lobbies by id */
+  long count;                           /* lobbies alive */
+  long debounce_pending;                /* lobbies with debounce_at_ns set */
+  lobby *debounce_head, *debounce_tail; /* those lobbies, soonest first */
+  uv_timer_t debounce;                  /* fires when the head is due */
+  size_t ready_bytes;                   /* sum of ready_length */
+  size_t state_bytes;                   /* sum of state_bytes */
+  uv_timer_t tick;                      /* TTL and grace, four times a second */
+  bool draining;                        /* no new speculative job */
+  uint64_t hits, waits, misses;         /* start outcomes */
   uint64_t superseded, expired, evicted, jobs_started; /* speculative bookkeeping */
   double saved_s;                                      /* generation seconds saved by hits */
 } lobbies;
@@ -110,11 +111,12 @@ void lobbies_drain(lobbies *table);
 /* The lobby `id`, or NULL. */
 lobby *lobby_find(lobbies *table, const char *id);
 
-/* Creates lobby `id` (absent) with no settings and no players, its seed a
- * keyed hash of the id: 0 with *out set, SRV_ELOBBIES at
- * limits.lobbies_max, SRV_ELOBBY_BYTES when its state does not fit
- * limits.lobby_bytes_max, or DG_ENOMEM; `err` says which. */
-int lobby_create(lobbies *table, const char *id, lobby **out, dg_error *err);
+/* Creates lobby `id` (absent) for client `creator` with no settings and no
+ * players, its seed a keyed hash of the id: 0 with *out set, SRV_ELOBBIES
+ * at limits.lobbies_max, SRV_ECLIENT_LOBBIES when `creator` has
+ * limits.lobbies_per_client_max alive, SRV_ELOBBY_BYTES when its state does
+ * not fit limits.lobby_bytes_max, or DG_ENOMEM; `err` says which. */
+int lobby_create(lobbies *table, const char *id, uint64_t creator, lobby **out, dg_error *err);
 
 /* Disbands `l` (freed): its job is dropped, waiters get SRV_EGONE. */
 void lobby_remove(lobbies *table, lobby *l);

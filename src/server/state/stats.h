@@ -38,11 +38,13 @@ typedef struct stats {
   histogram queue_wait;                 /* seconds jobs spent queued */
   algorithm_stats algorithms[STATS_ALGORITHMS];
   int algorithm_count;
-  uint64_t rejected_queue_full; /* 503: interactive queue full */
-  uint64_t rejected_draining;   /* 503: shutting down */
-  uint64_t deadline_exceeded;   /* 504 */
-  uint64_t clients_gone;        /* queued jobs dropped: client left */
-  uint64_t body_bytes_out;      /* response body bytes sent */
+  uint64_t rejected_queue_full;     /* 503: interactive queue full */
+  uint64_t rejected_client_busy;    /* 429: a client's queued work over its bound */
+  uint64_t rejected_client_lobbies; /* 429: a client's lobbies over its bound */
+  uint64_t rejected_draining;       /* 503: shutting down */
+  uint64_t deadline_exceeded;       /* 504 */
+  uint64_t clients_gone;            /* queued jobs dropped: client left */
+  uint64_t body_bytes_out;          /* response body bytes sent */
 } stats;
 
 /* Live figures the loop reads when it renders stats. */
@@ -64,6 +66,7 @@ typedef struct stats_gauges {
   double lobby_saved_s;                                    /* generation seconds saved by hits */
   long lobby_ready_bytes;                                  /* bytes of ready pre-generated levels */
   long lobby_bytes, lobby_bytes_max; /* all lobby state (limits.lobby_bytes_max) and its limit */
+  unsigned long long log_write_failures; /* log lines that could not be written */
 } stats_gauges;
 
 void stats_init(stats *s);

@@ -19,6 +19,7 @@
 
 #include "dungeon/dungeon.h"
 #include "transport/conns.h"
+#include "transport/linger.h"
 #include "transport/transport.h"
 
 #define REQUEST_ID_MAX 65
@@ -41,6 +42,7 @@ typedef struct listener {
   long open;                /* connections open */
   uint64_t closed;          /* connections closed so far */
   int port;                 /* the port actually bound */
+  int listen_fd;            /* MHD's listening socket (conns_reclaim looks at its backlog) */
 } listener;
 
 /* What the transport calls back, all on the loop thread. */
@@ -72,6 +74,7 @@ typedef struct http {
   uv_timer_t wake;           /* runs MHD soon after a resume */
   long requests_open;        /* request contexts alive (not completed) */
   struct detached *detached; /* answers written past MHD to half-closed clients */
+  lingering linger;          /* sockets answered early, drained before they close */
   uint64_t id_counter;       /* sequence part of generated request ids */
   bool draining;             /* answers say Connection: close */
   bool closed_all;           /* http_close_all ran: new connections are refused */
@@ -87,11 +90,14 @@ struct request {
   struct conn *conn;                 /* the guard's record of its connection, or NULL */
   struct MHD_Connection *connection; /* MHD's connection */
   bool health;                       /* came in on the health listener */
+  uint32_t peer_ip;                  /* the client's IPv4 address (network order), 0 for others */
   uint64_t start_ns;                 /* first call of the access handler */
   char id[REQUEST_ID_MAX];           /* X-Request-Id, echoed or made */
   char method[8];                    /* "GET", "POST"... (truncated) */
+  bool http11;                       /* sent as HTTP/1.1 (Host required) */
   char path[REQUEST_PATH_MAX];       /* URL path: printable UTF-8, other bytes as %XX */
   int path_problem;                  /* 0, or 400 (not UTF-8 / controls) or 414 (too long) */
+  int target_problem;                /* 0, or 400 (%00) or 414 (too many query parameters) */
   char *body;                        /* request body so far, malloc'd */
   size_t body_length, body_capacity;
   bool answered;                /* a response was queued */

@@ -10,5 +10,8 @@
 #define LOG_TIME_MAX 48
 void log_time(char when[LOG_TIME_MAX]);
 void log_write(json_t *line);
+/* Lines log_write could not write whole (a full disk, RLIMIT_FSIZE with
+ * SIGXFSZ ignored, a closed pipe): counted, never fatal. Any thread. */
+unsigned long long log_write_failures(void);
 
 #endif

@@ -1,0 +1,1179 @@
+/* The progression pass shared by every algorithm (docs/progression.md):
+ * locked doors on the chokepoints of the way from the entrance to the exit,
+ * each with its key before it, one-way doors on loops that open from the
+ * deep side, a role for every room and graph node, and a witness (spheres,
+ * key order, a walk) that a game server can check. dg_generate runs it after
+ * placement and before the metrics; with params.locks and params.one_way at
+ * 0 it does nothing at all, so the level keeps its bytes.
+ *
+ * It works on the level's real connectivity: for grid levels the walkable
+ * tiles and their four neighbours (the map, secret corridors and closets
+ * included, so nothing a player can walk is left out), for levels without
+ * a grid the room graph with each edge as a vertex of its own (a
+ * connection). Either way the same steps run on one vertex graph:
+ *
+ * - A lock is a vertex every walk from the entrance to the exit crosses:
+ *   a cut vertex separating them (Tarjan's low points over one depth-first
+ *   search from the entrance, read up the tree from the exit). Cuts come in
+ *   the same order on every such walk, so lock k+1 always lies after lock
+ *   k, no loop can bypass a lock (a loop never crosses a cut), and every
+ *   lock is needed. Only doors and corridor tiles with two opposite
+ *   neighbours (grid) or connections (graph) become locks.
+ * - Key k lies in the part reachable after lock k-1 and before lock k
+ *   (nested: key k+1 behind lock k), on the floor tile of a room farthest
+ *   from the shortest entrance-exit walk (so in dead ends and side rooms);
+ *   the entrance's and exit's rooms are left out. Locks are chosen spread
+ *   along the walk, so that each one has a place for its key before it and
+ *   after the previous lock; when the level has fewer such chokepoints than
+ *   asked it places fewer and says why.
+ * - A one-way door goes on a passage that lies on a loop and opens from its
+ *   deeper side (farther from the entrance) toward the shallower: a
+ *   shortcut back. It is kept only if the map without any one-way door is
+ *   still connected, so a party can never strand itself behind one, and no
+ *   loop ever joins places that need different keys (loops stay between
+ *   two consecutive locks).
+ *
+ * Draws only from its own random stream (DG_STREAM_PROGRESSION). */
+#include "passes/progression.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a vertex may become. */
+enum {
+  V_NONE,     /* not walkable (or no vertex there) */
+  V_FLOOR,    /* a room's floor: may hold a key */
+  V_DEAD_END, /* the end tile of a corridor (or a dead-end node): may hold a key */
+  V_PASSAGE, /* a door, corridor tile or connection with two neighbours: may be a lock or one-way */
+  V_OTHER,   /* walkable, nothing more */
+};
+
+/* special[v] beyond the locks (0..DG_LOCKS_MAX-1) and one-way doors. */
+#define SPECIAL_NONE (-1)
+#define SPECIAL_ONE_WAY 1000 /* + index of the one-way door */
+
+/* The vertex graph the pass works on, and its scratch. */
+typedef struct pgraph {
+  int count;     /* vertices */
+  int *offsets;  /* CSR: neighbours of v are adjacent[offsets[v] .. offsets[v+1]) */
+  int *adjacent; /* neighbour vertices */
+  uint8_t *kind; /* V_* */
+  int *room;     /* room of a vertex, or -1 */
+  int entrance;  /* the stairs up's vertex */
+  int exit;      /* the stairs down's vertex */
+  int *special;  /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
+  int ow_from[DG_ONE_WAY_MAX], ow_to[DG_ONE_WAY_MAX]; /* one-way door i: crossed from, to */
+  int one_way_count;
+  int closed_lock;     /* a lock kept closed whatever the keys (a plan's check), or -1 */
+  int blocked;         /* a vertex find_cuts leaves out, or -1 */
+  int *dist;           /* hops from the entrance (all doors open), -1 unreachable */
+  int *queue;          /* BFS queue, count entries */
+  int *parent;         /* BFS parent */
+  int *mark;           /* scratch labels */
+  int *cell;           /* grid levels: the tile (y * width + x) of each vertex, else NULL */
+  uint8_t *spawn_mark; /* 1 on a spawn's vertex */
+} pgraph;
+
+static void pgraph_free(pgraph *g) {
+  free(g->offsets);
+  free(g->adjacent);
+  free(g->kind);
+  free(g->room);
+  free(g->special);
+  free(g->dist);
+  free(g->queue);
+  free(g->parent);
+  free(g->mark);
+  free(g->cell);
+  free(g->spawn_mark);
+}
+
+/* Allocates the per-vertex arrays (adjacency capacity `edges`). */
+static int pgraph_alloc(pgraph *g, int count, long edges) {
+  g->count = count;
+  g->offsets = calloc((size_t)count + 1, sizeof *g->offsets);
+  g->adjacent = malloc((size_t)(edges > 0 ? edges : 1) * sizeof *g->adjacent);
+  g->kind = calloc((size_t)count, 1);
+  g->room = malloc((size_t)count * sizeof *g->room);
+  g->special = malloc((size_t)count * sizeof *g->special);
+  g->dist = malloc((size_t)count * sizeof *g->dist);
+  g->queue = malloc((size_t)count * sizeof *g->queue);
+  g->parent = malloc((size_t)count * sizeof *g->parent);
+  g->mark = malloc((size_t)count * sizeof *g->mark);
+  g->spawn_mark = calloc((size_t)count, 1);
+  if (g->spawn_mark == NULL || g->offsets == NULL || g->adjacent == NULL || g->kind == NULL ||
+      g->room == NULL || g->special == NULL || g->dist == NULL || g->queue == NULL ||
+      g->parent == NULL || g->mark == NULL)
+    return DG_ENOMEM;
+  for (int v = 0; v < count; v++) {
+    g->room[v] = -1;
+    g->special[v] = SPECIAL_NONE;
+  }
+  g->closed_lock = g->blocked = -1;
+  return 0;
+}
+
+static const dg_feature *find_feature(const dg_level *level, const char *kind) {
+  for (int i = 0; i < level->feature_count; i++)
+    if (strcmp(level->features[i].kind, kind) == 0)
+      return &level->features[i];
+  return NULL;
+}
+
+/* The grid as a vertex graph: one vertex per walkable tile (numbered in
+ * row-major order, so everything after is a function of the map), joined
+ * to its walkable 4-neighbours. Only walkable tiles get a vertex: every
+ * later step costs in proportion to them, not to the map's area. A room's
+ * tile is the first room (lowest index) whose rectangle holds it. */
+static int build_from_grid(const dg_level *level, pgraph *g) {
+  const dg_grid *grid = &level->grid;
+  int width = grid->width, height = grid->height;
+  int cells = width * height;
+  int *vertex_of = malloc((size_t)cells * sizeof *vertex_of);
+  if (vertex_of == NULL)
+    return DG_ENOMEM;
+  int count = 0;
+  for (int p = 0; p < cells; p++)
+    vertex_of[p] = dg_tile_walkable((dg_tile)grid->tiles[p]) ? count++ : -1;
+  int rc = pgraph_alloc(g, count, 4L * count);
+  g->cell = malloc((size_t)(count > 0 ? count : 1) * sizeof *g->cell);
+  if (rc != 0 || g->cell == NULL) {
+    free(vertex_of);
+    return DG_ENOMEM;
+  }
+  for (int p = 0; p < cells; p++)
+    if (vertex_of[p] >= 0)
+      g->cell[vertex_of[p]] = p;
+  for (int r = level->room_count - 1; r >= 0; r--) {
+    const dg_room *room = &level->rooms[r];
+    for (int y = room->y; y < room->y + room->height; y++)
+      for (int x = room->x; x < room->x + room->width; x++)
+        if (dg_grid_contains(grid, x, y) && vertex_of[y * width + x] >= 0)
+          g->room[vertex_of[y * width + x]] = r;
+  }
+  int at = 0;
+  for (int v = 0; v < count; v++) {
+    int p = g->cell[v];
+    g->offsets[v] = at;
+    dg_tile tile = (dg_tile)grid->tiles[p];
+    int x = p % width, y = p / width;
+    int around[4] = {y > 0 ? p - width : -1, x + 1 < width ? p + 1 : -1,
+                     y + 1 < height ? p + width : -1, x > 0 ? p - 1 : -1};
+    bool open[4];
+    for (int d = 0; d < 4; d++) {
+      open[d] = around[d] >= 0 && vertex_of[around[d]] >= 0;
+      if (open[d])
+        g->adjacent[at++] = vertex_of[around[d]];
+    }
+    int degree = at - g->offsets[v];
+    bool straight = degree == 2 && ((open[0] && open[2]) || (open[1] && open[3]));
+    if (tile == DG_TILE_FLOOR && g->room[v] >= 0)
+      g->kind[v] = V_FLOOR;
+    else if (tile == DG_TILE_CORRIDOR && degree == 1 && g->room[v] < 0)
+      g->kind[v] = V_DEAD_END;
+    else if ((tile == DG_TILE_DOOR || tile == DG_TILE_CORRIDOR) && straight)
+      g->kind[v] = V_PASSAGE;
+    else
+      g->kind[v] = V_OTHER;
+  }
+  g->offsets[count] = at;
+  const dg_feature *up = find_feature(level, "stairs_up");
+  const dg_feature *down = find_feature(level, "stairs_down");
+  g->entrance =
+      up != NULL && dg_grid_contains(grid, up->x, up->y) ? vertex_of[up->y * width + up->x] : -1;
+  g->exit = down != NULL && dg_grid_contains(grid, down->x, down->y)
+                ? vertex_of[down->y * width + down->x]
+                : -1;
+  /* Spawns are positions on floor: no key goes there. */
+  for (int i = 0; i < level->feature_count; i++) {
+    const dg_feature *f = &level->features[i];
+    if (strcmp(f->kind, "spawn") == 0 && dg_grid_contains(grid, f->x, f->y) &&
+        vertex_of[f->y * width + f->x] >= 0)
+      g->spawn_mark[vertex_of[f->y * width + f->x]] = 1;
+  }
+  free(vertex_of);
+  return 0;
+}
+
+/* The room graph as a vertex graph: nodes first, then one vertex per edge
+ * (a connection, which may become a lock or a one-way door). Stairs lie on
+ * their room's node. */
+static int build_from_graph(const dg_level *level, pgraph *g) {
+  const dg_graph *graph = &level->graph;
+  int nodes = graph->node_count;
+  int rc = pgraph_alloc(g, nodes + graph->edge_count, 4L * graph->edge_count);
+  if (rc != 0)
+    return rc;
+  int *degree = calloc((size_t)g->count + 1, sizeof *degree);
+  if (degree == NULL)
+    return DG_ENOMEM;
+  for (int e = 0; e < graph->edge_count; e++)
+    if (graph->edges[e].from != graph->edges[e].to) {
+      degree[graph->edges[e].from]++;
+      degree[graph->edges[e].to]++;
+      degree[nodes + e] = 2;
+    }
+  for (int v = 0; v < g->count; v++)
+    g->offsets[v + 1] = g->offsets[v] + degree[v];
+  memset(degree, 0, (size_t)g->count * sizeof *degree);
+  for (int e = 0; e < graph->edge_count; e++) {
+    int a = graph->edges[e].from, b = graph->edges[e].to, v = nodes + e;
+    if (a == b)
+      continue;
+    g->adjacent[g->offsets[a] + degree[a]++] = v;
+    g->adjacent[g->offsets[b] + degree[b]++] = v;
+    g->adjacent[g->offsets[v] + degree[v]++] = a;
+    g->adjacent[g->offsets[v] + degree[v]++] = b;
+    g->kind[v] = V_PASSAGE;
+  }
+  free(degree);
+  for (int n = 0; n < nodes; n++) {
+    g->room[n] = graph->nodes[n].room;
+    int ways = g->offsets[n + 1] - g->offsets[n];
+    g->kind[n] = graph->nodes[n].room >= 0 ? V_FLOOR : ways == 1 ? V_DEAD_END : V_OTHER;
+  }
+  const dg_feature *up = find_feature(level, "stairs_up");
+  const dg_feature *down = find_feature(level, "stairs_down");
+  g->entrance = g->exit = -1;
+  for (int n = 0; n < nodes; n++) {
+    if (up != NULL && g->entrance < 0 && up->room >= 0 && graph->nodes[n].room == up->room)
+      g->entrance = n;
+    if (down != NULL && g->exit < 0 && down->room >= 0 && graph->nodes[n].room == down->room)
+      g->exit = n;
+  }
+  return 0;
+}
+
+/* Whether a walker may step from `v` to its neighbour `u` holding `keys`
+ * keys (locks 0..keys-1 open): a closed lock is a wall, a one-way door is
+ * entered only from its `from` side and left only to its `to` side. */
+static bool can_step(const pgraph *g, int v, int u, int keys) {
+  int su = g->special[u], sv = g->special[v];
+  if (su >= 0 && su < SPECIAL_ONE_WAY && (su >= keys || su == g->closed_lock))
+    return false;
+  if (su >= SPECIAL_ONE_WAY && g->ow_from[su - SPECIAL_ONE_WAY] != v)
+    return false;
+  if (sv >= SPECIAL_ONE_WAY && g->ow_to[sv - SPECIAL_ONE_WAY] != u)
+    return false;
+  return true;
+}
+
+/* Breadth-first search from `source` over steps allowed with `keys` keys
+ * (keys < 0: every door open, both ways); fills g->dist and g->parent and
+ * stops early when `target` (>= 0) is reached. Returns how many vertices
+ * were reached. */
+static int bfs(pgraph *g, int source, int target, int keys) {
+  for (int v = 0; v < g->count; v++)
+    g->dist[v] = -1;
+  int head = 0, tail = 0;
+  g->dist[source] = 0;
+  g->parent[source] = -1;
+  g->queue[tail++] = source;
+  while (head < tail) {
+    int v = g->queue[head++];
+    if (v == target)
+      break;
+    for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++) {
+      int u = g->adjacent[i];
+      if (g->dist[u] >= 0 || (keys >= 0 && !can_step(g, v, u, keys)))
+        continue;
+      g->dist[u] = g->dist[v] + 1;
+      g->parent[u] = v;
+      g->queue[tail++] = u;
+    }
+  }
+  return tail;
+}
+
+/* The cuts between the entrance and the exit, in order from the entrance:
+ * one iterative depth-first search from the entrance computes discovery
+ * times and low points; a vertex v on the tree path to the exit separates
+ * them exactly when its child c on that path has low[c] >= disc[v]. Also
+ * marks in `articulation` (may be NULL) every cut vertex of the graph (for one-way
+ * doors, which must lie on loops). Writes the cuts to cuts[0..*count). */
+static int find_cuts(pgraph *g, uint8_t *articulation, int *cuts, int *count) {
+  int n = g->count;
+  int *disc = calloc((size_t)n, sizeof *disc);
+  int *low = malloc((size_t)n * sizeof *low);
+  int *next = malloc((size_t)n * sizeof *next);
+  int *tree_parent = malloc((size_t)n * sizeof *tree_parent);
+  int rc = DG_ENOMEM;
+  if (disc == NULL || low == NULL || next == NULL || tree_parent == NULL)
+    goto done;
+  int *stack = g->queue, top = 0, time = 0, root_children = 0;
+  int s = g->entrance;
+  disc[s] = low[s] = ++time;
+  next[s] = g->offsets[s];
+  tree_parent[s] = -1;
+  stack[top++] = s;
+  while (top > 0) {
+    int v = stack[top - 1];
+    if (next[v] < g->offsets[v + 1]) {
+      int u = g->adjacent[next[v]++];
+      if (u == g->blocked)
+        continue;
+      if (disc[u] == 0) {
+        tree_parent[u] = v;
+        disc[u] = low[u] = ++time;
+        next[u] = g->offsets[u];
+        stack[top++] = u;
+        root_children += v == s;
+      } else if (u != tree_parent[v] && disc[u] < low[v]) {
+        low[v] = disc[u];
+      }
+      continue;
+    }
+    top--;
+    int p = tree_parent[v];
+    if (p >= 0) {
+      if (low[v] < low[p])
+        low[p] = low[v];
+      if (p != s && low[v] >= disc[p] && articulation != NULL)
+        articulation[p] = 1;
+    }
+  }
+  if (articulation != NULL)
+    articulation[s] = articulation[s] || root_children > 1;
+  *count = 0;
+  if (disc[g->exit] != 0) {
+    for (int c = g->exit, v = tree_parent[c]; v >= 0 && v != s; c = v, v = tree_parent[v])
+      if (low[c] >= disc[v])
+        cuts[(*count)++] = v;
+    for (int i = 0, j = *count - 1; i < j; i++, j--) {
+      int swap = cuts[i];
+      cuts[i] = cuts[j];
+      cuts[j] = swap;
+    }
+  }
+  rc = 0;
+done:
+  free(disc);
+  free(low);
+  free(next);
+  free(tree_parent);
+  return rc;
+}
+
+/* Labels g->mark with segments: 0 for what the entrance reaches without
+ * crossing a lock candidate, i for what lies between candidates i and i+1
+ * (1-based), -2 on the candidates themselves. Floods once in all. */
+static void label_segments(pgraph *g, const int *candidates, int count) {
+  for (int v = 0; v < g->count; v++)
+    g->mark[v] = -1;
+  for (int i = 0; i < count; i++)
+    g->mark[candidates[i]] = -2;
+  for (int segment = 0; segment <= count; segment++) {
+    int start = -1;
+    if (segment == 0) {
+      start = g->entrance;
+    } else {
+      int c = candidates[segment - 1];
+      for (int i = g->offsets[c]; i < g->offsets[c + 1]; i++)
+        if (g->mark[g->adjacent[i]] == -1)
+          start = g->adjacent[i];
+    }
+    if (start < 0)
+      continue; /* two candidates side by side: an empty segment */
+    int head = 0, tail = 0;
+    g->mark[start] = segment;
+    g->queue[tail++] = start;
+    while (head < tail) {
+      int v = g->queue[head++];
+      for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++) {
+        int u = g->adjacent[i];
+        if (g->mark[u] == -1) {
+          g->mark[u] = segment;
+          g->queue[tail++] = u;
+        }
+      }
+    }
+  }
+}
+
+/* A vertex that may hold a key: a room's floor or a corridor's dead end,
+ * not the stairs, not a spawn, not in the entrance's or the exit's room. */
+static bool key_place(const pgraph *g, const dg_level *level, int v, int entrance_room,
+                      int exit_room) {
+  if ((g->kind[v] != V_FLOOR && g->kind[v] != V_DEAD_END) || v == g->entrance || v == g->exit ||
+      g->special[v] != SPECIAL_NONE)
+    return false;
+  if (g->room[v] == entrance_room || g->room[v] == exit_room)
+    return false;
+  (void)level;
+  return !g->spawn_mark[v];
+}
+
+/* The lock plan: which candidates become locks and where their keys go. */
+typedef struct plan {
+  int locks;                          /* locks chosen */
+  int lock[DG_LOCKS_MAX];             /* vertex of lock k */
+  int lock_segment[DG_LOCKS_MAX + 1]; /* candidate index (1-based) of lock k; [locks] = end */
+  int key[DG_LOCKS_MAX];              /* vertex of key k */
+  const char *why;                    /* why fewer than asked, or NULL */
+} plan;
+
+/* Chooses the locks among the candidates (cuts that are passages, in
+ * order): lock k at candidate j needs a key place in the segments after
+ * the previous lock and before j; with a boss room, the segments after the
+ * last lock need a room too. rem[j] is how many more locks fit after a lock
+ * at j (-1: none, and j cannot be last), computed from the end; then each
+ * lock takes the fitting candidate nearest its share of the walk. */
+static int choose_locks(pgraph *g, const dg_level *level, const int *candidates, int m, int wanted,
+                        bool boss, dg_rng *rng, plan *out) {
+  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
+  int *floor_before = calloc((size_t)m + 2, sizeof *floor_before); /* F[j]: places in segs < j */
+  int *rem = malloc(((size_t)m + 2) * sizeof *rem);
+  if (floor_before == NULL || rem == NULL) {
+    free(floor_before);
+    free(rem);
+    return DG_ENOMEM;
+  }
+  for (int v = 0; v < g->count; v++)
+    if (g->mark[v] >= 0 && key_place(g, level, v, entrance_room, exit_room))
+      floor_before[g->mark[v] + 1]++;
+  for (int j = 1; j <= m + 1; j++)
+    floor_before[j] += floor_before[j - 1];
+  /* A room for the boss after the last lock: any room's floor counts. */
+  for (int j = m; j >= 1; j--) {
+    bool last_ok = !boss || floor_before[m + 1] - floor_before[j] > 0;
+    int next = j + 1;
+    while (next <= m && floor_before[next] <= floor_before[j])
+      next++;
+    int more = next <= m && rem[next] >= 0 ? 1 + rem[next] : -1;
+    rem[j] = more > (last_ok ? 0 : -1) ? more : (last_ok ? 0 : -1);
+  }
+  int first = 1;
+  while (first <= m && floor_before[first] <= 0)
+    first++;
+  int most = first <= m && rem[first] >= 0 ? 1 + rem[first] : 0;
+  int locks = wanted < most ? wanted : most;
+  if (locks < wanted && out->why == NULL)
+    out->why = m == 0 ? "no door or corridor lies on every way from the entrance to the exit"
+               : most == 0
+                   ? "no chokepoint of the way to the exit has a room before it for its key"
+                   : "too few chokepoints on the way to the exit with a room for a key between "
+                     "them";
+  int total = g->dist[g->exit] > 0 ? g->dist[g->exit] : 1;
+  int previous = 0;
+  for (int k = 0; k < locks; k++) {
+    int share = total / (locks + 1);
+    int aim = share * (k + 1) + (share > 4 ? dg_rng_range(rng, -share / 4, share / 4) : 0);
+    int best = -1, best_gap = INT_MAX;
+    for (int j = previous + 1; j <= m; j++) {
+      if (floor_before[j] <= floor_before[previous] || rem[j] < locks - k - 1)
+        continue;
+      int gap = abs(g->dist[candidates[j - 1]] - aim);
+      if (gap < best_gap) {
+        best = j;
+        best_gap = gap;
+      }
+    }
+    out->lock[k] = candidates[best - 1];
+    out->lock_segment[k] = best;
+    previous = best;
+  }
+  out->lock_segment[locks] = m + 1;
+  out->locks = locks;
+  free(floor_before);
+  free(rem);
+  return 0;
+}
+
+/* Puts key k on the place between lock k-1 and lock k farthest from the
+ * shortest entrance-exit walk (`off_walk`: hops from it), choosing at
+ * random among those within two hops of the farthest. */
+static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, plan *p,
+                       dg_rng *rng) {
+  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
+  for (int k = 0; k < p->locks; k++) {
+    int low = k == 0 ? 0 : p->lock_segment[k - 1], high = p->lock_segment[k] - 1;
+    int farthest = -1, ties = 0, chosen = -1;
+    for (int pass = 0; pass < 2; pass++)
+      for (int v = 0; v < g->count; v++) {
+        if (g->mark[v] < low || g->mark[v] > high ||
+            !key_place(g, level, v, entrance_room, exit_room))
+          continue;
+        if (pass == 0) {
+          if (off_walk[v] > farthest)
+            farthest = off_walk[v];
+        } else if (off_walk[v] >= farthest - 2) {
+          /* Reservoir choice: uniform over the near-farthest places. */
+          if (dg_rng_below(rng, (uint32_t)++ties) == 0)
+            chosen = v;
+        }
+      }
+    p->key[k] = chosen;
+  }
+}
+
+/* Hops from the shortest entrance-exit walk (every door open) into
+ * off_walk; marks that walk's vertices 0. */
+static void distance_from_walk(pgraph *g, int *off_walk) {
+  bfs(g, g->entrance, g->exit, -1);
+  for (int v = 0; v < g->count; v++)
+    off_walk[v] = -1;
+  int head = 0, tail = 0;
+  for (int v = g->exit; v >= 0; v = g->parent[v]) {
+    off_walk[v] = 0;
+    g->mark[tail++] = v;
+  }
+  /* g->mark as the multi-source queue (segments are recomputed later). */
+  while (head < tail) {
+    int v = g->mark[head++];
+    for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++) {
+      int u = g->adjacent[i];
+      if (off_walk[u] < 0) {
+        off_walk[u] = off_walk[v] + 1;
+        g->mark[tail++] = u;
+      }
+    }
+  }
+}
+
+/* Checks a plan the way the suite's checker would, for plans whose locks
+ * are not all cuts (a lock on a loop whose bypass became a one-way door):
+ * for each sphere k (locks 0..k-1 open, one-way doors obeyed) the
+ * entrance reaches key k (the exit for the last), reaches no later key,
+ * and every place it reaches can still reach that target (no stranding);
+ * with lock k kept closed the exit is out of reach (the lock is needed);
+ * and lock k is the only closed lock next to sphere k (so a consumable key
+ * can only be spent there). Uses g->dist, g->mark and g->queue. */
+static bool verify_plan(pgraph *g, const plan *p) {
+  for (int k = 0; k <= p->locks; k++) {
+    int target = k < p->locks ? p->key[k] : g->exit;
+    int reached = bfs(g, g->entrance, -1, k);
+    if (g->dist[target] < 0)
+      return false;
+    for (int j = k + 1; j < p->locks; j++)
+      if (g->dist[p->key[j]] >= 0)
+        return false;
+    for (int i = 0; i < reached; i++) {
+      int v = g->queue[i];
+      for (int e = g->offsets[v]; e < g->offsets[v + 1]; e++) {
+        int u = g->adjacent[e], su = g->special[u];
+        if (su >= 0 && su < SPECIAL_ONE_WAY && su >= k && su != k && g->dist[u] < 0)
+          return false; /* another closed lock within reach */
+      }
+    }
+    /* Backwards from the target over the same steps: every reached place
+     * must lie on some way to it. g->mark holds the forward reach. */
+    for (int v = 0; v < g->count; v++)
+      g->mark[v] = g->dist[v] >= 0 ? 1 : 0;
+    int head = 0, tail = 0, back = 1;
+    g->mark[target] = 2;
+    g->queue[tail++] = target;
+    while (head < tail) {
+      int u = g->queue[head++];
+      for (int e = g->offsets[u]; e < g->offsets[u + 1]; e++) {
+        int v = g->adjacent[e];
+        if (g->mark[v] == 1 && can_step(g, v, u, k)) {
+          g->mark[v] = 2;
+          g->queue[tail++] = v;
+          back++;
+        }
+      }
+    }
+    if (back != reached)
+      return false;
+    if (k < p->locks) {
+      g->closed_lock = k;
+      bfs(g, g->entrance, g->exit, p->locks);
+      g->closed_lock = -1;
+      if (g->dist[g->exit] >= 0)
+        return false;
+    }
+  }
+  return true;
+}
+
+/* Key place for lock k of a lock-on-a-loop: reachable with locks 0..k-1
+ * open and lock k closed, not reachable before lock k-1 opens, farthest
+ * from the walk (near-farthest at random). -1 when there is none. */
+static int key_for(pgraph *g, const dg_level *level, const int *off_walk, int k, dg_rng *rng) {
+  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
+  for (int v = 0; v < g->count; v++)
+    g->mark[v] = 0;
+  int reached = bfs(g, g->entrance, -1, k);
+  for (int i = 0; i < reached; i++)
+    g->mark[g->queue[i]] = 1;
+  if (k > 0) {
+    reached = bfs(g, g->entrance, -1, k - 1);
+    for (int i = 0; i < reached; i++)
+      g->mark[g->queue[i]] = 0;
+  }
+  int farthest = -1, ties = 0, chosen = -1;
+  for (int v = 0; v < g->count; v++)
+    if (g->mark[v] && key_place(g, level, v, entrance_room, exit_room) && off_walk[v] > farthest)
+      farthest = off_walk[v];
+  for (int v = 0; v < g->count; v++)
+    if (g->mark[v] && key_place(g, level, v, entrance_room, exit_room) &&
+        off_walk[v] >= farthest - 2 && dg_rng_below(rng, (uint32_t)++ties) == 0)
+      chosen = v;
+  return chosen;
+}
+
+/* Tries lock k on vertex `lock` (a passage of the walk that is not a cut):
+ * the walks that go round it must all cross one vertex (a cut of the map
+ * without the lock), which becomes a one-way door opening from the deep
+ * side, so that going round is a shortcut back, not a way in. Keeps it,
+ * with its key, only if verify_plan agrees. */
+static int try_loop_lock(pgraph *g, const dg_level *level, const int *off_walk, int lock, plan *p,
+                         int *cuts, dg_rng *rng, bool *kept) {
+  int k = p->locks, w = g->one_way_count, cut_count = 0, door = -1;
+  *kept = false;
+  g->special[lock] = k;
+  g->blocked = lock;
+  int rc = find_cuts(g, NULL, cuts, &cut_count);
+  g->blocked = -1;
+  if (rc != 0)
+    return rc;
+  /* The cut nearest the exit that lies beyond the previous lock. */
+  if (k > 0)
+    bfs(g, g->entrance, -1, k - 1);
+  for (int i = cut_count - 1; i >= 0 && door < 0; i--) {
+    int v = cuts[i];
+    if (g->kind[v] == V_PASSAGE && g->special[v] == SPECIAL_NONE && (k == 0 || g->dist[v] < 0))
+      door = v;
+  }
+  if (door < 0 || w >= DG_ONE_WAY_MAX) {
+    g->special[lock] = SPECIAL_NONE;
+    return 0;
+  }
+  /* Its shallow side is the neighbour the entrance reaches without it. */
+  g->special[door] = SPECIAL_ONE_WAY + w;
+  g->ow_from[w] = g->ow_to[w] = -1; /* a wall while the sides are found */
+  g->one_way_count++;
+  bfs(g, g->entrance, -1, k);
+  int a = g->adjacent[g->offsets[door]], b = g->adjacent[g->offsets[door] + 1];
+  int shallow = g->dist[a] >= 0 ? a : b, deep = shallow == a ? b : a;
+  g->ow_from[w] = deep;
+  g->ow_to[w] = shallow;
+  int key = g->dist[deep] < 0 ? key_for(g, level, off_walk, k, rng) : -1;
+  if (key >= 0) {
+    p->lock[k] = lock;
+    p->key[k] = key;
+    p->locks++;
+    if (verify_plan(g, p)) {
+      *kept = true;
+      return 0;
+    }
+    p->locks--;
+  }
+  g->special[door] = SPECIAL_NONE;
+  g->one_way_count--;
+  g->special[lock] = SPECIAL_NONE;
+  return 0;
+}
+
+/* Passages tried per lock on a loop: each try is a depth-first search of
+ * the map, and on a level with hundreds of loops (authored at 1,000 rooms)
+ * no single door closes a bypass, so a few tries tell. */
+#define LOOP_LOCK_TRIES 6
+
+/* More locks than the chokepoints allow, when one-way doors are asked
+ * for: a lock on a loop of the walk beyond the last lock, its bypass made
+ * a one-way door (Dungeon Architect's and Unexplored's trick), one door
+ * per lock, each plan checked. Candidates are the walk's passages, tried
+ * in a random order, at most LOOP_LOCK_TRIES of them. */
+static int extend_locks(pgraph *g, const dg_level *level, const int *off_walk, int wanted,
+                        int one_way_wanted, dg_rng *rng, plan *p, bool *extended) {
+  int *path = malloc((size_t)g->count * sizeof *path);
+  int *cuts = malloc((size_t)g->count * sizeof *cuts);
+  int rc = path == NULL || cuts == NULL ? DG_ENOMEM : 0;
+  while (rc == 0 && p->locks < wanted && g->one_way_count < one_way_wanted) {
+    int k = p->locks, length = 0;
+    bfs(g, g->entrance, g->exit, k);
+    for (int v = g->exit; v >= 0 && g->dist[g->exit] >= 0; v = g->parent[v])
+      if (g->kind[v] == V_PASSAGE && g->special[v] == SPECIAL_NONE)
+        path[length++] = v;
+    /* Only past the previous lock. */
+    if (k > 0) {
+      int kept_length = 0;
+      bfs(g, g->entrance, -1, k - 1);
+      for (int i = 0; i < length; i++)
+        if (g->dist[path[i]] < 0)
+          path[kept_length++] = path[i];
+      length = kept_length;
+    }
+    for (int i = length - 1; i > 0; i--) {
+      int j = (int)dg_rng_below(rng, (uint32_t)i + 1), swap = path[i];
+      path[i] = path[j];
+      path[j] = swap;
+    }
+    bool kept = false;
+    for (int i = 0; i < length && i < LOOP_LOCK_TRIES && !kept && rc == 0; i++)
+      rc = try_loop_lock(g, level, off_walk, path[i], p, cuts, rng, &kept);
+    if (!kept)
+      break;
+    *extended = true;
+  }
+  free(path);
+  free(cuts);
+  return rc;
+}
+
+/* One-way doors: passages on loops (not cut vertices, not locks) whose two
+ * sides lie at different depths, in a random order; each opens from the
+ * deeper side and is kept only if the graph without every one-way door is
+ * still connected, so that nobody can be stranded behind one. */
+static int place_one_way(pgraph *g, const uint8_t *articulation, const int *depth, int wanted,
+                         const plan *check, dg_rng *rng, const char **why) {
+  int *candidates = malloc((size_t)g->count * sizeof *candidates);
+  if (candidates == NULL)
+    return DG_ENOMEM;
+  int count = 0, reachable = 0;
+  for (int v = 0; v < g->count; v++)
+    reachable += depth[v] >= 0;
+  for (int v = 0; v < g->count; v++) {
+    if (g->kind[v] != V_PASSAGE || articulation[v] || g->special[v] != SPECIAL_NONE || depth[v] < 0)
+      continue;
+    int a = g->adjacent[g->offsets[v]], b = g->adjacent[g->offsets[v] + 1];
+    if (depth[a] != depth[b])
+      candidates[count++] = v;
+  }
+  for (int i = count - 1; i > 0; i--) {
+    int j = (int)dg_rng_below(rng, (uint32_t)i + 1);
+    int swap = candidates[i];
+    candidates[i] = candidates[j];
+    candidates[j] = swap;
+  }
+  int tries = 8 * wanted + 16;
+  for (int i = 0; i < count && g->one_way_count < wanted && tries > 0; i++, tries--) {
+    int v = candidates[i];
+    int a = g->adjacent[g->offsets[v]], b = g->adjacent[g->offsets[v] + 1];
+    int deep = depth[a] > depth[b] ? a : b, shallow = deep == a ? b : a;
+    int w = g->one_way_count;
+    g->special[v] = SPECIAL_ONE_WAY + w;
+    g->ow_from[w] = deep;
+    g->ow_to[w] = shallow;
+    /* Connected without any one-way door: count what the entrance reaches
+     * when one-way doors are walls. */
+    for (int u = 0; u < g->count; u++)
+      g->mark[u] = g->special[u] >= SPECIAL_ONE_WAY ? 1 : 0;
+    int head = 0, tail = 0, reached = 1;
+    g->mark[g->entrance] = 1;
+    g->queue[tail++] = g->entrance;
+    while (head < tail) {
+      int x = g->queue[head++];
+      for (int k = g->offsets[x]; k < g->offsets[x + 1]; k++) {
+        int u = g->adjacent[k];
+        if (!g->mark[u]) {
+          g->mark[u] = 1;
+          g->queue[tail++] = u;
+          reached++;
+        }
+      }
+    }
+    /* Everything the entrance reached before, less the one-way doors (a
+     * sealed closet or a separate part of the map does not count). */
+    bool keep = reached == reachable - (w + 1);
+    if (keep) {
+      g->one_way_count++;
+      /* With locks on loops, the whole plan is checked again. */
+      if (check != NULL && !verify_plan(g, check)) {
+        g->one_way_count--;
+        keep = false;
+      }
+    }
+    if (!keep)
+      g->special[v] = SPECIAL_NONE;
+  }
+  if (g->one_way_count < wanted)
+    *why = count == 0 ? "no door or corridor on a loop joins places at different depths"
+                      : "too few loops can take a one-way door without cutting a place off";
+  free(candidates);
+  return 0;
+}
+
+const char *dg_role_name(dg_role role) {
+  static const char *const names[DG_ROLE_COUNT] = {
+      [DG_ROLE_ORDINARY] = "ordinary", [DG_ROLE_ENTRANCE] = "entrance",
+      [DG_ROLE_EXIT] = "exit",         [DG_ROLE_BOSS] = "boss",
+      [DG_ROLE_KEY] = "key",           [DG_ROLE_TREASURE] = "treasure",
+      [DG_ROLE_SECRET] = "secret"};
+  return (unsigned)role < DG_ROLE_COUNT ? names[role] : "ordinary";
+}
+
+/* Spheres, as the witness defines them: sphere n is what the entrance
+ * reaches with locks 0..n-1 open (one-way doors obeyed), less the spheres
+ * before. Leaves each vertex's sphere in g->mark (-1: never
+ * reached); a room's sphere is the first that reaches any tile of it (an authored room's bounding
+ * box may reach past a lock), a key's the one its tile is in. */
+static void assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
+  /* One flood per sphere, obeying one-way doors: a lock on a loop whose
+   * bypass is a one-way door is crossed on some walks and not on others. */
+  for (int v = 0; v < g->count; v++)
+    g->mark[v] = -1;
+  for (int sphere = 0; sphere <= p->locks; sphere++) {
+    int reached = bfs(g, g->entrance, -1, sphere);
+    for (int i = 0; i < reached; i++)
+      if (g->mark[g->queue[i]] < 0)
+        g->mark[g->queue[i]] = sphere;
+  }
+  for (int r = 0; r < level->room_count; r++)
+    out->room_sphere[r] = -1;
+  for (int v = 0; v < g->count; v++) {
+    int r = g->room[v];
+    if (r >= 0 && g->mark[v] >= 0 && (out->room_sphere[r] < 0 || g->mark[v] < out->room_sphere[r]))
+      out->room_sphere[r] = g->mark[v];
+  }
+  for (int k = 0; k < p->locks; k++)
+    out->key_sphere[k] = g->mark[p->key[k]];
+  out->sphere_count = p->locks + 1;
+}
+
+/* Appends room `room` to the walk unless it is the last one there. */
+static int walk_append(dg_progression *out, int *capacity, int room) {
+  if (room < 0 || (out->walk_length > 0 && out->walk[out->walk_length - 1] == room))
+    return 0;
+  if (out->walk_length == *capacity) {
+    int grown = *capacity > 0 ? 2 * *capacity : 32;
+    int *walk = realloc(out->walk, (size_t)grown * sizeof *walk);
+    if (walk == NULL)
+      return DG_ENOMEM;
+    out->walk = walk;
+    *capacity = grown;
+  }
+  out->walk[out->walk_length++] = room;
+  return 0;
+}
+
+/* The witness walk: shortest legs from the entrance to key 0, to key 1...,
+ * then to the exit, each over the steps allowed with the keys held, one
+ * lock opened per key; the rooms the legs enter, in order. */
+static int build_walk(pgraph *g, const plan *p, dg_progression *out) {
+  int capacity = 0, rc = walk_append(out, &capacity, g->room[g->entrance]);
+  int *leg = malloc((size_t)g->count * sizeof *leg);
+  if (leg == NULL)
+    return DG_ENOMEM;
+  int from = g->entrance;
+  for (int k = 0; k <= p->locks && rc == 0; k++) {
+    int to = k < p->locks ? p->key[k] : g->exit;
+    bfs(g, from, to, k);
+    if (g->dist[to] < 0) {
+      rc = DG_EINTERNAL; /* a key or the exit out of reach: the plan is wrong */
+      break;
+    }
+    int length = 0;
+    for (int v = to; v >= 0; v = g->parent[v])
+      leg[length++] = v;
+    for (int i = length - 1; i >= 0 && rc == 0; i--)
+      rc = walk_append(out, &capacity, g->room[leg[i]]);
+    from = to;
+  }
+  free(leg);
+  return rc;
+}
+
+static int node_degree(const dg_graph *graph, int node) {
+  int degree = 0;
+  for (int e = 0; e < graph->edge_count; e++)
+    degree += (graph->edges[e].from == node) + (graph->edges[e].to == node);
+  return degree;
+}
+
+/* A room reached only through secret doors, or one its generator calls a
+ * closet or secret. */
+static bool secret_room(const dg_level *level, int room) {
+  const char *kind = level->rooms[room].kind;
+  if (strcmp(kind, "closet") == 0 || strcmp(kind, "secret") == 0)
+    return true;
+  int doors = 0, secret = 0;
+  for (int i = 0; i < level->door_count; i++)
+    if (level->doors[i].room == room) {
+      doors++;
+      secret += level->doors[i].secret;
+    }
+  return doors > 0 && doors == secret;
+}
+
+/* The boss room: the last room before the exit's on the shortest walk that
+ * lies behind the last lock; else the deepest room there. */
+static int choose_boss(pgraph *g, const dg_progression *out, int locks) {
+  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
+  bfs(g, g->entrance, -1, -1);
+  int boss = -1, deepest = -1, found = -1;
+  for (int v = g->parent[g->exit]; v >= 0 && boss < 0; v = g->parent[v]) {
+    int r = g->room[v];
+    if (r >= 0 && r != exit_room && r != entrance_room && out->room_sphere[r] == locks)
+      boss = r;
+  }
+  for (int v = 0; v < g->count && boss < 0; v++) {
+    int r = g->room[v];
+    if (r >= 0 && r != exit_room && r != entrance_room && out->room_sphere[r] == locks &&
+        out->room_key[r] < 0 && g->dist[v] > deepest) {
+      deepest = g->dist[v];
+      found = r;
+    }
+  }
+  return boss >= 0 ? boss : found;
+}
+
+/* The vertex of tile (x, y), or -1 (not walkable, off the map): a binary
+ * search, vertices being numbered in tile order. */
+static int vertex_at(const dg_level *level, const pgraph *g, int x, int y) {
+  if (!dg_grid_contains(&level->grid, x, y))
+    return -1;
+  int cell = y * level->grid.width + x, low = 0, high = g->count - 1;
+  while (low <= high) {
+    int mid = (low + high) / 2;
+    if (g->cell[mid] == cell)
+      return mid;
+    if (g->cell[mid] < cell)
+      low = mid + 1;
+    else
+      high = mid - 1;
+  }
+  return -1;
+}
+
+/* Roles of rooms, then of graph nodes (a room's node takes its room's). */
+static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
+  const dg_feature *up = find_feature(level, "stairs_up");
+  const dg_feature *down = find_feature(level, "stairs_down");
+  for (int r = 0; r < level->room_count; r++) {
+    out->room_key[r] = -1;
+    out->room_role[r] = secret_room(level, r) ? DG_ROLE_SECRET : DG_ROLE_ORDINARY;
+  }
+  for (int r = 0; r < level->room_count; r++) {
+    int node = r < level->graph.node_count && level->graph.nodes[r].room == r ? r : -1;
+    if (out->room_sphere[r] >= 1 && node >= 0 && node_degree(&level->graph, node) == 1)
+      out->room_role[r] = DG_ROLE_TREASURE;
+  }
+  for (int k = 0; k < p->locks; k++) {
+    int r = g->room[p->key[k]];
+    if (r >= 0) {
+      out->room_key[r] = k;
+      out->room_role[r] = DG_ROLE_KEY;
+    }
+  }
+  out->boss_room = out->boss_wanted && p->locks > 0 ? choose_boss(g, out, p->locks) : -1;
+  if (out->boss_room >= 0)
+    out->room_role[out->boss_room] = DG_ROLE_BOSS;
+  if (down != NULL && down->room >= 0)
+    out->room_role[down->room] = DG_ROLE_EXIT;
+  if (up != NULL && up->room >= 0)
+    out->room_role[up->room] = DG_ROLE_ENTRANCE;
+  const dg_graph *graph = &level->graph;
+  for (int n = 0; n < graph->node_count; n++) {
+    const dg_node *node = &graph->nodes[n];
+    dg_role role = DG_ROLE_ORDINARY;
+    if (node->room >= 0 && node->room < level->room_count) {
+      role = (dg_role)out->room_role[node->room];
+    } else if (level->has_grid && dg_grid_contains(&level->grid, node->x, node->y)) {
+      dg_tile tile = dg_grid_get(&level->grid, node->x, node->y);
+      int v = vertex_at(level, g, node->x, node->y);
+      if (tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_SECRET_DOOR || tile == DG_TILE_CHEST)
+        role = DG_ROLE_SECRET;
+
+      else if (strcmp(node->kind, "dead_end") == 0 && v >= 0 && g->mark[v] >= 1)
+        role = DG_ROLE_TREASURE;
+    }
+    /* A key on a corridor's dead end: the node there holds it. */
+    int vertex = !level->has_grid ? n : vertex_at(level, g, node->x, node->y);
+    for (int k = 0; k < p->locks && node->room < 0; k++)
+      if (p->key[k] == vertex)
+        role = DG_ROLE_KEY;
+    out->node_role[n] = (uint8_t)role;
+  }
+}
+
+static const char *const direction_names[4] = {"north", "east", "south", "west"};
+
+/* The door's room for a lock on a door tile, else -1. */
+static int door_room(const dg_level *level, int x, int y) {
+  for (int i = 0; i < level->door_count; i++)
+    if (level->doors[i].x == x && level->doors[i].y == y)
+      return level->doors[i].room;
+  return -1;
+}
+
+/* Where a vertex lies in level coordinates: its tile, or its node's
+ * position (a connection: halfway between its ends). */
+static void vertex_position(const dg_level *level, const pgraph *g, int v, int *x, int *y) {
+  if (level->has_grid) {
+    *x = g->cell[v] % level->grid.width;
+    *y = g->cell[v] / level->grid.width;
+    return;
+  }
+  const dg_graph *graph = &level->graph;
+  if (v < graph->node_count) {
+    *x = graph->nodes[v].x;
+    *y = graph->nodes[v].y;
+    return;
+  }
+  const dg_edge *edge = &graph->edges[v - graph->node_count];
+  *x = (graph->nodes[edge->from].x + graph->nodes[edge->to].x) / 2;
+  *y = (graph->nodes[edge->from].y + graph->nodes[edge->to].y) / 2;
+}
+
+/* Writes keys, locks and one-way doors onto the map and into features. */
+static int apply(dg_level *level, const pgraph *g, const plan *p) {
+  int rc = 0, nodes = level->graph.node_count;
+  for (int k = 0; k < p->locks && rc == 0; k++) {
+    dg_feature key = {.kind = "key", .room = g->room[p->key[k]], .player = -1, .key = k};
+    vertex_position(level, g, p->key[k], &key.x, &key.y);
+    if (level->has_grid)
+      dg_grid_set(&level->grid, key.x, key.y, DG_TILE_KEY);
+    rc = dg_level_add_feature(level, &key);
+  }
+  for (int k = 0; k < p->locks && rc == 0; k++) {
+    dg_feature lock = {.kind = "locked_door", .room = -1, .player = -1, .key = k};
+    vertex_position(level, g, p->lock[k], &lock.x, &lock.y);
+    if (level->has_grid) {
+      lock.room = door_room(level, lock.x, lock.y);
+      dg_grid_set(&level->grid, lock.x, lock.y, DG_TILE_LOCKED_DOOR);
+    } else {
+      lock.edge = p->lock[k] - nodes;
+    }
+    rc = dg_level_add_feature(level, &lock);
+  }
+  for (int v = 0; v < g->count && rc == 0; v++) {
+    if (g->special[v] < SPECIAL_ONE_WAY)
+      continue;
+    int w = g->special[v] - SPECIAL_ONE_WAY;
+    dg_feature door = {.kind = "one_way_door", .room = -1, .player = -1};
+    vertex_position(level, g, v, &door.x, &door.y);
+    if (level->has_grid) {
+      int step = g->cell[g->ow_to[w]] - g->cell[v], width = level->grid.width;
+      int d = step == -width ? 0 : step == 1 ? 1 : step == width ? 2 : 3;
+      door.direction = direction_names[d];
+      door.room = door_room(level, door.x, door.y);
+      dg_grid_set(&level->grid, door.x, door.y, (dg_tile)(DG_TILE_ONE_WAY_NORTH + d));
+    } else {
+      door.edge = v - nodes;
+      door.from = g->ow_from[w];
+      door.to = g->ow_to[w];
+    }
+    rc = dg_level_add_feature(level, &door);
+  }
+  return rc;
+}
+
+static int alloc_output(dg_level *level, dg_progression *out, int locks) {
+  int rooms = level->room_count > 0 ? level->room_count : 1;
+  int nodes = level->graph.node_count > 0 ? level->graph.node_count : 1;
+  out->room_role = calloc((size_t)rooms, 1);
+  out->room_key = malloc((size_t)rooms * sizeof *out->room_key);
+  out->room_sphere = malloc((size_t)rooms * sizeof *out->room_sphere);
+  out->node_role = calloc((size_t)nodes, 1);
+  out->key_sphere = calloc((size_t)(locks > 0 ? locks : 1), sizeof *out->key_sphere);
+  if (out->room_role == NULL || out->room_key == NULL || out->room_sphere == NULL ||
+      out->node_role == NULL || out->key_sphere == NULL)
+    return DG_ENOMEM;
+  return 0;
+}
+
+/* The locks: cuts that are passages, a plan over them, keys placed. */
+static int plan_locks(pgraph *g, const dg_level *level, int wanted, int one_way_wanted, bool boss,
+                      dg_rng *rng, const int *cuts, int cut_count, const int *depth, plan *p,
+                      bool *extended) {
+  int *candidates = malloc((size_t)(cut_count > 0 ? cut_count : 1) * sizeof *candidates);
+  int *off_walk = malloc((size_t)g->count * sizeof *off_walk);
+  int rc = DG_ENOMEM;
+  if (candidates == NULL || off_walk == NULL)
+    goto done;
+  int m = 0;
+  for (int i = 0; i < cut_count; i++)
+    if (g->kind[cuts[i]] == V_PASSAGE)
+      candidates[m++] = cuts[i];
+  distance_from_walk(g, off_walk);
+  /* g->dist: depth from the entrance, for spreading locks. */
+  memcpy(g->dist, depth, (size_t)g->count * sizeof *depth);
+  label_segments(g, candidates, m);
+  if ((rc = choose_locks(g, level, candidates, m, wanted, boss, rng, p)) != 0)
+    goto done;
+  place_keys(g, level, off_walk, p, rng);
+  for (int k = 0; k < p->locks; k++)
+    g->special[p->lock[k]] = k;
+  /* Too few chokepoints: locks on loops, their bypasses one-way. */
+  if (p->locks < wanted && one_way_wanted > 0 && !boss &&
+      (rc = extend_locks(g, level, off_walk, wanted, one_way_wanted, rng, p, extended)) != 0)
+    goto done;
+done:
+  free(candidates);
+  free(off_walk);
+  return rc;
+}
+
+/* A level whose placement found no room for stairs: nothing placed, the
+ * reason given, every room in no sphere. */
+static void no_stairs(const dg_level *level, dg_progression *out) {
+  out->locks_why = out->locks_wanted > 0 ? "the level has no entrance and exit" : NULL;
+  out->one_way_why = out->one_way_wanted > 0 ? "the level has no entrance and exit" : NULL;
+  out->sphere_count = 0;
+  for (int r = 0; r < level->room_count; r++) {
+    out->room_sphere[r] = -1;
+    out->room_key[r] = -1;
+  }
+}
+
+int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng, dg_error *err) {
+  const dg_algorithm *algorithm = level->algorithm;
+  const dg_params *params = &level->params;
+  (void)request;
+  if (!dg_progression_wanted(algorithm, params))
+    return 0;
+  dg_progression *out = &level->progression;
+  out->placed = true;
+  out->locks_wanted = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_LOCKS));
+  out->one_way_wanted = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_ONE_WAY));
+  out->consumable =
+      dg_param_int(params, dg_common_param(algorithm, DG_COMMON_KEY_KIND)) == DG_KEY_CONSUMABLE;
+  out->boss_wanted = dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_BOSS_ROOM));
+  out->boss_room = -1;
+  pgraph g = {0};
+  plan p = {0};
+  bool extended = false; /* some lock lies on a loop, its bypass one-way */
+  uint8_t *articulation = NULL;
+  int *cuts = NULL, *depth = NULL;
+  int rc = level->has_grid ? build_from_grid(level, &g) : build_from_graph(level, &g);
+  if (rc == 0 && (rc = alloc_output(level, out, out->locks_wanted)) == 0) {
+    articulation = calloc((size_t)g.count, 1);
+    cuts = malloc((size_t)g.count * sizeof *cuts);
+    depth = malloc((size_t)g.count * sizeof *depth);
+    rc = articulation == NULL || cuts == NULL || depth == NULL ? DG_ENOMEM : 0;
+  }
+  if (rc != 0)
+    goto done;
+  if (g.entrance < 0 || g.exit < 0) {
+    no_stairs(level, out);
+    goto done;
+  }
+  int cut_count = 0;
+  if ((rc = find_cuts(&g, articulation, cuts, &cut_count)) != 0)
+    goto done;
+  bfs(&g, g.entrance, -1, -1);
+  memcpy(depth, g.dist, (size_t)g.count * sizeof *depth);
+  if (depth[g.exit] < 0) {
+    p.why = "the exit cannot be reached from the entrance";
+    cut_count = 0;
+  }
+  if (out->locks_wanted > 0 &&
+      (rc = plan_locks(&g, level, out->locks_wanted, out->one_way_wanted, out->boss_wanted, rng,
+                       cuts, cut_count, depth, &p, &extended)) != 0)
+    goto done;
+  out->locks_placed = p.locks;
+  out->locks_why = p.locks < out->locks_wanted ? p.why : NULL;
+  if (out->one_way_wanted > 0 && depth[g.exit] >= 0 &&
+      (rc = place_one_way(&g, articulation, depth, out->one_way_wanted, extended ? &p : NULL, rng,
+                          &out->one_way_why)) != 0)
+    goto done;
+  out->one_way_placed = g.one_way_count;
+  assign_spheres(&g, level, &p, out);
+  assign_roles(&g, level, &p, out);
+  if ((rc = build_walk(&g, &p, out)) == 0)
+    rc = apply(level, &g, &p);
+done:
+  pgraph_free(&g);
+  free(articulation);
+  free(cuts);
+  free(depth);
+  if (rc == 0)
+    return 0;
+  return dg_error_set(err, rc, "",
+                      rc == DG_ENOMEM ? "out of memory"
+                                      : "the progression pass found its own plan "
+                                        "unwalkable");
+}
