@@ -68,6 +68,7 @@ typedef struct dg_feature {
   const char *direction; /* one_way_door: static "north", "east", "south", "west" (grid) or
                             NULL; the way it may be crossed */
   int from, to;          /* one_way_door without a grid: crossed from node `from` to `to` */
+  const char *player_id; /* spawn: the player's id (the level's players), or NULL */
 } dg_feature;
 
 /* What a room or graph node is for in the level's progression
@@ -184,6 +185,7 @@ struct dg_level {
   dg_feature *features; /* feature_count stairs and spawns, owned */
   int feature_count, feature_capacity;
   dg_placement placement;         /* filled by the placement pass */
+  dg_player_ids players;          /* whose spawns (copied from the request) */
   dg_progression progression;     /* filled by the progression pass */
   dg_targets targets;             /* the structural targets asked for (copied from the request) */
   dg_target_report target_report; /* how candidates fared, when targets were asked for */

@@ -557,7 +557,8 @@ def direct(d, doc):
     # The slow lobby's level takes seconds under a sanitizer: a generous
     # deadline, as the lobby has.
     return d.request("POST", "/v1/levels", {"algorithm": eff["algorithm"], "seed": eff["seed"],
-                                            "params": eff["params"], "deadline_ms": 60000})[2]
+                                            "params": eff["params"], "players": eff["players"],
+                                            "deadline_ms": 60000})[2]
 
 
 @test("[lobby] four joins, then start is a hit, byte-identical to the direct request")

@@ -13,6 +13,7 @@
 
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
+#include "dungeon/render.h"
 
 #define ROOMSETS TEST_DATA_DIR "/../../config/roomsets/"
 
@@ -543,4 +544,89 @@ Test(targets, common_parameters_end_every_table) {
     for (int k = 0; k < DG_COMMON_PARAM_COUNT; k++)
       cr_assert_str_eq(all[a]->params[dg_common_param(all[a], k)].name, names[k], "%s",
                        all[a]->name);
+}
+
+/* Spawns keyed by player (issue 21, item 2): spawn i belongs to the i-th
+ * id in byte order, so one party in two join orders gives the same bytes,
+ * and every spawn names its player in JSON, Tiled and SVG. */
+Test(placement, spawns_are_keyed_by_sorted_player_id) {
+  const char *const settings[] = {"spawns=3", NULL};
+  const char *const joined[] = {"zed", "ann", "Bob"};
+  const char *const reordered[] = {"ann", "Bob", "zed"};
+  const char *const sorted[] = {"Bob", "ann", "zed"}; /* bytewise: uppercase first */
+  const char *algorithms[] = {"classic", "landmark", "nonlinear"};
+  for (int a = 0; a < 3; a++) {
+    dg_request first = make(algorithms[a], settings, 11), second = first;
+    dg_error err = {0};
+    cr_assert_eq(dg_request_set_players(&first, joined, 3, "players", &err), 0, "%s", err.message);
+    cr_assert_eq(dg_request_set_players(&second, reordered, 3, "players", &err), 0);
+    dg_level *one = generate(&first), *two = generate(&second);
+    char *text_one = NULL, *text_two = NULL;
+    size_t length_one = 0, length_two = 0;
+    cr_assert_eq(dg_level_dump_json(one, &text_one, &length_one), 0);
+    cr_assert_eq(dg_level_dump_json(two, &text_two, &length_two), 0);
+    cr_assert(length_one == length_two && memcmp(text_one, text_two, length_one) == 0,
+              "%s: the join order changed the level", algorithms[a]);
+    int spawn = 0;
+    for (int i = 0; i < one->feature_count; i++) {
+      const dg_feature *f = &one->features[i];
+      if (strcmp(f->kind, "spawn") != 0)
+        continue;
+      cr_assert_eq(f->player, spawn);
+      cr_assert_str_eq(f->player_id, sorted[spawn]);
+      spawn++;
+    }
+    cr_assert_eq(spawn, 3, "%s: %d spawns", algorithms[a], spawn);
+    cr_assert_not_null(strstr(text_one, "\"player\":0,\"player_id\":\"Bob\""));
+    char *tiled = NULL, *svg = NULL;
+    size_t tiled_length = 0, svg_length = 0;
+    cr_assert_eq(dg_level_dump_tiled(one, &tiled, &tiled_length), 0);
+    cr_assert_not_null(
+        strstr(tiled, "\"name\":\"player_id\",\"type\":\"string\",\"value\":\"zed\""));
+    dg_svg_options options;
+    dg_svg_options_init(&options);
+    cr_assert_eq(dg_level_dump_svg(one, &options, &svg, &svg_length), 0);
+    cr_assert_not_null(strstr(svg, "data-player=\"1\" data-player-id=\"ann\""));
+    free(tiled);
+    free(svg);
+    free(text_one);
+    free(text_two);
+    dg_level_free(one);
+    dg_level_free(two);
+  }
+}
+
+/* Without ids the spawns carry only their index: the bytes of every
+ * request that names no player are those of before. */
+Test(placement, anonymous_spawns_have_no_player_id) {
+  const char *const settings[] = {"spawns=2", NULL};
+  dg_request request = make("classic", settings, 3);
+  dg_level *level = generate(&request);
+  char *text = NULL;
+  size_t length = 0;
+  cr_assert_eq(dg_level_dump_json(level, &text, &length), 0);
+  cr_assert_null(strstr(text, "player_id"));
+  cr_assert_not_null(strstr(text, "\"player\":1"));
+  free(text);
+  dg_level_free(level);
+}
+
+Test(placement, player_ids_are_checked) {
+  dg_request request = make("classic", NULL, 1);
+  dg_error err = {0};
+  const char *const spaced[] = {"ok", "not ok"};
+  cr_assert_eq(dg_request_set_players(&request, spaced, 2, "players", &err), DG_EINVAL);
+  cr_assert_str_eq(err.field, "players[1].id");
+  cr_assert_not_null(strstr(err.message, "[A-Za-z0-9._-]"));
+  const char *const twice[] = {"b", "a", "b"};
+  cr_assert_eq(dg_request_set_players(&request, twice, 3, "players", &err), DG_EINVAL);
+  cr_assert_str_eq(err.field, "players[2].id");
+  const char *const empty[] = {""};
+  cr_assert_eq(dg_request_set_players(&request, empty, 1, "players", &err), DG_EINVAL);
+  const char *many[DG_PLAYER_IDS_MAX + 1];
+  for (int i = 0; i <= DG_PLAYER_IDS_MAX; i++)
+    many[i] = "x";
+  cr_assert_eq(dg_request_set_players(&request, many, DG_PLAYER_IDS_MAX + 1, "players", &err),
+               DG_ELIMIT);
+  cr_assert_eq(request.players.count, 0, "a refused party changed the request");
 }

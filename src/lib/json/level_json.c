@@ -347,6 +347,10 @@ int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, cha
       dg_writer_key(&w, "player", false);
       dg_writer_int(&w, feature->player);
     }
+    if (feature->player_id != NULL) {
+      dg_writer_key(&w, "player_id", false);
+      dg_writer_cstring(&w, feature->player_id);
+    }
     dg_writer_key(&w, "x", false);
     dg_writer_int(&w, feature->x);
     dg_writer_key(&w, "y", false);

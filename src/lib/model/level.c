@@ -14,6 +14,7 @@ int dg_level_new(const dg_request *request, dg_level **out) {
   level->seed = request->seed;
   level->params = request->params;
   level->targets = request->targets;
+  level->players = request->players;
   dg_graph_init(&level->graph);
   *out = level;
   return 0;

@@ -377,8 +377,11 @@ static int spawn_in_room(dg_level *level, int room, int distance, int anchor_x, 
     int offset = (int)(keys[best] & 0xffffffffu);
     keys[best] = keys[--count];
     int s = pl->spawns_placed;
+    /* Spawn s is the s-th player in id order (issue 21, item 2). */
+    const char *player_id = s < level->players.count ? level->players.id[s] : NULL;
     dg_feature spawn = {
-        "spawn", r->x + offset % r->width, r->y + offset / r->width, room, s, distance, .key = -1};
+        "spawn",   r->x + offset % r->width, r->y + offset / r->width, room, s, distance,
+        .key = -1, .player_id = player_id};
     rc = dg_level_add_feature(level, &spawn);
     if (s == 0 || distance < pl->spawn_distance_min)
       pl->spawn_distance_min = distance;

@@ -39,6 +39,10 @@ static inline server *server_of(const request *r) {
 /* The transport's hooks (http.h): every answer's Server-Timing and
  * X-Pregen headers, and a completed request's stats and log members. */
 int exchange_answer_headers(const request *r, const char **names, const char **values);
+
+/* The request's Origin when cors_allowed_origins allows it (borrowed from
+ * the request), else NULL: CORS headers go on answers to it (issue 21). */
+const char *exchange_cors_origin(const request *r);
 void exchange_completed(request *r, json_t *line);
 
 #endif

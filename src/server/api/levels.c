@@ -14,6 +14,7 @@
 #include "api/problem.h"
 #include "api/respond.h"
 #include "server.h"
+#include "state/level_id.h"
 #include "state/level_request.h"
 
 /* A level job and the request waiting for it. The request outlives the
@@ -101,6 +102,10 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
   j->format = (job_format)format;
   j->svg = exchange_of(r)->svg;
   j->encoding = exchange_of(r)->encoding;
+  /* One level's JSON names itself (level_id, level_hash); floors of a set
+   * are not fetched by id. */
+  j->identify = floors == 1;
+  memcpy(j->level_key, s->cfg->lobby_seed_key, sizeof j->level_key);
   dg_cancel_init(&j->cancel, dg_monotonic_ns() + (uint64_t)deadline_ms * 1000000u);
   j->done = on_job_done;
   j->wanted = client_still_there;
@@ -220,4 +225,52 @@ void levels_handle(request *r) {
   }
   level_handle_body(r, body);
   json_decref(body);
+}
+
+void level_by_id_handle(request *r, const char *level_id) {
+  server *s = server_of(r);
+  if (s->draining) {
+    respond_draining(r);
+    return;
+  }
+  if (level_negotiate(r) < 0) {
+    level_not_acceptable(r);
+    return;
+  }
+  if (level_svg_query(r) != 0)
+    return;
+  json_t *body = NULL;
+  char version[LEVEL_ID_VERSION_MAX];
+  int rc = level_id_parse(s->cfg->lobby_seed_key, level_id, &body, version);
+  char detail[160];
+  json_t *errors;
+  switch (rc) {
+  case 0:
+    level_handle_body(r, body);
+    json_decref(body);
+    return;
+  case LEVEL_ID_EMALFORMED:
+    snprintf(detail, sizeof detail,
+             "not a level id: it must be the level_id member of a level, whole (base64url, a dot, "
+             "a 22-character signature); this one is truncated or altered");
+    errors = json_pack("[{s:s, s:s}]", "field", "level_id", "message", detail);
+    respond_problem(r, 400, "malformed-level-id", "Malformed level id", detail, errors, NULL, NULL);
+    return;
+  case LEVEL_ID_EFORGED:
+    snprintf(detail, sizeof detail,
+             "no such level: this level id was not signed with this deployment's key "
+             "(lobby_seed_secret)");
+    respond_problem(r, 404, "unknown-level", "Unknown level", detail, NULL, NULL, NULL);
+    return;
+  case LEVEL_ID_EVERSION:
+    snprintf(detail, sizeof detail,
+             "this level id was made by dungeond %s; dungeond %s makes other bytes for it and "
+             "cannot serve it",
+             version, DUNGEON_VERSION);
+    errors = json_pack("[{s:s, s:s}]", "field", "level_id", "message", detail);
+    respond_problem(r, 410, "level-version-gone", "Level made by another version", detail, errors,
+                    NULL, NULL);
+    return;
+  default: respond_out_of_memory(r); return;
+  }
 }

@@ -27,6 +27,8 @@ typedef enum route_id {
   ROUTE_READYZ,
   ROUTE_ROOMSETS, /* GET /v1/roomsets */
   ROUTE_LOBBIES,  /* /v1/lobbies/... (lobby_routes.c parses the rest) */
+  ROUTE_LEVEL_ID, /* GET /v1/levels/{level_id} (levels.c) */
+  ROUTE_TILESET,  /* GET .../dungeond-tiles.png beside any map (viewer.c) */
   ROUTE_VIEWER,   /* GET / : the viewer page (viewer.c) */
 } route_id;
 
@@ -42,8 +44,16 @@ static const struct {
 };
 
 static route_id route_match(const char *path) {
+  /* Before the others: a map from /v1/levels, /v1/levels/{id} or a lobby's
+   * start names its tileset beside itself. */
+  size_t length = strlen(path), image = strlen("/" DG_TILED_TILESET_IMAGE);
+  if (strncmp(path, "/v1/", 4) == 0 && length > image &&
+      strcmp(path + length - image, "/" DG_TILED_TILESET_IMAGE) == 0)
+    return ROUTE_TILESET;
   if (strncmp(path, "/v1/lobbies/", 12) == 0)
     return ROUTE_LOBBIES;
+  if (strncmp(path, "/v1/levels/", 11) == 0)
+    return ROUTE_LEVEL_ID;
   for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
     if (strcmp(routes[i].path, path) == 0)
       return routes[i].route;
@@ -137,6 +147,30 @@ static bool authorized(request *r) {
   return ok;
 }
 
+/* A CORS preflight (issue 21, item 6): 204 with what a browser page of an
+ * allowed origin may send; 403 naming Origin for any other origin. The
+ * allowed origin itself is added to the answer by exchange.c. */
+static void preflight(request *r) {
+  if (exchange_cors_origin(r) == NULL) {
+    const char *origin = http_header(r, "Origin");
+    char detail[320];
+    snprintf(detail, sizeof detail, "origin %.255s is not in cors_allowed_origins",
+             origin != NULL ? origin : "(none)");
+    respond_problem(r, 403, "cors-origin", "Origin not allowed", detail,
+                    json_pack("[{s:s, s:s}]", "field", "Origin", "message", detail), NULL, NULL);
+    return;
+  }
+  static const char *const headers[] = {
+      "Access-Control-Allow-Methods",
+      "GET, HEAD, POST, PUT, DELETE",
+      "Access-Control-Allow-Headers",
+      "Accept, Accept-Encoding, Authorization, Content-Type, If-Match, If-None-Match",
+      "Access-Control-Max-Age",
+      "600",
+      NULL};
+  http_respond(r, 204, "text/plain", malloc(1), 0, headers);
+}
+
 void route_handle(request *r) {
   server *s = server_of(r);
   route_id route = r->path_problem == 0 ? route_match(r->path) : ROUTE_NONE;
@@ -152,6 +186,11 @@ void route_handle(request *r) {
     return;
   }
   exchange_of(r)->client = r->peer_ip; /* authorized() names the token instead */
+  /* A CORS preflight carries no credentials: answered before them. */
+  if (strcmp(r->method, "OPTIONS") == 0 && route != ROUTE_NONE) {
+    preflight(r);
+    return;
+  }
   if (!authorized(r))
     return;
   if (route == ROUTE_NONE) {
@@ -177,6 +216,8 @@ void route_handle(request *r) {
   char *text = NULL;
   switch (route) {
   case ROUTE_LEVELS: levels_handle(r); break;
+  case ROUTE_LEVEL_ID: level_by_id_handle(r, r->path + 11); break;
+  case ROUTE_TILESET: tileset_respond(r); break;
   case ROUTE_ALGORITHMS: respond_json(r, 200, dg_algorithms_to_json()); break;
   case ROUTE_STATS:
     g = gauges(s);

@@ -499,6 +499,28 @@ static int load_root(config *cfg, json_t *root, const char *path, dg_error *err)
       }
       json_decref(cfg->auth_tokens);
       cfg->auth_tokens = json_incref(value);
+    } else if (strcmp(key, "cors_allowed_origins") == 0) {
+      /* Exact origins as browsers send them (scheme://host[:port]), or "*". */
+      int code = json_is_array(value) ? 0 : DG_ETYPE;
+      size_t i;
+      json_t *origin;
+      json_array_foreach(value, i, origin) {
+        if (!json_is_string(origin))
+          code = DG_ETYPE;
+        else if (code == 0 && strcmp(json_string_value(origin), "*") != 0 &&
+                 (strstr(json_string_value(origin), "://") == NULL ||
+                  json_string_length(origin) > 255 ||
+                  json_string_value(origin)[json_string_length(origin) - 1] == '/'))
+          code = DG_EINVAL;
+      }
+      if (code != 0) {
+        rc = dg_error_set(err, code, "cors_allowed_origins",
+                          "cors_allowed_origins must be an array of origins like "
+                          "\"https://game.example:8443\" (no path, no trailing slash) or \"*\"");
+        goto fail;
+      }
+      json_decref(cfg->cors_allowed_origins);
+      cfg->cors_allowed_origins = json_incref(value);
     } else if (strcmp(key, "roomsets_dir") == 0) {
       if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->roomsets_dir) {
         rc = dg_error_set(err, json_is_string(value) ? DG_EINVAL : DG_ETYPE, "roomsets_dir",
@@ -583,4 +605,6 @@ void config_close(config *cfg) {
   cfg->profiles = NULL;
   json_decref(cfg->auth_tokens);
   cfg->auth_tokens = NULL;
+  json_decref(cfg->cors_allowed_origins);
+  cfg->cors_allowed_origins = NULL;
 }

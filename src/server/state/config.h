@@ -75,7 +75,8 @@ typedef struct config {
   config_compression compression;        /* gzip of level responses */
   json_t *profiles;                      /* object name -> profile (owned reference) */
   char default_profile[64];              /* profile used when `players` come without one */
-  json_t *auth_tokens; /* array of accepted bearer tokens; NULL or empty: none asked */
+  json_t *auth_tokens;          /* array of accepted bearer tokens; NULL or empty: none asked */
+  json_t *cors_allowed_origins; /* browser origins allowed by CORS ("*": any); NULL: none */
   char roomsets_dir[CONFIG_PATH_MAX]; /* room-set directory loaded at start-up; "" for none */
   bool roomsets_dir_set;              /* given in the file: then it must exist */
   uint8_t lobby_seed_key[16];         /* SipHash-2-4 key for lobby seeds (lobby_seed_secret) */

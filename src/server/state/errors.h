@@ -16,6 +16,8 @@ enum {
   SRV_ESYSTEM = HTTP_ESYSTEM, /* the operating system refused (socket, epoll): start-up only */
   SRV_ECLIENT_BUSY = -107,    /* this client has limits.client_queued_cost_max queued: 429 */
   SRV_ECLIENT_LOBBIES = -108, /* this client made limits.lobbies_per_client_max lobbies: 429 */
+  SRV_EMISMATCH = -109,       /* a start's party is not the lobby this replica knows: 409 */
+  SRV_EPRECONDITION = -110,   /* If-Match / If-None-Match refused the change: 412 */
 };
 
 #endif

@@ -3,6 +3,7 @@
  * writes its own job's results, which libuv hands back to the loop thread
  * (the after-work callback) with the needed memory ordering. */
 #include "state/jobs.h"
+#include "state/level_id.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -138,6 +139,28 @@ static void work_floors(job *j) {
     set_idle(false);
 }
 
+/* The level's JSON with its level_id and level_hash (level_id.h), then
+ * compressed as negotiated: the identity is part of the bytes, so a
+ * pre-generated level and a later GET /v1/levels/{level_id} agree. */
+static int identified_json(job *j, const dg_level *level) {
+  char *text = NULL;
+  size_t length = 0;
+  int rc = dg_level_dump_json_cancellable(level, &j->cancel, &text, &length);
+  if (rc == 0 && (length == 0 || text[length - 1] != '}'))
+    rc = DG_EINTERNAL;
+  if (rc == 0)
+    rc = level_identify(j->level_key, &j->request, &text, &length);
+  if (rc == 0)
+    rc = negotiate_encode(&j->encoding, &text, &length);
+  if (rc != 0) {
+    free(text);
+    return rc;
+  }
+  j->body = text;
+  j->body_length = length;
+  return 0;
+}
+
 /* Worker thread: generate, then serialise (and compress, negotiate.c), so
  * the loop thread only copies bytes to the socket. */
 static void work(uv_work_t *req) {
@@ -166,8 +189,11 @@ static void work(uv_work_t *req) {
                                        : "generation was cancelled");
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
-    j->rc = negotiate_job_output(level, j->format, &j->svg, &j->cancel, &j->encoding, &j->body,
-                                 &j->body_length);
+    if (j->identify && j->format == JOB_FORMAT_JSON)
+      j->rc = identified_json(j, level);
+    else
+      j->rc = negotiate_job_output(level, j->format, &j->svg, &j->cancel, &j->encoding, &j->body,
+                                   &j->body_length);
     after_serialising(j, "the level");
   }
   dg_level_free(level);

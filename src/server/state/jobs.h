@@ -66,6 +66,8 @@ struct job {
   job_format format;     /* serialisation wanted */
   dg_svg_options svg;    /* for JOB_FORMAT_SVG */
   job_encoding encoding; /* gzip and ETag: inputs from the submitter, outputs from the worker */
+  bool identify;         /* JSON of one level: append level_id and level_hash (issue 21) */
+  uint8_t level_key[16]; /* the key level ids are signed with, when identify */
   dg_cancel cancel;      /* deadline and cancellation flag */
   uint64_t budget_ns;    /* no deadline yet: now + this on entering the pool or promotion */
   job_done_fn done;      /* completion callback */

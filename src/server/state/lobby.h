@@ -136,6 +136,29 @@ int lobby_put_player(lobbies *table, lobby *l, const char *player, json_t *attri
                      dg_error *err);
 int lobby_remove_player(lobbies *table, lobby *l, const char *player);
 
+/* Replaces the whole lobby at once (issue 21, item 1): `settings` as for
+ * lobby_put_settings and `players_by_id` (an object of player id ->
+ * attributes, each already checked) judged together, so the same PUT
+ * twice leaves the same lobby. Takes both on success only; otherwise the
+ * lobby is as it was (codes as lobby_put_settings; more players than
+ * lobby_players_max is DG_ELIMIT on `players`). */
+int lobby_put_whole(lobbies *table, lobby *l, json_t *settings, json_t *players_by_id,
+                    uint64_t seed, dg_error *err);
+
+/* True when a start's party (`settings`, `players_by_id`, `seed`, as a
+ * whole PUT would set them) is exactly lobby `l`; otherwise false with
+ * `err` SRV_EMISMATCH naming the first member that differs
+ * ("players.bob", "settings.profile", "seed"). */
+bool lobby_same_party(const lobby *l, const json_t *settings, const json_t *players_by_id,
+                      uint64_t seed, dg_error *err);
+
+/* The entity tag of the lobby's state (settings, players, seed): a
+ * quoted hex SipHash of their canonical JSON, the same on every replica
+ * for the same state, so a lobby rebuilt elsewhere by a whole PUT keeps
+ * its tag. `out` holds LOBBY_ETAG_MAX bytes. */
+#define LOBBY_ETAG_MAX 24
+void lobby_etag(const lobby *l, char out[LOBBY_ETAG_MAX]);
+
 /* The lobby as GET shows it (new reference, NULL when out of memory). */
 json_t *lobby_json(const lobby *l);
 
@@ -161,5 +184,10 @@ typedef struct lobby_start_result {
  * always a miss. */
 void lobby_start(lobbies *table, lobby *l, bool json, lobby_waiter *waiter,
                  lobby_start_result *out);
+
+/* Starts a valid lobby this replica has just rebuilt from a start's party
+ * (it did not know it: a restart, a lost replica): freezes it and answers
+ * a miss for its effective request, with no speculative job. */
+void lobby_start_rebuilt(lobbies *table, lobby *l, lobby_start_result *out);
 
 #endif

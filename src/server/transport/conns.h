@@ -54,7 +54,7 @@ typedef struct conn {
   struct request *req;                /* the request being read or answered, or NULL */
   int fd;                             /* the socket */
   int linger_fd;        /* a dup of fd to drain once MHD closes it (early 413), or -1 */
-  uint32_t ip;          /* IPv4 address (network order), 0 for others */
+  uint64_t ip;          /* peer key (conns_peer_key): IPv4 or IPv6 /64; 0 unknown */
   conn_phase phase;     /* what it waits for */
   uint64_t deadline_ns; /* CONN_HEADERS, CONN_BODY: cut after this */
   uint64_t idle_bytes;  /* bytes received when it went idle */
@@ -73,7 +73,7 @@ typedef struct conn {
  * address's per-IP limit on that listener until `until_ns`. */
 typedef struct conn_penalty {
   const struct listener *owner; /* the listener it trickled on */
-  uint32_t ip;                  /* IPv4 address, network order */
+  uint64_t ip;                  /* peer key (conns_peer_key) */
   uint64_t until_ns;            /* end of the penalty; 0: free entry */
 } conn_penalty;
 
@@ -102,6 +102,18 @@ void conns_sweep(struct http *h, uint64_t now);
  * close, and Retry-After on a 503. Best effort: the socket is non-blocking
  * and the text far below its buffer. */
 void conns_write_raw(conn *c, int status, const char *slug, const char *title, const char *detail);
+
+/* The key limits.connections_per_ip_max counts a peer by (issue 21): an
+ * IPv4 address (also IPv4-mapped IPv6) as 0xffffffff00000000 | address,
+ * which no IPv6 unicast prefix is (ff00::/8 is multicast); an IPv6
+ * address by its /64 prefix, the block one host or subscriber usually
+ * holds whole, so rotating the low 64 bits does not escape the limit.
+ * 0 for anything else. */
+uint64_t conns_peer_key(const struct sockaddr *address, socklen_t length);
+
+/* The peer key as text ("192.0.2.7", "2001:db8:1:2::/64", "?") into `out`
+ * (at least INET6_ADDRSTRLEN + 4 bytes). */
+const char *conns_peer_text(uint64_t key, char *out, size_t size);
 
 /* libmicrohttpd callbacks; `cls` is the listener. */
 enum MHD_Result conns_accept_policy(void *cls, const struct sockaddr *address,

@@ -746,8 +746,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
 
 static int start_listener(http *h, listener *l, const char *address_text, bool health,
                           dg_error *err) {
-  struct sockaddr_in address;
+  struct sockaddr_storage address;
   int rc = http_parse_listen(health ? "health_listen" : "listen", address_text, &address, err);
+  bool six = address.ss_family == AF_INET6;
   if (rc != 0)
     return rc;
   const http_settings *limits = &h->settings;
@@ -755,20 +756,23 @@ static int start_listener(http *h, listener *l, const char *address_text, bool h
   l->health = health;
   unsigned int connections =
       (unsigned int)(health ? limits->health_connections_max : limits->connections_max);
-  l->mhd = MHD_start_daemon(
-      MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO | MHD_USE_ERROR_LOG, 0,
-      conns_accept_policy, l, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, conns_mhd_log, l,
-      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_CONNECTION_LIMIT, connections,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)limits->connection_timeout_s,
-      MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
-      MHD_OPTION_URI_LOG_CALLBACK, on_uri, l, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
-      MHD_OPTION_END);
+  l->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO |
+                                MHD_USE_ERROR_LOG | (six ? MHD_USE_IPv6 : 0),
+                            0, conns_accept_policy, l, on_request, l, MHD_OPTION_EXTERNAL_LOGGER,
+                            conns_mhd_log, l, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+                            MHD_OPTION_CONNECTION_LIMIT, connections, MHD_OPTION_CONNECTION_TIMEOUT,
+                            (unsigned int)limits->connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
+                            on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
+                            MHD_OPTION_URI_LOG_CALLBACK, on_uri, l, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+                            1024u, MHD_OPTION_END);
   if (l->mhd == NULL)
     return dg_error_set(err, HTTP_ESYSTEM, health ? "health_listen" : "listen",
                         "cannot listen on %s (address in use?)", address_text);
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
   const union MHD_DaemonInfo *port = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
-  l->port = port != NULL ? port->port : ntohs(address.sin_port);
+  l->port = port != NULL ? port->port
+                         : ntohs(six ? ((struct sockaddr_in6 *)&address)->sin6_port
+                                     : ((struct sockaddr_in *)&address)->sin_port);
   const union MHD_DaemonInfo *listen_fd = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_LISTEN_FD);
   l->listen_fd = listen_fd != NULL ? listen_fd->listen_fd : -1;
   if (info == NULL || uv_poll_init(h->loop, &l->poll, info->epoll_fd) != 0) {

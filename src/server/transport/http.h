@@ -23,8 +23,8 @@
 #include "transport/transport.h"
 
 #define REQUEST_ID_MAX 65
-#define REQUEST_PATH_MAX 160
-#define HTTP_HEADERS_MAX 4 /* extra answer headers an owner adds to every answer */
+#define REQUEST_PATH_MAX 8192 /* fits a level_id (issue 21) and nginx's default request line */
+#define HTTP_HEADERS_MAX 8    /* extra answer headers an owner adds to every answer */
 
 struct http;
 struct conn;
