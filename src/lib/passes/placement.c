@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fp.h"
 #include "core/heap.h"
 #include "dungeon/rng.h"
 
@@ -472,7 +473,7 @@ static int place_all(dg_level *level, double fraction, int spawns, int forced_x,
     if (i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
         from_entrance[i] > farthest)
       farthest = from_entrance[i];
-  long threshold = farthest >= 0 ? (long)ceil(fraction * (double)farthest - 1e-9) : 0;
+  long threshold = farthest >= 0 ? (long)ceil(dg_fp_mul(fraction, (double)farthest) - 1e-9) : 0;
   int candidates = 0;
   for (int i = 0; i < n; i++)
     candidates += i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
