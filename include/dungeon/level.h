@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "dungeon/cancel.h"
+#include "dungeon/digest.h"
 #include "dungeon/graph.h"
 #include "dungeon/grid.h"
 #include "dungeon/request.h"
@@ -29,6 +30,12 @@ extern "C" {
 struct dg_writer;
 
 #define DG_LEVEL_FORMAT "dungeond.level/1"
+/* The generator version every level names (`generator_version`). The same
+ * version, effective request, seed and room set give the same bytes on any
+ * build; any change to what a seed makes, even one byte of one output, bumps
+ * it (docs/level-format.md, "Determinism"). A change to the format's shape
+ * bumps DG_LEVEL_FORMAT instead. */
+#define DG_GENERATOR_VERSION 1
 #define DG_STATS_MAX 48
 #define DG_OBJECT_ITEMS_MAX 6
 
@@ -148,6 +155,8 @@ struct dg_level {
   bool grid_metrics_ready;           /* the grid part of metrics is computed (by dg_trace_graph) */
   dg_timing timings[DG_TIMINGS_MAX]; /* phase timings, not serialised */
   int timing_count;
+  char roomset_sha256[DG_SHA256_HEX_SIZE]; /* SHA-256 of the room set used (canonical JSON), "" when
+                                              none */
 };
 
 /* Allocates an empty level for `request` (algorithm, seed, params copied).

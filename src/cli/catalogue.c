@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "sha256.h"
+#include "dungeon/digest.h"
 
 #define LINE_MAX_BYTES 4096 /* one case line */
 #define WORDS_MAX 128       /* options on one line */
@@ -105,7 +105,7 @@ static int digest_case(catalogue_run *run, long line_number, char *options_text,
     cli_error("line %ld: %s", line_number, err.message);
     return CLI_EXIT_FAILURE;
   }
-  cli_sha256_hex(out.text, out.length, hex);
+  dg_sha256_hex(out.text, out.length, hex);
   free(out.text);
   return 0;
 }

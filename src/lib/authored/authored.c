@@ -310,6 +310,7 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   if (out == NULL)
     goto fail;
   snprintf(out->roomset, sizeof out->roomset, "%s", set->name);
+  memcpy(level->roomset_sha256, set->sha256, sizeof level->roomset_sha256);
   snprintf(out->biome, sizeof out->biome, "%s", set->biome);
   out->out_of_space = s.out_of_space;
   out->grid_origin[0] = min_x - 1;

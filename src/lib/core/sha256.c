@@ -1,7 +1,9 @@
-/* SHA-256 (FIPS 180-4), written from the standard, for `dungeon catalogue`:
- * the golden catalogue stores a digest per output so that thousands of
- * levels fit in one small file, and sha256sum can check any line by hand. */
-#include "sha256.h"
+/* SHA-256 (FIPS 180-4, include/dungeon/digest.h), written from the
+ * standard: a level names its room set by the digest of the set's
+ * canonical JSON, and `dungeon catalogue` stores one per output so that
+ * thousands of levels fit in one small file (sha256sum can check any line
+ * by hand). */
+#include "dungeon/digest.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -56,7 +58,7 @@ static void compress(uint32_t state[8], const unsigned char *block) {
   state[7] += h;
 }
 
-void cli_sha256_hex(const void *bytes, size_t length, char hex[65]) {
+void dg_sha256_hex(const void *bytes, size_t length, char hex[DG_SHA256_HEX_SIZE]) {
   uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const unsigned char *p = bytes;
