@@ -113,6 +113,9 @@ static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg
                         "set params.grid to false",
                         width, height);
   level->has_grid = true;
+  /* Rooms stack and corridors cross at other heights: the top-down grid
+   * draws the level, the graph is its connectivity. */
+  level->grid_is_projection = true;
   long cells = (long)width * height;
   int *owner = malloc((size_t)cells * sizeof *owner);
   if (owner == NULL)

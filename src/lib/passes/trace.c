@@ -1,6 +1,9 @@
 /* Grid to graph: rooms, junction blobs and dead ends become nodes; chains of
  * two-neighbour corridor tiles between them become edges. Scans run in
  * row-major order, so the graph is a deterministic function of the grid.
+ * The same trace defines metrics.cycles for every grid level: a junction
+ * blob takes in every 2x2 block of corridor with it, so a widened corner
+ * is one node, not a ring of four tiles counted as a loop.
  *
  * All scratch arrays use padded coordinates (a one-tile border of
  * non-walkable tiles around the map) so that neighbour lookups are four
@@ -26,6 +29,28 @@ typedef struct tracer {
 
 static inline int degree(const tracer *t, long p) {
   return t->walk[p - 1] + t->walk[p + 1] + t->walk[p - t->stride] + t->walk[p + t->stride];
+}
+
+/* Walkable and in no room: a corridor, door-less passage or dead end. */
+static inline bool open_tile(const tracer *t, long p) {
+  return t->walk[p] && t->room_of[p] < 0;
+}
+
+/* p lies in some 2x2 block of open tiles (a double-wide stretch or corner):
+ * such tiles join the junction blob they touch, or make one. */
+static bool in_wide_block(const tracer *t, long p) {
+  const long s = t->stride;
+  const long corners[4][3] = {{-1, -s, -s - 1}, {1, -s, -s + 1}, {-1, s, s - 1}, {1, s, s + 1}};
+  for (int c = 0; c < 4; c++)
+    if (open_tile(t, p + corners[c][0]) && open_tile(t, p + corners[c][1]) &&
+        open_tile(t, p + corners[c][2]))
+      return true;
+  return false;
+}
+
+/* A tile that belongs to a junction blob: three or more ways, or wide. */
+static inline bool blob_tile(const tracer *t, long p) {
+  return open_tile(t, p) && (degree(t, p) >= 3 || in_wide_block(t, p));
 }
 
 /* walk_chain's answer for a chain that came back to its start tile (a
@@ -95,9 +120,11 @@ static int *rooms_from_level(const dg_level *level) {
   return room_of;
 }
 
-int dg_trace_graph(dg_level *level, const int *room_of) {
+/* The trace into `graph` (cleared first); the grid part of the metrics into
+ * *grid_part unless NULL. */
+static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph,
+                      dg_metrics *grid_part) {
   const dg_grid *grid = &level->grid;
-  dg_graph *graph = &level->graph;
   int width = grid->width, height = grid->height;
   tracer t = {.stride = width + 2, .padded = (long)(width + 2) * (height + 2)};
   int rc = DG_ENOMEM;
@@ -169,7 +196,7 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
         goto done;
       continue;
     }
-    if (deg < 3)
+    if (!blob_tile(&t, p))
       continue;
     int node;
     if (dg_graph_add_node(graph, "junction", x, y, -1, &node) != 0)
@@ -181,7 +208,7 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
       long c = t.queue[head++];
       for (int d = 0; d < 4; d++) {
         long n = c + offsets[d];
-        if (t.walk[n] && t.node_of[n] < 0 && t.room_of[n] < 0 && degree(&t, n) >= 3) {
+        if (t.node_of[n] < 0 && blob_tile(&t, n)) {
           t.node_of[n] = node;
           t.queue[tail++] = (int)n;
         }
@@ -235,9 +262,8 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
       goto done;
   }
   /* The metrics' grid part needs exactly this scan: do it now, once. */
-  if ((rc = dg_grid_metrics_scan(level, t.walk, t.stride, walkable, count, &level->metrics)) != 0)
-    goto done;
-  level->grid_metrics_ready = true;
+  rc = grid_part != NULL ? dg_grid_metrics_scan(level, t.walk, t.stride, walkable, count, grid_part)
+                         : 0;
 done:
   free(t.walk);
   free(t.seen);
@@ -247,5 +273,25 @@ done:
   free(walkable);
   free(unpadded);
   free(own_room_of);
+  return rc;
+}
+
+int dg_trace_graph(dg_level *level, const int *room_of) {
+  int rc = trace_into(level, room_of, &level->graph, &level->metrics);
+  level->grid_metrics_ready = rc == 0;
+  return rc;
+}
+
+int dg_trace_cycles(const dg_level *level, int *cycles) {
+  dg_graph graph;
+  dg_graph_init(&graph);
+  int *component = NULL, count = 0;
+  int rc = trace_into(level, level->room_of, &graph, NULL);
+  if (rc == 0 && (component = malloc((size_t)(graph.node_count + 1) * sizeof *component)) == NULL)
+    rc = DG_ENOMEM;
+  if (rc == 0 && (rc = dg_graph_components(&graph, component, &count)) == 0)
+    *cycles = graph.edge_count - graph.node_count + count;
+  free(component);
+  dg_graph_close(&graph);
   return rc;
 }
