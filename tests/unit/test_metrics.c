@@ -260,3 +260,48 @@ Test(metrics, authored_counts_its_graph) {
     }
   dg_context_free(context);
 }
+
+/* The `doors` array lists exactly the grid's door tiles, for every
+ * algorithm (authored's used to be empty while its grid drew hundreds). */
+static void check_doors(const dg_level *level, const char *what, int seed) {
+  const dg_grid *grid = &level->grid;
+  int door_tiles = 0;
+  for (int i = 0; i < grid->width * grid->height; i++)
+    door_tiles += grid->tiles[i] == DG_TILE_DOOR || grid->tiles[i] == DG_TILE_SECRET_DOOR;
+  cr_assert_eq(level->door_count, door_tiles, "%s seed %d: %d doors listed, %d on the grid", what,
+               seed, level->door_count, door_tiles);
+  cr_assert_eq(level->metrics.doors, door_tiles, "%s seed %d", what, seed);
+  for (int d = 0; d < level->door_count; d++) {
+    const dg_door *door = &level->doors[d];
+    dg_tile tile = dg_grid_get(grid, door->x, door->y);
+    cr_assert(tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR, "%s seed %d: door %d", what,
+              seed, d);
+    cr_assert(door->room >= 0 && door->room < level->room_count, "%s seed %d: door %d's room", what,
+              seed, d);
+  }
+}
+
+Test(metrics, doors_are_the_grids_doors) {
+  static const char *const algorithms[] = {"classic", "landmark", "nonlinear"};
+  for (int a = 0; a < 3; a++)
+    for (int seed = 1; seed <= 30; seed++) {
+      dg_level *level = make(NULL, algorithms[a], (uint64_t)seed, NULL);
+      check_doors(level, algorithms[a], seed);
+      dg_level_free(level);
+    }
+  dg_context *context = NULL;
+  cr_assert_eq(dg_context_new(&context), 0);
+  json_t *json = json_load_file(TEST_DATA_DIR "/../../config/roomsets/sewer.json", 0, NULL);
+  cr_assert_not_null(json);
+  dg_error err = {0};
+  cr_assert_eq(dg_context_add_roomset(context, json, &err), 0, "%s", err.message);
+  json_decref(json);
+  static const char *const params[] = {"roomset", "sewer", "cycles", "corridors", NULL};
+  for (int seed = 1; seed <= 20; seed++) {
+    dg_level *level = make(context, "authored", (uint64_t)seed, params);
+    cr_assert_gt(level->door_count, 0);
+    check_doors(level, "authored", seed);
+    dg_level_free(level);
+  }
+  dg_context_free(context);
+}

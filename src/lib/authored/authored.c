@@ -156,14 +156,23 @@ static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg
         dg_grid_set(&level->grid, x, y, DG_TILE_CORRIDOR);
     }
   }
-  for (int i = 0; i < s->connections.count; i++) {
+  for (int i = 0; i < s->connections.count && rc == 0; i++) {
     const au_connector *ends[2] = {&s->connectors.items[s->connections.items[i].a],
                                    &s->connectors.items[s->connections.items[i].b]};
-    for (int k = 0; k < 2; k++)
-      dg_grid_set(&level->grid, ends[k]->x - min_x + 1, ends[k]->z - min_z + 1, DG_TILE_DOOR);
+    for (int k = 0; k < 2; k++) {
+      int x = ends[k]->x - min_x + 1, y = ends[k]->z - min_z + 1;
+      /* The level's doors are the grid's: one per door tile (doorways
+       * stacked at other heights share it), on its connector's room. */
+      if (dg_grid_get(&level->grid, x, y) == DG_TILE_DOOR)
+        continue;
+      dg_grid_set(&level->grid, x, y, DG_TILE_DOOR);
+      dg_door door = {.x = x, .y = y, .room = ends[k]->placement, .secret = false};
+      if ((rc = dg_level_add_door(level, &door)) != 0)
+        break;
+    }
   }
   free(owner);
-  return 0;
+  return rc;
 }
 
 /* The world x, z extent (half-open) of everything drawn: the rooms'
