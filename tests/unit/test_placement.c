@@ -708,3 +708,33 @@ Test(floors, forced_stairs_join_the_main_part_every_algorithm) {
   check_forced_floors("nonlinear", NULL, 60, true);
   check_forced_floors("authored", (const char *[]){"roomset=sewer", "rooms=30", NULL}, 10, false);
 }
+
+/* Authored maps differ in size from seed to seed; four-floor sets whose
+ * next floor drew 16 smaller maps in a row used to fail with 422 (crypt
+ * seeds 79, 105, 130, 145, 187 of 1-200). A valid request always gives a
+ * set: the floor's map grows to hold the stairs. */
+Test(floors, authored_four_floor_sets_are_always_made) {
+  dg_context *crypt = NULL;
+  cr_assert_eq(dg_context_new(&crypt), 0);
+  json_t *json = json_load_file(ROOMSETS "crypt.json", 0, NULL);
+  cr_assert_not_null(json);
+  dg_error err = {0};
+  cr_assert_eq(dg_context_add_roomset(crypt, json, &err), 0, "%s", err.message);
+  json_decref(json);
+  static const uint64_t seeds[] = {79, 105, 130, 145, 187, 1, 2, 3, 4, 5, 6, 7, 8};
+  for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+    dg_request set = make("authored", (const char *[]){"roomset=crypt", NULL}, seeds[i]);
+    dg_level *levels[4] = {0};
+    dg_request requests[4];
+    cr_assert_eq(dg_levelset_generate(crypt, &set, 4, NULL, levels, requests, &err), 0,
+                 "crypt seed %llu: %s", (unsigned long long)seeds[i], err.message);
+    for (int k = 0; k + 1 < 4; k++) {
+      const dg_feature *down = &levels[k]->features[1], *up = &levels[k + 1]->features[0];
+      cr_assert(down->x == up->x && down->y == up->y);
+      cr_assert_eq(dg_grid_get(&levels[k + 1]->grid, up->x, up->y), DG_TILE_STAIRS_UP);
+    }
+    for (int k = 0; k < 4; k++)
+      dg_level_free(levels[k]);
+  }
+  dg_context_free(crypt);
+}

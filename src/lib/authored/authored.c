@@ -106,6 +106,17 @@ static void footprint(const au_state *s, const au_placement *p, int *x0, int *z0
 static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg_error *err) {
   dg_level *level = s->level;
   int width = max_x - min_x + 2, height = max_z - min_z + 2;
+  /* Multi-floor sets force the stairs up where the floor above has its
+   * stairs down. Authored maps differ in size from seed to seed, so the map
+   * grows (stone, and a border) to hold that tile; the placement pass then
+   * digs the stairs a way to the rooms. Without this a set failed when 16
+   * seeds in a row drew a smaller map (2.5% of four-floor sets). */
+  int forced_x = dg_param_int(s->params, dg_common_param(level->algorithm, DG_COMMON_STAIRS_UP_X));
+  int forced_y = dg_param_int(s->params, dg_common_param(level->algorithm, DG_COMMON_STAIRS_UP_Y));
+  if (forced_x >= 0 && forced_y >= 0) {
+    width = forced_x + 2 > width ? forced_x + 2 : width;
+    height = forced_y + 2 > height ? forced_y + 2 : height;
+  }
   int rc = dg_grid_init(&level->grid, width, height);
   if (rc != 0)
     return dg_error_set(err, rc, "params.rooms",
