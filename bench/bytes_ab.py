@@ -19,12 +19,13 @@ import http.client
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
+PROG = "bytes_ab"
 JSON = "application/json"
 SVG = "image/svg+xml"
 TILED = "application/vnd.dungeond.tiled+json"
@@ -102,21 +103,6 @@ REQUESTS = [
 VOLATILE = re.compile(rb'"request_id":"[^"]*"')
 
 
-def start(build, log):
-    binary = os.path.join(build, "src", "server", "dungeond")
-    proc = subprocess.Popen([binary, "--config", os.path.join(ROOT, "config", "dungeond.json"),
-                             "--listen", "127.0.0.1:0"], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=open(log, "w"))
-    for _ in range(200):
-        with open(log) as f:
-            m = re.search(r'"port":(\d+)', f.read())
-        if m:
-            return proc, int(m.group(1))
-        time.sleep(0.05)
-    proc.kill()
-    sys.exit(f"bytes_ab: {binary} did not start; see {log}")
-
-
 def ask(port, method, path, data, accept):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     headers = {"Accept": accept}
@@ -136,30 +122,24 @@ def main():
     parser.add_argument("--b", required=True, help="build directory of the change")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    builds = {}
-    for name in ("a", "b"):
-        builds[name] = os.path.abspath(getattr(args, name))
-        if not os.access(os.path.join(builds[name], "src", "server", "dungeond"), os.X_OK):
-            sys.exit(f"bytes_ab: no dungeond in {builds[name]} (build it first)")
+    builds = {name: benchlib.require_build(PROG, getattr(args, name), ("dungeond",))
+              for name in ("a", "b")}
     work = tempfile.mkdtemp(prefix="bytes-ab-")
-    procs = {}
+    daemons = {}
     rows = []
     try:
         for name in ("a", "b"):
-            procs[name] = start(builds[name], os.path.join(work, f"{name}.log"))
+            daemons[name] = benchlib.Daemon(PROG, builds[name], os.path.join(work, f"{name}.log"))
         for label, method, path, data, accept in REQUESTS:
-            a = ask(procs["a"][1], method, path, data, accept)
-            b = ask(procs["b"][1], method, path, data, accept)
+            a = ask(daemons["a"].port, method, path, data, accept)
+            b = ask(daemons["b"].port, method, path, data, accept)
             rows.append({"request": label, "status_a": a[0], "status_b": b[0],
                          "bytes_a": len(a[2]), "bytes_b": len(b[2]), "same": a == b})
-        for name, (proc, _) in procs.items():
-            proc.terminate()
-            if proc.wait(timeout=60) != 0:
-                sys.exit(f"bytes_ab: dungeond {name} exited {proc.returncode}; see {work}")
-        procs = {}
+        while daemons:
+            daemons.popitem()[1].stop()
     finally:
-        for proc, _ in procs.values():
-            proc.kill()
+        for daemon in daemons.values():
+            daemon.kill()
     same = sum(r["same"] for r in rows)
     if args.json:
         print(json.dumps({"a": builds["a"], "b": builds["b"], "requests": len(rows),

@@ -13,56 +13,23 @@ waiting. A shared machine's speed drifts between runs; interleaving within
 one run and comparing each round's B/A ratio keeps the comparison fair.
 Prints requests/s and p50/p99 latency per build (median over rounds) and
 the median per-round ratio B/A; --json prints one JSON object instead.
-Needs wrk. Loopback only, bounded in time.
+Needs wrk. Loopback only, bounded in time. bench/compare.py runs this load
+as one row of a wider suite (generators, lobby starts).
 """
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
 
-# The request mix of bench/http-bench.sh, from the same file.
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "post-classic.lua")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
 
-
-def start(build, root, log):
-    binary = os.path.join(build, "src", "server", "dungeond")
-    proc = subprocess.Popen([binary, "--config", os.path.join(root, "config", "dungeond.json"),
-                             "--listen", "127.0.0.1:0"], cwd=root,
-                            stdout=subprocess.DEVNULL, stderr=open(log, "w"))
-    for _ in range(200):
-        with open(log) as f:
-            m = re.search(r'"port":(\d+)', f.read())
-        if m:
-            return proc, int(m.group(1))
-        time.sleep(0.05)
-    proc.kill()
-    sys.exit(f"http_ab: {binary} did not start; see {log}")
-
-
-def wrk(port, seconds, connections, script):
-    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency",
-                          "-s", script, f"http://127.0.0.1:{port}/v1/levels"],
-                         capture_output=True, text=True, check=True).stdout
-
-    def ms(label):
-        m = re.search(r"^\s*%s%%\s+([\d.]+)(us|ms|s)\s*$" % label, out, re.M)
-        return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)] if m else None
-    errors = 0
-    m = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
-    if m:
-        errors += int(m.group(1))
-    return {"requests_per_s": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-            "p50_ms": ms("50"), "p99_ms": ms("99"), "errors": errors}
+PROG = "http_ab"
 
 
 def main():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--a", required=True, help="build directory of the reference")
     parser.add_argument("--b", required=True, help="build directory of the change")
@@ -71,33 +38,26 @@ def main():
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    if shutil.which("wrk") is None:
-        sys.exit("http_ab: wrk is required (apt-get install wrk)")
-    if args.rounds < 1 or args.seconds < 1 or args.connections < 1:
-        sys.exit("http_ab: --rounds, --seconds and --connections must be at least 1")
-    for name in ("a", "b"):
-        build = os.path.abspath(getattr(args, name))
-        if not os.access(os.path.join(build, "src", "server", "dungeond"), os.X_OK):
-            sys.exit(f"http_ab: no dungeond in {build} (build it first)")
-    work = tempfile.mkdtemp(prefix="http-ab-")
-    procs = {}
+    benchlib.require_tools(PROG, "wrk")
+    benchlib.require_at_least(PROG, 1, rounds=args.rounds, seconds=args.seconds,
+                              connections=args.connections)
+    builds = {name: benchlib.require_build(PROG, getattr(args, name), ("dungeond",))
+              for name in ("a", "b")}
+    work = benchlib.scratch("http-ab-")
+    daemons = {}
     try:
         for name in ("a", "b"):
-            procs[name] = start(os.path.abspath(getattr(args, name)), root,
-                                os.path.join(work, f"{name}.log"))
+            daemons[name] = benchlib.Daemon(PROG, builds[name], os.path.join(work, f"{name}.log"))
         runs = {"a": [], "b": []}
-        for r in range(args.rounds):
-            for name in (("a", "b") if r % 2 == 0 else ("b", "a")):
-                runs[name].append(wrk(procs[name][1], args.seconds, args.connections, SCRIPT))
-        for name, (proc, _) in procs.items():
-            proc.terminate()
-            if proc.wait(timeout=60) != 0:
-                sys.exit(f"http_ab: dungeond {name} exited {proc.returncode}")
-        procs = {}
+        for _, name in benchlib.interleaved(args.rounds, ["a", "b"]):
+            runs[name].append(benchlib.wrk(daemons[name].port, "/v1/levels", args.seconds,
+                                           args.connections, benchlib.POST_CLASSIC_LUA))
+        while daemons:
+            daemons.popitem()[1].stop()
         shutil.rmtree(work, ignore_errors=True)  # logs are kept only when a daemon failed
     finally:
-        for proc, _ in procs.values():
-            proc.kill()
+        for daemon in daemons.values():
+            daemon.kill()
     summary = {}
     for name in ("a", "b"):
         rs = runs[name]
@@ -114,11 +74,11 @@ def main():
     if args.json:
         print(json.dumps(result))
         return 0
-    print(f"{'build':<6} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}  directory")
-    for name in ("a", "b"):
-        s = summary[name]
-        print(f"{name:<6} {s['requests_per_s']:>11.0f} {s['p50_ms']:>8.2f} {s['p99_ms']:>8.2f} "
-              f"{s['errors']:>7}  {s['build']}")
+    rows = [[name, f"{s['requests_per_s']:.0f}", f"{s['p50_ms']:.2f}", f"{s['p99_ms']:.2f}",
+             s["errors"], s["build"]] for name, s in summary.items()]
+    for line in benchlib.table(["build", "requests/s", "p50 ms", "p99 ms", "errors", "directory"],
+                               rows):
+        print(line)
     print(f"B/A requests/s, median of {args.rounds} interleaved rounds: "
           f"{result['ratio_b_over_a_median']:.3f} (rounds: {', '.join(f'{x:.2f}' for x in ratios)})")
     return 0

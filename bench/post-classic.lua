@@ -1,4 +1,4 @@
--- wrk script shared by bench/http-bench.sh and bench/http_ab.py: POST
+-- wrk script of the HTTP rows of bench/peers.sh, bench/compare.py and bench/http_ab.py: POST
 -- /v1/levels {"algorithm":"classic","seed":N} with N counting up, so no two
 -- requests ask for the same level.
 local counter = 0

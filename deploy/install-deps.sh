@@ -1,8 +1,10 @@
 #!/bin/sh
 # Installs every build, test and benchmark dependency of dungeond on Debian 12
 # with apt-get. systemd (for systemd-analyze), strace and python3-yaml are
-# for the checks of the deployment bundle (tests/deploy/); locales for
-# localedef, with which a test reads numbers under de_DE. Used by the README's commands and by .ci/run. Idempotent.
+# for the checks of the deployment bundle (tests/deploy/); prometheus brings
+# promtool, which checks and unit-tests deploy/monitoring/'s rules; locales
+# brings localedef, with which a test reads numbers under de_DE. Used by the
+# README's commands and by .ci/run. Idempotent.
 set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

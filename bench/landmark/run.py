@@ -7,7 +7,7 @@ side with the libraries a game developer would otherwise use, in one run:
   fBm noise, 4 octaves, 200x200     vs  libtcod Perlin fBm
   whole landmark levels at 200x200  (dungeon bench, one core)
 
-Installs the npm peer into bench/peers (pinned in its package.json), builds
+Installs the npm peer into bench/peers (pinned by its package-lock.json), builds
 libdungeon in release mode into build-release/ if needed, compiles
 bench/landmark/blocks.c against it and libtcod, runs everything and prints
 a table, or with --json one JSON object. Usage:
@@ -38,7 +38,8 @@ def log(msg):
 def ensure_peers():
     if not os.path.isdir(os.path.join(PEERS, "node_modules", "delaunator")):
         log("installing npm peers into bench/peers ...")
-        run(["npm", "install", "--no-audit", "--no-fund", "--prefix", PEERS],
+        # npm ci: the versions of the committed package-lock.json, nothing newer.
+        run(["npm", "ci", "--no-audit", "--no-fund", "--prefix", PEERS],
             stdout=subprocess.DEVNULL)
 
 

@@ -49,6 +49,10 @@ typedef enum dg_param_role {
    * service caps it (dungeond: limits.rooms_max, lowering a default above
    * the cap and refusing an explicit value above it). */
   DG_PARAM_ROLE_ROOM_COUNT,
+  /* String: the name of a room set of the dg_context that generation
+   * reads. A service that loads room sets checks the name against them and
+   * takes it as a top-level `roomset` member too. */
+  DG_PARAM_ROLE_ROOMSET,
 } dg_param_role;
 
 typedef struct dg_param_def {
@@ -118,6 +122,10 @@ const dg_algorithm *const *dg_algorithms(int *count);
 
 /* The algorithm called `name`, or NULL. */
 const dg_algorithm *dg_algorithm_find(const char *name);
+
+/* The algorithm a request that names none gets (classic): the one owner of
+ * that default for the daemon, the CLI and lobbies. Static data. */
+const dg_algorithm *dg_algorithm_default(void);
 
 /* Index of parameter `name` in `algorithm`'s table, or -1. */
 int dg_algorithm_param_index(const dg_algorithm *algorithm, const char *name);

@@ -12,7 +12,7 @@
 
 /* Request-building options shared by generate and bench. */
 typedef struct cli_request_options {
-  const char *algorithm;                 /* --algorithm, default "classic" */
+  const char *algorithm;                 /* --algorithm, or NULL: dg_algorithm_default() */
   const char *seed;                      /* --seed text or NULL */
   const char *params[DG_PARAMS_MAX * 2]; /* --param name=value texts */
   int param_count;

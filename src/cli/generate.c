@@ -223,7 +223,7 @@ int cli_generate(int argc, char **argv) {
   if (help) {
     usage();
     const dg_algorithm *algorithm =
-        dg_algorithm_find(options.algorithm != NULL ? options.algorithm : "classic");
+        options.algorithm != NULL ? dg_algorithm_find(options.algorithm) : dg_algorithm_default();
     if (algorithm == NULL) {
       cli_error("unknown algorithm '%s' (see 'dungeon algorithms')", options.algorithm);
       return CLI_EXIT_USAGE;

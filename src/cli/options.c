@@ -76,7 +76,7 @@ int cli_take_request_option(int argc, char **argv, int *index, cli_request_optio
 }
 
 int cli_build_request(const cli_request_options *options, dg_request *request) {
-  const char *name = options->algorithm != NULL ? options->algorithm : "classic";
+  const char *name = options->algorithm != NULL ? options->algorithm : dg_algorithm_default()->name;
   const dg_algorithm *algorithm = dg_algorithm_find(name);
   if (algorithm == NULL) {
     cli_error("unknown algorithm '%s' (see 'dungeon algorithms')", name);

@@ -55,10 +55,13 @@ int cli_make_context(const cli_request_options *options, dg_context **out) {
     cli_error("out of memory");
     return rc;
   }
-  const char *name = options->algorithm != NULL ? options->algorithm : "classic";
-  /* Only the authored generator reads room sets; others do not need the
-   * directory to exist unless it was asked for. */
-  if (options->roomsets != NULL || strcmp(name, "authored") == 0)
+  const dg_algorithm *algorithm =
+      options->algorithm != NULL ? dg_algorithm_find(options->algorithm) : dg_algorithm_default();
+  /* Only algorithms with a room-set parameter read room sets; others do not
+   * need the directory to exist unless it was asked for. */
+  bool reads_roomsets =
+      algorithm != NULL && dg_algorithm_param_with_role(algorithm, DG_PARAM_ROLE_ROOMSET) >= 0;
+  if (options->roomsets != NULL || reads_roomsets)
     rc = load_roomsets(context, roomsets_dir(options->roomsets));
   if (rc != 0) {
     dg_context_free(context);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "server.h"
+#include "daemon.h"
 #include "state/roomsets.h"
 
 #define DEFAULT_CONFIG "config/dungeond.json"

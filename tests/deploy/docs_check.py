@@ -13,6 +13,9 @@ import glob
 import os
 import re
 import sys
+# The suite's TAP runner (tests/http's harness, standard library only).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "http"))
+from dungeond_http import run_plan  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 OUTSIDE = re.compile(r"seeds/0\d\d|\bDESIGN\.md|\bNOTES\.md|\bSTYLE\.md|\.\./shared|/work/shared")
@@ -124,18 +127,7 @@ def main():
              ("README.md links docs/deploy.md", deploy_doc_linked),
              ("every repository path README.md and docs/ name exists", named_files_exist),
              ("every source file README.md names exists", named_sources_exist)]
-    print(f"1..{len(tests)}", flush=True)
-    failed = 0
-    for number, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print(f"ok {number} - {name}", flush=True)
-        except Exception as e:  # a failed check or an unexpected error
-            failed += 1
-            print(f"not ok {number} - {name}", flush=True)
-            for line in str(e).splitlines() or [repr(e)]:
-                print(f"# {line}", flush=True)
-    return 1 if failed else 0
+    return run_plan(tests)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The Kubernetes bundle (deploy/kubernetes/dungeond.yaml), checked
+"""The Kubernetes bundle (deploy/kubernetes/dungeond.yaml, and
+dungeond-monitoring.yaml for the Prometheus Operator), checked
 mechanically: parsed with PyYAML (python3-yaml), held to its generator, to
 the nginx site the scale-out test runs (tests/http/nginx_http.py runs the
 embedded copy too: test http-nginx-k8s), to the Containerfile, and its
@@ -34,14 +35,18 @@ import generate  # noqa: E402
 import yaml  # noqa: E402  python3-yaml (deploy/install-deps.sh)
 
 BUNDLE = os.path.join(ROOT, "deploy", "kubernetes", "dungeond.yaml")
+MONITORING = os.path.join(ROOT, "deploy", "kubernetes", "dungeond-monitoring.yaml")
+RULES = os.path.join(ROOT, "deploy", "monitoring", "dungeond-rules.yaml")
 
 
 Skip = harness.SkipTest  # reported as a TAP SKIP
 
 
 def load():
-    with open(BUNDLE) as f:
-        docs = [d for d in yaml.safe_load_all(f) if d]
+    docs = []
+    for path in (BUNDLE, MONITORING):
+        with open(path) as f:
+            docs += [d for d in yaml.safe_load_all(f) if d]
     return {(d["kind"], d["metadata"]["name"]): d for d in docs}
 
 
@@ -74,17 +79,19 @@ def free_port():
 # ----------------------------------------------------------------- checks
 def generated(objects):
     replicas = objects[("StatefulSet", "dungeond")]["spec"]["replicas"]
-    with open(BUNDLE) as f:
-        check(f.read() == generate.render(replicas),
-              "deploy/kubernetes/dungeond.yaml is stale: run deploy/kubernetes/generate.py "
-              f"--replicas {replicas}")
+    for path, text in generate.outputs(replicas):
+        with open(path) as f:
+            check(f.read() == text,
+                  f"{os.path.relpath(path, ROOT)} is stale: run deploy/kubernetes/generate.py "
+                  f"--replicas {replicas}")
 
 
 def objects_present(objects):
     for key in [("ConfigMap", "dungeond-config"), ("ConfigMap", "dungeond-nginx"),
                 ("Service", "dungeond-replicas"), ("StatefulSet", "dungeond"),
                 ("Deployment", "dungeond-nginx"), ("Service", "dungeond"),
-                ("PodDisruptionBudget", "dungeond")]:
+                ("PodDisruptionBudget", "dungeond"), ("PodDisruptionBudget", "dungeond-nginx"),
+                ("ServiceMonitor", "dungeond"), ("PrometheusRule", "dungeond")]:
         check(key in objects, f"{key} missing")
     check(not any(k == "HorizontalPodAutoscaler" for k, _ in objects),
           "an HPA would add replicas nginx's upstream does not list")
@@ -99,6 +106,76 @@ def objects_present(objects):
           "Service dungeond does not select the nginx pods: clients would bypass the hash")
     check(front["selector"] != sts["template"]["metadata"]["labels"],
           "Service dungeond selects the replicas directly")
+
+
+def disruption_budgets(objects):
+    """Each PodDisruptionBudget selects exactly one workload's pods and
+    leaves the others of it serving."""
+    workloads = {name: o for (kind, name), o in objects.items()
+                 if kind in ("StatefulSet", "Deployment")}
+    for (kind, name), pdb in objects.items():
+        if kind != "PodDisruptionBudget":
+            continue
+        selector = pdb["spec"]["selector"]["matchLabels"]
+        chosen = [w for w, o in workloads.items()
+                  if o["spec"]["template"]["metadata"]["labels"] == selector]
+        check(len(chosen) == 1, f"PodDisruptionBudget {name} selects {chosen}")
+        replicas = workloads[chosen[0]]["spec"]["replicas"]
+        check(0 < pdb["spec"]["maxUnavailable"] < replicas or replicas == 1,
+              f"PodDisruptionBudget {name}: maxUnavailable {pdb['spec']['maxUnavailable']} "
+              f"of {replicas}")
+    budgets = {tuple(sorted(o["spec"]["selector"]["matchLabels"].items()))
+               for (k, _), o in objects.items() if k == "PodDisruptionBudget"}
+    for w, o in workloads.items():
+        labels = tuple(sorted(o["spec"]["template"]["metadata"]["labels"].items()))
+        check(labels in budgets, f"{w} has no PodDisruptionBudget")
+
+
+def startup_probes(objects):
+    """Every container has a startupProbe that probes as its livenessProbe
+    does, so that a slow start is not taken for a dead process."""
+    for kind, name in (("StatefulSet", "dungeond"), ("Deployment", "dungeond-nginx")):
+        for c in pod(objects, kind, name)["containers"]:
+            start, live = c.get("startupProbe"), c["livenessProbe"]
+            check(start, f"{name}/{c['name']}: no startupProbe")
+            strip = lambda p: {k: v for k, v in p.items()  # noqa: E731
+                               if k not in ("periodSeconds", "failureThreshold")}
+            check(strip(start) == strip(live),
+                  f"{name}/{c['name']}: startupProbe {start} does not probe as liveness {live}")
+            check(start["periodSeconds"] * start["failureThreshold"] >= 10,
+                  f"{name}/{c['name']}: startupProbe allows under 10 s")
+
+
+def service_monitor(objects):
+    """The ServiceMonitor scrapes the replicas' health listener through a
+    Service that selects only them, under job "dungeond"; the PrometheusRule
+    holds deploy/monitoring/dungeond-rules.yaml. (The operator's schema does
+    not reject unknown fields, so each field the wiring needs is read here.)"""
+    sm = objects[("ServiceMonitor", "dungeond")]["spec"]
+    services = [(name, o) for (kind, name), o in objects.items() if kind == "Service" and
+                all(o["metadata"].get("labels", {}).get(k) == v
+                    for k, v in sm["selector"]["matchLabels"].items())]
+    check(len(services) == 1, f"the ServiceMonitor selects Services {[n for n, _ in services]}")
+    name, service = services[0]
+    sts = objects[("StatefulSet", "dungeond")]["spec"]
+    check(service["spec"]["selector"] == sts["template"]["metadata"]["labels"],
+          f"Service {name} does not select the dungeond replicas")
+    check(service["spec"].get("publishNotReadyAddresses") is True,
+          f"Service {name} hides replicas that are not ready: draining ones go unscraped")
+    ports = {p["name"]: p for p in service["spec"]["ports"]}
+    check(len(sm["endpoints"]) == 1, f"endpoints {sm['endpoints']}")
+    endpoint = sm["endpoints"][0]
+    check(endpoint["port"] in ports, f"endpoint port {endpoint['port']} not on Service {name}")
+    check(ports[endpoint["port"]]["targetPort"] == "health",
+          f"the ServiceMonitor scrapes {ports[endpoint['port']]['targetPort']}, not the health "
+          "listener")
+    check(endpoint["path"] == "/metrics", f"path {endpoint['path']}")
+    job = service["metadata"]["labels"].get(sm["jobLabel"])
+    check(job == "dungeond", f"jobLabel {sm['jobLabel']} gives job {job!r}, not dungeond")
+    with open(RULES) as f:
+        rules = yaml.safe_load(f)
+    check(objects[("PrometheusRule", "dungeond")]["spec"] == rules,
+          "the PrometheusRule is not deploy/monitoring/dungeond-rules.yaml")
 
 
 def routing(objects):
@@ -278,7 +355,9 @@ class NginxPod:
 def api_schemas(objects):
     """Every object against the Kubernetes API's JSON schemas
     (tests/deploy/k8s-schema: kubernetes-models from the npm registry, as
-    the OpenAPI test uses @redocly/cli), in a temporary directory."""
+    the OpenAPI test uses @redocly/cli), the Prometheus Operator's objects
+    against its CRDs' schemas (@kubernetes-models/prometheus-operator), in a
+    temporary directory."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         raise Skip("node and npm not installed (deploy/install-deps.sh installs them)")
     source = os.path.join(HERE, "k8s-schema")
@@ -289,8 +368,8 @@ def api_schemas(objects):
         install = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
                                  cwd=work, capture_output=True, text=True, timeout=600)
         check(install.returncode == 0, f"npm ci: {install.stderr[-1500:]}")
-        run = subprocess.run(["node", "validate.js", BUNDLE], cwd=work, capture_output=True,
-                             text=True, timeout=120)
+        run = subprocess.run(["node", "validate.js", BUNDLE, MONITORING], cwd=work,
+                             capture_output=True, text=True, timeout=120)
         for line in run.stdout.splitlines():
             print(f"# {line}", flush=True)
         check(run.returncode == 0, f"schema validation failed: {run.stderr[-1500:]}")
@@ -388,13 +467,18 @@ def main():
         ("dungeond.yaml is what deploy/kubernetes/generate.py writes", generated),
         ("nginx Deployment + Service in front, a headless Service for the StatefulSet, no HPA",
          objects_present),
+        ("a PodDisruptionBudget for each workload, leaving replicas up", disruption_budgets),
+        ("every container has a startupProbe like its livenessProbe", startup_probes),
+        ("the ServiceMonitor scrapes the replicas' health port as job dungeond; the "
+         "PrometheusRule is deploy/monitoring/dungeond-rules.yaml", service_monitor),
         ("nginx's upstream lists every replica's stable name; the site is "
          "deploy/nginx/dungeond.conf", routing),
         ("securityContext: non-root, read-only root, no escalation, drop ALL, "
          "RuntimeDefault; preStop", security),
         ("image tag, config and Secret paths agree with the Containerfile and mounts",
          image_and_config),
-        ("every object is valid against the Kubernetes API schemas", api_schemas),
+        ("every object is valid against the Kubernetes API schemas (and the Prometheus "
+         "Operator's CRD schemas)", api_schemas),
         ("the ConfigMap's dungeond.json passes dungeond --check-config", embedded_config_loads),
         ("the ConfigMap's nginx.conf passes nginx -t", nginx_main_conf),
         ("run-nginx.sh serves, reloads on change, stops on SIGTERM", run_nginx_script),

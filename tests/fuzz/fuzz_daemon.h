@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "server.h"
+#include "daemon.h"
 
 /* The loaded configuration and room sets, shared by every server the
  * target starts. Aborts when they cannot be loaded (a broken harness). */

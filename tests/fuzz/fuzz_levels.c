@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/level_request.h"
 #include "api/problem.h"
 #include "fuzz_daemon.h"
+#include "state/level_request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,9 +4,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "api/level_request.h"
 #include "api/problem.h"
 #include "state/config.h"
+#include "state/level_request.h"
 
 Test(problem, one_status_per_error_code) {
   struct {
@@ -157,4 +157,45 @@ Test(level_request, codes_not_statuses_and_seeds) {
                DG_EINTERNAL);
   json_decref(body);
   config_close(&cfg);
+}
+
+/* One table of members: each place asks it, so a member added there is
+ * allowed (and listed) everywhere it belongs at once. */
+Test(level_request, one_table_of_members_for_body_query_and_settings) {
+  cr_assert(level_member_allowed("targets", LEVEL_MEMBER_BODY));
+  cr_assert_not(level_member_allowed("targets", LEVEL_MEMBER_SETTINGS));
+  cr_assert_not(level_member_allowed("players", LEVEL_MEMBER_QUERY));
+  cr_assert(level_member_allowed("roomset", LEVEL_MEMBER_QUERY));
+  cr_assert(level_member_allowed("floors", LEVEL_MEMBER_LEVELS));
+  cr_assert_not(level_member_allowed("floors", LEVEL_MEMBER_BODY | LEVEL_MEMBER_SETTINGS));
+  cr_assert_not(level_member_allowed("colour", ~0u));
+  char text[160];
+  level_members_text(LEVEL_MEMBER_SETTINGS, text, sizeof text);
+  cr_assert_str_eq(text, "algorithm, seed, params, profile, deadline_ms, roomset");
+  level_members_text(LEVEL_MEMBER_BODY, text, sizeof text);
+  cr_assert_str_eq(text,
+                   "algorithm, seed, params, players, profile, deadline_ms, roomset, targets");
+}
+
+Test(level_request, floors_within_the_limit) {
+  config cfg;
+  config_defaults(&cfg);
+  dg_error err;
+  int floors = 0;
+  json_t *body = json_pack("{s:i}", "floors", 3);
+  cr_assert_eq(level_request_floors(&cfg, body, &floors, &err), 0);
+  cr_assert_eq(floors, 3);
+  json_object_set_new(body, "floors", json_integer(cfg.limits.floors_max + 1));
+  cr_assert_eq(level_request_floors(&cfg, body, &floors, &err), DG_EINVAL);
+  cr_assert_str_eq(err.field, "floors");
+  json_object_del(body, "floors");
+  cr_assert_eq(level_request_floors(&cfg, body, &floors, &err), 0);
+  cr_assert_eq(floors, 1, "absent: one floor");
+  json_decref(body);
+  config_close(&cfg);
+}
+
+Test(level_request, the_default_algorithm_has_one_owner) {
+  cr_assert_not_null(dg_algorithm_default());
+  cr_assert_str_eq(dg_algorithm_default()->name, "classic");
 }

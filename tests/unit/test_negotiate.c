@@ -1,4 +1,4 @@
-/* Content negotiation (src/server/api/negotiate.c): Accept with media ranges
+/* Content negotiation (src/server/state/negotiate.c): Accept with media ranges
  * and q-values (RFC 9110 12.5.1), Accept-Encoding (12.5.3), If-None-Match
  * (13.1.2), and deterministic gzip. */
 #include <criterion/criterion.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "api/negotiate.h"
+#include "state/negotiate.h"
 
 static const struct {
   const char *accept;

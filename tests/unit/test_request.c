@@ -229,6 +229,8 @@ Test(params, roles_tag_exactly_the_limited_params) {
                  dg_algorithm_param_index(algorithm, "height"), "%s: height", algorithm->name);
     cr_assert_eq(dg_algorithm_param_with_role(algorithm, DG_PARAM_ROLE_ROOM_COUNT), rooms,
                  "%s: room count", algorithm->name);
+    cr_assert_eq(dg_algorithm_param_with_role(algorithm, DG_PARAM_ROLE_ROOMSET),
+                 dg_algorithm_param_index(algorithm, "roomset"), "%s: room set", algorithm->name);
     /* Exactly: no second parameter of a role hides behind the first, and
      * every other parameter (the common ones included) has none. */
     for (int i = 0; i < algorithm->param_count; i++) {
@@ -240,9 +242,11 @@ Test(params, roles_tag_exactly_the_limited_params) {
         want = DG_PARAM_ROLE_HEIGHT;
       else if (i == rooms)
         want = DG_PARAM_ROLE_ROOM_COUNT;
+      else if (strcmp(def->name, "roomset") == 0)
+        want = DG_PARAM_ROLE_ROOMSET;
       cr_assert_eq(def->role, want, "%s.%s: role %d, want %d", algorithm->name, def->name,
                    (int)def->role, (int)want);
-      if (want != DG_PARAM_ROLE_NONE)
+      if (want != DG_PARAM_ROLE_NONE && want != DG_PARAM_ROLE_ROOMSET)
         cr_assert_eq(def->type, DG_PARAM_INT, "%s.%s: a role needs an integer", algorithm->name,
                      def->name);
     }

@@ -18,7 +18,12 @@ Test(stats, nearest_rank_quantiles) {
   cr_assert_float_eq(stats_quantile(samples, 0, 0.5, scratch), 0.0, 1e-12);
 }
 
-static stats_gauges gauges = {.interactive_depth = 3,
+/* What the transport counted: read through the gauges, not kept in stats. */
+static http_counters transport = {.rejected_too_large = 2,
+                                  .conn_events[CONN_EVENT_HEADER_TIMEOUT] = 5};
+
+static stats_gauges gauges = {.transport = &transport,
+                              .interactive_depth = 3,
                               .interactive_max = 1024,
                               .speculative_max = 256,
                               .workers = 2,
@@ -46,6 +51,10 @@ Test(stats, json_counts_by_status_and_algorithm) {
   cr_assert_eq(json_integer_value(json_object_get(
                    json_object_get(json_object_get(root, "queues"), "interactive"), "depth")),
                3);
+  json_t *rejections = json_object_get(root, "rejections");
+  cr_assert_eq(json_integer_value(json_object_get(rejections, "too_large")), 2);
+  json_t *events = json_object_get(root, "connection_events");
+  cr_assert_eq(json_integer_value(json_object_get(events, "header_timeout")), 5);
   json_decref(root);
   free(text);
 }

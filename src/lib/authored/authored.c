@@ -22,7 +22,7 @@ static const char *const cycle_modes[] = {"chains", "corridors", "none", NULL};
 
 static const dg_param_def authored_params[P_COUNT] = {
     [P_ROOMSET] = {"roomset", DG_PARAM_STRING, 0, 0, 0, NULL, "crypt",
-                   "name of a loaded room set (config/roomsets/*.json)", DG_PARAM_ROLE_NONE},
+                   "name of a loaded room set (config/roomsets/*.json)", DG_PARAM_ROLE_ROOMSET},
     [P_ROOMS] = {"rooms", DG_PARAM_INT, 100, 1, 20000, NULL, NULL,
                  "tree rooms to place, chain rooms come on top (fewer when nothing more fits; "
                  "stats say so)",

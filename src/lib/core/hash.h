@@ -13,6 +13,7 @@
 #ifndef DUNGEON_CORE_HASH_H
 #define DUNGEON_CORE_HASH_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,9 @@ int dg_hash_reserve(dg_hash *table, uint32_t entries);
 
 /* The slot where `key` is or would go. */
 static inline uint32_t dg_hash_slot_of(const dg_hash *table, uint64_t key) {
+  /* The probe ends because dg_hash_put keeps the table at most half full:
+   * a free slot always exists. */
+  assert(table->slots != NULL && table->used <= table->mask);
   uint32_t slot = (uint32_t)dg_mix64(key) & table->mask;
   while (table->slots[slot].stamp == table->stamp && table->slots[slot].key != key)
     slot = (slot + 1) & table->mask;

@@ -1,6 +1,7 @@
-/* Internal: a growable text buffer with the few JSON writers the level
- * serialiser, the generators' extensions (their output.c) and the
- * renderers need. Appending never fails part-way silently: the first
+/* Internal: the library's one growable text buffer, with the few JSON
+ * writers the level serialiser, the generators' extensions (their
+ * output.c) and the renderers need, and printf-style text for the ASCII
+ * outputs. Appending never fails part-way silently: the first
  * allocation failure sets `failed` and later writes are ignored, so callers
  * check once at the end. */
 #ifndef DUNGEON_JSON_WRITER_H
@@ -40,6 +41,15 @@ void dg_writer_uint(dg_writer *w, uint64_t value);
 void dg_writer_real(dg_writer *w, double value);               /* %.10g, always with '.' or 'e' */
 void dg_writer_key(dg_writer *w, const char *key, bool first); /* [,]"key": */
 void dg_writer_bool(dg_writer *w, bool value);                 /* true / false */
+
+/* printf-style text, for the human-readable outputs (ASCII graph lists,
+ * legends). */
+__attribute__((format(printf, 2, 3))) void dg_writer_format(dg_writer *w, const char *format, ...);
+
+/* Hands the text over: 0 with *text (malloc'd, NUL-terminated, "" when
+ * nothing was written; the caller frees it) and *length (may be NULL), or
+ * the writer's failure code with nothing handed over (the buffer freed). */
+int dg_writer_take(dg_writer *w, char **text, size_t *length);
 
 /* A string literal, its length counted by the compiler. */
 #define dg_writer_literal(w, literal) dg_writer_raw((w), "" literal, sizeof(literal) - 1)

@@ -6,6 +6,7 @@
 #include "dungeon/algorithm.h"
 #include "generators.h"
 
+/* The first is the default (dg_algorithm_default). */
 static const dg_algorithm *const registry[] = {
     &dg_algorithm_classic,
     &dg_algorithm_landmark,
@@ -25,4 +26,8 @@ const dg_algorithm *dg_algorithm_find(const char *name) {
     if (strcmp(registry[i]->name, name) == 0)
       return registry[i];
   return NULL;
+}
+
+const dg_algorithm *dg_algorithm_default(void) {
+  return registry[0];
 }

@@ -78,15 +78,11 @@ int nl_write_json(const void *data, dg_writer *w) {
 int nl_write_text(const dg_level *level, char **text) {
   const nl_extension *e = level->extension.data;
   const dg_graph *graph = &level->graph;
-  char *buffer = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream(&buffer, &size);
-  if (out == NULL)
-    return DG_ENOMEM;
-  fprintf(out, "\nlegend: method %s (d%d), %dx%d areas of %dx%d tiles\n",
-          nl_method_names[e->method], nl_destination_sides(e->method), e->columns, e->rows,
-          e->area_width, e->area_height);
-  fprintf(out, "  %-6s %-9s %-9s %-7s %s\n", "label", "kind", "tile", "area", "rolled");
+  dg_writer w = {0};
+  dg_writer_format(&w, "\nlegend: method %s (d%d), %dx%d areas of %dx%d tiles\n",
+                   nl_method_names[e->method], nl_destination_sides(e->method), e->columns, e->rows,
+                   e->area_width, e->area_height);
+  dg_writer_format(&w, "  %-6s %-9s %-9s %-7s %s\n", "label", "kind", "tile", "area", "rolled");
   for (int i = 0; i < e->point_count; i++) {
     const nl_point *p = &e->points[i];
     const dg_node *node = &graph->nodes[i];
@@ -112,22 +108,17 @@ int nl_write_text(const dg_level *level, char **text) {
     } else {
       snprintf(rolled + at, sizeof rolled - (size_t)at, "%s", p->form);
     }
-    fprintf(out, "  %-6s %-9s %-9s %-7s %s\n", node->label, node->kind, tile, area, rolled);
+    dg_writer_format(&w, "  %-6s %-9s %-9s %-7s %s\n", node->label, node->kind, tile, area, rolled);
   }
-  fputs("corridors (from-to roll):", out);
+  dg_writer_literal(&w, "corridors (from-to roll):");
   for (int i = 0; i < graph->edge_count; i++) {
     const dg_edge *edge = &graph->edges[i];
-    fprintf(out, "%s%s-%s%s %d", i % 8 == 0 ? "\n " : "", graph->nodes[edge->from].label,
-            graph->nodes[edge->to].label, strcmp(edge->kind, "sublevel") == 0 ? "(sub)" : "",
-            edge->roll);
+    dg_writer_format(&w, "%s%s-%s%s %d", i % 8 == 0 ? "\n " : "", graph->nodes[edge->from].label,
+                     graph->nodes[edge->to].label,
+                     strcmp(edge->kind, "sublevel") == 0 ? "(sub)" : "", edge->roll);
     if (i + 1 < graph->edge_count)
-      fputc(',', out);
+      dg_writer_char(&w, ',');
   }
-  fputc('\n', out);
-  if (fclose(out) != 0) {
-    free(buffer);
-    return DG_ENOMEM;
-  }
-  *text = buffer;
-  return 0;
+  dg_writer_char(&w, '\n');
+  return dg_writer_take(&w, text, NULL);
 }

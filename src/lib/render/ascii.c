@@ -1,36 +1,25 @@
 /* The ASCII map: the grid's rows as text, or for a level without a grid a
  * readable list of its graph; then the generator's legend, if it has one. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/writer.h"
 #include "dungeon/level.h"
 
 static int dump_graph(const dg_level *level, char **text, size_t *length) {
-  char *buffer = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream(&buffer, &size);
-  if (out == NULL)
-    return DG_ENOMEM;
+  dg_writer w = {0};
   const dg_graph *graph = &level->graph;
   for (int i = 0; i < graph->node_count; i++) {
     const dg_node *node = &graph->nodes[i];
-    fprintf(out, "node %d %s (%d,%d)%s%s\n", i, node->kind, node->x, node->y,
-            node->label[0] ? " " : "", node->label);
+    dg_writer_format(&w, "node %d %s (%d,%d)%s%s\n", i, node->kind, node->x, node->y,
+                     node->label[0] ? " " : "", node->label);
   }
   for (int e = 0; e < graph->edge_count; e++) {
     const dg_edge *edge = &graph->edges[e];
-    fprintf(out, "edge %d-%d %s length %d%s\n", edge->from, edge->to, edge->kind, edge->length,
-            edge->cycle ? " cycle" : "");
+    dg_writer_format(&w, "edge %d-%d %s length %d%s\n", edge->from, edge->to, edge->kind,
+                     edge->length, edge->cycle ? " cycle" : "");
   }
-  if (fclose(out) != 0) {
-    free(buffer);
-    return DG_ENOMEM;
-  }
-  *text = buffer;
-  if (length != NULL)
-    *length = size;
-  return 0;
+  return dg_writer_take(&w, text, length);
 }
 
 int dg_level_dump_ascii(const dg_level *level, char **text, size_t *length) {

@@ -5,6 +5,7 @@
  * matches the tag the worker computed. */
 #include <stdlib.h>
 
+#include "api/exchange.h"
 #include "api/levels.h"
 #include "api/respond.h"
 #include "server.h"
@@ -45,15 +46,15 @@ void level_respond(request *r, job *j) {
 int level_negotiate(request *r) {
   const char *accept = http_header(r, MHD_HTTP_HEADER_ACCEPT);
   const char *accept_encoding = http_header(r, MHD_HTTP_HEADER_ACCEPT_ENCODING);
-  const config *cfg = r->srv->cfg;
-  r->format = negotiate_media(accept);
-  r->encoding = (job_encoding){
+  const config *cfg = server_of(r)->cfg;
+  exchange_of(r)->format = negotiate_media(accept);
+  exchange_of(r)->encoding = (job_encoding){
       .gzip = negotiate_gzip(accept_encoding),
       .gzip_level = (int)cfg->compression.gzip_level,
       .gzip_min_bytes = (size_t)cfg->compression.gzip_min_bytes,
   };
-  dg_svg_options_init(&r->svg);
-  return r->format;
+  dg_svg_options_init(&exchange_of(r)->svg);
+  return exchange_of(r)->format;
 }
 
 void level_not_acceptable(request *r) {

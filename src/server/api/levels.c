@@ -10,10 +10,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "api/level_request.h"
+#include "api/exchange.h"
 #include "api/problem.h"
 #include "api/respond.h"
 #include "server.h"
+#include "state/level_request.h"
 
 /* A level job and the request waiting for it. The request outlives the
  * job: MHD keeps a suspended connection until it is resumed. */
@@ -34,14 +35,8 @@ static bool client_still_there(job *j) {
   request *r = lj->client;
   if (dg_monotonic_ns() - j->queued_ns < 1000000)
     return true;
-  const union MHD_ConnectionInfo *info =
-      MHD_get_connection_info(r->connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-  if (info == NULL)
-    return true;
-  char byte;
-  ssize_t got = recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-    r->srv->counters.clients_gone++;
+  if (http_peer_gone(r)) {
+    server_of(r)->counters.clients_gone++;
     return false;
   }
   return true;
@@ -50,10 +45,10 @@ static bool client_still_there(job *j) {
 static void on_job_done(job *j) {
   level_job *lj = j->data;
   request *r = lj->client;
-  server *s = r->srv;
-  r->queue_ms = (double)(j->started_ns - j->queued_ns) / 1e6;
-  r->generation_ms = (double)(j->generated_ns - j->started_ns) / 1e6;
-  r->serialise_ms = (double)(j->finished_ns - j->generated_ns) / 1e6;
+  server *s = server_of(r);
+  exchange_of(r)->queue_ms = (double)(j->started_ns - j->queued_ns) / 1e6;
+  exchange_of(r)->generation_ms = (double)(j->generated_ns - j->started_ns) / 1e6;
+  exchange_of(r)->serialise_ms = (double)(j->finished_ns - j->generated_ns) / 1e6;
   if (j->rc == 0) {
     level_respond(r, j);
   } else if (j->rc == DG_ECANCELED && s->draining) {
@@ -69,8 +64,8 @@ static void on_job_done(job *j) {
 }
 
 void level_submit(request *r, const dg_request *level, int floors, long deadline_ms, int format) {
-  server *s = r->srv;
-  r->seed = level->seed;
+  server *s = server_of(r);
+  exchange_of(r)->seed = level->seed;
   level_job *lj = calloc(1, sizeof *lj);
   if (lj == NULL) {
     respond_out_of_memory(r);
@@ -81,15 +76,15 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
   j->request = *level;
   j->floors = floors;
   j->format = (job_format)format;
-  j->svg = r->svg;
-  j->encoding = r->encoding;
+  j->svg = exchange_of(r)->svg;
+  j->encoding = exchange_of(r)->encoding;
   dg_cancel_init(&j->cancel, dg_monotonic_ns() + (uint64_t)deadline_ms * 1000000u);
   j->done = on_job_done;
   j->wanted = client_still_there;
   j->data = lj;
-  r->has_job = true;
+  exchange_of(r)->has_job = true;
   if (jobs_submit(&s->queues, j, JOB_INTERACTIVE) != 0) {
-    r->has_job = false;
+    exchange_of(r)->has_job = false;
     free(lj);
     s->counters.rejected_queue_full++;
     dg_error err;
@@ -106,27 +101,20 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
 }
 
 void level_handle_body(request *r, json_t *body) {
-  server *s = r->srv;
+  server *s = server_of(r);
   dg_error err;
   dg_error_clear(&err);
   /* `floors` asks for a multi-floor set: checked here, the rest of the body
    * is an ordinary level request (floor 0's). */
   int floors = 1;
-  const json_t *floors_member = json_object_get(body, "floors");
-  if (floors_member != NULL && !json_is_null(floors_member)) {
-    if (!json_is_integer(floors_member) || json_integer_value(floors_member) < 1 ||
-        json_integer_value(floors_member) > s->cfg->limits.floors_max) {
-      dg_error_set(&err, DG_EINVAL, "floors",
-                   "floors must be an integer from 1 to %ld (limits.floors_max)",
-                   s->cfg->limits.floors_max);
-      respond_error(r, &err);
-      return;
-    }
-    floors = (int)json_integer_value(floors_member);
+  if (level_request_floors(s->cfg, body, &floors, &err) != 0) {
+    respond_error(r, &err);
+    return;
   }
   /* A set of floors is one JSON document or one text; pictures and Tiled
    * maps are of one level. */
-  if (floors > 1 && r->format != JOB_FORMAT_JSON && r->format != JOB_FORMAT_ASCII) {
+  if (floors > 1 && exchange_of(r)->format != JOB_FORMAT_JSON &&
+      exchange_of(r)->format != JOB_FORMAT_ASCII) {
     json_t *errors = json_pack("[{s:s, s:s}]", "field", "Accept", "message",
                                "a multi-floor set (floors > 1) is served as application/json "
                                "or text/plain; ask for the floors one by one for SVG or Tiled");
@@ -148,19 +136,19 @@ void level_handle_body(request *r, json_t *body) {
   const json_t *name = json_object_get(body, "algorithm");
   const dg_algorithm *named =
       json_is_string(name) ? dg_algorithm_find(json_string_value(name)) : NULL;
-  r->algorithm = named != NULL ? named->name : NULL;
+  exchange_of(r)->algorithm = named != NULL ? named->name : NULL;
   /* Only a seed the client chose names one level forever (docs/pictures.md). */
   const json_t *seed = json_object_get(body, "seed");
-  r->encoding.cacheable = seed != NULL && !json_is_null(seed);
+  exchange_of(r)->encoding.cacheable = seed != NULL && !json_is_null(seed);
   if (rc != 0) {
     respond_error(r, &err);
     return;
   }
-  level_submit(r, &level_request, floors, deadline_ms, r->format);
+  level_submit(r, &level_request, floors, deadline_ms, exchange_of(r)->format);
 }
 
 void levels_handle(request *r) {
-  if (r->srv->draining) {
+  if (server_of(r)->draining) {
     respond_draining(r);
     return;
   }

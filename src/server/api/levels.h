@@ -22,8 +22,8 @@ void level_handle_body(request *r, json_t *body);
  * full). */
 void level_submit(request *r, const dg_request *level, int floors, long deadline_ms, int format);
 
-/* level_response.c: fills r->format, r->encoding (from the config) and
- * r->svg (defaults) from the request's headers; returns r->format
+/* level_response.c: fills the exchange's format, encoding (from the
+ * config) and svg (defaults) from the request's headers; returns the format
  * (JOB_FORMAT_*, -1 when nothing acceptable). */
 int level_negotiate(request *r);
 /* The answer to a finished level job: Vary, Content-Encoding, ETag and

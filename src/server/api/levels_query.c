@@ -8,12 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/exchange.h"
 #include "api/levels.h"
 #include "api/respond.h"
-
-/* Query names that are body members, not parameters. */
-static const char *const members[] = {"algorithm", "seed",        "roomset",
-                                      "profile",   "deadline_ms", NULL};
+#include "state/level_request.h"
 
 static bool is_svg_option(const char *name) {
   return strcmp(name, "svg_graph") == 0 || strcmp(name, "svg_labels") == 0 ||
@@ -25,14 +23,12 @@ typedef struct collect {
   char duplicate[64]; /* the first name given twice, or "" */
 } collect;
 
-static enum MHD_Result collect_pair(void *cls, enum MHD_ValueKind kind, const char *key,
-                                    const char *value) {
-  (void)kind;
-  collect *c = cls;
+static bool collect_pair(void *data, const char *key, const char *value) {
+  collect *c = data;
   if (json_object_get(c->pairs, key) != NULL && c->duplicate[0] == '\0')
     snprintf(c->duplicate, sizeof c->duplicate, "%s", key);
-  json_object_set_new(c->pairs, key, json_string(value != NULL ? value : ""));
-  return MHD_YES;
+  json_object_set_new(c->pairs, key, json_string(value));
+  return true;
 }
 
 /* Parses the whole of `text` as a decimal integer. */
@@ -75,17 +71,10 @@ static json_t *typed_value(const dg_param_def *def, const char *text) {
   return json_string(text);
 }
 
-static bool is_member(const char *name) {
-  for (int i = 0; members[i] != NULL; i++)
-    if (strcmp(members[i], name) == 0)
-      return true;
-  return false;
-}
-
 int level_svg_query(request *r) {
   const char *names[3] = {"svg_graph", "svg_labels", "svg_tile"};
   for (int i = 0; i < 3; i++) {
-    const char *value = MHD_lookup_connection_value(r->connection, MHD_GET_ARGUMENT_KIND, names[i]);
+    const char *value = http_query(r, names[i]);
     if (value == NULL)
       continue;
     dg_error err;
@@ -99,9 +88,9 @@ int level_svg_query(request *r) {
         return err.code;
       }
       if (i == 0)
-        r->svg.graph = on;
+        exchange_of(r)->svg.graph = on;
       else
-        r->svg.labels = on;
+        exchange_of(r)->svg.labels = on;
     } else {
       if (!whole_integer(value, &number) || number < DG_SVG_TILE_MIN || number > DG_SVG_TILE_MAX) {
         dg_error_set(&err, DG_EINVAL, names[i], "svg_tile must be an integer from %d to %d",
@@ -109,7 +98,7 @@ int level_svg_query(request *r) {
         respond_error(r, &err);
         return err.code;
       }
-      r->svg.tile_size = (int)number;
+      exchange_of(r)->svg.tile_size = (int)number;
     }
   }
   return 0;
@@ -123,14 +112,14 @@ json_t *level_query_body(request *r, dg_error *err) {
     dg_error_set(err, DG_ENOMEM, "", "out of memory");
     goto done;
   }
-  MHD_get_connection_values(r->connection, MHD_GET_ARGUMENT_KIND, collect_pair, &c);
+  http_query_each(r, collect_pair, &c);
   if (c.duplicate[0] != '\0') {
     dg_error_set(err, DG_EINVAL, c.duplicate, "%s is given more than once", c.duplicate);
     goto done;
   }
   const char *algorithm_name = json_string_value(json_object_get(c.pairs, "algorithm"));
   const dg_algorithm *algorithm =
-      dg_algorithm_find(algorithm_name != NULL ? algorithm_name : "classic");
+      algorithm_name != NULL ? dg_algorithm_find(algorithm_name) : dg_algorithm_default();
   const char *key;
   json_t *value;
   json_object_foreach(c.pairs, key, value) {
@@ -143,7 +132,7 @@ json_t *level_query_body(request *r, dg_error *err) {
        * which the seed parser takes too. */
       json_object_set_new(body, key,
                           whole_integer(text, &number) ? json_integer(number) : json_string(text));
-    } else if (is_member(key)) {
+    } else if (level_member_allowed(key, LEVEL_MEMBER_QUERY)) {
       json_object_set(body, key, value);
     } else {
       int index = algorithm != NULL ? dg_algorithm_param_index(algorithm, key) : -1;

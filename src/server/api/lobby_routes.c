@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/exchange.h"
 #include "api/levels.h"
 #include "api/problem.h"
 #include "api/respond.h"
 #include "server.h"
+#include "state/level_request.h"
 #include "state/profile.h"
 
 static bool plain_id(const char *text, size_t length) {
@@ -52,12 +54,11 @@ static int settings_from_body(json_t *body, uint64_t *seed, dg_error *err) {
   const char *key;
   json_t *value;
   json_object_foreach(body, key, value) {
-    if (strcmp(key, "algorithm") && strcmp(key, "profile") && strcmp(key, "params") &&
-        strcmp(key, "seed") && strcmp(key, "roomset") && strcmp(key, "deadline_ms"))
-      return dg_error_set(err, DG_ENOENT, key,
-                          "unknown member '%s'; allowed: algorithm, profile, params, seed, "
-                          "roomset, deadline_ms",
-                          key);
+    if (!level_member_allowed(key, LEVEL_MEMBER_SETTINGS)) {
+      char allowed[160];
+      level_members_text(LEVEL_MEMBER_SETTINGS, allowed, sizeof allowed);
+      return dg_error_set(err, DG_ENOENT, key, "unknown member '%s'; allowed: %s", key, allowed);
+    }
   }
   const json_t *given_seed = json_object_get(body, "seed");
   int rc = 0;
@@ -68,7 +69,7 @@ static int settings_from_body(json_t *body, uint64_t *seed, dg_error *err) {
 }
 
 static void put_settings(request *r, lobby *l, bool created) {
-  lobbies *table = &r->srv->lobbies;
+  lobbies *table = &server_of(r)->lobbies;
   json_t *body = body_object(r);
   if (body == NULL) {
     if (created)
@@ -92,7 +93,7 @@ static void put_settings(request *r, lobby *l, bool created) {
 }
 
 static void put_player(request *r, lobby *l, const char *player, bool created) {
-  server *s = r->srv;
+  server *s = server_of(r);
   json_t *attributes = body_object(r);
   if (attributes == NULL) {
     if (created)
@@ -125,13 +126,13 @@ static void on_start_done(lobby_waiter *w, const lobby_outcome *outcome) {
   start_wait *wait = w->data;
   request *r = wait->client;
   free(wait);
-  r->pregen = "wait";
+  exchange_of(r)->pregen = "wait";
   if (outcome->code == 0) {
     char *copy = malloc(outcome->length + 1);
     if (copy != NULL)
       memcpy(copy, outcome->level, outcome->length);
     level_respond_stored(r, copy, outcome->length);
-  } else if (outcome->code == DG_ECANCELED && r->srv->draining) {
+  } else if (outcome->code == DG_ECANCELED && server_of(r)->draining) {
     respond_draining(r);
   } else {
     respond_error(r, outcome->err);
@@ -141,7 +142,7 @@ static void on_start_done(lobby_waiter *w, const lobby_outcome *outcome) {
 }
 
 static void start(request *r, lobby *l) {
-  server *s = r->srv;
+  server *s = server_of(r);
   if (!l->valid) {
     respond_error(r, &l->invalid);
     return;
@@ -157,7 +158,7 @@ static void start(request *r, lobby *l) {
   }
   if (level_svg_query(r) != 0)
     return;
-  r->algorithm = l->effective.algorithm->name;
+  exchange_of(r)->algorithm = l->effective.algorithm->name;
   start_wait *wait = calloc(1, sizeof *wait);
   if (wait == NULL) {
     respond_out_of_memory(r);
@@ -169,26 +170,26 @@ static void start(request *r, lobby *l) {
   lobby_start_result result;
   lobby_start(&s->lobbies, l, format == JOB_FORMAT_JSON, &wait->waiter, &result);
   if (result.kind == LOBBY_WAIT) {
-    r->pregen = "wait";
-    r->seed = l->effective.seed;
+    exchange_of(r)->pregen = "wait";
+    exchange_of(r)->seed = l->effective.seed;
     http_suspend(r);
     return;
   }
   free(wait);
   if (result.kind == LOBBY_HIT) {
-    r->pregen = "hit";
+    exchange_of(r)->pregen = "hit";
     char *copy = malloc(result.length + 1);
     if (copy != NULL)
       memcpy(copy, result.level, result.length);
     level_respond_stored(r, copy, result.length);
     return;
   }
-  r->pregen = "miss";
+  exchange_of(r)->pregen = "miss";
   level_submit(r, &result.request, 1, result.deadline_ms, format);
 }
 
 void lobby_route(request *r, const char *rest) {
-  server *s = r->srv;
+  server *s = server_of(r);
   const char *slash = strchr(rest, '/');
   size_t id_length = slash != NULL ? (size_t)(slash - rest) : strlen(rest);
   char id[LOBBY_ID_MAX], player[LOBBY_ID_MAX] = "";

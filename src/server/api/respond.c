@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "api/exchange.h"
 #include "api/problem.h"
 #include "server.h"
 
@@ -40,7 +41,7 @@ void respond_out_of_memory(request *r) {
 }
 
 void respond_draining(request *r) {
-  r->srv->counters.rejected_draining++;
+  server_of(r)->counters.rejected_draining++;
   respond_problem(r, 503, PROBLEM_DRAINING_SLUG, PROBLEM_DRAINING_TITLE, PROBLEM_DRAINING_DETAIL,
                   NULL, NULL, NULL);
 }

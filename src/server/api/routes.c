@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api/exchange.h"
 #include "api/levels.h"
 #include "api/lobby_routes.h"
 #include "api/respond.h"
@@ -60,6 +61,7 @@ static bool method_allowed(route_id route, const char *method) {
 
 static stats_gauges gauges(const server *s) {
   return (stats_gauges){
+      .transport = &s->http.counters,
       .interactive_depth = s->queues.depth[JOB_INTERACTIVE],
       .interactive_max = s->queues.max_depth[JOB_INTERACTIVE],
       .speculative_depth = s->queues.depth[JOB_SPECULATIVE],
@@ -70,7 +72,7 @@ static stats_gauges gauges(const server *s) {
       .speculative_idle = s->queues.idle_speculative,
       .connections = s->http.api.open,
       .health_connections = s->http.health.open,
-      .send_queue_bytes = s->conns.send_queued,
+      .send_queue_bytes = s->http.guard.send_queued,
       .draining = s->draining,
       .lobbies = s->lobbies.count,
       .lobby_hits = s->lobbies.hits,
@@ -102,7 +104,7 @@ static bool same_secret(const char *given, const char *expected) {
  * scrapers. The scheme name is case-insensitive and may be followed by
  * several spaces (RFC 7235 section 2.1). */
 static bool authorized(request *r) {
-  const json_t *tokens = r->srv->cfg->auth_tokens;
+  const json_t *tokens = server_of(r)->cfg->auth_tokens;
   if (tokens == NULL || json_array_size(tokens) == 0 || strncmp(r->path, "/v1/", 4) != 0)
     return true;
   const char *header = http_header(r, MHD_HTTP_HEADER_AUTHORIZATION);
@@ -125,7 +127,7 @@ static bool authorized(request *r) {
 }
 
 void route_handle(request *r) {
-  server *s = r->srv;
+  server *s = server_of(r);
   route_id route = r->path_problem == 0 ? route_match(r->path) : ROUTE_NONE;
   /* The health listener serves the probes and /metrics, nothing else. */
   bool probe = route == ROUTE_LIVEZ || route == ROUTE_READYZ || route == ROUTE_METRICS;

@@ -21,9 +21,9 @@
 
 #include <uv.h>
 
-#include "api/negotiate.h"
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
+#include "state/negotiate.h"
 
 typedef enum job_kind { JOB_INTERACTIVE, JOB_SPECULATIVE, JOB_KINDS } job_kind;
 

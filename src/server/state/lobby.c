@@ -23,9 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/level_request.h"
-#include "api/problem.h"
-#include "server.h"
+#include "state/errors.h"
+#include "state/level_request.h"
 #include "state/seedhash.h"
 
 /* How often idle lobbies and finished grace periods are looked for. */
@@ -111,7 +110,7 @@ static void drop_job(lobbies *table, lobby *l) {
     return;
   l->job = NULL;
   p->owner = NULL;
-  jobs_cancel(&table->srv->queues, &p->work);
+  jobs_cancel(table->queues, &p->work);
 }
 
 /* Calls every waiter of `l` with `outcome`. Waiters only answer their
@@ -202,7 +201,7 @@ void lobby_remove(lobbies *table, lobby *l) {
  * their own share, limits.lobby_cache_bytes_max. False when even without
  * any ready level it would not fit. */
 static bool evict(lobbies *table, size_t extra) {
-  const config_limits *limits = &table->srv->cfg->limits;
+  const config_limits *limits = &table->cfg->limits;
   size_t budget = (size_t)limits->lobby_bytes_max;
   size_t cache_budget = (size_t)limits->lobby_cache_bytes_max;
   while (lobby_bytes(table) + extra > budget || table->ready_bytes > cache_budget) {
@@ -228,13 +227,12 @@ static int budget_check(lobbies *table, const char *field, dg_error *err) {
   return dg_error_set(err, SRV_ELOBBY_BYTES, field,
                       "lobby state would take %zu bytes; all lobbies together may hold at most "
                       "%ld (limits.lobby_bytes_max), ready levels already evicted",
-                      lobby_bytes(table), table->srv->cfg->limits.lobby_bytes_max);
+                      lobby_bytes(table), table->cfg->limits.lobby_bytes_max);
 }
 
 static void schedule(lobbies *table, lobby *l) {
   debounce_cancel(table, l);
-  l->debounce_at_ns =
-      dg_monotonic_ns() + (uint64_t)table->srv->cfg->limits.lobby_debounce_ms * 1000000u;
+  l->debounce_at_ns = dg_monotonic_ns() + (uint64_t)table->cfg->limits.lobby_debounce_ms * 1000000u;
   l->debounce_prev = table->debounce_tail;
   if (table->debounce_tail != NULL)
     table->debounce_tail->debounce_next = l;
@@ -298,7 +296,7 @@ static void start_job(lobbies *table, lobby *l) {
   p->work.done = on_pregen_done;
   p->work.data = p;
   l->job = p;
-  if (jobs_submit(&table->srv->queues, &p->work, JOB_SPECULATIVE) != 0) {
+  if (jobs_submit(table->queues, &p->work, JOB_SPECULATIVE) != 0) {
     l->job = NULL; /* queue full: start will be a miss */
     free(p);
     return;
@@ -320,7 +318,7 @@ static void on_debounce(uv_timer_t *timer) {
 
 static void on_tick(uv_timer_t *timer) {
   lobbies *table = timer->data;
-  const config_limits *limits = &table->srv->cfg->limits;
+  const config_limits *limits = &table->cfg->limits;
   uint64_t now = dg_monotonic_ns();
   uint64_t idle_ns = (uint64_t)limits->lobby_idle_ttl_ms * 1000000u;
   uint64_t grace_ns = (uint64_t)limits->lobby_grace_ms * 1000000u;
@@ -339,7 +337,7 @@ static void on_tick(uv_timer_t *timer) {
         dg_error_set(&late, DG_ETIMEDOUT, "deadline_ms",
                      "the lobby's level was not ready by its deadline (deadline_ms %ld)",
                      l->deadline_ms);
-        table->srv->counters.deadline_exceeded++;
+        table->counters->deadline_exceeded++;
         answer_waiters_error(l, &late);
       }
       if (l->waiters == NULL && ((l->started_ns != 0 && now - l->started_ns >= grace_ns) ||
@@ -354,14 +352,17 @@ static void on_tick(uv_timer_t *timer) {
   }
 }
 
-int lobbies_init(lobbies *table, struct server *s) {
+int lobbies_init(lobbies *table, uv_loop_t *loop, const config *cfg, jobs *queues,
+                 stats *counters) {
   memset(table, 0, sizeof *table);
-  table->srv = s;
+  table->cfg = cfg;
+  table->queues = queues;
+  table->counters = counters;
   table->tick.data = table;
   table->debounce.data = table;
-  int rc = uv_timer_init(s->loop, &table->tick);
+  int rc = uv_timer_init(loop, &table->tick);
   if (rc == 0)
-    rc = uv_timer_init(s->loop, &table->debounce);
+    rc = uv_timer_init(loop, &table->debounce);
   if (rc == 0)
     rc = uv_timer_start(&table->tick, on_tick, TTL_SCAN_MS, TTL_SCAN_MS);
   return rc;
@@ -396,7 +397,7 @@ lobby *lobby_find(lobbies *table, const char *id) {
  * can be judged before it is applied. */
 static int evaluate(const lobbies *table, const json_t *settings, const json_t *players_by_id,
                     uint64_t seed, dg_request *fresh, long *deadline_ms, dg_error *err) {
-  const server *s = table->srv;
+  const config *cfg = table->cfg;
   json_t *body = json_deep_copy(settings);
   json_t *players = json_array();
   dg_error_clear(err);
@@ -413,18 +414,17 @@ static int evaluate(const lobbies *table, const json_t *settings, const json_t *
     /* Without an algorithm: the profile's, else classic. */
     const json_t *profile_name = json_object_get(body, "profile");
     const char *name =
-        json_is_string(profile_name) ? json_string_value(profile_name) : s->cfg->default_profile;
-    const json_t *profile =
-        s->cfg->profiles != NULL ? json_object_get(s->cfg->profiles, name) : NULL;
+        json_is_string(profile_name) ? json_string_value(profile_name) : cfg->default_profile;
+    const json_t *profile = cfg->profiles != NULL ? json_object_get(cfg->profiles, name) : NULL;
     const json_t *algorithm = json_object_get(profile, "algorithm");
-    json_object_set_new(
-        body, "algorithm",
-        json_string(json_is_string(algorithm) ? json_string_value(algorithm) : "classic"));
+    json_object_set_new(body, "algorithm",
+                        json_string(json_is_string(algorithm) ? json_string_value(algorithm)
+                                                              : dg_algorithm_default()->name));
   }
   json_object_set_new(body, "seed", dg_seed_to_json(seed));
   if (json_array_size(players) > 0)
     json_object_set(body, "players", players);
-  int rc = level_request_build(s->cfg, s->queues.context, NULL, body, fresh, deadline_ms, err);
+  int rc = level_request_build(cfg, table->queues->context, NULL, body, fresh, deadline_ms, err);
   json_decref(players);
   json_decref(body);
   return rc;
@@ -486,7 +486,7 @@ json_t *lobby_json(const lobby *l) {
 }
 
 int lobby_create(lobbies *table, const char *id, lobby **out, dg_error *err) {
-  const config *cfg = table->srv->cfg;
+  const config *cfg = table->cfg;
   *out = NULL;
   if (table->count >= cfg->limits.lobbies_max)
     return dg_error_set(err, SRV_ELOBBIES, "", "at most %ld lobbies may exist (limits.lobbies_max)",
@@ -549,7 +549,7 @@ int lobby_put_settings(lobbies *table, lobby *l, json_t *settings, uint64_t seed
 
 int lobby_put_player(lobbies *table, lobby *l, const char *player, json_t *attributes,
                      dg_error *err) {
-  const config_limits *limits = &table->srv->cfg->limits;
+  const config_limits *limits = &table->cfg->limits;
   if (json_object_get(l->players, player) == NULL &&
       (long)json_object_size(l->players) >= limits->lobby_players_max)
     return dg_error_set(err, DG_ELIMIT, "players",
@@ -621,7 +621,7 @@ void lobby_start(lobbies *table, lobby *l, bool json, lobby_waiter *waiter,
   }
   if (json && l->job != NULL && same_request(&l->job->work.request, &l->effective)) {
     table->waits++;
-    jobs_promote(&table->srv->queues, &l->job->work);
+    jobs_promote(table->queues, &l->job->work);
     waiter->next = l->waiters;
     l->waiters = waiter;
     out->kind = LOBBY_WAIT;

@@ -15,13 +15,14 @@
 #include <uv.h>
 
 #include "dungeon/dungeon.h"
+#include "state/config.h"
 #include "state/jobs.h"
+#include "state/stats.h"
 
 #define LOBBY_ID_MAX 65
 #define LOBBY_BUCKETS 1024
 
 typedef struct lobby lobby;
-struct server;
 
 /* What a start that waited gets: the level (code 0) or why not. */
 typedef struct lobby_outcome {
@@ -74,7 +75,9 @@ struct lobby {
 };
 
 typedef struct lobbies {
-  struct server *srv;                                  /* configuration, queues, room sets */
+  const config *cfg;                                   /* limits, profiles (read-only) */
+  jobs *queues;                                        /* where speculative jobs run */
+  stats *counters;                                     /* deadline_exceeded */
   lobby *buckets[LOBBY_BUCKETS];                       /* hash table of lobbies by id */
   long count;                                          /* lobbies alive */
   long debounce_pending;                               /* lobbies with debounce_at_ns set */
@@ -89,9 +92,11 @@ typedef struct lobbies {
   double saved_s;                                      /* generation seconds saved by hits */
 } lobbies;
 
-/* Prepares the table and its timers on the server's loop. 0 or a libuv
- * error. */
-int lobbies_init(lobbies *table, struct server *s);
+/* Prepares the table and its timers on `loop`, under `cfg`'s limits and
+ * profiles, its jobs on `queues` (whose room sets the requests use), its
+ * deadlines counted in `counters`; all borrowed for the table's life. 0 or
+ * a libuv error. */
+int lobbies_init(lobbies *table, uv_loop_t *loop, const config *cfg, jobs *queues, stats *counters);
 
 /* Frees every lobby (no job may still run; waiters get SRV_EGONE) and
  * closes the timers. */

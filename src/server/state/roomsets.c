@@ -69,13 +69,17 @@ int roomsets_move_member(const json_t *body, json_t **moved, dg_error *err) {
   const json_t *algorithm_name = json_object_get(body, "algorithm");
   const dg_algorithm *algorithm =
       json_is_string(algorithm_name) ? dg_algorithm_find(json_string_value(algorithm_name)) : NULL;
-  if (algorithm != NULL && dg_algorithm_param_index(algorithm, "roomset") < 0)
+  int role =
+      algorithm != NULL ? dg_algorithm_param_with_role(algorithm, DG_PARAM_ROLE_ROOMSET) : -1;
+  if (algorithm != NULL && role < 0)
     return dg_error_set(err, DG_EINVAL, "roomset",
                         "roomset applies only to algorithms with a roomset parameter "
                         "(authored); %s has none",
                         algorithm->name);
+  /* The parameter the member stands for: the algorithm's room-set one. */
+  const char *param = role >= 0 ? algorithm->params[role].name : "roomset";
   const json_t *params = json_object_get(body, "params");
-  const json_t *given = json_is_object(params) ? json_object_get(params, "roomset") : NULL;
+  const json_t *given = json_is_object(params) ? json_object_get(params, param) : NULL;
   if (given != NULL && !json_equal((json_t *)given, (json_t *)name))
     return dg_error_set(err, DG_EINVAL, "roomset",
                         "roomset and params.roomset name different room sets; send one");
@@ -93,7 +97,7 @@ int roomsets_move_member(const json_t *body, json_t **moved, dg_error *err) {
   }
   /* params of the wrong type stay as they are, for the request parser to
    * name. */
-  if (new_params != NULL && (json_object_set(new_params, "roomset", (json_t *)name) != 0 ||
+  if (new_params != NULL && (json_object_set(new_params, param, (json_t *)name) != 0 ||
                              json_object_set_new(copy, "params", new_params) != 0)) {
     json_decref(copy);
     return dg_error_set(err, DG_ENOMEM, "", "out of memory");
@@ -103,7 +107,7 @@ int roomsets_move_member(const json_t *body, json_t **moved, dg_error *err) {
 }
 
 int roomsets_check_request(const dg_context *context, const dg_request *request, dg_error *err) {
-  int index = dg_algorithm_param_index(request->algorithm, "roomset");
+  int index = dg_algorithm_param_with_role(request->algorithm, DG_PARAM_ROLE_ROOMSET);
   if (index < 0)
     return 0;
   const char *wanted = dg_param_string(&request->params, index);

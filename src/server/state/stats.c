@@ -16,11 +16,6 @@
 static const double bucket_bounds[STATS_BUCKETS] = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 
-const char *const conn_event_names[CONN_EVENT_COUNT] = {
-    "connection_limit", "per_ip_limit", "accept_error", "header_timeout",
-    "body_timeout",     "slow_reader",  "drain_closed",
-};
-
 void stats_init(stats *s) {
   memset(s, 0, sizeof *s);
   s->start_ns = dg_monotonic_ns();
@@ -140,15 +135,16 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
   json_object_set_new(root, "send_queue_bytes", json_integer(g->send_queue_bytes));
   json_t *events = json_object();
   for (int i = 0; events != NULL && i < CONN_EVENT_COUNT; i++)
-    json_object_set_new(events, conn_event_names[i], json_integer((json_int_t)s->conn_events[i]));
+    json_object_set_new(events, conn_event_names[i],
+                        json_integer((json_int_t)g->transport->conn_events[i]));
   json_object_set_new(root, "connection_events", events);
   json_object_set_new(
       root, "rejections",
       json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "queue_full", (json_int_t)s->rejected_queue_full,
                 "draining", (json_int_t)s->rejected_draining, "too_large",
-                (json_int_t)s->rejected_too_large, "deadline_exceeded",
+                (json_int_t)g->transport->rejected_too_large, "deadline_exceeded",
                 (json_int_t)s->deadline_exceeded, "clients_gone", (json_int_t)s->clients_gone,
-                "send_queue_full", (json_int_t)s->rejected_send_queue));
+                "send_queue_full", (json_int_t)g->transport->rejected_send_queue));
   json_object_set_new(
       root, "lobbies",
       json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}", "active",
@@ -285,8 +281,9 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "dungeond_rejections_total{reason=\"client_gone\"} %llu\n"
          "dungeond_rejections_total{reason=\"send_queue_full\"} %llu\n",
          (unsigned long long)s->rejected_queue_full, (unsigned long long)s->rejected_draining,
-         (unsigned long long)s->rejected_too_large, (unsigned long long)s->deadline_exceeded,
-         (unsigned long long)s->clients_gone, (unsigned long long)s->rejected_send_queue);
+         (unsigned long long)g->transport->rejected_too_large,
+         (unsigned long long)s->deadline_exceeded, (unsigned long long)s->clients_gone,
+         (unsigned long long)g->transport->rejected_send_queue);
   append(&b,
          "# HELP dungeond_queue_depth Generation jobs waiting, by queue.\n"
          "# TYPE dungeond_queue_depth gauge\n"
@@ -322,7 +319,7 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
              "by event.\n# TYPE dungeond_connection_events_total counter\n");
   for (int i = 0; i < CONN_EVENT_COUNT; i++)
     append(&b, "dungeond_connection_events_total{event=\"%s\"} %llu\n", conn_event_names[i],
-           (unsigned long long)s->conn_events[i]);
+           (unsigned long long)g->transport->conn_events[i]);
   append(&b,
          "# HELP dungeond_lobbies Lobbies alive.\n# TYPE dungeond_lobbies gauge\n"
          "dungeond_lobbies %ld\n",

@@ -9,26 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "transport/transport.h"
+
 #define STATS_BUCKETS 15     /* finite histogram buckets; +Inf is extra */
 #define STATS_SAMPLES 1024   /* recent latencies kept per algorithm for percentiles */
 #define STATS_ALGORITHMS 16  /* distinct algorithms tracked */
 #define STATS_STATUS_MAX 600 /* HTTP status codes counted: 0..599 */
-
-/* Connection events (conns.c): each is counted, and logged at most once a
- * second per kind. */
-typedef enum conn_event {
-  CONN_EVENT_LIMIT,          /* connections_max reached: accepting paused or a connection refused */
-  CONN_EVENT_PER_IP,         /* a connection refused by connections_per_ip_max */
-  CONN_EVENT_ACCEPT_ERROR,   /* accept() failed: EMFILE, ENFILE, ENOBUFS, ENOMEM */
-  CONN_EVENT_HEADER_TIMEOUT, /* headers not complete within header_timeout_ms: closed */
-  CONN_EVENT_BODY_TIMEOUT,   /* body not complete within body_timeout_ms: closed */
-  CONN_EVENT_SLOW_READER,    /* closed to keep queued responses under send_queue_bytes_max */
-  CONN_EVENT_DRAIN_CLOSED,   /* still open when drain_timeout_ms ran out: closed */
-  CONN_EVENT_COUNT
-} conn_event;
-
-/* The names used in logs, /v1/stats and /metrics, by conn_event. */
-extern const char *const conn_event_names[CONN_EVENT_COUNT];
 
 typedef struct histogram {
   uint64_t counts[STATS_BUCKETS + 1]; /* per bucket (not cumulative); last is +Inf */
@@ -52,18 +38,16 @@ typedef struct stats {
   histogram queue_wait;                 /* seconds jobs spent queued */
   algorithm_stats algorithms[STATS_ALGORITHMS];
   int algorithm_count;
-  uint64_t rejected_queue_full;           /* 503: interactive queue full */
-  uint64_t rejected_draining;             /* 503: shutting down */
-  uint64_t rejected_too_large;            /* 413 */
-  uint64_t rejected_send_queue;           /* 503: send_queue_bytes_max full of active readers */
-  uint64_t deadline_exceeded;             /* 504 */
-  uint64_t clients_gone;                  /* queued jobs dropped: client left */
-  uint64_t body_bytes_out;                /* response body bytes sent */
-  uint64_t conn_events[CONN_EVENT_COUNT]; /* connection events by kind */
+  uint64_t rejected_queue_full; /* 503: interactive queue full */
+  uint64_t rejected_draining;   /* 503: shutting down */
+  uint64_t deadline_exceeded;   /* 504 */
+  uint64_t clients_gone;        /* queued jobs dropped: client left */
+  uint64_t body_bytes_out;      /* response body bytes sent */
 } stats;
 
 /* Live figures the loop reads when it renders stats. */
 typedef struct stats_gauges {
+  const http_counters *transport;          /* the transport's refusals and connection events */
   long interactive_depth, interactive_max; /* queued jobs and the limit */
   long speculative_depth, speculative_max;
   int workers, workers_busy; /* interactive workers; jobs running */

@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/problem.h"
-#include "server.h"
+#include "transport/http.h"
 #include "transport/log.h"
+#include "transport/problem_body.h"
 
 #define MHD_EVENT CONN_EVENT_COUNT /* slot of libmicrohttpd's other messages */
 /* A reader makes progress when it has taken this many more bytes: one that
@@ -59,9 +59,9 @@ static bool tcp_counters(int fd, uint64_t *received, uint64_t *acked) {
   return true;
 }
 
-static void write_line(server *s, int slot, const char *name, const char *detail) {
+static void write_line(http *h, int slot, const char *name, const char *detail) {
   uint64_t now = dg_monotonic_ns();
-  conns *cs = &s->conns;
+  conns *cs = &h->guard;
   if (cs->last_log_ns[slot] != 0 && now - cs->last_log_ns[slot] < 1000000000u) {
     cs->suppressed[slot]++;
     return;
@@ -75,14 +75,14 @@ static void write_line(server *s, int slot, const char *name, const char *detail
   log_write(line);
 }
 
-void conns_event(server *s, conn_event event, const char *format, ...) {
-  s->counters.conn_events[event]++;
+void conns_event(http *h, conn_event event, const char *format, ...) {
+  h->counters.conn_events[event]++;
   char detail[256];
   va_list args;
   va_start(args, format);
   vsnprintf(detail, sizeof detail, format, args);
   va_end(args);
-  write_line(s, (int)event, conn_event_names[event], detail);
+  write_line(h, (int)event, conn_event_names[event], detail);
 }
 
 /* MHD_OPTION_EXTERNAL_LOGGER. libmicrohttpd 0.9.75 reports a failed accept()
@@ -92,7 +92,7 @@ void conns_event(server *s, conn_event event, const char *format, ...) {
  * at most), bytes outside printable ASCII shown as '?'. */
 void conns_mhd_log(void *cls, const char *format, va_list args) {
   listener *l = cls;
-  server *s = l->srv;
+  http *h = l->owner;
   char message[256];
   vsnprintf(message, sizeof message, format, args);
   size_t length = strlen(message);
@@ -102,16 +102,16 @@ void conns_mhd_log(void *cls, const char *format, va_list args) {
     if ((unsigned char)message[i] < 0x20 || (unsigned char)message[i] >= 0x7f)
       message[i] = '?';
   if (strstr(message, "Error accepting connection") != NULL) {
-    conns_event(s, CONN_EVENT_ACCEPT_ERROR, "%s listener: %s", l->health ? "health" : "api",
+    conns_event(h, CONN_EVENT_ACCEPT_ERROR, "%s listener: %s", l->health ? "health" : "api",
                 message);
   } else if (strstr(message, "connection limit") != NULL) {
-    conns_event(s, CONN_EVENT_LIMIT, "%s listener: %s", l->health ? "health" : "api", message);
+    conns_event(h, CONN_EVENT_LIMIT, "%s listener: %s", l->health ? "health" : "api", message);
   } else if (strstr(message, "when reading request") == NULL &&
              strstr(message, "Application reported internal error") == NULL) {
     /* Not the closes that follow a cut (the socket shut down here), a
      * client going away, or this daemon's own MHD_NO after a 413 or a
      * detached answer: those are routine, and counted elsewhere. */
-    write_line(s, MHD_EVENT, "libmicrohttpd", message);
+    write_line(h, MHD_EVENT, "libmicrohttpd", message);
   }
 }
 
@@ -139,7 +139,7 @@ static void unlink_send(conns *cs, conn *c) {
 }
 
 void conns_write_raw(conn *c, int status, const char *slug, const char *title, const char *detail) {
-  server *s = c->srv;
+  http *h = c->transport;
   request *r = c->req;
   if (c->closing)
     return;
@@ -148,7 +148,7 @@ void conns_write_raw(conn *c, int status, const char *slug, const char *title, c
                             r != NULL ? r->id : NULL, NULL, &body_length);
   char head[512], retry[48] = "";
   if (status == 503)
-    snprintf(retry, sizeof retry, "Retry-After: %ld\r\n", s->cfg->limits.retry_after_s);
+    snprintf(retry, sizeof retry, "Retry-After: %ld\r\n", h->settings.retry_after_s);
   const char *reason = MHD_get_reason_phrase_for((unsigned int)status);
   int head_length = snprintf(head, sizeof head,
                              "HTTP/1.1 %d %s\r\nConnection: close\r\nContent-Type: "
@@ -175,7 +175,7 @@ static void cut(conn *c) {
   if (c->closing)
     return;
   c->closing = true;
-  unlink_send(&c->srv->conns, c);
+  unlink_send(&c->transport->guard, c);
   shutdown(c->fd, SHUT_RDWR);
 }
 
@@ -187,15 +187,15 @@ static const char *ip_text(uint32_t ip, char *out, size_t size) {
 }
 
 static void cut_for_timeout(conn *c, uint64_t now) {
-  server *s = c->srv;
+  http *h = c->transport;
   char ip[INET_ADDRSTRLEN];
   bool headers = c->phase == CONN_HEADERS;
-  long limit = headers ? s->cfg->limits.header_timeout_ms : s->cfg->limits.body_timeout_ms;
+  long limit = headers ? h->settings.header_timeout_ms : h->settings.body_timeout_ms;
   char detail[96];
   snprintf(detail, sizeof detail, "the request %s must arrive within %ld ms",
            headers ? "headers" : "body", limit);
   conns_write_raw(c, 408, "timeout", "Request Timeout", detail);
-  conns_event(s, headers ? CONN_EVENT_HEADER_TIMEOUT : CONN_EVENT_BODY_TIMEOUT,
+  conns_event(h, headers ? CONN_EVENT_HEADER_TIMEOUT : CONN_EVENT_BODY_TIMEOUT,
               "%s from %s not complete after %.0f ms (limits.%s): closed",
               headers ? "headers" : "body", ip_text(c->ip, ip, sizeof ip),
               (double)(now - c->deadline_ns + ms_to_ns(limit)) / 1e6,
@@ -205,10 +205,10 @@ static void cut_for_timeout(conn *c, uint64_t now) {
 
 /* Closes stalled readers, oldest response first, while the queued bytes
  * are over the budget; `keep` (the response just queued) stays. */
-static void enforce_budget(server *s, conn *keep, uint64_t now) {
-  conns *cs = &s->conns;
-  long budget = s->cfg->limits.send_queue_bytes_max;
-  uint64_t stall = ms_to_ns(s->cfg->limits.send_stall_ms);
+static void enforce_budget(http *h, conn *keep, uint64_t now) {
+  conns *cs = &h->guard;
+  long budget = h->settings.send_queue_bytes_max;
+  uint64_t stall = ms_to_ns(h->settings.send_stall_ms);
   conn *c = cs->send_head;
   while (cs->send_queued > budget && c != NULL) {
     conn *next = c->send_next;
@@ -219,7 +219,7 @@ static void enforce_budget(server *s, conn *keep, uint64_t now) {
         c->progress_ns = now;
       } else if (now - c->progress_ns >= stall) {
         char ip[INET_ADDRSTRLEN];
-        conns_event(s, CONN_EVENT_SLOW_READER,
+        conns_event(h, CONN_EVENT_SLOW_READER,
                     "%ld response bytes queued (limits.send_queue_bytes_max %ld); closed a "
                     "reader from %s stalled %.0f ms with %zu bytes queued",
                     cs->send_queued, budget, ip_text(c->ip, ip, sizeof ip),
@@ -231,8 +231,8 @@ static void enforce_budget(server *s, conn *keep, uint64_t now) {
   }
 }
 
-void conns_sweep(server *s, uint64_t now) {
-  for (conn *c = s->conns.all, *next; c != NULL; c = next) {
+void conns_sweep(http *h, uint64_t now) {
+  for (conn *c = h->guard.all, *next; c != NULL; c = next) {
     next = c->next;
     if (c->closing)
       continue;
@@ -245,7 +245,7 @@ void conns_sweep(server *s, uint64_t now) {
       uint64_t received = 0;
       if (tcp_counters(c->fd, &received, NULL) && received != c->idle_bytes) {
         c->phase = CONN_HEADERS;
-        c->deadline_ns = now + ms_to_ns(s->cfg->limits.header_timeout_ms);
+        c->deadline_ns = now + ms_to_ns(h->settings.header_timeout_ms);
       }
     } else if (c->sending) {
       uint64_t acked = 0;
@@ -255,19 +255,19 @@ void conns_sweep(server *s, uint64_t now) {
       }
     }
   }
-  if (s->conns.send_queued > s->cfg->limits.send_queue_bytes_max)
-    enforce_budget(s, NULL, now);
+  if (h->guard.send_queued > h->settings.send_queue_bytes_max)
+    enforce_budget(h, NULL, now);
 }
 
-void conns_init(server *s) {
-  const config_limits *limits = &s->cfg->limits;
+void conns_init(http *h) {
+  const http_settings *limits = &h->settings;
   long shortest = limits->header_timeout_ms < limits->body_timeout_ms ? limits->header_timeout_ms
                                                                       : limits->body_timeout_ms;
   if (limits->send_stall_ms < shortest)
     shortest = limits->send_stall_ms;
   /* A tenth of the shortest deadline, so a cut comes at most 10% late. */
   long period = shortest / 10;
-  s->conns.sweep_ms = (uint64_t)(period < 10 ? 10 : period > 500 ? 500 : period);
+  h->guard.sweep_ms = (uint64_t)(period < 10 ? 10 : period > 500 ? 500 : period);
 }
 
 static long count_ip(const conns *cs, uint32_t ip) {
@@ -280,18 +280,18 @@ static long count_ip(const conns *cs, uint32_t ip) {
 enum MHD_Result conns_accept_policy(void *cls, const struct sockaddr *address,
                                     socklen_t address_length) {
   listener *l = cls;
-  server *s = l->srv;
-  if (s->drain_expired)
+  http *h = l->owner;
+  if (h->closed_all)
     return MHD_NO; /* the daemon is about to exit */
-  long max = s->cfg->limits.connections_per_ip_max;
+  long max = h->settings.connections_per_ip_max;
   if (l->health || max <= 0 || address->sa_family != AF_INET ||
       address_length < (socklen_t)sizeof(struct sockaddr_in))
     return MHD_YES;
   uint32_t ip = ((const struct sockaddr_in *)address)->sin_addr.s_addr;
-  if (count_ip(&s->conns, ip) < max)
+  if (count_ip(&h->guard, ip) < max)
     return MHD_YES;
   char text[INET_ADDRSTRLEN];
-  conns_event(s, CONN_EVENT_PER_IP,
+  conns_event(h, CONN_EVENT_PER_IP,
               "%s has %ld connections (limits.connections_per_ip_max): "
               "refused",
               ip_text(ip, text, sizeof text), max);
@@ -299,7 +299,7 @@ enum MHD_Result conns_accept_policy(void *cls, const struct sockaddr *address,
 }
 
 static void opened(listener *l, struct MHD_Connection *connection, void **socket_context) {
-  server *s = l->srv;
+  http *h = l->owner;
   const union MHD_ConnectionInfo *fd =
       MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
   conn *c = calloc(1, sizeof *c);
@@ -310,7 +310,7 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
     *socket_context = NULL;
     return;
   }
-  c->srv = s;
+  c->transport = h;
   c->owner = l;
   c->fd = fd != NULL ? fd->connect_fd : -1;
   const union MHD_ConnectionInfo *client =
@@ -318,8 +318,8 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
   if (client != NULL && client->client_addr != NULL && client->client_addr->sa_family == AF_INET)
     c->ip = ((const struct sockaddr_in *)client->client_addr)->sin_addr.s_addr;
   c->phase = CONN_HEADERS;
-  c->deadline_ns = dg_monotonic_ns() + ms_to_ns(s->cfg->limits.header_timeout_ms);
-  conns *cs = &s->conns;
+  c->deadline_ns = dg_monotonic_ns() + ms_to_ns(h->settings.header_timeout_ms);
+  conns *cs = &h->guard;
   c->next = cs->all;
   if (cs->all != NULL)
     cs->all->prev = c;
@@ -331,19 +331,19 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
   *bucket = c;
   *socket_context = c;
   l->open++;
-  long max = l->health ? s->cfg->limits.health_connections_max : s->cfg->limits.connections_max;
+  long max = l->health ? h->settings.health_connections_max : h->settings.connections_max;
   if (l->open >= max)
-    conns_event(s, CONN_EVENT_LIMIT,
+    conns_event(h, CONN_EVENT_LIMIT,
                 "%s listener: %ld connections (limits.%s): not accepting until one closes",
                 l->health ? "health" : "api", l->open,
                 l->health ? "health_connections_max" : "connections_max");
-  if (s->drain_expired)
+  if (h->closed_all)
     cut(c);
 }
 
 static void closed(listener *l, conn *c) {
-  server *s = l->srv;
-  conns *cs = &s->conns;
+  http *h = l->owner;
+  conns *cs = &h->guard;
   unlink_send(cs, c);
   if (c->prev != NULL)
     c->prev->next = c->next;
@@ -382,7 +382,7 @@ void conns_headers_read(request *r) {
   c->req = r;
   if (c->phase == CONN_HEADERS || c->phase == CONN_IDLE) {
     c->phase = CONN_BODY;
-    c->deadline_ns = dg_monotonic_ns() + ms_to_ns(r->srv->cfg->limits.body_timeout_ms);
+    c->deadline_ns = dg_monotonic_ns() + ms_to_ns(r->transport->settings.body_timeout_ms);
   }
 }
 
@@ -398,8 +398,8 @@ void conns_response_queued(request *r, size_t bytes) {
   c->phase = CONN_BUSY;
   if (bytes == 0 || c->closing || c->sending)
     return;
-  server *s = r->srv;
-  conns *cs = &s->conns;
+  http *h = r->transport;
+  conns *cs = &h->guard;
   uint64_t now = dg_monotonic_ns();
   c->queued_bytes = bytes;
   c->progress_ns = now;
@@ -413,17 +413,17 @@ void conns_response_queued(request *r, size_t bytes) {
     cs->send_head = c;
   cs->send_tail = c;
   cs->send_queued += (long)bytes;
-  if (cs->send_queued > s->cfg->limits.send_queue_bytes_max)
-    enforce_budget(s, c, now);
+  if (cs->send_queued > h->settings.send_queue_bytes_max)
+    enforce_budget(h, c, now);
 }
 
-bool conns_admit(server *s, size_t bytes) {
-  long budget = s->cfg->limits.send_queue_bytes_max;
-  if (bytes <= CONNS_SMALL_RESPONSE || s->conns.send_queued + (long)bytes <= budget)
+bool conns_admit(http *h, size_t bytes) {
+  long budget = h->settings.send_queue_bytes_max;
+  if (bytes <= CONNS_SMALL_RESPONSE || h->guard.send_queued + (long)bytes <= budget)
     return true;
-  conns *cs = &s->conns;
+  conns *cs = &h->guard;
   cs->send_queued += (long)bytes; /* as if queued, so that stalled readers make room */
-  enforce_budget(s, NULL, dg_monotonic_ns());
+  enforce_budget(h, NULL, dg_monotonic_ns());
   cs->send_queued -= (long)bytes;
   return cs->send_queued + (long)bytes <= budget;
 }
@@ -432,15 +432,15 @@ void conns_request_done(request *r) {
   conn *c = r->conn;
   if (c == NULL)
     return;
-  unlink_send(&r->srv->conns, c);
+  unlink_send(&r->transport->guard, c);
   c->req = NULL;
   c->phase = CONN_IDLE;
   c->idle_bytes = 0;
   tcp_counters(c->fd, &c->idle_bytes, NULL);
 }
 
-void conns_close_all(server *s) {
-  for (conn *c = s->conns.all; c != NULL; c = c->next) {
+void conns_close_all(http *h) {
+  for (conn *c = h->guard.all; c != NULL; c = c->next) {
     if (c->closing || (c->req != NULL && c->req->suspended))
       continue; /* a suspended request is answered when its cancelled job ends */
     if (c->phase != CONN_BUSY || (c->req != NULL && !c->req->answered)) {
@@ -448,13 +448,18 @@ void conns_close_all(server *s) {
         conns_write_raw(c, 503, PROBLEM_DRAINING_SLUG, PROBLEM_DRAINING_TITLE,
                         PROBLEM_DRAINING_DETAIL);
       char ip[INET_ADDRSTRLEN];
-      conns_event(s, CONN_EVENT_DRAIN_CLOSED,
+      conns_event(h, CONN_EVENT_DRAIN_CLOSED,
                   "connection from %s still open at limits.drain_timeout_ms (%ld ms): closed",
-                  ip_text(c->ip, ip, sizeof ip), s->cfg->limits.drain_timeout_ms);
+                  ip_text(c->ip, ip, sizeof ip), h->settings.drain_timeout_ms);
     } else {
-      conns_event(s, CONN_EVENT_DRAIN_CLOSED,
+      conns_event(h, CONN_EVENT_DRAIN_CLOSED,
                   "a response still being sent at limits.drain_timeout_ms: closed");
     }
     cut(c);
   }
 }
+
+const char *const conn_event_names[CONN_EVENT_COUNT] = {
+    "connection_limit", "per_ip_limit", "accept_error", "header_timeout",
+    "body_timeout",     "slow_reader",  "drain_closed",
+};

@@ -28,12 +28,12 @@
 #include <microhttpd.h>
 #include <uv.h>
 
-#include "state/stats.h"
+#include "transport/transport.h"
 
 #define CONNS_IP_BUCKETS 256            /* per-IP table buckets (a power of two) */
 #define CONNS_SMALL_RESPONSE (64 << 10) /* never refused by the send budget */
 
-struct server;
+struct http;
 struct listener;
 struct request;
 
@@ -45,7 +45,7 @@ typedef enum conn_phase {
 } conn_phase;
 
 typedef struct conn {
-  struct server *srv;                 /* back pointer */
+  struct http *transport;             /* back pointer */
   struct listener *owner;             /* the listener that accepted it */
   struct conn *prev, *next;           /* every open connection */
   struct conn *ip_prev, *ip_next;     /* same per-IP bucket */
@@ -75,11 +75,11 @@ typedef struct conns {
 
 /* Chooses the sweep period, a tenth of the shortest deadline (loop
  * thread, before the listeners start). */
-void conns_init(struct server *s);
+void conns_init(struct http *h);
 /* Cuts connections past their header or body deadline (with a 408),
  * notices idle keep-alives starting a request, tracks readers' progress and
  * closes stalled ones while over the send budget. Every sweep_ms. */
-void conns_sweep(struct server *s, uint64_t now);
+void conns_sweep(struct http *h, uint64_t now);
 /* Writes a small problem answer straight to the socket of `c`, for a
  * connection that has had none queued for its current request (MHD has
  * written nothing since the previous answer completed): with Connection:
@@ -105,15 +105,15 @@ void conns_response_queued(struct request *r, size_t bytes);
 /* Whether a response of `bytes` fits limits.send_queue_bytes_max, after
  * closing stalled readers to make room. Responses of at most
  * CONNS_SMALL_RESPONSE bytes always fit (problem answers, probes). */
-bool conns_admit(struct server *s, size_t bytes);
+bool conns_admit(struct http *h, size_t bytes);
 void conns_request_done(struct request *r);
 
 /* Drain timeout: closes every connection not waiting for a job. */
-void conns_close_all(struct server *s);
+void conns_close_all(struct http *h);
 
 /* Counts `event` and writes its log line unless one was written less than a
  * second ago (then the next line says how many were suppressed). */
-__attribute__((format(printf, 3, 4))) void conns_event(struct server *s, conn_event event,
+__attribute__((format(printf, 3, 4))) void conns_event(struct http *h, conn_event event,
                                                        const char *format, ...);
 
 #endif

@@ -20,9 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/problem.h"
-#include "server.h"
 #include "transport/log.h"
+#include "transport/problem_body.h"
 
 static void pump(listener *l);
 
@@ -37,8 +36,8 @@ static void on_poll(uv_poll_t *poll, int status, int events) {
 }
 
 static void pump(listener *l) {
-  server *s = l->srv;
-  if (s->stopped || l->mhd == NULL)
+  http *h = l->owner;
+  if (h->stopped || l->mhd == NULL)
     return;
   if (l->in_pump) {
     /* A resume from inside MHD_run (a job dropped while being submitted):
@@ -68,9 +67,9 @@ static void pump(listener *l) {
     uv_timer_stop(&l->timer);
 }
 
-void http_pump(server *s) {
-  pump(&s->http.api);
-  pump(&s->http.health);
+void http_pump(http *h) {
+  pump(&h->api);
+  pump(&h->health);
 }
 
 /* Accepts the caller's X-Request-Id when it is short and plain, else makes
@@ -90,23 +89,29 @@ static void set_request_id(request *r) {
       return;
     }
   }
-  http *h = &r->srv->http;
-  snprintf(r->id, sizeof r->id, "%08x-%012llx", h->id_prefix, (unsigned long long)++h->id_counter);
+  http *h = r->transport;
+  snprintf(r->id, sizeof r->id, "%08x-%012llx", h->settings.id_prefix,
+           (unsigned long long)++h->id_counter);
+}
+
+/* The headers the owner adds to every answer of `r`. */
+static int owner_headers(const request *r, const char **names, const char **values) {
+  const http *h = r->transport;
+  if (h->hooks.answer_headers == NULL)
+    return 0;
+  int count = h->hooks.answer_headers(r, names, values);
+  return count < 0 ? 0 : count > HTTP_HEADERS_MAX ? HTTP_HEADERS_MAX : count;
 }
 
 static void add_common_headers(request *r, struct MHD_Response *response,
                                const char *content_type) {
   MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
   MHD_add_response_header(response, "X-Request-Id", r->id);
-  if (r->has_job) {
-    char timing[160];
-    snprintf(timing, sizeof timing, "queue;dur=%.3f, gen;dur=%.3f, ser;dur=%.3f", r->queue_ms,
-             r->generation_ms, r->serialise_ms);
-    MHD_add_response_header(response, "Server-Timing", timing);
-  }
-  if (r->pregen != NULL)
-    MHD_add_response_header(response, "X-Pregen", r->pregen);
-  if (r->srv->draining)
+  const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
+  int count = owner_headers(r, names, values);
+  for (int i = 0; i < count; i++)
+    MHD_add_response_header(response, names[i], values[i]);
+  if (r->transport->draining)
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
 }
 
@@ -118,7 +123,7 @@ static void add_common_headers(request *r, struct MHD_Response *response,
  * from the loop, and MHD is left to close its own descriptor. */
 typedef struct detached {
   uv_poll_t poll;               /* writable events of `fd` */
-  server *srv;                  /* back pointer */
+  http *transport;              /* back pointer */
   struct detached *prev, *next; /* the transport's list */
   int fd;                       /* dup of the connection's socket */
   char *data;                   /* head and body */
@@ -134,14 +139,14 @@ static void on_detached_closed(uv_handle_t *handle) {
 }
 
 static void detached_end(detached *w) {
-  server *s = w->srv;
+  http *h = w->transport;
   if (w->prev != NULL)
     w->prev->next = w->next;
   else
-    s->http.detached = w->next;
+    h->detached = w->next;
   if (w->next != NULL)
     w->next->prev = w->prev;
-  s->conns.send_queued -= (long)(w->length - w->sent);
+  h->guard.send_queued -= (long)(w->length - w->sent);
   shutdown(w->fd, SHUT_WR);
   uv_close((uv_handle_t *)&w->poll, on_detached_closed);
 }
@@ -158,7 +163,7 @@ static void on_detached_writable(uv_poll_t *poll, int status, int events) {
       break;
     }
     w->sent += (size_t)wrote;
-    w->srv->conns.send_queued -= (long)wrote;
+    w->transport->guard.send_queued -= (long)wrote;
     w->progress_ns = dg_monotonic_ns();
   }
   detached_end(w);
@@ -166,9 +171,9 @@ static void on_detached_writable(uv_poll_t *poll, int status, int events) {
 
 /* Ends detached answers without progress for connection_timeout_s, or all
  * of them (`all`: drain timeout). */
-static void sweep_detached(server *s, uint64_t now, bool all) {
-  uint64_t idle = (uint64_t)s->cfg->limits.connection_timeout_s * 1000000000u;
-  for (detached *w = s->http.detached, *next; w != NULL; w = next) {
+static void sweep_detached(http *h, uint64_t now, bool all) {
+  uint64_t idle = (uint64_t)h->settings.connection_timeout_s * 1000000000u;
+  for (detached *w = h->detached, *next; w != NULL; w = next) {
     next = w->next;
     if (all || now - w->progress_ns >= idle)
       detached_end(w);
@@ -188,21 +193,20 @@ static bool peer_half_closed(request *r) {
  * `detached`); false when it cannot (then MHD answers as usual). */
 static bool answer_detached(request *r, int status, const char *content_type, char *body,
                             size_t length, const char *const *headers) {
-  server *s = r->srv;
-  char head[2048], date[64], timing[160] = "", extra[1024] = "";
+  http *h = r->transport;
+  char head[2048], date[64], extra[1024] = "";
   time_t now = time(NULL);
   struct tm utc;
   gmtime_r(&now, &utc);
   strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &utc);
-  if (r->has_job)
-    snprintf(timing, sizeof timing, "Server-Timing: queue;dur=%.3f, gen;dur=%.3f, ser;dur=%.3f\r\n",
-             r->queue_ms, r->generation_ms, r->serialise_ms);
   size_t at = 0;
-  if (r->pregen != NULL)
-    at += (size_t)snprintf(extra + at, sizeof extra - at, "X-Pregen: %s\r\n", r->pregen);
+  const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
+  int count = owner_headers(r, names, values);
+  for (int i = 0; i < count && at < sizeof extra; i++)
+    at += (size_t)snprintf(extra + at, sizeof extra - at, "%s: %s\r\n", names[i], values[i]);
   if (status == 503 && at < sizeof extra)
     at += (size_t)snprintf(extra + at, sizeof extra - at, "Retry-After: %ld\r\n",
-                           s->cfg->limits.retry_after_s);
+                           h->settings.retry_after_s);
   for (int i = 0; headers != NULL && headers[i] != NULL && at < sizeof extra; i += 2)
     if (!(status == 503 && strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
       at +=
@@ -214,14 +218,14 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
   const char *reason = MHD_get_reason_phrase_for((unsigned int)status);
   int head_length = snprintf(head, sizeof head,
                              "HTTP/1.1 %d %s\r\nDate: %s\r\nConnection: close\r\nContent-Type: "
-                             "%s\r\nX-Request-Id: %s\r\n%s%sContent-Length: %zu\r\n\r\n",
-                             status, reason, date, content_type, r->id, timing, extra, length);
+                             "%s\r\nX-Request-Id: %s\r\n%sContent-Length: %zu\r\n\r\n",
+                             status, reason, date, content_type, r->id, extra, length);
   if (head_length <= 0 || (size_t)head_length >= sizeof head)
     return false;
   detached *w = calloc(1, sizeof *w);
   char *data = malloc((size_t)head_length + body_bytes + 1);
   int fd = dup(r->conn->fd);
-  if (w == NULL || data == NULL || fd < 0 || uv_poll_init(s->loop, &w->poll, fd) != 0) {
+  if (w == NULL || data == NULL || fd < 0 || uv_poll_init(h->loop, &w->poll, fd) != 0) {
     if (fd >= 0)
       close(fd);
     free(data);
@@ -231,17 +235,17 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
   memcpy(data, head, (size_t)head_length);
   memcpy(data + head_length, body, body_bytes);
   free(body);
-  w->srv = s;
+  w->transport = h;
   w->fd = fd;
   w->data = data;
   w->length = (size_t)head_length + body_bytes;
   w->progress_ns = dg_monotonic_ns();
   w->poll.data = w;
-  w->next = s->http.detached;
-  if (s->http.detached != NULL)
-    s->http.detached->prev = w;
-  s->http.detached = w;
-  s->conns.send_queued += (long)w->length;
+  w->next = h->detached;
+  if (h->detached != NULL)
+    h->detached->prev = w;
+  h->detached = w;
+  h->guard.send_queued += (long)w->length;
   uv_poll_start(&w->poll, UV_WRITABLE, on_detached_writable);
   r->status = status;
   r->answered = true;
@@ -259,17 +263,18 @@ void http_respond(request *r, int status, const char *content_type, char *body, 
     body = NULL;
     length = 0;
   }
-  if (body != NULL && !conns_admit(r->srv, length)) {
+  http *h = r->transport;
+  if (body != NULL && !conns_admit(h, length)) {
     /* Issue 12 item 4: the budget of bytes queued to clients is full of
      * readers that are still reading: refuse this answer rather than hold
      * it (the stalled ones were closed already). */
     free(body);
-    r->srv->counters.rejected_send_queue++;
+    h->counters.rejected_send_queue++;
     char detail[160];
     snprintf(detail, sizeof detail,
              "%ld response bytes are queued to clients (limits.send_queue_bytes_max %ld); "
              "retry later",
-             r->srv->conns.send_queued, r->srv->cfg->limits.send_queue_bytes_max);
+             h->guard.send_queued, h->settings.send_queue_bytes_max);
     size_t problem_length = 0;
     char *problem = problem_body(503, "send-queue-full", "Too busy sending", detail, r->path, r->id,
                                  NULL, &problem_length);
@@ -291,7 +296,7 @@ void http_respond(request *r, int status, const char *content_type, char *body, 
   bool retry = status == 503;
   if (retry) {
     char seconds[24];
-    snprintf(seconds, sizeof seconds, "%ld", r->srv->cfg->limits.retry_after_s);
+    snprintf(seconds, sizeof seconds, "%ld", h->settings.retry_after_s);
     MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
   }
   for (int i = 0; headers != NULL && headers[i] != NULL; i += 2)
@@ -335,46 +340,63 @@ void http_resume(request *r) {
   /* A resume does not wake the loop in external-polling mode: run MHD now,
    * which sends the answer (from inside MHD_run, pump runs once more). */
   if (resume_connection(r))
-    http_pump(r->srv);
+    http_pump(r->transport);
 }
 
 void http_resume_soon(request *r) {
   if (!resume_connection(r))
     return;
-  server *s = r->srv;
-  if (!uv_is_active((uv_handle_t *)&s->http.wake))
-    uv_timer_start(&s->http.wake, on_wake, 0, 0);
+  http *h = r->transport;
+  if (!uv_is_active((uv_handle_t *)&h->wake))
+    uv_timer_start(&h->wake, on_wake, 0, 0);
 }
 
 const char *http_header(const request *r, const char *name) {
   return MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, name);
 }
 
-/* One JSON line per request on stderr. */
-static void log_request(request *r) {
-  if (!r->srv->cfg->log_requests)
-    return;
+bool http_peer_gone(const request *r) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(r->connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info == NULL)
+    return false;
+  char byte;
+  ssize_t got = recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return got < 0 && errno != EAGAIN && errno != EWOULDBLOCK;
+}
+
+const char *http_query(const request *r, const char *name) {
+  return MHD_lookup_connection_value(r->connection, MHD_GET_ARGUMENT_KIND, name);
+}
+
+typedef struct query_walk {
+  bool (*each)(void *data, const char *name, const char *value); /* the caller's */
+  void *data;                                                    /* its data */
+} query_walk;
+
+static enum MHD_Result query_pair(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value) {
+  (void)kind;
+  const query_walk *walk = cls;
+  return walk->each(walk->data, key, value != NULL ? value : "") ? MHD_YES : MHD_NO;
+}
+
+int http_query_each(const request *r, bool (*each)(void *data, const char *name, const char *value),
+                    void *data) {
+  query_walk walk = {each, data};
+  return MHD_get_connection_values(r->connection, MHD_GET_ARGUMENT_KIND, query_pair, &walk);
+}
+
+/* The transport's part of the request's log line (the owner adds its
+ * own members in its completed hook). */
+static json_t *log_line(const request *r) {
   char when[LOG_TIME_MAX];
   log_time(when);
   double total_ms = (double)(dg_monotonic_ns() - r->start_ns) / 1e6;
-  json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:I}", "time", when, "level",
-                           r->status >= 500 ? "error" : "info", "request_id", r->id, "method",
-                           r->method, "path", r->path, "status", r->status, "total_ms", total_ms,
-                           "bytes", (json_int_t)r->bytes_out);
-  if (line == NULL)
-    return;
-  if (r->has_job) {
-    json_object_set_new(line, "queue_ms", json_real(r->queue_ms));
-    json_object_set_new(line, "generation_ms", json_real(r->generation_ms));
-    json_object_set_new(line, "serialise_ms", json_real(r->serialise_ms));
-  }
-  if (r->algorithm != NULL)
-    json_object_set_new(line, "algorithm", json_string(r->algorithm));
-  if (r->has_job)
-    json_object_set_new(line, "seed", dg_seed_to_json(r->seed));
-  if (r->pregen != NULL)
-    json_object_set_new(line, "pregen", json_string(r->pregen));
-  log_write(line);
+  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:I}", "time", when, "level",
+                   r->status >= 500 ? "error" : "info", "request_id", r->id, "method", r->method,
+                   "path", r->path, "status", r->status, "total_ms", total_ms, "bytes",
+                   (json_int_t)r->bytes_out);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
@@ -382,7 +404,7 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
   (void)connection;
   (void)toe;
   listener *l = cls;
-  server *s = l->srv;
+  http *h = l->owner;
   request *r = *con_cls;
   if (r == NULL)
     return;
@@ -390,16 +412,16 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
   conns_request_done(r);
   if (!r->answered)
     r->status = 499; /* the client went away before an answer */
-  double total_s = (double)(dg_monotonic_ns() - r->start_ns) / 1e9;
-  stats_record(&s->counters, r->status, total_s, r->algorithm,
-               r->has_job ? r->queue_ms / 1000.0 : -1.0,
-               r->has_job ? (r->generation_ms + r->serialise_ms) / 1000.0 : -1.0, r->bytes_out);
-  log_request(r);
+  json_t *line = h->settings.log_requests ? log_line(r) : NULL;
+  if (h->hooks.completed != NULL)
+    h->hooks.completed(r, line);
+  if (line != NULL)
+    log_write(line);
   if (r->pending != NULL)
     MHD_destroy_response(r->pending);
   free(r->body);
   free(r);
-  s->http.requests_open--;
+  h->requests_open--;
 }
 
 /* Bytes of one UTF-8 character at `text` that is valid (shortest form, no
@@ -463,22 +485,27 @@ static int copy_printable(char *out, size_t size, const char *text) {
   return *in != '\0' && problem == 0 ? 414 : problem;
 }
 
+/* The owner's data follows the request in the same allocation. */
+#define REQUEST_DATA_OFFSET                                                                        \
+  ((sizeof(request) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * _Alignof(max_align_t))
+
 static request *request_new(listener *l, struct MHD_Connection *connection, const char *url,
                             const char *method) {
-  server *s = l->srv;
-  request *r = calloc(1, sizeof *r);
+  http *h = l->owner;
+  size_t data_size = h->settings.request_data_size;
+  request *r = calloc(1, REQUEST_DATA_OFFSET + data_size);
   if (r == NULL)
     return NULL;
-  r->srv = s;
+  r->transport = h;
+  r->data = data_size > 0 ? (char *)r + REQUEST_DATA_OFFSET : NULL;
   r->health = l->health;
   r->conn = conns_of(connection);
   r->connection = connection;
   r->start_ns = dg_monotonic_ns();
   copy_printable(r->method, sizeof r->method, method);
   r->path_problem = copy_printable(r->path, sizeof r->path, url);
-  r->queue_ms = r->generation_ms = r->serialise_ms = -1;
   set_request_id(r);
-  s->http.requests_open++;
+  h->requests_open++;
   conns_headers_read(r);
   return r;
 }
@@ -492,11 +519,11 @@ static void problem_respond(request *r, int status, const char *slug, const char
 }
 
 static void refuse_too_large(request *r) {
-  server *s = r->srv;
-  s->counters.rejected_too_large++;
+  http *h = r->transport;
+  h->counters.rejected_too_large++;
   char detail[128];
   snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
-           s->cfg->limits.body_bytes_max);
+           h->settings.body_bytes_max);
   problem_respond(r, 413, "too-large", "Request body too large", detail);
 }
 
@@ -504,7 +531,7 @@ static void refuse_too_large(request *r) {
  * be answered without the body. A response queued now makes MHD 0.9.75
  * skip the body and close the connection after the answer. */
 static void on_headers(request *r) {
-  server *s = r->srv;
+  http *h = r->transport;
   if (r->path_problem == 400) {
     problem_respond(r, 400, "bad-path", "Malformed request path",
                     "the request path must be UTF-8 without control characters (bytes that "
@@ -520,7 +547,7 @@ static void on_headers(request *r) {
   }
   const char *declared =
       MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-  if (declared != NULL && strtoll(declared, NULL, 10) > s->cfg->limits.body_bytes_max)
+  if (declared != NULL && strtoll(declared, NULL, 10) > h->settings.body_bytes_max)
     refuse_too_large(r);
 }
 
@@ -529,7 +556,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
                                   size_t *upload_data_size, void **con_cls) {
   (void)version;
   listener *l = cls;
-  server *s = l->srv;
+  http *h = l->owner;
   request *r = *con_cls;
   if (r == NULL) {
     r = request_new(l, connection, url, method);
@@ -559,15 +586,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   if (*upload_data_size > 0) {
     size_t chunk = *upload_data_size;
     *upload_data_size = 0;
-    if (r->body_length + chunk > (size_t)s->cfg->limits.body_bytes_max) {
+    if (r->body_length + chunk > (size_t)h->settings.body_bytes_max) {
       /* Issue 12 item 6: answer 413 at the limit and stop reading. MHD
        * 0.9.75 takes no response while a body is being read, so the answer
        * goes straight to the socket (nothing was sent on it for this
        * request) and MHD_NO makes MHD close the connection now. */
-      s->counters.rejected_too_large++;
+      h->counters.rejected_too_large++;
       char detail[96];
       snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
-               s->cfg->limits.body_bytes_max);
+               h->settings.body_bytes_max);
       if (r->conn != NULL && !r->conn->closing) {
         conns_write_raw(r->conn, 413, "too-large", "Request body too large", detail);
         shutdown(r->conn->fd, SHUT_WR);
@@ -579,8 +606,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     }
     if (r->body_length + chunk + 1 > r->body_capacity) {
       size_t capacity = (r->body_length + chunk + 1) * 2;
-      if (capacity > (size_t)s->cfg->limits.body_bytes_max + 1)
-        capacity = (size_t)s->cfg->limits.body_bytes_max + 1;
+      if (capacity > (size_t)h->settings.body_bytes_max + 1)
+        capacity = (size_t)h->settings.body_bytes_max + 1;
       char *grown = realloc(r->body, capacity);
       if (grown == NULL)
         return MHD_NO;
@@ -594,12 +621,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   if (r->suspended)
     return MHD_YES;
   conns_body_read(r);
-  s->http.handle(r);
+  h->hooks.handle(r);
   return MHD_YES;
 }
 
 static int parse_listen(const char *listen, struct sockaddr_in *address, dg_error *err) {
-  char host[CONFIG_LISTEN_MAX];
+  char host[HTTP_LISTEN_MAX];
   snprintf(host, sizeof host, "%s", listen);
   char *colon = strrchr(host, ':');
   if (colon == NULL)
@@ -616,14 +643,14 @@ static int parse_listen(const char *listen, struct sockaddr_in *address, dg_erro
   return 0;
 }
 
-static int start_listener(server *s, listener *l, const char *address_text, bool health,
+static int start_listener(http *h, listener *l, const char *address_text, bool health,
                           dg_error *err) {
   struct sockaddr_in address;
   int rc = parse_listen(address_text, &address, err);
   if (rc != 0)
     return rc;
-  const config_limits *limits = &s->cfg->limits;
-  l->srv = s;
+  const http_settings *limits = &h->settings;
+  l->owner = h;
   l->health = health;
   unsigned int connections =
       (unsigned int)(health ? limits->health_connections_max : limits->connections_max);
@@ -635,18 +662,18 @@ static int start_listener(server *s, listener *l, const char *address_text, bool
       MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
       MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
   if (l->mhd == NULL)
-    return dg_error_set(err, SRV_ESYSTEM, health ? "health_listen" : "listen",
+    return dg_error_set(err, HTTP_ESYSTEM, health ? "health_listen" : "listen",
                         "cannot listen on %s (address in use?)", address_text);
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
   const union MHD_DaemonInfo *port = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
   l->port = port != NULL ? port->port : ntohs(address.sin_port);
-  if (info == NULL || uv_poll_init(s->loop, &l->poll, info->epoll_fd) != 0) {
+  if (info == NULL || uv_poll_init(h->loop, &l->poll, info->epoll_fd) != 0) {
     MHD_stop_daemon(l->mhd);
     l->mhd = NULL;
-    return dg_error_set(err, SRV_ESYSTEM, "", "cannot watch libmicrohttpd's epoll descriptor");
+    return dg_error_set(err, HTTP_ESYSTEM, "", "cannot watch libmicrohttpd's epoll descriptor");
   }
   l->poll.data = l;
-  uv_timer_init(s->loop, &l->timer);
+  uv_timer_init(h->loop, &l->timer);
   l->timer.data = l;
   uv_poll_start(&l->poll, UV_READABLE, on_poll);
   return 0;
@@ -662,51 +689,63 @@ static void close_listener(listener *l) {
 }
 
 static void on_sweep(uv_timer_t *timer) {
-  server *s = timer->data;
+  http *h = timer->data;
   uint64_t now = dg_monotonic_ns();
-  conns_sweep(s, now);
-  sweep_detached(s, now, false);
+  conns_sweep(h, now);
+  sweep_detached(h, now, false);
   /* Also a safety net for item 1 of issue 12: whatever else happens, MHD
    * runs at least once a sweep, which puts its listening socket back. */
-  http_pump(s);
+  http_pump(h);
 }
 
-int http_start(server *s, http_handler_fn handle, dg_error *err) {
-  http *h = &s->http;
-  h->handle = handle;
-  h->api.srv = h->health.srv = s;
-  int rc = start_listener(s, &h->api, s->cfg->listen, false, err);
+int http_start(http *h, uv_loop_t *loop, const http_settings *settings, const http_hooks *hooks,
+               void *data, dg_error *err) {
+  memset(h, 0, sizeof *h);
+  h->data = data;
+  h->loop = loop;
+  h->settings = *settings;
+  h->hooks = *hooks;
+  h->api.owner = h->health.owner = h;
+  int rc = start_listener(h, &h->api, settings->listen, false, err);
   if (rc != 0)
     return rc;
-  if (s->cfg->health_listen[0] != '\0' &&
-      (rc = start_listener(s, &h->health, s->cfg->health_listen, true, err)) != 0) {
+  if (settings->health_listen[0] != '\0' &&
+      (rc = start_listener(h, &h->health, settings->health_listen, true, err)) != 0) {
     close_listener(&h->api);
     return rc;
   }
-  conns_init(s);
-  uv_timer_init(s->loop, &h->sweep);
-  h->sweep.data = s;
-  uv_timer_start(&h->sweep, on_sweep, s->conns.sweep_ms, s->conns.sweep_ms);
-  uv_timer_init(s->loop, &h->wake);
-  h->wake.data = s;
-  http_pump(s);
+  /* The addresses were the caller's for this call only. */
+  h->settings.listen = h->settings.health_listen = NULL;
+  conns_init(h);
+  uv_timer_init(loop, &h->sweep);
+  h->sweep.data = h;
+  uv_timer_start(&h->sweep, on_sweep, h->guard.sweep_ms, h->guard.sweep_ms);
+  uv_timer_init(loop, &h->wake);
+  h->wake.data = h;
+  http_pump(h);
   return 0;
 }
 
-bool http_quiet(const server *s) {
-  return s->http.requests_open == 0 && s->http.detached == NULL;
+void http_begin_drain(http *h) {
+  h->draining = true;
 }
 
-void http_close_all(server *s) {
-  conns_close_all(s);
-  sweep_detached(s, dg_monotonic_ns(), true);
-  http_pump(s);
+bool http_quiet(const http *h) {
+  return h->requests_open == 0 && h->detached == NULL;
 }
 
-void http_stop(server *s) {
-  uv_timer_stop(&s->http.sweep);
-  uv_close((uv_handle_t *)&s->http.sweep, NULL);
-  uv_close((uv_handle_t *)&s->http.wake, NULL);
-  close_listener(&s->http.api);
-  close_listener(&s->http.health);
+void http_close_all(http *h) {
+  h->closed_all = true;
+  conns_close_all(h);
+  sweep_detached(h, dg_monotonic_ns(), true);
+  http_pump(h);
+}
+
+void http_stop(http *h) {
+  h->stopped = true;
+  uv_timer_stop(&h->sweep);
+  uv_close((uv_handle_t *)&h->sweep, NULL);
+  uv_close((uv_handle_t *)&h->wake, NULL);
+  close_listener(&h->api);
+  close_listener(&h->health);
 }

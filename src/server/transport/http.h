@@ -17,20 +17,22 @@
 #include <microhttpd.h>
 #include <uv.h>
 
-#include "api/negotiate.h"
 #include "dungeon/dungeon.h"
+#include "transport/conns.h"
+#include "transport/transport.h"
 
 #define REQUEST_ID_MAX 65
 #define REQUEST_PATH_MAX 160
+#define HTTP_HEADERS_MAX 4 /* extra answer headers an owner adds to every answer */
 
-struct server;
+struct http;
 struct conn;
 struct detached;
 typedef struct request request;
 
 /* One libmicrohttpd daemon on the loop: the API, or the health probes. */
 typedef struct listener {
-  struct server *srv;       /* back pointer */
+  struct http *owner;       /* the transport */
   struct MHD_Daemon *mhd;   /* external polling; NULL when not started */
   uv_poll_t poll;           /* watches MHD's epoll fd */
   uv_timer_t timer;         /* MHD_get_timeout */
@@ -41,28 +43,47 @@ typedef struct listener {
   int port;                 /* the port actually bound */
 } listener;
 
-/* Called with a request whose headers and body are read: it must answer
- * with http_respond, now or after suspending it. */
-typedef void (*http_handler_fn)(request *r);
+/* What the transport calls back, all on the loop thread. */
+typedef struct http_hooks {
+  /* A request whose headers and body are read: it must be answered with
+   * http_respond, now or after http_suspend. */
+  void (*handle)(request *r);
+  /* Fills `names` and `values` with up to HTTP_HEADERS_MAX headers that
+   * every answer of `r` carries after X-Request-Id (Server-Timing...) and
+   * returns how many; their text must live as long as `r`. May be NULL. */
+  int (*answer_headers)(const request *r, const char **names, const char **values);
+  /* `r` is done (answered, or its client left: status 499): the owner
+   * records it and may add members to its log line (`line` is NULL when
+   * log_requests is off; borrowed). The request is freed next. */
+  void (*completed)(request *r, json_t *line);
+} http_hooks;
 
-/* The transport's state in the server. */
+/* The transport: both listeners, their requests and connections. */
 typedef struct http {
+  void *data;                /* the owner's, as libuv's handle->data */
+  uv_loop_t *loop;           /* the loop it runs on */
+  http_settings settings;    /* limits and listeners, fixed at http_start */
+  http_hooks hooks;          /* the owner's callbacks */
+  http_counters counters;    /* refusals and connection events */
+  conns guard;               /* connection guard: limits, deadlines, send budget */
   listener api;              /* the API listener (listen) */
   listener health;           /* the probe listener (health_listen); mhd NULL when off */
   uv_timer_t sweep;          /* connection deadlines, stalls, detached answers, MHD safety run */
   uv_timer_t wake;           /* runs MHD soon after a resume */
-  http_handler_fn handle;    /* the routes */
   long requests_open;        /* request contexts alive (not completed) */
   struct detached *detached; /* answers written past MHD to half-closed clients */
-  uint32_t id_prefix;        /* random part of generated request ids */
   uint64_t id_counter;       /* sequence part of generated request ids */
+  bool draining;             /* answers say Connection: close */
+  bool closed_all;           /* http_close_all ran: new connections are refused */
+  bool stopped;              /* http_stop ran */
 } http;
 
 /* One HTTP request, from its headers to MHD's completion callback. The
- * transport fills the first part; the handlers fill what the answer, its
- * headers and the log line report. */
+ * transport fills it; the owner keeps its own per-request state in `data`
+ * (settings.request_data_size bytes, zeroed, freed with the request). */
 struct request {
-  struct server *srv;                /* back pointer */
+  struct http *transport;            /* the transport that read it */
+  void *data;                        /* the owner's per-request state */
   struct conn *conn;                 /* the guard's record of its connection, or NULL */
   struct MHD_Connection *connection; /* MHD's connection */
   bool health;                       /* came in on the health listener */
@@ -80,37 +101,31 @@ struct request {
   int status;                   /* status sent */
   int pending_status;           /* status of `pending` */
   size_t bytes_out;             /* response body length */
-  /* Set by the handlers: Server-Timing, X-Pregen and the log line. */
-  bool has_job;                                 /* a generation job ran for it */
-  double queue_ms, generation_ms, serialise_ms; /* -1 when no job */
-  const char *algorithm;                        /* static name, for stats and the log */
-  uint64_t seed;                                /* the level's seed, for the log */
-  const char *pregen;                           /* X-Pregen: hit, wait, miss; NULL otherwise */
-  /* Level negotiation (level_response.c), for the level routes. */
-  int format;            /* JOB_FORMAT_*, -1: none acceptable */
-  job_encoding encoding; /* gzip, ETag and cacheability of a level answer */
-  dg_svg_options svg;    /* SVG options from the query (svg_graph, svg_labels, svg_tile) */
 };
 
-/* Starts the API listener and, when health_listen is set, the probe
- * listener, both calling `handle`; 0, or an error code with `err` naming
- * the listen key. */
-int http_start(struct server *s, http_handler_fn handle, dg_error *err);
+/* Starts the API listener and, when settings->health_listen is set, the
+ * probe listener on `loop`, calling `hooks`; `data` is the owner's
+ * (h->data). 0, or an error code with `err` naming the listen key; on
+ * error nothing is left open. */
+int http_start(http *h, uv_loop_t *loop, const http_settings *settings, const http_hooks *hooks,
+               void *data, dg_error *err);
 /* Runs both listeners' MHD now (after something changed outside MHD). */
-void http_pump(struct server *s);
+void http_pump(http *h);
+/* From now on every answer says Connection: close (the drain). */
+void http_begin_drain(http *h);
 /* Stops both listeners and closes the transport's handles. */
-void http_stop(struct server *s);
+void http_stop(http *h);
 /* True when no request context is alive and no detached answer is being
  * written: the transport holds nothing a drain must wait for. */
-bool http_quiet(const struct server *s);
-/* The drain timeout: every connection not waiting for a job is closed and
- * every detached answer ended. */
-void http_close_all(struct server *s);
+bool http_quiet(const http *h);
+/* The drain timeout: every connection not waiting for a job is closed,
+ * every detached answer ended, and new connections refused. */
+void http_close_all(http *h);
 
 /* Queues the answer of `r` now, or keeps it until http_resume when `r` is
  * suspended. `body` is malloc'd and taken (freed even on failure; NULL
  * means out of memory and answers 500). `headers` is name, value, ...,
- * NULL (may be NULL). Every 503 gets Retry-After (limits.retry_after_s).
+ * NULL (may be NULL). Every 503 gets Retry-After (settings.retry_after_s).
  * An answer that does not fit the send budget becomes a 503. */
 void http_respond(request *r, int status, const char *content_type, char *body, size_t length,
                   const char *const *headers);
@@ -128,5 +143,15 @@ void http_resume_soon(request *r);
 
 /* A request header's value, or NULL. */
 const char *http_header(const request *r, const char *name);
+/* A query parameter's value (decoded, NULL when absent; "" for a name
+ * without '='). */
+const char *http_query(const request *r, const char *name);
+/* Calls `each` for every query parameter in order, until it returns
+ * false; returns how many it was called for. */
+int http_query_each(const request *r, bool (*each)(void *data, const char *name, const char *value),
+                    void *data);
+/* True when the client of a suspended request has closed its connection
+ * (it cannot read an answer any more). */
+bool http_peer_gone(const request *r);
 
 #endif

@@ -1,7 +1,10 @@
 // Validates every object of a Kubernetes manifest file against the API's
 // JSON schemas (the kubernetes-models package), as an API server would
 // before admission: unknown kinds, wrong types and missing required fields
-// fail. Usage: node validate.js FILE.yaml; prints one line per object and
+// fail. The Prometheus Operator's ServiceMonitor and PrometheusRule are
+// checked against the OpenAPI schemas of the operator's custom resource
+// definitions (v0.65.1), compiled by @kubernetes-models/prometheus-operator.
+// Usage: node validate.js FILE.yaml...; prints one line per object and
 // exits 1 if any is invalid.
 'use strict';
 const fs = require('fs');
@@ -17,10 +20,17 @@ const models = {
     require('kubernetes-models/policy/v1/PodDisruptionBudget').PodDisruptionBudget,
   'autoscaling/v2/HorizontalPodAutoscaler': () =>
     require('kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler').HorizontalPodAutoscaler,
+  'monitoring.coreos.com/v1/ServiceMonitor': () =>
+    require('@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor')
+      .ServiceMonitor,
+  'monitoring.coreos.com/v1/PrometheusRule': () =>
+    require('@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule')
+      .PrometheusRule,
 };
 
 let invalid = 0;
-for (const doc of yaml.loadAll(fs.readFileSync(process.argv[2], 'utf8'))) {
+const docs = process.argv.slice(2).flatMap((file) => yaml.loadAll(fs.readFileSync(file, 'utf8')));
+for (const doc of docs) {
   if (doc == null) continue;
   const key = `${doc.apiVersion}/${doc.kind}`;
   const name = doc.metadata && doc.metadata.name;

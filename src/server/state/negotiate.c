@@ -4,7 +4,7 @@
  * skipped, as a server may. Nothing here touches the daemon's state, so the
  * worker threads call it and the unit tests link it alone; the loop
  * thread's half is level_response.c. */
-#include "api/negotiate.h"
+#include "state/negotiate.h"
 
 #include <stdint.h>
 #include <stdio.h>

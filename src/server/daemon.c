@@ -1,15 +1,16 @@
-/* The daemon's lifecycle (server.h): start-up in dependency order, the
+/* The daemon's lifecycle (daemon.h): start-up in dependency order, the
  * drain on SIGTERM/SIGINT, and the stop. The stop runs from a uv_prepare_t,
  * which the loop calls at the start of every iteration before it waits for
  * I/O, so outside every libmicrohttpd run and without delay, once nothing
  * is in flight: no request context, no detached answer, no job in the
  * pool. Closing every handle then lets uv_run return, and main()'s
  * uv_loop_close proves nothing leaked a handle. */
-#include "server.h"
+#include "daemon.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "api/exchange.h"
 #include "api/problem.h"
 #include "api/routes.h"
 
@@ -31,6 +32,34 @@ static void close_own_handles(server *s) {
   }
 }
 
+/* The transport's settings are the configuration's listeners and limits;
+ * its requests go to the routes, and carry the routes' exchange. */
+static int start_transport(server *s, uint32_t id_prefix, dg_error *err) {
+  const config_limits *limits = &s->cfg->limits;
+  http_settings settings = {
+      .listen = s->cfg->listen,
+      .health_listen = s->cfg->health_listen,
+      .log_requests = s->cfg->log_requests,
+      .body_bytes_max = limits->body_bytes_max,
+      .connections_max = limits->connections_max,
+      .health_connections_max = limits->health_connections_max,
+      .connection_timeout_s = limits->connection_timeout_s,
+      .connections_per_ip_max = limits->connections_per_ip_max,
+      .header_timeout_ms = limits->header_timeout_ms,
+      .body_timeout_ms = limits->body_timeout_ms,
+      .send_queue_bytes_max = limits->send_queue_bytes_max,
+      .send_stall_ms = limits->send_stall_ms,
+      .retry_after_s = limits->retry_after_s,
+      .drain_timeout_ms = limits->drain_timeout_ms,
+      .request_data_size = sizeof(exchange),
+      .id_prefix = id_prefix,
+  };
+  const http_hooks hooks = {.handle = route_handle,
+                            .answer_headers = exchange_answer_headers,
+                            .completed = exchange_completed};
+  return http_start(&s->http, s->loop, &settings, &hooks, s, err);
+}
+
 int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context *roomsets,
                  const uint64_t entropy[2], bool signals, dg_error *err) {
   memset(s, 0, sizeof *s);
@@ -39,10 +68,9 @@ int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context
   s->signals = signals;
   stats_init(&s->counters);
   dg_rng_seed(&s->seeds, entropy[0], entropy[1]);
-  s->http.id_prefix = (uint32_t)(entropy[1] >> 17);
   jobs_init(&s->queues, loop, cfg->workers, (int)cfg->limits.speculative_reserved_workers,
             cfg->limits.interactive_queue_max, cfg->limits.speculative_queue_max, roomsets);
-  lobbies_init(&s->lobbies, s);
+  lobbies_init(&s->lobbies, loop, cfg, &s->queues, &s->counters);
   uv_timer_init(loop, &s->drain_timer);
   s->drain_timer.data = s;
   uv_prepare_init(loop, &s->stop_watch);
@@ -54,7 +82,7 @@ int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     uv_signal_start(&s->sigint, on_signal, SIGINT);
   }
-  int rc = http_start(s, route_handle, err);
+  int rc = start_transport(s, (uint32_t)(entropy[1] >> 17), err);
   if (rc != 0) {
     close_own_handles(s);
     jobs_close(&s->queues);
@@ -66,14 +94,14 @@ int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context
 
 static void on_stop_watch(uv_prepare_t *watch) {
   server *s = watch->data;
-  if (s->stopped || !http_quiet(s) || s->queues.running > 0)
+  if (s->stopped || !http_quiet(&s->http) || s->queues.running > 0)
     return;
   s->stopped = true;
   uv_prepare_stop(&s->stop_watch);
   close_own_handles(s);
   jobs_close(&s->queues);
   lobbies_close(&s->lobbies);
-  http_stop(s);
+  http_stop(&s->http);
 }
 
 static void on_drain_timeout(uv_timer_t *timer) {
@@ -84,13 +112,14 @@ static void on_drain_timeout(uv_timer_t *timer) {
    * 503, so no client can keep the daemon alive. */
   s->drain_expired = true;
   jobs_cancel_all(&s->queues, true);
-  http_close_all(s);
+  http_close_all(&s->http);
 }
 
 void server_begin_drain(server *s) {
   if (s->draining || s->stopped)
     return;
   s->draining = true;
+  http_begin_drain(&s->http);
   /* The listeners stay open: until the load balancer has taken this
    * replica out (readyz answers 503 now), new connections are still
    * answered, with Connection: close, and generation gets 503 +
@@ -100,5 +129,5 @@ void server_begin_drain(server *s) {
   jobs_cancel_all(&s->queues, false);
   uv_timer_start(&s->drain_timer, on_drain_timeout, (uint64_t)s->cfg->limits.drain_timeout_ms, 0);
   uv_prepare_start(&s->stop_watch, on_stop_watch);
-  http_pump(s);
+  http_pump(&s->http);
 }

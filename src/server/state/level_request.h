@@ -7,10 +7,34 @@
 #ifndef DUNGEOND_LEVEL_REQUEST_H
 #define DUNGEOND_LEVEL_REQUEST_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <jansson.h>
 
 #include "dungeon/dungeon.h"
 #include "state/config.h"
+
+/* Where a member of a level request may stand: every member the daemon
+ * takes is in one table (level_members), which the builder, the GET query
+ * and the lobby settings all ask. */
+enum {
+  LEVEL_MEMBER_BODY = 1,     /* a POST /v1/levels body, or a lobby's request */
+  LEVEL_MEMBER_QUERY = 2,    /* a GET /v1/levels query (besides parameters) */
+  LEVEL_MEMBER_SETTINGS = 4, /* a lobby's settings */
+  LEVEL_MEMBER_LEVELS = 8,   /* POST or GET /v1/levels only (floors) */
+};
+
+/* True when `name` may stand where `where` (LEVEL_MEMBER_* bits) says. */
+bool level_member_allowed(const char *name, unsigned where);
+
+/* The members allowed at `where`, comma-separated, into `out`. */
+void level_members_text(unsigned where, char *out, size_t size);
+
+/* The `floors` member of `body` (borrowed): 1 when absent or null, else an
+ * integer from 1 to limits.floors_max. 0, or DG_EINVAL with `err` naming
+ * floors and the range. */
+int level_request_floors(const config *cfg, const json_t *body, int *floors, dg_error *err);
 
 /* Builds the request `body` (borrowed) asks for: its members are
  * algorithm, seed, params, players, profile, deadline_ms, roomset and

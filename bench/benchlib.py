@@ -1,0 +1,252 @@
+"""What the Python benchmarks in bench/ share: where a build keeps its
+programs, starting and stopping a dungeond on a free loopback port, one run
+of wrk and its figures, `dungeon bench --json`, ready lobbies started from
+one connection, interleaved rounds and the spread of per-round ratios.
+
+The scripts import it from their own folder (bench/ is on sys.path when
+one of them runs). Python 3 standard library only; every failure the user
+can fix (a missing build, tool or bad count) is a message on stderr and
+exit status 1, through fail().
+"""
+import http.client
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+PEERS = os.path.join(BENCH, "peers")
+DEFAULT_BUILD = os.path.join(ROOT, "build")
+CONFIG = os.path.join(ROOT, "config", "dungeond.json")
+# The only place the scripts name where a build puts its two programs.
+PROGRAMS = {"dungeon": os.path.join("src", "cli", "dungeon"),
+            "dungeond": os.path.join("src", "server", "dungeond")}
+# The request mix of every HTTP row: POST /v1/levels classic, seed varying.
+POST_CLASSIC_LUA = os.path.join(BENCH, "post-classic.lua")
+
+
+def fail(prog, message):
+    """Prints `prog: message` on stderr and exits with status 1."""
+    print(f"{prog}: {message}", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+def program(build, name):
+    """Path of program `name` ("dungeon" or "dungeond") inside build directory `build`."""
+    return os.path.join(build, PROGRAMS[name])
+
+
+def require_build(prog, build, names=("dungeon", "dungeond")):
+    """Absolute path of `build`, after checking it holds each program in `names`."""
+    build = os.path.abspath(build)
+    if not os.path.isdir(build):
+        fail(prog, f"no build directory {build}")
+    for name in names:
+        if not os.access(program(build, name), os.X_OK):
+            fail(prog, f"no {PROGRAMS[name]} in {build} (build it first)")
+    return build
+
+
+def require_tools(prog, *tools):
+    """Exits with a message naming the first of `tools` not on PATH."""
+    for tool in tools:
+        if shutil.which(tool) is None:
+            fail(prog, f"{tool} is required (deploy/install-deps.sh installs it)")
+
+
+def require_at_least(prog, minimum, **counts):
+    """Exits with a message for the first count below `minimum` (name as the --flag)."""
+    for name, value in counts.items():
+        if value < minimum:
+            fail(prog, f"--{name.replace('_', '-')} must be at least {minimum} (got {value})")
+
+
+def order(round_index, names):
+    """`names` in order in even rounds, reversed in odd ones, so that a
+    burst of other work on a shared machine does not land on one side only
+    (A B, B A, A B, ...)."""
+    return list(names) if round_index % 2 == 0 else list(reversed(names))
+
+
+def interleaved(rounds, names):
+    """(round, name) pairs of `rounds` rounds, each in order(round, names)."""
+    for r in range(rounds):
+        for name in order(r, names):
+            yield r, name
+
+
+def spread(values):
+    """Median, min, max and quartiles of a non-empty list of numbers."""
+    ordered = sorted(values)
+    if len(ordered) >= 2:
+        q1, _, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
+    else:
+        q1 = q3 = ordered[0]
+    return {"median": statistics.median(ordered), "min": ordered[0], "max": ordered[-1],
+            "q1": q1, "q3": q3}
+
+
+class Daemon:
+    """A dungeond of one build on a free loopback port, run from the
+    repository root (default config, its log on stderr to a file)."""
+
+    def __init__(self, prog, build, log_path, config=CONFIG):
+        self.prog = prog
+        self.log_path = log_path
+        binary = program(build, "dungeond")
+        with open(log_path, "w") as log:
+            self.proc = subprocess.Popen([binary, "--config", config, "--listen", "127.0.0.1:0"],
+                                         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
+        self.port = None
+        for _ in range(400):
+            with open(log_path) as f:
+                m = re.search(r'"port":(\d+)', f.read())
+            if m:
+                self.port = int(m.group(1))
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.proc.kill()
+        self.proc.wait()
+        fail(prog, f"{binary} did not start; see {log_path}")
+
+    def stop(self):
+        """Terminates the daemon; exits with a message unless it stopped cleanly."""
+        self.proc.terminate()
+        try:
+            code = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = "no exit within 60 s"
+        if code != 0:
+            fail(self.prog, f"dungeond exited {code}; see {self.log_path}")
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def parse_wrk(text):
+    """requests/s, p50/p99 latency in ms and errors (non-2xx/3xx answers plus
+    socket errors) from the output of `wrk --latency`."""
+    def ms(label):
+        m = re.search(r"^\s*%s%%\s+([\d.]+)(us|ms|s)\s*$" % label, text, re.M)
+        return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)] if m else None
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", text)
+    if rate is None:
+        raise ValueError("no Requests/sec in wrk's output:\n" + text)
+    errors = 0
+    m = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
+    if m:
+        errors += int(m.group(1))
+    m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+    if m:
+        errors += sum(int(x) for x in m.groups())
+    return {"requests_per_s": float(rate.group(1)), "p50_ms": ms("50"), "p99_ms": ms("99"),
+            "errors": errors}
+
+
+def wrk(port, path, seconds, connections, script=None):
+    """One wrk run (2 threads, `connections`, `seconds`) on http://127.0.0.1:port/path,
+    with the Lua `script` if given; its parse_wrk() figures."""
+    cmd = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    if script is not None:
+        cmd += ["-s", script]
+    out = subprocess.run(cmd + [f"http://127.0.0.1:{port}{path}"], capture_output=True,
+                         text=True, check=True).stdout
+    return parse_wrk(out)
+
+
+def cli_bench(build, algorithm, params=None, seconds=0.2, runs=5, compare=False):
+    """`dungeon bench --json` of `build` for `algorithm` with `params` (a dict),
+    with the placement comparison (its rates in thread CPU time) only when
+    `compare`; the parsed JSON object."""
+    cmd = [program(build, "dungeon"), "bench", "--algorithm", algorithm, "--seconds",
+           str(seconds), "--runs", str(runs), "--json"] + ([] if compare else ["--no-compare"])
+    for name, value in (params or {}).items():
+        cmd += ["--param", f"{name}={value}"]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {out.returncode}: {out.stderr.strip()}")
+    return json.loads(out.stdout)
+
+
+def _call(conn, method, path, body=None):
+    conn.request(method, path, body=json.dumps(body) if body is not None else None)
+    response = conn.getresponse()
+    return response.status, response.getheader("X-Pregen"), response.read()
+
+
+def lobby_start_hits(port, count, prefix, timeout=60):
+    """Fills `count` lobbies of four players, waits until each has its level
+    pre-generated, then starts them one after another from one keep-alive
+    connection (the client-side cost of a hit, nothing else running) and
+    deletes them. Returns {"starts_per_s" (1 / the median start), "p50_ms",
+    "total_s", "hits", "misses"}."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    names = [f"{prefix}-{i}" for i in range(count)]
+    try:
+        for name in names:
+            for player in range(4):
+                _call(conn, "PUT", f"/v1/lobbies/{name}/players/p{player}", {"level": 10 + player})
+        pending, deadline = set(names), time.monotonic() + timeout
+        while pending and time.monotonic() < deadline:
+            for name in sorted(pending):
+                status, _, data = _call(conn, "GET", f"/v1/lobbies/{name}")
+                if status == 200 and json.loads(data).get("pregen") == "ready":
+                    pending.discard(name)
+            time.sleep(0.005)
+        latencies, misses = [], 0
+        begin = time.perf_counter()
+        for name in names:
+            start = time.perf_counter()
+            status, pregen, _ = _call(conn, "POST", f"/v1/lobbies/{name}/start")
+            latencies.append((time.perf_counter() - start) * 1000)
+            if status != 200 or pregen != "hit":
+                misses += 1
+        elapsed = time.perf_counter() - begin
+        for name in names:
+            _call(conn, "DELETE", f"/v1/lobbies/{name}")
+    finally:
+        conn.close()
+    p50 = statistics.median(latencies)
+    # The rate of the median start, not of the total: one start delayed by
+    # other work on a shared machine moves a mean, hardly a median.
+    return {"starts_per_s": 1000 / p50, "p50_ms": p50, "total_s": elapsed,
+            "hits": count - misses, "misses": misses}
+
+
+def post_level(port, body):
+    """The body of POST /v1/levels with `body` (a dict) on the daemon at `port`."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        status, _, data = _call(conn, "POST", "/v1/levels", body)
+    finally:
+        conn.close()
+    if status != 200:
+        raise RuntimeError(f"POST /v1/levels {body} answered {status}: {data[:200]!r}")
+    return data
+
+
+def scratch(prefix):
+    """A new temporary directory for a run's logs and files."""
+    return tempfile.mkdtemp(prefix=prefix)
+
+
+def table(headers, rows):
+    """Lines of a plain text table: the first column left-aligned, the rest right."""
+    cells = [headers] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = []
+    for row in cells:
+        parts = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        lines.append("  ".join(parts).rstrip())
+    return lines

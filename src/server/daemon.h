@@ -1,0 +1,29 @@
+/* The daemon's lifecycle: start-up in dependency order, the drain on
+ * SIGTERM/SIGINT, and the stop (daemon.c). The top layer: it wires the
+ * routes (api/) to the transport and the state below them. Loop thread. */
+#ifndef DUNGEOND_DAEMON_H
+#define DUNGEOND_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "dungeon/dungeon.h"
+#include "server.h"
+
+/* Starts the daemon on `loop`: queues over `roomsets` (borrowed, may be
+ * NULL), lobbies, the listeners and, when `signals`, SIGTERM and SIGINT
+ * handlers that drain. `entropy` seeds the seeds of requests without one
+ * and the request ids. 0, or an error code with `err` set; on error every
+ * handle is closing and the caller runs the loop until they are closed. */
+int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context *roomsets,
+                 const uint64_t entropy[2], bool signals, dg_error *err);
+
+/* Starts the drain (what SIGTERM does): readyz turns 503, queued jobs are
+ * answered 503, running ones may finish until limits.drain_timeout_ms, new
+ * connections are still answered. Once nothing is in flight the server
+ * stops and closes its handles, so uv_run returns. */
+void server_begin_drain(server *s);
+
+#endif

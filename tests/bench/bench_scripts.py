@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""The benchmark scripts of bench/ keep working (issue 22 items 5 and 6):
+each runs in a tiny mode (1 round, 1 s of load, the shortest generator
+runs) against this build, and its table and --json object are checked for
+shape: every row there, every figure a positive number, ratios that are
+the quotient of the figures they sit beside. Timings are never compared
+with anything. Also the failures a user can cause: a missing build
+directory, a missing wrk, a count below 1 are each a message and exit 1.
+
+Usage: bench_scripts.py SOURCE_ROOT BUILD_DIR
+Prints TAP. Python 3 standard library only; needs what bench/peers.sh
+installs (deploy/install-deps.sh, npm ci in bench/peers).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+# The suite's TAP runner (tests/http's harness, standard library only).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "http"))
+from dungeond_http import run_plan  # noqa: E402
+
+ROOT, BUILD = (os.path.abspath(p) for p in sys.argv[1:3])
+BENCH = os.path.join(ROOT, "bench")
+TINY = ["--rounds", "1", "--seconds", "1", "--bench-seconds", "0.05"]
+COMPARE_ROWS = ["classic 80x21", "landmark 200x200", "nonlinear", "authored",
+                "http post classic", "lobby start hit"]
+
+
+def run(cmd, env=None):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+
+
+def ok(out):
+    if out.returncode != 0:
+        raise AssertionError(f"{out.args} exited {out.returncode}: {out.stderr[-2000:]}")
+    return out.stdout
+
+
+def positive(value, what):
+    if not (isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0):
+        raise AssertionError(f"{what} is {value!r}, expected a positive number")
+
+
+def close(ratio, numerator, denominator, what):
+    # Rounded values: the ratio of the medians equals the median ratio for
+    # one round, to rounding.
+    if abs(ratio - numerator / denominator) > 0.002 * max(1.0, ratio):
+        raise AssertionError(f"{what}: ratio {ratio} is not {numerator} / {denominator}")
+
+
+def compare_json():
+    out = ok(run([sys.executable, os.path.join(BENCH, "compare.py"), "--a", BUILD, "--b", BUILD,
+                  "--lobbies", "5", "--json"] + TINY))
+    lines = out.strip().splitlines()
+    assert len(lines) == 1, f"--json printed {len(lines)} lines"
+    result = json.loads(lines[0])
+    names = [row["name"] for row in result["rows"]]
+    assert names == COMPARE_ROWS, f"rows {names}"
+    for row in result["rows"]:
+        expected = "thread_cpu" if row["unit"].startswith("levels") else "wall"
+        assert row["clock"] == expected, f"{row['name']}: clock {row['clock']}"
+        for key in ("a_median", "b_median", "ratio_median", "ratio_min", "ratio_max",
+                    "ratio_q1", "ratio_q3"):
+            positive(row[key], f"{row['name']}.{key}")
+        assert len(row["ratios"]) == 1, f"{row['name']}: {len(row['ratios'])} ratios for 1 round"
+        close(row["ratio_median"], row["b_median"], row["a_median"], row["name"])
+        assert row["ratio_min"] <= row["ratio_median"] <= row["ratio_max"], row
+        assert row["flagged"] == (row["ratio_median"] < result["threshold"]), row
+    assert result["flagged"] == [r["name"] for r in result["rows"] if r["flagged"]], result
+    http = result["rows"][4]
+    assert http["a_errors"] == 0 and http["b_errors"] == 0, http
+    lobby = result["rows"][5]
+    assert lobby["a_misses"] == 0 and lobby["b_misses"] == 0, f"starts were not hits: {lobby}"
+
+
+def compare_table():
+    out = ok(run([sys.executable, os.path.join(BENCH, "compare.py"), "--a", BUILD, "--b", BUILD,
+                  "--only", "classic 80x21,http post classic"] + TINY))
+    lines = out.splitlines()
+    assert lines[0].split()[:5] == ["row", "unit", "A", "median", "B"], lines[0]
+    for line, name, unit in zip(lines[1:3], ("classic 80x21", "http post classic"),
+                                ("levels/cpu-s", "requests/s")):
+        assert line.startswith(name), f"{line!r} is not the {name} row"
+        cells = line[len(name):].split()
+        assert cells[0] == unit and len(cells) in (6, 7), cells
+        a, b, ratio = float(cells[1]), float(cells[2]), float(cells[3])
+        positive(a, name)
+        close(ratio, b, a, name)  # the table rounds rates to whole numbers
+    assert lines[3].startswith("A = "), lines[3]
+
+
+def compare_errors():
+    script = os.path.join(BENCH, "compare.py")
+    missing = os.path.join(tempfile.gettempdir(), "no-such-build-dir-for-compare")
+    cases = [(["--a", missing, "--b", BUILD], {}, "no build directory"),
+             (["--a", BUILD, "--b", BUILD, "--rounds", "0"], {}, "--rounds must be at least 1"),
+             (["--a", BUILD, "--b", BUILD, "--seconds", "-1"], {}, "--seconds must be at least 1"),
+             (["--a", BUILD, "--b", BUILD, "--only", "nope"], {}, "--only takes row names"),
+             # An empty PATH: wrk cannot be found (the interpreter is named absolutely).
+             (["--a", BUILD, "--b", BUILD], {"PATH": tempfile.gettempdir()}, "wrk is required")]
+    for args, env, message in cases:
+        out = run([sys.executable, script] + args, env={**os.environ, **env})
+        assert out.returncode == 1, f"{args}: exit {out.returncode}, expected 1"
+        assert message in out.stderr and out.stdout == "", f"{args}: stderr {out.stderr!r}"
+
+
+def http_ab_json():
+    out = ok(run([sys.executable, os.path.join(BENCH, "http_ab.py"), "--a", BUILD, "--b", BUILD,
+                  "--rounds", "1", "--seconds", "1", "--json"]))
+    result = json.loads(out)
+    for side in ("a", "b"):
+        positive(result[side]["requests_per_s"], f"{side}.requests_per_s")
+        assert result[side]["errors"] == 0, result[side]
+    close(result["ratio_b_over_a_median"], result["b"]["requests_per_s"],
+          result["a"]["requests_per_s"], "http_ab")
+
+
+def bytes_ab_json():
+    out = ok(run([sys.executable, os.path.join(BENCH, "bytes_ab.py"), "--a", BUILD, "--b", BUILD,
+                  "--json"]))
+    result = json.loads(out)
+    assert result["requests"] == len(result["rows"]) > 0, result
+    differing = [r["request"] for r in result["rows"] if not r["same"]]
+    assert result["identical"] == result["requests"] and not differing, \
+        f"one build differs from itself on {differing}"
+
+
+def peers_json():
+    out = ok(run([os.path.join(BENCH, "peers.sh"), "--build", BUILD, "--json"] + TINY))
+    lines = out.strip().splitlines()
+    assert len(lines) == 1, f"--json printed {len(lines)} lines on stdout"
+    result = json.loads(lines[0])
+    peers = [row["peer"].split(" ")[0:2] for row in result["generation"]]
+    assert peers == [["libtcod", "BSP"], ["libtcod", "BSP"], ["rot.js", "Uniform"],
+                     ["rot.js", "Digger"]], peers
+    http_peers = [row["peer"] for row in result["http"]]
+    assert (len(http_peers) == 2 and http_peers[0].startswith("node + rot.js")
+            and http_peers[1].startswith("nginx")), f"HTTP peers {http_peers}"
+    for row in result["generation"] + result["http"]:
+        for key in ("ours_median", "peer_median", "ratio_median"):
+            positive(row[key], f"{row['peer']}.{key}")
+        close(row["ratio_median"], row["ours_median"], row["peer_median"], row["peer"])
+    for row in result["generation"]:
+        positive(row["ours_mean_rooms"], "ours_mean_rooms")
+        positive(row["peer_mean_rooms"], "peer_mean_rooms")
+    assert result["static_file_bytes"] > 1000, result["static_file_bytes"]
+    for row in result["http"]:
+        # The node peer may time out under load; dungeond and nginx must not fail.
+        assert row["ours_errors"] == 0, f"dungeond failed requests: {row}"
+    assert result["http"][1]["peer_errors"] == 0, f"nginx failed requests: {result['http'][1]}"
+
+
+def peers_table():
+    out = ok(run([os.path.join(BENCH, "peers.sh"), "--build", BUILD] + TINY))
+    lines = out.splitlines()
+    assert lines[0].split() == ["ours", "rate", "peer", "rate", "ours/peer", "min-max"], lines[0]
+    rows = [line for line in lines if line.startswith("  ")]
+    assert len(rows) == 6, f"{len(rows)} rows: {lines}"
+    for line in rows:
+        cells = line.split()
+        float(cells[-2])  # ours/peer
+        lo, hi = (float(x) for x in cells[-1].split("-"))
+        assert lo <= hi, line
+
+
+def main():
+    tests = [("compare.py --json: every row, ratios of the figures", compare_json),
+             ("compare.py table: header, rows, ratio", compare_table),
+             ("compare.py: missing build, bad counts, no wrk: message and exit 1",
+              compare_errors),
+             ("http_ab.py --json on the shared module", http_ab_json),
+             ("bytes_ab.py --json on the shared module: a build equals itself", bytes_ab_json),
+             ("peers.sh --json: every peer, ratios of the figures", peers_json),
+             ("peers.sh table: header and six rows", peers_table)]
+    return run_plan(tests)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
