@@ -95,29 +95,42 @@ static int link_adjacent(dg_graph *graph, int a, int b, int first_direct_edge) {
   return dg_graph_add_edge(graph, a, b, "corridor", 1);
 }
 
-/* Room index of every tile from the rooms' rectangles and the doors, for
- * callers that keep no map of their own. */
-static int *rooms_from_level(const dg_level *level) {
+/* t->room_of on the walkable tiles from the rooms' rectangles and the
+ * doors, for levels that keep no tile -> room map of their own. */
+static void rooms_from_level(const dg_level *level, tracer *t, const int *walkable, int count) {
   const dg_grid *grid = &level->grid;
-  long cells = (long)grid->width * grid->height;
-  int *room_of = malloc((size_t)cells * sizeof *room_of);
-  if (room_of == NULL)
-    return NULL;
-  for (long i = 0; i < cells; i++)
-    room_of[i] = -1;
+  for (int k = 0; k < count; k++)
+    t->room_of[walkable[k]] = -1;
   for (int r = 0; r < level->room_count; r++) {
     const dg_room *room = &level->rooms[r];
     for (int y = room->y; y < room->y + room->height; y++)
       for (int x = room->x; x < room->x + room->width; x++)
-        if (dg_grid_contains(grid, x, y))
-          room_of[(long)y * grid->width + x] = r;
+        if (dg_grid_contains(grid, x, y) && t->walk[(long)(y + 1) * t->stride + x + 1])
+          t->room_of[(long)(y + 1) * t->stride + x + 1] = r;
   }
   for (int d = 0; d < level->door_count; d++) {
     const dg_door *door = &level->doors[d];
-    if (dg_grid_contains(grid, door->x, door->y))
-      room_of[(long)door->y * grid->width + door->x] = door->room;
+    long p = (long)(door->y + 1) * t->stride + door->x + 1;
+    if (dg_grid_contains(grid, door->x, door->y) && t->walk[p])
+      t->room_of[p] = door->room;
   }
-  return room_of;
+}
+
+/* Walkable tiles of the grid (eight stone tiles at a time). */
+static int count_walkable(const dg_grid *grid) {
+  int count = 0;
+  for (int y = 0; y < grid->height; y++) {
+    const uint8_t *row = grid->tiles + (long)y * grid->width;
+    for (int x = 0; x < grid->width; x++) {
+      uint64_t eight;
+      if (x + 8 <= grid->width && (memcpy(&eight, row + x, 8), eight == 0)) {
+        x += 7;
+        continue;
+      }
+      count += dg_tile_walkable((dg_tile)row[x]);
+    }
+  }
+  return count;
 }
 
 /* The trace into `graph` (cleared first); the grid part of the metrics into
@@ -128,19 +141,18 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
   int width = grid->width, height = grid->height;
   tracer t = {.stride = width + 2, .padded = (long)(width + 2) * (height + 2)};
   int rc = DG_ENOMEM;
-  int *own_room_of = NULL;
-  int *walkable = NULL; /* padded index of every walkable tile, row-major */
-  int *unpadded = NULL; /* the same tiles' y * width + x */
-  if (room_of == NULL)
-    room_of = own_room_of = rooms_from_level(level);
+  /* Lists as long as the walkable tiles, not the map: metrics trace every
+   * grid level, and a 1000x1000 map is mostly stone. The list slot after
+   * the last is written by the branch-free loop below, hence + 1. */
+  int walkable_count = count_walkable(grid);
+  int *walkable = malloc(((size_t)walkable_count + 1) * sizeof *walkable); /* padded index */
+  int *unpadded = malloc(((size_t)walkable_count + 1) * sizeof *unpadded); /* y * width + x */
   t.walk = calloc((size_t)t.padded, 1);
   t.seen = calloc((size_t)t.padded, 1);
   t.node_of = malloc((size_t)t.padded * sizeof *t.node_of);
   t.room_of = malloc((size_t)t.padded * sizeof *t.room_of);
-  walkable = malloc(((size_t)width * (size_t)height + 1) * sizeof *walkable);
-  unpadded = malloc(((size_t)width * (size_t)height + 1) * sizeof *unpadded);
-  if (room_of == NULL || t.walk == NULL || t.seen == NULL || t.node_of == NULL ||
-      t.room_of == NULL || walkable == NULL || unpadded == NULL)
+  if (t.walk == NULL || t.seen == NULL || t.node_of == NULL || t.room_of == NULL ||
+      walkable == NULL || unpadded == NULL)
     goto done;
   /* Most tiles are stone: every later pass visits only the walkable list.
    * node_of and room_of are defined on walkable tiles only; every read of a
@@ -165,8 +177,11 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
       count += walkable_here;
     }
   }
+  if (room_of == NULL)
+    rooms_from_level(level, &t, walkable, count);
   for (int k = 0; k < count; k++) {
-    t.room_of[walkable[k]] = room_of[unpadded[k]];
+    if (room_of != NULL)
+      t.room_of[walkable[k]] = room_of[unpadded[k]];
     t.node_of[walkable[k]] = t.room_of[walkable[k]];
   }
 
@@ -272,7 +287,6 @@ done:
   free(t.queue);
   free(walkable);
   free(unpadded);
-  free(own_room_of);
   return rc;
 }
 
