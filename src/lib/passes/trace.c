@@ -223,7 +223,7 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
       long c = t.queue[head++];
       for (int d = 0; d < 4; d++) {
         long n = c + offsets[d];
-        if (t.node_of[n] < 0 && blob_tile(&t, n)) {
+        if (blob_tile(&t, n) && t.node_of[n] < 0) {
           t.node_of[n] = node;
           t.queue[tail++] = (int)n;
         }
