@@ -3,7 +3,9 @@
 # with apt-get. systemd (for systemd-analyze), strace and python3-yaml are
 # for the checks of the deployment bundle (tests/deploy/); prometheus brings
 # promtool, which checks and unit-tests deploy/monitoring/'s rules; tiled
-# brings tmxrasterizer, which renders maps fetched from the daemon. Used by the README's commands and by .ci/run. Idempotent.
+# brings tmxrasterizer, which renders maps fetched from the daemon; locales
+# brings localedef, with which a test reads numbers under de_DE. Used by the
+# README's commands and by .ci/run. Idempotent.
 set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -16,6 +18,7 @@ PACKAGES="
   libtcod-dev
   systemd strace python3-yaml
   tiled
+  locales
 "
 missing=""
 for package in $PACKAGES; do

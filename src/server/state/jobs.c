@@ -127,8 +127,10 @@ static void work_floors(job *j) {
     j->rc = j->format == JOB_FORMAT_ASCII
                 ? dg_levelset_dump_ascii(levels, requests, j->floors, &j->body, &j->body_length)
                 : dg_levelset_dump_json(levels, requests, j->floors, &j->body, &j->body_length);
-    if (j->rc == 0)
+    if (j->rc == 0) {
+      negotiate_identify(&j->encoding, levels[0]); /* every floor has the same maker */
       j->rc = negotiate_encode(&j->encoding, &j->body, &j->body_length);
+    }
     after_serialising(j, "the floors");
   }
   for (int k = 0; k < j->floors; k++)
