@@ -2,7 +2,10 @@
 # Installs every build, test and benchmark dependency of dungeond on Debian 12
 # with apt-get. systemd (for systemd-analyze), strace and python3-yaml are
 # for the checks of the deployment bundle (tests/deploy/); prometheus brings
-# promtool, which checks and unit-tests deploy/monitoring/'s rules. Used by the README's commands and by .ci/run. Idempotent.
+# promtool, which checks and unit-tests deploy/monitoring/'s rules; tiled
+# brings tmxrasterizer, which renders maps fetched from the daemon; locales
+# brings localedef, with which a test reads numbers under de_DE. Used by the
+# README's commands and by .ci/run. Idempotent.
 set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -14,6 +17,8 @@ PACKAGES="
   curl jq wrk nginx prometheus hyperfine valgrind chromium
   libtcod-dev
   systemd strace python3-yaml
+  tiled
+  locales
 "
 missing=""
 for package in $PACKAGES; do

@@ -40,6 +40,9 @@ UID = 10001  # the Containerfile's dungeond user
 NGINX_UID = 101  # the nginx user of the official nginx image
 NGINX_IMAGE = "docker.io/library/nginx:1.28"
 PRESTOP_SLEEP_S = 5
+# The namespace of the Prometheus that scrapes health_listen's /metrics:
+# the NetworkPolicy admits it (and the kubelet) to the health port.
+SCRAPER_NAMESPACE = "monitoring"
 # Start-up: the daemon loads its room sets and builds their pattern databases
 # before it listens (under a second for the shipped sets); the liveness probe
 # waits until the startup probe has passed once, within this many seconds.
@@ -167,6 +170,34 @@ spec:
     # are still scraped (the DungeondDrainStuck alert needs them).
     - {{name: metrics, port: {HEALTH_PORT}, targetPort: health}}
 ---
+# Who may reach the replicas: the API port only from the nginx pods, the
+# health port (probes, /metrics) only from the scraper's namespace
+# ("{SCRAPER_NAMESPACE}"; change it to yours). The kubelet's probes come from
+# the pod's own node, which a NetworkPolicy always admits. Without it anyone
+# in the cluster could hold the health port's connections and put a replica
+# in a restart loop (each restart loses its lobbies). Needs a network plugin
+# that enforces NetworkPolicy.
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: dungeond
+  labels: {{app: dungeond}}
+spec:
+  podSelector:
+    matchLabels: {{app: dungeond}}
+  policyTypes: [Ingress]
+  ingress:
+    - from:
+        - podSelector:
+            matchLabels: {{app: dungeond-nginx}}
+      ports:
+        - {{protocol: TCP, port: {PORT}}}
+    - from:
+        - namespaceSelector:
+            matchLabels: {{kubernetes.io/metadata.name: {SCRAPER_NAMESPACE}}}
+      ports:
+        - {{protocol: TCP, port: {HEALTH_PORT}}}
+---
 apiVersion: apps/v1
 kind: StatefulSet
 metadata:
@@ -213,17 +244,24 @@ spec:
           resources:
             requests: {{cpu: "1", memory: 256Mi}}
             limits: {{cpu: "2", memory: 1Gi}}
+          # The health listener closes idle keep-alives after
+          # limits.health_idle_timeout_ms and caps each address, so a probe
+          # waits at most about that long for a slot; the timeouts leave room.
           startupProbe:
             httpGet: {{path: /livez, port: health}}
             periodSeconds: 1
+            timeoutSeconds: 5
             failureThreshold: {STARTUP_S}
           livenessProbe:
             httpGet: {{path: /livez, port: health}}
             periodSeconds: 10
+            timeoutSeconds: 5
+            failureThreshold: 3
           readinessProbe:
             # 503 while draining after SIGTERM.
             httpGet: {{path: /readyz, port: health}}
             periodSeconds: 2
+            timeoutSeconds: 5
           lifecycle:
             # Kubernetes removes the pod from endpoints while SIGTERM is
             # already on its way; the sleep lets that spread first. The

@@ -177,6 +177,11 @@ PANELS = [
      [(f"sum by (instance) (dungeond_send_queue_bytes{{{SEL}}})", "{{instance}} queued"),
       (f"sum by (instance) (rate(dungeond_http_response_bytes_total{{{SEL}}}[{RATE}]))",
        "{{instance}} sent/s")], {}),
+    ("Log lines lost", "timeseries", "ops", 8,
+     "Log lines that could not be written a second (a full disk, the log past RLIMIT_FSIZE); "
+     "the daemon counts them and goes on (docs/config.md, Connection events).",
+     [(f"sum by (instance) (rate(dungeond_log_write_failures_total{{{SEL}}}[{RATE}]))",
+       "{{instance}}")], {}),
 
     ("Process", "row", None, 24, None, [], {}),
     ("CPU", "timeseries", "percentunit", 8,

@@ -35,6 +35,7 @@ typedef struct dg_roomset_info {
   int table_states;        /* states in the cycle search's pattern database */
   int64_t table_bytes;     /* memory of that table */
   uint64_t table_build_ns; /* wall-clock time building it took at load */
+  const char *sha256;      /* digest of the set's canonical JSON, as levels name it */
 } dg_roomset_info;
 
 /* Allocates an empty context into *out. The caller owns it. 0 or DG_ENOMEM. */

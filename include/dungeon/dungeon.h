@@ -12,6 +12,7 @@
 #include "dungeon/algorithm.h"
 #include "dungeon/cancel.h"
 #include "dungeon/context.h"
+#include "dungeon/digest.h"
 #include "dungeon/error.h"
 #include "dungeon/graph.h"
 #include "dungeon/grid.h"

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "dungeon/cancel.h"
+#include "dungeon/digest.h"
 #include "dungeon/graph.h"
 #include "dungeon/grid.h"
 #include "dungeon/request.h"
@@ -29,6 +30,12 @@ extern "C" {
 struct dg_writer;
 
 #define DG_LEVEL_FORMAT "dungeond.level/1"
+/* The generator version every level names (`generator_version`). The same
+ * version, effective request, seed and room set give the same bytes on any
+ * build; any change to what a seed makes, even one byte of one output, bumps
+ * it (docs/level-format.md, "Determinism"). A change to the format's shape
+ * bumps DG_LEVEL_FORMAT instead. */
+#define DG_GENERATOR_VERSION 5
 #define DG_STATS_MAX 48
 #define DG_OBJECT_ITEMS_MAX 6
 
@@ -68,6 +75,7 @@ typedef struct dg_feature {
   const char *direction; /* one_way_door: static "north", "east", "south", "west" (grid) or
                             NULL; the way it may be crossed */
   int from, to;          /* one_way_door without a grid: crossed from node `from` to `to` */
+  const char *player_id; /* spawn: the player's id (the level's players), or NULL */
 } dg_feature;
 
 /* What a room or graph node is for in the level's progression
@@ -184,6 +192,7 @@ struct dg_level {
   dg_feature *features; /* feature_count stairs and spawns, owned */
   int feature_count, feature_capacity;
   dg_placement placement;         /* filled by the placement pass */
+  dg_player_ids players;          /* whose spawns (copied from the request) */
   dg_progression progression;     /* filled by the progression pass */
   dg_targets targets;             /* the structural targets asked for (copied from the request) */
   dg_target_report target_report; /* how candidates fared, when targets were asked for */
@@ -195,6 +204,10 @@ struct dg_level {
   bool grid_metrics_ready;           /* the grid part of metrics is computed (by dg_trace_graph) */
   dg_timing timings[DG_TIMINGS_MAX]; /* phase timings, not serialised */
   int timing_count;
+  /* SHA-256 of the room set used (its canonical JSON), "" when none */
+  char roomset_sha256[DG_SHA256_HEX_SIZE];
+  int *room_of; /* grid tile -> room index or -1, owned; NULL: rooms' rectangles and doors */
+  bool grid_is_projection; /* the grid only draws the level (authored): metrics use the graph */
 };
 
 /* Allocates an empty level for `request` (algorithm, seed, params copied).
@@ -210,6 +223,11 @@ int dg_level_add_room(dg_level *level, const dg_room *room, int *index);
 int dg_level_add_door(dg_level *level, const dg_door *door);
 int dg_level_add_object(dg_level *level, const dg_object *object);
 int dg_level_add_feature(dg_level *level, const dg_feature *feature);
+
+/* Copies `room_of` (grid tile -> room index or -1, width * height ints)
+ * into the level, for the passes after the generator (metrics trace the map
+ * with it). 0 or DG_ENOMEM. */
+int dg_level_keep_room_of(dg_level *level, const int *room_of);
 
 /* Records (or overwrites) the deterministic stat `name` (static string).
  * Silently ignores more than DG_STATS_MAX distinct names. */

@@ -58,12 +58,24 @@ typedef struct dg_target_report {
   int achieved[DG_TARGET_COUNT]; /* its figure for each target */
 } dg_target_report;
 
+/* The players a level's spawns are for (issue 21, item 2): their ids,
+ * sorted bytewise, so that the same party gets the same spawns whatever
+ * the order it joined in. Spawn i belongs to id[i]; with no ids, spawns
+ * carry only their index. */
+#define DG_PLAYER_IDS_MAX 64 /* ids a request carries: params.spawns' own maximum */
+#define DG_PLAYER_ID_MAX 64  /* bytes of one id, of [A-Za-z0-9._-] */
+typedef struct dg_player_ids {
+  int count;                                        /* ids held, 0..DG_PLAYER_IDS_MAX */
+  char id[DG_PLAYER_IDS_MAX][DG_PLAYER_ID_MAX + 1]; /* sorted, distinct, NUL-terminated */
+} dg_player_ids;
+
 struct dg_request {
   const dg_algorithm *algorithm; /* static registry entry */
   uint64_t seed;                 /* the seed generation uses */
   bool seed_given;               /* false until a seed is set */
   dg_params params;              /* every parameter's effective value */
   dg_targets targets;            /* structural targets; all zero for none */
+  dg_player_ids players;         /* whose spawns; count 0 for anonymous spawns */
 };
 
 /* Name of target `id` ("path_min"...), static; NULL when out of range. */
@@ -111,6 +123,21 @@ int dg_request_set_text(dg_request *request, const char *name, const char *text,
  * callers that fill dg_params by hand; dg_generate runs it. 0 or DG_EINVAL
  * naming the first bad field. */
 int dg_params_check(const dg_algorithm *algorithm, const dg_params *params, dg_error *err);
+
+/* True when `id` is a valid player id: 1 to DG_PLAYER_ID_MAX bytes of
+ * [A-Za-z0-9._-]. */
+bool dg_player_id_valid(const char *id);
+
+/* Sets the request's players to the `count` ids at `ids` (any order),
+ * stored sorted bytewise. Errors name `field` with the index ("players[2].id"
+ * when field is "players"): DG_EINVAL for an id outside the pattern or given
+ * twice, DG_ELIMIT for more than DG_PLAYER_IDS_MAX ids. 0 on success; the
+ * request is unchanged on error. */
+int dg_request_set_players(dg_request *request, const char *const *ids, int count,
+                           const char *field, dg_error *err);
+
+/* True when `a` and `b` hold the same ids. */
+bool dg_player_ids_equal(const dg_player_ids *a, const dg_player_ids *b);
 
 /* Runs the algorithm's cross-parameter checks (dg_algorithm.validate). */
 int dg_request_validate(const dg_request *request, dg_error *err);

@@ -22,7 +22,10 @@ static int check_file(const char *path, json_t *results) {
   json_error_t parse_error;
   json_t *json = NULL;
   if (roomset_dir_read_file(path, &json, &parse_error) != 0) {
-    cli_error("%s:%d:%d: %s", path, parse_error.line, parse_error.column, parse_error.text);
+    if (parse_error.line > 0)
+      cli_error("%s:%d:%d: %s", path, parse_error.line, parse_error.column, parse_error.text);
+    else
+      cli_error("%s: %s", path, parse_error.text);
     if (results != NULL)
       json_array_append_new(results,
                             json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "file", path, "valid", 0,

@@ -46,7 +46,45 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * (DG_ENOMEM, DG_ENOENT: no such directory, DG_EINVAL: an invalid file). */
 int cli_make_context(const cli_request_options *options, dg_context **out);
 
+/* What `dungeon generate` prints and how: the format, a floor count and
+ * the SVG options. */
+typedef struct cli_output_options {
+  const char *format; /* json (default), ascii, svg or tiled */
+  int floors;         /* 0: one level; 1 or more: a dungeond.levelset/1 */
+  dg_svg_options svg; /* --tile-size, --no-labels, --graph */
+} cli_output_options;
+
+/* The defaults: one level as JSON, default SVG options. */
+void cli_output_options_init(cli_output_options *output);
+
+/* Consumes argv[*index] if it is --format, --floors, --tile-size,
+ * --no-labels or --graph; 1 if consumed, 0 if not one of them, DG_EINVAL
+ * after printing a usage error. */
+int cli_take_output_option(int argc, char **argv, int *index, cli_output_options *output);
+
+/* 0 when the format is known and goes with --floors; else prints why and
+ * returns DG_EINVAL. */
+int cli_check_output_options(const cli_output_options *output);
+
+/* The bytes `dungeon generate` prints for one request, and its timings. */
+typedef struct cli_output {
+  char *text;                        /* the output, with the newline after JSON; caller frees */
+  size_t length;                     /* bytes in text */
+  uint64_t generate_ns;              /* wall-clock generation time */
+  uint64_t serialise_ns;             /* wall-clock serialisation time */
+  dg_timing timings[DG_TIMINGS_MAX]; /* a single level's phase timings */
+  int timing_count;                  /* entries in timings */
+  bool serialise_failed;             /* the failure was in serialising, not generating */
+} cli_output;
+
+/* Generates the request (a set when output->floors > 0) and serialises it
+ * in output->format into out->text, which the caller frees. 0, or the
+ * library's negative DG_E* code with err's message (out->text NULL). */
+int cli_produce(const dg_context *context, const dg_request *request,
+                const cli_output_options *output, cli_output *out, dg_error *err);
+
 int cli_generate(int argc, char **argv);
+int cli_catalogue(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_algorithms(int argc, char **argv);
 int cli_bench(int argc, char **argv);

@@ -51,48 +51,165 @@ static int random_seed(uint64_t *seed) {
   return got == 1 ? 0 : DG_EINTERNAL;
 }
 
+void cli_output_options_init(cli_output_options *output) {
+  *output = (cli_output_options){.format = "json"};
+  dg_svg_options_init(&output->svg);
+}
+
+int cli_take_output_option(int argc, char **argv, int *index, cli_output_options *output) {
+  const char *arg = argv[*index];
+  if (strcmp(arg, "--no-labels") == 0) {
+    output->svg.labels = false;
+  } else if (strcmp(arg, "--graph") == 0) {
+    output->svg.graph = true;
+  } else if (strcmp(arg, "--tile-size") == 0 || strncmp(arg, "--tile-size=", 12) == 0) {
+    const char *value = arg[11] == '=' ? arg + 12 : (*index + 1 < argc ? argv[++*index] : NULL);
+    char *end = NULL;
+    long size = value != NULL ? strtol(value, &end, 10) : 0;
+    if (value == NULL || end == value || *end != '\0' || size < DG_SVG_TILE_MIN ||
+        size > DG_SVG_TILE_MAX) {
+      cli_error("--tile-size must be an integer from %d to %d", DG_SVG_TILE_MIN, DG_SVG_TILE_MAX);
+      return DG_EINVAL;
+    }
+    output->svg.tile_size = (int)size;
+  } else if (strcmp(arg, "--floors") == 0 || strncmp(arg, "--floors=", 9) == 0) {
+    const char *text = arg[8] == '=' ? arg + 9 : *index + 1 < argc ? argv[++*index] : "";
+    char *end = NULL;
+    long value = strtol(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || value < 1 || value > DG_FLOORS_MAX) {
+      cli_error("--floors must be an integer from 1 to %d, not '%s'", DG_FLOORS_MAX, text);
+      return DG_EINVAL;
+    }
+    output->floors = (int)value;
+  } else if (strcmp(arg, "--format") == 0) {
+    if (*index + 1 >= argc) {
+      cli_error("--format needs a value: json, ascii, svg or tiled");
+      return DG_EINVAL;
+    }
+    output->format = argv[++*index];
+  } else if (strncmp(arg, "--format=", 9) == 0) {
+    output->format = arg + 9;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+int cli_check_output_options(const cli_output_options *output) {
+  const char *format = output->format;
+  if (strcmp(format, "json") != 0 && strcmp(format, "ascii") != 0 && strcmp(format, "svg") != 0 &&
+      strcmp(format, "tiled") != 0) {
+    cli_error("--format must be json, ascii, svg or tiled, not '%s'", format);
+    return DG_EINVAL;
+  }
+  if (output->floors > 0 && strcmp(format, "json") != 0 && strcmp(format, "ascii") != 0) {
+    cli_error("--floors gives json or ascii; draw the floors one at a time for --format %s",
+              format);
+    return DG_EINVAL;
+  }
+  return 0;
+}
+
 /* --floors: the set as dungeond.levelset/1 or as maps, one per floor. */
-static int generate_floors(const dg_context *context, const dg_request *request, int floors,
-                           bool json, bool quiet) {
+static int produce_floors(const dg_context *context, const dg_request *request,
+                          const cli_output_options *output, cli_output *out, dg_error *err) {
   dg_level *levels[DG_FLOORS_MAX] = {0};
   dg_request requests[DG_FLOORS_MAX];
-  dg_error err = {0};
+  bool json = strcmp(output->format, "json") == 0;
   uint64_t started = dg_monotonic_ns();
-  int rc = dg_levelset_generate(context, request, floors, NULL, levels, requests, &err);
-  if (rc != 0) {
-    cli_error("generation failed: %s", err.message);
-    return rc == DG_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
-  }
+  int rc = dg_levelset_generate(context, request, output->floors, NULL, levels, requests, err);
+  if (rc != 0)
+    return rc;
   uint64_t generated = dg_monotonic_ns();
-  char *text = NULL;
-  size_t length = 0;
-  rc = json ? dg_levelset_dump_json(levels, requests, floors, &text, &length)
-            : dg_levelset_dump_ascii(levels, requests, floors, &text, &length);
-  for (int k = 0; k < floors; k++)
+  rc = json ? dg_levelset_dump_json(levels, requests, output->floors, &out->text, &out->length)
+            : dg_levelset_dump_ascii(levels, requests, output->floors, &out->text, &out->length);
+  for (int k = 0; k < output->floors; k++)
     dg_level_free(levels[k]);
+  out->generate_ns = generated - started;
+  out->serialise_ns = dg_monotonic_ns() - generated;
   if (rc != 0) {
-    cli_error("cannot serialise the set: %s", dg_strerror(rc));
-    return CLI_EXIT_FAILURE;
+    out->serialise_failed = true;
+    dg_error_set(err, rc, "", "cannot serialise the set: %s", dg_strerror(rc));
   }
-  fwrite(text, 1, length, stdout);
-  if (json)
-    putchar('\n');
-  free(text);
-  if (!quiet)
-    fprintf(stderr, "dungeon: %d floors generated in %.3f ms\n", floors,
-            (double)(generated - started) / 1e6);
-  return fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
+  return rc;
+}
+
+/* Appends the newline the CLI prints after JSON, so that out->text is
+ * exactly the bytes on stdout. */
+static int end_json_line(cli_output *out) {
+  char *grown = realloc(out->text, out->length + 2);
+  if (grown == NULL)
+    return DG_ENOMEM;
+  grown[out->length++] = '\n';
+  grown[out->length] = '\0';
+  out->text = grown;
+  return 0;
+}
+
+int cli_produce(const dg_context *context, const dg_request *request,
+                const cli_output_options *output, cli_output *out, dg_error *err) {
+  *out = (cli_output){0};
+  const char *format = output->format;
+  int rc;
+  if (output->floors > 0) {
+    rc = produce_floors(context, request, output, out, err);
+  } else {
+    dg_level *level = NULL;
+    uint64_t started = dg_monotonic_ns();
+    rc = dg_generate(context, request, NULL, &level, err);
+    uint64_t generated = dg_monotonic_ns();
+    if (rc != 0)
+      return rc;
+    rc = strcmp(format, "json") == 0 ? dg_level_dump_json(level, &out->text, &out->length)
+         : strcmp(format, "svg") == 0
+             ? dg_level_dump_svg(level, &output->svg, &out->text, &out->length)
+         : strcmp(format, "tiled") == 0 ? dg_level_dump_tiled(level, &out->text, &out->length)
+                                        : dg_level_dump_ascii(level, &out->text, &out->length);
+    out->generate_ns = generated - started;
+    out->serialise_ns = dg_monotonic_ns() - generated;
+    /* Phase timings (not part of the level) for the timing line. */
+    out->timing_count = level->timing_count;
+    memcpy(out->timings, level->timings, sizeof out->timings);
+    dg_level_free(level);
+    if (rc != 0) {
+      out->serialise_failed = true;
+      dg_error_set(err, rc, "", "cannot serialise the level: %s", dg_strerror(rc));
+    }
+  }
+  if (rc == 0 && strcmp(format, "json") == 0 && (rc = end_json_line(out)) != 0) {
+    out->serialise_failed = true;
+    dg_error_set(err, rc, "", "out of memory");
+  }
+  if (rc != 0) {
+    free(out->text);
+    out->text = NULL;
+  }
+  return rc;
+}
+
+static void print_timings(const cli_output *out, const cli_output_options *output) {
+  if (output->floors > 0) {
+    fprintf(stderr, "dungeon: %d floors generated in %.3f ms\n", output->floors,
+            (double)out->generate_ns / 1e6);
+    return;
+  }
+  fprintf(stderr, "dungeon: generated in %.3f ms, serialised in %.3f ms",
+          (double)out->generate_ns / 1e6, (double)out->serialise_ns / 1e6);
+  for (int t = 0; t < out->timing_count; t++)
+    fprintf(stderr, "%s%s %.3f ms", t == 0 ? " (" : ", ", out->timings[t].name,
+            (double)out->timings[t].ns / 1e6);
+  fputs(out->timing_count > 0 ? ")\n" : "\n", stderr);
 }
 
 int cli_generate(int argc, char **argv) {
   cli_request_options options = {0};
-  const char *format = "json";
+  cli_output_options output;
+  cli_output_options_init(&output);
   bool quiet = false, help = false;
-  dg_svg_options svg;
-  dg_svg_options_init(&svg);
-  int floors = 0; /* 0: one level, not a set */
   for (int i = 1; i < argc; i++) {
     int taken = cli_take_request_option(argc, argv, &i, &options);
+    if (taken == 0)
+      taken = cli_take_output_option(argc, argv, &i, &output);
     if (taken < 0)
       return CLI_EXIT_USAGE;
     if (taken > 0)
@@ -101,37 +218,6 @@ int cli_generate(int argc, char **argv) {
       help = true;
     } else if (strcmp(argv[i], "--quiet") == 0) {
       quiet = true;
-    } else if (strcmp(argv[i], "--no-labels") == 0) {
-      svg.labels = false;
-    } else if (strcmp(argv[i], "--graph") == 0) {
-      svg.graph = true;
-    } else if (strcmp(argv[i], "--tile-size") == 0 || strncmp(argv[i], "--tile-size=", 12) == 0) {
-      const char *value = argv[i][11] == '=' ? argv[i] + 12 : (i + 1 < argc ? argv[++i] : NULL);
-      char *end = NULL;
-      long size = value != NULL ? strtol(value, &end, 10) : 0;
-      if (value == NULL || end == value || *end != '\0' || size < DG_SVG_TILE_MIN ||
-          size > DG_SVG_TILE_MAX) {
-        cli_error("--tile-size must be an integer from %d to %d", DG_SVG_TILE_MIN, DG_SVG_TILE_MAX);
-        return CLI_EXIT_USAGE;
-      }
-      svg.tile_size = (int)size;
-    } else if (strcmp(argv[i], "--floors") == 0 || strncmp(argv[i], "--floors=", 9) == 0) {
-      const char *text = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
-      char *end = NULL;
-      long value = strtol(text, &end, 10);
-      if (*text == '\0' || *end != '\0' || value < 1 || value > DG_FLOORS_MAX) {
-        cli_error("--floors must be an integer from 1 to %d, not '%s'", DG_FLOORS_MAX, text);
-        return CLI_EXIT_USAGE;
-      }
-      floors = (int)value;
-    } else if (strcmp(argv[i], "--format") == 0) {
-      if (i + 1 >= argc) {
-        cli_error("--format needs a value: json, ascii, svg or tiled");
-        return CLI_EXIT_USAGE;
-      }
-      format = argv[++i];
-    } else if (strncmp(argv[i], "--format=", 9) == 0) {
-      format = argv[i] + 9;
     } else {
       cli_error("generate: unknown option '%s' (see 'dungeon generate --help')", argv[i]);
       return CLI_EXIT_USAGE;
@@ -149,11 +235,8 @@ int cli_generate(int argc, char **argv) {
     cli_print_params(algorithm);
     return 0;
   }
-  if (strcmp(format, "json") != 0 && strcmp(format, "ascii") != 0 && strcmp(format, "svg") != 0 &&
-      strcmp(format, "tiled") != 0) {
-    cli_error("--format must be json, ascii, svg or tiled, not '%s'", format);
+  if (cli_check_output_options(&output) != 0)
     return CLI_EXIT_USAGE;
-  }
   dg_request request;
   if (cli_build_request(&options, &request) != 0)
     return CLI_EXIT_USAGE;
@@ -169,54 +252,18 @@ int cli_generate(int argc, char **argv) {
   dg_context *context = NULL;
   if (cli_make_context(&options, &context) != 0)
     return CLI_EXIT_FAILURE;
-  if (floors > 0 && strcmp(format, "json") != 0 && strcmp(format, "ascii") != 0) {
-    cli_error("--floors gives json or ascii; draw the floors one at a time for --format %s",
-              format);
-    dg_context_free(context);
-    return CLI_EXIT_USAGE;
-  }
-  if (floors > 0) {
-    int set_rc = generate_floors(context, &request, floors, strcmp(format, "json") == 0, quiet);
-    dg_context_free(context);
-    return set_rc;
-  }
   dg_error err = {0};
-  dg_level *level = NULL;
-  uint64_t started = dg_monotonic_ns();
-  int generated_rc = dg_generate(context, &request, NULL, &level, &err);
-  uint64_t generated = dg_monotonic_ns();
+  cli_output out;
+  int rc = cli_produce(context, &request, &output, &out, &err);
   dg_context_free(context);
-  if (generated_rc != 0) {
-    cli_error("generation failed: %s", err.message);
-    return CLI_EXIT_FAILURE;
-  }
-  char *text = NULL;
-  size_t length = 0;
-  int rc = strcmp(format, "json") == 0    ? dg_level_dump_json(level, &text, &length)
-           : strcmp(format, "svg") == 0   ? dg_level_dump_svg(level, &svg, &text, &length)
-           : strcmp(format, "tiled") == 0 ? dg_level_dump_tiled(level, &text, &length)
-                                          : dg_level_dump_ascii(level, &text, &length);
-  uint64_t serialised = dg_monotonic_ns();
-  /* Phase timings (not part of the level) for the timing line. */
-  dg_timing timings[DG_TIMINGS_MAX];
-  int timing_count = level->timing_count;
-  memcpy(timings, level->timings, sizeof timings);
-  dg_level_free(level);
   if (rc != 0) {
-    cli_error("cannot serialise the level: %s", dg_strerror(rc));
-    return CLI_EXIT_FAILURE;
+    cli_error("%s%s", out.serialise_failed ? "" : "generation failed: ", err.message);
+    return output.floors > 0 && rc == DG_EINVAL && !out.serialise_failed ? CLI_EXIT_USAGE
+                                                                         : CLI_EXIT_FAILURE;
   }
-  fwrite(text, 1, length, stdout);
-  if (strcmp(format, "json") == 0)
-    putchar('\n');
-  free(text);
-  if (!quiet) {
-    fprintf(stderr, "dungeon: generated in %.3f ms, serialised in %.3f ms",
-            (double)(generated - started) / 1e6, (double)(serialised - generated) / 1e6);
-    for (int t = 0; t < timing_count; t++)
-      fprintf(stderr, "%s%s %.3f ms", t == 0 ? " (" : ", ", timings[t].name,
-              (double)timings[t].ns / 1e6);
-    fputs(timing_count > 0 ? ")\n" : "\n", stderr);
-  }
+  fwrite(out.text, 1, out.length, stdout);
+  free(out.text);
+  if (!quiet)
+    print_timings(&out, &output);
   return fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
 }

@@ -1,5 +1,5 @@
 /* `dungeon`: the offline command over libdungeon (generate, algorithms,
- * bench, check). Exit status 0 on success, 1 when the work fails, 2 for bad
+ * bench, check, catalogue). Exit status 0 on success, 1 when the work fails, 2 for bad
  * arguments. */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +14,7 @@ static void usage(FILE *out) {
         "  algorithms  list the algorithms and their parameters\n"
         "  bench       measure levels per second on one core\n"
         "  check       validate room-set files and count their moves\n"
+        "  catalogue   digests of many generate outputs, for golden catalogues\n"
         "\n"
         "  dungeon COMMAND --help   options of one command\n"
         "  dungeon --version        print the version\n",
@@ -41,6 +42,8 @@ int main(int argc, char **argv) {
     return cli_algorithms(argc - 1, argv + 1);
   if (strcmp(command, "check") == 0)
     return cli_check(argc - 1, argv + 1);
+  if (strcmp(command, "catalogue") == 0)
+    return cli_catalogue(argc - 1, argv + 1);
   if (strcmp(command, "bench") == 0)
     return cli_bench(argc - 1, argv + 1);
   cli_error("unknown command '%s' (see 'dungeon --help')", command);

@@ -3,9 +3,13 @@
 #include "roomset_dir.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
@@ -51,8 +55,30 @@ fail:
   return DG_ENOMEM;
 }
 
+/* A problem before parsing: `error` as jansson fills it, with line 0 so
+ * that reports show the path alone. */
+static int not_read(json_error_t *error, const char *path, const char *text) {
+  memset(error, 0, sizeof *error);
+  snprintf(error->source, sizeof error->source, "%s", path);
+  snprintf(error->text, sizeof error->text, "%s", text);
+  return DG_EPARSE;
+}
+
 int roomset_dir_read_file(const char *path, json_t **out, json_error_t *error) {
-  *out = json_load_file(path, JSON_REJECT_DUPLICATES, error);
+  *out = NULL;
+  /* Opened without blocking and checked to be a regular file before a
+   * byte is read: a FIFO named *.json would block open() (and read())
+   * until a writer came, and start-up with it, forever. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return not_read(error, path, strerror(errno));
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(fd);
+    return not_read(error, path, "not a regular file (only regular *.json files are room sets)");
+  }
+  *out = json_loadfd(fd, JSON_REJECT_DUPLICATES, error);
+  close(fd);
   return *out != NULL ? 0 : DG_EPARSE;
 }
 
@@ -65,7 +91,10 @@ static int load_file(dg_context *context, const char *path, roomset_dir_report_f
   json_t *json = NULL;
   if (roomset_dir_read_file(path, &json, &parse_error) != 0) {
     char where[4096 + 32];
-    snprintf(where, sizeof where, "%s:%d:%d", path, parse_error.line, parse_error.column);
+    if (parse_error.line > 0)
+      snprintf(where, sizeof where, "%s:%d:%d", path, parse_error.line, parse_error.column);
+    else
+      snprintf(where, sizeof where, "%s", path);
     report(user, where, "", parse_error.text);
     return DG_EPARSE;
   }

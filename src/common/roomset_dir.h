@@ -26,9 +26,11 @@ typedef struct roomset_dir_result {
   int failed; /* of those, files reported as invalid */
 } roomset_dir_result;
 
-/* Parses one room-set file with the rules every caller shares (duplicate
- * keys are an error). On success *out is a new reference; on failure *out
- * is NULL and `error` (jansson's) says where and why. 0 or DG_EPARSE. */
+/* Parses one room-set file with the rules every caller shares (a regular
+ * file, opened without blocking; duplicate keys are an error). On success
+ * *out is a new reference; on failure *out is NULL and `error` (jansson's)
+ * says where and why (line 0: the file could not be read, e.g. a FIFO).
+ * 0 or DG_EPARSE. */
 int roomset_dir_read_file(const char *path, json_t **out, json_error_t *error);
 
 /* Adds every *.json file of `dir` (hidden files skipped; sorted by name so

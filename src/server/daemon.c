@@ -63,7 +63,14 @@ static int start_transport(server *s, uint32_t id_prefix, dg_error *err) {
       .health_connections_max = limits->health_connections_max,
       .connection_timeout_s = limits->connection_timeout_s,
       .connections_per_ip_max = limits->connections_per_ip_max,
+      .health_connections_per_ip_max = limits->health_connections_per_ip_max,
+      .health_idle_timeout_ms = limits->health_idle_timeout_ms,
       .header_timeout_ms = limits->header_timeout_ms,
+      .header_timeout_penalty_ms = limits->header_timeout_penalty_ms,
+      .linger_ms = limits->linger_ms,
+      .linger_bytes_max = limits->linger_bytes_max,
+      .query_params_max = limits->query_params_max,
+      .request_target_bytes_max = limits->request_target_bytes_max,
       .body_timeout_ms = limits->body_timeout_ms,
       .send_queue_bytes_max = limits->send_queue_bytes_max,
       .send_stall_ms = limits->send_stall_ms,
@@ -93,6 +100,12 @@ int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context
   dg_rng_seed(&s->seeds, entropy[0], entropy[1]);
   jobs_init(&s->queues, loop, cfg->workers, (int)cfg->limits.speculative_reserved_workers,
             cfg->limits.interactive_queue_max, cfg->limits.speculative_queue_max, roomsets);
+  /* One worker stays free of any single client (issue 24 item 3). */
+  long client_workers = cfg->limits.client_workers_max;
+  if (client_workers == 0)
+    client_workers = cfg->workers > 1 ? cfg->workers - 1 : 1;
+  jobs_set_client_limits(&s->queues, (uint64_t)cfg->limits.client_queued_cost_max,
+                         (int)client_workers);
   lobbies_init(&s->lobbies, loop, cfg, &s->queues, &s->counters);
   uv_timer_init(loop, &s->drain_timer);
   s->drain_timer.data = s;

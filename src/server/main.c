@@ -2,12 +2,16 @@
  * configuration, sizes libuv's thread pool, starts libmicrohttpd on the
  * loop and runs until SIGTERM/SIGINT has drained it; exits 0 after a clean
  * drain with every handle closed (uv_loop_close returns 0). */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "daemon.h"
 #include "reload.h"
@@ -50,15 +54,23 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(deadline_ms_default);
   PUT(deadline_ms_max);
   PUT(interactive_queue_max);
+  PUT(client_queued_cost_max);
+  PUT(client_workers_max);
+  PUT(lobbies_per_client_max);
   PUT(speculative_queue_max);
   PUT(connections_max);
   PUT(connection_timeout_s);
   PUT(connections_per_ip_max);
   PUT(header_timeout_ms);
+  PUT(header_timeout_penalty_ms);
   PUT(body_timeout_ms);
+  PUT(linger_ms);
+  PUT(linger_bytes_max);
   PUT(send_queue_bytes_max);
   PUT(send_stall_ms);
   PUT(health_connections_max);
+  PUT(health_connections_per_ip_max);
+  PUT(health_idle_timeout_ms);
   PUT(drain_timeout_ms);
   PUT(retry_after_s);
   PUT(lobbies_max);
@@ -72,6 +84,10 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(player_attribute_name_max);
   PUT(player_attribute_value_max);
   PUT(speculative_reserved_workers);
+  PUT(floors_max);
+  PUT(target_attempts_max);
+  PUT(query_params_max);
+  PUT(request_target_bytes_max);
 #undef PUT
   /* Tokens are secrets: --check-config says how many, never which. */
   json_t *root = json_pack(
@@ -90,6 +106,25 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
     fputc('\n', stdout);
   }
   json_decref(root);
+}
+
+/* Descriptors 0, 1 and 2 closed by whoever started us would be the next
+ * ones opened: libuv's epoll descriptor landed on 1 or 2, the log wrote
+ * into it, and SIGTERM aborted (exit 134). Each closed one is opened on
+ * /dev/null first, so every later descriptor is above 2. False when that
+ * fails. */
+static bool standard_descriptors_open(void) {
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+      continue;
+    int opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (opened != fd) {
+      if (opened >= 0)
+        close(opened);
+      return false;
+    }
+  }
+  return true;
 }
 
 /* What the flags asked for. */
@@ -170,6 +205,11 @@ static int parse_flags(int argc, char **argv, flags *f) {
 }
 
 int main(int argc, char **argv) {
+  if (!standard_descriptors_open())
+    return 1;
+  /* A log past RLIMIT_FSIZE (or a full disk) must not kill the daemon:
+   * the write fails instead, and log.c counts it. */
+  signal(SIGXFSZ, SIG_IGN);
   flags f = {0};
   int exit_status = parse_flags(argc, argv, &f);
   if (exit_status >= 0)

@@ -254,5 +254,30 @@ check "generate --help shows the common parameters" grep -q "exit_distance" "$ou
 check "generate --help explains --floors and --target" grep -q -- "--floors N" "$out"
 check "generate --help lists the progression parameters" grep -q "one_way" "$out"
 
+# dungeon catalogue: the digest of exactly what generate prints.
+cases=$(mktemp)
+trap 'rm -f "$out" "$err" "$out.2" "$cases"' EXIT
+printf '%s\n' '# a comment' '--algorithm classic --seed 42 --format ascii' \
+  '--algorithm nonlinear --seed 3 --floors 2' >"$cases"
+run catalogue "$cases"
+check "catalogue exits 0" [ "$status" -eq 0 ]
+check "catalogue copies comments" grep -qx '# a comment' "$out"
+expected=$("$dungeon" generate --quiet --algorithm classic --seed 42 --format ascii | sha256sum | cut -c1-64)
+check "catalogue's digest is sha256 of generate's output" grep -qx "$expected  --algorithm classic --seed 42 --format ascii" "$out"
+expected=$("$dungeon" generate --quiet --algorithm nonlinear --seed 3 --floors 2 | sha256sum | cut -c1-64)
+check "catalogue digests a set with its newline" grep -qx "$expected  --algorithm nonlinear --seed 3 --floors 2" "$out"
+cp "$out" "$cases"
+run catalogue --check "$cases"
+check "catalogue --check passes its own output" [ "$status" -eq 0 ]
+check "catalogue --check sums up" grep -qx "2 cases, 0 differ" "$out"
+sed -i 's/^[0-9a-f]\{8\}/deadbeef/' "$cases"
+run catalogue --check "$cases"
+check "catalogue --check fails on a changed digest" [ "$status" -eq 1 ]
+check "catalogue --check names the line" grep -q "line 2 differs" "$out"
+printf '%s\n' '--algorithm classic' >"$cases"
+run catalogue "$cases"
+check "a case without --seed exits 2" [ "$status" -eq 2 ]
+check "a case without --seed is named" grep -q "line 1: every case needs --seed" "$err"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

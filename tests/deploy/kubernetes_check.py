@@ -91,7 +91,8 @@ def objects_present(objects):
                 ("Service", "dungeond-replicas"), ("StatefulSet", "dungeond"),
                 ("Deployment", "dungeond-nginx"), ("Service", "dungeond"),
                 ("PodDisruptionBudget", "dungeond"), ("PodDisruptionBudget", "dungeond-nginx"),
-                ("ServiceMonitor", "dungeond"), ("PrometheusRule", "dungeond")]:
+                ("ServiceMonitor", "dungeond"), ("PrometheusRule", "dungeond"),
+                ("NetworkPolicy", "dungeond")]:
         check(key in objects, f"{key} missing")
     check(not any(k == "HorizontalPodAutoscaler" for k, _ in objects),
           "an HPA would add replicas nginx's upstream does not list")
@@ -108,6 +109,35 @@ def objects_present(objects):
           "Service dungeond selects the replicas directly")
 
 
+def network_policy(objects):
+    """Issue 24 item 1: the replicas' ports are reachable only from nginx
+    (API) and from the scraper's namespace (health); the kubelet comes from
+    the node, which NetworkPolicy always admits."""
+    policy = objects[("NetworkPolicy", "dungeond")]["spec"]
+    sts = objects[("StatefulSet", "dungeond")]["spec"]
+    check(policy["podSelector"]["matchLabels"] == sts["template"]["metadata"]["labels"],
+          "the NetworkPolicy does not select the replicas")
+    check(policy["policyTypes"] == ["Ingress"], f"{policy['policyTypes']}")
+    container = sts["template"]["spec"]["containers"][0]
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    nginx = objects[("Deployment", "dungeond-nginx")]["spec"]["template"]["metadata"]["labels"]
+    allowed = {}
+    for rule in policy["ingress"]:
+        check(len(rule["ports"]) == 1 and len(rule["from"]) == 1, f"one source, one port: {rule}")
+        allowed[rule["ports"][0]["port"]] = rule["from"][0]
+    check(set(allowed) == {ports["http"], ports["health"]}, f"ports {sorted(allowed)}")
+    check(allowed[ports["http"]] == {"podSelector": {"matchLabels": nginx}},
+          f"API port admits {allowed[ports['http']]}, not only nginx")
+    scraper = allowed[ports["health"]]
+    check(list(scraper) == ["namespaceSelector"] and
+          scraper["namespaceSelector"]["matchLabels"] ==
+          {"kubernetes.io/metadata.name": generate.SCRAPER_NAMESPACE},
+          f"health port admits {scraper}")
+    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+        check(container[probe]["httpGet"]["port"] == "health", f"{probe} not on health")
+        check(container[probe]["timeoutSeconds"] * 1000 >
+              json.loads(generate.dungeond_config())["limits"]["health_idle_timeout_ms"],
+              f"{probe}: timeoutSeconds shorter than health_idle_timeout_ms")
 def disruption_budgets(objects):
     """Each PodDisruptionBudget selects exactly one workload's pods and
     leaves the others of it serving."""
@@ -262,7 +292,7 @@ def image_and_config(objects):
     check(config.get("health_listen", "").startswith("0.0.0.0:") and
           int(config["health_listen"].split(":")[1]) == ports.get("health"),
           f"health_listen {config.get('health_listen')!r} vs the 'health' port {ports}")
-    for probe in ("livenessProbe", "readinessProbe"):
+    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
         check(c[probe]["httpGet"]["port"] == "health", f"{probe} is not on the health port")
     annotations = objects[("StatefulSet", "dungeond")]["spec"]["template"]["metadata"]["annotations"]
     check(annotations.get("prometheus.io/port") == str(ports.get("health")),
@@ -467,6 +497,8 @@ def main():
         ("dungeond.yaml is what deploy/kubernetes/generate.py writes", generated),
         ("nginx Deployment + Service in front, a headless Service for the StatefulSet, no HPA",
          objects_present),
+        ("NetworkPolicy: API port from nginx only, health port from the scraper's namespace; "
+         "probe timeouts above health_idle_timeout_ms", network_policy),
         ("a PodDisruptionBudget for each workload, leaving replicas up", disruption_budgets),
         ("every container has a startupProbe like its livenessProbe", startup_probes),
         ("the ServiceMonitor scrapes the replicas' health port as job dungeond; the "

@@ -34,10 +34,10 @@ static void apply_profiles(const config *cfg) {
   json_t *players = json_pack("[{s:i, s:f}, {s:i}, {}]", "level", 20, "gold", 1234.5, "level", -3);
   check(players != NULL, "out of memory", NULL);
   const party parties[] = {
-      {NULL, 0},
-      {NULL, 1},
-      {NULL, cfg->limits.players_max},
-      {players, 3},
+      {NULL, 0, false},
+      {NULL, 1, false},
+      {NULL, cfg->limits.players_max, false},
+      {players, 3, false},
   };
   const char *name;
   json_t *profile;

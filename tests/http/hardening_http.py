@@ -373,8 +373,11 @@ FLOOD = {"algorithm": "nonlinear", "seed": 5, "params": {"width": 1000, "height"
 @test("clients that never read big levels: stalled ones closed, the rest refused 503, RSS under the documented bound, others served")
 def _():
     budget = 8 << 20
+    # 100 readers from one address: it stands for 100 clients, so the
+    # per-client bounds of issue 24 are lifted here.
     d = Daemon(limits={"send_queue_bytes_max": budget, "send_stall_ms": 200,
-                       "connections_per_ip_max": 0, "deadline_ms_default": 60000})
+                       "connections_per_ip_max": 0, "deadline_ms_default": 60000,
+                       "client_workers_max": 2, "client_queued_cost_max": 1000000000000})
     readers = []
     try:
         body = json.dumps(FLOOD).encode()
@@ -510,7 +513,10 @@ def _():
 # ------------------------------------------------------------ 6: 413 at once
 @test("a chunked body over body_bytes_max: 413 at the limit, connection closed, little read")
 def _():
-    d = Daemon(limits={"body_bytes_max": 65536})
+    # After the 413 the daemon drains what the client still sends, so that
+    # the client reads the answer instead of a reset (issue 24 item 5), up
+    # to linger_bytes_max: kept small here, so "little read" still holds.
+    d = Daemon(limits={"body_bytes_max": 65536, "linger_bytes_max": 1 << 20})
     try:
         s = connect(d.port, timeout=10)
         s.sendall(b"POST /v1/levels HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -550,15 +556,15 @@ def _():
     d = Daemon()
     try:
         cases = [(b"/\xff\xfe", 400, "/%FF%FE"), (b"/v1/%ff", 400, "/v1/%FF"),
-                 (b"/a%01b", 400, "/a%01b"), (b"/" + "\u00e9".encode() * 90 + b"x", 414, None),
-                 (b"/v1/lobbies/" + b"a" * 200, 414, None)]
+                 (b"/a%01b", 400, "/a%01b"), (b"/" + "\u00e9".encode() * 4100 + b"x", 414, None),
+                 (b"/v1/lobbies/" + b"a" * 8200, 414, None)]
         for path, expected, instance in cases:
             answer = raw(d.port, b"GET " + path + b" HTTP/1.1\r\nHost: t\r\nX-Request-Id: p-"
                          + str(expected).encode() + b"\r\n\r\n")
             status, headers, body = parse(answer)
             doc = problem(status, headers, body, expected)
             check(instance is None or doc["instance"] == instance, f"instance {doc['instance']}")
-            check(len(doc["instance"].encode()) < 160, "instance too long")
+            check(len(doc["instance"].encode()) < 8192, "instance too long")
         check(wait_until(lambda: sum('"status":400' in l for l in d.lines) >= 3 and
                          sum('"status":414' in l for l in d.lines) >= 2, 5),
               "no log line for bad paths")

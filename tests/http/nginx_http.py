@@ -194,7 +194,8 @@ def main():
             eff = doc["effective"]
             direct = front.request("POST", "/v1/levels", {"algorithm": eff["algorithm"],
                                                           "seed": eff["seed"],
-                                                          "params": eff["params"]})
+                                                          "params": eff["params"],
+                                                          "players": eff["players"]})
             check(direct[0] == 200 and direct[2] == body,
                   f"lb{i}: level through nginx differs from the direct request")
         hits = [d.stats()["lobbies"]["hits"] for d in daemons]

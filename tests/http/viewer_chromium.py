@@ -307,6 +307,52 @@ def main():
         page.eval("document.getElementById('copy-json').click()")
         check(json.loads(page.wait("document.body.dataset.copied")) == body, "JSON copy differs")
 
+    @test("a crafted link's copied curl command is one safe command in a real bash (issue 24 item 7)")
+    def _():
+        # Before: the JSON body went inside '...' unescaped, so a text
+        # parameter from the URL fragment closed the quote and its copied
+        # command ran `touch` in bash.
+        # (A text input drops line breaks, so the value has none.)
+        hostile = ("x'; touch pwned1; echo '$(touch pwned2)`touch pwned3`\"\\"
+                   "'\"'\"touch pwned4 ; ' & touch pwned5 # \\'")
+        fragment = urllib.parse.urlencode({"algorithm": "authored", "seed": "1",
+                                           "roomset": hostile})
+        page.eval(f"location.hash = {json.dumps(fragment)}")
+        page.call("Page.reload")
+        page.wait("(document.getElementById('param-roomset') || {}).value === "
+                  + json.dumps(hostile))
+        page.eval("document.body.dataset.copied = ''")
+        page.eval("document.getElementById('copy-curl').click()")
+        command = page.wait("document.body.dataset.copied")
+        with tempfile.TemporaryDirectory(prefix="dungeond-paste-") as work:
+            syntax = subprocess.run(["bash", "-n", "-c", command], capture_output=True,
+                                    text=True, timeout=30)
+            check(syntax.returncode == 0, f"bash -n: {syntax.stderr}")
+            # The probe: a `curl` function that prints its arguments, one per
+            # NUL, so that bash's own parse of the pasted text is what is
+            # checked, and nothing is sent anywhere.
+            probe = "curl() { printf '%s\\0' \"$@\"; }\n" + command + "\n"
+            run = subprocess.run(["bash", "-c", probe], cwd=work, capture_output=True,
+                                 timeout=30)
+            check(run.returncode == 0, f"bash: {run.returncode} {run.stderr!r}")
+            made = os.listdir(work)
+            check(made == [], f"the pasted command ran something: {made}")
+        args = run.stdout.decode().split("\0")[:-1]
+        check(args[:4] == ["-s", "-XPOST", "-H", "Accept: image/svg+xml"] and args[5] == "-d"
+              and len(args) == 7, f"arguments {args}")
+        check(args[4].startswith(base + "/v1/levels"), args[4])
+        body = json.loads(args[6])
+        check(body == {"algorithm": "authored", "seed": 1, "params": {"roomset": hostile}},
+              f"body {body}")
+        # And the real curl, pasted as is, reaches the daemon with that body:
+        # an unknown room set, named back.
+        with tempfile.TemporaryDirectory(prefix="dungeond-paste-") as work:
+            real = subprocess.run(["bash", "-c", command], cwd=work, capture_output=True,
+                                  timeout=60)
+            check(os.listdir(work) == [], f"ran something: {os.listdir(work)}")
+        doc = json.loads(real.stdout)
+        check(doc["status"] == 422 and doc["errors"][0]["field"] == "params.roomset", f"{doc}")
+
     @test("screenshot saved in the build directory")
     def _():
         shot = page.call("Page.captureScreenshot", {"format": "png"})

@@ -11,6 +11,7 @@
 #include "state/config.h"
 #include "state/errors.h"
 #include "state/jobs.h"
+#include "state/level_id.h"
 #include "state/lobby.h"
 #include "state/stats.h"
 
@@ -60,7 +61,7 @@ static void run_until_ready(char *const *ready) {
 static lobby *new_lobby(const char *id, uint64_t seed) {
   lobby *l = NULL;
   dg_error err;
-  cr_assert_eq(lobby_create(&f.table, id, &l, &err), 0, "%s", err.message);
+  cr_assert_eq(lobby_create(&f.table, id, 0, &l, &err), 0, "%s", err.message);
   json_t *settings = json_pack("{s:s}", "algorithm", "classic");
   cr_assert_eq(lobby_put_settings(&f.table, l, settings, seed, &err), 0, "%s", err.message);
   return l;
@@ -88,6 +89,8 @@ Test(lobby, a_ready_level_is_a_hit_and_the_same_as_a_fresh_one) {
   size_t length = 0;
   char *fresh = NULL;
   cr_assert_eq(dg_level_dump_json(level, &fresh, &length), 0);
+  /* Pre-generated levels carry their identity (level_id, level_hash). */
+  cr_assert_eq(level_identify(f.cfg.lobby_seed_key, &l->effective, &fresh, &length), 0);
   cr_assert_eq(length, result.length);
   cr_assert(memcmp(fresh, result.level, length) == 0, "a hit differs from a fresh level");
   free(fresh);
@@ -172,7 +175,7 @@ Test(lobby, lobbies_max_is_held) {
   new_lobby("b", 2);
   lobby *third = NULL;
   dg_error err;
-  cr_assert_eq(lobby_create(&f.table, "c", &third, &err), SRV_ELOBBIES);
+  cr_assert_eq(lobby_create(&f.table, "c", 0, &third, &err), SRV_ELOBBIES);
   cr_assert_null(third);
   cr_assert_eq(f.table.count, 2);
 }

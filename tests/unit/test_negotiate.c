@@ -182,3 +182,33 @@ Test(negotiate, job_output_compresses_and_tags_by_representation) {
   free(body);
   dg_level_free(level);
 }
+
+/* The tag covers what made the level, not only the bytes: an ASCII map
+ * made from another room set (or by another generator version) may be the
+ * same text, and must not keep a cached answer's tag. */
+Test(negotiate, tag_covers_the_room_set) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  request.seed = 7;
+  request.seed_given = true;
+  dg_level *level = NULL;
+  dg_error err = {0};
+  cr_assert_eq(dg_generate(NULL, &request, NULL, &level, &err), 0, "%s", err.message);
+  char tags[2][24], *bodies[2];
+  size_t lengths[2];
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1)
+      memset(level->roomset_sha256, 'a', 64);
+    job_encoding encoding = {.cacheable = true};
+    cr_assert_eq(negotiate_job_output(level, JOB_FORMAT_ASCII, NULL, NULL, &encoding, &bodies[pass],
+                                      &lengths[pass]),
+                 0);
+    cr_assert_not_null(strstr(encoding.identity, pass == 0 ? "roomset -" : "roomset aaaa"));
+    memcpy(tags[pass], encoding.etag, 24);
+  }
+  cr_assert(lengths[0] == lengths[1] && memcmp(bodies[0], bodies[1], lengths[0]) == 0);
+  cr_assert_str_neq(tags[0], tags[1]);
+  free(bodies[0]);
+  free(bodies[1]);
+  dg_level_free(level);
+}

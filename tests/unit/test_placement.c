@@ -13,6 +13,7 @@
 
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
+#include "dungeon/render.h"
 
 #define ROOMSETS TEST_DATA_DIR "/../../config/roomsets/"
 
@@ -543,4 +544,284 @@ Test(targets, common_parameters_end_every_table) {
     for (int k = 0; k < DG_COMMON_PARAM_COUNT; k++)
       cr_assert_str_eq(all[a]->params[dg_common_param(all[a], k)].name, names[k], "%s",
                        all[a]->name);
+}
+
+/* Spawns keyed by player (issue 21, item 2): spawn i belongs to the i-th
+ * id in byte order, so one party in two join orders gives the same bytes,
+ * and every spawn names its player in JSON, Tiled and SVG. */
+Test(placement, spawns_are_keyed_by_sorted_player_id) {
+  const char *const settings[] = {"spawns=3", NULL};
+  const char *const joined[] = {"zed", "ann", "Bob"};
+  const char *const reordered[] = {"ann", "Bob", "zed"};
+  const char *const sorted[] = {"Bob", "ann", "zed"}; /* bytewise: uppercase first */
+  const char *algorithms[] = {"classic", "landmark", "nonlinear"};
+  for (int a = 0; a < 3; a++) {
+    dg_request first = make(algorithms[a], settings, 11), second = first;
+    dg_error err = {0};
+    cr_assert_eq(dg_request_set_players(&first, joined, 3, "players", &err), 0, "%s", err.message);
+    cr_assert_eq(dg_request_set_players(&second, reordered, 3, "players", &err), 0);
+    dg_level *one = generate(&first), *two = generate(&second);
+    char *text_one = NULL, *text_two = NULL;
+    size_t length_one = 0, length_two = 0;
+    cr_assert_eq(dg_level_dump_json(one, &text_one, &length_one), 0);
+    cr_assert_eq(dg_level_dump_json(two, &text_two, &length_two), 0);
+    cr_assert(length_one == length_two && memcmp(text_one, text_two, length_one) == 0,
+              "%s: the join order changed the level", algorithms[a]);
+    int spawn = 0;
+    for (int i = 0; i < one->feature_count; i++) {
+      const dg_feature *f = &one->features[i];
+      if (strcmp(f->kind, "spawn") != 0)
+        continue;
+      cr_assert_eq(f->player, spawn);
+      cr_assert_str_eq(f->player_id, sorted[spawn]);
+      spawn++;
+    }
+    cr_assert_eq(spawn, 3, "%s: %d spawns", algorithms[a], spawn);
+    cr_assert_not_null(strstr(text_one, "\"player\":0,\"player_id\":\"Bob\""));
+    char *tiled = NULL, *svg = NULL;
+    size_t tiled_length = 0, svg_length = 0;
+    cr_assert_eq(dg_level_dump_tiled(one, &tiled, &tiled_length), 0);
+    cr_assert_not_null(
+        strstr(tiled, "\"name\":\"player_id\",\"type\":\"string\",\"value\":\"zed\""));
+    dg_svg_options options;
+    dg_svg_options_init(&options);
+    cr_assert_eq(dg_level_dump_svg(one, &options, &svg, &svg_length), 0);
+    cr_assert_not_null(strstr(svg, "data-player=\"1\" data-player-id=\"ann\""));
+    free(tiled);
+    free(svg);
+    free(text_one);
+    free(text_two);
+    dg_level_free(one);
+    dg_level_free(two);
+  }
+}
+
+/* Without ids the spawns carry only their index: the bytes of every
+ * request that names no player are those of before. */
+Test(placement, anonymous_spawns_have_no_player_id) {
+  const char *const settings[] = {"spawns=2", NULL};
+  dg_request request = make("classic", settings, 3);
+  dg_level *level = generate(&request);
+  char *text = NULL;
+  size_t length = 0;
+  cr_assert_eq(dg_level_dump_json(level, &text, &length), 0);
+  cr_assert_null(strstr(text, "player_id"));
+  cr_assert_not_null(strstr(text, "\"player\":1"));
+  free(text);
+  dg_level_free(level);
+}
+
+Test(placement, player_ids_are_checked) {
+  dg_request request = make("classic", NULL, 1);
+  dg_error err = {0};
+  const char *const spaced[] = {"ok", "not ok"};
+  cr_assert_eq(dg_request_set_players(&request, spaced, 2, "players", &err), DG_EINVAL);
+  cr_assert_str_eq(err.field, "players[1].id");
+  cr_assert_not_null(strstr(err.message, "[A-Za-z0-9._-]"));
+  const char *const twice[] = {"b", "a", "b"};
+  cr_assert_eq(dg_request_set_players(&request, twice, 3, "players", &err), DG_EINVAL);
+  cr_assert_str_eq(err.field, "players[2].id");
+  const char *const empty[] = {""};
+  cr_assert_eq(dg_request_set_players(&request, empty, 1, "players", &err), DG_EINVAL);
+  const char *many[DG_PLAYER_IDS_MAX + 1];
+  for (int i = 0; i <= DG_PLAYER_IDS_MAX; i++)
+    many[i] = "x";
+  cr_assert_eq(dg_request_set_players(&request, many, DG_PLAYER_IDS_MAX + 1, "players", &err),
+               DG_ELIMIT);
+  cr_assert_eq(request.players.count, 0, "a refused party changed the request");
+}
+
+/* --- forced stairs on every floor of many sets (issue 23 item 3) --- */
+
+static int room_holding(const dg_level *level, int x, int y) {
+  for (int r = 0; r < level->room_count; r++)
+    if (in_room(&level->rooms[r], x, y))
+      return r;
+  return -1;
+}
+
+/* Breadth-first over walkable tiles from (x, y): which rooms' tiles are
+ * reached (reached_rooms), whether (tx, ty) is, and the first graph node
+ * met (a room tile's room node, else a node's own tile). */
+typedef struct walk_result {
+  int rooms_reached;
+  bool target_reached;
+  int first_node;
+} walk_result;
+
+static int graph_root(int *parent, int i) {
+  while (parent[i] != i)
+    i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/* in_main[i]: node i lies in the graph's part with the most rooms. */
+static bool *graph_main_part(const dg_graph *graph) {
+  int n = graph->node_count;
+  int *parent = malloc((size_t)n * sizeof *parent), *rooms = calloc((size_t)n, sizeof *rooms);
+  bool *in_main = calloc((size_t)n, 1);
+  for (int i = 0; i < n; i++)
+    parent[i] = i;
+  for (int e = 0; e < graph->edge_count; e++) {
+    int a = graph_root(parent, graph->edges[e].from), b = graph_root(parent, graph->edges[e].to);
+    parent[a > b ? a : b] = a > b ? b : a;
+  }
+  int best = 0;
+  for (int i = 0; i < n; i++)
+    rooms[graph_root(parent, i)] += graph->nodes[i].room >= 0;
+  for (int i = 0; i < n; i++)
+    best = rooms[i] > rooms[best] ? i : best;
+  for (int i = 0; i < n; i++)
+    in_main[i] = graph_root(parent, i) == best;
+  free(parent);
+  free(rooms);
+  return in_main;
+}
+
+static walk_result walk_from(const dg_level *level, int x0, int y0, int tx, int ty) {
+  const dg_grid *grid = &level->grid;
+  bool *in_main = graph_main_part(&level->graph);
+  int width = grid->width, cells = width * grid->height;
+  int *queue = malloc((size_t)cells * sizeof *queue);
+  bool *seen = calloc((size_t)cells, 1);
+  bool *room_seen = calloc((size_t)level->room_count + 1, 1);
+  walk_result result = {0, false, -1};
+  int head = 0, tail = 0;
+  queue[tail++] = y0 * width + x0;
+  seen[y0 * width + x0] = true;
+  while (head < tail) {
+    int p = queue[head++], x = p % width, y = p / width;
+    int room = room_holding(level, x, y);
+    if (room >= 0 && !room_seen[room]) {
+      room_seen[room] = true;
+      result.rooms_reached++;
+    }
+    if (result.first_node < 0) {
+      int found = room >= 0 ? node_of_room(&level->graph, room) : -1;
+      for (int i = 0; i < level->graph.node_count && found < 0; i++)
+        if (level->graph.nodes[i].room < 0 && level->graph.nodes[i].x == x &&
+            level->graph.nodes[i].y == y && strcmp(level->graph.nodes[i].kind, "stairs") != 0)
+          found = i;
+      /* A node the graph does not join to the rest is not where one gets. */
+      result.first_node = found >= 0 && in_main[found] ? found : -1;
+    }
+    result.target_reached = result.target_reached || (x == tx && y == ty);
+    /* West, east, north, south: ties go as the placement pass takes them. */
+    static const int dx[4] = {-1, 1, 0, 0}, dy[4] = {0, 0, -1, 1};
+    for (int d = 0; d < 4; d++) {
+      int nx = x + dx[d], ny = y + dy[d];
+      if (dg_grid_contains(grid, nx, ny) && !seen[ny * width + nx] &&
+          dg_tile_walkable(dg_grid_get(grid, nx, ny))) {
+        seen[ny * width + nx] = true;
+        queue[tail++] = ny * width + nx;
+      }
+    }
+  }
+  free(queue);
+  free(seen);
+  free(room_seen);
+  free(in_main);
+  return result;
+}
+
+/* The most rooms any walkable component touches: the main part's. */
+static int main_part_rooms(const dg_level *level) {
+  int best = 0;
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_room *room = &level->rooms[r];
+    int x = room->x + room->width / 2, y = room->y + room->height / 2;
+    for (int yy = room->y; yy < room->y + room->height; yy++)
+      for (int xx = room->x; xx < room->x + room->width; xx++)
+        if (dg_tile_walkable(dg_grid_get(&level->grid, xx, yy))) {
+          x = xx;
+          y = yy;
+        }
+    if (dg_tile_walkable(dg_grid_get(&level->grid, x, y))) {
+      walk_result w = walk_from(level, x, y, -1, -1);
+      best = w.rooms_reached > best ? w.rooms_reached : best;
+    }
+  }
+  return best;
+}
+
+static void check_forced_floors(const char *algorithm, const char *const *settings, int seeds,
+                                bool map) {
+  for (uint64_t seed = 1; seed <= (uint64_t)seeds; seed++) {
+    dg_request set = make(algorithm, settings, seed);
+    dg_level *levels[4] = {0};
+    dg_request requests[4];
+    dg_error err = {0};
+    cr_assert_eq(dg_levelset_generate(context, &set, 4, NULL, levels, requests, &err), 0,
+                 "%s seed %llu: %s", algorithm, (unsigned long long)seed, err.message);
+    for (int k = 1; k < 4; k++) {
+      const dg_level *level = levels[k];
+      const dg_feature *up = &level->features[0], *down = &level->features[1];
+      cr_assert_str_eq(up->kind, "stairs_up");
+      cr_assert_eq(dg_grid_get(&level->grid, up->x, up->y), DG_TILE_STAIRS_UP);
+      cr_assert_eq(up->room, room_holding(level, up->x, up->y),
+                   "%s seed %llu floor %d: stairs up at %d,%d name room %d", algorithm,
+                   (unsigned long long)seed, k, up->x, up->y, up->room);
+      cr_assert_eq(level->placement.spawns_placed, level->placement.spawns_wanted,
+                   "%s seed %llu floor %d", algorithm, (unsigned long long)seed, k);
+      if (!map)
+        continue; /* authored: its grid is a drawing, its graph the level */
+      walk_result w = walk_from(level, up->x, up->y, down->x, down->y);
+      cr_assert(w.target_reached, "%s seed %llu floor %d: stairs down unreachable from (%d,%d)",
+                algorithm, (unsigned long long)seed, k, up->x, up->y);
+      cr_assert_eq(w.rooms_reached, main_part_rooms(level),
+                   "%s seed %llu floor %d: the stairs up reach %d rooms, not the main part",
+                   algorithm, (unsigned long long)seed, k, w.rooms_reached);
+      /* A stairs node's edge goes to the node its corridor reaches. */
+      const dg_graph *graph = &level->graph;
+      for (int e = 0; e < graph->edge_count; e++) {
+        if (strcmp(graph->edges[e].kind, "stairs") != 0)
+          continue;
+        int stairs = graph->edges[e].from, other = graph->edges[e].to;
+        cr_assert_str_eq(graph->nodes[stairs].kind, "stairs");
+        cr_assert_eq(other, w.first_node,
+                     "%s seed %llu floor %d: the stairs edge goes to node %d, the corridor "
+                     "reaches node %d",
+                     algorithm, (unsigned long long)seed, k, other, w.first_node);
+      }
+    }
+    for (int k = 0; k < 4; k++)
+      dg_level_free(levels[k]);
+  }
+}
+
+Test(floors, forced_stairs_join_the_main_part_every_algorithm) {
+  check_forced_floors("classic", NULL, 250, true);
+  check_forced_floors("landmark", NULL, 40, true);
+  check_forced_floors("nonlinear", NULL, 60, true);
+  check_forced_floors("authored", (const char *[]){"roomset=sewer", "rooms=30", NULL}, 10, false);
+}
+
+/* Authored maps differ in size from seed to seed; four-floor sets whose
+ * next floor drew 16 smaller maps in a row used to fail with 422 (crypt
+ * seeds 79, 105, 130, 145, 187 of 1-200). A valid request always gives a
+ * set: the floor's map grows to hold the stairs. */
+Test(floors, authored_four_floor_sets_are_always_made) {
+  dg_context *crypt = NULL;
+  cr_assert_eq(dg_context_new(&crypt), 0);
+  json_t *json = json_load_file(ROOMSETS "crypt.json", 0, NULL);
+  cr_assert_not_null(json);
+  dg_error err = {0};
+  cr_assert_eq(dg_context_add_roomset(crypt, json, &err), 0, "%s", err.message);
+  json_decref(json);
+  static const uint64_t seeds[] = {79, 105, 130, 145, 187, 1, 2, 3, 4, 5, 6, 7, 8};
+  for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+    dg_request set = make("authored", (const char *[]){"roomset=crypt", NULL}, seeds[i]);
+    dg_level *levels[4] = {0};
+    dg_request requests[4];
+    cr_assert_eq(dg_levelset_generate(crypt, &set, 4, NULL, levels, requests, &err), 0,
+                 "crypt seed %llu: %s", (unsigned long long)seeds[i], err.message);
+    for (int k = 0; k + 1 < 4; k++) {
+      const dg_feature *down = &levels[k]->features[1], *up = &levels[k + 1]->features[0];
+      cr_assert(down->x == up->x && down->y == up->y);
+      cr_assert_eq(dg_grid_get(&levels[k + 1]->grid, up->x, up->y), DG_TILE_STAIRS_UP);
+    }
+    for (int k = 0; k < 4; k++)
+      dg_level_free(levels[k]);
+  }
+  dg_context_free(crypt);
 }

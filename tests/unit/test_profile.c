@@ -52,7 +52,7 @@ Test(profile, apply_rounds_and_clamps_to_the_parameter_range) {
                           "\"rooms_max\": {\"base\": 7, \"players\": 1.5},"
                           "\"closet_chance\": {\"base\": 0.5, \"players\": -0.1}}}");
   cr_assert_eq(profile_check("p", profile, NULL), 0);
-  party members = {NULL, 3};
+  party members = {NULL, 3, false};
   dg_request request;
   dg_request_init(&request, dg_algorithm_find("classic"));
   dg_error err;
@@ -231,7 +231,7 @@ Test(profile, apply_refuses_a_non_finite_value) {
   json_t *profile = parse("{\"algorithm\": \"classic\", \"params\": {\"closet_chance\": "
                           "{\"base\": 0.1, \"sum.level\": 1, \"mean.level\": -1}}}");
   json_t *players = parse("[{\"level\": 1e308}, {\"level\": 1e308}]");
-  party members = {players, 2};
+  party members = {players, 2, false};
   cr_assert(isnan(profile_formula_value(
                 json_object_get(json_object_get(profile, "params"), "closet_chance"), &members)),
             "the formula really gives NaN here (inf - inf)");

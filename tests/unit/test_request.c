@@ -1,6 +1,9 @@
 /* Request validation: every way a request can be wrong gets its own code,
  * the offending field, and a message that states the allowed range. */
 #include <criterion/criterion.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dungeon/dungeon.h"
@@ -302,4 +305,44 @@ Test(params, role_lookup_edges) {
   cr_assert_eq(dg_algorithm_param_with_role(&fake, DG_PARAM_ROLE_HEIGHT), -1);
   cr_assert_eq(dg_algorithm_param_with_role(&fake, DG_PARAM_ROLE_ROOM_COUNT), -1);
   cr_assert_eq(dg_algorithm_param_with_role(&fake, DG_PARAM_ROLE_NONE), -1);
+}
+
+/* LC_NUMERIC set to de_DE ("0,5" is a half there): the locale is compiled
+ * into a temporary directory when the system has not generated it, so the
+ * test runs wherever localedef (package locales) is installed. */
+static char locale_dir[] = "/tmp/dungeond-locale-XXXXXX";
+
+static bool german_numbers(void) {
+  if (setlocale(LC_NUMERIC, "de_DE.UTF-8") != NULL)
+    return true;
+  char *dir = mkdtemp(locale_dir);
+  cr_assert_not_null(dir);
+  char command[256];
+  snprintf(command, sizeof command, "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 2>/dev/null", dir);
+  int status = system(command);
+  cr_assert(status == 0 || status == 256, "localedef failed (%d): install the locales package",
+            status); /* 1: warnings only */
+  setenv("LOCPATH", dir, 1);
+  return setlocale(LC_NUMERIC, "de_DE.UTF-8") != NULL;
+}
+
+Test(request, text_numbers_ignore_the_locale) {
+  cr_assert(german_numbers(), "cannot make a de_DE locale");
+  cr_assert_eq(strtod("0.5", NULL), 0.0, "the locale does not read '.' as a decimal point");
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_error err = {0};
+  cr_assert_eq(dg_request_set_text(&request, "closet_chance", "0.5", &err), 0, "%s", err.message);
+  int index = dg_algorithm_param_index(request.algorithm, "closet_chance");
+  cr_assert_eq(dg_param_float(&request.params, index), 0.5);
+  cr_assert_eq(dg_request_set_text(&request, "closet_chance", "2.5e-1", &err), 0, "%s",
+               err.message);
+  cr_assert_eq(dg_param_float(&request.params, index), 0.25);
+  cr_assert_eq(dg_request_set_text(&request, "closet_chance", "0,5", &err), DG_ETYPE);
+  setlocale(LC_NUMERIC, "C");
+  if (strchr(locale_dir, 'X') == NULL) {
+    char command[256];
+    snprintf(command, sizeof command, "rm -rf %s", locale_dir);
+    cr_assert_eq(system(command), 0);
+  }
 }

@@ -3,6 +3,7 @@
  * load, and the precomputed moves are what seed 003 describes: one per
  * room, connector and rotation, grouped by geometry. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dungeon/dungeon.h"
@@ -170,4 +171,62 @@ Test(roomset, shipped_sets) {
       cr_assert(info.rooms >= 30 && info.rooms <= 40, "%s: %d rooms", info.name, info.rooms);
   }
   dg_context_free(context);
+}
+
+/* A level names its room set by the SHA-256 of the set's canonical JSON:
+ * the same content in another layout has the same digest, a changed room
+ * another, and an authored level carries it, beside its generator version. */
+Test(roomset, digest_names_the_content) {
+  json_t *json = load(CONFIG_DIR "crypt.json");
+  char *canonical = json_dumps(json, JSON_COMPACT | JSON_SORT_KEYS);
+  char expected[DG_SHA256_HEX_SIZE];
+  dg_sha256_hex(canonical, strlen(canonical), expected);
+  free(canonical);
+  /* The same set written out indented and unsorted, then with one weight changed. */
+  char *indented = json_dumps(json, JSON_INDENT(3));
+  json_t *reread = json_loads(indented, 0, NULL);
+  free(indented);
+  json_t *changed = json_deep_copy(json);
+  json_t *room = json_array_get(json_object_get(changed, "rooms"), 1);
+  json_object_set_new(room, "weight",
+                      json_integer(json_integer_value(json_object_get(room, "weight")) + 1));
+  json_object_set_new(changed, "name", json_string("crypt2"));
+  dg_context *context = NULL;
+  cr_assert_eq(dg_context_new(&context), 0);
+  dg_error err = {0};
+  cr_assert_eq(dg_context_add_roomset(context, json, &err), 0, "%s", err.message);
+  dg_context *other = NULL;
+  cr_assert_eq(dg_context_new(&other), 0);
+  cr_assert_eq(dg_context_add_roomset(other, reread, &err), 0, "%s", err.message);
+  cr_assert_eq(dg_context_add_roomset(other, changed, &err), 0, "%s", err.message);
+  dg_roomset_info info, again, modified;
+  cr_assert_eq(dg_context_roomset_info(context, 0, &info), 0);
+  cr_assert_eq(dg_context_roomset_info(other, 0, &again), 0);
+  cr_assert_eq(dg_context_roomset_info(other, 1, &modified), 0);
+  cr_assert_str_eq(info.sha256, expected);
+  cr_assert_str_eq(again.sha256, expected);
+  cr_assert_str_neq(modified.sha256, expected);
+
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("authored"));
+  cr_assert_eq(dg_request_set_text(&request, "rooms", "20", &err), 0);
+  request.seed = 3;
+  request.seed_given = true;
+  dg_level *level = NULL;
+  cr_assert_eq(dg_generate(context, &request, NULL, &level, &err), 0, "%s", err.message);
+  char *text = NULL;
+  size_t length = 0;
+  cr_assert_eq(dg_level_dump_json(level, &text, &length), 0);
+  json_t *parsed = json_loads(text, 0, NULL);
+  cr_assert_str_eq(json_string_value(json_object_get(parsed, "roomset_sha256")), expected);
+  cr_assert_eq(json_integer_value(json_object_get(parsed, "generator_version")),
+               DG_GENERATOR_VERSION);
+  json_decref(parsed);
+  free(text);
+  dg_level_free(level);
+  dg_context_free(other);
+  dg_context_free(context);
+  json_decref(changed);
+  json_decref(reread);
+  json_decref(json);
 }

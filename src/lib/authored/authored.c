@@ -106,6 +106,17 @@ static void footprint(const au_state *s, const au_placement *p, int *x0, int *z0
 static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg_error *err) {
   dg_level *level = s->level;
   int width = max_x - min_x + 2, height = max_z - min_z + 2;
+  /* Multi-floor sets force the stairs up where the floor above has its
+   * stairs down. Authored maps differ in size from seed to seed, so the map
+   * grows (stone, and a border) to hold that tile; the placement pass then
+   * digs the stairs a way to the rooms. Without this a set failed when 16
+   * seeds in a row drew a smaller map (2.5% of four-floor sets). */
+  int forced_x = dg_param_int(s->params, dg_common_param(level->algorithm, DG_COMMON_STAIRS_UP_X));
+  int forced_y = dg_param_int(s->params, dg_common_param(level->algorithm, DG_COMMON_STAIRS_UP_Y));
+  if (forced_x >= 0 && forced_y >= 0) {
+    width = forced_x + 2 > width ? forced_x + 2 : width;
+    height = forced_y + 2 > height ? forced_y + 2 : height;
+  }
   int rc = dg_grid_init(&level->grid, width, height);
   if (rc != 0)
     return dg_error_set(err, rc, "params.rooms",
@@ -113,6 +124,9 @@ static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg
                         "set params.grid to false",
                         width, height);
   level->has_grid = true;
+  /* Rooms stack and corridors cross at other heights: the top-down grid
+   * draws the level, the graph is its connectivity. */
+  level->grid_is_projection = true;
   long cells = (long)width * height;
   int *owner = malloc((size_t)cells * sizeof *owner);
   if (owner == NULL)
@@ -153,14 +167,23 @@ static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg
         dg_grid_set(&level->grid, x, y, DG_TILE_CORRIDOR);
     }
   }
-  for (int i = 0; i < s->connections.count; i++) {
+  for (int i = 0; i < s->connections.count && rc == 0; i++) {
     const au_connector *ends[2] = {&s->connectors.items[s->connections.items[i].a],
                                    &s->connectors.items[s->connections.items[i].b]};
-    for (int k = 0; k < 2; k++)
-      dg_grid_set(&level->grid, ends[k]->x - min_x + 1, ends[k]->z - min_z + 1, DG_TILE_DOOR);
+    for (int k = 0; k < 2; k++) {
+      int x = ends[k]->x - min_x + 1, y = ends[k]->z - min_z + 1;
+      /* The level's doors are the grid's: one per door tile (doorways
+       * stacked at other heights share it), on its connector's room. */
+      if (dg_grid_get(&level->grid, x, y) == DG_TILE_DOOR)
+        continue;
+      dg_grid_set(&level->grid, x, y, DG_TILE_DOOR);
+      dg_door door = {.x = x, .y = y, .room = ends[k]->placement, .secret = false};
+      if ((rc = dg_level_add_door(level, &door)) != 0)
+        break;
+    }
   }
   free(owner);
-  return 0;
+  return rc;
 }
 
 /* The world x, z extent (half-open) of everything drawn: the rooms'
@@ -310,6 +333,7 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   if (out == NULL)
     goto fail;
   snprintf(out->roomset, sizeof out->roomset, "%s", set->name);
+  memcpy(level->roomset_sha256, set->sha256, sizeof level->roomset_sha256);
   snprintf(out->biome, sizeof out->biome, "%s", set->biome);
   out->out_of_space = s.out_of_space;
   out->grid_origin[0] = min_x - 1;

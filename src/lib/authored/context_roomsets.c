@@ -70,6 +70,7 @@ int dg_context_roomset_info(const dg_context *context, int index, dg_roomset_inf
                         .table_states = set->pdb.states,
                         .table_bytes = (int64_t)set->pdb.slots *
                                        (int64_t)(sizeof *set->pdb.keys + sizeof *set->pdb.costs),
-                        .table_build_ns = set->pdb.build_ns};
+                        .table_build_ns = set->pdb.build_ns,
+                        .sha256 = set->sha256};
   return 0;
 }

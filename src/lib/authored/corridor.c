@@ -23,6 +23,7 @@
 
 #include <stdlib.h>
 
+#include "core/fp.h"
 #include "core/hash.h"
 
 /* Cells one search may visit: past this many it has wandered too far for a
@@ -206,7 +207,7 @@ int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *leng
         int h = iabs(gx - x) + iabs(gy - y) + iabs(gz - z);
         uint32_t id = (uint32_t)q->nodes.count;
         if (dg_vec_push(&q->nodes, (cnode){x, y, z, (int)at, g}) != 0 ||
-            dg_heap_push(&q->open, (uint64_t)((g + w * h) * 16.0), id) != 0)
+            dg_heap_push(&q->open, (uint64_t)((g + dg_fp_mul(w, h)) * 16.0), id) != 0)
           return DG_ENOMEM;
       }
   }

@@ -10,6 +10,7 @@
  * the visited table are reused from one search to the next. */
 #include <stdlib.h>
 
+#include "core/fp.h"
 #include "cycles_internal.h"
 
 const int au_cutoffs[AU_CUTOFFS] = {4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 0};
@@ -177,7 +178,7 @@ int au_run_search(au_state *s, au_chain_search *q, int from, int to, int *result
           continue; /* table miss: the goal is out of reach from there */
         if ((rc = seen_relax(q, seen_key, cg)) < 0)
           return rc;
-        uint64_t priority = (uint64_t)((cg + w * ch) * 16.0);
+        uint64_t priority = (uint64_t)((cg + dg_fp_mul(w, ch)) * 16.0);
         au_node child = {cx, cy, cz, x->facing, (int)at, m, group, e, cg, n.depth + 1};
         if ((rc = push_node(q, child, priority)) != 0)
           return rc;

@@ -427,6 +427,15 @@ int rs_set_parse(const json_t *json, rs_report *report, rs_set **out) {
   }
   if (report->count != start_count)
     goto fail;
+  /* The level names its room set by this digest: canonical, so that the
+   * file's layout does not matter, only what the parser reads. */
+  char *canonical = json_dumps(json, JSON_COMPACT | JSON_SORT_KEYS);
+  if (canonical == NULL) {
+    rs_set_free(set);
+    return DG_ENOMEM;
+  }
+  dg_sha256_hex(canonical, strlen(canonical), set->sha256);
+  free(canonical);
   *out = set;
   return 0;
 fail:

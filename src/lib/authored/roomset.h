@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dungeon/digest.h"
 #include "dungeon/error.h"
 #include "pdb.h"
 
@@ -115,7 +116,8 @@ typedef struct rs_set {
   int by_facing_count[4];
   int *moves_by_facing[4]; /* move indices per open facing (grouping off), owned */
   int moves_by_facing_count[4];
-  rs_pdb pdb; /* the pattern database of the cycle search */
+  rs_pdb pdb;                      /* the pattern database of the cycle search */
+  char sha256[DG_SHA256_HEX_SIZE]; /* digest of the set's canonical JSON (sorted keys, compact) */
 } rs_set;
 
 /* Collects validation problems: every one up to `max` is kept, the rest

@@ -209,7 +209,8 @@ static int classic_generate(const dg_context *context, const dg_request *request
     goto fail;
   if ((rc = dg_cancel_check(cancel)) != 0)
     goto fail;
-  if ((rc = dg_trace_graph(level, s.room_of)) != 0)
+  if ((rc = dg_trace_graph(level, s.room_of)) != 0 ||
+      (rc = dg_level_keep_room_of(level, s.room_of)) != 0)
     goto fail;
   dg_level_set_stat(level, "joins", level->room_count > 0 ? level->room_count - 1 : 0);
   dg_level_set_stat(level, "joins_meeting_corridors", s.intersections);

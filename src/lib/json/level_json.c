@@ -273,13 +273,19 @@ int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, cha
   /* A level finished just at its deadline is not worth serialising. */
   if (dg_writer_poll(&w) != 0)
     return w.cancel_rc;
-  dg_writer_raw(&w, "{\"format\":\"" DG_LEVEL_FORMAT "\",\"algorithm\":",
-                sizeof("{\"format\":\"" DG_LEVEL_FORMAT "\",\"algorithm\":") - 1);
+  dg_writer_raw(&w, "{\"format\":\"" DG_LEVEL_FORMAT "\",\"generator_version\":",
+                sizeof("{\"format\":\"" DG_LEVEL_FORMAT "\",\"generator_version\":") - 1);
+  dg_writer_int(&w, DG_GENERATOR_VERSION);
+  dg_writer_key(&w, "algorithm", false);
   dg_writer_cstring(&w, level->algorithm->name);
   dg_writer_key(&w, "seed", false);
   write_seed(&w, level->seed);
   dg_writer_key(&w, "params", false);
   write_params(&w, level->algorithm, &level->params);
+  if (level->roomset_sha256[0] != '\0') {
+    dg_writer_key(&w, "roomset_sha256", false);
+    dg_writer_cstring(&w, level->roomset_sha256);
+  }
   if (level->has_grid) {
     dg_writer_key(&w, "grid", false);
     write_grid(&w, &level->grid, level->progression.placed ? DG_TILE_COUNT : DG_TILE_BASE_COUNT);
@@ -346,6 +352,10 @@ int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, cha
     if (feature->player >= 0) {
       dg_writer_key(&w, "player", false);
       dg_writer_int(&w, feature->player);
+    }
+    if (feature->player_id != NULL) {
+      dg_writer_key(&w, "player_id", false);
+      dg_writer_cstring(&w, feature->player_id);
     }
     dg_writer_key(&w, "x", false);
     dg_writer_int(&w, feature->x);

@@ -37,11 +37,11 @@ json_t *dg_context_roomsets_to_json(const dg_context *context) {
   for (int i = 0; i < dg_context_roomset_count(context); i++) {
     dg_roomset_info info;
     dg_context_roomset_info(context, i, &info);
-    json_t *item =
-        json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:I}", "name", info.name, "biome", info.biome,
-                  "rooms", info.rooms, "connectors", info.connectors, "shims", info.shims, "moves",
-                  info.moves, "move_groups", info.move_groups, "table_states", info.table_states,
-                  "table_bytes", (json_int_t)info.table_bytes);
+    json_t *item = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:s}", "name", info.name,
+                             "biome", info.biome, "rooms", info.rooms, "connectors",
+                             info.connectors, "shims", info.shims, "moves", info.moves,
+                             "move_groups", info.move_groups, "table_states", info.table_states,
+                             "table_bytes", (json_int_t)info.table_bytes, "sha256", info.sha256);
     if (item == NULL || json_array_append_new(list, item) != 0) {
       json_decref(list);
       return NULL;

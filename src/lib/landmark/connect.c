@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fp.h"
 #include "dungeon/request.h"
 #include "geometry/delaunay.h"
 #include "geometry/mst.h"
@@ -89,9 +90,9 @@ static int build_costs(landmark_state *s, uint32_t *min_cost) {
        * stretched (x1.5) and clamped, which makes soft plains and hard
        * clusters; squaring then keeps soft rock common and the clusters
        * dear, "clusters of hard rock that the corridors have to surround". */
-      float h = 0.5f + 1.5f * density[c];
+      float h = 0.5f + dg_fp_mulf(1.5f, density[c]);
       h = h < 0.0f ? 0.0f : h > 1.0f ? 1.0f : h;
-      long cost = base + (long)((float)weight * h * h + 0.5f);
+      long cost = base + (long)(dg_fp_mulf((float)weight * h, h) + 0.5f);
       bool near_wall = false;
       for (int dy = -1; dy <= 1 && !near_wall; dy++)
         for (int dx = -1; dx <= 1; dx++)

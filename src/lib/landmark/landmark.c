@@ -161,6 +161,12 @@ static int landmark_generate(const dg_context *context, const dg_request *reques
   for (long i = 0; i < s.cells; i++)
     if (!s.inside[i])
       level->grid.tiles[i] = DG_TILE_VOID;
+  /* The rooms' tiles for the passes after us: floors, and wall tiles (of
+   * which the walkable ones are the doors cut) by the room they enclose. */
+  for (long i = 0; i < s.cells; i++)
+    s.room_of[i] = s.room_of[i] <= -2 ? -2 - s.room_of[i] : s.room_of[i];
+  if ((rc = dg_level_keep_room_of(level, s.room_of)) != 0)
+    goto fail;
   dg_level_set_stat(level, "landmarks", s.extension.shape_count);
   dg_level_set_stat(level, "landmark_attempts", s.landmark_attempts);
   dg_level_set_stat(level, "rooms_tried", s.rooms_tried);

@@ -14,6 +14,7 @@ int dg_level_new(const dg_request *request, dg_level **out) {
   level->seed = request->seed;
   level->params = request->params;
   level->targets = request->targets;
+  level->players = request->players;
   dg_graph_init(&level->graph);
   *out = level;
   return 0;
@@ -34,6 +35,7 @@ void dg_level_free(dg_level *level) {
   free(level->progression.key_sphere);
   free(level->progression.walk);
   dg_graph_close(&level->graph);
+  free(level->room_of);
   if (level->extension.free_data != NULL)
     level->extension.free_data(level->extension.data);
   free(level);
@@ -88,5 +90,16 @@ int dg_level_add_feature(dg_level *level, const dg_feature *feature) {
                   sizeof *feature) != 0)
     return DG_ENOMEM;
   level->features[level->feature_count++] = *feature;
+  return 0;
+}
+
+int dg_level_keep_room_of(dg_level *level, const int *room_of) {
+  size_t bytes = (size_t)level->grid.width * (size_t)level->grid.height * sizeof *room_of;
+  int *copy = malloc(bytes > 0 ? bytes : 1);
+  if (copy == NULL)
+    return DG_ENOMEM;
+  memcpy(copy, room_of, bytes);
+  free(level->room_of);
+  level->room_of = copy;
   return 0;
 }

@@ -6,6 +6,7 @@
  * this file itself knows nothing of jansson, so generate.c and the generators do not depend on the
  * JSON layer. */
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -197,6 +198,23 @@ static bool plain_number(const char *text) {
   return true;
 }
 
+/* strtod in the C locale: "0.5" is a half whatever LC_NUMERIC the host
+ * program chose (under de_DE plain strtod stops at the '.'), so the same
+ * request text means the same level everywhere. A locale object per call:
+ * parameter texts are few, and the library keeps no global state. 0, or
+ * DG_ENOMEM when the locale object cannot be made; errno as strtod sets it. */
+static int parse_c_number(const char *text, double *number, char **end) {
+  locale_t c_numeric = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+  if (c_numeric == (locale_t)0)
+    return DG_ENOMEM;
+  errno = 0;
+  *number = strtod_l(text, end, c_numeric);
+  int saved = errno;
+  freelocale(c_numeric);
+  errno = saved;
+  return 0;
+}
+
 int dg_param_find(const dg_request *request, const char *name, const char *field, dg_error *err) {
   int index = dg_algorithm_param_index(request->algorithm, name);
   if (index < 0) {
@@ -224,8 +242,10 @@ int dg_request_set_text(dg_request *request, const char *name, const char *text,
   case DG_PARAM_FLOAT: {
     char *end = NULL;
     errno = 0;
-    number = plain_number(text) ? strtod(text, &end) : 0;
-    if (end == NULL || end == text || *end != '\0' || errno != 0)
+    int parsed = plain_number(text) ? parse_c_number(text, &number, &end) : DG_EPARSE;
+    if (parsed == DG_ENOMEM)
+      return dg_error_set(err, DG_ENOMEM, name, "out of memory reading %s", name);
+    if (parsed != 0 || end == text || *end != '\0' || errno != 0)
       return dg_error_set(err, DG_ETYPE, name, "%s must be %s, not '%s'", name,
                           dg_param_describe_range(def, range, sizeof range), text);
     break;

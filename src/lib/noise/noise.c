@@ -5,13 +5,12 @@
  * what dg_noise_sample does, in the same order, but hashes each lattice
  * cell once per run of tiles instead of four times per tile. */
 /* Floating-point results feed the level, so they must not depend on the
- * compiler fusing a * b + c into one rounding where the target has FMA
- * (clang does by default; GCC does not in ISO C mode). */
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#endif
-
+ * compiler fusing a * b + c into one rounding where the target has FMA:
+ * every product that feeds a sum goes through dg_fp_mulf (core/fp.h),
+ * whatever the flags. */
 #include "noise/noise.h"
+
+#include "core/fp.h"
 
 #include "dungeon/error.h"
 #include "dungeon/rng.h"
@@ -35,7 +34,7 @@ static inline uint32_t lattice_hash(uint32_t seed, int32_t x, int32_t y) {
 }
 
 static inline float fade(float t) {
-  return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f);
+  return t * t * t * (dg_fp_mulf(t, dg_fp_mulf(t, 6.0f) - 15.0f) + 10.0f);
 }
 
 static inline int32_t floor_int(float v) {
@@ -78,13 +77,13 @@ int dg_noise_init(dg_noise *noise, uint64_t seed, int octaves, float frequency, 
  * position (fx, fy) with faded weights (sx, sy). */
 static inline float cell_value(uint32_t g00, uint32_t g10, uint32_t g01, uint32_t g11, float fx,
                                float fy, float sx, float sy) {
-  float n00 = grad_x[g00] * fx + grad_y[g00] * fy;
-  float n10 = grad_x[g10] * (fx - 1.0f) + grad_y[g10] * fy;
-  float n01 = grad_x[g01] * fx + grad_y[g01] * (fy - 1.0f);
-  float n11 = grad_x[g11] * (fx - 1.0f) + grad_y[g11] * (fy - 1.0f);
-  float nx0 = n00 + sx * (n10 - n00);
-  float nx1 = n01 + sx * (n11 - n01);
-  return (nx0 + sy * (nx1 - nx0)) * RANGE_SCALE;
+  float n00 = dg_fp_mulf(grad_x[g00], fx) + dg_fp_mulf(grad_y[g00], fy);
+  float n10 = dg_fp_mulf(grad_x[g10], fx - 1.0f) + dg_fp_mulf(grad_y[g10], fy);
+  float n01 = dg_fp_mulf(grad_x[g01], fx) + dg_fp_mulf(grad_y[g01], fy - 1.0f);
+  float n11 = dg_fp_mulf(grad_x[g11], fx - 1.0f) + dg_fp_mulf(grad_y[g11], fy - 1.0f);
+  float nx0 = n00 + dg_fp_mulf(sx, n10 - n00);
+  float nx1 = n01 + dg_fp_mulf(sx, n11 - n01);
+  return (nx0 + dg_fp_mulf(sy, nx1 - nx0)) * RANGE_SCALE;
 }
 
 float dg_noise_perlin(uint32_t seed, float x, float y) {
@@ -98,9 +97,9 @@ float dg_noise_perlin(uint32_t seed, float x, float y) {
 float dg_noise_sample(const dg_noise *noise, float x, float y) {
   float sum = 0.0f;
   for (int o = 0; o < noise->octaves; o++) {
-    float px = x * noise->frequency[o] + noise->offset_x[o];
-    float py = y * noise->frequency[o] + noise->offset_y[o];
-    sum += noise->amplitude[o] * dg_noise_perlin(noise->seed[o], px, py);
+    float px = dg_fp_mulf(x, noise->frequency[o]) + noise->offset_x[o];
+    float py = dg_fp_mulf(y, noise->frequency[o]) + noise->offset_y[o];
+    sum += dg_fp_mulf(noise->amplitude[o], dg_noise_perlin(noise->seed[o], px, py));
   }
   return clamp1(sum);
 }
@@ -117,13 +116,13 @@ int dg_noise_fill(const dg_noise *noise, float *out, int width, int height, void
     const float f = noise->frequency[o], amp = noise->amplitude[o];
     const uint32_t seed = noise->seed[o];
     for (int x = 0; x < width; x++) {
-      float px = (float)x * f + noise->offset_x[o];
+      float px = dg_fp_mulf((float)x, f) + noise->offset_x[o];
       xis[x] = floor_int(px);
       fxs[x] = px - (float)xis[x];
       sxs[x] = fade(fxs[x]);
     }
     for (int y = 0; y < height; y++) {
-      float py = (float)y * f + noise->offset_y[o];
+      float py = dg_fp_mulf((float)y, f) + noise->offset_y[o];
       int32_t yi = floor_int(py);
       float fy = py - (float)yi, sy = fade(fy);
       float *row = out + (long)y * width;
@@ -137,7 +136,7 @@ int dg_noise_fill(const dg_noise *noise, float *out, int width, int height, void
           g01 = lattice_hash(seed, cached, yi + 1);
           g11 = lattice_hash(seed, cached + 1, yi + 1);
         }
-        row[x] += amp * clamp1(cell_value(g00, g10, g01, g11, fxs[x], fy, sxs[x], sy));
+        row[x] += dg_fp_mulf(amp, clamp1(cell_value(g00, g10, g01, g11, fxs[x], fy, sxs[x], sy)));
       }
     }
   }

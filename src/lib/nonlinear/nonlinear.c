@@ -20,9 +20,9 @@ const char *const nl_method_names[] = {"clock", "grid", NULL};
  * seed's "about 40 feet" with 5-foot tiles, squashed vertically as terminal
  * glyphs are tall); the seed's own threshold of 6; its clock method. */
 static const dg_param_def nonlinear_params[NL_P_COUNT] = {
-    [NL_P_WIDTH] = {"width", DG_PARAM_INT, 80, 14, 1000, NULL, NULL, "map width in tiles",
+    [NL_P_WIDTH] = {"width", DG_PARAM_INT, 120, 14, 1000, NULL, NULL, "map width in tiles",
                     DG_PARAM_ROLE_WIDTH},
-    [NL_P_HEIGHT] = {"height", DG_PARAM_INT, 40, 14, 1000, NULL, NULL, "map height in tiles",
+    [NL_P_HEIGHT] = {"height", DG_PARAM_INT, 60, 14, 1000, NULL, NULL, "map height in tiles",
                      DG_PARAM_ROLE_HEIGHT},
     [NL_P_AREA_WIDTH] = {"area_width", DG_PARAM_INT, 8, 4, 40, NULL, NULL,
                          "width of one area of the coarse grid in tiles (rooms are at most "
@@ -39,9 +39,11 @@ static const dg_param_def nonlinear_params[NL_P_COUNT] = {
                         "d10 for an unmapped area: 0 dead end, 1..threshold junction, above a "
                         "room",
                         DG_PARAM_ROLE_NONE},
-    [NL_P_ROOMS] = {"rooms", DG_PARAM_INT, 12, 1, 10000, NULL, NULL,
-                    "stop once this many rooms exist (fewer when every exit is spent)",
-                    DG_PARAM_ROLE_ROOM_COUNT},
+    [NL_P_ROOMS] =
+        {"rooms", DG_PARAM_INT, 12, 1, 10000, NULL, NULL,
+         "stop once this many rooms exist (rooms and junctions roll more exits when every "
+         "exit is spent; fewer only when the map has no room left)",
+         DG_PARAM_ROLE_ROOM_COUNT},
     [NL_P_START_EXITS] = {"start_exits", DG_PARAM_INT, 4, 1, 12, NULL, NULL,
                           "exits of the start room, each rolling a destination",
                           DG_PARAM_ROLE_NONE},
@@ -85,6 +87,51 @@ static void extension_free(void *data) {
   if (extension != NULL)
     free(extension->points);
   free(extension);
+}
+
+/* Renumbers the graph so that node i is room i (docs/level-format.md: rooms
+ * come first), the other points after them in the order they were rolled,
+ * and the points (parallel to the nodes) with them. Growth numbers nodes as
+ * the dice find them, junctions and rooms mixed. 0, DG_ENOMEM, or
+ * DG_EINTERNAL if a room has no node (growth gives each one). */
+static int rooms_first(dg_level *level, nl_point *points) {
+  dg_graph *graph = &level->graph;
+  int n = graph->node_count, rc = DG_ENOMEM;
+  int *new_of = malloc((size_t)(n + 1) * sizeof *new_of);
+  dg_node *nodes = malloc((size_t)(n + 1) * sizeof *nodes);
+  nl_point *moved = malloc((size_t)(n + 1) * sizeof *moved);
+  if (new_of == NULL || nodes == NULL || moved == NULL)
+    goto done;
+  for (int i = 0; i < n; i++)
+    new_of[i] = -1;
+  for (int i = 0; i < n; i++) {
+    int room = graph->nodes[i].room;
+    if (room >= 0 && room < level->room_count && new_of[i] < 0)
+      new_of[i] = room;
+  }
+  int next = level->room_count;
+  for (int i = 0; i < n; i++)
+    if (new_of[i] < 0)
+      new_of[i] = next++;
+  rc = DG_EINTERNAL;
+  if (next != n)
+    goto done; /* a room without its node, or two nodes for one room */
+  for (int i = 0; i < n; i++) {
+    nodes[new_of[i]] = graph->nodes[i];
+    moved[new_of[i]] = points[i];
+  }
+  memcpy(graph->nodes, nodes, (size_t)n * sizeof *nodes);
+  memcpy(points, moved, (size_t)n * sizeof *moved);
+  for (int e = 0; e < graph->edge_count; e++) {
+    graph->edges[e].from = new_of[graph->edges[e].from];
+    graph->edges[e].to = new_of[graph->edges[e].to];
+  }
+  rc = 0;
+done:
+  free(new_of);
+  free(nodes);
+  free(moved);
+  return rc;
 }
 
 static int nonlinear_generate(const dg_context *context, const dg_request *request,
@@ -137,7 +184,7 @@ static int nonlinear_generate(const dg_context *context, const dg_request *reque
     goto fail;
   for (int i = 0; i < cells; i++)
     s.cells[i] = (nl_cell){.node = -1, .edge = -1, .links = 0};
-  if ((rc = nl_grow(&s, cancel)) != 0)
+  if ((rc = nl_grow(&s, cancel)) != 0 || (rc = rooms_first(level, s.points)) != 0)
     goto fail;
   dg_level_set_stat(level, "areas", cells);
   dg_level_set_stat(level, "exits_rolled", s.exits_rolled);
@@ -153,6 +200,7 @@ static int nonlinear_generate(const dg_context *context, const dg_request *reque
   dg_level_set_stat(level, "forks", s.forks);
   dg_level_set_stat(level, "crossings", s.crossings);
   dg_level_set_stat(level, "sublevels", s.sublevels);
+  dg_level_set_stat(level, "exits_reopened", s.exits_reopened);
   int points = level->graph.node_count;
   extension->points = malloc((size_t)points * sizeof *extension->points);
   rc = DG_ENOMEM;

@@ -139,6 +139,7 @@ typedef struct nl_state {
   int *pending; /* scratch: areas entered by the corridor being dug */
   int pending_count;
   int64_t exits_rolled, exits_merged, exits_off_map, joins, forks, crossings, sublevels;
+  int64_t exits_reopened; /* exits rooms rolled again after every exit was spent */
   int64_t d10_counts[3], turns, intersections;
 } nl_state;
 

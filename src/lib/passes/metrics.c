@@ -1,6 +1,8 @@
 /* Level metrics, computed the same way for every algorithm: from the grid
- * when there is one (reachability, dead ends, double-wide corridors) and
- * from the graph (cycles, stretch of loop edges). */
+ * when there is one (reachability, dead ends, double-wide corridors), the
+ * loops of the map's room graph (cycles: the grid traced as trace.c does,
+ * whatever graph the generator published), and from the graph (stretch of
+ * loop edges; everything for levels whose grid is only a drawing). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "core/heap.h"
 #include "core/unionfind.h"
 #include "passes/metrics_internal.h"
+#include "passes/trace.h"
 
 #include "dungeon/level.h"
 
@@ -228,8 +231,14 @@ static int graph_metrics(dg_level *level, dg_cancel *cancel, dg_metrics *m) {
   int count = 0;
   rc = dg_graph_components(graph, component, &count);
   if (rc == 0) {
-    m->cycles = graph->edge_count - graph->node_count + count;
-    if (!level->has_grid) {
+    /* One definition for every algorithm: the loops the map really has.
+     * A landmark or nonlinear graph is the plan (MST and extra edges, the
+     * rolls), not the map, so the map is traced for this count. */
+    if (level->has_grid && !level->grid_is_projection)
+      rc = dg_trace_cycles(level, &m->cycles);
+    else
+      m->cycles = graph->edge_count - graph->node_count + count;
+    if (!level->has_grid || level->grid_is_projection) {
       m->components = count;
       m->connected = true;
       for (int i = 0; i < graph->node_count; i++)

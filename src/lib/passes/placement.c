@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fp.h"
 #include "core/heap.h"
 #include "dungeon/rng.h"
 
@@ -36,13 +37,87 @@ static bool corridor_like(dg_tile tile) {
   return tile == DG_TILE_CORRIDOR || tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_CHEST;
 }
 
-/* Digs from solid tile `start` to the nearest walkable tile, cheapest way
- * through stone (walls cost more, so a connection enters a room through one
- * wall tile, which becomes a door, and never runs along walls). Returns the
- * walkable tile reached in *joined and the steps in *length; tiles dug are
- * counted in level->placement.carved. 0, DG_ENOMEM or DG_EUNSAT (no
- * walkable tile at all). */
-static int carve_connection(dg_level *level, int start, int *joined, int *length) {
+/* Walkable-tile components (4-neighbour) into comp (-1 on solid tiles),
+ * and in *main the main part of the level: the component holding tiles of
+ * the most rooms (ties: the first found in row-major order), else the
+ * largest. Forced stairs must join it, not a sealed closet. 0 or DG_ENOMEM. */
+static int main_component(const dg_level *level, int *comp, int *main) {
+  const dg_grid *grid = &level->grid;
+  int width = grid->width;
+  long cells = (long)width * grid->height;
+  int *queue = malloc((size_t)(cells + 1) * sizeof *queue);
+  int *size = malloc((size_t)(cells + 1) * sizeof *size);
+  int *rooms = calloc((size_t)(cells + 1), sizeof *rooms);
+  int *seen_by = malloc((size_t)(cells + 1) * sizeof *seen_by);
+  int rc = DG_ENOMEM, count = 0;
+  if (queue == NULL || size == NULL || rooms == NULL || seen_by == NULL)
+    goto done;
+  for (long i = 0; i < cells; i++)
+    comp[i] = -1;
+  for (long i = 0; i < cells; i++) {
+    if (comp[i] >= 0 || !dg_tile_walkable((dg_tile)grid->tiles[i]))
+      continue;
+    int head = 0, tail = 0;
+    comp[i] = count;
+    queue[tail++] = (int)i;
+    while (head < tail) {
+      int p = queue[head++], x = p % width;
+      int around[4] = {x > 0 ? p - 1 : -1, x + 1 < width ? p + 1 : -1, p >= width ? p - width : -1,
+                       p + width < cells ? p + width : -1};
+      for (int k = 0; k < 4; k++)
+        if (around[k] >= 0 && comp[around[k]] < 0 &&
+            dg_tile_walkable((dg_tile)grid->tiles[around[k]])) {
+          comp[around[k]] = count;
+          queue[tail++] = around[k];
+        }
+    }
+    size[count] = tail;
+    seen_by[count] = -1;
+    count++;
+  }
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_room *room = &level->rooms[r];
+    for (int y = room->y; y < room->y + room->height; y++)
+      for (int x = room->x; x < room->x + room->width; x++) {
+        int c = dg_grid_contains(grid, x, y) ? comp[(long)y * width + x] : -1;
+        if (c >= 0 && seen_by[c] != r) {
+          seen_by[c] = r;
+          rooms[c]++;
+        }
+      }
+  }
+  *main = -1;
+  for (int c = 0; c < count; c++)
+    if (*main < 0 || rooms[c] > rooms[*main] ||
+        (rooms[c] == rooms[*main] && rooms[c] == 0 && size[c] > size[*main]))
+      *main = c;
+  rc = 0;
+done:
+  free(queue);
+  free(size);
+  free(rooms);
+  free(seen_by);
+  return rc;
+}
+
+/* True when a walkable tile lies beside (x, y) (4-neighbour). */
+static bool beside_walkable(const dg_grid *grid, int x, int y) {
+  static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+  for (int d = 0; d < 4; d++)
+    if (dg_grid_contains(grid, x + dx[d], y + dy[d]) &&
+        dg_tile_walkable(dg_grid_get(grid, x + dx[d], y + dy[d])))
+      return true;
+  return false;
+}
+
+/* Digs from tile `start` to the nearest walkable tile of component `main`
+ * (comp as main_component gives it), cheapest way through stone (walls cost
+ * more, so a connection enters a room through one wall tile beside its
+ * floor, which becomes a door, and never runs along walls or cuts a
+ * corner). Walkable tiles of other components on the way are walked, not
+ * dug. Returns the tile reached in *joined; tiles dug are counted in
+ * level->placement.carved. 0, DG_ENOMEM or DG_EUNSAT (no way there). */
+static int carve_connection(dg_level *level, int start, const int *comp, int main, int *joined) {
   dg_grid *grid = &level->grid;
   int width = grid->width;
   long cells = (long)width * grid->height;
@@ -65,10 +140,12 @@ static int carve_connection(dg_level *level, int start, int *joined, int *length
     int p = (int)popped;
     if ((long)priority != cost[p])
       continue;
-    if (p != start && dg_tile_walkable((dg_tile)grid->tiles[p])) {
+    if (p != start && comp[p] == main) {
       found = p;
       break;
     }
+    /* Out of a wall only onto the floor behind it: one door, no L. */
+    bool from_wall = p != start && grid->tiles[p] == DG_TILE_WALL;
     int x = p % width;
     int around[4] = {x > 0 ? p - 1 : -1, x + 1 < width ? p + 1 : -1, p >= width ? p - width : -1,
                      p + width < cells ? p + width : -1};
@@ -77,8 +154,12 @@ static int carve_connection(dg_level *level, int start, int *joined, int *length
       if (n < 0)
         continue;
       dg_tile tile = (dg_tile)grid->tiles[n];
-      /* A walkable tile ends the search; stepping into it from a wall is
-       * fine, along a wall is not (a wall tile costs 8). */
+      if (from_wall && !dg_tile_walkable(tile))
+        continue;
+      if (tile == DG_TILE_WALL && !beside_walkable(grid, n % width, n / width))
+        continue; /* a corner or a wall between walls: never a door */
+      /* A walkable tile of the main part ends the search; stepping into it
+       * from a wall is fine, along a wall is not (a wall tile costs 8). */
       long step = dg_tile_walkable(tile) ? 1 : tile == DG_TILE_WALL ? 8 : 1;
       if (cost[p] + step < cost[n]) {
         cost[n] = cost[p] + step;
@@ -93,9 +174,7 @@ static int carve_connection(dg_level *level, int start, int *joined, int *length
     rc = DG_EUNSAT;
     goto done;
   }
-  int steps = 0;
   for (int p = parent[found]; p != start && p >= 0; p = parent[p]) {
-    steps++;
     int x = p % width, y = p / width;
     if (grid->tiles[p] == DG_TILE_WALL) {
       /* Through a room's wall: a door of the room behind it. */
@@ -107,13 +186,13 @@ static int carve_connection(dg_level *level, int start, int *joined, int *length
       dg_door door = {x, y, room >= 0 ? room : 0, false};
       if ((rc = dg_level_add_door(level, &door)) != 0)
         goto done;
-    } else {
+      level->placement.carved++;
+    } else if (!dg_tile_walkable((dg_tile)grid->tiles[p])) {
       dg_grid_set(grid, x, y, DG_TILE_CORRIDOR);
+      level->placement.carved++;
     }
-    level->placement.carved++;
   }
   *joined = found;
-  *length = steps + 1;
 done:
   free(cost);
   free(parent);
@@ -151,13 +230,83 @@ static int node_near(const dg_level *level, int x, int y) {
   return node;
 }
 
+/* The graph node a walker reaches first from tile `from` over walkable
+ * tiles: the room it stands in, else the first room tile or node tile
+ * (a junction's, a dead end's) on a breadth-first walk, counting only nodes
+ * of the graph's main part (the component with the most rooms: a closet the
+ * dug way passed is on the map now, but its node is not joined in the
+ * graph); the steps to it in *steps. Falls back on the nearest node by grid
+ * distance when the walk meets none (a level whose graph is not on its
+ * tiles). 0 or DG_ENOMEM. */
+static int node_reached(const dg_level *level, int from, int *node, int *steps) {
+  const dg_grid *grid = &level->grid;
+  const dg_graph *graph = &level->graph;
+  int width = grid->width;
+  long cells = (long)width * grid->height;
+  int *node_at = malloc((size_t)(cells + 1) * sizeof *node_at);
+  int *distance = malloc((size_t)(cells + 1) * sizeof *distance);
+  int *queue = malloc((size_t)(cells + 1) * sizeof *queue);
+  int *part = malloc((size_t)(graph->node_count + 1) * sizeof *part);
+  int *part_rooms = calloc((size_t)(graph->node_count + 1), sizeof *part_rooms);
+  int parts = 0, main_part = 0;
+  int rc = DG_ENOMEM;
+  if (node_at == NULL || distance == NULL || queue == NULL || part == NULL || part_rooms == NULL ||
+      dg_graph_components(graph, part, &parts) != 0)
+    goto done;
+  for (int i = 0; i < graph->node_count; i++)
+    part_rooms[part[i]] += graph->nodes[i].room >= 0;
+  for (int c = 1; c < parts; c++)
+    main_part = part_rooms[c] > part_rooms[main_part] ? c : main_part;
+  for (long i = 0; i < cells; i++)
+    node_at[i] = distance[i] = -1;
+  for (int i = graph->node_count - 1; i >= 0; i--)
+    if (graph->nodes[i].room < 0 && dg_grid_contains(grid, graph->nodes[i].x, graph->nodes[i].y))
+      node_at[(long)graph->nodes[i].y * width + graph->nodes[i].x] = i;
+  *node = -1;
+  *steps = 0;
+  int head = 0, tail = 0;
+  distance[from] = 0;
+  queue[tail++] = from;
+  while (head < tail && *node < 0) {
+    int p = queue[head++], x = p % width, y = p / width;
+    int room = room_at(level, x, y);
+    int found = room >= 0 ? room_node(graph, room) : node_at[p];
+    if (found >= 0 && part[found] == main_part) {
+      *node = found;
+      *steps = distance[p];
+      break;
+    }
+    int around[4] = {x > 0 ? p - 1 : -1, x + 1 < width ? p + 1 : -1, p >= width ? p - width : -1,
+                     p + width < cells ? p + width : -1};
+    for (int k = 0; k < 4; k++)
+      if (around[k] >= 0 && distance[around[k]] < 0 &&
+          dg_tile_walkable((dg_tile)grid->tiles[around[k]])) {
+        distance[around[k]] = distance[p] + 1;
+        queue[tail++] = around[k];
+      }
+  }
+  if (*node < 0)
+    *node = node_near(level, from % width, from / width);
+  rc = 0;
+done:
+  free(node_at);
+  free(distance);
+  free(queue);
+  free(part);
+  free(part_rooms);
+  return rc;
+}
+
 /* Forces the stairs up onto tile (x, y) of the grid (multi-floor sets). A
- * solid tile is joined to the level by a dug connection, added to the graph
- * as a "stairs" node and edge; a door or chest there stops being one. The
- * graph node the stairs belong to goes to *node. */
+ * tile that is not walkable ground of the level's main part (rock, a wall,
+ * a sealed closet) is joined to that part by a dug connection, added to the
+ * graph as a "stairs" node with a "stairs" edge to the node the connection
+ * really reaches; a door or chest there stops being one. The graph node the
+ * stairs belong to goes to *node. */
 static int force_entrance(dg_level *level, int x, int y, int *node) {
   dg_grid *grid = &level->grid;
   int width = grid->width, at = y * width + x;
+  long cells = (long)width * grid->height;
   dg_tile tile = (dg_tile)grid->tiles[at];
   for (int d = 0; d < level->door_count; d++)
     if (level->doors[d].x == x && level->doors[d].y == y) {
@@ -175,21 +324,27 @@ static int force_entrance(dg_level *level, int x, int y, int *node) {
     }
   /* The metrics must see the map as it is now. */
   level->grid_metrics_ready = false;
-  if (dg_tile_walkable(tile)) {
-    dg_grid_set(grid, x, y, DG_TILE_STAIRS_UP);
-    *node = node_near(level, x, y);
-    return 0;
-  }
-  int joined = -1, length = 0;
-  int rc = carve_connection(level, at, &joined, &length);
+  int *comp = malloc((size_t)(cells + 1) * sizeof *comp);
+  int main = -1, joined = -1, walked = 0, target = -1;
+  int rc = comp != NULL ? main_component(level, comp, &main) : DG_ENOMEM;
   if (rc != 0)
-    return rc;
+    goto done;
+  if (dg_tile_walkable(tile) && comp[at] == main) {
+    dg_grid_set(grid, x, y, DG_TILE_STAIRS_UP);
+    rc = node_reached(level, at, node, &walked);
+    goto done;
+  }
+  if ((rc = carve_connection(level, at, comp, main, &joined)) != 0)
+    goto done;
   dg_grid_set(grid, x, y, DG_TILE_STAIRS_UP);
-  int target = node_near(level, joined % width, joined / width);
-  if ((rc = dg_graph_add_node(&level->graph, "stairs", x, y, -1, node)) != 0)
-    return rc;
+  /* The node a walker from the stairs meets first, over the dug way. */
+  if ((rc = node_reached(level, at, &target, &walked)) != 0 ||
+      (rc = dg_graph_add_node(&level->graph, "stairs", x, y, -1, node)) != 0)
+    goto done;
   if (target >= 0)
-    rc = dg_graph_add_edge(&level->graph, *node, target, "stairs", length);
+    rc = dg_graph_add_edge(&level->graph, *node, target, "stairs", walked > 0 ? walked : 1);
+done:
+  free(comp);
   return rc;
 }
 
@@ -377,8 +532,11 @@ static int spawn_in_room(dg_level *level, int room, int distance, int anchor_x, 
     int offset = (int)(keys[best] & 0xffffffffu);
     keys[best] = keys[--count];
     int s = pl->spawns_placed;
+    /* Spawn s is the s-th player in id order (issue 21, item 2). */
+    const char *player_id = s < level->players.count ? level->players.id[s] : NULL;
     dg_feature spawn = {
-        "spawn", r->x + offset % r->width, r->y + offset / r->width, room, s, distance, .key = -1};
+        "spawn",   r->x + offset % r->width, r->y + offset / r->width, room, s, distance,
+        .key = -1, .player_id = player_id};
     rc = dg_level_add_feature(level, &spawn);
     if (s == 0 || distance < pl->spawn_distance_min)
       pl->spawn_distance_min = distance;
@@ -472,7 +630,7 @@ static int place_all(dg_level *level, double fraction, int spawns, int forced_x,
     if (i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
         from_entrance[i] > farthest)
       farthest = from_entrance[i];
-  long threshold = farthest >= 0 ? (long)ceil(fraction * (double)farthest - 1e-9) : 0;
+  long threshold = farthest >= 0 ? (long)ceil(dg_fp_mul(fraction, (double)farthest) - 1e-9) : 0;
   int candidates = 0;
   for (int i = 0; i < n; i++)
     candidates += i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
@@ -508,8 +666,9 @@ static int place_all(dg_level *level, double fraction, int spawns, int forced_x,
   }
   pl->entrance_to_exit = (int)from_entrance[exit];
   pl->farthest = (int)farthest;
-  if ((rc = put_stairs(level, "stairs_up", up, graph->nodes[entrance].room,
-                       pl->entrance_to_exit)) != 0 ||
+  /* Forced stairs name a room only when they stand in it. */
+  int up_room = pl->stairs_forced ? room_at(level, up.x, up.y) : graph->nodes[entrance].room;
+  if ((rc = put_stairs(level, "stairs_up", up, up_room, pl->entrance_to_exit)) != 0 ||
       (rc = put_stairs(level, "stairs_down", down, graph->nodes[exit].room, 0)) != 0)
     goto done;
   if (spawns > 0) {

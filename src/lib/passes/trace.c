@@ -1,6 +1,9 @@
 /* Grid to graph: rooms, junction blobs and dead ends become nodes; chains of
  * two-neighbour corridor tiles between them become edges. Scans run in
  * row-major order, so the graph is a deterministic function of the grid.
+ * The same trace defines metrics.cycles for every grid level: a junction
+ * blob takes in every 2x2 block of corridor with it, so a widened corner
+ * is one node, not a ring of four tiles counted as a loop.
  *
  * All scratch arrays use padded coordinates (a one-tile border of
  * non-walkable tiles around the map) so that neighbour lookups are four
@@ -26,6 +29,28 @@ typedef struct tracer {
 
 static inline int degree(const tracer *t, long p) {
   return t->walk[p - 1] + t->walk[p + 1] + t->walk[p - t->stride] + t->walk[p + t->stride];
+}
+
+/* Walkable and in no room: a corridor, door-less passage or dead end. */
+static inline bool open_tile(const tracer *t, long p) {
+  return t->walk[p] && t->room_of[p] < 0;
+}
+
+/* p lies in some 2x2 block of open tiles (a double-wide stretch or corner):
+ * such tiles join the junction blob they touch, or make one. */
+static bool in_wide_block(const tracer *t, long p) {
+  const long s = t->stride;
+  const long corners[4][3] = {{-1, -s, -s - 1}, {1, -s, -s + 1}, {-1, s, s - 1}, {1, s, s + 1}};
+  for (int c = 0; c < 4; c++)
+    if (open_tile(t, p + corners[c][0]) && open_tile(t, p + corners[c][1]) &&
+        open_tile(t, p + corners[c][2]))
+      return true;
+  return false;
+}
+
+/* A tile that belongs to a junction blob: three or more ways, or wide. */
+static inline bool blob_tile(const tracer *t, long p) {
+  return open_tile(t, p) && (degree(t, p) >= 3 || in_wide_block(t, p));
 }
 
 /* walk_chain's answer for a chain that came back to its start tile (a
@@ -70,50 +95,64 @@ static int link_adjacent(dg_graph *graph, int a, int b, int first_direct_edge) {
   return dg_graph_add_edge(graph, a, b, "corridor", 1);
 }
 
-/* Room index of every tile from the rooms' rectangles and the doors, for
- * callers that keep no map of their own. */
-static int *rooms_from_level(const dg_level *level) {
+/* t->room_of on the walkable tiles from the rooms' rectangles and the
+ * doors, for levels that keep no tile -> room map of their own. */
+static void rooms_from_level(const dg_level *level, tracer *t, const int *walkable, int count) {
   const dg_grid *grid = &level->grid;
-  long cells = (long)grid->width * grid->height;
-  int *room_of = malloc((size_t)cells * sizeof *room_of);
-  if (room_of == NULL)
-    return NULL;
-  for (long i = 0; i < cells; i++)
-    room_of[i] = -1;
+  for (int k = 0; k < count; k++)
+    t->room_of[walkable[k]] = -1;
   for (int r = 0; r < level->room_count; r++) {
     const dg_room *room = &level->rooms[r];
     for (int y = room->y; y < room->y + room->height; y++)
       for (int x = room->x; x < room->x + room->width; x++)
-        if (dg_grid_contains(grid, x, y))
-          room_of[(long)y * grid->width + x] = r;
+        if (dg_grid_contains(grid, x, y) && t->walk[(long)(y + 1) * t->stride + x + 1])
+          t->room_of[(long)(y + 1) * t->stride + x + 1] = r;
   }
   for (int d = 0; d < level->door_count; d++) {
     const dg_door *door = &level->doors[d];
-    if (dg_grid_contains(grid, door->x, door->y))
-      room_of[(long)door->y * grid->width + door->x] = door->room;
+    long p = (long)(door->y + 1) * t->stride + door->x + 1;
+    if (dg_grid_contains(grid, door->x, door->y) && t->walk[p])
+      t->room_of[p] = door->room;
   }
-  return room_of;
 }
 
-int dg_trace_graph(dg_level *level, const int *room_of) {
+/* Walkable tiles of the grid (eight stone tiles at a time). */
+static int count_walkable(const dg_grid *grid) {
+  int count = 0;
+  for (int y = 0; y < grid->height; y++) {
+    const uint8_t *row = grid->tiles + (long)y * grid->width;
+    for (int x = 0; x < grid->width; x++) {
+      uint64_t eight;
+      if (x + 8 <= grid->width && (memcpy(&eight, row + x, 8), eight == 0)) {
+        x += 7;
+        continue;
+      }
+      count += dg_tile_walkable((dg_tile)row[x]);
+    }
+  }
+  return count;
+}
+
+/* The trace into `graph` (cleared first); the grid part of the metrics into
+ * *grid_part unless NULL. */
+static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph,
+                      dg_metrics *grid_part) {
   const dg_grid *grid = &level->grid;
-  dg_graph *graph = &level->graph;
   int width = grid->width, height = grid->height;
   tracer t = {.stride = width + 2, .padded = (long)(width + 2) * (height + 2)};
   int rc = DG_ENOMEM;
-  int *own_room_of = NULL;
-  int *walkable = NULL; /* padded index of every walkable tile, row-major */
-  int *unpadded = NULL; /* the same tiles' y * width + x */
-  if (room_of == NULL)
-    room_of = own_room_of = rooms_from_level(level);
+  /* Lists as long as the walkable tiles, not the map: metrics trace every
+   * grid level, and a 1000x1000 map is mostly stone. The list slot after
+   * the last is written by the branch-free loop below, hence + 1. */
+  int walkable_count = count_walkable(grid);
+  int *walkable = malloc(((size_t)walkable_count + 1) * sizeof *walkable); /* padded index */
+  int *unpadded = malloc(((size_t)walkable_count + 1) * sizeof *unpadded); /* y * width + x */
   t.walk = calloc((size_t)t.padded, 1);
   t.seen = calloc((size_t)t.padded, 1);
   t.node_of = malloc((size_t)t.padded * sizeof *t.node_of);
   t.room_of = malloc((size_t)t.padded * sizeof *t.room_of);
-  walkable = malloc(((size_t)width * (size_t)height + 1) * sizeof *walkable);
-  unpadded = malloc(((size_t)width * (size_t)height + 1) * sizeof *unpadded);
-  if (room_of == NULL || t.walk == NULL || t.seen == NULL || t.node_of == NULL ||
-      t.room_of == NULL || walkable == NULL || unpadded == NULL)
+  if (t.walk == NULL || t.seen == NULL || t.node_of == NULL || t.room_of == NULL ||
+      walkable == NULL || unpadded == NULL)
     goto done;
   /* Most tiles are stone: every later pass visits only the walkable list.
    * node_of and room_of are defined on walkable tiles only; every read of a
@@ -138,8 +177,11 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
       count += walkable_here;
     }
   }
+  if (room_of == NULL)
+    rooms_from_level(level, &t, walkable, count);
   for (int k = 0; k < count; k++) {
-    t.room_of[walkable[k]] = room_of[unpadded[k]];
+    if (room_of != NULL)
+      t.room_of[walkable[k]] = room_of[unpadded[k]];
     t.node_of[walkable[k]] = t.room_of[walkable[k]];
   }
 
@@ -169,7 +211,7 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
         goto done;
       continue;
     }
-    if (deg < 3)
+    if (!blob_tile(&t, p))
       continue;
     int node;
     if (dg_graph_add_node(graph, "junction", x, y, -1, &node) != 0)
@@ -181,7 +223,7 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
       long c = t.queue[head++];
       for (int d = 0; d < 4; d++) {
         long n = c + offsets[d];
-        if (t.walk[n] && t.node_of[n] < 0 && t.room_of[n] < 0 && degree(&t, n) >= 3) {
+        if (blob_tile(&t, n) && t.node_of[n] < 0) {
           t.node_of[n] = node;
           t.queue[tail++] = (int)n;
         }
@@ -235,9 +277,8 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
       goto done;
   }
   /* The metrics' grid part needs exactly this scan: do it now, once. */
-  if ((rc = dg_grid_metrics_scan(level, t.walk, t.stride, walkable, count, &level->metrics)) != 0)
-    goto done;
-  level->grid_metrics_ready = true;
+  rc = grid_part != NULL ? dg_grid_metrics_scan(level, t.walk, t.stride, walkable, count, grid_part)
+                         : 0;
 done:
   free(t.walk);
   free(t.seen);
@@ -246,6 +287,25 @@ done:
   free(t.queue);
   free(walkable);
   free(unpadded);
-  free(own_room_of);
+  return rc;
+}
+
+int dg_trace_graph(dg_level *level, const int *room_of) {
+  int rc = trace_into(level, room_of, &level->graph, &level->metrics);
+  level->grid_metrics_ready = rc == 0;
+  return rc;
+}
+
+int dg_trace_cycles(const dg_level *level, int *cycles) {
+  dg_graph graph;
+  dg_graph_init(&graph);
+  int *component = NULL, count = 0;
+  int rc = trace_into(level, level->room_of, &graph, NULL);
+  if (rc == 0 && (component = malloc((size_t)(graph.node_count + 1) * sizeof *component)) == NULL)
+    rc = DG_ENOMEM;
+  if (rc == 0 && (rc = dg_graph_components(&graph, component, &count)) == 0)
+    *cycles = graph.edge_count - graph.node_count + count;
+  free(component);
+  dg_graph_close(&graph);
   return rc;
 }

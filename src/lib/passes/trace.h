@@ -8,7 +8,8 @@
 
 /* Rebuilds level->graph from level->grid: one "room" node per room (in room
  * order, so node i is room i), one "junction" node per 4-connected blob of
- * corridor tiles with three or more walkable neighbours, one "dead_end" node
+ * corridor tiles with three or more walkable neighbours or lying in a 2x2
+ * block of corridor (a widened corner is one node), one "dead_end" node
  * per corridor tile with at most one, and a "corridor" edge for every chain
  * of two-neighbour tiles between them (its length in steps) or for two node
  * tiles side by side (length 1). `room_of` maps each tile to its room index or
@@ -18,5 +19,11 @@
  * level->grid_metrics_ready, so call it after the last change to the grid. 0, DG_ENOMEM, or
  * DG_EINTERNAL if a chain of two-neighbour tiles does not end in a node. */
 int dg_trace_graph(dg_level *level, const int *room_of);
+
+/* metrics.cycles for a grid level: the independent loops (edges - nodes +
+ * components) of the graph dg_trace_graph would build from the grid as it
+ * is now, with level->room_of (NULL: the rooms' rectangles and doors),
+ * without touching the level. 0, DG_ENOMEM or DG_EINTERNAL. */
+int dg_trace_cycles(const dg_level *level, int *cycles);
 
 #endif

@@ -246,8 +246,11 @@ static void put_polygon(dg_writer *w, int x, int y, const int *tenths, int point
 }
 
 /* One marker at tile (x, y) for an object or feature of `kind`; `player`
- * (a spawn's player index) is written as data-player when >= 0. */
-static void put_marker(dg_writer *w, const char *kind, int x, int y, int player) {
+ * (a spawn's player index) is written as data-player when >= 0, and
+ * `player_id` (ids are of [A-Za-z0-9._-]: no escaping) as data-player-id
+ * when not NULL. */
+static void put_marker(dg_writer *w, const char *kind, int x, int y, int player,
+                       const char *player_id) {
   static const int box[] = {2, 3, 8, 3, 8, 8, 2, 8};
   static const int up[] = {5, 1, 9, 9, 1, 9};
   static const int down[] = {1, 1, 9, 1, 5, 9};
@@ -263,6 +266,10 @@ static void put_marker(dg_writer *w, const char *kind, int x, int y, int player)
   if (player >= 0) {
     put(w, "\" data-player=\"");
     dg_writer_int(w, player);
+  }
+  if (player_id != NULL) {
+    put(w, "\" data-player-id=\"");
+    put(w, player_id);
   }
   switch (shape) {
   case MARK_DOT:
@@ -298,14 +305,16 @@ static void put_objects(dg_writer *w, const dg_level *level) {
   put(w, "<g class=\"objects\">");
   for (int i = 0; i < level->object_count; i++) {
     const dg_object *object = &level->objects[i];
-    put_marker(w, object->kind != NULL ? object->kind : "", object->x, object->y, -1);
+    put_marker(w, object->kind != NULL ? object->kind : "", object->x, object->y, -1, NULL);
   }
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *feature = &level->features[i];
     const char *kind = feature->kind != NULL ? feature->kind : "";
     if (progression_feature(kind))
       continue;
-    put_marker(w, kind, feature->x, feature->y, strcmp(kind, "spawn") == 0 ? feature->player : -1);
+    bool spawn = strcmp(kind, "spawn") == 0;
+    put_marker(w, kind, feature->x, feature->y, spawn ? feature->player : -1,
+               spawn ? feature->player_id : NULL);
   }
   put(w, "</g>");
 }

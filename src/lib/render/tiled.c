@@ -229,6 +229,11 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
       dg_writer_int(w, feature->player);
       put(w, "}");
     }
+    if (feature->player_id != NULL) {
+      put_property(w, false, "player_id", "string");
+      dg_writer_cstring(w, feature->player_id);
+      put(w, "}");
+    }
     put(w, "]}");
   }
   *count = id;

@@ -2,6 +2,7 @@
 #include "api/exchange.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int exchange_answer_headers(const request *r, const char **names, const char **values) {
   exchange *x = r->data;
@@ -15,6 +16,17 @@ int exchange_answer_headers(const request *r, const char **names, const char **v
   if (x->pregen != NULL) {
     names[count] = "X-Pregen";
     values[count++] = x->pregen;
+  }
+  const char *origin = exchange_cors_origin(r);
+  if (origin != NULL) {
+    /* The origin itself, not "*", so answers also work with credentials;
+     * hence Vary: Origin for caches. */
+    names[count] = "Access-Control-Allow-Origin";
+    values[count++] = origin;
+    names[count] = "Vary";
+    values[count++] = "Origin";
+    names[count] = "Access-Control-Expose-Headers";
+    values[count++] = "ETag, X-Pregen, X-Request-Id, Retry-After, Server-Timing";
   }
   return count;
 }
@@ -36,6 +48,21 @@ static json_t *job_spans(request *r, const exchange *x) {
     start_ms += durations[i];
   }
   return spans;
+}
+
+const char *exchange_cors_origin(const request *r) {
+  const json_t *allowed = server_of(r)->cfg->cors_allowed_origins;
+  const char *origin = http_header(r, "Origin");
+  if (origin == NULL || allowed == NULL)
+    return NULL;
+  size_t i;
+  const json_t *entry;
+  json_array_foreach(allowed, i, entry) {
+    const char *text = json_string_value(entry);
+    if (strcmp(text, "*") == 0 || strcmp(text, origin) == 0)
+      return origin;
+  }
+  return NULL;
 }
 
 void exchange_completed(request *r, json_t *line) {

@@ -24,6 +24,8 @@ typedef struct exchange {
   job_encoding encoding;                        /* gzip, ETag and cacheability of a level */
   dg_svg_options svg;                           /* SVG options from the query */
   char timing[160];                             /* Server-Timing's value, when has_job */
+  uint64_t client; /* who asked, for fairness: its bearer token when tokens are set, else its
+                      IPv4 address (routes.c) */
 } exchange;
 
 /* The route state of `r`. */
@@ -39,6 +41,10 @@ static inline server *server_of(const request *r) {
 /* The transport's hooks (http.h): every answer's Server-Timing and
  * X-Pregen headers, and a completed request's stats and log members. */
 int exchange_answer_headers(const request *r, const char **names, const char **values);
+
+/* The request's Origin when cors_allowed_origins allows it (borrowed from
+ * the request), else NULL: CORS headers go on answers to it (issue 21). */
+const char *exchange_cors_origin(const request *r);
 void exchange_completed(request *r, json_t *line);
 
 #endif

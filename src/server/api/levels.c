@@ -14,6 +14,7 @@
 #include "api/problem.h"
 #include "api/respond.h"
 #include "server.h"
+#include "state/level_id.h"
 #include "state/level_request.h"
 
 /* A level job and the request waiting for it. The request outlives the
@@ -64,6 +65,29 @@ static void on_job_done(job *j) {
   http_resume(r);
 }
 
+/* The work a request asks for, in grid cells, for fair queuing and the
+ * per-client bound: width x height when the algorithm has both (else 100
+ * cells per room asked for, else 10,000), times its floors and its target
+ * candidates. An estimate: what matters is that a 1000x1000 landmark map
+ * weighs hundreds of times a small classic one. */
+static uint64_t job_cost(const dg_request *level, int floors) {
+  const dg_algorithm *a = level->algorithm;
+  int width = dg_algorithm_param_with_role(a, DG_PARAM_ROLE_WIDTH);
+  int height = dg_algorithm_param_with_role(a, DG_PARAM_ROLE_HEIGHT);
+  int rooms = dg_algorithm_param_with_role(a, DG_PARAM_ROLE_ROOM_COUNT);
+  double cells = 10000;
+  if (width >= 0 && height >= 0)
+    cells = level->params.number[width] * level->params.number[height];
+  else if (rooms >= 0)
+    cells = 100 * level->params.number[rooms];
+  int attempts = 1;
+  if (level->targets.set_mask != 0)
+    attempts =
+        level->targets.attempts_max > 0 ? level->targets.attempts_max : DG_TARGET_ATTEMPTS_DEFAULT;
+  double cost = cells * (floors > 1 ? floors : 1) * attempts;
+  return cost < 1 ? 1 : cost > 1e15 ? (uint64_t)1e15 : (uint64_t)cost;
+}
+
 void level_submit(request *r, const dg_request *level, int floors, long deadline_ms, int format) {
   server *s = server_of(r);
   exchange_of(r)->seed = level->seed;
@@ -79,19 +103,36 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
   j->format = (job_format)format;
   j->svg = exchange_of(r)->svg;
   j->encoding = exchange_of(r)->encoding;
+  /* One level's JSON names itself (level_id, level_hash); floors of a set
+   * are not fetched by id. */
+  j->identify = floors == 1;
+  memcpy(j->level_key, s->cfg->lobby_seed_key, sizeof j->level_key);
   dg_cancel_init(&j->cancel, dg_monotonic_ns() + (uint64_t)deadline_ms * 1000000u);
   j->done = on_job_done;
   j->wanted = client_still_there;
   j->data = lj;
+  j->client_key = exchange_of(r)->client;
+  j->cost = job_cost(level, floors);
   exchange_of(r)->has_job = true;
-  if (jobs_submit(&s->queues, j, JOB_INTERACTIVE) != 0) {
+  int rc = jobs_submit(&s->queues, j, JOB_INTERACTIVE);
+  if (rc != 0) {
     exchange_of(r)->has_job = false;
     free(lj);
-    s->counters.rejected_queue_full++;
     dg_error err;
-    dg_error_set(&err, SRV_EQUEUE_FULL, "",
-                 "the generation queue is full (%ld waiting, limits.interactive_queue_max)",
-                 s->queues.depth[JOB_INTERACTIVE]);
+    if (rc == SRV_ECLIENT_BUSY) {
+      s->counters.rejected_client_busy++;
+      dg_error_set(&err, SRV_ECLIENT_BUSY, "",
+                   "this client already has queued work of estimated cost above "
+                   "limits.client_queued_cost_max (%ld grid cells); retry when some is done",
+                   s->cfg->limits.client_queued_cost_max);
+    } else if (rc == DG_ELIMIT) {
+      s->counters.rejected_queue_full++;
+      dg_error_set(&err, SRV_EQUEUE_FULL, "",
+                   "the generation queue is full (%ld waiting, limits.interactive_queue_max)",
+                   s->queues.depth[JOB_INTERACTIVE]);
+    } else {
+      dg_error_set(&err, rc, "", "the job could not be queued: %s", dg_strerror(rc));
+    }
     respond_error(r, &err);
     return;
   }
@@ -185,4 +226,52 @@ void levels_handle(request *r) {
   }
   level_handle_body(r, body);
   json_decref(body);
+}
+
+void level_by_id_handle(request *r, const char *level_id) {
+  server *s = server_of(r);
+  if (s->draining) {
+    respond_draining(r);
+    return;
+  }
+  if (level_negotiate(r) < 0) {
+    level_not_acceptable(r);
+    return;
+  }
+  if (level_svg_query(r) != 0)
+    return;
+  json_t *body = NULL;
+  char version[LEVEL_ID_VERSION_MAX];
+  int rc = level_id_parse(s->cfg->lobby_seed_key, level_id, &body, version);
+  char detail[160];
+  json_t *errors;
+  switch (rc) {
+  case 0:
+    level_handle_body(r, body);
+    json_decref(body);
+    return;
+  case LEVEL_ID_EMALFORMED:
+    snprintf(detail, sizeof detail,
+             "not a level id: it must be the level_id member of a level, whole (base64url, a dot, "
+             "a 22-character signature); this one is truncated or altered");
+    errors = json_pack("[{s:s, s:s}]", "field", "level_id", "message", detail);
+    respond_problem(r, 400, "malformed-level-id", "Malformed level id", detail, errors, NULL, NULL);
+    return;
+  case LEVEL_ID_EFORGED:
+    snprintf(detail, sizeof detail,
+             "no such level: this level id was not signed with this deployment's key "
+             "(lobby_seed_secret)");
+    respond_problem(r, 404, "unknown-level", "Unknown level", detail, NULL, NULL, NULL);
+    return;
+  case LEVEL_ID_EVERSION:
+    snprintf(detail, sizeof detail,
+             "this level id was made by dungeond %s; dungeond %s makes other bytes for it and "
+             "cannot serve it",
+             version, DUNGEON_VERSION);
+    errors = json_pack("[{s:s, s:s}]", "field", "level_id", "message", detail);
+    respond_problem(r, 410, "level-version-gone", "Level made by another version", detail, errors,
+                    NULL, NULL);
+    return;
+  default: respond_out_of_memory(r); return;
+  }
 }

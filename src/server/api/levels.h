@@ -13,6 +13,13 @@
 /* /v1/levels: GET, HEAD or POST (the route checked the method). */
 void levels_handle(request *r);
 
+/* GET /v1/levels/{level_id} (issue 21, item 3): the level a level id
+ * names, regenerated here from its signed canonical request, byte for byte
+ * what any replica sharing the key answers (same ETag). 400 for a
+ * malformed or truncated id, 404 for one this deployment did not sign,
+ * 410 naming the version for one another version made. */
+void level_by_id_handle(request *r, const char *level_id);
+
 /* The level routes' answer: a body JSON object (POST) or one built from
  * the query (GET) is parsed, validated and submitted. `body` is borrowed. */
 void level_handle_body(request *r, json_t *body);

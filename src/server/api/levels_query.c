@@ -4,6 +4,7 @@
  * the algorithm's parameter table, and goes through the same parsing,
  * limits and queue. Also the SVG options, read from the query of both. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +22,45 @@ static bool is_svg_option(const char *name) {
 typedef struct collect {
   json_t *pairs;      /* name -> string value, in query order */
   char duplicate[64]; /* the first name given twice, or "" */
+  bool failed;        /* out of memory */
 } collect;
+
+/* `text` as a JSON string; bytes that are not UTF-8 (`width=%FF`) shown as
+ * %XX, so that the value reaches the request parser, which refuses it
+ * naming the parameter, instead of vanishing (jansson takes only UTF-8,
+ * and a dropped pair meant the default and a cacheable 200). */
+static json_t *query_string(const char *text) {
+  json_t *string = json_string(text);
+  if (string != NULL)
+    return string;
+  size_t length = strlen(text);
+  char *shown = malloc(length * 3 + 1);
+  if (shown == NULL)
+    return NULL;
+  size_t at = 0;
+  for (const unsigned char *in = (const unsigned char *)text; *in != '\0'; in++)
+    at += (size_t)(*in < 0x80 ? snprintf(shown + at, 4, "%c", *in)
+                              : snprintf(shown + at, 4, "%%%02X", *in));
+  string = json_string(shown);
+  free(shown);
+  return string;
+}
 
 static bool collect_pair(void *data, const char *key, const char *value) {
   collect *c = data;
-  if (json_object_get(c->pairs, key) != NULL && c->duplicate[0] == '\0')
-    snprintf(c->duplicate, sizeof c->duplicate, "%s", key);
-  json_object_set_new(c->pairs, key, json_string(value));
+  json_t *name = query_string(key);
+  json_t *text = query_string(value != NULL ? value : "");
+  const char *name_text = json_string_value(name);
+  if (name_text == NULL || text == NULL) {
+    c->failed = true;
+  } else {
+    if (json_object_get(c->pairs, name_text) != NULL && c->duplicate[0] == '\0')
+      snprintf(c->duplicate, sizeof c->duplicate, "%s", name_text);
+    if (json_object_set(c->pairs, name_text, text) != 0)
+      c->failed = true;
+  }
+  json_decref(name);
+  json_decref(text);
   return true;
 }
 
@@ -54,8 +87,10 @@ static json_t *typed_value(const dg_param_def *def, const char *text) {
         return json_integer(integer);
       break;
     case DG_PARAM_FLOAT: {
+      /* "nan", "inf" and "1e999" parse, but JSON has no such number (and
+       * json_real refuses them): they stay text, refused as not a number. */
       double number = strtod(text, &end);
-      if (text[0] != '\0' && *end == '\0')
+      if (text[0] != '\0' && *end == '\0' && isfinite(number))
         return json_real(number);
       break;
     }
@@ -113,6 +148,10 @@ json_t *level_query_body(request *r, dg_error *err) {
     goto done;
   }
   http_query_each(r, collect_pair, &c);
+  if (c.failed) {
+    dg_error_set(err, DG_ENOMEM, "", "out of memory");
+    goto done;
+  }
   if (c.duplicate[0] != '\0') {
     dg_error_set(err, DG_EINVAL, c.duplicate, "%s is given more than once", c.duplicate);
     goto done;
@@ -127,17 +166,23 @@ json_t *level_query_body(request *r, dg_error *err) {
     long long number;
     if (is_svg_option(key))
       continue;
+    int set;
     if (strcmp(key, "seed") == 0 || strcmp(key, "deadline_ms") == 0 || strcmp(key, "floors") == 0) {
       /* Numbers when they are; a seed above 2^63 stays a decimal string,
        * which the seed parser takes too. */
-      json_object_set_new(body, key,
-                          whole_integer(text, &number) ? json_integer(number) : json_string(text));
+      set = json_object_set_new(
+          body, key, whole_integer(text, &number) ? json_integer(number) : json_string(text));
     } else if (level_member_allowed(key, LEVEL_MEMBER_QUERY)) {
-      json_object_set(body, key, value);
+      set = json_object_set(body, key, value);
     } else {
       int index = algorithm != NULL ? dg_algorithm_param_index(algorithm, key) : -1;
-      json_object_set_new(params, key,
-                          typed_value(index >= 0 ? &algorithm->params[index] : NULL, text));
+      set = json_object_set_new(params, key,
+                                typed_value(index >= 0 ? &algorithm->params[index] : NULL, text));
+    }
+    /* Every value is a valid string by now: a failure is memory. */
+    if (set != 0) {
+      dg_error_set(err, DG_ENOMEM, "", "out of memory");
+      goto done;
     }
   }
   if (json_object_size(params) > 0)

@@ -14,7 +14,9 @@
 #include "api/respond.h"
 #include "server.h"
 #include "state/level_request.h"
+#include "state/negotiate.h"
 #include "state/profile.h"
+#include "state/seedhash.h"
 
 static bool plain_id(const char *text, size_t length) {
   if (length == 0 || length >= LOBBY_ID_MAX)
@@ -49,15 +51,32 @@ static json_t *body_object(request *r) {
   return body;
 }
 
-/* Settings members, checked here; the lobby judges their values. */
-static int settings_from_body(json_t *body, uint64_t *seed, dg_error *err) {
+/* Every answer about a lobby carries the entity tag of its state. */
+static void respond_lobby(request *r, int status, const lobby *l) {
+  char etag[LOBBY_ETAG_MAX];
+  lobby_etag(l, etag);
+  json_t *value = lobby_json(l);
+  char *text = value != NULL ? json_dumps(value, JSON_COMPACT) : NULL;
+  json_decref(value);
+  if (text == NULL) {
+    respond_out_of_memory(r);
+    return;
+  }
+  respond(r, status, "application/json", text, strlen(text), "ETag", etag);
+}
+
+/* Settings members, checked here; the lobby judges their values. With
+ * `whole`, `players` is allowed too (the whole-lobby PUT and the start's
+ * party) and is left in `body` for whole_from_body. */
+static int settings_from_body(json_t *body, bool whole, uint64_t *seed, dg_error *err) {
   const char *key;
   json_t *value;
   json_object_foreach(body, key, value) {
-    if (!level_member_allowed(key, LEVEL_MEMBER_SETTINGS)) {
+    if (!level_member_allowed(key, LEVEL_MEMBER_SETTINGS) && (!whole || strcmp(key, "players"))) {
       char allowed[160];
       level_members_text(LEVEL_MEMBER_SETTINGS, allowed, sizeof allowed);
-      return dg_error_set(err, DG_ENOENT, key, "unknown member '%s'; allowed: %s", key, allowed);
+      return dg_error_set(err, DG_ENOENT, key, "unknown member '%s'; allowed: %s%s", key, allowed,
+                          whole ? ", players" : " (players: the whole lobby)");
     }
   }
   const json_t *given_seed = json_object_get(body, "seed");
@@ -68,8 +87,54 @@ static int settings_from_body(json_t *body, uint64_t *seed, dg_error *err) {
   return rc;
 }
 
+/* A whole lobby from `body` (issue 21, item 1): its settings (the body
+ * without players and seed; *settings a new reference), its players
+ * (`players`: an object of player id -> attributes; *players_by_id a new
+ * reference) and its seed (given, else the one lobby `id` gets on every
+ * replica sharing lobby_seed_secret). 0, or the error naming the field. */
+static int whole_from_body(const server *s, const char *id, json_t *body, json_t **settings,
+                           json_t **players_by_id, uint64_t *seed, dg_error *err) {
+  *settings = NULL;
+  *players_by_id = NULL;
+  *seed = lobby_seed_derive(s->cfg->lobby_seed_key, id);
+  int rc = settings_from_body(body, true, seed, err);
+  if (rc != 0)
+    return rc;
+  const json_t *players = json_object_get(body, "players");
+  if (!json_is_object(players))
+    return dg_error_set(err, DG_ETYPE, "players",
+                        "players must be an object of player id -> attributes, e.g. "
+                        "{\"ann\": {\"level\": 12}}");
+  party_limits bounds = party_limits_of(&s->cfg->limits);
+  const char *player;
+  json_t *attributes;
+  json_object_foreach((json_t *)players, player, attributes) {
+    char field[DG_ERROR_FIELD_MAX];
+    snprintf(field, sizeof field, "players.%.55s", player);
+    if (!plain_id(player, strlen(player)))
+      return dg_error_set(err, DG_EINVAL, field,
+                          "%s: a player id must be 1 to %d characters of [A-Za-z0-9._-]", field,
+                          LOBBY_ID_MAX - 1);
+    if (json_is_object(attributes) && json_object_get(attributes, "id") != NULL)
+      return dg_error_set(err, DG_EINVAL, field, "%s: the player's id is its key, not a member",
+                          field);
+    if ((rc = player_attributes_check(attributes, &bounds, field, err)) != 0)
+      return rc;
+  }
+  *players_by_id = json_deep_copy(players);
+  json_object_del(body, "players");
+  *settings = json_deep_copy(body);
+  if (*players_by_id == NULL || *settings == NULL) {
+    json_decref(*players_by_id);
+    json_decref(*settings);
+    return dg_error_set(err, DG_ENOMEM, "", "out of memory");
+  }
+  return 0;
+}
+
 static void put_settings(request *r, lobby *l, bool created) {
-  lobbies *table = &server_of(r)->lobbies;
+  server *s = server_of(r);
+  lobbies *table = &s->lobbies;
   json_t *body = body_object(r);
   if (body == NULL) {
     if (created)
@@ -78,10 +143,22 @@ static void put_settings(request *r, lobby *l, bool created) {
   }
   dg_error err;
   dg_error_clear(&err);
-  uint64_t seed = l->seed;
-  int rc = settings_from_body(body, &seed, &err);
-  if (rc == 0 && (rc = lobby_put_settings(table, l, body, seed, &err)) == 0)
-    body = NULL; /* taken */
+  int rc;
+  if (json_object_get(body, "players") != NULL) {
+    /* The whole lobby: settings, seed and every player at once. */
+    json_t *settings = NULL, *players = NULL;
+    uint64_t seed;
+    rc = whole_from_body(s, l->id, body, &settings, &players, &seed, &err);
+    if (rc == 0 && (rc = lobby_put_whole(table, l, settings, players, seed, &err)) == 0)
+      settings = players = NULL; /* taken */
+    json_decref(settings);
+    json_decref(players);
+  } else {
+    uint64_t seed = l->seed;
+    rc = settings_from_body(body, false, &seed, &err);
+    if (rc == 0 && (rc = lobby_put_settings(table, l, body, seed, &err)) == 0)
+      body = NULL; /* taken */
+  }
   json_decref(body);
   if (rc != 0) {
     if (created)
@@ -89,7 +166,7 @@ static void put_settings(request *r, lobby *l, bool created) {
     respond_error(r, &err);
     return;
   }
-  respond_json(r, created ? 201 : 200, lobby_json(l));
+  respond_lobby(r, created ? 201 : 200, l);
 }
 
 static void put_player(request *r, lobby *l, const char *player, bool created) {
@@ -113,7 +190,7 @@ static void put_player(request *r, lobby *l, const char *player, bool created) {
     respond_error(r, &err);
     return;
   }
-  respond_json(r, created ? 201 : 200, lobby_json(l));
+  respond_lobby(r, created ? 201 : 200, l);
 }
 
 /* A start waiting for its lobby's job. */
@@ -141,7 +218,7 @@ static void on_start_done(lobby_waiter *w, const lobby_outcome *outcome) {
   http_resume_soon(r);
 }
 
-static void start(request *r, lobby *l) {
+static void start(request *r, lobby *l, bool rebuilt) {
   server *s = server_of(r);
   if (!l->valid) {
     respond_error(r, &l->invalid);
@@ -168,7 +245,10 @@ static void start(request *r, lobby *l) {
   wait->waiter.data = wait;
   wait->client = r;
   lobby_start_result result;
-  lobby_start(&s->lobbies, l, format == JOB_FORMAT_JSON, &wait->waiter, &result);
+  if (rebuilt)
+    lobby_start_rebuilt(&s->lobbies, l, &result);
+  else
+    lobby_start(&s->lobbies, l, format == JOB_FORMAT_JSON, &wait->waiter, &result);
   if (result.kind == LOBBY_WAIT) {
     exchange_of(r)->pregen = "wait";
     exchange_of(r)->seed = l->effective.seed;
@@ -188,6 +268,127 @@ static void start(request *r, lobby *l) {
   level_submit(r, &result.request, 1, result.deadline_ms, format);
 }
 
+/* True when a header's value is "*" (surrounding blanks allowed). */
+static bool is_star(const char *value) {
+  while (*value == ' ' || *value == '\t')
+    value++;
+  if (*value++ != '*')
+    return false;
+  while (*value == ' ' || *value == '\t')
+    value++;
+  return *value == '\0';
+}
+
+/* If-Match and If-None-Match on a lobby (issue 21, item 1): a change
+ * made for a lobby the client knows (If-Match: its ETag) is refused when
+ * this replica holds another state or none at all (it restarted, or the
+ * lobby's replica was lost), instead of silently making a new lobby;
+ * If-None-Match: * on the lobby's PUT creates only. True when it answered 412. */
+static bool preconditions_refuse(request *r, const lobby *l, const char *id, bool whole) {
+  const char *if_match = http_header(r, "If-Match");
+  const char *if_none_match = http_header(r, "If-None-Match");
+  char etag[LOBBY_ETAG_MAX] = "";
+  if (l != NULL)
+    lobby_etag(l, etag);
+  char detail[LOBBY_ID_MAX + 200];
+  if (if_match != NULL && (l == NULL || !negotiate_etag_matches(if_match, etag))) {
+    if (l == NULL)
+      snprintf(detail, sizeof detail,
+               "If-Match: this replica does not know lobby '%s' (restarted or lost): re-send "
+               "the whole lobby with PUT /v1/lobbies/%s and its players",
+               id, id);
+    else
+      snprintf(detail, sizeof detail,
+               "If-Match: lobby '%s' is now %s, not the state you sent; GET it and re-send", id,
+               etag);
+    respond_problem(r, 412, "precondition-failed", "Lobby is not the one you know", detail,
+                    json_pack("[{s:s, s:s}]", "field", "If-Match", "message", detail),
+                    l != NULL ? "ETag" : NULL, l != NULL ? etag : NULL);
+    return true;
+  }
+  if (if_none_match != NULL && l != NULL && is_star(if_none_match) && !strcmp(r->method, "PUT")) {
+    snprintf(detail, sizeof detail, "If-None-Match: *: lobby '%s' exists already (%s)", id, etag);
+    respond_problem(r, 412, "precondition-failed", "Lobby exists", detail,
+                    json_pack("[{s:s, s:s}]", "field", "If-None-Match", "message", detail), "ETag",
+                    etag);
+    return true;
+  }
+  return false;
+}
+
+/* The start's party (its body: a whole lobby, as PUT takes it) into
+ * settings, players and seed; NULL after answering the error. */
+static int party_of_start(request *r, const char *id, json_t **settings, json_t **players,
+                          uint64_t *seed) {
+  json_t *body = body_object(r);
+  if (body == NULL)
+    return -1;
+  dg_error err;
+  dg_error_clear(&err);
+  int rc = whole_from_body(server_of(r), id, body, settings, players, seed, &err);
+  json_decref(body);
+  if (rc != 0)
+    respond_error(r, &err);
+  return rc;
+}
+
+/* A start with its party for a lobby this replica knows: the party must
+ * be that lobby, else 409 naming the member that differs; never a level
+ * for another party than the one the client holds. */
+static void start_known_party(request *r, lobby *l) {
+  json_t *settings = NULL, *players = NULL;
+  uint64_t seed;
+  if (party_of_start(r, l->id, &settings, &players, &seed) != 0)
+    return;
+  dg_error err;
+  dg_error_clear(&err);
+  bool same = lobby_same_party(l, settings, players, seed, &err);
+  json_decref(settings);
+  json_decref(players);
+  if (!same) {
+    char etag[LOBBY_ETAG_MAX];
+    lobby_etag(l, etag);
+    respond_problem(r, 409, "lobby-mismatch", "Not the lobby this replica knows", err.message,
+                    json_pack("[{s:s, s:s}]", "field", err.field, "message", err.message), "ETag",
+                    etag);
+    return;
+  }
+  start(r, l, false);
+}
+
+/* A start with its party for a lobby this replica does not know: the lobby
+ * is rebuilt from the party (the seed from its id and lobby_seed_secret,
+ * as every replica derives it) and its level made now, a miss: exactly the
+ * level the lost lobby would have made. */
+static void start_with_party(request *r, const char *id) {
+  server *s = server_of(r);
+  json_t *settings = NULL, *players = NULL;
+  uint64_t seed;
+  if (party_of_start(r, id, &settings, &players, &seed) != 0)
+    return;
+  if (s->draining) {
+    json_decref(settings);
+    json_decref(players);
+    respond_draining(r);
+    return;
+  }
+  dg_error err;
+  dg_error_clear(&err);
+  lobby *l = NULL;
+  int rc = lobby_create(&s->lobbies, id, exchange_of(r)->client, &l, &err);
+  if (rc == 0 && (rc = lobby_put_whole(&s->lobbies, l, settings, players, seed, &err)) == 0)
+    settings = players = NULL; /* taken */
+  json_decref(settings);
+  json_decref(players);
+  if (rc != 0) {
+    if (l != NULL)
+      lobby_remove(&s->lobbies, l);
+    respond_error(r, &err);
+    return;
+  }
+  start(r, l, true);
+}
+
 void lobby_route(request *r, const char *rest) {
   server *s = server_of(r);
   const char *slash = strchr(rest, '/');
@@ -198,8 +399,17 @@ void lobby_route(request *r, const char *rest) {
   if (shape) {
     memcpy(id, rest, id_length);
     id[id_length] = '\0';
-    if (slash != NULL && strncmp(slash, "/players/", 9) == 0 &&
-        plain_id(slash + 9, strlen(slash + 9))) {
+    if (slash != NULL && strncmp(slash, "/players/", 9) == 0) {
+      /* A player id outside the pattern is a bad value for a known
+       * resource shape, not a missing resource (issue 21, item 7). */
+      if (!plain_id(slash + 9, strlen(slash + 9))) {
+        dg_error err;
+        dg_error_set(&err, DG_EINVAL, "player",
+                     "the player id must be 1 to %d characters of [A-Za-z0-9._-]",
+                     LOBBY_ID_MAX - 1);
+        respond_error(r, &err);
+        return;
+      }
       target = PLAYER;
       snprintf(player, sizeof player, "%s", slash + 9);
     } else if (slash != NULL && strcmp(slash, "/start") == 0) {
@@ -235,6 +445,12 @@ void lobby_route(request *r, const char *rest) {
   }
   lobby *l = lobby_find(&s->lobbies, id);
   bool creates = !strcmp(m, "PUT");
+  if (preconditions_refuse(r, l, id, target == WHOLE))
+    return;
+  if (target == START && l == NULL && r->body_length > 0) {
+    start_with_party(r, id);
+    return;
+  }
   if (l == NULL && !creates) {
     char detail[128];
     snprintf(detail, sizeof detail, "no lobby '%s' (it never existed, expired or was disbanded)",
@@ -257,14 +473,14 @@ void lobby_route(request *r, const char *rest) {
     }
     dg_error err;
     dg_error_clear(&err);
-    if (lobby_create(&s->lobbies, id, &l, &err) != 0) {
+    if (lobby_create(&s->lobbies, id, exchange_of(r)->client, &l, &err) != 0) {
       respond_error(r, &err);
       return;
     }
     created = true;
   }
   if (target == WHOLE && !strcmp(m, "GET")) {
-    respond_json(r, 200, lobby_json(l));
+    respond_lobby(r, 200, l);
   } else if (target == WHOLE && !strcmp(m, "PUT")) {
     put_settings(r, l, created);
   } else if (target == WHOLE) {
@@ -278,8 +494,10 @@ void lobby_route(request *r, const char *rest) {
                       NULL, NULL, NULL);
       return;
     }
-    respond_json(r, 200, lobby_json(l));
+    respond_lobby(r, 200, l);
+  } else if (r->body_length > 0) {
+    start_known_party(r, l);
   } else {
-    start(r, l);
+    start(r, l, false);
   }
 }

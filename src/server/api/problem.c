@@ -19,6 +19,12 @@ problem_kind problem_of(int code) {
   case SRV_ELOBBIES: return (problem_kind){503, "too-many-lobbies", "Too many lobbies"};
   case SRV_ELOBBY_BYTES: return (problem_kind){503, "lobby-bytes-full", "Lobby memory full"};
   case SRV_EGONE: return (problem_kind){409, "lobby-gone", "Lobby gone"};
+  case SRV_ECLIENT_BUSY: return (problem_kind){429, "client-busy", "Too much queued work"};
+  case SRV_ECLIENT_LOBBIES: return (problem_kind){429, "client-lobbies", "Too many lobbies"};
+  case SRV_EMISMATCH:
+    return (problem_kind){409, "lobby-mismatch", "Not the lobby this replica knows"};
+  case SRV_EPRECONDITION:
+    return (problem_kind){412, "precondition-failed", "Lobby is not the one you know"};
   case 0:
   case DG_ENOMEM:
   case DG_EINTERNAL:

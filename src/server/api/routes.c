@@ -15,6 +15,7 @@
 #include "api/respond.h"
 #include "api/viewer.h"
 #include "server.h"
+#include "transport/log.h"
 
 typedef enum route_id {
   ROUTE_NONE,
@@ -26,6 +27,8 @@ typedef enum route_id {
   ROUTE_READYZ,
   ROUTE_ROOMSETS, /* GET /v1/roomsets */
   ROUTE_LOBBIES,  /* /v1/lobbies/... (lobby_routes.c parses the rest) */
+  ROUTE_LEVEL_ID, /* GET /v1/levels/{level_id} (levels.c) */
+  ROUTE_TILESET,  /* GET .../dungeond-tiles.png beside any map (viewer.c) */
   ROUTE_VIEWER,   /* GET / : the viewer page (viewer.c) */
 } route_id;
 
@@ -49,8 +52,20 @@ static const struct {
 
 static route_id route_match(const char *path, const char **label) {
   *label = NULL;
+  /* Before the others: a map from /v1/levels, /v1/levels/{id} or a lobby's
+   * start names its tileset beside itself. */
+  size_t length = strlen(path), image = strlen("/" DG_TILED_TILESET_IMAGE);
+  if (strncmp(path, "/v1/", 4) == 0 && length > image &&
+      strcmp(path + length - image, "/" DG_TILED_TILESET_IMAGE) == 0) {
+    *label = "/v1/{map}/" DG_TILED_TILESET_IMAGE;
+    return ROUTE_TILESET;
+  }
   if (strncmp(path, "/v1/lobbies/", 12) == 0)
     return ROUTE_LOBBIES; /* lobby_route names the label */
+  if (strncmp(path, "/v1/levels/", 11) == 0) {
+    *label = "/v1/levels/{level_id}";
+    return ROUTE_LEVEL_ID;
+  }
   for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
     if (strcmp(routes[i].path, path) == 0) {
       *label = routes[i].label;
@@ -84,6 +99,7 @@ static stats_gauges gauges(const server *s) {
       .connections = s->http.api.open,
       .health_connections = s->http.health.open,
       .send_queue_bytes = s->http.guard.send_queued,
+      .log_write_failures = log_write_failures(),
       .draining = s->draining,
       .lobbies = s->lobbies.count,
       .lobby_hits = s->lobbies.hits,
@@ -130,7 +146,16 @@ static bool authorized(request *r) {
       given++;
     size_t i;
     const json_t *token;
-    json_array_foreach(tokens, i, token) ok |= same_secret(given, json_string_value(token));
+    size_t matched = 0; /* 1 + the index of the token given, kept without a branch */
+    json_array_foreach(tokens, i, token) {
+      bool same = same_secret(given, json_string_value(token));
+      ok |= same;
+      matched |= ((size_t)0 - (size_t)same) & (i + 1);
+    }
+    /* With tokens, a client is its token (behind a proxy every address is
+     * the proxy's): fairness and per-client caps go by it. */
+    if (ok)
+      exchange_of(r)->client = (1ull << 32) | (uint64_t)matched;
   }
   if (!ok)
     respond_problem(r, 401, "unauthorized", "Unauthorized",
@@ -138,6 +163,30 @@ static bool authorized(request *r) {
                                    : "the bearer token is not accepted",
                     NULL, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"dungeond\"");
   return ok;
+}
+
+/* A CORS preflight (issue 21, item 6): 204 with what a browser page of an
+ * allowed origin may send; 403 naming Origin for any other origin. The
+ * allowed origin itself is added to the answer by exchange.c. */
+static void preflight(request *r) {
+  if (exchange_cors_origin(r) == NULL) {
+    const char *origin = http_header(r, "Origin");
+    char detail[320];
+    snprintf(detail, sizeof detail, "origin %.255s is not in cors_allowed_origins",
+             origin != NULL ? origin : "(none)");
+    respond_problem(r, 403, "cors-origin", "Origin not allowed", detail,
+                    json_pack("[{s:s, s:s}]", "field", "Origin", "message", detail), NULL, NULL);
+    return;
+  }
+  static const char *const headers[] = {
+      "Access-Control-Allow-Methods",
+      "GET, HEAD, POST, PUT, DELETE",
+      "Access-Control-Allow-Headers",
+      "Accept, Accept-Encoding, Authorization, Content-Type, If-Match, If-None-Match",
+      "Access-Control-Max-Age",
+      "600",
+      NULL};
+  http_respond(r, 204, "text/plain", malloc(1), 0, headers);
 }
 
 void route_handle(request *r) {
@@ -154,6 +203,12 @@ void route_handle(request *r) {
              "/metrics)",
              r->path);
     respond_problem(r, 404, "not-found", "Not found", detail, NULL, NULL, NULL);
+    return;
+  }
+  exchange_of(r)->client = r->peer_ip; /* authorized() names the token instead */
+  /* A CORS preflight carries no credentials: answered before them. */
+  if (strcmp(r->method, "OPTIONS") == 0 && route != ROUTE_NONE) {
+    preflight(r);
     return;
   }
   if (!authorized(r))
@@ -181,6 +236,8 @@ void route_handle(request *r) {
   char *text = NULL;
   switch (route) {
   case ROUTE_LEVELS: levels_handle(r); break;
+  case ROUTE_LEVEL_ID: level_by_id_handle(r, r->path + 11); break;
+  case ROUTE_TILESET: tileset_respond(r); break;
   case ROUTE_ALGORITHMS: respond_json(r, 200, dg_algorithms_to_json()); break;
   case ROUTE_STATS:
     g = gauges(s);

@@ -8,6 +8,17 @@
 
 extern const unsigned char viewer_page[];
 extern const size_t viewer_page_length;
+extern const unsigned char tileset_image[];
+extern const size_t tileset_image_length;
+
+void tileset_respond(request *r) {
+  char *copy = malloc(tileset_image_length + 1);
+  if (copy != NULL)
+    memcpy(copy, tileset_image, tileset_image_length);
+  /* It changes only with the daemon, like the page. */
+  const char *headers[] = {MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache", NULL};
+  http_respond(r, 200, "image/png", copy, tileset_image_length, headers);
+}
 
 void viewer_respond(request *r) {
   char *copy = malloc(viewer_page_length + 1);

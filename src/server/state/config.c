@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "state/profile.h"
+#include "transport/listen.h"
 
 void config_defaults(config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -33,15 +34,23 @@ void config_defaults(config *cfg) {
       .deadline_ms_default = 5000,
       .deadline_ms_max = 60000,
       .interactive_queue_max = 1024,
+      .client_queued_cost_max = 16000000,
+      .client_workers_max = 0,
+      .lobbies_per_client_max = 1000,
       .speculative_queue_max = 256,
       .connections_max = 1024,
       .connection_timeout_s = 30,
       .connections_per_ip_max = 256,
       .header_timeout_ms = 5000,
+      .header_timeout_penalty_ms = 10000,
       .body_timeout_ms = 10000,
+      .linger_ms = 5000,
+      .linger_bytes_max = 64L << 20,
       .send_queue_bytes_max = 256L << 20,
       .send_stall_ms = 1000,
       .health_connections_max = 32,
+      .health_connections_per_ip_max = 8,
+      .health_idle_timeout_ms = 2000,
       .drain_timeout_ms = 10000,
       .retry_after_s = 1,
       .lobbies_max = 10000,
@@ -57,6 +66,8 @@ void config_defaults(config *cfg) {
       .speculative_reserved_workers = 1,
       .floors_max = 8,
       .target_attempts_max = 64,
+      .query_params_max = 64,
+      .request_target_bytes_max = 8192,
   };
   cfg->compression = (config_compression){.gzip_level = 6, .gzip_min_bytes = 1024};
 }
@@ -101,15 +112,23 @@ static const limit_key limit_keys[] = {
     LIMIT(deadline_ms_default, 1, 3600000),
     LIMIT(deadline_ms_max, 1, 3600000),
     LIMIT(interactive_queue_max, 0, 1000000),
+    LIMIT(client_queued_cost_max, 1, 1000000000000L),
+    LIMIT(client_workers_max, 0, 256),
+    LIMIT(lobbies_per_client_max, 0, 1000000),
     LIMIT(speculative_queue_max, 0, 1000000),
     LIMIT(connections_max, 1, 100000),
     LIMIT(connection_timeout_s, 1, 86400),
     LIMIT(connections_per_ip_max, 0, 100000),
     LIMIT(header_timeout_ms, 100, 3600000),
+    LIMIT(header_timeout_penalty_ms, 0, 3600000),
     LIMIT(body_timeout_ms, 100, 3600000),
+    LIMIT(linger_ms, 0, 600000),
+    LIMIT(linger_bytes_max, 0, 1L << 30),
     LIMIT(send_queue_bytes_max, 1L << 20, 1L << 40),
     LIMIT(send_stall_ms, 10, 600000),
     LIMIT(health_connections_max, 1, 1024),
+    LIMIT(health_connections_per_ip_max, 0, 1024),
+    LIMIT(health_idle_timeout_ms, 100, 3600000),
     LIMIT(drain_timeout_ms, 0, 3600000),
     LIMIT(retry_after_s, 1, 3600),
     LIMIT(lobbies_max, 0, 1000000),
@@ -125,22 +144,15 @@ static const limit_key limit_keys[] = {
     LIMIT(speculative_reserved_workers, 0, 255),
     LIMIT(floors_max, 1, 64),
     LIMIT(target_attempts_max, 1, 1000),
+    LIMIT(query_params_max, 1, 128),
+    LIMIT(request_target_bytes_max, 256, 8192),
 };
 
 static int set_address(char *out, size_t size, const char *key, const char *text, dg_error *err) {
-  const char *colon = strrchr(text, ':');
-  /* Text that is not HOST:PORT at all is malformed; one too long for the
-   * buffer, or a port number out of range, is a bad value. */
-  if (colon == NULL || colon == text || strlen(text) >= size)
-    return dg_error_set(err, colon == NULL || colon == text ? DG_EPARSE : DG_EINVAL, key,
-                        "%s must be HOST:PORT, e.g. 127.0.0.1:8080", key);
-  char *end = NULL;
-  long port = strtol(colon + 1, &end, 10);
-  if (colon[1] == '\0' || *end != '\0' || port < 0 || port > 65535)
-    return dg_error_set(err, colon[1] == '\0' || *end != '\0' ? DG_EPARSE : DG_EINVAL, key,
-                        "%s's port must be an integer from 0 to 65535", key);
-  snprintf(out, size, "%s", text);
-  return 0;
+  int rc = http_parse_listen(key, text, NULL, err);
+  if (rc == 0)
+    snprintf(out, size, "%s", text);
+  return rc;
 }
 
 int config_set_listen(config *cfg, const char *text, dg_error *err) {
@@ -536,6 +548,28 @@ static int load_root(config *cfg, json_t *root, const char *path, dg_error *err)
       }
       json_decref(cfg->auth_tokens);
       cfg->auth_tokens = json_incref(value);
+    } else if (strcmp(key, "cors_allowed_origins") == 0) {
+      /* Exact origins as browsers send them (scheme://host[:port]), or "*". */
+      int code = json_is_array(value) ? 0 : DG_ETYPE;
+      size_t i;
+      json_t *origin;
+      json_array_foreach(value, i, origin) {
+        if (!json_is_string(origin))
+          code = DG_ETYPE;
+        else if (code == 0 && strcmp(json_string_value(origin), "*") != 0 &&
+                 (strstr(json_string_value(origin), "://") == NULL ||
+                  json_string_length(origin) > 255 ||
+                  json_string_value(origin)[json_string_length(origin) - 1] == '/'))
+          code = DG_EINVAL;
+      }
+      if (code != 0) {
+        rc = dg_error_set(err, code, "cors_allowed_origins",
+                          "cors_allowed_origins must be an array of origins like "
+                          "\"https://game.example:8443\" (no path, no trailing slash) or \"*\"");
+        goto fail;
+      }
+      json_decref(cfg->cors_allowed_origins);
+      cfg->cors_allowed_origins = json_incref(value);
     } else if (strcmp(key, "roomsets_dir") == 0) {
       if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->roomsets_dir) {
         rc = dg_error_set(err, json_is_string(value) ? DG_EINVAL : DG_ETYPE, "roomsets_dir",
@@ -623,4 +657,6 @@ void config_close(config *cfg) {
   cfg->profiles = NULL;
   json_decref(cfg->auth_tokens);
   cfg->auth_tokens = NULL;
+  json_decref(cfg->cors_allowed_origins);
+  cfg->cors_allowed_origins = NULL;
 }

@@ -18,37 +18,47 @@
 #define CONFIG_TRUSTED_PROXIES_MAX 16 /* entries of trusted_proxies */
 
 typedef struct config_limits {
-  long body_bytes_max;             /* largest request body accepted (413 above) */
-  long grid_cells_max;             /* width * height ceiling for any algorithm (422 above) */
-  long rooms_max;                  /* ceiling for room-count parameters (422 above) */
-  long players_max;                /* entries in `players` (422 above) */
-  long deadline_ms_default;        /* deadline of a request without deadline_ms */
-  long deadline_ms_max;            /* largest deadline_ms accepted (422 above) */
-  long interactive_queue_max;      /* queued POST /v1/levels jobs (503 above) */
-  long speculative_queue_max;      /* queued pre-generation jobs (dropped above) */
-  long connections_max;            /* simultaneous HTTP connections */
-  long connection_timeout_s;       /* idle connection timeout */
-  long connections_per_ip_max;     /* connections from one IPv4 address; 0: no limit */
-  long header_timeout_ms;          /* a request's headers must arrive within this */
-  long body_timeout_ms;            /* a request's body must arrive within this after its headers */
-  long send_queue_bytes_max;       /* response bytes queued to clients; stalled dropped above */
-  long send_stall_ms;              /* a reader with no byte acknowledged this long is stalled */
-  long health_connections_max;     /* simultaneous connections on health_listen */
-  long drain_timeout_ms;           /* SIGTERM: how long running jobs may finish */
-  long retry_after_s;              /* Retry-After sent with 503 */
-  long lobbies_max;                /* lobbies alive at once (503 above) */
-  long lobby_players_max;          /* players in one lobby (422 above) */
-  long lobby_idle_ttl_ms;          /* a lobby unchanged this long is removed */
-  long lobby_grace_ms;             /* a started lobby's level stays fetchable this long */
-  long lobby_debounce_ms;          /* wait after a change before pre-generating */
-  long lobby_bytes_max;            /* all lobby state: settings, players, ready levels */
-  long lobby_cache_bytes_max;      /* of that, ready levels at most (LRU evicted) */
-  long player_attributes_max;      /* attributes of one player (422 above) */
-  long player_attribute_name_max;  /* bytes of an attribute's name (422 above) */
-  long player_attribute_value_max; /* largest |value| of an attribute (422 above) */
-  long speculative_reserved_workers; /* workers pre-generation may not use */
-  long floors_max;                   /* floors of one multi-floor set (422 above) */
-  long target_attempts_max;          /* targets.attempts_max ceiling (422 above) */
+  long body_bytes_max;            /* largest request body accepted (413 above) */
+  long grid_cells_max;            /* width * height ceiling for any algorithm (422 above) */
+  long rooms_max;                 /* ceiling for room-count parameters (422 above) */
+  long players_max;               /* entries in `players` (422 above) */
+  long deadline_ms_default;       /* deadline of a request without deadline_ms */
+  long deadline_ms_max;           /* largest deadline_ms accepted (422 above) */
+  long interactive_queue_max;     /* queued POST /v1/levels jobs (503 above) */
+  long client_queued_cost_max;    /* estimated cost one client may have queued (429 above) */
+  long client_workers_max;        /* interactive jobs one client may run at once; 0: workers - 1 */
+  long lobbies_per_client_max;    /* lobbies one client may have made and alive (429 above) */
+  long speculative_queue_max;     /* queued pre-generation jobs (dropped above) */
+  long connections_max;           /* simultaneous HTTP connections */
+  long connection_timeout_s;      /* idle connection timeout */
+  long connections_per_ip_max;    /* connections from one IPv4 address; 0: no limit */
+  long header_timeout_ms;         /* a request's headers must arrive within this */
+  long header_timeout_penalty_ms; /* an address's slot cut by header_timeout_ms stays taken */
+  long linger_ms;                 /* early 413: drain the unread body this long at most */
+  long linger_bytes_max;          /* and at most this many bytes */
+  long body_timeout_ms;           /* a request's body must arrive within this after its headers */
+  long send_queue_bytes_max;      /* response bytes queued to clients; stalled dropped above */
+  long send_stall_ms;             /* a reader with no byte acknowledged this long is stalled */
+  long health_connections_max;    /* simultaneous connections on health_listen */
+  long health_connections_per_ip_max; /* connections from one address on health_listen; 0: none */
+  long health_idle_timeout_ms;        /* health_listen: idle keep-alive (and first header) limit */
+  long drain_timeout_ms;              /* SIGTERM: how long running jobs may finish */
+  long retry_after_s;                 /* Retry-After sent with 503 */
+  long lobbies_max;                   /* lobbies alive at once (503 above) */
+  long lobby_players_max;             /* players in one lobby (422 above) */
+  long lobby_idle_ttl_ms;             /* a lobby unchanged this long is removed */
+  long lobby_grace_ms;                /* a started lobby's level stays fetchable this long */
+  long lobby_debounce_ms;             /* wait after a change before pre-generating */
+  long lobby_bytes_max;               /* all lobby state: settings, players, ready levels */
+  long lobby_cache_bytes_max;         /* of that, ready levels at most (LRU evicted) */
+  long player_attributes_max;         /* attributes of one player (422 above) */
+  long player_attribute_name_max;     /* bytes of an attribute's name (422 above) */
+  long player_attribute_value_max;    /* largest |value| of an attribute (422 above) */
+  long speculative_reserved_workers;  /* workers pre-generation may not use */
+  long floors_max;                    /* floors of one multi-floor set (422 above) */
+  long target_attempts_max;           /* targets.attempts_max ceiling (422 above) */
+  long query_params_max;              /* parameters in one request target's query (414 above) */
+  long request_target_bytes_max;      /* bytes of one request target, path and query (414 above) */
 } config_limits;
 
 /* gzip of level responses (negotiate.c). */
@@ -66,7 +76,8 @@ typedef struct config {
   config_compression compression;        /* gzip of level responses */
   json_t *profiles;                      /* object name -> profile (owned reference) */
   char default_profile[64];              /* profile used when `players` come without one */
-  json_t *auth_tokens; /* array of accepted bearer tokens; NULL or empty: none asked */
+  json_t *auth_tokens;          /* array of accepted bearer tokens; NULL or empty: none asked */
+  json_t *cors_allowed_origins; /* browser origins allowed by CORS ("*": any); NULL: none */
   char roomsets_dir[CONFIG_PATH_MAX]; /* room-set directory loaded at start-up; "" for none */
   bool roomsets_dir_set;              /* given in the file: then it must exist */
   uint8_t lobby_seed_key[16];         /* SipHash-2-4 key for lobby seeds (lobby_seed_secret) */
@@ -93,9 +104,8 @@ int config_load(config *cfg, const char *path, dg_error *err);
  * fuzz targets. 0, or a DG_E* code with `err` filled, as config_load. */
 int config_loadb(config *cfg, const char *data, size_t size, const char *name, dg_error *err);
 
-/* Parses "--listen" text into cfg->listen after checking it. 0, or with
- * `err` DG_EPARSE (not HOST:PORT) or DG_EINVAL (too long, port out of
- * range). */
+/* Parses "--listen" text into cfg->listen after checking it with
+ * http_parse_listen (transport/listen.h). 0 or its error. */
 int config_set_listen(config *cfg, const char *text, dg_error *err);
 
 /* The same for "--health-listen" into cfg->health_listen; "" turns the

@@ -14,6 +14,10 @@ enum {
   SRV_ELOBBY_BYTES = -104,    /* lobby state would not fit limits.lobby_bytes_max: 503 */
   SRV_EGONE = -105,           /* the lobby a start waited on was disbanded or expired: 409 */
   SRV_ESYSTEM = HTTP_ESYSTEM, /* the operating system refused (socket, epoll): start-up only */
+  SRV_ECLIENT_BUSY = -107,    /* this client has limits.client_queued_cost_max queued: 429 */
+  SRV_ECLIENT_LOBBIES = -108, /* this client made limits.lobbies_per_client_max lobbies: 429 */
+  SRV_EMISMATCH = -109,       /* a start's party is not the lobby this replica knows: 409 */
+  SRV_EPRECONDITION = -110,   /* If-Match / If-None-Match refused the change: 412 */
 };
 
 #endif

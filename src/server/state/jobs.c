@@ -3,6 +3,7 @@
  * writes its own job's results, which libuv hands back to the loop thread
  * (the after-work callback) with the needed memory ordering. */
 #include "state/jobs.h"
+#include "state/level_id.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -11,6 +12,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "api/problem.h"
 
 /* How often queued jobs are checked against their deadlines. */
 #define SWEEP_INTERVAL_MS 20
@@ -53,7 +56,7 @@ static void *idle_thread(void *data) {
     if (t->todo == NULL)
       break; /* stop, and nothing left */
     job *j = t->todo;
-    t->todo = j->next;
+    t->todo = j->idle_next;
     if (t->todo == NULL)
       t->todo_tail = NULL;
     pthread_mutex_unlock(&t->lock);
@@ -63,7 +66,7 @@ static void *idle_thread(void *data) {
     if (atomic_load(&j->raised))
       set_idle(true);
     pthread_mutex_lock(&t->lock);
-    j->next = t->done;
+    j->idle_next = t->done;
     t->done = j;
     pthread_mutex_unlock(&t->lock);
     uv_async_send(&t->wake);
@@ -84,7 +87,7 @@ static void on_idle_done(uv_async_t *wake) {
   pthread_mutex_unlock(&q->idle.lock);
   while (done != NULL) {
     job *j = done;
-    done = j->next;
+    done = j->idle_next;
     after_job(j, 0);
   }
 }
@@ -117,6 +120,7 @@ int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interact
   *q = (jobs){.loop = loop, .workers = workers, .reserved = reserved, .context = context};
   q->max_depth[JOB_INTERACTIVE] = interactive_max;
   q->max_depth[JOB_SPECULATIVE] = speculative_max;
+  q->client_cost_max = UINT64_MAX; /* no per-client bound until jobs_set_client_limits */
   q->sweep.data = q;
   int rc = uv_timer_init(loop, &q->sweep);
   if (rc != 0)
@@ -152,6 +156,46 @@ int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interact
   return 0;
 }
 
+void jobs_set_client_limits(jobs *q, uint64_t cost_max, int running_max) {
+  q->client_cost_max = cost_max;
+  q->client_running_max = running_max;
+}
+
+static size_t client_bucket(uint64_t key) {
+  return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 56) & (JOB_CLIENT_BUCKETS - 1);
+}
+
+/* The record of `key`, made when absent; NULL when out of memory. */
+static job_client *client_get(jobs *q, uint64_t key) {
+  job_client **link = &q->clients[client_bucket(key)];
+  while (*link != NULL && (*link)->key != key)
+    link = &(*link)->next;
+  if (*link == NULL && (*link = calloc(1, sizeof **link)) != NULL)
+    (*link)->key = key;
+  return *link;
+}
+
+/* Forgets a client with nothing queued or running (its finish tag too: a
+ * client that comes back starts at the virtual time, as a new one). */
+static void client_release(jobs *q, job_client *c) {
+  if (c == NULL || c->queued > 0 || c->running > 0)
+    return;
+  job_client **link = &q->clients[client_bucket(c->key)];
+  while (*link != c)
+    link = &(*link)->next;
+  *link = c->next;
+  free(c);
+}
+
+/* A job leaves the interactive queue: to run, or unrun. */
+static void client_dequeued(job *j) {
+  job_client *c = j->client;
+  if (c == NULL)
+    return;
+  c->queued--;
+  c->queued_cost -= j->cost;
+}
+
 /* A multi-floor set: every floor in this one job, under the request's one
  * deadline (dg_levelset_generate polls it), serialised as one body. */
 /* The deadline covers serialisation (issue 12): the single-level JSON
@@ -184,14 +228,38 @@ static void work_floors(job *j) {
     j->rc = j->format == JOB_FORMAT_ASCII
                 ? dg_levelset_dump_ascii(levels, requests, j->floors, &j->body, &j->body_length)
                 : dg_levelset_dump_json(levels, requests, j->floors, &j->body, &j->body_length);
-    if (j->rc == 0)
+    if (j->rc == 0) {
+      negotiate_identify(&j->encoding, levels[0]); /* every floor has the same maker */
       j->rc = negotiate_encode(&j->encoding, &j->body, &j->body_length);
+    }
     after_serialising(j, "the floors");
   }
   for (int k = 0; k < j->floors; k++)
     dg_level_free(levels[k]);
   j->finished_ns = dg_monotonic_ns();
   atomic_store(&j->thread, 0);
+}
+
+/* The level's JSON with its level_id and level_hash (level_id.h), then
+ * compressed as negotiated: the identity is part of the bytes, so a
+ * pre-generated level and a later GET /v1/levels/{level_id} agree. */
+static int identified_json(job *j, const dg_level *level) {
+  char *text = NULL;
+  size_t length = 0;
+  int rc = dg_level_dump_json_cancellable(level, &j->cancel, &text, &length);
+  if (rc == 0 && (length == 0 || text[length - 1] != '}'))
+    rc = DG_EINTERNAL;
+  if (rc == 0)
+    rc = level_identify(j->level_key, &j->request, &text, &length);
+  if (rc == 0)
+    rc = negotiate_encode(&j->encoding, &text, &length);
+  if (rc != 0) {
+    free(text);
+    return rc;
+  }
+  j->body = text;
+  j->body_length = length;
+  return 0;
 }
 
 /* Worker thread: generate, then serialise (and compress, negotiate.c), so
@@ -217,8 +285,11 @@ static void work(uv_work_t *req) {
                                        : "generation was cancelled");
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
-    j->rc = negotiate_job_output(level, j->format, &j->svg, &j->cancel, &j->encoding, &j->body,
-                                 &j->body_length);
+    if (j->identify && j->format == JOB_FORMAT_JSON)
+      j->rc = identified_json(j, level);
+    else
+      j->rc = negotiate_job_output(level, j->format, &j->svg, &j->cancel, &j->encoding, &j->body,
+                                   &j->body_length);
     after_serialising(j, "the level");
   }
   dg_level_free(level);
@@ -232,8 +303,10 @@ static void after_work(uv_work_t *req, int status) {
 
 /* A promoted job whose idle thread could not be raised was cancelled
  * there (jobs_promote): it runs again from the start as an interactive
- * job, at the head of its queue (its client is waiting). The output is the
+ * job, queued as jobs_promote queues a waiting start. The output is the
  * same bytes (deterministic); only the idle attempt's time is lost. */
+static void insert_fair(jobs *q, job *j);
+
 static bool rerun(jobs *q, job *j) {
   if (!j->rerun || j->stopped || j->rc != DG_ECANCELED)
     return false;
@@ -247,11 +320,11 @@ static bool rerun(jobs *q, job *j) {
   free(j->body);
   j->body = NULL;
   j->body_length = 0;
-  j->next = q->head[JOB_INTERACTIVE];
-  q->head[JOB_INTERACTIVE] = j;
-  if (q->tail[JOB_INTERACTIVE] == NULL)
-    q->tail[JOB_INTERACTIVE] = j;
-  q->depth[JOB_INTERACTIVE]++;
+  /* As a promoted queued job: a newcomer at the virtual time, counted
+   * against no client (jobs_promote). */
+  j->client = NULL;
+  j->tag = q->virtual_time;
+  insert_fair(q, j);
   dispatch(q);
   return true;
 }
@@ -261,6 +334,11 @@ static void after_job(job *j, int status) {
   q->running--;
   q->running_kind[j->kind]--;
   j->running = false;
+  if (j->client != NULL) {
+    j->client->running--;
+    client_release(q, j->client);
+    j->client = NULL;
+  }
   for (job **link = &q->active; *link != NULL; link = &(*link)->next)
     if (*link == j) {
       *link = j->next;
@@ -287,8 +365,46 @@ static job *pop(jobs *q, job_kind kind) {
       q->tail[kind] = NULL;
     q->depth[kind]--;
     j->next = NULL;
+    client_dequeued(j);
   }
   return j;
+}
+
+/* The interactive job to start: the first in tag order whose client may
+ * run one more (NULL when none may). Unlinked, its client charged. */
+static job *pop_fair(jobs *q) {
+  job *previous = NULL;
+  for (job *j = q->head[JOB_INTERACTIVE]; j != NULL; previous = j, j = j->next) {
+    job_client *c = j->client;
+    if (c != NULL && q->client_running_max > 0 && c->running >= q->client_running_max)
+      continue;
+    if (previous == NULL)
+      q->head[JOB_INTERACTIVE] = j->next;
+    else
+      previous->next = j->next;
+    if (q->tail[JOB_INTERACTIVE] == j)
+      q->tail[JOB_INTERACTIVE] = previous;
+    q->depth[JOB_INTERACTIVE]--;
+    j->next = NULL;
+    client_dequeued(j);
+    if (j->tag > q->virtual_time)
+      q->virtual_time = j->tag;
+    return j;
+  }
+  return NULL;
+}
+
+/* Links `j` into the interactive queue in tag order, after the jobs with
+ * the same tag (first come, first served among equals). */
+static void insert_fair(jobs *q, job *j) {
+  job **link = &q->head[JOB_INTERACTIVE];
+  while (*link != NULL && (*link)->tag <= j->tag)
+    link = &(*link)->next;
+  j->next = *link;
+  *link = j;
+  if (j->next == NULL)
+    q->tail[JOB_INTERACTIVE] = j;
+  q->depth[JOB_INTERACTIVE]++;
 }
 
 static bool unlink_job(jobs *q, job *target) {
@@ -305,12 +421,17 @@ static bool unlink_job(jobs *q, job *target) {
       q->tail[kind] = previous;
     q->depth[kind]--;
     j->next = NULL;
+    client_dequeued(j);
     return true;
   }
   return false;
 }
 
 static void finish_unrun(job *j, int rc, const char *field, const char *message) {
+  if (j->client != NULL && !j->running) {
+    client_release(j->owner, j->client);
+    j->client = NULL;
+  }
   j->rc = rc;
   dg_error_set(&j->err, rc, field, "%s", message);
   j->started_ns = j->generated_ns = j->finished_ns = dg_monotonic_ns();
@@ -360,7 +481,7 @@ static void dispatch(jobs *q) {
         q->workers - (q->idle_speculative ? 0 : q->running_kind[JOB_SPECULATIVE]);
     job *j = NULL;
     if (q->running_kind[JOB_INTERACTIVE] < interactive_slots)
-      j = pop(q, JOB_INTERACTIVE);
+      j = pop_fair(q);
     if (j == NULL && q->running < slots)
       j = pop(q, JOB_SPECULATIVE);
     if (j == NULL)
@@ -379,9 +500,9 @@ static void dispatch(jobs *q) {
     int rc = 0;
     if (j->lower) {
       pthread_mutex_lock(&q->idle.lock);
-      j->next = NULL;
+      j->idle_next = NULL;
       if (q->idle.todo_tail != NULL)
-        q->idle.todo_tail->next = j;
+        q->idle.todo_tail->idle_next = j;
       else
         q->idle.todo = j;
       q->idle.todo_tail = j;
@@ -392,6 +513,8 @@ static void dispatch(jobs *q) {
     }
     if (rc == 0) {
       j->running = true;
+      if (j->client != NULL)
+        j->client->running++;
       q->running++;
       q->running_kind[j->kind]++;
       j->next = q->active;
@@ -419,12 +542,34 @@ int jobs_submit(jobs *q, job *j, job_kind kind) {
   j->rc = 0;
   dg_error_clear(&j->err);
   j->queued_ns = dg_monotonic_ns();
-  if (q->tail[kind] != NULL)
-    q->tail[kind]->next = j;
-  else
-    q->head[kind] = j;
-  q->tail[kind] = j;
-  q->depth[kind]++;
+  j->client = NULL;
+  if (kind == JOB_INTERACTIVE) {
+    job_client *c = client_get(q, j->client_key);
+    if (c == NULL)
+      return DG_ENOMEM;
+    uint64_t cost = j->cost > 0 ? j->cost : 1;
+    /* A job alone in its client's queue is always taken, however costly,
+     * so the bound never refuses all of a client's work. */
+    if (c->queued > 0 && c->queued_cost + cost > q->client_cost_max) {
+      q->client_refused++;
+      client_release(q, c);
+      return SRV_ECLIENT_BUSY;
+    }
+    j->cost = cost;
+    j->client = c;
+    j->tag = q->virtual_time > c->finish_tag ? q->virtual_time : c->finish_tag;
+    c->finish_tag = j->tag + cost;
+    c->queued++;
+    c->queued_cost += cost;
+    insert_fair(q, j);
+  } else {
+    if (q->tail[kind] != NULL)
+      q->tail[kind]->next = j;
+    else
+      q->head[kind] = j;
+    q->tail[kind] = j;
+    q->depth[kind]++;
+  }
   dispatch(q);
   if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] > 0 &&
       !uv_is_active((uv_handle_t *)&q->sweep)) {
@@ -501,14 +646,13 @@ void jobs_promote(jobs *q, job *j) {
   }
   if (!unlink_job(q, j))
     return;
+  /* A waiting start is served as a newcomer: at the virtual time, after
+   * the jobs already tagged with it, and counted against no client (its
+   * lobby was paid for by the lobby caps). */
   j->kind = JOB_INTERACTIVE;
-  j->next = NULL;
-  if (q->tail[JOB_INTERACTIVE] != NULL)
-    q->tail[JOB_INTERACTIVE]->next = j;
-  else
-    q->head[JOB_INTERACTIVE] = j;
-  q->tail[JOB_INTERACTIVE] = j;
-  q->depth[JOB_INTERACTIVE]++;
+  j->client = NULL;
+  j->tag = q->virtual_time;
+  insert_fair(q, j);
   dispatch(q);
 }
 

@@ -11,7 +11,18 @@
  * needs root or RLIMIT_NICE, so these threads never go back). An
  * interactive job never waits for one, and the kernel gives it the CPU a
  * speculative job was using. If the threads cannot be started, speculative
- * jobs share the `workers` threads at normal priority instead. */
+ * jobs share the `workers` threads at normal priority instead.
+ *
+ * Interactive jobs are fair across clients (issue 24 item 3): each carries
+ * its client's key (an address, or a token) and an estimated cost, and the
+ * queue is served in start-time fair queuing order (Goyal, Vin and Cheng,
+ * 1996): a job's tag is max(virtual time, its client's last finish tag),
+ * the client's finish tag then grows by the job's cost, and the job with
+ * the smallest tag runs next, the virtual time becoming its tag. A client
+ * that sends a little is served at once however much another has queued.
+ * A client may also run at most `client_running_max` jobs at once (so one
+ * worker stays for everyone else) and queue at most `client_cost_max` of
+ * cost (more: SRV_ECLIENT_BUSY, a 429). */
 #ifndef DUNGEOND_JOBS_H
 #define DUNGEOND_JOBS_H
 
@@ -31,6 +42,9 @@
 typedef enum job_kind { JOB_INTERACTIVE, JOB_SPECULATIVE, JOB_KINDS } job_kind;
 
 typedef struct job job;
+typedef struct job_client job_client;
+
+#define JOB_CLIENT_BUCKETS 256 /* per-client table buckets (a power of two) */
 
 /* Called on the loop thread once the job is over: generated (rc 0, `body`
  * set), failed, cancelled (DG_ECANCELED), expired in the queue
@@ -42,14 +56,15 @@ typedef void (*job_done_fn)(job *j);
 typedef bool (*job_wanted_fn)(job *j);
 
 struct job {
-  uv_work_t work;            /* libuv's request; work.data unused */
-  job *next;                 /* queue link, or running-list link inside the pool */
-  struct jobs *owner;        /* the queues it went through */
-  job_kind kind;             /* which queue */
-  bool running;              /* inside the pool */
-  bool lower;                /* runs on an idle thread (set before it is handed to one) */
-  bool rerun;                /* promoted on an idle thread that could not be raised: run again */
-  bool stopped;              /* cancelled for good (jobs_cancel, jobs_cancel_all) */
+  uv_work_t work;     /* libuv's request; work.data unused */
+  job *next;          /* queue link, or running-list link inside the pool */
+  struct jobs *owner; /* the queues it went through */
+  job_kind kind;      /* which queue */
+  bool running;       /* inside the pool */
+  bool lower;         /* runs on an idle thread (set before it is handed to one) */
+  bool rerun;         /* promoted on an idle thread that could not be raised: run again */
+  bool stopped;       /* cancelled for good (jobs_cancel, jobs_cancel_all) */
+  job *idle_next; /* link in the idle threads' todo or done list (`next` links it in `active`) */
   _Atomic bool raised;       /* promoted while running: back to normal priority */
   _Atomic pid_t thread;      /* the worker running it (Linux thread id), 0 outside */
   dg_request request;        /* what to generate (seed already chosen) */
@@ -58,11 +73,17 @@ struct job {
   job_format format;         /* serialisation wanted */
   dg_svg_options svg;        /* for JOB_FORMAT_SVG */
   job_encoding encoding;     /* gzip and ETag: inputs from the submitter, outputs from the worker */
+  bool identify;             /* JSON of one level: append level_id and level_hash (issue 21) */
+  uint8_t level_key[16];     /* the key level ids are signed with, when identify */
   dg_cancel cancel;          /* deadline and cancellation flag */
   uint64_t budget_ns;        /* no deadline yet: now + this on entering the pool or promotion */
   job_done_fn done;          /* completion callback */
   job_wanted_fn wanted;      /* may be NULL */
   void *data;                /* the caller's */
+  uint64_t client_key;       /* interactive: who asked (address or token); set by the caller */
+  uint64_t cost;             /* interactive: estimated work (cells); set by the caller, >= 1 */
+  uint64_t tag;              /* fair-queuing start tag, set at submission */
+  job_client *client;        /* its client's record while queued or running, or NULL */
   /* Results, written by the worker, read on the loop thread after it. */
   int rc;       /* 0 or DG_E* */
   dg_error err; /* why, when rc != 0 */
@@ -85,6 +106,14 @@ typedef struct idle_threads {
   uv_async_t wake; /* tells the loop that `done` has jobs */
   bool started;    /* lock, cond and wake initialised */
 } idle_threads;
+/* A client with interactive jobs queued or running. */
+struct job_client {
+  job_client *next;     /* hash chain */
+  uint64_t key;         /* job.client_key */
+  uint64_t finish_tag;  /* fair-queuing finish tag of its last queued job */
+  uint64_t queued_cost; /* cost of its queued jobs */
+  int queued, running;  /* its jobs in the queue, in the pool */
+};
 
 typedef struct jobs {
   uv_loop_t *loop;
@@ -102,6 +131,11 @@ typedef struct jobs {
   uint64_t expired, dropped;   /* jobs that never ran: deadline, client gone */
   uint64_t reruns;             /* promoted jobs run again: their idle thread could not be raised */
   bool idle_speculative;       /* speculative jobs run on the idle threads */
+  job_client *clients[JOB_CLIENT_BUCKETS]; /* clients with interactive work */
+  uint64_t virtual_time;                   /* fair queuing: tag of the last job started */
+  uint64_t client_cost_max;                /* queued cost one client may have */
+  int client_running_max;                  /* interactive jobs one client may run at once */
+  uint64_t client_refused;                 /* submissions refused by client_cost_max */
 } jobs;
 
 /* Threads libuv's pool needs for `workers` interactive workers (the
@@ -113,13 +147,16 @@ int jobs_pool_size(int workers, int reserved);
  * threads for speculative jobs. 0 or a libuv error. */
 int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interactive_max,
               long speculative_max, const dg_context *context);
+/* The per-client bounds of interactive work (see above); after jobs_init. */
+void jobs_set_client_limits(jobs *q, uint64_t cost_max, int running_max);
 
 /* Queues `j` (request, format, cancel, done set by the caller) on queue
  * `kind` and starts it as soon as a worker is free. Every job runs under a
  * deadline: the caller sets cancel's, or leaves it 0 and sets budget_ns
  * (speculative jobs, whose time in the queue does not count). A job with
- * neither is refused (DG_EINVAL). DG_ELIMIT when that queue is full (the
- * job is not taken). */
+ * neither is refused (DG_EINVAL). DG_ELIMIT when that queue is full, and
+ * SRV_ECLIENT_BUSY when its client already has client_cost_max of cost
+ * queued (the job is not taken). */
 int jobs_submit(jobs *q, job *j, job_kind kind);
 
 /* True when a queued or running job uses `context` (a configuration

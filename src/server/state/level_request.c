@@ -116,7 +116,19 @@ static int find_profile(const config *cfg, const json_t *body, const dg_request 
   return 0;
 }
 
-/* Step 2: the party and its profile. Derived parameters first, then the
+/* Keys the request's spawns by the party's ids (issue 21, item 2). */
+static int party_ids_set(const party *members, dg_request *request, dg_error *err) {
+  const char *ids[DG_PLAYER_IDS_MAX];
+  if (members->count > DG_PLAYER_IDS_MAX)
+    return dg_error_set(err, DG_ELIMIT, "players",
+                        "a party with ids has at most %d players (one spawn each)",
+                        DG_PLAYER_IDS_MAX);
+  for (long i = 0; i < members->count; i++)
+    ids[i] = json_string_value(json_object_get(json_array_get(members->players, (size_t)i), "id"));
+  return dg_request_set_players(request, ids, (int)members->count, "players", err);
+}
+
+/* Step 2: the party (its ids key the spawns) and its profile. Derived parameters first, then the
  * explicit ones over them. *player_count is the party's size when the
  * body names one, else -1. */
 static int apply_profile(const config *cfg, const json_t *body, dg_request *parsed,
@@ -129,13 +141,13 @@ static int apply_profile(const config *cfg, const json_t *body, dg_request *pars
   int rc = find_profile(cfg, body, parsed, &profile, err);
   if (rc != 0)
     return rc;
-  party members = {NULL, 0};
+  party members = {NULL, 0, false};
   if (has_players && (rc = party_from_json(players, &party_bounds, &members, err)) != 0)
     return rc;
   if (has_players)
     *player_count = members.count;
   if (profile == NULL)
-    return 0;
+    return members.ids ? party_ids_set(&members, parsed, err) : 0;
   dg_request derived;
   dg_request_init(&derived, parsed->algorithm);
   derived.seed = parsed->seed;
@@ -149,7 +161,7 @@ static int apply_profile(const config *cfg, const json_t *body, dg_request *pars
   if (rc != 0)
     return rc;
   *parsed = derived;
-  return 0;
+  return members.ids ? party_ids_set(&members, parsed, err) : 0;
 }
 
 /* Step 3: spawns from the party, and the daemon's limits over the

@@ -51,7 +51,7 @@ static bool same_request(const dg_request *a, const dg_request *b) {
     if (a->params.number[i] != b->params.number[i] ||
         strcmp(a->params.text[i], b->params.text[i]) != 0)
       return false;
-  return true;
+  return dg_player_ids_equal(&a->players, &b->players);
 }
 
 /* An estimate of the heap bytes jansson holds for `value` on 64-bit glibc,
@@ -288,6 +288,8 @@ static void start_job(lobbies *table, lobby *l) {
   p->table = table;
   p->work.request = l->effective;
   p->work.format = JOB_FORMAT_JSON;
+  p->work.identify = true;
+  memcpy(p->work.level_key, table->cfg->lobby_seed_key, sizeof p->work.level_key);
   /* No deadline while queued (waiting for a free worker is what speculative
    * jobs do); it starts when the job enters the pool, or when a start
    * promotes it. */
@@ -316,6 +318,13 @@ static void on_debounce(uv_timer_t *timer) {
   debounce_arm(table);
 }
 
+/* How long ago `since` was at `now`, 0 when it is later: a clock stamped
+ * after `now` was read (answer_waiters runs inside the tick that read it)
+ * must not wrap to an age of 584 years and expire the lobby at once. */
+static uint64_t age_ns(uint64_t now, uint64_t since) {
+  return now > since ? now - since : 0;
+}
+
 static void on_tick(uv_timer_t *timer) {
   lobbies *table = timer->data;
   const config_limits *limits = &table->cfg->limits;
@@ -340,8 +349,8 @@ static void on_tick(uv_timer_t *timer) {
         table->counters->deadline_exceeded++;
         answer_waiters_error(l, &late);
       }
-      if (l->waiters == NULL && ((l->started_ns != 0 && now - l->started_ns >= grace_ns) ||
-                                 now - l->touched_ns >= idle_ns)) {
+      if (l->waiters == NULL && ((l->started_ns != 0 && age_ns(now, l->started_ns) >= grace_ns) ||
+                                 age_ns(now, l->touched_ns) >= idle_ns)) {
         *link = l->next;
         table->expired++;
         lobby_free(table, l);
@@ -408,8 +417,17 @@ static int evaluate(const lobbies *table, const json_t *settings, const json_t *
   }
   const char *id;
   json_t *attributes;
-  json_object_foreach((json_t *)players_by_id, id, attributes)
-      json_array_append(players, attributes);
+  /* Each player with its id, so the level's spawns are keyed by it. */
+  json_object_foreach((json_t *)players_by_id, id, attributes) {
+    json_t *player = json_copy(attributes);
+    if (player == NULL || json_object_set_new(player, "id", json_string(id)) != 0 ||
+        json_array_append_new(players, player) != 0) {
+      json_decref(player);
+      json_decref(body);
+      json_decref(players);
+      return dg_error_set(err, DG_ENOMEM, "", "out of memory");
+    }
+  }
   if (json_object_get(body, "algorithm") == NULL) {
     /* Without an algorithm: the profile's, else classic. */
     const json_t *profile_name = json_object_get(body, "profile");
@@ -465,10 +483,17 @@ json_t *lobby_json(const lobby *l) {
   else if (l->valid && l->pregen_failed)
     state = "failed";
   json_t *effective = json_null();
-  if (l->valid)
-    effective = json_pack("{s:s, s:o, s:o}", "algorithm", l->effective.algorithm->name, "seed",
-                          dg_seed_to_json(l->effective.seed), "params",
-                          dg_params_to_json(l->effective.algorithm, &l->effective.params));
+  if (l->valid) {
+    /* With the players' ids: POST /v1/levels with this body gives the
+     * start's bytes, spawns keyed by the same ids. */
+    json_t *ids = json_array();
+    for (int i = 0; ids != NULL && i < l->effective.players.count; i++)
+      json_array_append_new(ids, json_pack("{s:s}", "id", l->effective.players.id[i]));
+    effective =
+        json_pack("{s:s, s:o, s:o, s:o}", "algorithm", l->effective.algorithm->name, "seed",
+                  dg_seed_to_json(l->effective.seed), "params",
+                  dg_params_to_json(l->effective.algorithm, &l->effective.params), "players", ids);
+  }
   json_t *root = json_pack("{s:s, s:O, s:O, s:o, s:o, s:s, s:b, s:I, s:I}", "id", l->id, "settings",
                            l->settings, "players", l->players, "seed", dg_seed_to_json(l->seed),
                            "effective", effective, "pregen", state, "started", l->started_ns != 0,
@@ -485,12 +510,31 @@ json_t *lobby_json(const lobby *l) {
   return root;
 }
 
-int lobby_create(lobbies *table, const char *id, lobby **out, dg_error *err) {
+/* Lobbies alive that `creator` made. A walk of the table: creation is
+ * rare next to the requests a lobby then serves. */
+static long lobbies_of(const lobbies *table, uint64_t creator) {
+  long count = 0;
+  for (int b = 0; b < LOBBY_BUCKETS; b++)
+    for (const lobby *l = table->buckets[b]; l != NULL; l = l->next)
+      count += l->creator == creator;
+  return count;
+}
+
+int lobby_create(lobbies *table, const char *id, uint64_t creator, lobby **out, dg_error *err) {
   const config *cfg = table->cfg;
   *out = NULL;
   if (table->count >= cfg->limits.lobbies_max)
     return dg_error_set(err, SRV_ELOBBIES, "", "at most %ld lobbies may exist (limits.lobbies_max)",
                         cfg->limits.lobbies_max);
+  /* Issue 24 item 3: one client cannot fill lobbies_max for everyone. */
+  long per_client = cfg->limits.lobbies_per_client_max;
+  if (per_client > 0 && lobbies_of(table, creator) >= per_client) {
+    table->counters->rejected_client_lobbies++;
+    return dg_error_set(err, SRV_ECLIENT_LOBBIES, "",
+                        "this client has %ld lobbies alive (limits.lobbies_per_client_max); "
+                        "disband some or retry when they expire",
+                        per_client);
+  }
   lobby *l = calloc(1, sizeof *l);
   if (l == NULL || (l->settings = json_object()) == NULL || (l->players = json_object()) == NULL) {
     if (l != NULL) {
@@ -500,6 +544,7 @@ int lobby_create(lobbies *table, const char *id, lobby **out, dg_error *err) {
     return dg_error_set(err, DG_ENOMEM, "", "out of memory");
   }
   snprintf(l->id, sizeof l->id, "%s", id);
+  l->creator = creator;
   /* The lobby's seed is fixed now and kept, so the pre-generated level is
    * exactly what start generates. It is a keyed hash of the id, not a
    * random draw, so every replica sharing lobby_seed_secret makes the same
@@ -545,6 +590,101 @@ int lobby_put_settings(lobbies *table, lobby *l, json_t *settings, uint64_t seed
   json_decref(old_settings);
   l->touched_ns = dg_monotonic_ns();
   return 0;
+}
+
+int lobby_put_whole(lobbies *table, lobby *l, json_t *settings, json_t *players_by_id,
+                    uint64_t seed, dg_error *err) {
+  const config_limits *limits = &table->cfg->limits;
+  if ((long)json_object_size(players_by_id) > limits->lobby_players_max)
+    return dg_error_set(err, DG_ELIMIT, "players",
+                        "a lobby holds at most %ld players (limits.lobby_players_max)",
+                        limits->lobby_players_max);
+  /* Judged as a whole before anything changes, as a settings change is. */
+  dg_request candidate;
+  long candidate_deadline_ms;
+  int rc = evaluate(table, settings, players_by_id, seed, &candidate, &candidate_deadline_ms, err);
+  if (rc != 0)
+    return rc;
+  json_t *old_settings = l->settings, *old_players = l->players;
+  uint64_t old_seed = l->seed;
+  l->settings = settings;
+  l->players = players_by_id;
+  l->seed = seed;
+  account(table, l);
+  if ((rc = budget_check(table, "players", err)) != 0) {
+    l->settings = old_settings;
+    l->players = old_players;
+    l->seed = old_seed;
+    account(table, l);
+    return rc;
+  }
+  recompute(table, l);
+  json_decref(old_settings);
+  json_decref(old_players);
+  l->touched_ns = dg_monotonic_ns();
+  return 0;
+}
+
+/* The first member of object `want` that `have` lacks or holds otherwise,
+ * or of `have` that `want` lacks; NULL when they are equal. */
+static const char *first_difference(const json_t *have, const json_t *want) {
+  const char *key;
+  json_t *value;
+  json_object_foreach((json_t *)want, key, value) {
+    if (!json_equal(json_object_get(have, key), value))
+      return key;
+  }
+  json_object_foreach((json_t *)have, key, value) {
+    if (json_object_get(want, key) == NULL)
+      return key;
+  }
+  return NULL;
+}
+
+bool lobby_same_party(const lobby *l, const json_t *settings, const json_t *players_by_id,
+                      uint64_t seed, dg_error *err) {
+  const char *key = first_difference(l->players, players_by_id);
+  if (key != NULL) {
+    bool known = json_object_get(l->players, key) != NULL;
+    bool sent = json_object_get(players_by_id, key) != NULL;
+    char field[DG_ERROR_FIELD_MAX];
+    snprintf(field, sizeof field, "players.%s", key);
+    dg_error_set(err, SRV_EMISMATCH, field,
+                 "%s %s; this replica's lobby has %zu players: re-send the lobby with PUT "
+                 "/v1/lobbies/%s, or start with the party it has",
+                 field,
+                 !sent    ? "is in the lobby but not in the start's party"
+                 : !known ? "is in the start's party but not in the lobby"
+                          : "has other attributes in the lobby",
+                 json_object_size(l->players), l->id);
+    return false;
+  }
+  if ((key = first_difference(l->settings, settings)) != NULL) {
+    dg_error_set(err, SRV_EMISMATCH, key,
+                 "%s differs from the lobby's setting on this replica (re-send the lobby with PUT)",
+                 key);
+    return false;
+  }
+  if (seed != l->seed) {
+    dg_error_set(err, SRV_EMISMATCH, "seed", "seed differs from the lobby's seed on this replica");
+    return false;
+  }
+  return true;
+}
+
+/* Fixed, public key: the tag only has to be the same for the same state
+ * on every replica, not unguessable (the state is the client's own). */
+static const uint8_t etag_key[16] = "dungeond-lobbyET";
+
+void lobby_etag(const lobby *l, char out[LOBBY_ETAG_MAX]) {
+  json_t *state = json_pack("{s:O, s:O, s:o}", "settings", l->settings, "players", l->players,
+                            "seed", dg_seed_to_json(l->seed));
+  char *text = state != NULL ? json_dumps(state, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+  json_decref(state);
+  /* Out of memory: a tag that matches nothing a client holds. */
+  uint64_t hash = text != NULL ? siphash24(etag_key, text, strlen(text)) : 0;
+  free(text);
+  snprintf(out, LOBBY_ETAG_MAX, "\"%016llx\"", (unsigned long long)hash);
 }
 
 int lobby_put_player(lobbies *table, lobby *l, const char *player, json_t *attributes,
@@ -597,6 +737,19 @@ int lobby_remove_player(lobbies *table, lobby *l, const char *player) {
   recompute(table, l);
   l->touched_ns = dg_monotonic_ns();
   return 0;
+}
+
+void lobby_start_rebuilt(lobbies *table, lobby *l, lobby_start_result *out) {
+  memset(out, 0, sizeof *out);
+  uint64_t now = dg_monotonic_ns();
+  l->started_ns = now;
+  l->touched_ns = now;
+  /* Generated by the start itself: no speculative job for it. */
+  debounce_cancel(table, l);
+  table->misses++;
+  out->kind = LOBBY_MISS;
+  out->request = l->effective;
+  out->deadline_ms = l->deadline_ms;
 }
 
 void lobby_start(lobbies *table, lobby *l, bool json, lobby_waiter *waiter,

@@ -55,6 +55,7 @@ struct lobby {
   json_t *settings;                     /* {algorithm?, profile?, params?} (owned) */
   json_t *players;                      /* player id -> attributes object (owned) */
   uint64_t seed;                        /* derived from the id at creation, or given; kept */
+  uint64_t creator;                     /* the client that made it (request.client) */
   long deadline_ms;                     /* every job of the lobby runs under it (settings) */
   size_t state_bytes;                   /* estimated bytes of this struct, settings, players */
   bool valid;                           /* `effective` holds a valid request */
@@ -75,19 +76,19 @@ struct lobby {
 };
 
 typedef struct lobbies {
-  const config *cfg;                                   /* limits, profiles (read-only) */
-  jobs *queues;                                        /* where speculative jobs run */
-  stats *counters;                                     /* deadline_exceeded */
-  lobby *buckets[LOBBY_BUCKETS];                       /* hash table of lobbies by id */
-  long count;                                          /* lobbies alive */
-  long debounce_pending;                               /* lobbies with debounce_at_ns set */
-  lobby *debounce_head, *debounce_tail;                /* those lobbies, soonest first */
-  uv_timer_t debounce;                                 /* fires when the head is due */
-  size_t ready_bytes;                                  /* sum of ready_length */
-  size_t state_bytes;                                  /* sum of state_bytes */
-  uv_timer_t tick;                                     /* TTL and grace, four times a second */
-  bool draining;                                       /* no new speculative job */
-  uint64_t hits, waits, misses;                        /* start outcomes */
+  const config *cfg;                    /* limits, profiles (read-only) */
+  jobs *queues;                         /* where speculative jobs run */
+  stats *counters;                      /* deadline_exceeded, rejected_client_lobbies */
+  lobby *buckets[LOBBY_BUCKETS];        /* hash table of lobbies by id */
+  long count;                           /* lobbies alive */
+  long debounce_pending;                /* lobbies with debounce_at_ns set */
+  lobby *debounce_head, *debounce_tail; /* those lobbies, soonest first */
+  uv_timer_t debounce;                  /* fires when the head is due */
+  size_t ready_bytes;                   /* sum of ready_length */
+  size_t state_bytes;                   /* sum of state_bytes */
+  uv_timer_t tick;                      /* TTL and grace, four times a second */
+  bool draining;                        /* no new speculative job */
+  uint64_t hits, waits, misses;         /* start outcomes */
   uint64_t superseded, expired, evicted, jobs_started; /* speculative bookkeeping */
   double saved_s;                                      /* generation seconds saved by hits */
 } lobbies;
@@ -110,11 +111,12 @@ void lobbies_drain(lobbies *table);
 /* The lobby `id`, or NULL. */
 lobby *lobby_find(lobbies *table, const char *id);
 
-/* Creates lobby `id` (absent) with no settings and no players, its seed a
- * keyed hash of the id: 0 with *out set, SRV_ELOBBIES at
- * limits.lobbies_max, SRV_ELOBBY_BYTES when its state does not fit
- * limits.lobby_bytes_max, or DG_ENOMEM; `err` says which. */
-int lobby_create(lobbies *table, const char *id, lobby **out, dg_error *err);
+/* Creates lobby `id` (absent) for client `creator` with no settings and no
+ * players, its seed a keyed hash of the id: 0 with *out set, SRV_ELOBBIES
+ * at limits.lobbies_max, SRV_ECLIENT_LOBBIES when `creator` has
+ * limits.lobbies_per_client_max alive, SRV_ELOBBY_BYTES when its state does
+ * not fit limits.lobby_bytes_max, or DG_ENOMEM; `err` says which. */
+int lobby_create(lobbies *table, const char *id, uint64_t creator, lobby **out, dg_error *err);
 
 /* Disbands `l` (freed): its job is dropped, waiters get SRV_EGONE. */
 void lobby_remove(lobbies *table, lobby *l);
@@ -133,6 +135,29 @@ int lobby_put_settings(lobbies *table, lobby *l, json_t *settings, uint64_t seed
 int lobby_put_player(lobbies *table, lobby *l, const char *player, json_t *attributes,
                      dg_error *err);
 int lobby_remove_player(lobbies *table, lobby *l, const char *player);
+
+/* Replaces the whole lobby at once (issue 21, item 1): `settings` as for
+ * lobby_put_settings and `players_by_id` (an object of player id ->
+ * attributes, each already checked) judged together, so the same PUT
+ * twice leaves the same lobby. Takes both on success only; otherwise the
+ * lobby is as it was (codes as lobby_put_settings; more players than
+ * lobby_players_max is DG_ELIMIT on `players`). */
+int lobby_put_whole(lobbies *table, lobby *l, json_t *settings, json_t *players_by_id,
+                    uint64_t seed, dg_error *err);
+
+/* True when a start's party (`settings`, `players_by_id`, `seed`, as a
+ * whole PUT would set them) is exactly lobby `l`; otherwise false with
+ * `err` SRV_EMISMATCH naming the first member that differs
+ * ("players.bob", "settings.profile", "seed"). */
+bool lobby_same_party(const lobby *l, const json_t *settings, const json_t *players_by_id,
+                      uint64_t seed, dg_error *err);
+
+/* The entity tag of the lobby's state (settings, players, seed): a
+ * quoted hex SipHash of their canonical JSON, the same on every replica
+ * for the same state, so a lobby rebuilt elsewhere by a whole PUT keeps
+ * its tag. `out` holds LOBBY_ETAG_MAX bytes. */
+#define LOBBY_ETAG_MAX 24
+void lobby_etag(const lobby *l, char out[LOBBY_ETAG_MAX]);
 
 /* The lobby as GET shows it (new reference, NULL when out of memory). */
 json_t *lobby_json(const lobby *l);
@@ -159,5 +184,10 @@ typedef struct lobby_start_result {
  * always a miss. */
 void lobby_start(lobbies *table, lobby *l, bool json, lobby_waiter *waiter,
                  lobby_start_result *out);
+
+/* Starts a valid lobby this replica has just rebuilt from a start's party
+ * (it did not know it: a restart, a lost replica): freezes it and answers
+ * a miss for its effective request, with no speculative job. */
+void lobby_start_rebuilt(lobbies *table, lobby *l, lobby_start_result *out);
 
 #endif

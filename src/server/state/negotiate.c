@@ -272,8 +272,14 @@ static uint64_t body_hash(const char *bytes, size_t length) {
   return h;
 }
 
+void negotiate_identify(job_encoding *encoding, const dg_level *level) {
+  snprintf(encoding->identity, sizeof encoding->identity, "generator %d roomset %s",
+           DG_GENERATOR_VERSION, level->roomset_sha256[0] != '\0' ? level->roomset_sha256 : "-");
+}
+
 int negotiate_job_output(const dg_level *level, job_format format, const dg_svg_options *svg,
                          dg_cancel *cancel, job_encoding *encoding, char **body, size_t *length) {
+  negotiate_identify(encoding, level);
   char *text = NULL;
   size_t text_length = 0;
   int rc;
@@ -313,9 +319,13 @@ int negotiate_encode(job_encoding *encoding, char **body, size_t *length) {
     }
     /* Out of memory while compressing: the identity body still serves. */
   }
-  if (encoding->cacheable)
-    snprintf(encoding->etag, sizeof encoding->etag, "\"%016llx\"",
-             (unsigned long long)body_hash(text, text_length));
+  if (encoding->cacheable) {
+    /* The bytes and what made them: a new generator version or room set
+     * never keeps an old tag, whatever the representation shows. */
+    uint64_t made_by = body_hash(encoding->identity, strlen(encoding->identity));
+    uint64_t tag = body_hash(text, text_length) ^ (made_by * 0x9e3779b97f4a7c15u);
+    snprintf(encoding->etag, sizeof encoding->etag, "\"%016llx\"", (unsigned long long)tag);
+  }
   *body = text;
   *length = text_length;
   return 0;

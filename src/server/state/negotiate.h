@@ -41,6 +41,10 @@ typedef struct job_encoding {
   bool gzipped;           /* out: the body is gzip (Content-Encoding: gzip) */
   size_t identity_length; /* out: the body's length before compression */
   char etag[24];          /* out: "\"<16 hex digits>\"" when cacheable, else "" */
+  /* in: the generator version and room-set digest the tag covers besides
+   * the bytes (an ASCII map or an SVG does not carry them); set by
+   * negotiate_identify, "" until then */
+  char identity[96];
 } job_encoding;
 
 /* The representation an Accept header asks for: JOB_FORMAT_*, or -1 when
@@ -69,6 +73,11 @@ bool negotiate_etag_matches(const char *if_none_match, const char *etag);
  * DG_EINVAL / DG_ETIMEDOUT / DG_ECANCELED. */
 int negotiate_job_output(const dg_level *level, job_format format, const dg_svg_options *svg,
                          dg_cancel *cancel, job_encoding *encoding, char **body, size_t *length);
+
+/* Sets encoding->identity from `level`: the generator version and the
+ * room-set digest, so that a tag changes when either does even where the
+ * representation's bytes would not show it. Pure. */
+void negotiate_identify(job_encoding *encoding, const dg_level *level);
 
 /* Worker thread: compresses *body (malloc'd, *length bytes) in place when
  * `encoding` asks for gzip and it is large enough, and tags the final bytes

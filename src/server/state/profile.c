@@ -129,6 +129,10 @@ int player_attributes_check(const json_t *attributes, const party_limits *limits
   const char *key;
   const json_t *value;
   json_object_foreach((json_t *)attributes, key, value) {
+    /* A request's players carry their id beside the attributes
+     * (party_from_json checks it); a lobby player's id is its path. */
+    if (field != NULL && strcmp(key, "id") == 0)
+      continue;
     const char *name = field != NULL ? field : key;
     const char *owner = field != NULL ? field : "the player";
     if (++count > limits->attributes_max)
@@ -161,7 +165,7 @@ int party_from_json(const json_t *players, const party_limits *limits, party *ou
     if (count < 0 || count > players_max)
       return dg_error_set(err, DG_EINVAL, "players", "players must be from 0 to %ld players",
                           players_max);
-    *out = (party){NULL, (long)count};
+    *out = (party){NULL, (long)count, false};
     return 0;
   }
   if (!json_is_array(players))
@@ -172,14 +176,38 @@ int party_from_json(const json_t *players, const party_limits *limits, party *ou
                         players_max);
   size_t i;
   const json_t *player;
+  long with_id = 0;
   json_array_foreach(players, i, player) {
     char field[DG_ERROR_FIELD_MAX];
     snprintf(field, sizeof field, "players[%zu]", i);
     int rc = player_attributes_check(player, limits, field, err);
     if (rc != 0)
       return rc;
+    const json_t *id = json_object_get(player, "id");
+    if (id == NULL)
+      continue;
+    with_id++;
+    if (!json_is_string(id) || !dg_player_id_valid(json_string_value(id))) {
+      char id_field[DG_ERROR_FIELD_MAX];
+      snprintf(id_field, sizeof id_field, "players[%zu].id", i);
+      return dg_error_set(err, DG_EINVAL, id_field,
+                          "%s must be a string of 1 to %d characters of [A-Za-z0-9._-]", id_field,
+                          DG_PLAYER_ID_MAX);
+    }
   }
-  *out = (party){players, (long)json_array_size(players)};
+  /* Spawns go to players by id: a party where only some have one would
+   * leave the others' spawns to their position in the array. */
+  if (with_id != 0 && with_id != (long)json_array_size(players)) {
+    json_array_foreach(players, i, player) {
+      if (json_object_get(player, "id") == NULL) {
+        char field[DG_ERROR_FIELD_MAX];
+        snprintf(field, sizeof field, "players[%zu].id", i);
+        return dg_error_set(err, DG_EINVAL, field,
+                            "%s is missing: either every player has an id or none has", field);
+      }
+    }
+  }
+  *out = (party){players, (long)json_array_size(players), with_id != 0};
   return 0;
 }
 
@@ -195,7 +223,7 @@ static double party_figure(const party *members, const char *term) {
   if (members->players != NULL) {
     json_array_foreach(members->players, i, player) {
       const json_t *value = json_object_get(player, attribute);
-      if (value == NULL)
+      if (value == NULL || !json_is_number(value))
         continue;
       double number = json_number_value(value);
       low = have == 0 || number < low ? number : low;

@@ -20,6 +20,7 @@
 typedef struct party {
   const json_t *players; /* array of objects, or NULL when given as a count */
   long count;            /* number of players */
+  bool ids;              /* every player has an `id` (players[].id, issue 21) */
 } party;
 
 /* What a party may hold (limits.players_max and limits.player_attribute*):
@@ -62,7 +63,8 @@ int player_attributes_check(const json_t *attributes, const party_limits *limits
                             dg_error *err);
 
 /* Reads the request member `players` (an array of objects with numeric
- * attributes, or a count) into `out`, within `limits`.
+ * attributes and an optional `id`, on every player or none; or a count)
+ * into `out`, within `limits`.
  * 0, or DG_EINVAL / DG_ETYPE / DG_ELIMIT with `err` naming the field. */
 int party_from_json(const json_t *players, const party_limits *limits, party *out, dg_error *err);
 

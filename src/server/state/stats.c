@@ -20,6 +20,8 @@ static const double bucket_bounds[STATS_BUCKETS] = {
 const char *const stats_outcome_names[OUTCOME_COUNT] = {"ok", "client_error", "server_error",
                                                         "timeout", "rejected"};
 const char *const stats_route_names[STATS_ROUTES] = {"/v1/levels",
+                                                     "/v1/levels/{level_id}",
+                                                     "/v1/{map}/" DG_TILED_TILESET_IMAGE,
                                                      "/v1/algorithms",
                                                      "/v1/stats",
                                                      "/metrics",
@@ -31,8 +33,8 @@ const char *const stats_route_names[STATS_ROUTES] = {"/v1/levels",
                                                      "/v1/lobbies/{lobby}/start",
                                                      "/",
                                                      "other"};
-const char *const stats_method_names[STATS_METHODS] = {"GET", "HEAD",   "POST",
-                                                       "PUT", "DELETE", "other"};
+const char *const stats_method_names[STATS_METHODS] = {"GET",    "HEAD",    "POST", "PUT",
+                                                       "DELETE", "OPTIONS", "other"};
 
 stats_outcome stats_outcome_of(int status) {
   if (status == 503)
@@ -192,6 +194,7 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
   json_object_set_new(root, "connections", json_integer(g->connections));
   json_object_set_new(root, "health_connections", json_integer(g->health_connections));
   json_object_set_new(root, "send_queue_bytes", json_integer(g->send_queue_bytes));
+  json_object_set_new(root, "log_write_failures", json_integer((json_int_t)g->log_write_failures));
   json_t *events = json_object();
   for (int i = 0; events != NULL && i < CONN_EVENT_COUNT; i++)
     json_object_set_new(events, conn_event_names[i],
@@ -199,11 +202,13 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
   json_object_set_new(root, "connection_events", events);
   json_object_set_new(
       root, "rejections",
-      json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "queue_full", (json_int_t)s->rejected_queue_full,
-                "draining", (json_int_t)s->rejected_draining, "too_large",
-                (json_int_t)g->transport->rejected_too_large, "deadline_exceeded",
+      json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "queue_full",
+                (json_int_t)s->rejected_queue_full, "draining", (json_int_t)s->rejected_draining,
+                "too_large", (json_int_t)g->transport->rejected_too_large, "deadline_exceeded",
                 (json_int_t)s->deadline_exceeded, "clients_gone", (json_int_t)s->clients_gone,
-                "send_queue_full", (json_int_t)g->transport->rejected_send_queue));
+                "send_queue_full", (json_int_t)g->transport->rejected_send_queue, "client_busy",
+                (json_int_t)s->rejected_client_busy, "client_lobbies",
+                (json_int_t)s->rejected_client_lobbies));
   json_object_set_new(
       root, "lobbies",
       json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}", "active",
@@ -398,11 +403,15 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "dungeond_rejections_total{reason=\"too_large\"} %llu\n"
          "dungeond_rejections_total{reason=\"deadline_exceeded\"} %llu\n"
          "dungeond_rejections_total{reason=\"client_gone\"} %llu\n"
-         "dungeond_rejections_total{reason=\"send_queue_full\"} %llu\n",
+         "dungeond_rejections_total{reason=\"send_queue_full\"} %llu\n"
+         "dungeond_rejections_total{reason=\"client_busy\"} %llu\n"
+         "dungeond_rejections_total{reason=\"client_lobbies\"} %llu\n",
          (unsigned long long)s->rejected_queue_full, (unsigned long long)s->rejected_draining,
          (unsigned long long)g->transport->rejected_too_large,
          (unsigned long long)s->deadline_exceeded, (unsigned long long)s->clients_gone,
-         (unsigned long long)g->transport->rejected_send_queue);
+         (unsigned long long)g->transport->rejected_send_queue,
+         (unsigned long long)s->rejected_client_busy,
+         (unsigned long long)s->rejected_client_lobbies);
   append(&b,
          "# HELP dungeond_queue_depth Generation jobs waiting, by queue.\n"
          "# TYPE dungeond_queue_depth gauge\n"
@@ -434,6 +443,11 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "# HELP dungeond_send_queue_bytes Response bytes queued to clients, not yet sent.\n"
          "# TYPE dungeond_send_queue_bytes gauge\ndungeond_send_queue_bytes %ld\n",
          g->health_connections, g->send_queue_bytes);
+  append(&b,
+         "# HELP dungeond_log_write_failures_total Log lines that could not be written "
+         "(disk full, file size limit).\n# TYPE dungeond_log_write_failures_total counter\n"
+         "dungeond_log_write_failures_total %llu\n",
+         g->log_write_failures);
   append(&b, "# HELP dungeond_connection_events_total Connections refused, cut or dropped, "
              "by event.\n# TYPE dungeond_connection_events_total counter\n");
   for (int i = 0; i < CONN_EVENT_COUNT; i++)

@@ -41,10 +41,11 @@ stats_outcome stats_outcome_of(int status);
 
 /* Route labels: the route table's templates, so that the label's values are
  * a fixed set whatever paths clients send ("other": no route matched). */
-#define STATS_ROUTES 12
+#define STATS_ROUTES 14
 extern const char *const stats_route_names[STATS_ROUTES];
-/* Method labels: the methods the API knows, "other" for the rest. */
-#define STATS_METHODS 6
+/* Method labels: the methods the API knows (OPTIONS: CORS preflights),
+ * "other" for the rest. */
+#define STATS_METHODS 7
 extern const char *const stats_method_names[STATS_METHODS];
 
 typedef struct algorithm_stats {
@@ -65,11 +66,13 @@ typedef struct stats {
   histogram queue_wait;                           /* seconds jobs spent queued */
   algorithm_stats algorithms[STATS_ALGORITHMS];
   int algorithm_count;
-  uint64_t rejected_queue_full; /* 503: interactive queue full */
-  uint64_t rejected_draining;   /* 503: shutting down */
-  uint64_t deadline_exceeded;   /* 504 */
-  uint64_t clients_gone;        /* queued jobs dropped: client left */
-  uint64_t body_bytes_out;      /* response body bytes sent */
+  uint64_t rejected_queue_full;     /* 503: interactive queue full */
+  uint64_t rejected_client_busy;    /* 429: a client's queued work over its bound */
+  uint64_t rejected_client_lobbies; /* 429: a client's lobbies over its bound */
+  uint64_t rejected_draining;       /* 503: shutting down */
+  uint64_t deadline_exceeded;       /* 504 */
+  uint64_t clients_gone;            /* queued jobs dropped: client left */
+  uint64_t body_bytes_out;          /* response body bytes sent */
 } stats;
 
 /* Live figures the loop reads when it renders stats. */
@@ -95,6 +98,7 @@ typedef struct stats_gauges {
   process_figures process;           /* CPU, memory, descriptors (/metrics only) */
   uint64_t config_generation;        /* configuration reloads applied (SIGHUP) */
   uint64_t reloads_ok, reloads_failed;
+  unsigned long long log_write_failures; /* log lines that could not be written */
 } stats_gauges;
 
 void stats_init(stats *s);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,53 @@ static uint64_t ms_to_ns(long ms) {
   return (uint64_t)ms * 1000000u;
 }
 
-static size_t bucket_of(uint32_t ip) {
-  return (size_t)((ip * 2654435761u) >> 24) & (CONNS_IP_BUCKETS - 1);
+static size_t bucket_of(uint64_t ip) {
+  return (size_t)((ip * UINT64_C(0x9e3779b97f4a7c15)) >> 40) & (CONNS_IP_BUCKETS - 1);
+}
+
+#define IPV4_TAG UINT64_C(0xffffffff00000000)
+/* The key of the IPv6 prefix ::/64 (::1 among others), which would be 0,
+ * "unknown": a multicast prefix no peer has, apart from IPV4_TAG's. */
+#define IPV6_ZERO_PREFIX UINT64_C(0xfffffffeffffffff)
+
+uint64_t conns_peer_key(const struct sockaddr *address, socklen_t length) {
+  if (address == NULL)
+    return 0;
+  if (address->sa_family == AF_INET && length >= (socklen_t)sizeof(struct sockaddr_in))
+    return IPV4_TAG | ntohl(((const struct sockaddr_in *)address)->sin_addr.s_addr);
+  if (address->sa_family != AF_INET6 || length < (socklen_t)sizeof(struct sockaddr_in6))
+    return 0;
+  const uint8_t *bytes = ((const struct sockaddr_in6 *)address)->sin6_addr.s6_addr;
+  static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  uint64_t key = 0;
+  if (memcmp(bytes, mapped, sizeof mapped) == 0) {
+    for (int i = 12; i < 16; i++)
+      key = key << 8 | bytes[i];
+    return IPV4_TAG | key;
+  }
+  for (int i = 0; i < 8; i++)
+    key = key << 8 | bytes[i];
+  return key != 0 ? key : IPV6_ZERO_PREFIX;
+}
+
+const char *conns_peer_text(uint64_t key, char *out, size_t size) {
+  if ((key & IPV4_TAG) == IPV4_TAG) {
+    struct in_addr address = {.s_addr = htonl((uint32_t)key)};
+    if (inet_ntop(AF_INET, &address, out, (socklen_t)size) != NULL)
+      return out;
+  } else if (key != 0) {
+    struct in6_addr address;
+    memset(&address, 0, sizeof address);
+    for (int i = 0; key != IPV6_ZERO_PREFIX && i < 8; i++)
+      address.s6_addr[i] = (uint8_t)(key >> (56 - 8 * i));
+    size_t length = size > 4 ? size - 4 : 0;
+    if (length > 0 && inet_ntop(AF_INET6, &address, out, (socklen_t)length) != NULL) {
+      strcat(out, "/64");
+      return out;
+    }
+  }
+  snprintf(out, size, "?");
+  return out;
 }
 
 /* Linux's struct tcp_info (since 4.1) goes on past glibc's copy, which
@@ -179,22 +225,59 @@ static void cut(conn *c) {
   shutdown(c->fd, SHUT_RDWR);
 }
 
-static const char *ip_text(uint32_t ip, char *out, size_t size) {
-  struct in_addr address = {.s_addr = ip};
-  if (ip == 0 || inet_ntop(AF_INET, &address, out, (socklen_t)size) == NULL)
-    snprintf(out, size, "?");
-  return out;
+static const char *ip_text(uint64_t ip, char *out, size_t size) {
+  return conns_peer_text(ip, out, size);
+}
+
+static long health_idle_ms(const http *h) {
+  return h->settings.health_idle_timeout_ms;
+}
+
+/* How long a request's headers may take on `l`: header_timeout_ms, and on
+ * the health listener at most health_idle_timeout_ms, so that a connection
+ * that sends nothing there is no better than an idle one. */
+static uint64_t header_limit_ns(const listener *l, const http *h) {
+  long limit = h->settings.header_timeout_ms;
+  if (l->health && health_idle_ms(h) < limit)
+    limit = health_idle_ms(h);
+  return ms_to_ns(limit);
+}
+
+/* Issue 24 item 2: a trickler cut at its header deadline would otherwise
+ * get its slot back at once and trickle again; the slot stays counted
+ * against its address for header_timeout_penalty_ms. The ring forgets the
+ * oldest penalty when full, so its memory is fixed. */
+static void penalize(http *h, const conn *c, uint64_t now) {
+  long penalty_ms = h->settings.header_timeout_penalty_ms;
+  if (penalty_ms <= 0 || c->ip == 0)
+    return;
+  conns *cs = &h->guard;
+  cs->penalties[cs->penalty_next] =
+      (conn_penalty){.owner = c->owner, .ip = c->ip, .until_ns = now + ms_to_ns(penalty_ms)};
+  cs->penalty_next = (cs->penalty_next + 1) % CONNS_PENALTIES;
+}
+
+static long count_penalties(const conns *cs, const listener *l, uint64_t ip, uint64_t now) {
+  long count = 0;
+  for (size_t i = 0; i < CONNS_PENALTIES; i++) {
+    const conn_penalty *p = &cs->penalties[i];
+    count += p->until_ns > now && p->ip == ip && p->owner == l;
+  }
+  return count;
 }
 
 static void cut_for_timeout(conn *c, uint64_t now) {
   http *h = c->transport;
-  char ip[INET_ADDRSTRLEN];
+  char ip[INET6_ADDRSTRLEN + 4];
   bool headers = c->phase == CONN_HEADERS;
-  long limit = headers ? h->settings.header_timeout_ms : h->settings.body_timeout_ms;
+  long limit =
+      headers ? (long)(header_limit_ns(c->owner, h) / 1000000u) : h->settings.body_timeout_ms;
   char detail[96];
   snprintf(detail, sizeof detail, "the request %s must arrive within %ld ms",
            headers ? "headers" : "body", limit);
   conns_write_raw(c, 408, "timeout", "Request Timeout", detail);
+  if (headers)
+    penalize(h, c, now);
   conns_event(h, headers ? CONN_EVENT_HEADER_TIMEOUT : CONN_EVENT_BODY_TIMEOUT,
               "%s from %s not complete after %.0f ms (limits.%s): closed",
               headers ? "headers" : "body", ip_text(c->ip, ip, sizeof ip),
@@ -218,7 +301,7 @@ static void enforce_budget(http *h, conn *keep, uint64_t now) {
         c->acked_bytes = acked;
         c->progress_ns = now;
       } else if (now - c->progress_ns >= stall) {
-        char ip[INET_ADDRSTRLEN];
+        char ip[INET6_ADDRSTRLEN + 4];
         conns_event(h, CONN_EVENT_SLOW_READER,
                     "%ld response bytes queued (limits.send_queue_bytes_max %ld); closed a "
                     "reader from %s stalled %.0f ms with %zu bytes queued",
@@ -241,11 +324,16 @@ void conns_sweep(http *h, uint64_t now) {
     } else if (c->phase == CONN_IDLE) {
       /* A keep-alive connection's next request starts its header clock at
        * its first byte (seen here, within a sweep), so idle connections are
-       * left to connection_timeout_s and only a slow request is cut. */
+       * left to connection_timeout_s and only a slow request is cut. On
+       * the health listener they are closed after health_idle_timeout_ms
+       * instead (issue 24 item 1): a probe needs no keep-alive, and idle
+       * ones held for connection_timeout_s starved the probes. */
       uint64_t received = 0;
       if (tcp_counters(c->fd, &received, NULL) && received != c->idle_bytes) {
         c->phase = CONN_HEADERS;
-        c->deadline_ns = now + ms_to_ns(h->settings.header_timeout_ms);
+        c->deadline_ns = now + header_limit_ns(c->owner, h);
+      } else if (c->owner->health && now - c->idle_ns >= ms_to_ns(health_idle_ms(h))) {
+        cut(c);
       }
     } else if (c->sending) {
       uint64_t acked = 0;
@@ -265,15 +353,19 @@ void conns_init(http *h) {
                                                                       : limits->body_timeout_ms;
   if (limits->send_stall_ms < shortest)
     shortest = limits->send_stall_ms;
+  if (h->health.mhd != NULL && limits->health_idle_timeout_ms < shortest)
+    shortest = limits->health_idle_timeout_ms;
   /* A tenth of the shortest deadline, so a cut comes at most 10% late. */
   long period = shortest / 10;
   h->guard.sweep_ms = (uint64_t)(period < 10 ? 10 : period > 500 ? 500 : period);
 }
 
-static long count_ip(const conns *cs, uint32_t ip) {
+/* Connections from `ip` open on listener `l` (each listener has its own
+ * per-IP limit, and probes must not use up the API's, nor the reverse). */
+static long count_ip(const conns *cs, const listener *l, uint64_t ip) {
   long count = 0;
   for (const conn *c = cs->by_ip[bucket_of(ip)]; c != NULL; c = c->ip_next)
-    count += c->ip == ip;
+    count += c->ip == ip && c->owner == l;
   return count;
 }
 
@@ -283,19 +375,30 @@ enum MHD_Result conns_accept_policy(void *cls, const struct sockaddr *address,
   http *h = l->owner;
   if (h->closed_all)
     return MHD_NO; /* the daemon is about to exit */
-  long max = h->settings.connections_per_ip_max;
-  if (l->health || max <= 0 || address->sa_family != AF_INET ||
-      address_length < (socklen_t)sizeof(struct sockaddr_in))
+  long max =
+      l->health ? h->settings.health_connections_per_ip_max : h->settings.connections_per_ip_max;
+  uint64_t ip = conns_peer_key(address, address_length);
+  if (max <= 0 || ip == 0)
     return MHD_YES;
-  uint32_t ip = ((const struct sockaddr_in *)address)->sin_addr.s_addr;
-  if (count_ip(&h->guard, ip) < max)
-    return MHD_YES;
-  char text[INET_ADDRSTRLEN];
-  conns_event(h, CONN_EVENT_PER_IP,
-              "%s has %ld connections (limits.connections_per_ip_max): "
-              "refused",
-              ip_text(ip, text, sizeof text), max);
-  return MHD_NO;
+  long open = count_ip(&h->guard, l, ip);
+  const char *key = l->health ? "health_connections_per_ip_max" : "connections_per_ip_max";
+  if (open >= max) {
+    char text[INET6_ADDRSTRLEN + 4];
+    conns_event(h, CONN_EVENT_PER_IP, "%s listener: %s has %ld connections (limits.%s): refused",
+                l->health ? "health" : "api", ip_text(ip, text, sizeof text), max, key);
+    return MHD_NO;
+  }
+  long penalties = count_penalties(&h->guard, l, ip, dg_monotonic_ns());
+  if (open + penalties >= max) {
+    char text[INET6_ADDRSTRLEN + 4];
+    conns_event(h, CONN_EVENT_PER_IP,
+                "%s listener: %s has %ld connections and %ld cut at header_timeout_ms in the "
+                "last limits.header_timeout_penalty_ms (%ld ms), of limits.%s %ld: refused",
+                l->health ? "health" : "api", ip_text(ip, text, sizeof text), open, penalties,
+                h->settings.header_timeout_penalty_ms, key, max);
+    return MHD_NO;
+  }
+  return MHD_YES;
 }
 
 static void opened(listener *l, struct MHD_Connection *connection, void **socket_context) {
@@ -313,12 +416,15 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
   c->transport = h;
   c->owner = l;
   c->fd = fd != NULL ? fd->connect_fd : -1;
+  c->linger_fd = -1;
   const union MHD_ConnectionInfo *client =
       MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-  if (client != NULL && client->client_addr != NULL && client->client_addr->sa_family == AF_INET)
-    c->ip = ((const struct sockaddr_in *)client->client_addr)->sin_addr.s_addr;
+  if (client != NULL && client->client_addr != NULL)
+    c->ip = conns_peer_key(client->client_addr, client->client_addr->sa_family == AF_INET6
+                                                    ? (socklen_t)sizeof(struct sockaddr_in6)
+                                                    : (socklen_t)sizeof(struct sockaddr_in));
   c->phase = CONN_HEADERS;
-  c->deadline_ns = dg_monotonic_ns() + ms_to_ns(h->settings.header_timeout_ms);
+  c->deadline_ns = dg_monotonic_ns() + header_limit_ns(l, h);
   conns *cs = &h->guard;
   c->next = cs->all;
   if (cs->all != NULL)
@@ -359,6 +465,8 @@ static void closed(listener *l, conn *c) {
     c->ip_next->ip_prev = c->ip_prev;
   if (c->req != NULL)
     c->req->conn = NULL;
+  if (c->linger_fd >= 0)
+    linger_start(&h->linger, c->linger_fd);
   free(c);
   l->open--;
   l->closed++;
@@ -435,8 +543,41 @@ void conns_request_done(request *r) {
   unlink_send(&r->transport->guard, c);
   c->req = NULL;
   c->phase = CONN_IDLE;
+  c->idle_ns = dg_monotonic_ns();
   c->idle_bytes = 0;
   tcp_counters(c->fd, &c->idle_bytes, NULL);
+}
+
+void conns_reclaim(http *h, listener *l, int listen_fd) {
+  long max = l->health ? h->settings.health_connections_max : h->settings.connections_max;
+  if (l->open < max || listen_fd < 0 || h->closed_all)
+    return;
+  conn *oldest = NULL;
+  for (conn *c = h->guard.all; c != NULL; c = c->next) {
+    if (c->owner != l)
+      continue;
+    if (c->closing)
+      return; /* a slot is being freed already */
+    if (c->phase == CONN_IDLE && (oldest == NULL || c->idle_ns < oldest->idle_ns))
+      oldest = c;
+  }
+  struct pollfd waiting = {.fd = listen_fd, .events = POLLIN};
+  if (oldest == NULL || poll(&waiting, 1, 0) != 1 || !(waiting.revents & POLLIN))
+    return;
+  char ip[INET6_ADDRSTRLEN + 4];
+  conns_event(h, CONN_EVENT_IDLE_CLOSED,
+              "%s listener: %ld connections (limits.%s) and one waiting: closed a keep-alive "
+              "from %s idle %.0f ms",
+              l->health ? "health" : "api", l->open,
+              l->health ? "health_connections_max" : "connections_max",
+              ip_text(oldest->ip, ip, sizeof ip),
+              (double)(dg_monotonic_ns() - oldest->idle_ns) / 1e6);
+  cut(oldest);
+}
+
+void conns_linger(conn *c) {
+  if (c != NULL && c->linger_fd < 0 && !c->closing)
+    c->linger_fd = dup(c->fd);
 }
 
 void conns_close_all(http *h) {
@@ -447,7 +588,7 @@ void conns_close_all(http *h) {
       if (c->phase != CONN_IDLE)
         conns_write_raw(c, 503, PROBLEM_DRAINING_SLUG, PROBLEM_DRAINING_TITLE,
                         PROBLEM_DRAINING_DETAIL);
-      char ip[INET_ADDRSTRLEN];
+      char ip[INET6_ADDRSTRLEN + 4];
       conns_event(h, CONN_EVENT_DRAIN_CLOSED,
                   "connection from %s still open at limits.drain_timeout_ms (%ld ms): closed",
                   ip_text(c->ip, ip, sizeof ip), h->settings.drain_timeout_ms);
@@ -461,5 +602,5 @@ void conns_close_all(http *h) {
 
 const char *const conn_event_names[CONN_EVENT_COUNT] = {
     "connection_limit", "per_ip_limit", "accept_error", "header_timeout",
-    "body_timeout",     "slow_reader",  "drain_closed",
+    "body_timeout",     "slow_reader",  "drain_closed", "idle_closed",
 };

@@ -32,6 +32,7 @@
 
 #define CONNS_IP_BUCKETS 256            /* per-IP table buckets (a power of two) */
 #define CONNS_SMALL_RESPONSE (64 << 10) /* never refused by the send budget */
+#define CONNS_PENALTIES 4096            /* header-timeout penalties remembered at once */
 
 struct http;
 struct listener;
@@ -52,16 +53,29 @@ typedef struct conn {
   struct conn *send_prev, *send_next; /* connections with a queued response, oldest first */
   struct request *req;                /* the request being read or answered, or NULL */
   int fd;                             /* the socket */
-  uint32_t ip;                        /* IPv4 address (network order), 0 for others */
-  conn_phase phase;                   /* what it waits for */
-  uint64_t deadline_ns;               /* CONN_HEADERS, CONN_BODY: cut after this */
-  uint64_t idle_bytes;                /* bytes received when it went idle */
-  size_t queued_bytes;                /* body bytes of its queued response; 0: none */
-  uint64_t acked_bytes;               /* bytes the peer had acknowledged at the last look */
-  uint64_t progress_ns;               /* when acked_bytes last grew (or the response was queued) */
-  bool sending;                       /* in the send list */
-  bool closing;                       /* shut down by us, waiting for MHD to notice */
+  int linger_fd;        /* a dup of fd to drain once MHD closes it (early 413), or -1 */
+  uint64_t ip;          /* peer key (conns_peer_key): IPv4 or IPv6 /64; 0 unknown */
+  conn_phase phase;     /* what it waits for */
+  uint64_t deadline_ns; /* CONN_HEADERS, CONN_BODY: cut after this */
+  uint64_t idle_bytes;  /* bytes received when it went idle */
+  uint64_t idle_ns;     /* CONN_IDLE: when it went idle */
+  size_t queued_bytes;  /* body bytes of its queued response; 0: none */
+  uint64_t acked_bytes; /* bytes the peer had acknowledged at the last look */
+  uint64_t progress_ns; /* when acked_bytes last grew (or the response was queued) */
+  bool sending;         /* in the send list */
+  bool closing;         /* shut down by us, waiting for MHD to notice */
+  int target_problem;   /* the current request target: 0, 400 (%00) or 414 (too big) */
+  long target_params;   /* 414: query parameters the target had */
+  size_t target_bytes;  /* 414: bytes the target had */
 } conn;
+
+/* A slot an address lost to header_timeout_ms: it counts against that
+ * address's per-IP limit on that listener until `until_ns`. */
+typedef struct conn_penalty {
+  const struct listener *owner; /* the listener it trickled on */
+  uint64_t ip;                  /* peer key (conns_peer_key) */
+  uint64_t until_ns;            /* end of the penalty; 0: free entry */
+} conn_penalty;
 
 typedef struct conns {
   conn *all;                                  /* every open connection */
@@ -69,6 +83,8 @@ typedef struct conns {
   conn *send_head, *send_tail;                /* queued responses, oldest first */
   long send_queued;                           /* bytes of those responses */
   uint64_t sweep_ms;                          /* period of conns_sweep (http.c's timer) */
+  conn_penalty penalties[CONNS_PENALTIES];    /* ring of header-timeout penalties */
+  size_t penalty_next;                        /* next entry of the ring to (over)write */
   uint64_t last_log_ns[CONN_EVENT_COUNT + 1]; /* rate limit of event lines (+1: MHD's) */
   uint64_t suppressed[CONN_EVENT_COUNT + 1];  /* lines not written since the last one */
 } conns;
@@ -86,6 +102,18 @@ void conns_sweep(struct http *h, uint64_t now);
  * close, and Retry-After on a 503. Best effort: the socket is non-blocking
  * and the text far below its buffer. */
 void conns_write_raw(conn *c, int status, const char *slug, const char *title, const char *detail);
+
+/* The key limits.connections_per_ip_max counts a peer by (issue 21): an
+ * IPv4 address (also IPv4-mapped IPv6) as 0xffffffff00000000 | address,
+ * which no IPv6 unicast prefix is (ff00::/8 is multicast); an IPv6
+ * address by its /64 prefix, the block one host or subscriber usually
+ * holds whole, so rotating the low 64 bits does not escape the limit.
+ * 0 for anything else. */
+uint64_t conns_peer_key(const struct sockaddr *address, socklen_t length);
+
+/* The peer key as text ("192.0.2.7", "2001:db8:1:2::/64", "?") into `out`
+ * (at least INET6_ADDRSTRLEN + 4 bytes). */
+const char *conns_peer_text(uint64_t key, char *out, size_t size);
 
 /* libmicrohttpd callbacks; `cls` is the listener. */
 enum MHD_Result conns_accept_policy(void *cls, const struct sockaddr *address,
@@ -107,6 +135,17 @@ void conns_response_queued(struct request *r, size_t bytes);
  * CONNS_SMALL_RESPONSE bytes always fit (problem answers, probes). */
 bool conns_admit(struct http *h, size_t bytes);
 void conns_request_done(struct request *r);
+
+/* At the connection limit of `l` with a connection waiting in its listen
+ * backlog (`listen_fd` readable): closes the longest-idle keep-alive of
+ * `l`, so that the new connection is accepted on MHD's next run. Cheap
+ * below the limit (no system call). Loop thread. */
+void conns_reclaim(struct http *h, struct listener *l, int listen_fd);
+
+/* The answer of `c` is sent before its request body was read (an early
+ * 413): when MHD closes it, its socket is drained (linger.h) rather than
+ * closed with unread bytes, which would reset it. */
+void conns_linger(conn *c);
 
 /* Drain timeout: closes every connection not waiting for a job. */
 void conns_close_all(struct http *h);

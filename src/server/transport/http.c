@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "transport/listen.h"
 #include "transport/log.h"
 #include "transport/problem_body.h"
 
@@ -60,6 +61,9 @@ static void pump(listener *l) {
     if (l->closed != closed && reruns++ < 4)
       l->pump_again = true;
   } while (l->pump_again);
+  /* Issue 24 item 2: at the limit, idle keep-alives make room for
+   * connections waiting in the backlog (MHD would leave them there). */
+  conns_reclaim(h, l, l->listen_fd);
   l->in_pump = false;
   MHD_UNSIGNED_LONG_LONG timeout = 0;
   if (MHD_get_timeout(l->mhd, &timeout) == MHD_YES)
@@ -272,11 +276,12 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
   int count = owner_headers(r, names, values);
   for (int i = 0; i < count && at < sizeof extra; i++)
     at += (size_t)snprintf(extra + at, sizeof extra - at, "%s: %s\r\n", names[i], values[i]);
-  if (status == 503 && at < sizeof extra)
+  if ((status == 503 || status == 429) && at < sizeof extra)
     at += (size_t)snprintf(extra + at, sizeof extra - at, "Retry-After: %ld\r\n",
                            h->settings.retry_after_s);
   for (int i = 0; headers != NULL && headers[i] != NULL && at < sizeof extra; i += 2)
-    if (!(status == 503 && strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
+    if (!((status == 503 || status == 429) &&
+          strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
       at +=
           (size_t)snprintf(extra + at, sizeof extra - at, "%s: %s\r\n", headers[i], headers[i + 1]);
   if (at >= sizeof extra)
@@ -360,8 +365,8 @@ void http_respond(request *r, int status, const char *content_type, char *body, 
     return;
   }
   add_common_headers(r, response, content_type);
-  /* Every 503 says when to come back, with the configured delay. */
-  bool retry = status == 503;
+  /* Every 503 and 429 says when to come back, with the configured delay. */
+  bool retry = status == 503 || status == 429;
   if (retry) {
     char seconds[24];
     snprintf(seconds, sizeof seconds, "%ld", h->settings.retry_after_s);
@@ -639,8 +644,45 @@ static void set_forwarded(request *r, uint32_t peer_ip) {
 #define REQUEST_DATA_OFFSET                                                                        \
   ((sizeof(request) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * _Alignof(max_align_t))
 
+/* MHD_OPTION_URI_LOG_CALLBACK: the request target as the client sent it,
+ * before libmicrohttpd 0.9.75 splits and decodes it (issue 24 item 6).
+ * Decoding cuts a value at %00 ("nul%00evil" would be lobby "nul", and
+ * "40%00junk" width 40), so a %00 anywhere is a 400. A query of more than
+ * limits.query_params_max parameters, or a target of more than
+ * limits.request_target_bytes_max bytes, is a 414: such a query overflows
+ * MHD's per-connection memory pool and MHD closed the connection without an
+ * answer. Its parameters are not parsed at all: the query is emptied in
+ * MHD's own read buffer (MHD ends the path at the '?' and parses what
+ * follows it, now nothing), and the answer comes from on_headers. Returns
+ * NULL: the request context is made later. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *connection) {
+  listener *l = cls;
+  const http_settings *limits = &l->owner->settings;
+  conn *c = conns_of(connection);
+  if (c == NULL || uri == NULL)
+    return NULL;
+  c->target_problem = 0;
+  size_t bytes = strlen(uri);
+  char *query = strchr(uri, '?');
+  long params = 0;
+  for (const char *at = query; at != NULL && at[1] != '\0'; at = strchr(at + 1, '&'))
+    params++;
+  for (const char *at = strchr(uri, '%'); at != NULL; at = strchr(at + 1, '%'))
+    if (at[1] == '0' && at[2] == '0')
+      c->target_problem = 400;
+  if (c->target_problem == 0 &&
+      (params > limits->query_params_max || (long)bytes > limits->request_target_bytes_max)) {
+    c->target_problem = 414;
+    c->target_params = params;
+    c->target_bytes = bytes;
+  }
+  if (c->target_problem != 0 && query != NULL)
+    query[1] = '\0'; /* MHD's buffer, writable: see above */
+  return NULL;
+}
+
 static request *request_new(listener *l, struct MHD_Connection *connection, const char *url,
-                            const char *method) {
+                            const char *method, const char *version) {
   http *h = l->owner;
   size_t data_size = h->settings.request_data_size;
   request *r = calloc(1, REQUEST_DATA_OFFSET + data_size);
@@ -651,9 +693,15 @@ static request *request_new(listener *l, struct MHD_Connection *connection, cons
   r->health = l->health;
   r->conn = conns_of(connection);
   r->connection = connection;
+  r->peer_ip = r->conn != NULL ? r->conn->ip : 0;
   r->start_ns = dg_monotonic_ns();
   copy_printable(r->method, sizeof r->method, method);
+  r->http11 = version != NULL && strcmp(version, MHD_HTTP_VERSION_1_1) == 0;
   r->path_problem = copy_printable(r->path, sizeof r->path, url);
+  if (r->conn != NULL && r->conn->target_problem != 0) {
+    r->target_problem = r->conn->target_problem;
+    r->conn->target_problem = 0;
+  }
   set_request_id(r);
   uint32_t peer_ip;
   set_peer(r, &peer_ip);
@@ -675,10 +723,64 @@ static void problem_respond(request *r, int status, const char *slug, const char
 static void refuse_too_large(request *r) {
   http *h = r->transport;
   h->counters.rejected_too_large++;
+  /* MHD sends this before the body and then closes: drain the body the
+   * client is still sending, so that it reads the 413 (issue 24 item 5). */
+  conns_linger(r->conn);
   char detail[128];
   snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
            h->settings.body_bytes_max);
   problem_respond(r, 413, "too-large", "Request body too large", detail);
+}
+
+/* How often the framing headers occur in a request. */
+typedef struct framing {
+  int content_length, transfer_encoding; /* occurrences */
+  bool chunked_only;                     /* every Transfer-Encoding is exactly "chunked" */
+} framing;
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value) {
+  (void)kind;
+  framing *f = cls;
+  if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+    f->content_length++;
+  else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+    f->transfer_encoding++;
+    f->chunked_only = f->chunked_only && value != NULL && strcasecmp(value, "chunked") == 0;
+  }
+  return MHD_YES;
+}
+
+/* Issue 24 item 9: what libmicrohttpd 0.9.75 accepts but RFC 9112 does
+ * not, answered before the body as problem+json (MHD then skips the body
+ * and closes): an HTTP/1.1 request without Host (section 3.2), more than
+ * one Content-Length, Content-Length with Transfer-Encoding (the framing
+ * of request smuggling, section 6.3), all 400; a transfer coding other
+ * than chunked, which MHD would wait on until body_timeout_ms, 501. False
+ * when the request may go on. */
+static bool refuse_framing(request *r) {
+  framing f = {.chunked_only = true};
+  MHD_get_connection_values(r->connection, MHD_HEADER_KIND, count_framing, &f);
+  const char *detail = NULL;
+  int status = 400;
+  if (r->http11 &&
+      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST) == NULL)
+    detail = "an HTTP/1.1 request must have a Host header (RFC 9112 section 3.2)";
+  else if (f.content_length > 1)
+    detail = "a request must have at most one Content-Length header";
+  else if (f.content_length > 0 && f.transfer_encoding > 0)
+    detail = "a request must not have both Content-Length and Transfer-Encoding "
+             "(RFC 9112 section 6.3)";
+  else if (f.transfer_encoding > 1 || !f.chunked_only) {
+    status = 501;
+    detail = "the only transfer coding accepted is Transfer-Encoding: chunked";
+  }
+  if (detail == NULL)
+    return false;
+  problem_respond(r, status, status == 501 ? "not-implemented" : "bad-framing",
+                  status == 501 ? "Transfer coding not implemented" : "Malformed request framing",
+                  detail);
+  return true;
 }
 
 /* The first call for a request, its headers read: answers at once what can
@@ -686,6 +788,22 @@ static void refuse_too_large(request *r) {
  * skip the body and close the connection after the answer. */
 static void on_headers(request *r) {
   http *h = r->transport;
+  if (r->target_problem == 400) {
+    problem_respond(r, 400, "bad-path", "Malformed request target",
+                    "the request path and query must not contain %00 (a NUL byte)");
+    return;
+  }
+  if (r->target_problem == 414) {
+    char detail[192];
+    snprintf(detail, sizeof detail,
+             "the request target must have at most %ld query parameters "
+             "(limits.query_params_max) and %ld bytes (limits.request_target_bytes_max); it had "
+             "%ld and %zu",
+             h->settings.query_params_max, h->settings.request_target_bytes_max,
+             r->conn->target_params, r->conn->target_bytes);
+    problem_respond(r, 414, "uri-too-long", "Request target too long", detail);
+    return;
+  }
   if (r->path_problem == 400) {
     problem_respond(r, 400, "bad-path", "Malformed request path",
                     "the request path must be UTF-8 without control characters (bytes that "
@@ -699,6 +817,8 @@ static void on_headers(request *r) {
     problem_respond(r, 414, "uri-too-long", "Request path too long", detail);
     return;
   }
+  if (refuse_framing(r))
+    return;
   const char *declared =
       MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
   if (declared != NULL && strtoll(declared, NULL, 10) > h->settings.body_bytes_max)
@@ -708,12 +828,11 @@ static void on_headers(request *r) {
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls) {
-  (void)version;
   listener *l = cls;
   http *h = l->owner;
   request *r = *con_cls;
   if (r == NULL) {
-    r = request_new(l, connection, url, method);
+    r = request_new(l, connection, url, method, version);
     if (r == NULL)
       return MHD_NO;
     *con_cls = r;
@@ -751,7 +870,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
                h->settings.body_bytes_max);
       if (r->conn != NULL && !r->conn->closing) {
         conns_write_raw(r->conn, 413, "too-large", "Request body too large", detail);
-        shutdown(r->conn->fd, SHUT_WR);
+        conns_linger(r->conn); /* shuts the write side once MHD has closed */
       }
       free(r->body);
       r->body = NULL;
@@ -779,28 +898,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   return MHD_YES;
 }
 
-static int parse_listen(const char *listen, struct sockaddr_in *address, dg_error *err) {
-  char host[HTTP_LISTEN_MAX];
-  snprintf(host, sizeof host, "%s", listen);
-  char *colon = strrchr(host, ':');
-  if (colon == NULL)
-    return dg_error_set(err, DG_EINVAL, "listen", "listen must be HOST:PORT");
-  *colon = '\0';
-  memset(address, 0, sizeof *address);
-  address->sin_family = AF_INET;
-  address->sin_port = htons((uint16_t)atoi(colon + 1));
-  if (strcmp(host, "localhost") == 0)
-    snprintf(host, sizeof host, "127.0.0.1");
-  if (inet_pton(AF_INET, host, &address->sin_addr) != 1)
-    return dg_error_set(err, DG_EINVAL, "listen",
-                        "listen's host must be an IPv4 address such as 127.0.0.1, not '%s'", host);
-  return 0;
-}
-
 static int start_listener(http *h, listener *l, const char *address_text, bool health,
                           dg_error *err) {
-  struct sockaddr_in address;
-  int rc = parse_listen(address_text, &address, err);
+  struct sockaddr_storage address;
+  int rc = http_parse_listen(health ? "health_listen" : "listen", address_text, &address, err);
+  bool six = address.ss_family == AF_INET6;
   if (rc != 0)
     return rc;
   const http_settings *limits = &h->settings;
@@ -808,19 +910,25 @@ static int start_listener(http *h, listener *l, const char *address_text, bool h
   l->health = health;
   unsigned int connections =
       (unsigned int)(health ? limits->health_connections_max : limits->connections_max);
-  l->mhd = MHD_start_daemon(
-      MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO | MHD_USE_ERROR_LOG, 0,
-      conns_accept_policy, l, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, conns_mhd_log, l,
-      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_CONNECTION_LIMIT, connections,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)limits->connection_timeout_s,
-      MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
-      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+  l->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO |
+                                MHD_USE_ERROR_LOG | (six ? MHD_USE_IPv6 : 0),
+                            0, conns_accept_policy, l, on_request, l, MHD_OPTION_EXTERNAL_LOGGER,
+                            conns_mhd_log, l, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+                            MHD_OPTION_CONNECTION_LIMIT, connections, MHD_OPTION_CONNECTION_TIMEOUT,
+                            (unsigned int)limits->connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
+                            on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
+                            MHD_OPTION_URI_LOG_CALLBACK, on_uri, l, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+                            1024u, MHD_OPTION_END);
   if (l->mhd == NULL)
     return dg_error_set(err, HTTP_ESYSTEM, health ? "health_listen" : "listen",
                         "cannot listen on %s (address in use?)", address_text);
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
   const union MHD_DaemonInfo *port = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
-  l->port = port != NULL ? port->port : ntohs(address.sin_port);
+  l->port = port != NULL ? port->port
+                         : ntohs(six ? ((struct sockaddr_in6 *)&address)->sin6_port
+                                     : ((struct sockaddr_in *)&address)->sin_port);
+  const union MHD_DaemonInfo *listen_fd = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_LISTEN_FD);
+  l->listen_fd = listen_fd != NULL ? listen_fd->listen_fd : -1;
   if (info == NULL || uv_poll_init(h->loop, &l->poll, info->epoll_fd) != 0) {
     MHD_stop_daemon(l->mhd);
     l->mhd = NULL;
@@ -847,6 +955,11 @@ static void on_sweep(uv_timer_t *timer) {
   uint64_t now = dg_monotonic_ns();
   conns_sweep(h, now);
   sweep_detached(h, now, false);
+  linger_sweep(&h->linger, now);
+  if (h->api.mhd != NULL)
+    conns_reclaim(h, &h->api, h->api.listen_fd);
+  if (h->health.mhd != NULL)
+    conns_reclaim(h, &h->health, h->health.listen_fd);
   /* Also a safety net for item 1 of issue 12: whatever else happens, MHD
    * runs at least once a sweep, which puts its listening socket back. */
   http_pump(h);
@@ -875,6 +988,8 @@ int http_start(http *h, uv_loop_t *loop, const http_settings *settings, const ht
   /* The addresses were the caller's for this call only. */
   h->settings.listen = h->settings.health_listen = NULL;
   conns_init(h);
+  linger_init(&h->linger, loop, settings->connections_max + settings->health_connections_max,
+              (uint64_t)settings->linger_ms * 1000000u, (uint64_t)settings->linger_bytes_max);
   uv_timer_init(loop, &h->sweep);
   h->sweep.data = h;
   uv_timer_start(&h->sweep, on_sweep, h->guard.sweep_ms, h->guard.sweep_ms);
@@ -906,4 +1021,5 @@ void http_stop(http *h) {
   uv_close((uv_handle_t *)&h->wake, NULL);
   close_listener(&h->api);
   close_listener(&h->health);
+  linger_close_all(&h->linger); /* after the listeners: their last closes linger no more */
 }

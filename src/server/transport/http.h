@@ -19,13 +19,14 @@
 
 #include "dungeon/dungeon.h"
 #include "transport/conns.h"
+#include "transport/linger.h"
 #include "transport/trace_context.h"
 #include "transport/transport.h"
 
 #define REQUEST_ID_MAX 65
-#define REQUEST_PATH_MAX 160
-#define REQUEST_PEER_MAX 56 /* "[IPv6]:port" */
-#define HTTP_HEADERS_MAX 4  /* extra answer headers an owner adds to every answer */
+#define REQUEST_PATH_MAX 8192 /* fits a level_id (issue 21) and nginx's default request line */
+#define REQUEST_PEER_MAX 56   /* "[IPv6]:port" */
+#define HTTP_HEADERS_MAX 8    /* extra answer headers an owner adds to every answer */
 
 struct http;
 struct conn;
@@ -43,6 +44,7 @@ typedef struct listener {
   long open;                /* connections open */
   uint64_t closed;          /* connections closed so far */
   int port;                 /* the port actually bound */
+  int listen_fd;            /* MHD's listening socket (conns_reclaim looks at its backlog) */
 } listener;
 
 /* What the transport calls back, all on the loop thread. */
@@ -74,6 +76,7 @@ typedef struct http {
   uv_timer_t wake;           /* runs MHD soon after a resume */
   long requests_open;        /* request contexts alive (not completed) */
   struct detached *detached; /* answers written past MHD to half-closed clients */
+  lingering linger;          /* sockets answered early, drained before they close */
   uint64_t id_counter;       /* sequence part of generated request ids */
   uint64_t span_key;         /* random at start: new trace and span ids */
   uint64_t span_counter;     /* ids made so far */
@@ -91,6 +94,7 @@ struct request {
   struct conn *conn;                   /* the guard's record of its connection, or NULL */
   struct MHD_Connection *connection;   /* MHD's connection */
   bool health;                         /* came in on the health listener */
+  uint32_t peer_ip;                    /* the client's IPv4 address (network order), 0 for others */
   uint64_t start_ns;                   /* first call of the access handler */
   char id[REQUEST_ID_MAX];             /* X-Request-Id, echoed or made */
   char peer[REQUEST_PEER_MAX];         /* the client's address and port, "" if unknown */
@@ -98,8 +102,10 @@ struct request {
   trace_context trace;                 /* its W3C trace: the caller's or a new one, its span */
   char traceparent[TRACE_PARENT_TEXT]; /* the answer's traceparent: the daemon's span */
   char method[8];                      /* "GET", "POST"... (truncated) */
+  bool http11;                         /* sent as HTTP/1.1 (Host required) */
   char path[REQUEST_PATH_MAX];         /* URL path: printable UTF-8, other bytes as %XX */
   int path_problem;                    /* 0, or 400 (not UTF-8 / controls) or 414 (too long) */
+  int target_problem;                  /* 0, or 400 (%00) or 414 (too many query parameters) */
   char *body;                          /* request body so far, malloc'd */
   size_t body_length, body_capacity;
   bool answered;                /* a response was queued */

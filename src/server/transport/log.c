@@ -1,6 +1,7 @@
 /* See log.h. */
 #include "transport/log.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,13 @@ void log_time(char when[LOG_TIME_MAX]) {
   snprintf(when, LOG_TIME_MAX, "%s.%03ldZ", seconds, now.tv_nsec / 1000000);
 }
 
+/* The one counter the log keeps; a process has one stderr. */
+static atomic_ullong write_failures;
+
+unsigned long long log_write_failures(void) {
+  return atomic_load(&write_failures);
+}
+
 void log_write(json_t *line) {
   /* One fwrite per line, so lines from one process never interleave. */
   char *text = line != NULL ? json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
@@ -23,7 +31,10 @@ void log_write(json_t *line) {
   if (text != NULL) {
     size_t length = strlen(text);
     text[length] = '\n';
-    fwrite(text, 1, length + 1, stderr);
+    if (fwrite(text, 1, length + 1, stderr) != length + 1) {
+      atomic_fetch_add(&write_failures, 1);
+      clearerr(stderr);
+    }
     free(text);
   }
 }

@@ -32,6 +32,7 @@ typedef enum conn_event {
   CONN_EVENT_BODY_TIMEOUT,   /* body not complete within body_timeout_ms: closed */
   CONN_EVENT_SLOW_READER,    /* closed to keep queued responses under send_queue_bytes_max */
   CONN_EVENT_DRAIN_CLOSED,   /* still open when drain_timeout_ms ran out: closed */
+  CONN_EVENT_IDLE_CLOSED,    /* the longest-idle keep-alive, closed at the limit for a new one */
   CONN_EVENT_COUNT
 } conn_event;
 
@@ -42,22 +43,29 @@ extern const char *const conn_event_names[CONN_EVENT_COUNT];
  * names are the configuration's (docs/config.md), which the messages
  * name. */
 typedef struct http_settings {
-  const char *listen;          /* HOST:PORT of the API (borrowed for the call) */
-  const char *health_listen;   /* HOST:PORT of the probes, "" for none (borrowed) */
-  bool log_requests;           /* one JSON line per request on stderr */
-  long body_bytes_max;         /* larger bodies are refused with 413 */
-  long connections_max;        /* open API connections */
-  long health_connections_max; /* open probe connections */
-  long connection_timeout_s;   /* idle keep-alive timeout */
-  long connections_per_ip_max; /* open API connections from one IPv4 address; 0: no limit */
-  long header_timeout_ms;      /* a request's headers must arrive within this */
-  long body_timeout_ms;        /* its body within this after its headers */
-  long send_queue_bytes_max;   /* budget of response bytes queued to clients */
-  long send_stall_ms;          /* a reader taking < 64 KiB in this long has stalled */
-  long retry_after_s;          /* Retry-After of every 503 */
-  long drain_timeout_ms;       /* named in the drain timeout's log lines */
-  size_t request_data_size;    /* bytes of the owner's per-request data (request.data) */
-  uint32_t id_prefix;          /* random part of generated request ids */
+  const char *listen;                 /* HOST:PORT of the API (borrowed for the call) */
+  const char *health_listen;          /* HOST:PORT of the probes, "" for none (borrowed) */
+  bool log_requests;                  /* one JSON line per request on stderr */
+  long body_bytes_max;                /* larger bodies are refused with 413 */
+  long connections_max;               /* open API connections */
+  long health_connections_max;        /* open probe connections */
+  long connection_timeout_s;          /* idle keep-alive timeout */
+  long connections_per_ip_max;        /* open API connections from one IPv4 address; 0: no limit */
+  long health_connections_per_ip_max; /* open probe connections from one address; 0: none */
+  long health_idle_timeout_ms;        /* probe keep-alives (and first headers) closed after */
+  long header_timeout_ms;             /* a request's headers must arrive within this */
+  long header_timeout_penalty_ms;     /* a slot cut at header_timeout_ms stays counted this long */
+  long linger_ms;                     /* early 413: drain the unread body at most this long */
+  long linger_bytes_max;              /* and at most this many bytes */
+  long query_params_max;              /* parameters in a request target's query (414 above) */
+  long request_target_bytes_max;      /* bytes of a request target (414 above) */
+  long body_timeout_ms;               /* its body within this after its headers */
+  long send_queue_bytes_max;          /* budget of response bytes queued to clients */
+  long send_stall_ms;                 /* a reader taking < 64 KiB in this long has stalled */
+  long retry_after_s;                 /* Retry-After of every 503 */
+  long drain_timeout_ms;              /* named in the drain timeout's log lines */
+  size_t request_data_size;           /* bytes of the owner's per-request data (request.data) */
+  uint32_t id_prefix;                 /* random part of generated request ids */
   /* trusted_proxies: IPv4 networks, network order; address & mask == network */
   uint32_t trusted_proxies[HTTP_TRUSTED_PROXIES_MAX], trusted_proxy_masks[HTTP_TRUSTED_PROXIES_MAX];
   int trusted_proxy_count;

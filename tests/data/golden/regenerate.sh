@@ -1,6 +1,7 @@
 #!/bin/sh
-# Rewrites the golden maps from the current build. Run it only when a
-# change to what a seed makes is deliberate, and say why in the commit.
+# Rewrites the golden maps and the golden catalogue from the current
+# build. Run it only when a change to what a seed makes is deliberate,
+# and say why in the commit.
 #   tests/data/golden/regenerate.sh build/src/cli/dungeon
 set -eu
 dungeon=${1:-build/src/cli/dungeon}
@@ -44,3 +45,8 @@ for spec in default-1:1: cross-42:42:"--param mask=cross" \
 done
 # The nonlinear generator (seed 002) has a script of its own.
 "$here/regenerate-nonlinear.sh" "$dungeon"
+# The golden catalogue: a SHA-256 of every case catalogue-cases.sh lists
+# (thousands of outputs in one file), which the golden suite and CI check.
+"$here/catalogue-cases.sh" |
+  "$dungeon" catalogue --roomsets "$here/../../../config/roomsets" >"$here/catalogue.txt.new"
+mv "$here/catalogue.txt.new" "$here/catalogue.txt"

@@ -18,6 +18,8 @@ const models = {
   'apps/v1/StatefulSet': () => require('kubernetes-models/apps/v1/StatefulSet').StatefulSet,
   'policy/v1/PodDisruptionBudget': () =>
     require('kubernetes-models/policy/v1/PodDisruptionBudget').PodDisruptionBudget,
+  'networking.k8s.io/v1/NetworkPolicy': () =>
+    require('kubernetes-models/networking.k8s.io/v1/NetworkPolicy').NetworkPolicy,
   'autoscaling/v2/HorizontalPodAutoscaler': () =>
     require('kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler').HorizontalPodAutoscaler,
   'monitoring.coreos.com/v1/ServiceMonitor': () =>

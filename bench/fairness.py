@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""A light client's latency while another client floods the daemon with
+heavy work (issue 24 item 3).
+
+  bench/fairness.py [--build DIR] [--requests N] [--flood C] [--rounds R] [--json]
+
+Starts the dungeond of the build (default ./build) with the default
+configuration and 2 workers on a free loopback port. Then, R rounds (default
+3) of: N (default 300) sequential small requests (classic, seed i) from
+127.0.0.3 on an idle daemon, then the same N while C connections (default
+64) from 127.0.0.2 post landmark 1000x1000 maps with deadline_ms 60000 in a
+loop (as fast as they are answered; after a 429 each waits its
+Retry-After, 1 s, as HTTP clients that honour it do). Prints, per
+phase, the light client's p50/p99 latency (median over rounds), its
+non-200 answers, the flood's answers by status, and the ratio of loaded to
+idle p99; --json prints one JSON object instead. The claim it checks: the
+ratio stays below 2. Loopback only, bounded in time (each round is N light
+requests long; the flood stops with them).
+"""
+import argparse
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+HEAVY = {"algorithm": "landmark", "seed": 11, "deadline_ms": 60000,
+         "params": {"width": 1000, "height": 1000}}
+
+
+def start(build, log_path):
+    binary = os.path.join(build, "src", "server", "dungeond")
+    config = os.path.join(ROOT, "config", "dungeond.json")
+    log = open(log_path, "w")
+    proc = subprocess.Popen([binary, "--config", config, "--listen", "127.0.0.1:0",
+                             "--workers", "2"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
+    for _ in range(400):
+        with open(log_path) as f:
+            m = re.search(r'"port":(\d+)', f.read())
+        if m:
+            return proc, int(m.group(1))
+        time.sleep(0.05)
+    proc.kill()
+    sys.exit(f"fairness: {binary} did not start; see {log_path}")
+
+
+def post(port, doc, source, timeout=120):
+    """The status of one POST /v1/levels from `source` (read to the end)."""
+    body = json.dumps(doc).encode()
+    s = socket.socket()
+    s.settimeout(timeout)
+    try:
+        s.bind((source, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"POST /v1/levels HTTP/1.1\r\nHost: b\r\nConnection: close\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        data = b""
+        while True:
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            data += chunk
+        return int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/1.1 ") else "error"
+    except OSError:
+        return "error"
+    finally:
+        s.close()
+
+
+def light_run(port, requests, round_):
+    latencies, failures = [], 0
+    for i in range(requests):
+        began = time.monotonic()
+        status = post(port, {"algorithm": "classic", "seed": round_ * requests + i + 1},
+                      "127.0.0.3")
+        latencies.append((time.monotonic() - began) * 1000)
+        failures += status != 200
+    latencies.sort()
+    return {"p50_ms": latencies[len(latencies) // 2],
+            "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
+            "non_200": failures}
+
+
+def flooded_run(port, requests, flood, round_):
+    stop = threading.Event()
+    answers = {}
+    lock = threading.Lock()
+
+    def flooder():
+        while not stop.is_set():
+            status = post(port, HEAVY, "127.0.0.2")
+            with lock:
+                answers[str(status)] = answers.get(str(status), 0) + 1
+            if status == 429:
+                stop.wait(1.0)  # Retry-After: 1, as a client that follows it
+    threads = [threading.Thread(target=flooder, daemon=True) for _ in range(flood)]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)  # the flood's queue fills
+    result = light_run(port, requests, round_)
+    stop.set()
+    for t in threads:
+        t.join(180)
+    result["flood_answers"] = answers
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--flood", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if args.requests < 10 or args.flood < 1 or args.rounds < 1:
+        sys.exit("fairness: --requests must be >= 10, --flood and --rounds >= 1")
+    with tempfile.TemporaryDirectory(prefix="dungeond-fairness-") as work:
+        proc, port = start(args.build, os.path.join(work, "dungeond.log"))
+        try:
+            post(port, {"algorithm": "classic", "seed": 1}, "127.0.0.3")  # warm up
+            idle, loaded = [], []
+            for r in range(args.rounds):
+                idle.append(light_run(port, args.requests, r))
+                loaded.append(flooded_run(port, args.requests, args.flood, r))
+                time.sleep(1.0)  # the flood's last jobs end
+        finally:
+            proc.terminate()
+            proc.wait(timeout=120)
+
+    def median(runs, key):
+        return statistics.median(run[key] for run in runs)
+    flood = {}
+    for run in loaded:
+        for status, count in run["flood_answers"].items():
+            flood[status] = flood.get(status, 0) + count
+    result = {
+        "requests": args.requests, "flood_connections": args.flood, "rounds": args.rounds,
+        "idle": {"p50_ms": median(idle, "p50_ms"), "p99_ms": median(idle, "p99_ms"),
+                 "non_200": sum(run["non_200"] for run in idle)},
+        "flooded": {"p50_ms": median(loaded, "p50_ms"), "p99_ms": median(loaded, "p99_ms"),
+                    "non_200": sum(run["non_200"] for run in loaded)},
+        "flood_answers": flood,
+    }
+    result["p99_ratio"] = result["flooded"]["p99_ms"] / max(result["idle"]["p99_ms"], 1e-9)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"light client: {args.requests} sequential classic requests, median of "
+          f"{args.rounds} rounds; flood: {args.flood} connections of landmark 1000x1000")
+    print(f"{'phase':<10} {'p50 ms':>9} {'p99 ms':>9} {'non-200':>8}")
+    for phase in ("idle", "flooded"):
+        row = result[phase]
+        print(f"{phase:<10} {row['p50_ms']:>9.2f} {row['p99_ms']:>9.2f} {row['non_200']:>8}")
+    print(f"p99 flooded / idle: {result['p99_ratio']:.2f} (claim: below 2)")
+    print("flood answers: " + ", ".join(f"{k}: {v}" for k, v in sorted(flood.items())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

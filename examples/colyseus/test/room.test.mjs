@@ -1,0 +1,103 @@
+// Four real @colyseus/sdk clients in a real Colyseus room backed by the real
+// daemon ($DUNGEOND): two join, dungeond is killed (SIGKILL) and restarted
+// on the same port mid-lobby, a third joins, all three start; a fourth joins
+// after the start and gets the level by its level_id. Every client ends
+// with the same level_hash, the room state's, and its bytes check.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { Client } from "@colyseus/sdk";
+import { computeLevelHash } from "@dungeond/client";
+import { listen } from "../src/server.mjs";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const children = [];
+let gameServer;
+
+after(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+  if (gameServer) await gameServer.gracefullyShutdown(false);
+});
+
+function freePort() {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function dungeond(port) {
+  const config = JSON.parse(readFileSync(join(repo, "config", "dungeond.json"), "utf8"));
+  config.roomsets_dir = join(repo, "config", "roomsets");
+  config.lobby_seed_secret = "fedcba9876543210fedcba9876543210";
+  const dir = mkdtempSync(join(tmpdir(), "dungeond-colyseus-"));
+  writeFileSync(join(dir, "dungeond.json"), JSON.stringify(config));
+  const child = spawn(process.env.DUNGEOND, ["--config", join(dir, "dungeond.json"),
+                                             "--listen", `127.0.0.1:${port}`],
+                      { stdio: ["ignore", "ignore", "pipe"] });
+  children.push(child);
+  await new Promise((resolve, reject) => {
+    let seen = "";
+    child.stderr.on("data", (chunk) => {
+      seen += chunk;
+      if (seen.includes('"event":"listening"')) resolve();
+    });
+    child.on("exit", (code) => reject(new Error(`dungeond exited ${code}: ${seen}`)));
+  });
+  return child;
+}
+
+/** The next "level" message of `room`, with its hash checked. */
+function nextLevel(room) {
+  return new Promise((resolve) => room.onMessage("level", async (text) => {
+    const bytes = new TextEncoder().encode(text);
+    resolve({ level: JSON.parse(text), hash: await computeLevelHash(bytes) });
+  }));
+}
+
+test("four clients, a dungeond restart mid-lobby, a late joiner: one level_hash", async () => {
+  assert.ok(process.env.DUNGEOND, "set DUNGEOND to the daemon's path");
+  const dungeondPort = await freePort();
+  let daemon = await dungeond(dungeondPort);
+  const gamePort = await freePort();
+  gameServer = await listen(gamePort, `http://127.0.0.1:${dungeondPort}`);
+  const endpoint = `ws://127.0.0.1:${gamePort}`;
+
+  const ann = await new Client(endpoint).create("dungeon", { player: "ann", level: 12 });
+  const bob = await new Client(endpoint).joinById(ann.roomId, { player: "bob", level: 7 });
+
+  daemon.kill("SIGKILL");
+  await new Promise((resolve) => daemon.once("exit", resolve));
+  daemon = await dungeond(dungeondPort); // restarted: it knows no lobby
+
+  const cat = await new Client(endpoint).joinById(ann.roomId, { player: "cat", level: 30 });
+  const levels = [nextLevel(ann), nextLevel(bob), nextLevel(cat)];
+  for (const room of [ann, bob, cat]) room.send("ready");
+  const got = await Promise.all(levels);
+
+  const dan = await new Client(endpoint).joinById(ann.roomId, { player: "dan", level: 3 });
+  const late = nextLevel(dan);
+  got.push(await late);
+
+  // The state reaches clients with the next patch (patchRate), maybe after
+  // the level message.
+  const until = Date.now() + 10000;
+  while (!ann.state?.levelHash && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  const state = ann.state;
+  assert.ok(state?.levelHash?.startsWith("sha256:"), `room state ${JSON.stringify(state)}`);
+  for (const { level, hash } of got) {
+    assert.equal(hash, state.levelHash, "a client's bytes do not match the room's level_hash");
+    assert.equal(level.level_hash, state.levelHash);
+    assert.equal(level.level_id, state.levelId);
+  }
+  const spawns = got[0].level.features.filter((f) => f.kind === "spawn").map((f) => f.player_id);
+  assert.deepEqual(spawns, ["ann", "bob", "cat"], "spawns are not the party's, in id order");
+  for (const room of [ann, bob, cat, dan]) await room.leave();
+});

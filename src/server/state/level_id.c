@@ -1,0 +1,204 @@
+/* See level_id.h. The reference is deflated before it is signed and
+ * base64url'd, so a typical level id (every parameter, a few players)
+ * stays a few hundred characters; the signature is checked before the
+ * payload is inflated, so nothing unsigned is ever decompressed or parsed. */
+#include "state/level_id.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "state/sha256.h"
+
+#define TAG_BYTES 16            /* HMAC-SHA256 truncated to 128 bits (RFC 2104 section 5) */
+#define PAYLOAD_MAX (64 * 1024) /* inflated reference text, at most */
+
+static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* base64url without padding of `length` bytes into `out` (4/3 length + 1). */
+static size_t encode64(const uint8_t *data, size_t length, char *out) {
+  size_t at = 0;
+  for (size_t i = 0; i < length; i += 3) {
+    uint32_t chunk = (uint32_t)data[i] << 16;
+    if (i + 1 < length)
+      chunk |= (uint32_t)data[i + 1] << 8;
+    if (i + 2 < length)
+      chunk |= data[i + 2];
+    out[at++] = alphabet[chunk >> 18 & 63];
+    out[at++] = alphabet[chunk >> 12 & 63];
+    if (i + 1 < length)
+      out[at++] = alphabet[chunk >> 6 & 63];
+    if (i + 2 < length)
+      out[at++] = alphabet[chunk & 63];
+  }
+  out[at] = '\0';
+  return at;
+}
+
+static int value64(char c) {
+  const char *at = c != '\0' ? strchr(alphabet, c) : NULL;
+  return at != NULL ? (int)(at - alphabet) : -1;
+}
+
+/* Decodes `length` base64url characters into `out` (3/4 length bytes);
+ * -1 for a character outside the alphabet or an impossible length. */
+static long decode64(const char *text, size_t length, uint8_t *out) {
+  if (length % 4 == 1)
+    return -1;
+  long at = 0;
+  for (size_t i = 0; i < length; i += 4) {
+    uint32_t chunk = 0;
+    size_t n = length - i < 4 ? length - i : 4;
+    for (size_t k = 0; k < 4; k++) {
+      int v = k < n ? value64(text[i + k]) : 0;
+      if (v < 0)
+        return -1;
+      chunk = chunk << 6 | (uint32_t)v;
+    }
+    out[at++] = (uint8_t)(chunk >> 16);
+    if (n > 2)
+      out[at++] = (uint8_t)(chunk >> 8);
+    if (n > 3)
+      out[at++] = (uint8_t)chunk;
+  }
+  return at;
+}
+
+/* The canonical request: the library's JSON of it (algorithm, seed, every
+ * parameter, targets) and the players' ids, compact with sorted keys. */
+static char *canonical_text(const dg_request *request) {
+  json_t *body = dg_request_to_json(request);
+  json_t *ids = json_array();
+  char *text = NULL;
+  if (body != NULL && ids != NULL) {
+    for (int i = 0; i < request->players.count; i++)
+      json_array_append_new(ids, json_pack("{s:s}", "id", request->players.id[i]));
+    if (request->players.count > 0)
+      json_object_set(body, "players", ids);
+    text = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+  }
+  json_decref(ids);
+  json_decref(body);
+  return text;
+}
+
+int level_id_make(const uint8_t key[16], const dg_request *request, char **out) {
+  *out = NULL;
+  char *canonical = canonical_text(request);
+  if (canonical == NULL)
+    return DG_ENOMEM;
+  size_t plain_length = strlen(LEVEL_ID_DOMAIN) + strlen(DUNGEON_VERSION) + strlen(canonical) + 3;
+  char *plain = malloc(plain_length);
+  uLongf packed_length = compressBound((uLong)plain_length);
+  uint8_t *packed = malloc(packed_length);
+  int rc = DG_ENOMEM;
+  if (plain == NULL || packed == NULL)
+    goto fail;
+  plain_length = (size_t)snprintf(plain, plain_length, "%s\n%s\n%s", LEVEL_ID_DOMAIN,
+                                  DUNGEON_VERSION, canonical);
+  if (compress2(packed, &packed_length, (const Bytef *)plain, (uLong)plain_length, 9) != Z_OK)
+    goto fail;
+  uint8_t tag[SHA256_BYTES];
+  hmac_sha256(key, 16, packed, packed_length, tag);
+  char *id = malloc((packed_length + TAG_BYTES) * 4 / 3 + 8);
+  if (id == NULL)
+    goto fail;
+  size_t at = encode64(packed, packed_length, id);
+  id[at++] = '.';
+  encode64(tag, TAG_BYTES, id + at);
+  *out = id;
+  rc = 0;
+fail:
+  free(canonical);
+  free(plain);
+  free(packed);
+  return rc;
+}
+
+int level_id_parse(const uint8_t key[16], const char *id, json_t **body,
+                   char version[LEVEL_ID_VERSION_MAX]) {
+  *body = NULL;
+  version[0] = '\0';
+  const char *dot = strchr(id, '.');
+  size_t packed_chars = dot != NULL ? (size_t)(dot - id) : 0;
+  if (dot == NULL || packed_chars == 0 || strlen(dot + 1) != (TAG_BYTES * 4 + 2) / 3)
+    return LEVEL_ID_EMALFORMED;
+  uint8_t *packed = malloc(packed_chars * 3 / 4 + 3);
+  char *plain = malloc(PAYLOAD_MAX + 1);
+  int rc = DG_ENOMEM;
+  if (packed == NULL || plain == NULL)
+    goto fail;
+  uint8_t tag[TAG_BYTES + 3], expected[SHA256_BYTES];
+  long packed_length = decode64(id, packed_chars, packed);
+  rc = LEVEL_ID_EMALFORMED;
+  if (packed_length <= 0 || decode64(dot + 1, strlen(dot + 1), tag) != TAG_BYTES)
+    goto fail;
+  hmac_sha256(key, 16, packed, (size_t)packed_length, expected);
+  /* Constant time: a forger learns nothing from how long the check took. */
+  uint8_t difference = 0;
+  for (int i = 0; i < TAG_BYTES; i++)
+    difference |= (uint8_t)(tag[i] ^ expected[i]);
+  rc = LEVEL_ID_EFORGED;
+  if (difference != 0)
+    goto fail;
+  uLongf plain_length = PAYLOAD_MAX;
+  rc = LEVEL_ID_EMALFORMED;
+  if (uncompress((Bytef *)plain, &plain_length, packed, (uLong)packed_length) != Z_OK)
+    goto fail;
+  plain[plain_length] = '\0';
+  size_t domain_length = strlen(LEVEL_ID_DOMAIN);
+  char *version_start = plain + domain_length + 1;
+  char *version_end = strchr(version_start, '\n');
+  if (strncmp(plain, LEVEL_ID_DOMAIN "\n", domain_length + 1) != 0 || version_end == NULL ||
+      version_end - version_start >= LEVEL_ID_VERSION_MAX)
+    goto fail;
+  snprintf(version, LEVEL_ID_VERSION_MAX, "%.*s", (int)(version_end - version_start),
+           version_start);
+  rc = LEVEL_ID_EVERSION;
+  if (strcmp(version, DUNGEON_VERSION) != 0)
+    goto fail;
+  rc = LEVEL_ID_EMALFORMED;
+  *body = json_loads(version_end + 1, JSON_REJECT_DUPLICATES, NULL);
+  if (json_is_object(*body))
+    rc = 0;
+  else {
+    json_decref(*body);
+    *body = NULL;
+  }
+fail:
+  free(packed);
+  free(plain);
+  return rc;
+}
+
+void level_hash_text(const char *text, size_t length, char out[LEVEL_HASH_TEXT]) {
+  uint8_t digest[SHA256_BYTES];
+  sha256(text, length, digest);
+  memcpy(out, "sha256:", 7);
+  for (int i = 0; i < SHA256_BYTES; i++)
+    snprintf(out + 7 + 2 * i, 3, "%02x", digest[i]);
+}
+
+int level_identify(const uint8_t key[16], const dg_request *request, char **text, size_t *length) {
+  char *id = NULL;
+  int rc = level_id_make(key, request, &id);
+  if (rc != 0)
+    return rc;
+  char hash[LEVEL_HASH_TEXT];
+  level_hash_text(*text, *length, hash);
+  size_t extra = strlen(id) + strlen(hash) + 32;
+  char *grown = realloc(*text, *length + extra);
+  if (grown == NULL) {
+    free(id);
+    return DG_ENOMEM;
+  }
+  /* Over the closing brace: ,"level_id":"...","level_hash":"..."} */
+  size_t at = *length - 1;
+  at += (size_t)snprintf(grown + at, extra + 1, ",\"level_id\":\"%s\",\"level_hash\":\"%s\"}", id,
+                         hash);
+  free(id);
+  *text = grown;
+  *length = at;
+  return 0;
+}

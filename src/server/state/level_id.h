@@ -1,0 +1,52 @@
+/* Level identity (issue 21, item 3; DESIGN.md "Wave 3", Identity): a
+ * `level_id` is a self-contained, signed reference to (version, canonical
+ * request) that any replica sharing the key turns back into the same
+ * bytes, so a late joiner fetches GET /v1/levels/{level_id} from whichever
+ * replica it reaches, after restarts; `level_hash` is the SHA-256 of the
+ * level's bytes, so a server and its clients can check they hold the same
+ * level. Pure functions over the configuration's key; thread-safe. */
+#ifndef DUNGEOND_LEVEL_ID_H
+#define DUNGEOND_LEVEL_ID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dungeon/dungeon.h"
+#include "state/config.h"
+
+/* First line of every signed reference: versions the format and keeps
+ * these signatures apart from any other use of the key. */
+#define LEVEL_ID_DOMAIN "dungeond/level-id/1"
+#define LEVEL_ID_VERSION_MAX 32 /* bytes of a version string, with its NUL */
+#define LEVEL_HASH_TEXT 72      /* "sha256:" + 64 hex digits + NUL */
+
+/* Errors of level_id_parse beyond the library's. */
+enum {
+  LEVEL_ID_EMALFORMED = 1, /* not a level id at all (truncated, bad characters): 400 */
+  LEVEL_ID_EFORGED = 2,    /* well-formed, but not signed with this key: 404 */
+  LEVEL_ID_EVERSION = 3,   /* signed, but by another version: 410 */
+};
+
+/* The level id of `request` under `key` (16 bytes): base64url of the
+ * deflated text "LEVEL_ID_DOMAIN\nVERSION\nCANONICAL-JSON", a dot, and
+ * base64url of the first 16 bytes of its HMAC-SHA256. *out is malloc'd
+ * (the caller frees it). 0 or DG_ENOMEM. */
+int level_id_make(const uint8_t key[16], const dg_request *request, char **out);
+
+/* The canonical request of `id` as a body POST /v1/levels takes (a new
+ * reference in *body), after checking the signature under `key`: 0, or
+ * LEVEL_ID_EMALFORMED / EFORGED / EVERSION (then `version` holds the
+ * version that made it, at most LEVEL_ID_VERSION_MAX bytes), DG_ENOMEM. */
+int level_id_parse(const uint8_t key[16], const char *id, json_t **body,
+                   char version[LEVEL_ID_VERSION_MAX]);
+
+/* "sha256:<hex>" of `length` bytes at `text` into `out`. */
+void level_hash_text(const char *text, size_t length, char out[LEVEL_HASH_TEXT]);
+
+/* Appends "level_id" and "level_hash" to the level JSON object in
+ * *text (malloc'd, its last byte the closing brace; reallocated): the hash
+ * is of the bytes before, so a client recomputes it from the body cut at
+ * `,"level_id":` plus "}". 0 or DG_ENOMEM (the text is then unchanged). */
+int level_identify(const uint8_t key[16], const dg_request *request, char **text, size_t *length);
+
+#endif

@@ -1,0 +1,196 @@
+/* Level identity (src/server/state/sha256.c, level_id.c): SHA-256 and
+ * HMAC-SHA256 against FIPS 180-4 and RFC 4231 vectors; a level id that
+ * turns back into its request, refused when truncated, tampered with,
+ * signed under another key or by another version; level_hash over the
+ * bytes before the identity members. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "dungeon/dungeon.h"
+#include "dungeon/json.h"
+#include "state/level_id.h"
+#include "state/sha256.h"
+
+static void hex(const uint8_t *bytes, size_t length, char *out) {
+  for (size_t i = 0; i < length; i++)
+    snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+}
+
+Test(sha256, fips_180_4_vectors) {
+  uint8_t digest[SHA256_BYTES];
+  char text[2 * SHA256_BYTES + 1];
+  sha256("abc", 3, digest);
+  hex(digest, sizeof digest, text);
+  cr_assert_str_eq(text, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  sha256("", 0, digest);
+  hex(digest, sizeof digest, text);
+  cr_assert_str_eq(text, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  const char *two_blocks = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  sha256(two_blocks, strlen(two_blocks), digest);
+  hex(digest, sizeof digest, text);
+  cr_assert_str_eq(text, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  char *million = malloc(1000000);
+  memset(million, 'a', 1000000);
+  sha256(million, 1000000, digest);
+  free(million);
+  hex(digest, sizeof digest, text);
+  cr_assert_str_eq(text, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+Test(sha256, hmac_rfc_4231_vectors) {
+  uint8_t digest[SHA256_BYTES];
+  char text[2 * SHA256_BYTES + 1];
+  uint8_t key[131];
+  memset(key, 0x0b, 20);
+  hmac_sha256(key, 20, "Hi There", 8, digest);
+  hex(digest, sizeof digest, text);
+  cr_assert_str_eq(text, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  hmac_sha256((const uint8_t *)"Jefe", 4, "what do ya want for nothing?", 28, digest);
+  hex(digest, sizeof digest, text);
+  cr_assert_str_eq(text, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  /* Test case 6: a key longer than the block is hashed first. */
+  memset(key, 0xaa, sizeof key);
+  const char *message = "Test Using Larger Than Block-Size Key - Hash Key First";
+  hmac_sha256(key, sizeof key, message, strlen(message), digest);
+  hex(digest, sizeof digest, text);
+  cr_assert_str_eq(text, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
+static const uint8_t key[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
+static dg_request party_request(void) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_error err = {0};
+  cr_assert_eq(dg_request_set_text(&request, "width", "70", &err), 0);
+  request.seed = 123456789;
+  request.seed_given = true;
+  const char *const ids[] = {"zed", "ann"};
+  cr_assert_eq(dg_request_set_players(&request, ids, 2, "players", &err), 0);
+  return request;
+}
+
+Test(level_id, round_trips_to_the_canonical_request) {
+  dg_request request = party_request();
+  char *id = NULL;
+  cr_assert_eq(level_id_make(key, &request, &id), 0);
+  cr_assert_lt(strlen(id), 1024, "a typical level id is %zu characters", strlen(id));
+  for (const char *c = id; *c; c++)
+    cr_assert(strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.", *c),
+              "'%c' is not URL-safe", *c);
+  char *again = NULL;
+  cr_assert_eq(level_id_make(key, &request, &again), 0);
+  cr_assert_str_eq(id, again, "the same request gave two ids");
+  json_t *body = NULL;
+  char version[LEVEL_ID_VERSION_MAX];
+  cr_assert_eq(level_id_parse(key, id, &body, version), 0);
+  cr_assert_str_eq(version, DUNGEON_VERSION);
+  dg_request parsed;
+  dg_error err = {0};
+  cr_assert_eq(dg_request_from_json(body, &parsed, &err), 0, "%s", err.message);
+  cr_assert_eq(parsed.seed, request.seed);
+  cr_assert_eq(parsed.params.number[0], 70);
+  const json_t *players = json_object_get(body, "players");
+  cr_assert_eq(json_array_size(players), 2);
+  cr_assert_str_eq(json_string_value(json_object_get(json_array_get(players, 0), "id")), "ann");
+  json_decref(body);
+  free(again);
+  free(id);
+}
+
+Test(level_id, truncated_tampered_and_foreign_ids_are_refused) {
+  dg_request request = party_request();
+  char *id = NULL;
+  cr_assert_eq(level_id_make(key, &request, &id), 0);
+  json_t *body = NULL;
+  char version[LEVEL_ID_VERSION_MAX];
+  size_t length = strlen(id);
+  /* Truncated: the tag is cut, or the dot is gone. */
+  char *cut = strndup(id, length - 3);
+  cr_assert_eq(level_id_parse(key, cut, &body, version), LEVEL_ID_EMALFORMED);
+  free(cut);
+  cut = strndup(id, (size_t)(strchr(id, '.') - id));
+  cr_assert_eq(level_id_parse(key, cut, &body, version), LEVEL_ID_EMALFORMED);
+  free(cut);
+  cr_assert_eq(level_id_parse(key, "", &body, version), LEVEL_ID_EMALFORMED);
+  cr_assert_eq(level_id_parse(key, "a b.c", &body, version), LEVEL_ID_EMALFORMED);
+  /* Cut inside the payload, tag intact: the signature no longer holds. */
+  char *shorter = malloc(length + 1);
+  const char *dot = strchr(id, '.');
+  size_t head = (size_t)(dot - id);
+  snprintf(shorter, length + 1, "%.*s%s", (int)(head - 4), id, dot);
+  cr_assert_eq(level_id_parse(key, shorter, &body, version), LEVEL_ID_EFORGED);
+  free(shorter);
+  /* One character of the payload changed. */
+  char *forged = strdup(id);
+  forged[5] = forged[5] == 'A' ? 'B' : 'A';
+  cr_assert_eq(level_id_parse(key, forged, &body, version), LEVEL_ID_EFORGED);
+  free(forged);
+  /* Another key (another deployment's secret). */
+  uint8_t other[16] = {0};
+  cr_assert_eq(level_id_parse(other, id, &body, version), LEVEL_ID_EFORGED);
+  cr_assert_null(body);
+  free(id);
+}
+
+/* A reference signed with the right key by another version: 410 naming
+ * it. Built by hand as level_id_make would in that version. */
+Test(level_id, another_version_is_named) {
+  char plain[] = LEVEL_ID_DOMAIN "\n0.0.9\n{\"algorithm\":\"classic\",\"seed\":1}";
+  uLongf packed_length = compressBound(sizeof plain);
+  uint8_t packed[256];
+  cr_assert_eq(compress2(packed, &packed_length, (const Bytef *)plain, strlen(plain), 9), Z_OK);
+  uint8_t tag[SHA256_BYTES];
+  hmac_sha256(key, 16, packed, packed_length, tag);
+  static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  char id[512];
+  size_t at = 0;
+  const uint8_t *parts[] = {packed, tag};
+  size_t sizes[] = {packed_length, 16};
+  for (int p = 0; p < 2; p++) {
+    if (p == 1)
+      id[at++] = '.';
+    for (size_t i = 0; i < sizes[p]; i += 3) {
+      uint32_t chunk = (uint32_t)parts[p][i] << 16;
+      if (i + 1 < sizes[p])
+        chunk |= (uint32_t)parts[p][i + 1] << 8;
+      if (i + 2 < sizes[p])
+        chunk |= parts[p][i + 2];
+      id[at++] = alphabet[chunk >> 18 & 63];
+      id[at++] = alphabet[chunk >> 12 & 63];
+      if (i + 1 < sizes[p])
+        id[at++] = alphabet[chunk >> 6 & 63];
+      if (i + 2 < sizes[p])
+        id[at++] = alphabet[chunk & 63];
+    }
+  }
+  id[at] = '\0';
+  json_t *body = NULL;
+  char version[LEVEL_ID_VERSION_MAX];
+  cr_assert_eq(level_id_parse(key, id, &body, version), LEVEL_ID_EVERSION);
+  cr_assert_str_eq(version, "0.0.9");
+  cr_assert_null(body);
+}
+
+Test(level_id, hash_is_of_the_bytes_before_the_identity) {
+  dg_request request = party_request();
+  const char level[] = "{\"format\":\"dungeond.level/1\"}";
+  char *text = strdup(level);
+  size_t length = strlen(text);
+  cr_assert_eq(level_identify(key, &request, &text, &length), 0);
+  cr_assert_eq(length, strlen(text));
+  cr_assert_eq(text[length - 1], '}');
+  char *cut = strstr(text, ",\"level_id\":");
+  cr_assert_not_null(cut);
+  cr_assert_eq((size_t)(cut - text), strlen(level) - 1);
+  char expected[LEVEL_HASH_TEXT];
+  level_hash_text(level, strlen(level), expected);
+  cr_assert_not_null(strstr(text, expected));
+  json_t *parsed = json_loads(text, 0, NULL);
+  cr_assert_not_null(parsed, "not JSON: %s", text);
+  json_decref(parsed);
+  free(text);
+}
