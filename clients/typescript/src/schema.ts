@@ -576,6 +576,10 @@ export interface components {
             level_hash?: string;
             /** @constant */
             format: "dungeond.level/1";
+            /** @description the generator that made the level; bumped whenever what a seed makes changes (same generator_version, request, seed and room set give the same bytes on any build) */
+            generator_version: number;
+            /** @description authored levels only, the SHA-256 of the room set used (GET /v1/roomsets) */
+            roomset_sha256?: string;
             algorithm: string;
             seed: components["schemas"]["Seed"];
             params: Record<string, never>;
@@ -760,6 +764,8 @@ export interface components {
             table_states: number;
             /** @description memory of that table */
             table_bytes: number;
+            /** @description SHA-256 of the set's canonical JSON (sorted keys, compact), as an authored level's roomset_sha256 names it */
+            sha256: string;
         };
         Algorithm: {
             name: string;
@@ -800,22 +806,41 @@ export interface components {
             depth: number;
             max: number;
         };
+        /** @description answers by outcome: ok (1xx-3xx), client_error (4xx and 499, the client left), server_error (5xx but 503 and 504), timeout (504, deadline_ms), rejected (503: a queue, a byte budget or the drain) */
+        Outcomes: {
+            ok: number;
+            client_error: number;
+            server_error: number;
+            timeout: number;
+            rejected: number;
+        };
         Stats: {
             version: string;
             uptime_s: number;
             draining: boolean;
+            /** @description configuration reloads (SIGHUP, docs/config.md#reloading) */
+            config?: {
+                /** @description reloads applied since start; 0 is the configuration it started with */
+                generation: number;
+                reloads: number;
+                /** @description reloads refused (the old configuration kept running) */
+                reload_failures: number;
+            };
             requests: {
                 total: number;
                 by_status: {
                     [key: string]: number;
                 };
+                by_outcome: components["schemas"]["Outcomes"];
             };
             algorithms: {
                 [key: string]: {
                     requests: number;
-                    failures: number;
+                    outcomes: components["schemas"]["Outcomes"];
                     latency_ms: components["schemas"]["Percentiles"];
+                    /** @description generation alone, without serialisation */
                     generation_ms_mean: number;
+                    serialisation_ms_mean: number;
                 };
             };
             queues: {
@@ -830,10 +855,12 @@ export interface components {
                 /** @description pre-generation jobs running now */
                 speculative_busy: number;
                 /**
-                 * @description idle: pre-generation runs at SCHED_IDLE on threads beyond `total`; shared: it shares the `total` workers (no permission to restore priority)
+                 * @description idle: pre-generation runs at SCHED_IDLE on threads of its own beside `total`; shared: it shares the `total` workers (its threads could not be started or lowered)
                  * @enum {string}
                  */
                 speculative_priority: "idle" | "shared";
+                /** @description promoted jobs (a match start waiting) whose idle thread could not be raised, run again on an interactive worker */
+                speculative_reruns: number;
             };
             /** @description open connections on the API listener */
             connections: number;
@@ -983,7 +1010,7 @@ export interface components {
         RetryAfter: number;
         /** @description always 'Accept, Accept-Encoding' on levels */
         Vary: string;
-        /** @description a strong tag of the exact body bytes ("16 hex digits"), only with an explicit seed */
+        /** @description a strong tag of the exact body bytes, the generator version and the room-set digest ("16 hex digits"), only with an explicit seed */
         ETag: string;
         /** @description 'public, max-age=31536000, immutable' with an explicit seed, else 'no-store' */
         CacheControl: string;

@@ -16,6 +16,7 @@
 #include "state/level_request.h"
 #include "state/negotiate.h"
 #include "state/profile.h"
+#include "transport/json_text.h"
 #include "state/seedhash.h"
 
 static bool plain_id(const char *text, size_t length) {
@@ -56,13 +57,14 @@ static void respond_lobby(request *r, int status, const lobby *l) {
   char etag[LOBBY_ETAG_MAX];
   lobby_etag(l, etag);
   json_t *value = lobby_json(l);
-  char *text = value != NULL ? json_dumps(value, JSON_COMPACT) : NULL;
+  size_t length = 0;
+  char *text = value != NULL ? json_text(value, &length) : NULL;
   json_decref(value);
   if (text == NULL) {
     respond_out_of_memory(r);
     return;
   }
-  respond(r, status, "application/json", text, strlen(text), "ETag", etag);
+  respond(r, status, "application/json", text, length, "ETag", etag);
 }
 
 /* Settings members, checked here; the lobby judges their values. With
