@@ -16,8 +16,8 @@
 #include "state/level_request.h"
 #include "state/negotiate.h"
 #include "state/profile.h"
-#include "transport/json_text.h"
 #include "state/seedhash.h"
+#include "transport/json_text.h"
 
 static bool plain_id(const char *text, size_t length) {
   if (length == 0 || length >= LOBBY_ID_MAX)
