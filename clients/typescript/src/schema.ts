@@ -576,6 +576,10 @@ export interface components {
             level_hash?: string;
             /** @constant */
             format: "dungeond.level/1";
+            /** @description the generator that made the level; bumped whenever what a seed makes changes (same generator_version, request, seed and room set give the same bytes on any build) */
+            generator_version: number;
+            /** @description authored levels only, the SHA-256 of the room set used (GET /v1/roomsets) */
+            roomset_sha256?: string;
             algorithm: string;
             seed: components["schemas"]["Seed"];
             params: Record<string, never>;
@@ -760,6 +764,8 @@ export interface components {
             table_states: number;
             /** @description memory of that table */
             table_bytes: number;
+            /** @description SHA-256 of the set's canonical JSON (sorted keys, compact), as an authored level's roomset_sha256 names it */
+            sha256: string;
         };
         Algorithm: {
             name: string;
@@ -983,7 +989,7 @@ export interface components {
         RetryAfter: number;
         /** @description always 'Accept, Accept-Encoding' on levels */
         Vary: string;
-        /** @description a strong tag of the exact body bytes ("16 hex digits"), only with an explicit seed */
+        /** @description a strong tag of the exact body bytes, the generator version and the room-set digest ("16 hex digits"), only with an explicit seed */
         ETag: string;
         /** @description 'public, max-age=31536000, immutable' with an explicit seed, else 'no-store' */
         CacheControl: string;
