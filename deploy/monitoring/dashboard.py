@@ -61,29 +61,34 @@ PANELS = [
      {"thresholds": [(None, "green"), (0.8, "yellow"), (0.9, "red")]}),
 
     ("Traffic and errors", "row", None, 24, None, [], {}),
-    ("Requests by status", "timeseries", "reqps", 8, "HTTP responses a second, by status code.",
+    ("Requests by status", "timeseries", "reqps", 6, "HTTP responses a second, by status code.",
      [(f"sum by (code) (rate(dungeond_http_requests_total{{{SEL}}}[{RATE}]))", "{{code}}")], {}),
-    ("Errors by kind", "timeseries", "reqps", 8,
-     "4xx and 5xx responses by code, requests refused by a limit by reason, and failed "
-     "level requests by algorithm.",
+    ("Responses by outcome", "timeseries", "reqps", 6,
+     "HTTP responses a second: ok, client_error (4xx: the client's mistake), server_error "
+     "(5xx but 503 and 504), timeout (504, deadline_ms) and rejected (503, a limit or the drain).",
+     [(f"sum by (outcome) (rate(dungeond_http_responses_total{{{SEL}}}[{RATE}]))",
+       "{{outcome}}")], {"stack": True}),
+    ("Errors by kind", "timeseries", "reqps", 6,
+     "4xx and 5xx responses by code, requests refused by a limit by reason, and level "
+     "requests that did not succeed, by algorithm and outcome.",
      [(f'sum by (code) (rate(dungeond_http_requests_total{{code=~"[45]..", {SEL}}}[{RATE}]))',
        "HTTP {{code}}"),
       (f"sum by (reason) (rate(dungeond_rejections_total{{{SEL}}}[{RATE}]))",
        "refused: {{reason}}"),
-      (f'sum by (algorithm) (rate(dungeond_level_requests_total{{outcome="error", {SEL}}}'
-       f"[{RATE}]))", "level error: {{algorithm}}")], {}),
-    ("Level requests by algorithm", "timeseries", "reqps", 8,
+      (f'sum by (algorithm, outcome) (rate(dungeond_level_requests_total{{outcome!="ok", {SEL}}}'
+       f"[{RATE}]))", "level {{outcome}}: {{algorithm}}")], {}),
+    ("Level requests by algorithm", "timeseries", "reqps", 6,
      "POST /v1/levels and lobby starts a second, by algorithm and outcome.",
      [(f"sum by (algorithm, outcome) (rate(dungeond_level_requests_total{{{SEL}}}[{RATE}]))",
        "{{algorithm}} {{outcome}}")], {}),
 
     ("Latency", "row", None, 24, None, [], {}),
     ("Request latency", "timeseries", "s", 8,
-     "HTTP request time (first byte read to response queued), all routes.",
+     "HTTP request time (first byte read to response queued), all routes and methods.",
      [(quantile(q, "dungeond_http_request_duration_seconds"), f"p{int(q * 100)}")
       for q in (0.5, 0.9, 0.99)], {}),
     ("Generation p99 by algorithm", "timeseries", "s", 8,
-     "99th and 50th percentile of generation (with serialisation) per level.",
+     "99th and 50th percentile of generation per level (serialisation apart).",
      [(quantile(0.99, "dungeond_generation_duration_seconds", "algorithm"), "{{algorithm}} p99"),
       (quantile(0.5, "dungeond_generation_duration_seconds", "algorithm"), "{{algorithm}} p50")],
      {}),
@@ -92,6 +97,16 @@ PANELS = [
      [(ratio(f"sum by (algorithm) (rate(dungeond_generation_duration_seconds_sum{{{SEL}}}[{RATE}]))",
              f"sum by (algorithm) (rate(dungeond_generation_duration_seconds_count{{{SEL}}}"
              f"[{RATE}]))"), "{{algorithm}}")], {}),
+    ("Request p99 by route", "timeseries", "s", 12,
+     "99th percentile of request time per route template and method (route \"other\": no "
+     "route matched).",
+     [(quantile(0.99, "dungeond_http_request_duration_seconds", "route, method"),
+       "{{method}} {{route}}")], {}),
+    ("Serialisation p99 by algorithm", "timeseries", "s", 12,
+     "99th and 50th percentile of writing a generated level in the format asked for.",
+     [(quantile(0.99, "dungeond_serialisation_duration_seconds", "algorithm"), "{{algorithm}} p99"),
+      (quantile(0.5, "dungeond_serialisation_duration_seconds", "algorithm"), "{{algorithm}} p50")],
+     {}),
 
     ("Queues and workers", "row", None, 24, None, [], {}),
     ("Queue depth", "timeseries", "short", 8,
@@ -167,6 +182,32 @@ PANELS = [
      "the daemon counts them and goes on (docs/config.md, Connection events).",
      [(f"sum by (instance) (rate(dungeond_log_write_failures_total{{{SEL}}}[{RATE}]))",
        "{{instance}}")], {}),
+
+    ("Process", "row", None, 24, None, [], {}),
+    ("CPU", "timeseries", "percentunit", 8,
+     "CPU time (user and system) a second per replica: 1 is one core.",
+     [(f"sum by (instance) (rate(process_cpu_seconds_total{{{SEL}}}[{RATE}]))", "{{instance}}")],
+     {}),
+    ("Resident memory", "timeseries", "bytes", 8,
+     "Resident set size per replica (the pod's memory limit counts this and the page cache).",
+     [(f"sum by (instance) (process_resident_memory_bytes{{{SEL}}})", "{{instance}} resident"),
+      (f"sum by (instance) (process_virtual_memory_bytes{{{SEL}}})", "{{instance}} virtual")],
+     {}),
+    ("Open files", "timeseries", "percentunit", 8,
+     "Open file descriptors against the soft RLIMIT_NOFILE; at 100% accepts fail "
+     "(accept_error).",
+     [(f"max by (instance) (process_open_fds{{{SEL}}} / (process_max_fds{{{SEL}}} > 0))",
+       "{{instance}} open / max")],
+     {"max": 1}),
+    ("Configuration reloads", "timeseries", "short", 8,
+     "Configuration generation per replica (reloads applied by SIGHUP) and failed reloads in "
+     "the interval: a failed one leaves the replica on its old configuration.",
+     [(f"max by (instance) (dungeond_config_generation{{{SEL}}})", "{{instance}} generation"),
+      (f'sum by (instance) (increase(dungeond_config_reloads_total{{result="failed", {SEL}}}'
+       f"[{RATE}]))", "{{instance}} failed")], {}),
+    ("Uptime", "timeseries", "s", 8,
+     "Seconds since each replica's process started: a drop is a restart.",
+     [(f"time() - max by (instance) (process_start_time_seconds{{{SEL}}})", "{{instance}}")], {}),
 ]
 
 

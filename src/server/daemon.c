@@ -13,22 +13,40 @@
 #include "api/exchange.h"
 #include "api/problem.h"
 #include "api/routes.h"
+#include "reload.h"
+#include "transport/log.h"
 
 static void on_signal(uv_signal_t *handle, int signum) {
   server *s = handle->data;
-  fprintf(stderr,
-          "{\"level\":\"info\",\"event\":\"drain\",\"signal\":%d,\"running\":%d,"
-          "\"queued\":%ld}\n",
-          signum, s->queues.running, s->queues.depth[JOB_INTERACTIVE]);
+  log_event("info", "drain",
+            json_pack("{s:i, s:i, s:I}", "signal", signum, "running", s->queues.running, "queued",
+                      (json_int_t)s->queues.depth[JOB_INTERACTIVE]));
   server_begin_drain(s);
 }
 
+static void on_retire_timer(uv_timer_t *timer) {
+  server *s = timer->data;
+  server_release_configs(s, false);
+  if (s->retired == NULL)
+    uv_timer_stop(timer);
+}
+
+static void on_sighup(uv_signal_t *handle, int signum) {
+  (void)signum;
+  server *s = handle->data;
+  server_reload(s);
+  if (s->retired != NULL && !uv_is_active((uv_handle_t *)&s->retire_timer))
+    uv_timer_start(&s->retire_timer, on_retire_timer, 1000, 1000);
+}
+
 static void close_own_handles(server *s) {
+  uv_close((uv_handle_t *)&s->retire_timer, NULL);
   uv_close((uv_handle_t *)&s->drain_timer, NULL);
   uv_close((uv_handle_t *)&s->stop_watch, NULL);
   if (s->signals) {
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
+    uv_close((uv_handle_t *)&s->sighup, NULL);
   }
 }
 
@@ -60,7 +78,12 @@ static int start_transport(server *s, uint32_t id_prefix, dg_error *err) {
       .drain_timeout_ms = limits->drain_timeout_ms,
       .request_data_size = sizeof(exchange),
       .id_prefix = id_prefix,
+      .trusted_proxy_count = s->cfg->trusted_proxy_count,
   };
+  _Static_assert(HTTP_TRUSTED_PROXIES_MAX == CONFIG_TRUSTED_PROXIES_MAX, "one limit, two names");
+  memcpy(settings.trusted_proxies, s->cfg->trusted_proxies, sizeof settings.trusted_proxies);
+  memcpy(settings.trusted_proxy_masks, s->cfg->trusted_proxy_masks,
+         sizeof settings.trusted_proxy_masks);
   const http_hooks hooks = {.handle = route_handle,
                             .answer_headers = exchange_answer_headers,
                             .completed = exchange_completed};
@@ -88,12 +111,17 @@ int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context
   s->drain_timer.data = s;
   uv_prepare_init(loop, &s->stop_watch);
   s->stop_watch.data = s;
+  uv_timer_init(loop, &s->retire_timer);
+  s->retire_timer.data = s;
   if (signals) {
     uv_signal_init(loop, &s->sigterm);
     uv_signal_init(loop, &s->sigint);
     s->sigterm.data = s->sigint.data = s;
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     uv_signal_start(&s->sigint, on_signal, SIGINT);
+    uv_signal_init(loop, &s->sighup);
+    s->sighup.data = s;
+    uv_signal_start(&s->sighup, on_sighup, SIGHUP);
   }
   int rc = start_transport(s, (uint32_t)(entropy[1] >> 17), err);
   if (rc != 0) {

@@ -4,6 +4,7 @@
  * drain with every handle closed (uv_loop_close returns 0). */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,13 +14,16 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "reload.h"
 #include "state/roomsets.h"
+#include "transport/log.h"
 
 #define DEFAULT_CONFIG "config/dungeond.json"
 
 static void usage(FILE *out) {
   fputs("usage: dungeond [--config FILE] [--listen HOST:PORT] [--health-listen HOST:PORT]\n"
         "                [--workers N] [--check-config] [--help] [--version]\n"
+        "  (each value as --name VALUE or --name=VALUE)\n"
         "  --config FILE      JSON configuration (default " DEFAULT_CONFIG " when it exists;\n"
         "                     see docs/config.md)\n"
         "  --listen HOST:PORT address to serve on (default 127.0.0.1:8080; port 0 picks\n"
@@ -35,7 +39,8 @@ static void usage(FILE *out) {
         "  --version          print the version\n"
         "Signals: SIGTERM or SIGINT drain (readyz turns 503, in-flight requests finish,\n"
         "queued ones get 503, new connections are still answered) and exit 0, at the\n"
-        "latest after limits.drain_timeout_ms.\n",
+        "latest after limits.drain_timeout_ms. SIGHUP reloads the configuration file\n"
+        "and its room sets (a broken one is refused, the old one keeps running).\n",
         out);
 }
 
@@ -122,43 +127,96 @@ static bool standard_descriptors_open(void) {
   return true;
 }
 
+/* What the flags asked for. */
+typedef struct flags {
+  const char *config_path, *listen, *health_listen;
+  long workers; /* 0: the configuration's */
+  bool check_only;
+} flags;
+
+enum { FLAG_CONFIG = 1, FLAG_LISTEN, FLAG_HEALTH_LISTEN, FLAG_WORKERS, FLAG_CHECK, FLAG_VERSION };
+
+static const struct option long_options[] = {
+    {"config", required_argument, NULL, FLAG_CONFIG},
+    {"listen", required_argument, NULL, FLAG_LISTEN},
+    {"health-listen", required_argument, NULL, FLAG_HEALTH_LISTEN},
+    {"workers", required_argument, NULL, FLAG_WORKERS},
+    {"check-config", no_argument, NULL, FLAG_CHECK},
+    {"version", no_argument, NULL, FLAG_VERSION},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The value a flag takes, for the message of a missing one. */
+static const char *flag_value_name(int flag) {
+  return flag == FLAG_WORKERS ? "N" : flag == FLAG_CONFIG ? "FILE" : "HOST:PORT";
+}
+
+/* Parses argv with getopt_long (--name value and --name=value). Returns -1
+ * to go on, or the exit status (0 after --help or --version, 2 for a bad
+ * flag, with a message on stderr). */
+static int parse_flags(int argc, char **argv, flags *f) {
+  opterr = 0; /* our messages, not getopt's */
+  for (;;) {
+    int last = optind;
+    int flag = getopt_long(argc, argv, ":h", long_options, NULL);
+    if (flag == -1)
+      break;
+    switch (flag) {
+    case 'h': usage(stdout); return 0;
+    case FLAG_VERSION:
+      printf("dungeond %s (libdungeon %s)\n", DUNGEON_VERSION, dg_version());
+      return 0;
+    case FLAG_CHECK: f->check_only = true; break;
+    case FLAG_CONFIG:
+      if (optarg[0] == '\0') {
+        fprintf(stderr, "dungeond: --config needs a file name, not \"\"\n");
+        return 2;
+      }
+      f->config_path = optarg;
+      break;
+    case FLAG_LISTEN: f->listen = optarg; break;
+    case FLAG_HEALTH_LISTEN: f->health_listen = optarg; break;
+    case FLAG_WORKERS: {
+      char *end = NULL;
+      f->workers = strtol(optarg, &end, 10);
+      if (optarg[0] == '\0' || *end != '\0' || f->workers < 1 || f->workers > 256) {
+        fprintf(stderr, "dungeond: --workers must be an integer from 1 to 256, not '%s'\n", optarg);
+        return 2;
+      }
+      break;
+    }
+    case ':':
+      fprintf(stderr, "dungeond: %s needs a value: %s %s or %s=%s\n", argv[last], argv[last],
+              flag_value_name(optopt), argv[last], flag_value_name(optopt));
+      return 2;
+    default:
+      fprintf(stderr, "dungeond: unknown option '%s'\n", argv[last]);
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "dungeond: unexpected argument '%s' (flags start with --)\n", argv[optind]);
+    usage(stderr);
+    return 2;
+  }
+  return -1;
+}
+
 int main(int argc, char **argv) {
   if (!standard_descriptors_open())
     return 1;
   /* A log past RLIMIT_FSIZE (or a full disk) must not kill the daemon:
    * the write fails instead, and log.c counts it. */
   signal(SIGXFSZ, SIG_IGN);
-  const char *config_path = NULL, *listen = NULL, *health_listen = NULL;
-  long workers = 0;
-  bool check_only = false;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (strcmp(argv[i], "--version") == 0) {
-      printf("dungeond %s (libdungeon %s)\n", DUNGEON_VERSION, dg_version());
-      return 0;
-    } else if (strcmp(argv[i], "--check-config") == 0) {
-      check_only = true;
-    } else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-      config_path = argv[++i];
-    } else if (strcmp(argv[i], "--listen") == 0 && i + 1 < argc) {
-      listen = argv[++i];
-    } else if (strcmp(argv[i], "--health-listen") == 0 && i + 1 < argc) {
-      health_listen = argv[++i];
-    } else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
-      char *end = NULL;
-      workers = strtol(argv[++i], &end, 10);
-      if (*end != '\0' || workers < 1 || workers > 256) {
-        fprintf(stderr, "dungeond: --workers must be an integer from 1 to 256\n");
-        return 2;
-      }
-    } else {
-      fprintf(stderr, "dungeond: unknown option '%s'\n", argv[i]);
-      usage(stderr);
-      return 2;
-    }
-  }
+  flags f = {0};
+  int exit_status = parse_flags(argc, argv, &f);
+  if (exit_status >= 0)
+    return exit_status;
+  const char *config_path = f.config_path, *listen = f.listen, *health_listen = f.health_listen;
+  long workers = f.workers;
+  bool check_only = f.check_only;
 
   config cfg;
   config_defaults(&cfg);
@@ -236,16 +294,20 @@ int main(int argc, char **argv) {
     uv_run(&loop, UV_RUN_DEFAULT); /* lets the closed handles finish */
     goto fail_loop;
   }
-  char health[CONFIG_LISTEN_MAX + 48] = "";
-  if (s.http.health.mhd != NULL)
-    snprintf(health, sizeof health, ",\"health_listen\":\"%s\",\"health_port\":%d",
-             cfg.health_listen, s.http.health.port);
-  fprintf(stderr,
-          "{\"level\":\"info\",\"event\":\"listening\",\"listen\":\"%s\",\"port\":%d%s,"
-          "\"workers\":%d,\"roomsets\":%d,\"version\":\"%s\"}\n",
-          cfg.listen, s.http.api.port, health, cfg.workers, dg_context_roomset_count(roomsets),
-          DUNGEON_VERSION);
+  json_t *listening = json_pack("{s:s, s:i}", "listen", cfg.listen, "port", s.http.api.port);
+  if (listening != NULL && s.http.health.mhd != NULL) {
+    json_object_set_new(listening, "health_listen", json_string(cfg.health_listen));
+    json_object_set_new(listening, "health_port", json_integer(s.http.health.port));
+  }
+  if (listening != NULL) {
+    json_object_set_new(listening, "workers", json_integer(cfg.workers));
+    json_object_set_new(listening, "roomsets", json_integer(dg_context_roomset_count(roomsets)));
+    json_object_set_new(listening, "version", json_string(DUNGEON_VERSION));
+  }
+  log_event("info", "listening", listening);
+  s.config_path = config_path;
   uv_run(&loop, UV_RUN_DEFAULT);
+  server_release_configs(&s, true);
   rc = 0;
 fail_loop:
   if (uv_loop_close(&loop) != 0) {
@@ -253,7 +315,7 @@ fail_loop:
     rc = 1;
   }
   if (rc == 0)
-    fprintf(stderr, "{\"level\":\"info\",\"event\":\"stopped\"}\n");
+    log_event("info", "stopped", NULL);
   dg_context_free(roomsets);
   config_close(&cfg);
   return rc;

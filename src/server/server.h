@@ -28,8 +28,24 @@
 #include "state/stats.h"
 #include "transport/http.h"
 
+/* A configuration loaded by a reload, with its room sets. The one main()
+ * loaded at start is not one of these: main() owns it. */
+typedef struct config_generation {
+  config cfg;
+  dg_context *roomsets;           /* owned */
+  uint64_t number;                /* 1 for the first reload */
+  struct config_generation *next; /* retired list */
+} config_generation;
+
 typedef struct server {
-  const config *cfg;           /* read-only configuration */
+  const config *cfg;          /* the live configuration (read-only; a reload swaps it) */
+  const char *config_path;    /* what SIGHUP reloads; NULL: started without a file */
+  config_generation *live;    /* the live configuration when a reload made it, else NULL */
+  config_generation *retired; /* replaced ones some job may still use */
+  uint64_t config_generation; /* reloads applied: 0 until the first */
+  uint64_t reloads_ok, reloads_failed;
+  uv_timer_t retire_timer;     /* frees retired configurations once unused */
+  uv_signal_t sighup;          /* reloads */
   uv_loop_t *loop;             /* the one loop */
   http http;                   /* the transport: listeners, requests, connections */
   jobs queues;                 /* generation queues */

@@ -178,12 +178,12 @@ def parse_exposition(text):
 
 
 def source_metric_names():
-    """Every dungeond_* name written in the daemon's C sources (wherever in
-    src/server they live)."""
+    """Every dungeond_* and process_* name written in the daemon's C sources
+    (wherever in src/server they live)."""
     names = set()
     for path in glob.glob(os.path.join(ROOT, "src", "server", "**", "*.c"), recursive=True):
         with open(path) as f:
-            names |= set(re.findall(r"\b(dungeond_[a-z0-9_]+)", f.read()))
+            names |= set(re.findall(r"\b((?:dungeond|process)_[a-z0-9_]+)", f.read()))
     return names
 
 

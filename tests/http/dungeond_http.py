@@ -430,12 +430,13 @@ def _(d):
     check(stats["requests"]["by_status"].get("200", 0) > 50, "200s not counted")
     check(stats["requests"]["by_status"].get("422", 0) >= 10, "422s not counted")
     classic = stats["algorithms"]["classic"]
-    check(classic["requests"] > 50 and classic["failures"] >= 10, f"classic {classic}")
+    check(classic["requests"] > 50 and classic["outcomes"]["client_error"] >= 10,
+          f"classic {classic}")
     latency = classic["latency_ms"]
     check(0 < latency["p50"] <= latency["p90"] <= latency["p99"], f"latency {latency}")
     check(stats["queues"]["interactive"]["max"] == 1024, f"queues {stats['queues']}")
     check(stats["workers"] == {"total": 2, "busy": 0, "speculative_busy": 0,
-                                "speculative_priority": "idle" if os.geteuid() == 0 else "shared"},
+                                "speculative_priority": "idle", "speculative_reruns": 0},
           f"workers {stats['workers']}")
     check(stats["rejections"]["too_large"] == 1, f"rejections {stats['rejections']}")
 
@@ -663,15 +664,21 @@ def _(d):
         threads.append(starter)
         starter.start()
         check(d.wait_for(lambda s: s["lobbies"]["waits"] > waits_before), "start did not wait")
-        if idle and lobby_get(d, "idle-prio")[1]["pregen"] == "running":
-            check(not idle_threads(d), f"promoted job still idle: {idle_threads(d)}")
+        # Raised where the daemon may (root with CAP_SYS_NICE): then no thread
+        # is idle while the promoted job runs. Where it may not, the job
+        # reruns on an interactive worker and the idle thread stays idle.
+        if (idle and lobby_get(d, "idle-prio")[1]["pregen"] == "running"
+                and d.stats()["workers"]["speculative_reruns"] == 0):
+            check(not idle_threads(d), f"promoted job still idle: {idle_threads(d)}, "
+                  f"{d.stats()['workers']}")
     finally:
         for t in threads:
             t.join()
     check([r[0] for r in results] == [200, 200], f"{[r[0] for r in results]}")
     status, headers, body = waited[0]
     check(status == 200 and headers.get("x-pregen") == "wait", f"{status} {headers}")
-    check(not idle_threads(d), "a worker stayed at idle priority")
+    # The speculative thread went back down to SCHED_IDLE after its promoted job.
+    check(len(idle_threads(d)) == 1, f"idle threads after the start {idle_threads(d)}")
     d.request("DELETE", "/v1/lobbies/idle-prio")
 
 

@@ -806,22 +806,41 @@ export interface components {
             depth: number;
             max: number;
         };
+        /** @description answers by outcome: ok (1xx-3xx), client_error (4xx and 499, the client left), server_error (5xx but 503 and 504), timeout (504, deadline_ms), rejected (503: a queue, a byte budget or the drain) */
+        Outcomes: {
+            ok: number;
+            client_error: number;
+            server_error: number;
+            timeout: number;
+            rejected: number;
+        };
         Stats: {
             version: string;
             uptime_s: number;
             draining: boolean;
+            /** @description configuration reloads (SIGHUP, docs/config.md#reloading) */
+            config?: {
+                /** @description reloads applied since start; 0 is the configuration it started with */
+                generation: number;
+                reloads: number;
+                /** @description reloads refused (the old configuration kept running) */
+                reload_failures: number;
+            };
             requests: {
                 total: number;
                 by_status: {
                     [key: string]: number;
                 };
+                by_outcome: components["schemas"]["Outcomes"];
             };
             algorithms: {
                 [key: string]: {
                     requests: number;
-                    failures: number;
+                    outcomes: components["schemas"]["Outcomes"];
                     latency_ms: components["schemas"]["Percentiles"];
+                    /** @description generation alone, without serialisation */
                     generation_ms_mean: number;
+                    serialisation_ms_mean: number;
                 };
             };
             queues: {
@@ -836,10 +855,12 @@ export interface components {
                 /** @description pre-generation jobs running now */
                 speculative_busy: number;
                 /**
-                 * @description idle: pre-generation runs at SCHED_IDLE on threads beyond `total`; shared: it shares the `total` workers (no permission to restore priority)
+                 * @description idle: pre-generation runs at SCHED_IDLE on threads of its own beside `total`; shared: it shares the `total` workers (its threads could not be started or lowered)
                  * @enum {string}
                  */
                 speculative_priority: "idle" | "shared";
+                /** @description promoted jobs (a match start waiting) whose idle thread could not be raised, run again on an interactive worker */
+                speculative_reruns: number;
             };
             /** @description open connections on the API listener */
             connections: number;

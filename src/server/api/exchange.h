@@ -15,7 +15,9 @@
 typedef struct exchange {
   bool has_job;                                 /* a generation job ran for it */
   double queue_ms, generation_ms, serialise_ms; /* when has_job */
+  uint64_t queued_ns;                           /* when has_job: the job entered its queue */
   const char *algorithm;                        /* static name, for stats and the log */
+  const char *route;                            /* a stats_route_names entry; NULL: "other" */
   uint64_t seed;                                /* the level's seed, for the log */
   const char *pregen;                           /* X-Pregen: hit, wait, miss; NULL otherwise */
   int format;                                   /* JOB_FORMAT_*, -1: none acceptable */

@@ -47,6 +47,7 @@ static void on_job_done(job *j) {
   level_job *lj = j->data;
   request *r = lj->client;
   server *s = server_of(r);
+  exchange_of(r)->queued_ns = j->queued_ns;
   exchange_of(r)->queue_ms = (double)(j->started_ns - j->queued_ns) / 1e6;
   exchange_of(r)->generation_ms = (double)(j->generated_ns - j->started_ns) / 1e6;
   exchange_of(r)->serialise_ms = (double)(j->finished_ns - j->generated_ns) / 1e6;

@@ -17,6 +17,7 @@
 #include "state/negotiate.h"
 #include "state/profile.h"
 #include "state/seedhash.h"
+#include "transport/json_text.h"
 
 static bool plain_id(const char *text, size_t length) {
   if (length == 0 || length >= LOBBY_ID_MAX)
@@ -56,13 +57,14 @@ static void respond_lobby(request *r, int status, const lobby *l) {
   char etag[LOBBY_ETAG_MAX];
   lobby_etag(l, etag);
   json_t *value = lobby_json(l);
-  char *text = value != NULL ? json_dumps(value, JSON_COMPACT) : NULL;
+  size_t length = 0;
+  char *text = value != NULL ? json_text(value, &length) : NULL;
   json_decref(value);
   if (text == NULL) {
     respond_out_of_memory(r);
     return;
   }
-  respond(r, status, "application/json", text, strlen(text), "ETag", etag);
+  respond(r, status, "application/json", text, length, "ETag", etag);
 }
 
 /* Settings members, checked here; the lobby judges their values. With
@@ -418,6 +420,10 @@ void lobby_route(request *r, const char *rest) {
       shape = false;
     }
   }
+  if (shape)
+    exchange_of(r)->route = target == WHOLE    ? "/v1/lobbies/{lobby}"
+                            : target == PLAYER ? "/v1/lobbies/{lobby}/players/{player}"
+                                               : "/v1/lobbies/{lobby}/start";
   if (!shape) {
     char detail[REQUEST_PATH_MAX + 96];
     snprintf(detail, sizeof detail,

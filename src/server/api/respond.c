@@ -6,6 +6,7 @@
 #include "api/exchange.h"
 #include "api/problem.h"
 #include "server.h"
+#include "transport/json_text.h"
 
 void respond(request *r, int status, const char *content_type, char *body, size_t length,
              const char *header_name, const char *header_value) {
@@ -14,7 +15,7 @@ void respond(request *r, int status, const char *content_type, char *body, size_
 }
 
 void respond_json(request *r, int status, json_t *value) {
-  char *text = value != NULL ? json_dumps(value, JSON_COMPACT) : NULL;
+  char *text = value != NULL ? json_text(value, NULL) : NULL;
   json_decref(value);
   respond(r, status, "application/json", text, text != NULL ? strlen(text) : 0, NULL, NULL);
 }

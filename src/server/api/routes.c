@@ -32,31 +32,45 @@ typedef enum route_id {
   ROUTE_VIEWER,   /* GET / : the viewer page (viewer.c) */
 } route_id;
 
+/* `label` is the route's value of the stats' route label (stats.c's
+ * stats_route_names): /healthz is /livez's alias and counted with it. */
 static const struct {
   const char *path;
   route_id route;
+  const char *label;
 } routes[] = {
-    {"/v1/levels", ROUTE_LEVELS}, {"/v1/algorithms", ROUTE_ALGORITHMS},
-    {"/v1/stats", ROUTE_STATS},   {"/metrics", ROUTE_METRICS},
-    {"/livez", ROUTE_LIVEZ},      {"/healthz", ROUTE_LIVEZ},
-    {"/readyz", ROUTE_READYZ},    {"/v1/roomsets", ROUTE_ROOMSETS},
-    {"/", ROUTE_VIEWER},
+    {"/v1/levels", ROUTE_LEVELS, "/v1/levels"},
+    {"/v1/algorithms", ROUTE_ALGORITHMS, "/v1/algorithms"},
+    {"/v1/stats", ROUTE_STATS, "/v1/stats"},
+    {"/metrics", ROUTE_METRICS, "/metrics"},
+    {"/livez", ROUTE_LIVEZ, "/livez"},
+    {"/healthz", ROUTE_LIVEZ, "/livez"},
+    {"/readyz", ROUTE_READYZ, "/readyz"},
+    {"/v1/roomsets", ROUTE_ROOMSETS, "/v1/roomsets"},
+    {"/", ROUTE_VIEWER, "/"},
 };
 
-static route_id route_match(const char *path) {
+static route_id route_match(const char *path, const char **label) {
+  *label = NULL;
   /* Before the others: a map from /v1/levels, /v1/levels/{id} or a lobby's
    * start names its tileset beside itself. */
   size_t length = strlen(path), image = strlen("/" DG_TILED_TILESET_IMAGE);
   if (strncmp(path, "/v1/", 4) == 0 && length > image &&
-      strcmp(path + length - image, "/" DG_TILED_TILESET_IMAGE) == 0)
+      strcmp(path + length - image, "/" DG_TILED_TILESET_IMAGE) == 0) {
+    *label = "/v1/{map}/" DG_TILED_TILESET_IMAGE;
     return ROUTE_TILESET;
+  }
   if (strncmp(path, "/v1/lobbies/", 12) == 0)
-    return ROUTE_LOBBIES;
-  if (strncmp(path, "/v1/levels/", 11) == 0)
+    return ROUTE_LOBBIES; /* lobby_route names the label */
+  if (strncmp(path, "/v1/levels/", 11) == 0) {
+    *label = "/v1/levels/{level_id}";
     return ROUTE_LEVEL_ID;
+  }
   for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-    if (strcmp(routes[i].path, path) == 0)
+    if (strcmp(routes[i].path, path) == 0) {
+      *label = routes[i].label;
       return routes[i].route;
+    }
   return ROUTE_NONE;
 }
 
@@ -81,6 +95,7 @@ static stats_gauges gauges(const server *s) {
       .workers_busy = s->queues.running,
       .speculative_busy = s->queues.running_kind[JOB_SPECULATIVE],
       .speculative_idle = s->queues.idle_speculative,
+      .speculative_reruns = s->queues.reruns,
       .connections = s->http.api.open,
       .health_connections = s->http.health.open,
       .send_queue_bytes = s->http.guard.send_queued,
@@ -98,6 +113,9 @@ static stats_gauges gauges(const server *s) {
       .lobby_ready_bytes = (long)s->lobbies.ready_bytes,
       .lobby_bytes = (long)(s->lobbies.ready_bytes + s->lobbies.state_bytes),
       .lobby_bytes_max = s->cfg->limits.lobby_bytes_max,
+      .config_generation = s->config_generation,
+      .reloads_ok = s->reloads_ok,
+      .reloads_failed = s->reloads_failed,
   };
 }
 
@@ -173,7 +191,9 @@ static void preflight(request *r) {
 
 void route_handle(request *r) {
   server *s = server_of(r);
-  route_id route = r->path_problem == 0 ? route_match(r->path) : ROUTE_NONE;
+  const char *label = NULL;
+  route_id route = r->path_problem == 0 ? route_match(r->path, &label) : ROUTE_NONE;
+  exchange_of(r)->route = label;
   /* The health listener serves the probes and /metrics, nothing else. */
   bool probe = route == ROUTE_LIVEZ || route == ROUTE_READYZ || route == ROUTE_METRICS;
   if (r->health && !probe) {
@@ -226,6 +246,7 @@ void route_handle(request *r) {
     break;
   case ROUTE_METRICS:
     g = gauges(s);
+    process_read(&g.process);
     text = stats_prometheus(&s->counters, &g, &length);
     respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, length, NULL, NULL);
     break;

@@ -4,6 +4,7 @@
  * reference for each key. */
 #include "state/config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -416,6 +417,54 @@ static int load_secret_files(json_t *root, dg_error *err) {
   return 0;
 }
 
+/* "A.B.C.D" or "A.B.C.D/N" into a network address and mask (network
+ * order); false when it is neither. */
+static bool parse_network(const char *text, uint32_t *address, uint32_t *mask) {
+  char host[INET_ADDRSTRLEN];
+  const char *slash = strchr(text, '/');
+  size_t length = slash != NULL ? (size_t)(slash - text) : strlen(text);
+  if (length >= sizeof host)
+    return false;
+  memcpy(host, text, length);
+  host[length] = '\0';
+  struct in_addr parsed;
+  if (inet_pton(AF_INET, host, &parsed) != 1)
+    return false;
+  long bits = 32;
+  if (slash != NULL) {
+    char *end = NULL;
+    bits = strtol(slash + 1, &end, 10);
+    if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || bits < 0 || bits > 32)
+      return false;
+  }
+  *mask = bits == 0 ? 0 : htonl(0xFFFFFFFFu << (32 - bits));
+  *address = parsed.s_addr & *mask;
+  return true;
+}
+
+/* "trusted_proxies": the IPv4 addresses or networks of the proxies (nginx)
+ * whose X-Forwarded-For the access log believes. */
+static int load_trusted_proxies(config *cfg, const json_t *value, dg_error *err) {
+  if (!json_is_array(value) || json_array_size(value) > CONFIG_TRUSTED_PROXIES_MAX)
+    return dg_error_set(err, json_is_array(value) ? DG_EINVAL : DG_ETYPE, "trusted_proxies",
+                        "trusted_proxies must be an array of at most %d IPv4 addresses or "
+                        "networks",
+                        CONFIG_TRUSTED_PROXIES_MAX);
+  size_t i;
+  const json_t *address;
+  json_array_foreach(value, i, address) {
+    if (!json_is_string(address) ||
+        !parse_network(json_string_value(address), &cfg->trusted_proxies[i],
+                       &cfg->trusted_proxy_masks[i]))
+      return dg_error_set(err, json_is_string(address) ? DG_EINVAL : DG_ETYPE, "trusted_proxies",
+                          "trusted_proxies[%zu] must be an IPv4 address such as 10.0.0.5 or a "
+                          "network such as 10.244.0.0/16",
+                          i);
+  }
+  cfg->trusted_proxy_count = (int)json_array_size(value);
+  return 0;
+}
+
 /* Applies the parsed configuration `root` (taken: decref'd here) over
  * `cfg`; `path` only names it in messages. Shared by the file and the
  * buffer loaders so both check exactly the same keys. */
@@ -529,6 +578,9 @@ static int load_root(config *cfg, json_t *root, const char *path, dg_error *err)
       }
       snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s", json_string_value(value));
       cfg->roomsets_dir_set = true;
+    } else if (strcmp(key, "trusted_proxies") == 0) {
+      if ((rc = load_trusted_proxies(cfg, value, err)) != 0)
+        goto fail;
     } else if (strcmp(key, "lobby_seed_secret") == 0) {
       if ((rc = config_set_seed_secret(cfg, json_is_string(value) ? json_string_value(value) : NULL,
                                        err)) != 0)

@@ -15,6 +15,7 @@
 
 #define CONFIG_LISTEN_MAX 128
 #define CONFIG_PATH_MAX 4096
+#define CONFIG_TRUSTED_PROXIES_MAX 16 /* entries of trusted_proxies */
 
 typedef struct config_limits {
   long body_bytes_max;            /* largest request body accepted (413 above) */
@@ -81,6 +82,10 @@ typedef struct config {
   bool roomsets_dir_set;              /* given in the file: then it must exist */
   uint8_t lobby_seed_key[16];         /* SipHash-2-4 key for lobby seeds (lobby_seed_secret) */
   bool lobby_seed_secret_set;         /* lobby_seed_secret given; else the key is all zero */
+  /* trusted_proxies: IPv4 networks (network order) whose X-Forwarded-For is logged. */
+  uint32_t trusted_proxies[CONFIG_TRUSTED_PROXIES_MAX],
+      trusted_proxy_masks[CONFIG_TRUSTED_PROXIES_MAX];
+  int trusted_proxy_count;
 } config;
 
 /* Fills `cfg` with the built-in defaults (those of config/dungeond.json). */

@@ -9,8 +9,8 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/problem.h"
@@ -20,23 +20,99 @@
 
 static void dispatch(jobs *q);
 
-/* SCHED_IDLE threads still get a little CPU; that is the point of running
- * speculative jobs there rather than not at all. Entering it is always
- * allowed; leaving it for SCHED_OTHER at nice 0 needs privilege or an
- * RLIMIT_NICE that reaches 0 (sched(7)). Without that a worker would stay
- * slow for the interactive jobs that follow, so do not lower at all. */
-static bool may_restore_priority(void) {
-  struct rlimit nice_limit;
-  return geteuid() == 0 || (getrlimit(RLIMIT_NICE, &nice_limit) == 0 && nice_limit.rlim_cur >= 20);
-}
-
 /* Workers speculative jobs may use: never all of them. */
 static int speculative_slots(int workers, int reserved) {
   return workers - (reserved < workers ? reserved : workers - 1);
 }
 
 int jobs_pool_size(int workers, int reserved) {
-  return workers + (may_restore_priority() ? speculative_slots(workers, reserved) : 0);
+  (void)reserved;
+  return workers;
+}
+
+/* SCHED_IDLE threads still get a little CPU; that is the point of running
+ * speculative jobs there rather than not at all. Entering it is always
+ * allowed; leaving it for SCHED_OTHER at nice 0 needs privilege or an
+ * RLIMIT_NICE that reaches 0 (sched(7)), which a pod's non-root user has
+ * not: so the speculative threads are lowered once, at their start, and
+ * stay there. 0, or the errno of the refusal. */
+static int set_idle(bool idle) {
+  struct sched_param no_priority = {.sched_priority = 0};
+  return pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER, &no_priority);
+}
+
+static void work(uv_work_t *req);
+
+/* An idle thread: lowered once, then runs the jobs handed to it. */
+static void *idle_thread(void *data) {
+  jobs *q = data;
+  idle_threads *t = &q->idle;
+  if (set_idle(true) == 0)
+    atomic_fetch_add(&t->lowered, 1);
+  pthread_mutex_lock(&t->lock);
+  for (;;) {
+    while (t->todo == NULL && !t->stop)
+      pthread_cond_wait(&t->ready, &t->lock);
+    if (t->todo == NULL)
+      break; /* stop, and nothing left */
+    job *j = t->todo;
+    t->todo = j->idle_next;
+    if (t->todo == NULL)
+      t->todo_tail = NULL;
+    pthread_mutex_unlock(&t->lock);
+    work(&j->work);
+    /* A promotion may have raised this thread (root): it goes back down
+     * for the next speculative job. Read before the job is handed back. */
+    if (atomic_load(&j->raised))
+      set_idle(true);
+    pthread_mutex_lock(&t->lock);
+    j->idle_next = t->done;
+    t->done = j;
+    pthread_mutex_unlock(&t->lock);
+    uv_async_send(&t->wake);
+    pthread_mutex_lock(&t->lock);
+  }
+  pthread_mutex_unlock(&t->lock);
+  return NULL;
+}
+
+static void after_job(job *j, int status);
+
+/* Loop thread: the jobs the idle threads finished. */
+static void on_idle_done(uv_async_t *wake) {
+  jobs *q = wake->data;
+  pthread_mutex_lock(&q->idle.lock);
+  job *done = q->idle.done;
+  q->idle.done = NULL;
+  pthread_mutex_unlock(&q->idle.lock);
+  while (done != NULL) {
+    job *j = done;
+    done = j->idle_next;
+    after_job(j, 0);
+  }
+}
+
+static void stop_idle_threads(idle_threads *t) {
+  pthread_mutex_lock(&t->lock);
+  t->stop = true;
+  pthread_cond_broadcast(&t->ready);
+  pthread_mutex_unlock(&t->lock);
+  for (int i = 0; i < t->count; i++)
+    pthread_join(t->threads[i], NULL);
+  t->count = 0;
+}
+
+/* Starts `count` idle threads; false (none left running) if one cannot be. */
+static bool start_idle_threads(jobs *q, int count) {
+  idle_threads *t = &q->idle;
+  for (int i = 0; i < count; i++) {
+    if (pthread_create(&t->threads[i], NULL, idle_thread, q) != 0) {
+      stop_idle_threads(t);
+      return false;
+    }
+    t->count++;
+  }
+  return true;
 }
 
 int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interactive_max,
@@ -44,10 +120,40 @@ int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interact
   *q = (jobs){.loop = loop, .workers = workers, .reserved = reserved, .context = context};
   q->max_depth[JOB_INTERACTIVE] = interactive_max;
   q->max_depth[JOB_SPECULATIVE] = speculative_max;
-  q->idle_speculative = may_restore_priority();
   q->client_cost_max = UINT64_MAX; /* no per-client bound until jobs_set_client_limits */
   q->sweep.data = q;
-  return uv_timer_init(loop, &q->sweep);
+  int rc = uv_timer_init(loop, &q->sweep);
+  if (rc != 0)
+    return rc;
+  idle_threads *t = &q->idle;
+  pthread_mutex_init(&t->lock, NULL);
+  pthread_cond_init(&t->ready, NULL);
+  t->wake.data = q;
+  if ((rc = uv_async_init(loop, &t->wake, on_idle_done)) != 0) {
+    pthread_cond_destroy(&t->ready);
+    pthread_mutex_destroy(&t->lock);
+    uv_close((uv_handle_t *)&q->sweep, NULL);
+    return rc;
+  }
+  t->started = true;
+  int slots = speculative_slots(workers, reserved);
+  if (slots > JOBS_IDLE_THREADS_MAX)
+    slots = JOBS_IDLE_THREADS_MAX;
+  /* Idle only if every thread runs and every one was lowered; otherwise
+   * speculative jobs share the pool at normal priority, as before. */
+  q->idle_speculative = start_idle_threads(q, slots);
+  /* The threads lower themselves as they start: wait (at most a second)
+   * for their word, so that /v1/stats reports what the kernel was told. A
+   * thread refused SCHED_IDLE never counts: then speculative jobs share
+   * the pool at normal priority. */
+  for (int waited_ms = 0; q->idle_speculative && atomic_load(&t->lowered) < t->count; waited_ms++) {
+    if (waited_ms == 1000) {
+      q->idle_speculative = false;
+      break;
+    }
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+  return 0;
 }
 
 void jobs_set_client_limits(jobs *q, uint64_t cost_max, int running_max) {
@@ -90,11 +196,6 @@ static void client_dequeued(job *j) {
   c->queued_cost -= j->cost;
 }
 
-static void set_idle(bool idle) {
-  struct sched_param no_priority = {.sched_priority = 0};
-  pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER, &no_priority);
-}
-
 /* A multi-floor set: every floor in this one job, under the request's one
  * deadline (dg_levelset_generate polls it), serialised as one body. */
 /* The deadline covers serialisation (issue 12): the single-level JSON
@@ -120,8 +221,8 @@ static void after_serialising(job *j, const char *what) {
 static void work_floors(job *j) {
   dg_level *levels[DG_FLOORS_MAX] = {0};
   dg_request requests[DG_FLOORS_MAX];
-  j->rc = dg_levelset_generate(j->owner->context, &j->request, j->floors, &j->cancel, levels,
-                               requests, &j->err);
+  j->rc = dg_levelset_generate(j->context, &j->request, j->floors, &j->cancel, levels, requests,
+                               &j->err);
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
     j->rc = j->format == JOB_FORMAT_ASCII
@@ -137,8 +238,6 @@ static void work_floors(job *j) {
     dg_level_free(levels[k]);
   j->finished_ns = dg_monotonic_ns();
   atomic_store(&j->thread, 0);
-  if (j->lower)
-    set_idle(false);
 }
 
 /* The level's JSON with its level_id and level_hash (level_id.h), then
@@ -172,11 +271,6 @@ static void work(uv_work_t *req) {
    * may come before, during or after the lowering: whichever of the two sees
    * the other's store raises the priority back. */
   atomic_store(&j->thread, (pid_t)syscall(SYS_gettid));
-  if (j->lower) {
-    set_idle(true);
-    if (atomic_load(&j->raised))
-      set_idle(false);
-  }
   j->started_ns = dg_monotonic_ns();
   j->rc = dg_cancel_check(&j->cancel);
   if (j->rc == 0 && j->floors > 1) {
@@ -184,7 +278,7 @@ static void work(uv_work_t *req) {
     return;
   }
   if (j->rc == 0)
-    j->rc = dg_generate(j->owner->context, &j->request, &j->cancel, &level, &j->err);
+    j->rc = dg_generate(j->context, &j->request, &j->cancel, &level, &j->err);
   else
     dg_error_set(&j->err, j->rc, j->rc == DG_ETIMEDOUT ? "deadline_ms" : "",
                  j->rc == DG_ETIMEDOUT ? "the deadline passed before generation started"
@@ -201,12 +295,41 @@ static void work(uv_work_t *req) {
   dg_level_free(level);
   j->finished_ns = dg_monotonic_ns();
   atomic_store(&j->thread, 0);
-  if (j->lower)
-    set_idle(false);
 }
 
 static void after_work(uv_work_t *req, int status) {
-  job *j = (job *)req;
+  after_job((job *)req, status);
+}
+
+/* A promoted job whose idle thread could not be raised was cancelled
+ * there (jobs_promote): it runs again from the start as an interactive
+ * job, queued as jobs_promote queues a waiting start. The output is the
+ * same bytes (deterministic); only the idle attempt's time is lost. */
+static void insert_fair(jobs *q, job *j);
+
+static bool rerun(jobs *q, job *j) {
+  if (!j->rerun || j->stopped || j->rc != DG_ECANCELED)
+    return false;
+  j->rerun = false;
+  j->lower = false;
+  q->reruns++;
+  uint64_t deadline_ns = atomic_load(&j->cancel.deadline_ns);
+  dg_cancel_init(&j->cancel, deadline_ns);
+  j->rc = 0;
+  dg_error_clear(&j->err);
+  free(j->body);
+  j->body = NULL;
+  j->body_length = 0;
+  /* As a promoted queued job: a newcomer at the virtual time, counted
+   * against no client (jobs_promote). */
+  j->client = NULL;
+  j->tag = q->virtual_time;
+  insert_fair(q, j);
+  dispatch(q);
+  return true;
+}
+
+static void after_job(job *j, int status) {
   jobs *q = j->owner;
   q->running--;
   q->running_kind[j->kind]--;
@@ -226,6 +349,8 @@ static void after_work(uv_work_t *req, int status) {
     j->rc = DG_ECANCELED;
     dg_error_set(&j->err, DG_ECANCELED, "", "generation was cancelled");
   }
+  if (rerun(q, j))
+    return;
   /* Start the next job before reporting, so the pool stays busy while the
    * loop thread writes the answer. */
   dispatch(q);
@@ -371,7 +496,21 @@ static void dispatch(jobs *q) {
     j->lower = j->kind == JOB_SPECULATIVE && q->idle_speculative;
     atomic_store(&j->raised, false);
     atomic_store(&j->thread, 0);
-    int rc = uv_queue_work(q->loop, &j->work, work, after_work);
+    j->rerun = false;
+    int rc = 0;
+    if (j->lower) {
+      pthread_mutex_lock(&q->idle.lock);
+      j->idle_next = NULL;
+      if (q->idle.todo_tail != NULL)
+        q->idle.todo_tail->idle_next = j;
+      else
+        q->idle.todo = j;
+      q->idle.todo_tail = j;
+      pthread_cond_signal(&q->idle.ready);
+      pthread_mutex_unlock(&q->idle.lock);
+    } else {
+      rc = uv_queue_work(q->loop, &j->work, work, after_work);
+    }
     if (rc == 0) {
       j->running = true;
       if (j->client != NULL)
@@ -394,6 +533,7 @@ int jobs_submit(jobs *q, job *j, job_kind kind) {
   if (q->depth[kind] >= q->max_depth[kind] && q->running >= q->workers)
     return DG_ELIMIT;
   j->owner = q;
+  j->context = q->context;
   j->kind = kind;
   j->next = NULL;
   j->running = false;
@@ -438,10 +578,23 @@ int jobs_submit(jobs *q, job *j, job_kind kind) {
   return 0;
 }
 
+bool jobs_use_context(const jobs *q, const dg_context *context) {
+  for (const job *j = q->active; j != NULL; j = j->next)
+    if (j->context == context)
+      return true;
+  for (int kind = 0; kind < JOB_KINDS; kind++)
+    for (const job *j = q->head[kind]; j != NULL; j = j->next)
+      if (j->context == context)
+        return true;
+  return false;
+}
+
 void jobs_cancel(jobs *q, job *j) {
+  j->stopped = true;
   if (j->running) {
     dg_cancel_request(&j->cancel);
-    uv_cancel((uv_req_t *)&j->work);
+    if (!j->lower) /* libuv's: it may not have started yet */
+      uv_cancel((uv_req_t *)&j->work);
     return;
   }
   if (unlink_job(q, j))
@@ -455,8 +608,10 @@ void jobs_cancel_all(jobs *q, bool running_too) {
       finish_unrun(j, DG_ECANCELED, "", "the daemon is shutting down");
   }
   for (job *j = q->active; j != NULL; j = j->next)
-    if (running_too || j->kind == JOB_SPECULATIVE)
+    if (running_too || j->kind == JOB_SPECULATIVE || j->rerun) {
+      j->stopped = true;
       dg_cancel_request(&j->cancel);
+    }
 }
 
 void jobs_promote(jobs *q, job *j) {
@@ -476,10 +631,16 @@ void jobs_promote(jobs *q, job *j) {
       atomic_store(&j->raised, true);
       pid_t thread = atomic_load(&j->thread);
       struct sched_param no_priority = {.sched_priority = 0};
-      /* The worker may have finished and taken another job meanwhile; that
-       * job then merely runs at normal priority. */
-      if (thread != 0)
-        sched_setscheduler(thread, SCHED_OTHER, &no_priority);
+      /* Root (or an RLIMIT_NICE reaching 0) may raise the idle thread; the
+       * thread lowers itself again after the job. Anyone else may not: the
+       * idle run is cancelled and the job runs again on an interactive
+       * worker (rerun), rather than crawl at idle priority behind
+       * interactive jobs while a client waits. thread 0: not started yet,
+       * or finished (then the result stands). */
+      if (thread == 0 || sched_setscheduler(thread, SCHED_OTHER, &no_priority) != 0) {
+        j->rerun = true;
+        dg_cancel_request(&j->cancel);
+      }
     }
     return;
   }
@@ -497,4 +658,11 @@ void jobs_promote(jobs *q, job *j) {
 
 void jobs_close(jobs *q) {
   uv_close((uv_handle_t *)&q->sweep, NULL);
+  if (q->idle.started) {
+    stop_idle_threads(&q->idle);
+    uv_close((uv_handle_t *)&q->idle.wake, NULL);
+    pthread_cond_destroy(&q->idle.ready);
+    pthread_mutex_destroy(&q->idle.lock);
+    q->idle.started = false;
+  }
 }

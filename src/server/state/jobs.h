@@ -3,13 +3,15 @@
  * queues. A job generates and serialises its level on a worker thread and
  * reports back on the loop thread through its `done` callback.
  *
- * Interactive jobs may fill `workers` threads. A speculative job starts only
- * while fewer than `workers - reserved` jobs of either kind run. Where the
- * process may lower a thread's priority and raise it back (`idle_speculative`),
- * speculative jobs run at SCHED_IDLE on extra pool threads beyond `workers`:
- * an interactive job never waits for one, and the kernel gives it the CPU a
- * speculative job was using. Elsewhere speculative jobs share the `workers`
- * threads, and delay an interactive job by at most the job already running.
+ * Interactive jobs may fill `workers` threads of libuv's pool. A speculative
+ * job starts only while fewer than `workers - reserved` jobs of either kind
+ * run, on threads of its own (`idle_speculative`): `workers - reserved`
+ * threads started with the queues and set to SCHED_IDLE once, which needs
+ * no privilege (sched(7): lowering is always allowed; only raising back
+ * needs root or RLIMIT_NICE, so these threads never go back). An
+ * interactive job never waits for one, and the kernel gives it the CPU a
+ * speculative job was using. If the threads cannot be started, speculative
+ * jobs share the `workers` threads at normal priority instead.
  *
  * Interactive jobs are fair across clients (issue 24 item 3): each carries
  * its client's key (an address, or a token) and an estimated cost, and the
@@ -24,6 +26,7 @@
 #ifndef DUNGEOND_JOBS_H
 #define DUNGEOND_JOBS_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -53,30 +56,34 @@ typedef void (*job_done_fn)(job *j);
 typedef bool (*job_wanted_fn)(job *j);
 
 struct job {
-  uv_work_t work;        /* libuv's request; work.data unused */
-  job *next;             /* queue link, or running-list link inside the pool */
-  struct jobs *owner;    /* the queues it went through */
-  job_kind kind;         /* which queue */
-  bool running;          /* inside the pool */
-  bool lower;            /* run at idle priority (set before it enters the pool) */
-  _Atomic bool raised;   /* promoted while running: back to normal priority */
-  _Atomic pid_t thread;  /* the worker running it (Linux thread id), 0 outside */
-  dg_request request;    /* what to generate (seed already chosen) */
-  int floors;            /* > 1: a multi-floor set of that many floors (request is floor 0's) */
-  job_format format;     /* serialisation wanted */
-  dg_svg_options svg;    /* for JOB_FORMAT_SVG */
-  job_encoding encoding; /* gzip and ETag: inputs from the submitter, outputs from the worker */
-  bool identify;         /* JSON of one level: append level_id and level_hash (issue 21) */
-  uint8_t level_key[16]; /* the key level ids are signed with, when identify */
-  dg_cancel cancel;      /* deadline and cancellation flag */
-  uint64_t budget_ns;    /* no deadline yet: now + this on entering the pool or promotion */
-  job_done_fn done;      /* completion callback */
-  job_wanted_fn wanted;  /* may be NULL */
-  void *data;            /* the caller's */
-  uint64_t client_key;   /* interactive: who asked (address or token); set by the caller */
-  uint64_t cost;         /* interactive: estimated work (cells); set by the caller, >= 1 */
-  uint64_t tag;          /* fair-queuing start tag, set at submission */
-  job_client *client;    /* its client's record while queued or running, or NULL */
+  uv_work_t work;     /* libuv's request; work.data unused */
+  job *next;          /* queue link, or running-list link inside the pool */
+  struct jobs *owner; /* the queues it went through */
+  job_kind kind;      /* which queue */
+  bool running;       /* inside the pool */
+  bool lower;         /* runs on an idle thread (set before it is handed to one) */
+  bool rerun;         /* promoted on an idle thread that could not be raised: run again */
+  bool stopped;       /* cancelled for good (jobs_cancel, jobs_cancel_all) */
+  job *idle_next; /* link in the idle threads' todo or done list (`next` links it in `active`) */
+  _Atomic bool raised;       /* promoted while running: back to normal priority */
+  _Atomic pid_t thread;      /* the worker running it (Linux thread id), 0 outside */
+  dg_request request;        /* what to generate (seed already chosen) */
+  const dg_context *context; /* the room sets current when it was submitted (a reload swaps them) */
+  int floors;                /* > 1: a multi-floor set of that many floors (request is floor 0's) */
+  job_format format;         /* serialisation wanted */
+  dg_svg_options svg;        /* for JOB_FORMAT_SVG */
+  job_encoding encoding;     /* gzip and ETag: inputs from the submitter, outputs from the worker */
+  bool identify;             /* JSON of one level: append level_id and level_hash (issue 21) */
+  uint8_t level_key[16];     /* the key level ids are signed with, when identify */
+  dg_cancel cancel;          /* deadline and cancellation flag */
+  uint64_t budget_ns;        /* no deadline yet: now + this on entering the pool or promotion */
+  job_done_fn done;          /* completion callback */
+  job_wanted_fn wanted;      /* may be NULL */
+  void *data;                /* the caller's */
+  uint64_t client_key;       /* interactive: who asked (address or token); set by the caller */
+  uint64_t cost;             /* interactive: estimated work (cells); set by the caller, >= 1 */
+  uint64_t tag;              /* fair-queuing start tag, set at submission */
+  job_client *client;        /* its client's record while queued or running, or NULL */
   /* Results, written by the worker, read on the loop thread after it. */
   int rc;       /* 0 or DG_E* */
   dg_error err; /* why, when rc != 0 */
@@ -85,6 +92,20 @@ struct job {
   uint64_t queued_ns, started_ns, generated_ns, finished_ns; /* monotonic */
 };
 
+/* The speculative jobs' own threads, at SCHED_IDLE from their start. */
+#define JOBS_IDLE_THREADS_MAX 256
+typedef struct idle_threads {
+  pthread_t threads[JOBS_IDLE_THREADS_MAX];
+  int count;             /* started */
+  _Atomic int lowered;   /* of which reached SCHED_IDLE */
+  pthread_mutex_t lock;  /* guards the two lists and `stop` */
+  pthread_cond_t ready;  /* a job was handed over, or stop */
+  job *todo, *todo_tail; /* handed to the threads, oldest first */
+  job *done;             /* finished, for the loop */
+  bool stop;
+  uv_async_t wake; /* tells the loop that `done` has jobs */
+  bool started;    /* lock, cond and wake initialised */
+} idle_threads;
 /* A client with interactive jobs queued or running. */
 struct job_client {
   job_client *next;     /* hash chain */
@@ -96,6 +117,7 @@ struct job_client {
 
 typedef struct jobs {
   uv_loop_t *loop;
+  idle_threads idle;
   uv_timer_t sweep; /* expires queued jobs past their deadline */
   job *head[JOB_KINDS], *tail[JOB_KINDS];
   long depth[JOB_KINDS];       /* jobs queued, per queue */
@@ -107,7 +129,8 @@ typedef struct jobs {
   job *active;                 /* those jobs, linked through `next` */
   const dg_context *context;   /* shared read-only resources, may be NULL */
   uint64_t expired, dropped;   /* jobs that never ran: deadline, client gone */
-  bool idle_speculative;       /* speculative jobs run at idle priority on extra threads */
+  uint64_t reruns;             /* promoted jobs run again: their idle thread could not be raised */
+  bool idle_speculative;       /* speculative jobs run on the idle threads */
   job_client *clients[JOB_CLIENT_BUCKETS]; /* clients with interactive work */
   uint64_t virtual_time;                   /* fair queuing: tag of the last job started */
   uint64_t client_cost_max;                /* queued cost one client may have */
@@ -115,13 +138,13 @@ typedef struct jobs {
   uint64_t client_refused;                 /* submissions refused by client_cost_max */
 } jobs;
 
-/* Threads libuv's pool needs for `workers` interactive workers, of which
- * `reserved` are never given to speculative jobs: more than `workers` when
- * speculative jobs can run at idle priority on threads of their own. Call
- * before the pool starts (UV_THREADPOOL_SIZE). Thread-safe. */
+/* Threads libuv's pool needs for `workers` interactive workers (the
+ * speculative ones have threads of their own): `workers`. Call before the
+ * pool starts (UV_THREADPOOL_SIZE). Thread-safe. */
 int jobs_pool_size(int workers, int reserved);
 
-/* Prepares the queues on `loop`. 0 or a libuv error. */
+/* Prepares the queues on `loop` and starts `workers - reserved` idle
+ * threads for speculative jobs. 0 or a libuv error. */
 int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interactive_max,
               long speculative_max, const dg_context *context);
 /* The per-client bounds of interactive work (see above); after jobs_init. */
@@ -135,6 +158,10 @@ void jobs_set_client_limits(jobs *q, uint64_t cost_max, int running_max);
  * SRV_ECLIENT_BUSY when its client already has client_cost_max of cost
  * queued (the job is not taken). */
 int jobs_submit(jobs *q, job *j, job_kind kind);
+
+/* True when a queued or running job uses `context` (a configuration
+ * reload keeps the old room sets until none does). Walks every job. */
+bool jobs_use_context(const jobs *q, const dg_context *context);
 
 /* Cancels `j`: removed and reported with DG_ECANCELED if still queued,
  * asked to stop through its dg_cancel if running. */
@@ -153,7 +180,8 @@ void jobs_promote(jobs *q, job *j);
  * ones as well. For shutdown. */
 void jobs_cancel_all(jobs *q, bool running_too);
 
-/* Closes the sweep timer; `q` must have no job left. */
+/* Closes the sweep timer and stops the idle threads; `q` must have no job
+ * left. */
 void jobs_close(jobs *q);
 
 #endif

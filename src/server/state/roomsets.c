@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "roomset_dir.h"
+#include "transport/log.h"
 
 static void report_to_log(void *user, const char *where, const char *field, const char *message) {
   fprintf((FILE *)user, "dungeond: room set %s: %s%s%s\n", where, field, field[0] ? ": " : "",
@@ -36,10 +37,16 @@ int roomsets_load(const char *dir, bool required, FILE *log, dg_context **out) {
       fprintf(log, "dungeond: roomsets_dir '%s': %s\n", dir, strerror(errno));
       goto fail;
     }
-    fprintf(log,
-            "{\"level\":\"warning\",\"event\":\"no_roomsets\",\"roomsets_dir\":\"%s\","
-            "\"message\":\"directory absent; the authored algorithm has no room sets\"}\n",
-            dir);
+    char when[LOG_TIME_MAX];
+    log_time(when);
+    json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:s}", "time", when, "level", "warning", "event",
+                             "no_roomsets", "roomsets_dir", dir, "message",
+                             "directory absent; the authored algorithm has no room sets");
+    char *text = line != NULL ? json_dumps(line, JSON_COMPACT) : NULL;
+    if (text != NULL)
+      fprintf(log, "%s\n", text);
+    free(text);
+    json_decref(line);
     *out = context;
     return 0;
   }

@@ -12,9 +12,49 @@
 #include <jansson.h>
 
 #include "dungeon/dungeon.h"
+#include "transport/json_text.h"
 
 static const double bucket_bounds[STATS_BUCKETS] = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+
+const char *const stats_outcome_names[OUTCOME_COUNT] = {"ok", "client_error", "server_error",
+                                                        "timeout", "rejected"};
+const char *const stats_route_names[STATS_ROUTES] = {"/v1/levels",
+                                                     "/v1/levels/{level_id}",
+                                                     "/v1/{map}/" DG_TILED_TILESET_IMAGE,
+                                                     "/v1/algorithms",
+                                                     "/v1/stats",
+                                                     "/metrics",
+                                                     "/livez",
+                                                     "/readyz",
+                                                     "/v1/roomsets",
+                                                     "/v1/lobbies/{lobby}",
+                                                     "/v1/lobbies/{lobby}/players/{player}",
+                                                     "/v1/lobbies/{lobby}/start",
+                                                     "/",
+                                                     "other"};
+const char *const stats_method_names[STATS_METHODS] = {"GET",    "HEAD",    "POST", "PUT",
+                                                       "DELETE", "OPTIONS", "other"};
+
+stats_outcome stats_outcome_of(int status) {
+  if (status == 503)
+    return OUTCOME_REJECTED;
+  if (status == 504)
+    return OUTCOME_TIMEOUT;
+  if (status >= 500)
+    return OUTCOME_SERVER_ERROR;
+  if (status >= 400)
+    return OUTCOME_CLIENT_ERROR;
+  return OUTCOME_OK;
+}
+
+/* The index of `name` in `names` (the last one, "other", when absent). */
+static int label_index(const char *const *names, int count, const char *name) {
+  for (int i = 0; name != NULL && i < count - 1; i++)
+    if (strcmp(names[i], name) == 0)
+      return i;
+  return count - 1;
+}
 
 void stats_init(stats *s) {
   memset(s, 0, sizeof *s);
@@ -41,28 +81,40 @@ static algorithm_stats *algorithm_slot(stats *s, const char *name) {
   return slot;
 }
 
-void stats_record(stats *s, int status, double total_s, const char *algorithm, double queue_s,
-                  double generation_s, size_t body_bytes) {
-  if (status >= 0 && status < STATS_STATUS_MAX)
-    s->by_status[status]++;
-  observe(&s->request, total_s);
-  s->body_bytes_out += body_bytes;
-  if (queue_s >= 0)
-    observe(&s->queue_wait, queue_s);
-  if (algorithm == NULL)
+void stats_record(stats *s, const stats_observation *o) {
+  if (o->status >= 0 && o->status < STATS_STATUS_MAX)
+    s->by_status[o->status]++;
+  stats_outcome outcome = stats_outcome_of(o->status);
+  s->by_outcome[outcome]++;
+  int route = label_index(stats_route_names, STATS_ROUTES, o->route);
+  int method = label_index(stats_method_names, STATS_METHODS, o->method);
+  observe(&s->request[route][method], o->total_s);
+  s->body_bytes_out += o->body_bytes;
+  if (o->queue_s >= 0)
+    observe(&s->queue_wait, o->queue_s);
+  if (o->algorithm == NULL)
     return;
-  algorithm_stats *slot = algorithm_slot(s, algorithm);
+  algorithm_stats *slot = algorithm_slot(s, o->algorithm);
   if (slot == NULL)
     return;
   slot->requests++;
-  if (status != 200)
-    slot->failures++;
-  if (generation_s >= 0)
-    observe(&slot->generation, generation_s);
-  slot->samples[slot->sample_next] = total_s * 1000.0;
+  slot->outcomes[outcome]++;
+  if (o->generation_s >= 0)
+    observe(&slot->generation, o->generation_s);
+  if (o->serialise_s >= 0)
+    observe(&slot->serialisation, o->serialise_s);
+  slot->samples[slot->sample_next] = o->total_s * 1000.0;
   slot->sample_next = (slot->sample_next + 1) % STATS_SAMPLES;
   if (slot->sample_count < STATS_SAMPLES)
     slot->sample_count++;
+}
+
+/* {"ok": n, "client_error": n, ...} */
+static json_t *outcomes_json(const uint64_t counts[OUTCOME_COUNT]) {
+  json_t *o = json_object();
+  for (int i = 0; o != NULL && i < OUTCOME_COUNT; i++)
+    json_object_set_new(o, stats_outcome_names[i], json_integer((json_int_t)counts[i]));
+  return o;
 }
 
 static int by_value(const void *a, const void *b) {
@@ -107,19 +159,27 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
     const algorithm_stats *a = &s->algorithms[i];
     json_object_set_new(
         algorithms, a->name,
-        json_pack("{s:I, s:I, s:{s:f, s:f, s:f}, s:f}", "requests", (json_int_t)a->requests,
-                  "failures", (json_int_t)a->failures, "latency_ms", "p50",
-                  stats_quantile(a->samples, a->sample_count, 0.50, scratch), "p90",
-                  stats_quantile(a->samples, a->sample_count, 0.90, scratch), "p99",
-                  stats_quantile(a->samples, a->sample_count, 0.99, scratch), "generation_ms_mean",
-                  a->generation.count ? a->generation.sum * 1000.0 / (double)a->generation.count
-                                      : 0.0));
+        json_pack(
+            "{s:I, s:o, s:{s:f, s:f, s:f}, s:f, s:f}", "requests", (json_int_t)a->requests,
+            "outcomes", outcomes_json(a->outcomes), "latency_ms", "p50",
+            stats_quantile(a->samples, a->sample_count, 0.50, scratch), "p90",
+            stats_quantile(a->samples, a->sample_count, 0.90, scratch), "p99",
+            stats_quantile(a->samples, a->sample_count, 0.99, scratch), "generation_ms_mean",
+            a->generation.count ? a->generation.sum * 1000.0 / (double)a->generation.count : 0.0,
+            "serialisation_ms_mean",
+            a->serialisation.count ? a->serialisation.sum * 1000.0 / (double)a->serialisation.count
+                                   : 0.0));
   }
   json_object_set_new(root, "version", json_string(DUNGEON_VERSION));
   json_object_set_new(root, "uptime_s", json_real(uptime_s(s)));
   json_object_set_new(root, "draining", json_boolean(g->draining));
+  json_object_set_new(root, "config",
+                      json_pack("{s:I, s:I, s:I}", "generation", (json_int_t)g->config_generation,
+                                "reloads", (json_int_t)g->reloads_ok, "reload_failures",
+                                (json_int_t)g->reloads_failed));
   json_object_set_new(root, "requests",
-                      json_pack("{s:I, s:O}", "total", (json_int_t)total, "by_status", statuses));
+                      json_pack("{s:I, s:O, s:o}", "total", (json_int_t)total, "by_status",
+                                statuses, "by_outcome", outcomes_json(s->by_outcome)));
   json_object_set(root, "algorithms", algorithms);
   json_object_set_new(root, "queues",
                       json_pack("{s:{s:i, s:i}, s:{s:i, s:i}}", "interactive", "depth",
@@ -127,9 +187,10 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
                                 "speculative", "depth", (int)g->speculative_depth, "max",
                                 (int)g->speculative_max));
   json_object_set_new(root, "workers",
-                      json_pack("{s:i, s:i, s:i, s:s}", "total", g->workers, "busy",
+                      json_pack("{s:i, s:i, s:i, s:s, s:I}", "total", g->workers, "busy",
                                 g->workers_busy, "speculative_busy", g->speculative_busy,
-                                "speculative_priority", g->speculative_idle ? "idle" : "shared"));
+                                "speculative_priority", g->speculative_idle ? "idle" : "shared",
+                                "speculative_reruns", (json_int_t)g->speculative_reruns));
   json_object_set_new(root, "connections", json_integer(g->connections));
   json_object_set_new(root, "health_connections", json_integer(g->health_connections));
   json_object_set_new(root, "send_queue_bytes", json_integer(g->send_queue_bytes));
@@ -158,9 +219,7 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
                 "generation_s_saved", g->lobby_saved_s, "ready_bytes",
                 (json_int_t)g->lobby_ready_bytes, "bytes", (json_int_t)g->lobby_bytes, "bytes_max",
                 (json_int_t)g->lobby_bytes_max));
-  text = json_dumps(root, JSON_COMPACT);
-  if (text != NULL && length != NULL)
-    *length = strlen(text);
+  text = json_text(root, length);
 done:
   json_decref(statuses);
   json_decref(algorithms);
@@ -225,6 +284,36 @@ static void append_histogram(text_buffer *b, const char *name, const char *label
   }
 }
 
+/* The process_* families as Prometheus' client libraries write them
+ * (no dungeond_ prefix: dashboards made for any process read them). */
+static void append_process(text_buffer *b, const process_figures *p) {
+  char cpu[JSON_REAL_TEXT_MAX], start[JSON_REAL_TEXT_MAX];
+  json_real_text(p->cpu_seconds, cpu);
+  json_real_text(p->start_time_s, start);
+  if (p->known)
+    append(b,
+           "# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n"
+           "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %s\n"
+           "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+           "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %.0f\n"
+           "# HELP process_virtual_memory_bytes Virtual memory size in bytes.\n"
+           "# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes %.0f\n"
+           "# HELP process_start_time_seconds Start time of the process since unix epoch in "
+           "seconds.\n"
+           "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %s\n",
+           cpu, p->resident_bytes, p->virtual_bytes, start);
+  if (p->open_fds >= 0)
+    append(b,
+           "# HELP process_open_fds Number of open file descriptors.\n"
+           "# TYPE process_open_fds gauge\nprocess_open_fds %ld\n",
+           p->open_fds);
+  if (p->max_fds >= 0)
+    append(b,
+           "# HELP process_max_fds Maximum number of open file descriptors.\n"
+           "# TYPE process_max_fds gauge\nprocess_max_fds %ld\n",
+           p->max_fds);
+}
+
 char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
   text_buffer b = {0};
   append(&b,
@@ -240,6 +329,15 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "# HELP dungeond_draining 1 after SIGTERM while the daemon drains.\n"
          "# TYPE dungeond_draining gauge\ndungeond_draining %d\n",
          g->draining ? 1 : 0);
+  append(&b,
+         "# HELP dungeond_config_generation Configuration reloads applied since start (SIGHUP).\n"
+         "# TYPE dungeond_config_generation gauge\ndungeond_config_generation %llu\n"
+         "# HELP dungeond_config_reloads_total Configuration reloads by result.\n"
+         "# TYPE dungeond_config_reloads_total counter\n"
+         "dungeond_config_reloads_total{result=\"ok\"} %llu\n"
+         "dungeond_config_reloads_total{result=\"failed\"} %llu\n",
+         (unsigned long long)g->config_generation, (unsigned long long)g->reloads_ok,
+         (unsigned long long)g->reloads_failed);
   append(&b, "# HELP dungeond_http_requests_total HTTP responses by status code.\n"
              "# TYPE dungeond_http_requests_total counter\n");
   for (int code = 0; code < STATS_STATUS_MAX; code++)
@@ -251,29 +349,52 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "# TYPE dungeond_http_response_bytes_total counter\n"
          "dungeond_http_response_bytes_total %llu\n",
          (unsigned long long)s->body_bytes_out);
+  append(&b, "# HELP dungeond_http_responses_total HTTP responses by outcome.\n"
+             "# TYPE dungeond_http_responses_total counter\n");
+  for (int i = 0; i < OUTCOME_COUNT; i++)
+    append(&b, "dungeond_http_responses_total{outcome=\"%s\"} %llu\n", stats_outcome_names[i],
+           (unsigned long long)s->by_outcome[i]);
   append(&b, "# HELP dungeond_http_request_duration_seconds Time from first byte read to "
-             "response queued.\n# TYPE dungeond_http_request_duration_seconds histogram\n");
-  append_histogram(&b, "dungeond_http_request_duration_seconds", "", &s->request);
+             "response queued, by route and method.\n"
+             "# TYPE dungeond_http_request_duration_seconds histogram\n");
+  for (int route = 0; route < STATS_ROUTES; route++)
+    for (int method = 0; method < STATS_METHODS; method++) {
+      /* Only pairs seen: most of the table never is (GET /v1/levels/start). */
+      if (s->request[route][method].count == 0)
+        continue;
+      char labels[96];
+      snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\"", stats_route_names[route],
+               stats_method_names[method]);
+      append_histogram(&b, "dungeond_http_request_duration_seconds", labels,
+                       &s->request[route][method]);
+    }
   append(&b, "# HELP dungeond_queue_wait_seconds Time generation jobs spent queued.\n"
              "# TYPE dungeond_queue_wait_seconds histogram\n");
   append_histogram(&b, "dungeond_queue_wait_seconds", "", &s->queue_wait);
-  append(&b, "# HELP dungeond_generation_duration_seconds Generation plus serialisation "
-             "time per level.\n# TYPE dungeond_generation_duration_seconds histogram\n");
+  append(&b, "# HELP dungeond_generation_duration_seconds Generation time per level, "
+             "without serialisation.\n# TYPE dungeond_generation_duration_seconds histogram\n");
   for (int i = 0; i < s->algorithm_count; i++) {
     char labels[80];
     snprintf(labels, sizeof labels, "algorithm=\"%s\"", s->algorithms[i].name);
     append_histogram(&b, "dungeond_generation_duration_seconds", labels,
                      &s->algorithms[i].generation);
   }
+  append(&b, "# HELP dungeond_serialisation_duration_seconds Time to write a generated level "
+             "in the format asked for.\n"
+             "# TYPE dungeond_serialisation_duration_seconds histogram\n");
+  for (int i = 0; i < s->algorithm_count; i++) {
+    char labels[80];
+    snprintf(labels, sizeof labels, "algorithm=\"%s\"", s->algorithms[i].name);
+    append_histogram(&b, "dungeond_serialisation_duration_seconds", labels,
+                     &s->algorithms[i].serialisation);
+  }
   append(&b, "# HELP dungeond_level_requests_total POST /v1/levels answers by algorithm "
              "and outcome.\n# TYPE dungeond_level_requests_total counter\n");
-  for (int i = 0; i < s->algorithm_count; i++) {
-    const algorithm_stats *a = &s->algorithms[i];
-    append(&b, "dungeond_level_requests_total{algorithm=\"%s\",outcome=\"ok\"} %llu\n", a->name,
-           (unsigned long long)(a->requests - a->failures));
-    append(&b, "dungeond_level_requests_total{algorithm=\"%s\",outcome=\"error\"} %llu\n", a->name,
-           (unsigned long long)a->failures);
-  }
+  for (int i = 0; i < s->algorithm_count; i++)
+    for (int o = 0; o < OUTCOME_COUNT; o++)
+      append(&b, "dungeond_level_requests_total{algorithm=\"%s\",outcome=\"%s\"} %llu\n",
+             s->algorithms[i].name, stats_outcome_names[o],
+             (unsigned long long)s->algorithms[i].outcomes[o]);
   append(&b,
          "# HELP dungeond_rejections_total Requests refused by a limit.\n"
          "# TYPE dungeond_rejections_total counter\n"
@@ -365,6 +486,7 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "# HELP dungeond_lobby_bytes_max The limit on dungeond_lobby_bytes.\n"
          "# TYPE dungeond_lobby_bytes_max gauge\ndungeond_lobby_bytes_max %ld\n",
          g->lobby_saved_s, g->lobby_ready_bytes, g->lobby_bytes, g->lobby_bytes_max);
+  append_process(&b, &g->process);
   if (b.failed) {
     free(b.data);
     return NULL;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "state/process.h"
 #include "transport/transport.h"
 
 #define STATS_BUCKETS 15     /* finite histogram buckets; +Inf is extra */
@@ -22,20 +23,47 @@ typedef struct histogram {
   double sum;                         /* sum of observations, seconds */
 } histogram;
 
+/* What became of a request, from its status: the client's mistake is not
+ * the daemon's failure, and a refusal by a limit or a deadline is neither. */
+typedef enum stats_outcome {
+  OUTCOME_OK,           /* 1xx-3xx */
+  OUTCOME_CLIENT_ERROR, /* 4xx (and 499, the client left) */
+  OUTCOME_SERVER_ERROR, /* 5xx but 503 and 504 */
+  OUTCOME_TIMEOUT,      /* 504: deadline_ms ran out */
+  OUTCOME_REJECTED,     /* 503: a queue, a budget or the drain refused it */
+  OUTCOME_COUNT
+} stats_outcome;
+
+extern const char *const stats_outcome_names[OUTCOME_COUNT];
+
+/* The outcome of an answer with `status`. */
+stats_outcome stats_outcome_of(int status);
+
+/* Route labels: the route table's templates, so that the label's values are
+ * a fixed set whatever paths clients send ("other": no route matched). */
+#define STATS_ROUTES 14
+extern const char *const stats_route_names[STATS_ROUTES];
+/* Method labels: the methods the API knows (OPTIONS: CORS preflights),
+ * "other" for the rest. */
+#define STATS_METHODS 7
+extern const char *const stats_method_names[STATS_METHODS];
+
 typedef struct algorithm_stats {
-  const char *name;              /* static algorithm name */
-  uint64_t requests;             /* POST /v1/levels answered for it */
-  uint64_t failures;             /* of which not 200 */
-  histogram generation;          /* generation + serialisation seconds */
-  double samples[STATS_SAMPLES]; /* recent request latencies, ms, ring */
-  int sample_next, sample_count; /* ring position and fill */
+  const char *name;                 /* static algorithm name */
+  uint64_t requests;                /* POST /v1/levels answered for it */
+  uint64_t outcomes[OUTCOME_COUNT]; /* of which, by outcome */
+  histogram generation;             /* generation seconds (the worker's, without serialisation) */
+  histogram serialisation;          /* serialisation seconds */
+  double samples[STATS_SAMPLES];    /* recent request latencies, ms, ring */
+  int sample_next, sample_count;    /* ring position and fill */
 } algorithm_stats;
 
 typedef struct stats {
-  uint64_t start_ns;                    /* monotonic start time */
-  uint64_t by_status[STATS_STATUS_MAX]; /* responses by status code */
-  histogram request;                    /* every request's total seconds */
-  histogram queue_wait;                 /* seconds jobs spent queued */
+  uint64_t start_ns;                              /* monotonic start time */
+  uint64_t by_status[STATS_STATUS_MAX];           /* responses by status code */
+  histogram request[STATS_ROUTES][STATS_METHODS]; /* total seconds by route and method */
+  uint64_t by_outcome[OUTCOME_COUNT];             /* every response by outcome */
+  histogram queue_wait;                           /* seconds jobs spent queued */
   algorithm_stats algorithms[STATS_ALGORITHMS];
   int algorithm_count;
   uint64_t rejected_queue_full;     /* 503: interactive queue full */
@@ -52,30 +80,43 @@ typedef struct stats_gauges {
   const http_counters *transport;          /* the transport's refusals and connection events */
   long interactive_depth, interactive_max; /* queued jobs and the limit */
   long speculative_depth, speculative_max;
-  int workers, workers_busy; /* interactive workers; jobs running */
-  int speculative_busy;      /* of those jobs, speculative ones */
-  bool speculative_idle;     /* speculative jobs run at idle priority on threads of their own */
-  long connections;          /* open HTTP connections */
-  long health_connections;   /* open connections on the health listener */
-  long send_queue_bytes;     /* response bytes queued to clients, not yet sent */
-  bool draining;             /* SIGTERM received */
-  long lobbies;              /* lobbies alive */
+  int workers, workers_busy;   /* interactive workers; jobs running */
+  int speculative_busy;        /* of those jobs, speculative ones */
+  bool speculative_idle;       /* speculative jobs run at idle priority on threads of their own */
+  uint64_t speculative_reruns; /* promoted jobs run again (their thread could not be raised) */
+  long connections;            /* open HTTP connections */
+  long health_connections;     /* open connections on the health listener */
+  long send_queue_bytes;       /* response bytes queued to clients, not yet sent */
+  bool draining;               /* SIGTERM received */
+  long lobbies;                /* lobbies alive */
   uint64_t lobby_hits, lobby_waits, lobby_misses;          /* start outcomes */
   uint64_t lobby_superseded, lobby_expired, lobby_evicted; /* speculative work lost */
   uint64_t lobby_jobs;                                     /* speculative jobs started */
   double lobby_saved_s;                                    /* generation seconds saved by hits */
   long lobby_ready_bytes;                                  /* bytes of ready pre-generated levels */
   long lobby_bytes, lobby_bytes_max; /* all lobby state (limits.lobby_bytes_max) and its limit */
+  process_figures process;           /* CPU, memory, descriptors (/metrics only) */
+  uint64_t config_generation;        /* configuration reloads applied (SIGHUP) */
+  uint64_t reloads_ok, reloads_failed;
   unsigned long long log_write_failures; /* log lines that could not be written */
 } stats_gauges;
 
 void stats_init(stats *s);
 
-/* Records one finished request (loop thread). `algorithm` is NULL for
- * requests that did not name a known algorithm; queue/gen seconds are < 0
- * when the request made no job. */
-void stats_record(stats *s, int status, double total_s, const char *algorithm, double queue_s,
-                  double generation_s, size_t body_bytes);
+/* One finished request. `route` is one of stats_route_names (NULL:
+ * "other"); `algorithm` is NULL for requests that did not name a known
+ * algorithm; the job's seconds are < 0 when the request made no job. */
+typedef struct stats_observation {
+  int status;
+  double total_s;
+  const char *route, *method;
+  const char *algorithm;
+  double queue_s, generation_s, serialise_s;
+  size_t body_bytes;
+} stats_observation;
+
+/* Records one finished request (loop thread). */
+void stats_record(stats *s, const stats_observation *o);
 
 /* JSON and Prometheus renderings. Each returns a malloc'd NUL-terminated
  * text the caller frees, and its length in *length; NULL on ENOMEM. */

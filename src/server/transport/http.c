@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,6 +99,68 @@ static void set_request_id(request *r) {
            (unsigned long long)++h->id_counter);
 }
 
+uint64_t http_new_id(http *h) {
+  /* splitmix64 (Steele, Lea, Flood 2014) of key + n * golden ratio. */
+  uint64_t z = h->span_key + ++h->span_counter * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+typedef struct trace_headers {
+  int traceparents;                /* traceparent headers seen */
+  const char *traceparent;         /* the first */
+  char state[TRACE_STATE_MAX + 2]; /* every tracestate, joined by commas */
+  size_t state_length;
+  bool state_too_long;
+} trace_headers;
+
+static enum MHD_Result collect_trace(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value) {
+  (void)kind;
+  trace_headers *t = cls;
+  if (value == NULL)
+    return MHD_YES;
+  if (strcasecmp(key, "traceparent") == 0) {
+    if (t->traceparents++ == 0)
+      t->traceparent = value;
+  } else if (strcasecmp(key, "tracestate") == 0) {
+    /* Several tracestate headers are one list (RFC 9110 5.3). */
+    size_t n = strlen(value), sep = t->state_length > 0;
+    if (t->state_length + sep + n > TRACE_STATE_MAX)
+      t->state_too_long = true;
+    else {
+      if (sep)
+        t->state[t->state_length++] = ',';
+      memcpy(t->state + t->state_length, value, n + 1);
+      t->state_length += n;
+    }
+  }
+  return MHD_YES;
+}
+
+/* The request's trace: the caller's when it sent exactly one valid
+ * traceparent (then its tracestate too, if valid), else a new trace; the
+ * daemon's span either way (W3C Trace Context, section 3: an invalid
+ * traceparent starts a new trace, and tracestate goes with it). New traces
+ * are sampled (flag 01): their spans are written to the log. */
+static void set_trace(request *r) {
+  trace_headers t = {0};
+  MHD_get_connection_values(r->connection, MHD_HEADER_KIND, collect_trace, &t);
+  trace_context *c = &r->trace;
+  if (t.traceparents == 1 && trace_parse_parent(t.traceparent, c)) {
+    if (!t.state_too_long && t.state_length > 0 && trace_state_valid(t.state))
+      memcpy(c->state, t.state, t.state_length + 1);
+  } else {
+    uint64_t high = http_new_id(r->transport), low = http_new_id(r->transport);
+    trace_id_text(high, low, c->trace_id);
+    c->parent_id[0] = '\0';
+    c->flags = 1;
+  }
+  trace_span_text(http_new_id(r->transport), c->span_id);
+  trace_format_parent(c, r->traceparent);
+}
+
 /* The headers the owner adds to every answer of `r`. */
 static int owner_headers(const request *r, const char **names, const char **values) {
   const http *h = r->transport;
@@ -111,6 +174,9 @@ static void add_common_headers(request *r, struct MHD_Response *response,
                                const char *content_type) {
   MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
   MHD_add_response_header(response, "X-Request-Id", r->id);
+  MHD_add_response_header(response, "traceparent", r->traceparent);
+  if (r->trace.state[0] != '\0')
+    MHD_add_response_header(response, "tracestate", r->trace.state);
   const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
   int count = owner_headers(r, names, values);
   for (int i = 0; i < count; i++)
@@ -198,12 +264,14 @@ static bool peer_half_closed(request *r) {
 static bool answer_detached(request *r, int status, const char *content_type, char *body,
                             size_t length, const char *const *headers) {
   http *h = r->transport;
-  char head[2048], date[64], extra[1024] = "";
+  char head[2560], date[64], extra[1536] = "";
   time_t now = time(NULL);
   struct tm utc;
   gmtime_r(&now, &utc);
   strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &utc);
-  size_t at = 0;
+  size_t at = (size_t)snprintf(extra, sizeof extra, "traceparent: %s\r\n", r->traceparent);
+  if (r->trace.state[0] != '\0' && at < sizeof extra)
+    at += (size_t)snprintf(extra + at, sizeof extra - at, "tracestate: %s\r\n", r->trace.state);
   const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
   int count = owner_headers(r, names, values);
   for (int i = 0; i < count && at < sizeof extra; i++)
@@ -398,10 +466,19 @@ static json_t *log_line(const request *r) {
   char when[LOG_TIME_MAX];
   log_time(when);
   double total_ms = (double)(dg_monotonic_ns() - r->start_ns) / 1e6;
-  return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:I}", "time", when, "level",
-                   r->status >= 500 ? "error" : "info", "request_id", r->id, "method", r->method,
-                   "path", r->path, "status", r->status, "total_ms", total_ms, "bytes",
-                   (json_int_t)r->bytes_out);
+  json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:I}", "time", when, "level",
+                           r->status >= 500 ? "error" : "info", "request_id", r->id, "peer",
+                           r->peer, "method", r->method, "path", r->path, "status", r->status,
+                           "total_ms", total_ms, "bytes", (json_int_t)r->bytes_out);
+  if (line != NULL && r->forwarded[0] != '\0')
+    json_object_set_new(line, "forwarded_for", json_string(r->forwarded));
+  if (line != NULL) {
+    json_object_set_new(line, "trace_id", json_string(r->trace.trace_id));
+    json_object_set_new(line, "span_id", json_string(r->trace.span_id));
+    if (r->trace.parent_id[0] != '\0')
+      json_object_set_new(line, "parent_id", json_string(r->trace.parent_id));
+  }
+  return line;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
@@ -490,6 +567,79 @@ static int copy_printable(char *out, size_t size, const char *text) {
   return *in != '\0' && problem == 0 ? 414 : problem;
 }
 
+/* The peer's address as "IP:port" ("[IP]:port" for IPv6) into r->peer, and
+ * its IPv4 address (network order; 0 for others) in *ip. */
+static void set_peer(request *r, uint32_t *ip) {
+  *ip = 0;
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(r->connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == NULL || info->client_addr == NULL)
+    return;
+  char text[INET6_ADDRSTRLEN];
+  if (info->client_addr->sa_family == AF_INET) {
+    const struct sockaddr_in *in = (const struct sockaddr_in *)info->client_addr;
+    *ip = in->sin_addr.s_addr;
+    inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+    snprintf(r->peer, sizeof r->peer, "%s:%u", text, ntohs(in->sin_port));
+  } else if (info->client_addr->sa_family == AF_INET6) {
+    const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)info->client_addr;
+    inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+    snprintf(r->peer, sizeof r->peer, "[%s]:%u", text, ntohs(in6->sin6_port));
+  }
+}
+
+static bool trusted(const http_settings *settings, uint32_t ip) {
+  for (int i = 0; i < settings->trusted_proxy_count; i++)
+    if ((ip & settings->trusted_proxy_masks[i]) == settings->trusted_proxies[i])
+      return true;
+  return false;
+}
+
+/* From a trusted proxy, the client X-Forwarded-For names into
+ * r->forwarded: the rightmost address that is not itself a trusted proxy
+ * (each proxy appends the address it saw, so the ones left of the first
+ * untrusted hop are the client's to write and believe nothing). Only an
+ * address that parses is kept, written back by inet_ntop, so the header
+ * cannot put text of its choice in the log. */
+static void set_forwarded(request *r, uint32_t peer_ip) {
+  const http_settings *settings = &r->transport->settings;
+  if (peer_ip == 0 || !trusted(settings, peer_ip))
+    return;
+  const char *header =
+      MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, "X-Forwarded-For");
+  if (header == NULL)
+    return;
+  size_t end = strlen(header);
+  while (end > 0) {
+    size_t start = end;
+    while (start > 0 && header[start - 1] != ',')
+      start--;
+    char hop[INET6_ADDRSTRLEN + 1];
+    size_t from = start, to = end;
+    while (from < to && (header[from] == ' ' || header[from] == '\t'))
+      from++;
+    while (to > from && (header[to - 1] == ' ' || header[to - 1] == '\t'))
+      to--;
+    if (to - from >= sizeof hop)
+      return;
+    memcpy(hop, header + from, to - from);
+    hop[to - from] = '\0';
+    struct in_addr v4;
+    struct in6_addr v6;
+    if (inet_pton(AF_INET, hop, &v4) == 1) {
+      inet_ntop(AF_INET, &v4, r->forwarded, sizeof r->forwarded);
+      if (!trusted(settings, v4.s_addr))
+        return;
+    } else if (inet_pton(AF_INET6, hop, &v6) == 1) {
+      inet_ntop(AF_INET6, &v6, r->forwarded, sizeof r->forwarded);
+      return;
+    } else {
+      return; /* not an address: keep the last good hop */
+    }
+    end = start > 0 ? start - 1 : 0;
+  }
+}
+
 /* The owner's data follows the request in the same allocation. */
 #define REQUEST_DATA_OFFSET                                                                        \
   ((sizeof(request) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * _Alignof(max_align_t))
@@ -553,6 +703,10 @@ static request *request_new(listener *l, struct MHD_Connection *connection, cons
     r->conn->target_problem = 0;
   }
   set_request_id(r);
+  uint32_t peer_ip;
+  set_peer(r, &peer_ip);
+  set_forwarded(r, peer_ip);
+  set_trace(r);
   h->requests_open++;
   conns_headers_read(r);
   return r;
@@ -819,6 +973,10 @@ int http_start(http *h, uv_loop_t *loop, const http_settings *settings, const ht
   h->settings = *settings;
   h->hooks = *hooks;
   h->api.owner = h->health.owner = h;
+  /* Trace ids must not be guessable across restarts: random, not the
+   * clock, unless the kernel has no random bytes to give. */
+  if (getrandom(&h->span_key, sizeof h->span_key, GRND_NONBLOCK) != (ssize_t)sizeof h->span_key)
+    h->span_key = dg_monotonic_ns() ^ ((uint64_t)getpid() << 32) ^ settings->id_prefix;
   int rc = start_listener(h, &h->api, settings->listen, false, err);
   if (rc != 0)
     return rc;

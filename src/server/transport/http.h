@@ -20,10 +20,12 @@
 #include "dungeon/dungeon.h"
 #include "transport/conns.h"
 #include "transport/linger.h"
+#include "transport/trace_context.h"
 #include "transport/transport.h"
 
 #define REQUEST_ID_MAX 65
 #define REQUEST_PATH_MAX 8192 /* fits a level_id (issue 21) and nginx's default request line */
+#define REQUEST_PEER_MAX 56   /* "[IPv6]:port" */
 #define HTTP_HEADERS_MAX 8    /* extra answer headers an owner adds to every answer */
 
 struct http;
@@ -76,6 +78,8 @@ typedef struct http {
   struct detached *detached; /* answers written past MHD to half-closed clients */
   lingering linger;          /* sockets answered early, drained before they close */
   uint64_t id_counter;       /* sequence part of generated request ids */
+  uint64_t span_key;         /* random at start: new trace and span ids */
+  uint64_t span_counter;     /* ids made so far */
   bool draining;             /* answers say Connection: close */
   bool closed_all;           /* http_close_all ran: new connections are refused */
   bool stopped;              /* http_stop ran */
@@ -85,20 +89,24 @@ typedef struct http {
  * transport fills it; the owner keeps its own per-request state in `data`
  * (settings.request_data_size bytes, zeroed, freed with the request). */
 struct request {
-  struct http *transport;            /* the transport that read it */
-  void *data;                        /* the owner's per-request state */
-  struct conn *conn;                 /* the guard's record of its connection, or NULL */
-  struct MHD_Connection *connection; /* MHD's connection */
-  bool health;                       /* came in on the health listener */
-  uint32_t peer_ip;                  /* the client's IPv4 address (network order), 0 for others */
-  uint64_t start_ns;                 /* first call of the access handler */
-  char id[REQUEST_ID_MAX];           /* X-Request-Id, echoed or made */
-  char method[8];                    /* "GET", "POST"... (truncated) */
-  bool http11;                       /* sent as HTTP/1.1 (Host required) */
-  char path[REQUEST_PATH_MAX];       /* URL path: printable UTF-8, other bytes as %XX */
-  int path_problem;                  /* 0, or 400 (not UTF-8 / controls) or 414 (too long) */
-  int target_problem;                /* 0, or 400 (%00) or 414 (too many query parameters) */
-  char *body;                        /* request body so far, malloc'd */
+  struct http *transport;              /* the transport that read it */
+  void *data;                          /* the owner's per-request state */
+  struct conn *conn;                   /* the guard's record of its connection, or NULL */
+  struct MHD_Connection *connection;   /* MHD's connection */
+  bool health;                         /* came in on the health listener */
+  uint32_t peer_ip;                    /* the client's IPv4 address (network order), 0 for others */
+  uint64_t start_ns;                   /* first call of the access handler */
+  char id[REQUEST_ID_MAX];             /* X-Request-Id, echoed or made */
+  char peer[REQUEST_PEER_MAX];         /* the client's address and port, "" if unknown */
+  char forwarded[REQUEST_PEER_MAX];    /* X-Forwarded-For's client from a trusted proxy, or "" */
+  trace_context trace;                 /* its W3C trace: the caller's or a new one, its span */
+  char traceparent[TRACE_PARENT_TEXT]; /* the answer's traceparent: the daemon's span */
+  char method[8];                      /* "GET", "POST"... (truncated) */
+  bool http11;                         /* sent as HTTP/1.1 (Host required) */
+  char path[REQUEST_PATH_MAX];         /* URL path: printable UTF-8, other bytes as %XX */
+  int path_problem;                    /* 0, or 400 (not UTF-8 / controls) or 414 (too long) */
+  int target_problem;                  /* 0, or 400 (%00) or 414 (too many query parameters) */
+  char *body;                          /* request body so far, malloc'd */
   size_t body_length, body_capacity;
   bool answered;                /* a response was queued */
   bool detached;                /* answered past MHD (half-closed client) */
@@ -146,6 +154,10 @@ void http_suspend(request *r);
  * that turn (about 8% of throughput if every level took it, bench/http_ab.py). */
 void http_resume(request *r);
 void http_resume_soon(request *r);
+
+/* 64 bits for a new trace or span id: a bijection of a counter keyed by
+ * random bits read at start, so ids never repeat within a process. */
+uint64_t http_new_id(http *h);
 
 /* A request header's value, or NULL. */
 const char *http_header(const request *r, const char *name);

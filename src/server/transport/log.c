@@ -38,3 +38,13 @@ void log_write(json_t *line) {
     free(text);
   }
 }
+
+void log_event(const char *level, const char *event, json_t *members) {
+  char when[LOG_TIME_MAX];
+  log_time(when);
+  json_t *line = json_pack("{s:s, s:s, s:s}", "time", when, "level", level, "event", event);
+  if (line != NULL && members != NULL)
+    json_object_update(line, members);
+  json_decref(members);
+  log_write(line);
+}

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "transport/json_text.h"
+
 char *problem_body(int status, const char *slug, const char *title, const char *detail,
                    const char *instance, const char *request_id, const json_t *errors,
                    size_t *length) {
@@ -17,7 +19,7 @@ char *problem_body(int status, const char *slug, const char *title, const char *
     json_object_set_new(problem, "request_id", json_string(request_id));
   if (problem != NULL && errors != NULL)
     json_object_set(problem, "errors", (json_t *)errors);
-  char *text = problem != NULL ? json_dumps(problem, JSON_COMPACT) : NULL;
+  char *text = problem != NULL ? json_text(problem, NULL) : NULL;
   json_decref(problem);
   *length = text != NULL ? strlen(text) : 0;
   return text;

@@ -16,6 +16,9 @@
  * knows it as SRV_ESYSTEM. */
 #define HTTP_ESYSTEM (-106)
 
+/* Proxies whose X-Forwarded-For the access log believes, at most. */
+#define HTTP_TRUSTED_PROXIES_MAX 16
+
 /* The longest HOST:PORT a listener takes. */
 #define HTTP_LISTEN_MAX 128
 
@@ -63,6 +66,9 @@ typedef struct http_settings {
   long drain_timeout_ms;              /* named in the drain timeout's log lines */
   size_t request_data_size;           /* bytes of the owner's per-request data (request.data) */
   uint32_t id_prefix;                 /* random part of generated request ids */
+  /* trusted_proxies: IPv4 networks, network order; address & mask == network */
+  uint32_t trusted_proxies[HTTP_TRUSTED_PROXIES_MAX], trusted_proxy_masks[HTTP_TRUSTED_PROXIES_MAX];
+  int trusted_proxy_count;
 } http_settings;
 
 /* What the transport refused or saw, for the owner's statistics. */

@@ -1,0 +1,148 @@
+/* See json_text.h. jansson prints reals with one fixed precision (17
+ * digits by default, JSON_REAL_PRECISION otherwise): 17 always reads back
+ * but is rarely the shortest, fewer digits lose some values. For a normal
+ * double 15 digits (DBL_DIG) give its shortest form whenever that has at
+ * most 15, so 15, 16, 17 would do; subnormals carry fewer digits (5e-324),
+ * so precisions are tried from 1 up and the first that reads back wins:
+ * at most 17 tries, on answers with a handful of reals. */
+#include "transport/json_text.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void json_real_text(double value, char out[JSON_REAL_TEXT_MAX]) {
+  int precision = 1;
+  for (; precision <= 17; precision++) {
+    snprintf(out, JSON_REAL_TEXT_MAX, "%.*g", precision, value);
+    if (strtod(out, NULL) == value)
+      break;
+  }
+  /* %g writes 100 in one digit as 1e+02: below 1e17 the integral digits
+   * are written out, as jansson does ("100.0"). */
+  const char *e = strchr(out, 'e');
+  int exponent = e != NULL ? atoi(e + 1) : 0;
+  if (e != NULL && exponent >= precision && exponent < 17)
+    snprintf(out, JSON_REAL_TEXT_MAX, "%.*g", exponent + 1, value);
+  if (strpbrk(out, ".eEn") == NULL) /* "1" would read back as an integer */
+    strncat(out, ".0", JSON_REAL_TEXT_MAX - strlen(out) - 1);
+}
+
+typedef struct text {
+  char *data;
+  size_t length, capacity;
+  bool failed;
+} text;
+
+static void put(text *t, const char *bytes, size_t n) {
+  if (t->failed)
+    return;
+  if (t->length + n + 1 > t->capacity) {
+    size_t capacity = (t->capacity + n + 1) * 2;
+    char *grown = realloc(t->data, capacity);
+    if (grown == NULL) {
+      t->failed = true;
+      return;
+    }
+    t->data = grown;
+    t->capacity = capacity;
+  }
+  memcpy(t->data + t->length, bytes, n);
+  t->length += n;
+  t->data[t->length] = '\0';
+}
+
+/* A string with jansson's escapes: quote, backslash, the controls. */
+static void put_string(text *t, const char *s, size_t n) {
+  put(t, "\"", 1);
+  size_t run = 0; /* bytes copied as they are, waiting */
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    const char *escape = NULL;
+    char hex[8];
+    switch (c) {
+    case '"': escape = "\\\""; break;
+    case '\\': escape = "\\\\"; break;
+    case '\b': escape = "\\b"; break;
+    case '\f': escape = "\\f"; break;
+    case '\n': escape = "\\n"; break;
+    case '\r': escape = "\\r"; break;
+    case '\t': escape = "\\t"; break;
+    default:
+      if (c < 0x20) {
+        snprintf(hex, sizeof hex, "\\u%04X", c);
+        escape = hex;
+      }
+    }
+    if (escape == NULL)
+      continue;
+    put(t, s + run, i - run);
+    put(t, escape, strlen(escape));
+    run = i + 1;
+  }
+  put(t, s + run, n - run);
+  put(t, "\"", 1);
+}
+
+static void put_value(text *t, const json_t *v) {
+  char number[JSON_REAL_TEXT_MAX];
+  switch (json_typeof(v)) {
+  case JSON_OBJECT: {
+    put(t, "{", 1);
+    const char *key;
+    const json_t *member;
+    bool first = true;
+    json_object_foreach((json_t *)v, key, member) {
+      if (!first)
+        put(t, ",", 1);
+      first = false;
+      put_string(t, key, strlen(key));
+      put(t, ":", 1);
+      put_value(t, member);
+    }
+    put(t, "}", 1);
+    break;
+  }
+  case JSON_ARRAY:
+    put(t, "[", 1);
+    for (size_t i = 0; i < json_array_size(v); i++) {
+      if (i > 0)
+        put(t, ",", 1);
+      put_value(t, json_array_get(v, i));
+    }
+    put(t, "]", 1);
+    break;
+  case JSON_STRING: put_string(t, json_string_value(v), json_string_length(v)); break;
+  case JSON_INTEGER:
+    snprintf(number, sizeof number, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    put(t, number, strlen(number));
+    break;
+  case JSON_REAL:
+    if (!isfinite(json_real_value(v))) {
+      t->failed = true;
+      break;
+    }
+    json_real_text(json_real_value(v), number);
+    put(t, number, strlen(number));
+    break;
+  case JSON_TRUE: put(t, "true", 4); break;
+  case JSON_FALSE: put(t, "false", 5); break;
+  case JSON_NULL: put(t, "null", 4); break;
+  }
+}
+
+char *json_text(const json_t *value, size_t *length) {
+  text t = {0};
+  if (value == NULL)
+    return NULL;
+  put_value(&t, value);
+  if (t.failed || t.data == NULL) {
+    free(t.data);
+    return NULL;
+  }
+  if (length != NULL)
+    *length = t.length;
+  return t.data;
+}

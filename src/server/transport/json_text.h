@@ -1,0 +1,22 @@
+/* The daemon's JSON answers as text: jansson's compact form, but every real
+ * number written in the fewest digits that read back as the same double
+ * (0.18, not jansson's 0.17999999999999999). */
+#ifndef DUNGEOND_JSON_TEXT_H
+#define DUNGEOND_JSON_TEXT_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* Writes `value` into `out` (at least JSON_REAL_TEXT_MAX bytes) in the
+ * shortest form that strtod reads back as `value`, with ".0" added to an
+ * integral value so that it stays a real. */
+#define JSON_REAL_TEXT_MAX 32
+void json_real_text(double value, char out[JSON_REAL_TEXT_MAX]);
+
+/* `value` as compact JSON (keys in insertion order): a malloc'd,
+ * NUL-terminated text the caller frees, its length in *length (may be
+ * NULL); NULL on ENOMEM or a value with no JSON form (NaN). */
+char *json_text(const json_t *value, size_t *length);
+
+#endif
