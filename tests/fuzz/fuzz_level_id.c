@@ -8,8 +8,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "dungeon/digest.h"
 #include "state/level_id.h"
-#include "state/sha256.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -47,8 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       free(id);
       return 0;
     }
-    uint8_t tag[SHA256_BYTES];
-    hmac_sha256(key, sizeof key, packed, packed_length, tag);
+    uint8_t tag[DG_SHA256_BYTES];
+    dg_hmac_sha256(key, sizeof key, packed, packed_length, tag);
     size_t at = encode(packed, packed_length, id);
     id[at++] = '.';
     encode(tag, 16, id + at);

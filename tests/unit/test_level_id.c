@@ -1,4 +1,4 @@
-/* Level identity (src/server/state/sha256.c, level_id.c): SHA-256 and
+/* Level identity (src/lib/core/sha256.c, src/server/state/level_id.c): SHA-256 and
  * HMAC-SHA256 against FIPS 180-4 and RFC 4231 vectors; a level id that
  * turns back into its request, refused when truncated, tampered with,
  * signed under another key or by another version; level_hash over the
@@ -9,10 +9,10 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "dungeon/digest.h"
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
 #include "state/level_id.h"
-#include "state/sha256.h"
 
 static void hex(const uint8_t *bytes, size_t length, char *out) {
   for (size_t i = 0; i < length; i++)
@@ -20,41 +20,41 @@ static void hex(const uint8_t *bytes, size_t length, char *out) {
 }
 
 Test(sha256, fips_180_4_vectors) {
-  uint8_t digest[SHA256_BYTES];
-  char text[2 * SHA256_BYTES + 1];
-  sha256("abc", 3, digest);
+  uint8_t digest[DG_SHA256_BYTES];
+  char text[2 * DG_SHA256_BYTES + 1];
+  dg_sha256("abc", 3, digest);
   hex(digest, sizeof digest, text);
   cr_assert_str_eq(text, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  sha256("", 0, digest);
+  dg_sha256("", 0, digest);
   hex(digest, sizeof digest, text);
   cr_assert_str_eq(text, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   const char *two_blocks = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-  sha256(two_blocks, strlen(two_blocks), digest);
+  dg_sha256(two_blocks, strlen(two_blocks), digest);
   hex(digest, sizeof digest, text);
   cr_assert_str_eq(text, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   char *million = malloc(1000000);
   memset(million, 'a', 1000000);
-  sha256(million, 1000000, digest);
+  dg_sha256(million, 1000000, digest);
   free(million);
   hex(digest, sizeof digest, text);
   cr_assert_str_eq(text, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 Test(sha256, hmac_rfc_4231_vectors) {
-  uint8_t digest[SHA256_BYTES];
-  char text[2 * SHA256_BYTES + 1];
+  uint8_t digest[DG_SHA256_BYTES];
+  char text[2 * DG_SHA256_BYTES + 1];
   uint8_t key[131];
   memset(key, 0x0b, 20);
-  hmac_sha256(key, 20, "Hi There", 8, digest);
+  dg_hmac_sha256(key, 20, "Hi There", 8, digest);
   hex(digest, sizeof digest, text);
   cr_assert_str_eq(text, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
-  hmac_sha256((const uint8_t *)"Jefe", 4, "what do ya want for nothing?", 28, digest);
+  dg_hmac_sha256((const uint8_t *)"Jefe", 4, "what do ya want for nothing?", 28, digest);
   hex(digest, sizeof digest, text);
   cr_assert_str_eq(text, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
   /* Test case 6: a key longer than the block is hashed first. */
   memset(key, 0xaa, sizeof key);
   const char *message = "Test Using Larger Than Block-Size Key - Hash Key First";
-  hmac_sha256(key, sizeof key, message, strlen(message), digest);
+  dg_hmac_sha256(key, sizeof key, message, strlen(message), digest);
   hex(digest, sizeof digest, text);
   cr_assert_str_eq(text, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
@@ -143,8 +143,8 @@ Test(level_id, another_version_is_named) {
   uLongf packed_length = compressBound(sizeof plain);
   uint8_t packed[256];
   cr_assert_eq(compress2(packed, &packed_length, (const Bytef *)plain, strlen(plain), 9), Z_OK);
-  uint8_t tag[SHA256_BYTES];
-  hmac_sha256(key, 16, packed, packed_length, tag);
+  uint8_t tag[DG_SHA256_BYTES];
+  dg_hmac_sha256(key, 16, packed, packed_length, tag);
   static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   char id[512];
   size_t at = 0;

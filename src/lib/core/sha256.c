@@ -2,7 +2,8 @@
  * standard: a level names its room set by the digest of the set's
  * canonical JSON, and `dungeon catalogue` stores one per output so that
  * thousands of levels fit in one small file (sha256sum can check any line
- * by hand). */
+ * by hand). The daemon's level identity (level_hash, the HMAC that signs a
+ * level_id) uses the same code. */
 #include "dungeon/digest.h"
 
 #include <stdint.h>
@@ -58,29 +59,95 @@ static void compress(uint32_t state[8], const unsigned char *block) {
   state[7] += h;
 }
 
-void dg_sha256_hex(const void *bytes, size_t length, char hex[DG_SHA256_HEX_SIZE]) {
-  uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  const unsigned char *p = bytes;
-  size_t whole = length / 64 * 64;
-  for (size_t i = 0; i < whole; i += 64)
-    compress(state, p + i);
-  /* The tail, a 1 bit, zeros, and the length in bits: one or two blocks. */
-  unsigned char last[128] = {0};
-  size_t tail = length - whole;
-  memcpy(last, p + whole, tail);
-  last[tail] = 0x80;
-  size_t blocks = tail + 9 <= 64 ? 1 : 2;
-  uint64_t bits = (uint64_t)length * 8;
+/* A hash in progress: lets HMAC hash its key pad and message without
+ * copying them together. */
+typedef struct sha256_state {
+  uint32_t h[8];           /* the running hash */
+  unsigned char block[64]; /* bytes not yet compressed */
+  size_t filled;           /* of `block` */
+  uint64_t total_bytes;    /* hashed so far */
+} sha256_state;
+
+static void start(sha256_state *s) {
+  static const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  memcpy(s->h, initial, sizeof initial);
+  s->filled = 0;
+  s->total_bytes = 0;
+}
+
+static void update(sha256_state *s, const unsigned char *data, size_t length) {
+  s->total_bytes += length;
+  if (s->filled > 0) {
+    size_t take = 64 - s->filled < length ? 64 - s->filled : length;
+    memcpy(s->block + s->filled, data, take);
+    s->filled += take;
+    data += take;
+    length -= take;
+    if (s->filled < 64)
+      return;
+    compress(s->h, s->block);
+    s->filled = 0;
+  }
+  for (; length >= 64; data += 64, length -= 64)
+    compress(s->h, data);
+  memcpy(s->block, data, length);
+  s->filled = length;
+}
+
+/* The padding (a 1 bit, zeros, the length in bits) and the digest. */
+static void finish(sha256_state *s, unsigned char out[DG_SHA256_BYTES]) {
+  uint64_t bits = s->total_bytes * 8;
+  unsigned char pad[72] = {0x80};
+  size_t zeros = (s->filled < 56 ? 56 : 120) - s->filled;
   for (int i = 0; i < 8; i++)
-    last[blocks * 64 - 1 - i] = (unsigned char)(bits >> (8 * i));
-  for (size_t i = 0; i < blocks; i++)
-    compress(state, last + 64 * i);
+    pad[zeros + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
+  update(s, pad, zeros + 8);
+  for (int i = 0; i < 8; i++) {
+    out[4 * i] = (unsigned char)(s->h[i] >> 24);
+    out[4 * i + 1] = (unsigned char)(s->h[i] >> 16);
+    out[4 * i + 2] = (unsigned char)(s->h[i] >> 8);
+    out[4 * i + 3] = (unsigned char)s->h[i];
+  }
+}
+
+void dg_sha256(const void *bytes, size_t length, unsigned char out[DG_SHA256_BYTES]) {
+  sha256_state s;
+  start(&s);
+  update(&s, bytes, length);
+  finish(&s, out);
+}
+
+void dg_hmac_sha256(const void *key, size_t key_length, const void *bytes, size_t length,
+                    unsigned char out[DG_SHA256_BYTES]) {
+  unsigned char block_key[64] = {0};
+  if (key_length > 64)
+    dg_sha256(key, key_length, block_key);
+  else
+    memcpy(block_key, key, key_length);
+  unsigned char pad[64], inner[DG_SHA256_BYTES];
+  sha256_state s;
+  for (int i = 0; i < 64; i++)
+    pad[i] = block_key[i] ^ 0x36;
+  start(&s);
+  update(&s, pad, 64);
+  update(&s, bytes, length);
+  finish(&s, inner);
+  for (int i = 0; i < 64; i++)
+    pad[i] = block_key[i] ^ 0x5c;
+  start(&s);
+  update(&s, pad, 64);
+  update(&s, inner, DG_SHA256_BYTES);
+  finish(&s, out);
+}
+
+void dg_sha256_hex(const void *bytes, size_t length, char hex[DG_SHA256_HEX_SIZE]) {
+  unsigned char digest[DG_SHA256_BYTES];
+  dg_sha256(bytes, length, digest);
   static const char digits[] = "0123456789abcdef";
-  for (int i = 0; i < 32; i++) {
-    unsigned char byte = (unsigned char)(state[i / 4] >> (24 - 8 * (i % 4)));
-    hex[2 * i] = digits[byte >> 4];
-    hex[2 * i + 1] = digits[byte & 15];
+  for (int i = 0; i < DG_SHA256_BYTES; i++) {
+    hex[2 * i] = digits[digest[i] >> 4];
+    hex[2 * i + 1] = digits[digest[i] & 15];
   }
   hex[64] = '\0';
 }

@@ -51,14 +51,14 @@ static void *idle_thread(void *data) {
     atomic_fetch_add(&t->lowered, 1);
   pthread_mutex_lock(&t->lock);
   for (;;) {
-    while (t->todo == NULL && !t->stop)
+    while (t->handed == NULL && !t->stop)
       pthread_cond_wait(&t->ready, &t->lock);
-    if (t->todo == NULL)
+    if (t->handed == NULL)
       break; /* stop, and nothing left */
-    job *j = t->todo;
-    t->todo = j->idle_next;
-    if (t->todo == NULL)
-      t->todo_tail = NULL;
+    job *j = t->handed;
+    t->handed = j->idle_next;
+    if (t->handed == NULL)
+      t->handed_tail = NULL;
     pthread_mutex_unlock(&t->lock);
     work(&j->work);
     /* A promotion may have raised this thread (root): it goes back down
@@ -501,11 +501,11 @@ static void dispatch(jobs *q) {
     if (j->lower) {
       pthread_mutex_lock(&q->idle.lock);
       j->idle_next = NULL;
-      if (q->idle.todo_tail != NULL)
-        q->idle.todo_tail->idle_next = j;
+      if (q->idle.handed_tail != NULL)
+        q->idle.handed_tail->idle_next = j;
       else
-        q->idle.todo = j;
-      q->idle.todo_tail = j;
+        q->idle.handed = j;
+      q->idle.handed_tail = j;
       pthread_cond_signal(&q->idle.ready);
       pthread_mutex_unlock(&q->idle.lock);
     } else {

@@ -64,7 +64,7 @@ struct job {
   bool lower;         /* runs on an idle thread (set before it is handed to one) */
   bool rerun;         /* promoted on an idle thread that could not be raised: run again */
   bool stopped;       /* cancelled for good (jobs_cancel, jobs_cancel_all) */
-  job *idle_next; /* link in the idle threads' todo or done list (`next` links it in `active`) */
+  job *idle_next; /* link in the idle threads' handed or done list (`next` links it in `active`) */
   _Atomic bool raised;       /* promoted while running: back to normal priority */
   _Atomic pid_t thread;      /* the worker running it (Linux thread id), 0 outside */
   dg_request request;        /* what to generate (seed already chosen) */
@@ -96,12 +96,12 @@ struct job {
 #define JOBS_IDLE_THREADS_MAX 256
 typedef struct idle_threads {
   pthread_t threads[JOBS_IDLE_THREADS_MAX];
-  int count;             /* started */
-  _Atomic int lowered;   /* of which reached SCHED_IDLE */
-  pthread_mutex_t lock;  /* guards the two lists and `stop` */
-  pthread_cond_t ready;  /* a job was handed over, or stop */
-  job *todo, *todo_tail; /* handed to the threads, oldest first */
-  job *done;             /* finished, for the loop */
+  int count;                 /* started */
+  _Atomic int lowered;       /* of which reached SCHED_IDLE */
+  pthread_mutex_t lock;      /* guards the two lists and `stop` */
+  pthread_cond_t ready;      /* a job was handed over, or stop */
+  job *handed, *handed_tail; /* handed to the threads, oldest first */
+  job *done;                 /* finished, for the loop */
   bool stop;
   uv_async_t wake; /* tells the loop that `done` has jobs */
   bool started;    /* lock, cond and wake initialised */

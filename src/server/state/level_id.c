@@ -9,7 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "state/sha256.h"
+#include "dungeon/digest.h"
 
 #define TAG_BYTES 16            /* HMAC-SHA256 truncated to 128 bits (RFC 2104 section 5) */
 #define PAYLOAD_MAX (64 * 1024) /* inflated reference text, at most */
@@ -99,8 +99,8 @@ int level_id_make(const uint8_t key[16], const dg_request *request, char **out) 
                                   DUNGEON_VERSION, canonical);
   if (compress2(packed, &packed_length, (const Bytef *)plain, (uLong)plain_length, 9) != Z_OK)
     goto fail;
-  uint8_t tag[SHA256_BYTES];
-  hmac_sha256(key, 16, packed, packed_length, tag);
+  uint8_t tag[DG_SHA256_BYTES];
+  dg_hmac_sha256(key, 16, packed, packed_length, tag);
   char *id = malloc((packed_length + TAG_BYTES) * 4 / 3 + 8);
   if (id == NULL)
     goto fail;
@@ -129,12 +129,12 @@ int level_id_parse(const uint8_t key[16], const char *id, json_t **body,
   int rc = DG_ENOMEM;
   if (packed == NULL || plain == NULL)
     goto fail;
-  uint8_t tag[TAG_BYTES + 3], expected[SHA256_BYTES];
+  uint8_t tag[TAG_BYTES + 3], expected[DG_SHA256_BYTES];
   long packed_length = decode64(id, packed_chars, packed);
   rc = LEVEL_ID_EMALFORMED;
   if (packed_length <= 0 || decode64(dot + 1, strlen(dot + 1), tag) != TAG_BYTES)
     goto fail;
-  hmac_sha256(key, 16, packed, (size_t)packed_length, expected);
+  dg_hmac_sha256(key, 16, packed, (size_t)packed_length, expected);
   /* Constant time: a forger learns nothing from how long the check took. */
   uint8_t difference = 0;
   for (int i = 0; i < TAG_BYTES; i++)
@@ -173,10 +173,10 @@ fail:
 }
 
 void level_hash_text(const char *text, size_t length, char out[LEVEL_HASH_TEXT]) {
-  uint8_t digest[SHA256_BYTES];
-  sha256(text, length, digest);
+  uint8_t digest[DG_SHA256_BYTES];
+  dg_sha256(text, length, digest);
   memcpy(out, "sha256:", 7);
-  for (int i = 0; i < SHA256_BYTES; i++)
+  for (int i = 0; i < DG_SHA256_BYTES; i++)
     snprintf(out + 7 + 2 * i, 3, "%02x", digest[i]);
 }
 
