@@ -3,30 +3,15 @@
  * computes the shared metrics, and hands the level over; with structural
  * targets it tries seed-derived candidates and keeps the first that meets
  * them (or the best, saying what it missed).
- * Also the context's lifecycle and the library version. */
+ * Also the library version. The context's lifecycle is in model/context.c. */
 #include <stdlib.h>
 
 #include "dungeon/dungeon.h"
-#include "model/context_internal.h"
 #include "passes/placement.h"
 #include "passes/progression.h"
 
 const char *dg_version(void) {
   return DUNGEON_VERSION;
-}
-
-int dg_context_new(dg_context **out) {
-  dg_context *context = calloc(1, sizeof *context);
-  if (context == NULL)
-    return DG_ENOMEM;
-  *out = context;
-  return 0;
-}
-
-void dg_context_free(dg_context *context) {
-  if (context != NULL)
-    dg_context_close_roomsets(context);
-  free(context);
 }
 
 /* One candidate: the generator, then the shared placement pass, then the

@@ -1,5 +1,5 @@
 /* Internal: the two steps every parameter setter shares, so that the CLI's
- * text (params.c) and JSON (json/params.c) go through the same lookup and
+ * text (request.c) and JSON (json/params.c) go through the same lookup and
  * the same range check, and give the same error words. */
 #ifndef DUNGEON_PARAMS_INTERNAL_H
 #define DUNGEON_PARAMS_INTERNAL_H
