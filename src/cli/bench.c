@@ -164,38 +164,47 @@ static int time_levels(const dg_context *context, dg_request *request, dg_reques
   return rc;
 }
 
-int cli_bench(int argc, char **argv) {
-  cli_request_options options = {0};
-  double seconds = 1.0;
-  int runs = 5;
-  bool as_json = false, no_compare = false;
+/* The command line of `dungeon bench`. */
+typedef struct bench_options {
+  cli_request_options request;
+  double seconds;
+  int runs;
+  bool as_json, no_compare, help;
+} bench_options;
+
+/* Reads the command line into *options. 0 or CLI_EXIT_USAGE (the message
+ * printed). */
+static int parse_args(int argc, char **argv, bench_options *options) {
+  *options = (bench_options){.seconds = 1.0, .runs = 5};
   for (int i = 1; i < argc; i++) {
-    int taken = cli_take_request_option(argc, argv, &i, &options);
+    int taken = cli_take_request_option(argc, argv, &i, &options->request);
     if (taken < 0)
       return CLI_EXIT_USAGE;
     if (taken > 0)
       continue;
     char *end = NULL;
     if (strcmp(argv[i], "--help") == 0) {
-      usage();
+      /* Help stops the parse where it stands, as it always has: later
+       * options are not checked. */
+      options->help = true;
       return 0;
     } else if (strcmp(argv[i], "--json") == 0) {
-      as_json = true;
+      options->as_json = true;
     } else if (strcmp(argv[i], "--no-compare") == 0) {
-      no_compare = true;
+      options->no_compare = true;
     } else if ((strcmp(argv[i], "--seconds") == 0 || strcmp(argv[i], "--runs") == 0) &&
                i + 1 >= argc) {
       cli_error("%s needs a value", argv[i]);
       return CLI_EXIT_USAGE;
     } else if (strcmp(argv[i], "--seconds") == 0) {
-      seconds = strtod(argv[++i], &end);
-      if (*end != '\0' || !(seconds >= 0.05 && seconds <= 600)) {
+      options->seconds = strtod(argv[++i], &end);
+      if (*end != '\0' || !(options->seconds >= 0.05 && options->seconds <= 600)) {
         cli_error("--seconds must be a number from 0.05 to 600");
         return CLI_EXIT_USAGE;
       }
     } else if (strcmp(argv[i], "--runs") == 0) {
-      runs = (int)strtol(argv[++i], &end, 10);
-      if (*end != '\0' || runs < 5 || runs > 101) {
+      options->runs = (int)strtol(argv[++i], &end, 10);
+      if (*end != '\0' || options->runs < 5 || options->runs > 101) {
         cli_error("--runs must be an integer from 5 to 101");
         return CLI_EXIT_USAGE;
       }
@@ -204,212 +213,298 @@ int cli_bench(int argc, char **argv) {
       return CLI_EXIT_USAGE;
     }
   }
+  return 0;
+}
+
+/* Everything one bench measures, owned by cli_bench and freed in one place
+ * (free_bench), so that a zeroed bench frees cleanly at any step. */
+typedef struct bench {
+  bench_options options;
   dg_request request;
-  if (cli_build_request(&options, &request) != 0)
-    return CLI_EXIT_USAGE;
-  dg_context *context = NULL;
-  if (cli_make_context(&options, &context) != 0)
-    return CLI_EXIT_FAILURE;
-  double *rates = calloc((size_t)runs, sizeof *rates);
-  double *json_costs = calloc((size_t)runs, sizeof *json_costs);
-  double *json_bytes = calloc((size_t)runs, sizeof *json_bytes);
-  if (rates == NULL || json_costs == NULL || json_bytes == NULL) {
-    cli_error("out of memory");
-    dg_context_free(context);
-    return CLI_EXIT_FAILURE;
-  }
+  dg_context *context;
+  /* Per run: rates, JSON costs and sizes; the CPU-time rates with and
+   * without the compared pass (placed_rates points into unplaced_rates). */
+  double *rates, *json_costs, *json_bytes, *unplaced_rates, *placed_rates;
   phase_samples phases[DG_TIMINGS_MAX];
-  int phase_count = 0;
-  uint64_t seed = 1;
-  long total_levels = 0;
-  int rc = 0;
-  dg_error err = {0};
-  /* The same levels without the placement pass, timed in the same process
-   * and interleaved chunk by chunk (time_levels), so that both figures see
-   * the same machine load: what placement costs. A request that asks for
-   * locks or one-way doors is compared with the same request without them
-   * instead: what the progression pass costs. */
-  int placement = dg_common_param(request.algorithm, DG_COMMON_PLACEMENT);
-  bool progression = dg_progression_wanted(request.algorithm, &request.params);
-  bool compare = !no_compare && dg_param_bool(&request.params, placement);
-  const char *pass = progression ? "progression" : "placement";
-  dg_request unplaced = request;
-  if (progression) {
-    unplaced.params.number[dg_common_param(request.algorithm, DG_COMMON_LOCKS)] = 0;
-    unplaced.params.number[dg_common_param(request.algorithm, DG_COMMON_ONE_WAY)] = 0;
+  int phase_count;
+  long total_levels;
+  /* The comparison: the same request without placement, or without locks
+   * and one-way doors when it asks for them (then `progression`). */
+  bool compare, progression;
+  const char *pass;
+  dg_request unplaced;
+  /* Medians and extremes over the runs. */
+  double rate, rate_min, rate_max, json_us, bytes;
+  double placed_rate, unplaced_rate, cost_percent;
+  /* The quality figures over seeds 1 to quality_seeds. */
+  int quality_seeds;
+  double mean_rooms, mean_double_wide, mean_dead_ends, mean_cycles, mean_corridor;
+} bench;
+
+/* The per-run sample arrays. 0 or DG_ENOMEM (the caller frees what was
+ * allocated). */
+static int alloc_samples(bench *b) {
+  /* parse_args keeps runs within 5 to 101; through unsigned so that the
+   * compiler does not see a negative int widened to a huge size. */
+  size_t runs = (unsigned)b->options.runs;
+  b->rates = calloc(runs, sizeof *b->rates);
+  b->json_costs = calloc(runs, sizeof *b->json_costs);
+  b->json_bytes = calloc(runs, sizeof *b->json_bytes);
+  b->unplaced_rates = calloc(runs * 2, sizeof *b->unplaced_rates);
+  if (b->rates == NULL || b->json_costs == NULL || b->json_bytes == NULL ||
+      b->unplaced_rates == NULL)
+    return DG_ENOMEM;
+  b->placed_rates = b->unplaced_rates + runs;
+  return 0;
+}
+
+static void free_bench(bench *b) {
+  for (int p = 0; p < b->phase_count; p++)
+    free(b->phases[p].ms);
+  free(b->rates);
+  free(b->unplaced_rates);
+  free(b->json_costs);
+  free(b->json_bytes);
+  dg_context_free(b->context);
+}
+
+/* The same levels without the placement pass, timed in the same process
+ * and interleaved chunk by chunk (time_levels), so that both figures see
+ * the same machine load: what placement costs. A request that asks for
+ * locks or one-way doors is compared with the same request without them
+ * instead: what the progression pass costs. */
+static void plan_compare(bench *b) {
+  const dg_request *request = &b->request;
+  int placement = dg_common_param(request->algorithm, DG_COMMON_PLACEMENT);
+  b->progression = dg_progression_wanted(request->algorithm, &request->params);
+  b->compare = !b->options.no_compare && dg_param_bool(&request->params, placement);
+  b->pass = b->progression ? "progression" : "placement";
+  b->unplaced = *request;
+  if (b->progression) {
+    b->unplaced.params.number[dg_common_param(request->algorithm, DG_COMMON_LOCKS)] = 0;
+    b->unplaced.params.number[dg_common_param(request->algorithm, DG_COMMON_ONE_WAY)] = 0;
   } else {
-    unplaced.params.number[placement] = 0;
+    b->unplaced.params.number[placement] = 0;
   }
-  double *unplaced_rates = calloc((size_t)runs * 2, sizeof *unplaced_rates);
-  double *placed_rates = unplaced_rates != NULL ? unplaced_rates + runs : NULL;
-  if (unplaced_rates == NULL) {
-    cli_error("out of memory");
-    free(rates);
-    free(unplaced_rates);
-    free(json_costs);
-    free(json_bytes);
-    dg_context_free(context);
-    return CLI_EXIT_FAILURE;
-  }
-  for (int run = 0; run < runs && rc == 0; run++) {
+}
+
+/* The timed runs, seeds continuing from one run to the next. 0 or the
+ * failure's code with `err` filled. */
+static int time_runs(bench *b, dg_error *err) {
+  uint64_t seed = 1;
+  int rc = 0;
+  for (int run = 0; run < b->options.runs && rc == 0; run++) {
     timed_run result = {0};
-    rc = time_levels(context, &request, compare ? &unplaced : NULL, seconds, &seed, phases,
-                     &phase_count, &result, &placed_rates[run], &unplaced_rates[run], &err);
-    rates[run] = result.rate;
-    json_costs[run] = result.json_us;
-    json_bytes[run] = result.json_bytes;
-    total_levels += result.levels;
+    rc = time_levels(b->context, &b->request, b->compare ? &b->unplaced : NULL, b->options.seconds,
+                     &seed, b->phases, &b->phase_count, &result, &b->placed_rates[run],
+                     &b->unplaced_rates[run], err);
+    b->rates[run] = result.rate;
+    b->json_costs[run] = result.json_us;
+    b->json_bytes[run] = result.json_bytes;
+    b->total_levels += result.levels;
   }
-  if (rc != 0) {
-    cli_error("generation failed: %s", err.message);
-    for (int p = 0; p < phase_count; p++)
-      free(phases[p].ms);
-    free(rates);
-    free(unplaced_rates);
-    free(json_costs);
-    free(json_bytes);
-    dg_context_free(context);
-    return CLI_EXIT_FAILURE;
-  }
-  /* Placement's cost per run: the extra CPU time per level it adds, as a
-   * share of the time without it (unplaced rate / placed rate - 1), then
-   * the median over runs. */
-  double *costs = calloc((size_t)runs, sizeof *costs);
-  double unplaced_rate = 0, placed_rate = 0, cost_percent = 0;
-  if (compare && costs != NULL) {
+  return rc;
+}
+
+/* Medians over the runs (this sorts the per-run arrays). Placement's cost
+ * per run: the extra CPU time per level it adds, as a share of the time
+ * without it (unplaced rate / placed rate - 1), then the median over runs;
+ * left at 0 if its scratch array cannot be had. */
+static void summarise_runs(bench *b) {
+  int runs = b->options.runs;
+  double *costs = calloc((unsigned)runs, sizeof *costs);
+  if (b->compare && costs != NULL) {
     for (int i = 0; i < runs; i++)
-      costs[i] = (unplaced_rates[i] / placed_rates[i] - 1) * 100;
-    cost_percent = median(costs, runs);
-    unplaced_rate = median(unplaced_rates, runs);
-    placed_rate = median(placed_rates, runs);
+      costs[i] = (b->unplaced_rates[i] / b->placed_rates[i] - 1) * 100;
+    b->cost_percent = median(costs, runs);
+    b->unplaced_rate = median(b->unplaced_rates, runs);
+    b->placed_rate = median(b->placed_rates, runs);
   }
   free(costs);
-  double rate_min = rates[0], rate_max = rates[0];
+  b->rate_min = b->rates[0];
+  b->rate_max = b->rates[0];
   for (int i = 1; i < runs; i++) {
-    rate_min = rates[i] < rate_min ? rates[i] : rate_min;
-    rate_max = rates[i] > rate_max ? rates[i] : rate_max;
+    b->rate_min = b->rates[i] < b->rate_min ? b->rates[i] : b->rate_min;
+    b->rate_max = b->rates[i] > b->rate_max ? b->rates[i] : b->rate_max;
   }
-  double rate = median(rates, runs), json_us = median(json_costs, runs);
-  double bytes = median(json_bytes, runs);
-  /* What the levels are like, over a fixed seed range so that two styles or
-   * two builds compare the same seeds: seeds 1 to QUALITY_SEEDS. */
-  double mean_rooms = 0, mean_double_wide = 0, mean_dead_ends = 0, mean_cycles = 0,
-         mean_corridor = 0;
-  /* Slow algorithms stop early, after as long as the timed runs took; the
-   * output says how many seeds were measured. */
-  uint64_t quality_stop = dg_monotonic_ns() + (uint64_t)(seconds * runs * 1e9);
-  int quality_seeds = 0;
+  b->rate = median(b->rates, runs);
+  b->json_us = median(b->json_costs, runs);
+  b->bytes = median(b->json_bytes, runs);
+}
+
+/* What the levels are like, over a fixed seed range so that two styles or
+ * two builds compare the same seeds: seeds 1 to QUALITY_SEEDS. Slow
+ * algorithms stop early, after as long as the timed runs took; the output
+ * says how many seeds were measured. 0 or the failure's code with `err`
+ * filled. */
+static int measure_quality(bench *b, dg_error *err) {
+  uint64_t quality_stop =
+      dg_monotonic_ns() + (uint64_t)(b->options.seconds * b->options.runs * 1e9);
   for (uint64_t quality_seed = 1; quality_seed <= QUALITY_SEEDS; quality_seed++) {
-    if (quality_seeds > 0 && dg_monotonic_ns() > quality_stop)
+    if (b->quality_seeds > 0 && dg_monotonic_ns() > quality_stop)
       break;
-    request.seed = quality_seed;
+    b->request.seed = quality_seed;
     dg_level *level = NULL;
-    if (dg_generate(context, &request, NULL, &level, &err) != 0) {
-      cli_error("generation failed: %s", err.message);
-      for (int p = 0; p < phase_count; p++)
-        free(phases[p].ms);
-      free(rates);
-      free(unplaced_rates);
-      free(json_costs);
-      free(json_bytes);
-      dg_context_free(context);
-      return CLI_EXIT_FAILURE;
-    }
-    quality_seeds++;
-    mean_rooms += level->metrics.rooms;
-    mean_double_wide += level->metrics.double_wide;
-    mean_dead_ends += level->metrics.dead_ends;
-    mean_cycles += level->metrics.cycles;
-    mean_corridor += level->metrics.corridor_tiles;
+    int rc = dg_generate(b->context, &b->request, NULL, &level, err);
+    if (rc != 0)
+      return rc;
+    b->quality_seeds++;
+    b->mean_rooms += level->metrics.rooms;
+    b->mean_double_wide += level->metrics.double_wide;
+    b->mean_dead_ends += level->metrics.dead_ends;
+    b->mean_cycles += level->metrics.cycles;
+    b->mean_corridor += level->metrics.corridor_tiles;
     dg_level_free(level);
   }
-  mean_rooms /= quality_seeds;
-  mean_double_wide /= quality_seeds;
-  mean_dead_ends /= quality_seeds;
-  mean_cycles /= quality_seeds;
-  mean_corridor /= quality_seeds;
-  json_t *params = dg_params_to_json(request.algorithm, &request.params);
+  b->mean_rooms /= b->quality_seeds;
+  b->mean_double_wide /= b->quality_seeds;
+  b->mean_dead_ends /= b->quality_seeds;
+  b->mean_cycles /= b->quality_seeds;
+  b->mean_corridor /= b->quality_seeds;
+  return 0;
+}
+
+/* The phase timings as a JSON object, one member per phase (this sorts the
+ * samples). */
+static json_t *phases_json(bench *b) {
+  json_t *phase_json = json_object();
+  for (int p = 0; p < b->phase_count; p++) {
+    phase_samples *ph = &b->phases[p];
+    double med = median(ph->ms, (int)ph->count); /* sorts the samples */
+    json_object_set_new(phase_json, ph->name,
+                        json_pack("{s:f,s:f,s:I}", "median_ms", med, "max_ms",
+                                  ph->ms[ph->count - 1], "levels", (json_int_t)ph->count));
+  }
+  return phase_json;
+}
+
+/* --json: the report as one JSON object on one line. */
+static void print_json(bench *b, json_t *params) {
+  json_t *quality = json_pack("{s:i,s:f,s:f,s:f,s:f,s:f}", "seeds", b->quality_seeds, "mean_rooms",
+                              b->mean_rooms, "mean_double_wide_corridor_tiles", b->mean_double_wide,
+                              "mean_dead_ends", b->mean_dead_ends, "mean_cycles", b->mean_cycles,
+                              "mean_corridor_tiles", b->mean_corridor);
+  json_t *out = json_pack(
+      "{s:s,s:O,s:i,s:f,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "algorithm", b->request.algorithm->name,
+      "params", params, "runs", b->options.runs, "seconds_per_run", b->options.seconds, "levels",
+      (json_int_t)b->total_levels, "levels_per_second_median", b->rate, "levels_per_second_min",
+      b->rate_min, "levels_per_second_max", b->rate_max, "generation_us_median", 1e6 / b->rate,
+      "json_us_median", b->json_us, "json_bytes_median", b->bytes, "quality", quality);
+  json_object_set_new(out, "phases", phases_json(b));
+  if (b->compare && !b->progression)
+    json_object_set_new(out, "placement_compare",
+                        json_pack("{s:s,s:f,s:f,s:f}", "clock", "thread_cpu",
+                                  "levels_per_cpu_second_with_placement_median", b->placed_rate,
+                                  "levels_per_cpu_second_without_placement_median",
+                                  b->unplaced_rate, "placement_cost_percent_median",
+                                  b->cost_percent));
+  if (b->compare && b->progression)
+    json_object_set_new(out, "progression_compare",
+                        json_pack("{s:s,s:f,s:f,s:f}", "clock", "thread_cpu",
+                                  "levels_per_cpu_second_with_progression_median", b->placed_rate,
+                                  "levels_per_cpu_second_without_progression_median",
+                                  b->unplaced_rate, "progression_cost_percent_median",
+                                  b->cost_percent));
+  char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+  puts(text != NULL ? text : "{}");
+  free(text);
+  json_decref(out);
+}
+
+/* The table's comparison block: the pass on and off, and what it adds. */
+static void print_compare_table(const bench *b) {
+  printf("\n%-26s %-24s %-14s\n", b->pass, "levels/CPU-s median", "CPU us/level");
+  printf("%-26s %-24.0f %-14.2f\n", "on (as asked)", b->placed_rate, 1e6 / b->placed_rate);
+  printf("%-26s %-24.0f %-14.2f\n",
+         b->progression ? "off (locks=0, one_way=0)" : "off (placement=false)", b->unplaced_rate,
+         1e6 / b->unplaced_rate);
+  printf("%s adds %.1f%% to the CPU time per level (median over runs; the same "
+         "seeds, interleaved every %d levels; --no-compare skips this)\n\n",
+         b->pass, b->cost_percent, COMPARE_CHUNK);
+}
+
+/* The generator's own phases (dg_level.timings) as a table of their own,
+ * one row each, e.g. the authored generator's tree_growth (this sorts the
+ * samples). */
+static void print_phase_table(bench *b) {
+  if (b->phase_count > 0)
+    printf("\n%-16s %-12s %-12s %-12s %-8s\n", "phase", "median ms", "p90 ms", "max ms", "levels");
+  for (int p = 0; p < b->phase_count; p++) {
+    phase_samples *ph = &b->phases[p];
+    double med = median(ph->ms, (int)ph->count);
+    printf("%-16s %-12.3f %-12.3f %-12.3f %-8ld\n", ph->name, med, ph->ms[(long)(ph->count * 0.9)],
+           ph->ms[ph->count - 1], ph->count);
+  }
+  if (b->phase_count > 0)
+    putchar('\n');
+}
+
+/* The default report: tables for people. */
+static void print_table(bench *b, const char *params_text) {
+  printf("%-10s %-8s %-14s %-14s %-14s %-14s %-12s %-10s\n", "algorithm", "runs", "levels/s med",
+         "levels/s min", "levels/s max", "gen us/level", "json us", "json bytes");
+  printf("%-10s %-8d %-14.0f %-14.0f %-14.0f %-14.2f %-12.2f %-10.0f\n", b->request.algorithm->name,
+         b->options.runs, b->rate, b->rate_min, b->rate_max, 1e6 / b->rate, b->json_us, b->bytes);
+  if (b->compare)
+    print_compare_table(b);
+  print_phase_table(b);
+  printf("params: %s\n", params_text != NULL ? params_text : "{}");
+  printf("\nover seeds 1-%d: %-12s %-18s %-10s %-8s %-14s\n", b->quality_seeds, "mean rooms",
+         "mean double-wide", "dead ends", "cycles", "corridor tiles");
+  printf("%-19s %-12.2f %-18.2f %-10.2f %-8.2f %-14.1f\n", "", b->mean_rooms, b->mean_double_wide,
+         b->mean_dead_ends, b->mean_cycles, b->mean_corridor);
+}
+
+/* The report in the asked form, with the request's parameters. */
+static void print_report(bench *b) {
+  json_t *params = dg_params_to_json(b->request.algorithm, &b->request.params);
   char *params_text =
       json_dumps(params, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-  if (as_json) {
-    json_t *quality =
-        json_pack("{s:i,s:f,s:f,s:f,s:f,s:f}", "seeds", quality_seeds, "mean_rooms", mean_rooms,
-                  "mean_double_wide_corridor_tiles", mean_double_wide, "mean_dead_ends",
-                  mean_dead_ends, "mean_cycles", mean_cycles, "mean_corridor_tiles", mean_corridor);
-    json_t *out = json_pack(
-        "{s:s,s:O,s:i,s:f,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "algorithm", request.algorithm->name,
-        "params", params, "runs", runs, "seconds_per_run", seconds, "levels",
-        (json_int_t)total_levels, "levels_per_second_median", rate, "levels_per_second_min",
-        rate_min, "levels_per_second_max", rate_max, "generation_us_median", 1e6 / rate,
-        "json_us_median", json_us, "json_bytes_median", bytes, "quality", quality);
-    json_t *phase_json = json_object();
-    for (int p = 0; p < phase_count; p++) {
-      double med = median(phases[p].ms, (int)phases[p].count); /* sorts the samples */
-      json_object_set_new(phase_json, phases[p].name,
-                          json_pack("{s:f,s:f,s:I}", "median_ms", med, "max_ms",
-                                    phases[p].ms[phases[p].count - 1], "levels",
-                                    (json_int_t)phases[p].count));
-    }
-    json_object_set_new(out, "phases", phase_json);
-    if (compare && !progression)
-      json_object_set_new(out, "placement_compare",
-                          json_pack("{s:s,s:f,s:f,s:f}", "clock", "thread_cpu",
-                                    "levels_per_cpu_second_with_placement_median", placed_rate,
-                                    "levels_per_cpu_second_without_placement_median", unplaced_rate,
-                                    "placement_cost_percent_median", cost_percent));
-    if (compare && progression)
-      json_object_set_new(out, "progression_compare",
-                          json_pack("{s:s,s:f,s:f,s:f}", "clock", "thread_cpu",
-                                    "levels_per_cpu_second_with_progression_median", placed_rate,
-                                    "levels_per_cpu_second_without_progression_median",
-                                    unplaced_rate, "progression_cost_percent_median",
-                                    cost_percent));
-    char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    puts(text != NULL ? text : "{}");
-    free(text);
-    json_decref(out);
-  } else {
-    printf("%-10s %-8s %-14s %-14s %-14s %-14s %-12s %-10s\n", "algorithm", "runs", "levels/s med",
-           "levels/s min", "levels/s max", "gen us/level", "json us", "json bytes");
-    printf("%-10s %-8d %-14.0f %-14.0f %-14.0f %-14.2f %-12.2f %-10.0f\n", request.algorithm->name,
-           runs, rate, rate_min, rate_max, 1e6 / rate, json_us, bytes);
-    if (compare) {
-      printf("\n%-26s %-24s %-14s\n", pass, "levels/CPU-s median", "CPU us/level");
-      printf("%-26s %-24.0f %-14.2f\n", "on (as asked)", placed_rate, 1e6 / placed_rate);
-      printf("%-26s %-24.0f %-14.2f\n",
-             progression ? "off (locks=0, one_way=0)" : "off (placement=false)", unplaced_rate,
-             1e6 / unplaced_rate);
-      printf("%s adds %.1f%% to the CPU time per level (median over runs; the same "
-             "seeds, interleaved every %d levels; --no-compare skips this)\n\n",
-             pass, cost_percent, COMPARE_CHUNK);
-    }
-    /* The generator's own phases (dg_level.timings) as a table of their
-     * own, one row each, e.g. the authored generator's tree_growth. */
-    if (phase_count > 0)
-      printf("\n%-16s %-12s %-12s %-12s %-8s\n", "phase", "median ms", "p90 ms", "max ms",
-             "levels");
-    for (int p = 0; p < phase_count; p++) {
-      double med = median(phases[p].ms, (int)phases[p].count);
-      printf("%-16s %-12.3f %-12.3f %-12.3f %-8ld\n", phases[p].name, med,
-             phases[p].ms[(long)(phases[p].count * 0.9)], phases[p].ms[phases[p].count - 1],
-             phases[p].count);
-    }
-    if (phase_count > 0)
-      putchar('\n');
-    printf("params: %s\n", params_text != NULL ? params_text : "{}");
-    printf("\nover seeds 1-%d: %-12s %-18s %-10s %-8s %-14s\n", quality_seeds, "mean rooms",
-           "mean double-wide", "dead ends", "cycles", "corridor tiles");
-    printf("%-19s %-12.2f %-18.2f %-10.2f %-8.2f %-14.1f\n", "", mean_rooms, mean_double_wide,
-           mean_dead_ends, mean_cycles, mean_corridor);
-  }
-  for (int p = 0; p < phase_count; p++)
-    free(phases[p].ms);
+  if (b->options.as_json)
+    print_json(b, params);
+  else
+    print_table(b, params_text);
   free(params_text);
   json_decref(params);
-  free(rates);
-  free(unplaced_rates);
-  free(json_costs);
-  free(json_bytes);
-  dg_context_free(context);
-  return 0;
+}
+
+/* The timed runs, their medians, then the quality figures. 0 or the
+ * failure's code with `err` filled. */
+static int measure(bench *b, dg_error *err) {
+  int rc = time_runs(b, err);
+  if (rc != 0)
+    return rc;
+  summarise_runs(b);
+  return measure_quality(b, err);
+}
+
+int cli_bench(int argc, char **argv) {
+  bench b = {0};
+  dg_error err = {0};
+  int status = parse_args(argc, argv, &b.options);
+  if (status != 0 || b.options.help) {
+    if (b.options.help)
+      usage();
+    return status;
+  }
+  if (cli_build_request(&b.options.request, &b.request) != 0)
+    return CLI_EXIT_USAGE;
+  /* From here on every exit goes through `done`, which frees the bench. */
+  status = CLI_EXIT_FAILURE;
+  if (cli_make_context(&b.options.request, &b.context) != 0)
+    goto done;
+  if (alloc_samples(&b) != 0) {
+    cli_error("out of memory");
+    goto done;
+  }
+  plan_compare(&b);
+  if (measure(&b, &err) != 0) {
+    cli_error("generation failed: %s", err.message);
+    goto done;
+  }
+  print_report(&b);
+  status = 0;
+done:
+  free_bench(&b);
+  return status;
 }

@@ -201,69 +201,115 @@ static void print_timings(const cli_output *out, const cli_output_options *outpu
   fputs(out->timing_count > 0 ? ")\n" : "\n", stderr);
 }
 
-int cli_generate(int argc, char **argv) {
-  cli_request_options options = {0};
+/* The command line of `dungeon generate`. */
+typedef struct generate_options {
+  cli_request_options request;
   cli_output_options output;
-  cli_output_options_init(&output);
-  bool quiet = false, help = false;
+  bool quiet, help;
+} generate_options;
+
+/* Reads the command line into *options. --help does not stop the parse,
+ * so an unknown option after it is still refused. 0 or CLI_EXIT_USAGE (the
+ * message printed). */
+static int parse_args(int argc, char **argv, generate_options *options) {
+  *options = (generate_options){0};
+  cli_output_options_init(&options->output);
   for (int i = 1; i < argc; i++) {
-    int taken = cli_take_request_option(argc, argv, &i, &options);
+    int taken = cli_take_request_option(argc, argv, &i, &options->request);
     if (taken == 0)
-      taken = cli_take_output_option(argc, argv, &i, &output);
+      taken = cli_take_output_option(argc, argv, &i, &options->output);
     if (taken < 0)
       return CLI_EXIT_USAGE;
     if (taken > 0)
       continue;
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      help = true;
+      options->help = true;
     } else if (strcmp(argv[i], "--quiet") == 0) {
-      quiet = true;
+      options->quiet = true;
     } else {
       cli_error("generate: unknown option '%s' (see 'dungeon generate --help')", argv[i]);
       return CLI_EXIT_USAGE;
     }
   }
-  if (help) {
-    usage();
-    const dg_algorithm *algorithm =
-        options.algorithm != NULL ? dg_algorithm_find(options.algorithm) : dg_algorithm_default();
-    if (algorithm == NULL) {
-      cli_error("unknown algorithm '%s' (see 'dungeon algorithms')", options.algorithm);
-      return CLI_EXIT_USAGE;
-    }
-    putchar('\n');
-    cli_print_params(algorithm);
-    return 0;
+  return 0;
+}
+
+/* --help: the usage, then the parameters of the algorithm asked for (or of
+ * the default one). 0 or CLI_EXIT_USAGE for an unknown algorithm, which is
+ * reported after the usage, as it always was. */
+static int print_help(const generate_options *options) {
+  usage();
+  const char *name = options->request.algorithm;
+  const dg_algorithm *algorithm = name != NULL ? dg_algorithm_find(name) : dg_algorithm_default();
+  if (algorithm == NULL) {
+    cli_error("unknown algorithm '%s' (see 'dungeon algorithms')", name);
+    return CLI_EXIT_USAGE;
   }
-  if (cli_check_output_options(&output) != 0)
+  putchar('\n');
+  cli_print_params(algorithm);
+  return 0;
+}
+
+/* Without --seed: a random one, printed on stderr (unless quiet) so that
+ * the level can be made again. 0 or CLI_EXIT_FAILURE (the message
+ * printed). */
+static int ensure_seed(dg_request *request, bool quiet) {
+  if (request->seed_given)
+    return 0;
+  if (random_seed(&request->seed) != 0) {
+    cli_error("cannot read /dev/urandom for a seed; pass --seed");
+    return CLI_EXIT_FAILURE;
+  }
+  request->seed_given = true;
+  if (!quiet)
+    fprintf(stderr, "dungeon: seed %llu\n", (unsigned long long)request->seed);
+  return 0;
+}
+
+/* A failed cli_produce: its message, and the exit code. With --floors,
+ * DG_EINVAL from generation means the set refused the parameters given
+ * (e.g. floors above 1 with params.placement=false): the caller's mistake,
+ * so a usage error; anything else a failure. */
+static int report_failure(int rc, const cli_output *out, const dg_error *err,
+                          const cli_output_options *output) {
+  cli_error("%s%s", out->serialise_failed ? "" : "generation failed: ", err->message);
+  return output->floors > 0 && rc == DG_EINVAL && !out->serialise_failed ? CLI_EXIT_USAGE
+                                                                         : CLI_EXIT_FAILURE;
+}
+
+/* The level on stdout, then the timing line on stderr (before the final
+ * flush, so that the two interleave as they always have). 0 or
+ * CLI_EXIT_FAILURE when stdout cannot be written. */
+static int emit(const cli_output *out, const generate_options *options) {
+  fwrite(out->text, 1, out->length, stdout);
+  if (!options->quiet)
+    print_timings(out, &options->output);
+  return fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
+}
+
+int cli_generate(int argc, char **argv) {
+  generate_options options;
+  int status = parse_args(argc, argv, &options);
+  if (status != 0)
+    return status;
+  if (options.help)
+    return print_help(&options);
+  if (cli_check_output_options(&options.output) != 0)
     return CLI_EXIT_USAGE;
   dg_request request;
-  if (cli_build_request(&options, &request) != 0)
+  if (cli_build_request(&options.request, &request) != 0)
     return CLI_EXIT_USAGE;
-  if (!request.seed_given) {
-    if (random_seed(&request.seed) != 0) {
-      cli_error("cannot read /dev/urandom for a seed; pass --seed");
-      return CLI_EXIT_FAILURE;
-    }
-    request.seed_given = true;
-    if (!quiet)
-      fprintf(stderr, "dungeon: seed %llu\n", (unsigned long long)request.seed);
-  }
+  if ((status = ensure_seed(&request, options.quiet)) != 0)
+    return status;
   dg_context *context = NULL;
-  if (cli_make_context(&options, &context) != 0)
+  if (cli_make_context(&options.request, &context) != 0)
     return CLI_EXIT_FAILURE;
   dg_error err = {0};
   cli_output out;
-  int rc = cli_produce(context, &request, &output, &out, &err);
+  int rc = cli_produce(context, &request, &options.output, &out, &err);
   dg_context_free(context);
-  if (rc != 0) {
-    cli_error("%s%s", out.serialise_failed ? "" : "generation failed: ", err.message);
-    return output.floors > 0 && rc == DG_EINVAL && !out.serialise_failed ? CLI_EXIT_USAGE
-                                                                         : CLI_EXIT_FAILURE;
-  }
-  fwrite(out.text, 1, out.length, stdout);
+  status = rc != 0 ? report_failure(rc, &out, &err, &options.output) : emit(&out, &options);
+  /* The one cleanup: cli_produce leaves out.text NULL when it fails. */
   free(out.text);
-  if (!quiet)
-    print_timings(&out, &output);
-  return fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
+  return status;
 }
