@@ -170,7 +170,10 @@ static int list_walkable(const dg_grid *grid, tracer *t) {
 static void assign_rooms(const dg_level *level, const int *room_of, tracer *t) {
   if (room_of == NULL)
     rooms_from_level(level, t, t->walkable, t->count);
-  for (int k = 0; k < t->count; k++) {
+  /* Read once, here and in the steps below: a store through node_of
+   * could alias t->count, and the compiler would reload it per tile. */
+  const int count = t->count;
+  for (int k = 0; k < count; k++) {
     if (room_of != NULL)
       t->room_of[t->walkable[k]] = room_of[t->unpadded[k]];
     t->node_of[t->walkable[k]] = t->room_of[t->walkable[k]];
@@ -216,7 +219,8 @@ static void fill_blob(tracer *t, long p, int node) {
 /* Junction blobs (three or more walkable neighbours, or wide) and dead ends
  * (at most one) become nodes. */
 static int add_blob_nodes(tracer *t, int width, dg_graph *graph) {
-  for (int k = 0; k < t->count; k++) {
+  const int count = t->count;
+  for (int k = 0; k < count; k++) {
     long p = t->walkable[k];
     if (t->node_of[p] >= 0)
       continue;
@@ -241,7 +245,8 @@ static int add_blob_nodes(tracer *t, int width, dg_graph *graph) {
  * no node gets a node of its own and a loop edge. */
 static int add_chain_edges(tracer *t, int width, dg_graph *graph) {
   const long offsets[4] = {-t->stride, 1, t->stride, -1};
-  for (int k = 0; k < t->count; k++) {
+  const int count = t->count;
+  for (int k = 0; k < count; k++) {
     long p = t->walkable[k];
     if (t->node_of[p] >= 0 || t->seen[p])
       continue;
@@ -276,7 +281,8 @@ static int add_chain_edges(tracer *t, int width, dg_graph *graph) {
 /* Node tiles of different nodes side by side become edges of length 1. */
 static int link_node_tiles(const tracer *t, dg_graph *graph) {
   int first_direct_edge = graph->edge_count;
-  for (int k = 0; k < t->count; k++) {
+  const int count = t->count;
+  for (int k = 0; k < count; k++) {
     long p = t->walkable[k];
     int node = t->node_of[p];
     if (node < 0)
