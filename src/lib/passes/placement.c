@@ -14,6 +14,7 @@
  * the stairs then take a floor tile of their room, never a door. */
 #include "passes/placement.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -561,141 +562,188 @@ static int put_stairs(dg_level *level, const char *kind, place at, int room, int
   return dg_level_add_feature(level, &stairs);
 }
 
-static int place_all(dg_level *level, double fraction, int spawns, int forced_x, int forced_y,
-                     dg_rng *rng, dg_error *err) {
-  dg_graph *graph = &level->graph;
-  dg_placement *pl = &level->placement;
-  int entrance = -1; /* the entrance's graph node */
-  place up = {0};    /* where the stairs up go */
-  if (forced_x >= 0) {
-    pl->stairs_forced = true;
-    if (level->has_grid) {
-      if (!dg_grid_contains(&level->grid, forced_x, forced_y))
-        return dg_error_set(err, DG_EUNSAT, "params.stairs_up_x",
-                            "params.stairs_up_x/y (%d, %d) lie outside this level's %dx%d map",
-                            forced_x, forced_y, level->grid.width, level->grid.height);
-      int rc = force_entrance(level, forced_x, forced_y, &entrance);
-      if (rc != 0)
-        return dg_error_set(err, rc, "params.stairs_up_x",
-                            "cannot join the stairs up to the level: %s", dg_strerror(rc));
-      up = (place){forced_x, forced_y, true};
-    } else {
-      entrance = node_near(level, forced_x, forced_y);
-      up = (place){forced_x, forced_y, true};
-    }
+/* The pass's state while it places: the graph distances (one block holding
+ * from_entrance, to_exit and ranks, n entries each) and the choices so far. */
+typedef struct placing {
+  dg_level *level;
+  dg_rng *rng;
+  graph_walk walk;
+  void *block;
+  long *from_entrance, *to_exit;
+  room_rank *ranks;
+  int entrance, exit; /* graph nodes, -1 before they are chosen */
+  place up, down;     /* where the stairs go */
+  long farthest;      /* the farthest reachable room's distance */
+} placing;
+
+/* Stairs up at (x, y) as the request forces them: on grid levels joined to
+ * the level, without a grid at the nearest node. */
+static int force_up(placing *p, int x, int y, dg_error *err) {
+  dg_level *level = p->level;
+  level->placement.stairs_forced = true;
+  if (level->has_grid) {
+    if (!dg_grid_contains(&level->grid, x, y))
+      return dg_error_set(err, DG_EUNSAT, "params.stairs_up_x",
+                          "params.stairs_up_x/y (%d, %d) lie outside this level's %dx%d map", x, y,
+                          level->grid.width, level->grid.height);
+    int rc = force_entrance(level, x, y, &p->entrance);
+    if (rc != 0)
+      return dg_error_set(err, rc, "params.stairs_up_x",
+                          "cannot join the stairs up to the level: %s", dg_strerror(rc));
+  } else {
+    p->entrance = node_near(level, x, y);
   }
-  int n = graph->node_count, rooms = 0;
-  for (int i = 0; i < n; i++)
-    rooms += graph->nodes[i].room >= 0;
-  if (rooms == 0 || (entrance < 0 && forced_x >= 0))
+  p->up = (place){x, y, true};
+  return 0;
+}
+
+/* The node of the k-th room node (0 <= k < the number of room nodes). */
+static int nth_room_node(const dg_graph *graph, int k) {
+  for (int i = 0; i < graph->node_count; i++)
+    if (graph->nodes[i].room >= 0 && k-- == 0)
+      return i;
+  return -1;
+}
+
+/* A random room with a floor tile to stand on for the stairs up; by
+ * preference one whose rectangle also holds the spawns (authored levels
+ * have 1x1 shims). */
+static int choose_up(placing *p, int rooms, int spawns, dg_error *err) {
+  const dg_graph *graph = &p->level->graph;
+  int pick = (int)dg_rng_below(p->rng, (uint32_t)rooms);
+  for (int pass = 0; pass < 2 && !p->up.set; pass++)
+    for (int tried = 0; tried < rooms && !p->up.set; tried++) {
+      int node = nth_room_node(graph, (pick + tried) % rooms);
+      assert(node >= 0); /* the index is below `rooms`, the room node count */
+      const dg_room *room = &p->level->rooms[graph->nodes[node].room];
+      if (pass == 0 && (long)room->width * room->height < (long)spawns + 2)
+        continue;
+      p->up = room_place(p->level, graph->nodes[node].room, node, (place){0}, p->rng);
+      p->entrance = node;
+    }
+  if (!p->up.set)
     return dg_error_set(err, DG_EUNSAT, "params.placement",
-                        "the level has no room for the stairs; set params.placement to false");
-  /* One block: distances from the entrance and to the exit, room ranks. */
-  void *block = malloc((size_t)n * (2 * sizeof(long) + sizeof(room_rank)));
-  if (block == NULL)
-    return DG_ENOMEM;
-  long *from_entrance = block, *to_exit = from_entrance + n;
-  room_rank *ranks = (room_rank *)(to_exit + n);
-  graph_walk walk = {0};
-  int rc = 0;
-  if (entrance < 0) {
-    /* A random room with a floor tile to stand on; by preference one whose
-     * rectangle also holds the spawns (authored levels have 1x1 shims). */
-    int pick = (int)dg_rng_below(rng, (uint32_t)rooms);
-    for (int pass = 0; pass < 2 && !up.set; pass++)
-      for (int tried = 0; tried < rooms && !up.set; tried++) {
-        int node = -1;
-        for (int i = 0, k = (pick + tried) % rooms; i < n && node < 0; i++)
-          if (graph->nodes[i].room >= 0 && k-- == 0)
-            node = i;
-        const dg_room *room = &level->rooms[graph->nodes[node].room];
-        if (pass == 0 && (long)room->width * room->height < (long)spawns + 2)
-          continue;
-        up = room_place(level, graph->nodes[node].room, node, (place){0}, rng);
-        entrance = node;
-      }
-    if (!up.set) {
-      rc = dg_error_set(err, DG_EUNSAT, "params.placement",
                         "no room has a floor tile for the stairs; set params.placement to false");
-      goto done;
-    }
-  }
-  if ((rc = graph_walk_init(&walk, graph)) != 0 ||
-      (rc = graph_distances(&walk, graph, entrance, from_entrance)) != 0)
-    goto done;
-  /* Exit: uniformly among the other reachable rooms at least `fraction` of
-   * the farthest one's distance away (the farthest always qualifies). */
-  long farthest = -1;
+  return 0;
+}
+
+/* A room node other than the entrance, reachable, at least `threshold`
+ * away: a candidate for the exit. */
+static bool exit_candidate(const placing *p, int i, long threshold) {
+  return i != p->entrance && p->level->graph.nodes[i].room >= 0 &&
+         p->from_entrance[i] != LONG_MAX && p->from_entrance[i] >= threshold;
+}
+
+/* Exit: uniformly among the other reachable rooms at least `fraction` of
+ * the farthest one's distance away (the farthest always qualifies); with
+ * no other room to go to (a one-room level), the entrance's room. */
+static int choose_down(placing *p, double fraction, dg_error *err) {
+  const dg_graph *graph = &p->level->graph;
+  int n = graph->node_count;
+  p->farthest = -1;
   for (int i = 0; i < n; i++)
-    if (i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
-        from_entrance[i] > farthest)
-      farthest = from_entrance[i];
-  long threshold = farthest >= 0 ? (long)ceil(dg_fp_mul(fraction, (double)farthest) - 1e-9) : 0;
+    if (exit_candidate(p, i, 0) && p->from_entrance[i] > p->farthest)
+      p->farthest = p->from_entrance[i];
+  long threshold =
+      p->farthest >= 0 ? (long)ceil(dg_fp_mul(fraction, (double)p->farthest) - 1e-9) : 0;
   int candidates = 0;
   for (int i = 0; i < n; i++)
-    candidates += i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
-                  from_entrance[i] >= threshold;
-  int exit = entrance;
-  place down = {0};
+    candidates += exit_candidate(p, i, threshold);
+  p->exit = p->entrance;
   if (candidates > 0) {
-    int pick = (int)dg_rng_below(rng, (uint32_t)candidates);
-    for (int tried = 0; tried < candidates && !down.set; tried++) {
-      exit = -1;
-      for (int i = 0, k = pick; i < n && exit < 0; i++)
-        if (i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX &&
-            from_entrance[i] >= threshold && k-- == 0)
-          exit = i;
-      down = room_place(level, graph->nodes[exit].room, exit, up, rng);
+    int pick = (int)dg_rng_below(p->rng, (uint32_t)candidates);
+    for (int tried = 0; tried < candidates && !p->down.set; tried++) {
+      p->exit = -1;
+      for (int i = 0, k = pick; i < n && p->exit < 0; i++)
+        if (exit_candidate(p, i, threshold) && k-- == 0)
+          p->exit = i;
+      assert(p->exit >= 0); /* pick < candidates, the number that qualify */
+      p->down = room_place(p->level, graph->nodes[p->exit].room, p->exit, p->up, p->rng);
       pick = (pick + 1) % candidates;
     }
   }
-  if (!down.set) {
-    /* No other room to go to (a one-room level): the entrance's room. */
-    exit = entrance;
-    farthest = 0;
-    if (graph->nodes[entrance].room >= 0)
-      down = room_place(level, graph->nodes[entrance].room, entrance, up, rng);
-    if (!down.set)
-      down = any_free_place(level, up);
-    if (!down.set) {
-      rc = dg_error_set(err, DG_EUNSAT, "params.placement",
+  if (p->down.set)
+    return 0;
+  p->exit = p->entrance;
+  p->farthest = 0;
+  if (graph->nodes[p->entrance].room >= 0)
+    p->down = room_place(p->level, graph->nodes[p->entrance].room, p->entrance, p->up, p->rng);
+  if (!p->down.set)
+    p->down = any_free_place(p->level, p->up);
+  if (!p->down.set)
+    return dg_error_set(err, DG_EUNSAT, "params.placement",
                         "the level has no second place for the stairs down; set "
                         "params.placement to false");
-      goto done;
-    }
+  return 0;
+}
+
+/* Spawns: the entrance's room first (it is off by 0, and the stairs are
+ * there), then, if it is full, rooms whose distance to the exit is closest
+ * to the entrance's. */
+static int place_spawns(placing *p, int spawns) {
+  dg_level *level = p->level;
+  const dg_graph *graph = &level->graph;
+  int rc = graph_distances(&p->walk, graph, p->exit, p->to_exit);
+  if (rc != 0)
+    return rc;
+  place taken[2] = {p->up, p->down};
+  long target = p->to_exit[p->entrance];
+  if (graph->nodes[p->entrance].room >= 0)
+    rc = spawn_in_room(level, graph->nodes[p->entrance].room, (int)target, p->up.x, p->up.y, taken,
+                       2, spawns);
+  int ranked = 0;
+  for (int i = 0; i < graph->node_count && level->placement.spawns_placed < spawns; i++)
+    if (i != p->entrance && graph->nodes[i].room >= 0 && p->from_entrance[i] != LONG_MAX)
+      p->ranks[ranked++] = (room_rank){labs(p->to_exit[i] - target), p->from_entrance[i], i};
+  qsort(p->ranks, (size_t)ranked, sizeof *p->ranks, by_rank);
+  for (int r = 0; r < ranked && level->placement.spawns_placed < spawns && rc == 0; r++) {
+    const dg_node *node = &graph->nodes[p->ranks[r].node];
+    rc = spawn_in_room(level, node->room, (int)p->to_exit[p->ranks[r].node], node->x, node->y,
+                       taken, 2, spawns);
   }
-  pl->entrance_to_exit = (int)from_entrance[exit];
-  pl->farthest = (int)farthest;
-  /* Forced stairs name a room only when they stand in it. */
-  int up_room = pl->stairs_forced ? room_at(level, up.x, up.y) : graph->nodes[entrance].room;
-  if ((rc = put_stairs(level, "stairs_up", up, up_room, pl->entrance_to_exit)) != 0 ||
-      (rc = put_stairs(level, "stairs_down", down, graph->nodes[exit].room, 0)) != 0)
+  return rc;
+}
+
+static int place_all(dg_level *level, double fraction, int spawns, int forced_x, int forced_y,
+                     dg_rng *rng, dg_error *err) {
+  const dg_graph *graph = &level->graph;
+  dg_placement *pl = &level->placement;
+  placing p = {.level = level, .rng = rng, .entrance = -1, .exit = -1};
+  int rc = 0;
+  if (forced_x >= 0 && (rc = force_up(&p, forced_x, forced_y, err)) != 0)
     goto done;
-  if (spawns > 0) {
-    if ((rc = graph_distances(&walk, graph, exit, to_exit)) != 0)
-      goto done;
-    /* The entrance's room first (it is off by 0, and the stairs are
-     * there), then, if it is full, rooms whose distance to the exit is
-     * closest to the entrance's. */
-    place taken[2] = {up, down};
-    long target = to_exit[entrance];
-    if (graph->nodes[entrance].room >= 0)
-      rc = spawn_in_room(level, graph->nodes[entrance].room, (int)target, up.x, up.y, taken, 2,
-                         spawns);
-    int ranked = 0;
-    for (int i = 0; i < n && pl->spawns_placed < spawns; i++)
-      if (i != entrance && graph->nodes[i].room >= 0 && from_entrance[i] != LONG_MAX)
-        ranks[ranked++] = (room_rank){labs(to_exit[i] - target), from_entrance[i], i};
-    qsort(ranks, (size_t)ranked, sizeof *ranks, by_rank);
-    for (int r = 0; r < ranked && pl->spawns_placed < spawns && rc == 0; r++) {
-      const dg_node *node = &graph->nodes[ranks[r].node];
-      rc = spawn_in_room(level, node->room, (int)to_exit[ranks[r].node], node->x, node->y, taken, 2,
-                         spawns);
-    }
+  int n = graph->node_count, rooms = 0;
+  for (int i = 0; i < n; i++)
+    rooms += graph->nodes[i].room >= 0;
+  if (rooms == 0 || (p.entrance < 0 && forced_x >= 0)) {
+    rc = dg_error_set(err, DG_EUNSAT, "params.placement",
+                      "the level has no room for the stairs; set params.placement to false");
+    goto done;
   }
+  if ((p.block = malloc((size_t)n * (2 * sizeof(long) + sizeof(room_rank)))) == NULL) {
+    rc = DG_ENOMEM;
+    goto done;
+  }
+  p.from_entrance = p.block;
+  p.to_exit = p.from_entrance + n;
+  p.ranks = (room_rank *)(p.to_exit + n);
+  if ((p.entrance < 0 && (rc = choose_up(&p, rooms, spawns, err)) != 0) ||
+      (rc = graph_walk_init(&p.walk, graph)) != 0 ||
+      (rc = graph_distances(&p.walk, graph, p.entrance, p.from_entrance)) != 0 ||
+      (rc = choose_down(&p, fraction, err)) != 0)
+    goto done;
+  pl->entrance_to_exit = (int)p.from_entrance[p.exit];
+  pl->farthest = (int)p.farthest;
+  /* Forced stairs name a room only when they stand in it. */
+  int up_room = pl->stairs_forced ? room_at(level, p.up.x, p.up.y) : graph->nodes[p.entrance].room;
+  if ((rc = put_stairs(level, "stairs_up", p.up, up_room, pl->entrance_to_exit)) != 0 ||
+      (rc = put_stairs(level, "stairs_down", p.down, graph->nodes[p.exit].room, 0)) != 0)
+    goto done;
+  if (spawns > 0)
+    rc = place_spawns(&p, spawns);
 done:
-  graph_walk_close(&walk);
-  free(block);
+  graph_walk_close(&p.walk);
+  free(p.block);
   return rc;
 }
 

@@ -13,6 +13,7 @@
 
 #include "passes/metrics_internal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,9 @@ typedef struct tracer {
   int *room_of;  /* room index or -1 */
   uint8_t *seen; /* chain tiles already walked */
   int *queue;    /* flood-fill queue */
+  int *walkable; /* padded index of each walkable tile, reading order */
+  int *unpadded; /* the same tiles as y * width + x */
+  int count;     /* walkable tiles listed */
 } tracer;
 
 static inline int degree(const tracer *t, long p) {
@@ -133,34 +137,14 @@ static int count_walkable(const dg_grid *grid) {
   return count;
 }
 
-/* The trace into `graph` (cleared first); the grid part of the metrics into
- * *grid_part unless NULL. */
-static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph,
-                      dg_metrics *grid_part) {
-  const dg_grid *grid = &level->grid;
-  int width = grid->width, height = grid->height;
-  tracer t = {.stride = width + 2, .padded = (long)(width + 2) * (height + 2)};
-  int rc = DG_ENOMEM;
-  /* Lists as long as the walkable tiles, not the map: metrics trace every
-   * grid level, and a 1000x1000 map is mostly stone. The list slot after
-   * the last is written by the branch-free loop below, hence + 1. */
-  int walkable_count = count_walkable(grid);
-  int *walkable = malloc(((size_t)walkable_count + 1) * sizeof *walkable); /* padded index */
-  int *unpadded = malloc(((size_t)walkable_count + 1) * sizeof *unpadded); /* y * width + x */
-  t.walk = calloc((size_t)t.padded, 1);
-  t.seen = calloc((size_t)t.padded, 1);
-  t.node_of = malloc((size_t)t.padded * sizeof *t.node_of);
-  t.room_of = malloc((size_t)t.padded * sizeof *t.room_of);
-  if (t.walk == NULL || t.seen == NULL || t.node_of == NULL || t.room_of == NULL ||
-      walkable == NULL || unpadded == NULL)
-    goto done;
-  /* Most tiles are stone: every later pass visits only the walkable list.
-   * node_of and room_of are defined on walkable tiles only; every read of a
-   * neighbour checks walk first. */
-  int count = 0;
-  for (int y = 0; y < height; y++) {
+/* Marks t->walk and lists the walkable tiles (padded index into t->walkable,
+ * y * width + x into t->unpadded); returns how many. Most tiles are stone:
+ * every later step visits only this list. */
+static int list_walkable(const dg_grid *grid, tracer *t) {
+  int width = grid->width, count = 0;
+  for (int y = 0; y < grid->height; y++) {
     const uint8_t *row = grid->tiles + (long)y * width;
-    long base = (long)(y + 1) * t.stride + 1;
+    long base = (long)(y + 1) * t->stride + 1;
     /* Branch-free: the list slot is always written, and kept only when
      * the tile is walkable (the branch mispredicted on every corridor). */
     for (int x = 0; x < width; x++) {
@@ -171,122 +155,194 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
         continue;
       }
       int walkable_here = dg_tile_walkable((dg_tile)row[x]);
-      t.walk[base + x] = (uint8_t)walkable_here;
-      walkable[count] = (int)(base + x);
-      unpadded[count] = y * width + x;
+      t->walk[base + x] = (uint8_t)walkable_here;
+      t->walkable[count] = (int)(base + x);
+      t->unpadded[count] = y * width + x;
       count += walkable_here;
     }
   }
+  return count;
+}
+
+/* t->room_of and t->node_of on the walkable tiles: rooms are the first
+ * nodes. node_of and room_of are defined on walkable tiles only; every read
+ * of a neighbour checks walk first. */
+static void assign_rooms(const dg_level *level, const int *room_of, tracer *t) {
   if (room_of == NULL)
-    rooms_from_level(level, &t, walkable, count);
+    rooms_from_level(level, t, t->walkable, t->count);
+  /* Read once, here and in the steps below: a store through node_of
+   * could alias t->count, and the compiler would reload it per tile. */
+  const int count = t->count;
   for (int k = 0; k < count; k++) {
     if (room_of != NULL)
-      t.room_of[walkable[k]] = room_of[unpadded[k]];
-    t.node_of[walkable[k]] = t.room_of[walkable[k]];
+      t->room_of[t->walkable[k]] = room_of[t->unpadded[k]];
+    t->node_of[t->walkable[k]] = t->room_of[t->walkable[k]];
   }
+}
 
-  dg_graph_clear(graph);
+/* One "room" node per room, in room order, so that node r is room r. */
+static int add_room_nodes(const dg_level *level, dg_graph *graph) {
   for (int r = 0; r < level->room_count; r++) {
     const dg_room *room = &level->rooms[r];
     if (dg_graph_add_node(graph, "room", room->x + room->width / 2, room->y + room->height / 2, r,
                           NULL) != 0)
-      goto done;
+      return DG_ENOMEM;
+    /* The label copy below relies on node r being room r. */
+    assert(graph->node_count == r + 1);
     memcpy(graph->nodes[r].label, room->label, DG_LABEL_MAX);
   }
+  return 0;
+}
 
-  /* Junction blobs (three or more walkable neighbours) and dead ends (at
-   * most one). */
-  t.queue = malloc((size_t)count * sizeof *t.queue + 1);
-  if (t.queue == NULL)
-    goto done;
-  const long offsets[4] = {-t.stride, 1, t.stride, -1};
-  for (int k = 0; k < count; k++) {
-    long p = walkable[k];
-    if (t.node_of[p] >= 0)
-      continue;
-    int x = unpadded[k] % width, y = unpadded[k] / width;
-    int deg = degree(&t, p);
-    if (deg <= 1) {
-      if (dg_graph_add_node(graph, "dead_end", x, y, -1, &t.node_of[p]) != 0)
-        goto done;
-      continue;
-    }
-    if (!blob_tile(&t, p))
-      continue;
-    int node;
-    if (dg_graph_add_node(graph, "junction", x, y, -1, &node) != 0)
-      goto done;
-    int head = 0, tail = 0;
-    t.node_of[p] = node;
-    t.queue[tail++] = (int)p;
-    while (head < tail) {
-      long c = t.queue[head++];
-      for (int d = 0; d < 4; d++) {
-        long n = c + offsets[d];
-        if (blob_tile(&t, n) && t.node_of[n] < 0) {
-          t.node_of[n] = node;
-          t.queue[tail++] = (int)n;
-        }
+/* Gives every tile of the junction blob around `p` the node `node`
+ * (breadth first through t->queue). */
+static void fill_blob(tracer *t, long p, int node) {
+  const long offsets[4] = {-t->stride, 1, t->stride, -1};
+  int head = 0, tail = 0;
+  t->node_of[p] = node;
+  t->queue[tail++] = (int)p;
+  while (head < tail) {
+    long c = t->queue[head++];
+    for (int d = 0; d < 4; d++) {
+      long n = c + offsets[d];
+      if (blob_tile(t, n) && t->node_of[n] < 0) {
+        t->node_of[n] = node;
+        t->queue[tail++] = (int)n;
       }
     }
   }
+  /* Each walkable tile enters the queue at most once (its node_of is set
+   * as it does), so the queue of t->count slots never overflows. */
+  assert(tail <= t->count);
+}
 
-  /* Chains of two-neighbour tiles between nodes. */
+/* Junction blobs (three or more walkable neighbours, or wide) and dead ends
+ * (at most one) become nodes. */
+static int add_blob_nodes(tracer *t, int width, dg_graph *graph) {
+  const int count = t->count;
   for (int k = 0; k < count; k++) {
-    long p = walkable[k];
-    if (t.node_of[p] >= 0 || t.seen[p])
+    long p = t->walkable[k];
+    if (t->node_of[p] >= 0)
+      continue;
+    int x = t->unpadded[k] % width, y = t->unpadded[k] / width;
+    int deg = degree(t, p);
+    if (deg <= 1) {
+      if (dg_graph_add_node(graph, "dead_end", x, y, -1, &t->node_of[p]) != 0)
+        return DG_ENOMEM;
+      continue;
+    }
+    if (!blob_tile(t, p))
+      continue;
+    int node;
+    if (dg_graph_add_node(graph, "junction", x, y, -1, &node) != 0)
+      return DG_ENOMEM;
+    fill_blob(t, p, node);
+  }
+  return 0;
+}
+
+/* Chains of two-neighbour tiles between nodes become edges; a ring touching
+ * no node gets a node of its own and a loop edge. */
+static int add_chain_edges(tracer *t, int width, dg_graph *graph) {
+  const long offsets[4] = {-t->stride, 1, t->stride, -1};
+  const int count = t->count;
+  for (int k = 0; k < count; k++) {
+    long p = t->walkable[k];
+    if (t->node_of[p] >= 0 || t->seen[p])
       continue;
     long ends[2];
     int found = 0;
     for (int d = 0; d < 4 && found < 2; d++)
-      if (t.walk[p + offsets[d]])
+      if (t->walk[p + offsets[d]])
         ends[found++] = p + offsets[d];
-    t.seen[p] = 1;
+    /* A tile left without a node is open and neither a dead end nor a
+     * blob tile: exactly two walkable neighbours. */
+    assert(found == 2);
+    t->seen[p] = 1;
     int tiles = 1;
-    int a = walk_chain(&t, p, p, ends[0], &tiles);
+    int a = walk_chain(t, p, p, ends[0], &tiles);
     if (a == CHAIN_RING) {
-      /* A closed ring touching nothing: give it a node and a loop edge. */
       int node;
-      if (dg_graph_add_node(graph, "junction", unpadded[k] % width, unpadded[k] / width, -1,
+      if (dg_graph_add_node(graph, "junction", t->unpadded[k] % width, t->unpadded[k] / width, -1,
                             &node) != 0 ||
           dg_graph_add_edge(graph, node, node, "corridor", tiles) != 0)
-        goto done;
+        return DG_ENOMEM;
       continue;
     }
-    int b = walk_chain(&t, p, p, ends[1], &tiles);
-    if (a < 0 || b < 0) {
-      rc = DG_EINTERNAL;
-      goto done;
-    }
+    int b = walk_chain(t, p, p, ends[1], &tiles);
+    if (a < 0 || b < 0)
+      return DG_EINTERNAL;
     if (dg_graph_add_edge(graph, a, b, "corridor", tiles + 1) != 0)
-      goto done;
+      return DG_ENOMEM;
   }
+  return 0;
+}
 
-  /* Node tiles of different nodes side by side. */
+/* Node tiles of different nodes side by side become edges of length 1. */
+static int link_node_tiles(const tracer *t, dg_graph *graph) {
   int first_direct_edge = graph->edge_count;
+  const int count = t->count;
   for (int k = 0; k < count; k++) {
-    long p = walkable[k];
-    int node = t.node_of[p];
+    long p = t->walkable[k];
+    int node = t->node_of[p];
     if (node < 0)
       continue;
-    int east = t.walk[p + 1] ? t.node_of[p + 1] : -1;
-    int south = t.walk[p + t.stride] ? t.node_of[p + t.stride] : -1;
+    int east = t->walk[p + 1] ? t->node_of[p + 1] : -1;
+    int south = t->walk[p + t->stride] ? t->node_of[p + t->stride] : -1;
     if (east >= 0 && east != node && link_adjacent(graph, node, east, first_direct_edge) != 0)
-      goto done;
+      return DG_ENOMEM;
     if (south >= 0 && south != node && link_adjacent(graph, node, south, first_direct_edge) != 0)
-      goto done;
+      return DG_ENOMEM;
   }
+  return 0;
+}
+
+/* The trace into `graph` (cleared first); the grid part of the metrics into
+ * *grid_part unless NULL. */
+static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph,
+                      dg_metrics *grid_part) {
+  const dg_grid *grid = &level->grid;
+  tracer t = {.stride = grid->width + 2, .padded = (long)(grid->width + 2) * (grid->height + 2)};
+  int rc = DG_ENOMEM;
+  /* Lists as long as the walkable tiles, not the map: metrics trace every
+   * grid level, and a 1000x1000 map is mostly stone. The list slot after
+   * the last is written by the branch-free loop in list_walkable, hence + 1. */
+  int walkable_count = count_walkable(grid);
+  t.walkable = malloc(((size_t)walkable_count + 1) * sizeof *t.walkable);
+  t.unpadded = malloc(((size_t)walkable_count + 1) * sizeof *t.unpadded);
+  t.walk = calloc((size_t)t.padded, 1);
+  t.seen = calloc((size_t)t.padded, 1);
+  t.node_of = malloc((size_t)t.padded * sizeof *t.node_of);
+  t.room_of = malloc((size_t)t.padded * sizeof *t.room_of);
+  if (t.walk == NULL || t.seen == NULL || t.node_of == NULL || t.room_of == NULL ||
+      t.walkable == NULL || t.unpadded == NULL)
+    goto done;
+  t.count = list_walkable(grid, &t);
+  /* Both scans use the same test per tile, so the lists are exactly full. */
+  assert(t.count == walkable_count);
+  assign_rooms(level, room_of, &t);
+  dg_graph_clear(graph);
+  if ((rc = add_room_nodes(level, graph)) != 0)
+    goto done;
+  rc = DG_ENOMEM;
+  t.queue = malloc((size_t)t.count * sizeof *t.queue + 1);
+  if (t.queue == NULL)
+    goto done;
+  if ((rc = add_blob_nodes(&t, grid->width, graph)) != 0 ||
+      (rc = add_chain_edges(&t, grid->width, graph)) != 0 || (rc = link_node_tiles(&t, graph)) != 0)
+    goto done;
   /* The metrics' grid part needs exactly this scan: do it now, once. */
-  rc = grid_part != NULL ? dg_grid_metrics_scan(level, t.walk, t.stride, walkable, count, grid_part)
-                         : 0;
+  rc = grid_part != NULL
+           ? dg_grid_metrics_scan(level, t.walk, t.stride, t.walkable, t.count, grid_part)
+           : 0;
 done:
   free(t.walk);
   free(t.seen);
   free(t.node_of);
   free(t.room_of);
   free(t.queue);
-  free(walkable);
-  free(unpadded);
+  free(t.walkable);
+  free(t.unpadded);
   return rc;
 }
 
