@@ -92,6 +92,18 @@ def spread(values):
             "q1": q1, "q3": q3}
 
 
+def significant(value, digits=4):
+    """`value` rounded to `digits` significant figures: a rate of 14.43
+    levels/s keeps its precision as well as one of 44,310, so a ratio
+    recomputed from two reported rates agrees with the reported ratio."""
+    return float(f"{value:.{digits}g}")
+
+
+def rate_text(value):
+    """A rate for a table: whole numbers from 100 up, three figures below."""
+    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
 class Daemon:
     """A dungeond of one build on a free loopback port, run from the
     repository root (default config, its log on stderr to a file)."""

@@ -135,8 +135,8 @@ def summarise(args, rates, details):
         if clock == "thread_cpu":
             unit = "levels/cpu-s"
         row = {"name": name, "unit": unit, "clock": clock,
-               "a_median": round(benchlib.spread(a)["median"], 1),
-               "b_median": round(benchlib.spread(b)["median"], 1),
+               "a_median": benchlib.significant(benchlib.spread(a)["median"]),
+               "b_median": benchlib.significant(benchlib.spread(b)["median"]),
                "ratio_median": round(s["median"], 3), "ratio_min": round(s["min"], 3),
                "ratio_max": round(s["max"], 3), "ratio_q1": round(s["q1"], 3),
                "ratio_q3": round(s["q3"], 3), "ratios": [round(x, 3) for x in ratios],
@@ -156,7 +156,7 @@ def summarise(args, rates, details):
 def print_table(result):
     lines = benchlib.table(
         ["row", "unit", "A median", "B median", "B/A", "min-max", "IQR", ""],
-        [[r["name"], r["unit"], f"{r['a_median']:.0f}", f"{r['b_median']:.0f}",
+        [[r["name"], r["unit"], benchlib.rate_text(r["a_median"]), benchlib.rate_text(r["b_median"]),
           f"{r['ratio_median']:.3f}", f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}",
           f"{r['ratio_q1']:.2f}-{r['ratio_q3']:.2f}", "SLOWER" if r["flagged"] else ""]
          for r in result["rows"]])

@@ -221,8 +221,10 @@ def rows_of(figures, pairs, labels, unit, extra_name):
         ratios = [a[0] / b[0] for a, b in zip(figures[ours], figures[peer])]
         s = benchlib.spread(ratios)
         row = {"ours": labels[ours], "peer": labels[peer], "unit": unit,
-               "ours_median": round(benchlib.spread([f[0] for f in figures[ours]])["median"], 1),
-               "peer_median": round(benchlib.spread([f[0] for f in figures[peer]])["median"], 1),
+               "ours_median": benchlib.significant(
+                   benchlib.spread([f[0] for f in figures[ours]])["median"]),
+               "peer_median": benchlib.significant(
+                   benchlib.spread([f[0] for f in figures[peer]])["median"]),
                "ratio_median": round(s["median"], 3), "ratio_min": round(s["min"], 3),
                "ratio_max": round(s["max"], 3), "ratios": [round(x, 3) for x in ratios]}
         for side, key in (("ours", ours), ("peer", peer)):
