@@ -15,6 +15,11 @@
 #include "model/params_internal.h"
 
 const char *const dg_key_kind_choices[] = {"reusable", "consumable", NULL};
+const char *const dg_pacing_choices[] = {"flat", "linear", "s_curve", "exponential", NULL};
+
+bool dg_population_wanted(const dg_algorithm *algorithm, const dg_params *params) {
+  return dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_POPULATION));
+}
 
 bool dg_progression_wanted(const dg_algorithm *algorithm, const dg_params *params) {
   return dg_param_int(params, dg_common_param(algorithm, DG_COMMON_LOCKS)) > 0 ||
@@ -22,10 +27,16 @@ bool dg_progression_wanted(const dg_algorithm *algorithm, const dg_params *param
 }
 
 bool dg_param_listed(const dg_algorithm *algorithm, const dg_params *params, int index) {
-  int first = dg_common_param(algorithm, DG_COMMON_PROGRESSION_FIRST);
-  if (index < first)
+  int progression = dg_common_param(algorithm, DG_COMMON_PROGRESSION_FIRST);
+  int population = dg_common_param(algorithm, DG_COMMON_POPULATION_FIRST);
+  if (index < progression)
     return true;
-  for (int i = first; i < algorithm->param_count; i++)
+  /* A group is listed whole as soon as one of its members is not at its
+   * default: each pass's parameters stay out of the bytes of levels that
+   * do not use that pass. */
+  int first = index < population ? progression : population;
+  int end = index < population ? population : algorithm->param_count;
+  for (int i = first; i < end; i++)
     if (params->number[i] != algorithm->params[i].default_value)
       return true;
   return false;
