@@ -29,12 +29,16 @@
 
 #define ONE 65536 /* 1.0 in the Q16 fixed point of progress and curves */
 
-/* 2^(4t) - 1 over 15, for t = 0, 1/16, ..., 1, in Q16: the exponential
- * pacing, interpolated linearly between entries. round(65536 * (2^(i/4) -
- * 1) / 15). */
-static const int32_t exponential_q16[17] = {0,     826,   1810,  2980,  4369,  6022,
-                                            7988,  10324, 13107, 16415, 20348, 25025,
-                                            30583, 37198, 45062, 54414, 65536};
+/* 2^(4t) - 1 over 15, for t = 0, 1/64, ..., 1, in Q16: the exponential
+ * pacing, interpolated linearly between entries (within a quarter of a
+ * point of the curve at difficulty 100). round(65536 * (2^(i/16) - 1) /
+ * 15). */
+static const int32_t exponential_q16[65] = {
+    0,     193,   395,   606,   827,   1057,  1297,  1548,  1810,  2083,  2369,  2667,  2979,
+    3304,  3644,  3999,  4369,  4756,  5160,  5582,  6022,  6482,  6963,  7465,  7989,  8536,
+    9107,  9704,  10327, 10977, 11657, 12366, 13107, 13881, 14689, 15533, 16414, 17334, 18295,
+    19298, 20346, 21440, 22583, 23776, 25022, 26324, 27683, 29102, 30583, 32131, 33747, 35434,
+    37197, 39037, 40959, 42966, 45061, 47250, 49535, 51922, 54414, 57016, 59734, 62572, 65536};
 
 /* The pacing curve at progress `t` (Q16, 0..ONE), in Q16. */
 static int64_t pace(int pacing, int64_t t) {
@@ -46,9 +50,9 @@ static int64_t pace(int pacing, int64_t t) {
     return t2 * (3 * ONE - 2 * t) / ONE;
   }
   case DG_PACING_EXPONENTIAL: {
-    int64_t at = t * 16, i = at / ONE, f = at % ONE;
-    if (i >= 16)
-      return exponential_q16[16];
+    int64_t at = t * 64, i = at / ONE, f = at % ONE;
+    if (i >= 64)
+      return exponential_q16[64];
     return exponential_q16[i] + (exponential_q16[i + 1] - exponential_q16[i]) * f / ONE;
   }
   default: return t; /* linear */
