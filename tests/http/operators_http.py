@@ -12,6 +12,7 @@ listens on 127.0.0.1 and every wait is bounded.
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -275,10 +276,43 @@ def _():
     check("forwarded_for" not in lines["/v1/e"], f"no header: {lines['/v1/e']}")
 
 
-@test("trusted_proxies refused at load when not IPv4 addresses")
+@test("trusted_proxies over IPv6: a proxy on ::1 (or an IPv6 network) is believed, its IPv6 hops checked too")
+def _():
+    try:
+        socket.create_server(("::1", 0), family=socket.AF_INET6).close()
+    except OSError as e:
+        raise harness.SkipTest(f"no IPv6 loopback here: {e}")
+    # ::1 trusted, and the documentation network 2001:db8:1::/48 (a second
+    # proxy hop); 2001:db8:2::7 is outside it, so it is the client.
+    d = harness.Daemon(extra={"trusted_proxies": ["::1", "2001:db8:1::/48"]}, host="::1")
+    cases = {"/v1/a": ("198.51.100.7", "198.51.100.7"),
+             "/v1/b": ("2001:db8:2::7, 2001:db8:1::9", "2001:db8:2::7"),
+             "/v1/c": ("2001:db8:1::9", "2001:db8:1::9")}
+    try:
+        for path, (header, _) in cases.items():
+            d.request("GET", path, headers={"X-Forwarded-For": header})
+    finally:
+        stopped_clean(d)
+    lines = {l.get("path"): l for l in json_lines(d) if "path" in l}
+    for path, (header, expected) in cases.items():
+        check(lines[path]["peer"].startswith("[::1]:"), f"peer {lines[path]}")
+        got = lines[path].get("forwarded_for")
+        check(got == expected, f"{header!r}: forwarded_for {got!r}, expected {expected!r}")
+    # Not trusted: an IPv4-only list does not believe a peer on ::1.
+    d = harness.Daemon(extra={"trusted_proxies": ["127.0.0.1"]}, host="::1")
+    try:
+        d.request("GET", "/v1/d", headers={"X-Forwarded-For": "198.51.100.7"})
+    finally:
+        stopped_clean(d)
+    lines = {l.get("path"): l for l in json_lines(d) if "path" in l}
+    check("forwarded_for" not in lines["/v1/d"], f"believed an untrusted IPv6 peer: {lines['/v1/d']}")
+
+
+@test("trusted_proxies refused at load when not IPv4 or IPv6 addresses or networks")
 def _():
     for bad, word in (("not-an-ip", "trusted_proxies[0]"), (17, "trusted_proxies"),
-                      ("10.0.0.0/33", "trusted_proxies[0]"), ("10.0.0.0/", "trusted_proxies[0]")):
+                      ("10.0.0.0/33", "trusted_proxies[0]"), ("10.0.0.0/", "trusted_proxies[0]"),
+                      ("fd00::/129", "trusted_proxies[0]"), ("fd00::1%lo", "trusted_proxies[0]")):
         path = os.path.join(tempfile.mkdtemp(prefix="dungeond-test-"), "c.json")
         with open(path, "w") as f:
             json.dump({"trusted_proxies": [bad]}, f)
