@@ -12,6 +12,7 @@ listens on 127.0.0.1 and every wait is bounded.
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -520,6 +521,52 @@ def _():
         check(d.request("GET", "/livez")[0] == 200, "listener moved")
     finally:
         stopped_clean(d)
+
+
+@test("SIGHUP that changes a room set while a job reads it: the job ends on the old set, the next request on the new")
+def _():
+    here = os.path.dirname(os.path.abspath(__file__))
+    sets = tempfile.mkdtemp(prefix="dungeond-test-roomsets-")
+    for name in ("crypt.json", "sewer.json"):
+        shutil.copy(os.path.join(here, "..", "..", "config", "roomsets", name), sets)
+    d = harness.Daemon(extra={"roomsets_dir": sets})
+    small = {"algorithm": "authored", "seed": 3, "params": {"roomset": "crypt"}}
+    try:
+        status, _, body = d.request("POST", "/v1/levels", small)
+        check(status == 200, f"before {status}")
+        old = json.loads(body)
+        # A slow job on the crypt set is running while the set is replaced.
+        slow = []
+        runner = threading.Thread(target=lambda: slow.append(d.request(
+            "POST", "/v1/levels", dict(harness.SLOW, params=dict(harness.SLOW["params"],
+                                                                  roomset="crypt")))))
+        runner.start()
+        check(d.wait_for(lambda st: st["workers"]["busy"] >= 1), "the slow job never ran")
+        path = os.path.join(sets, "crypt.json")
+        with open(path) as f:
+            crypt = json.load(f)
+        crypt["rooms"][0]["weight"] += 7
+        with open(path, "w") as f:
+            json.dump(crypt, f)
+        os.remove(os.path.join(sets, "sewer.json"))
+        line = reload_and_wait(d, "config_reloaded", len(d.lines))
+        check(line["generation"] == 1, f"reloaded line {line}")
+        runner.join()
+        check(slow and slow[0][0] == 200, f"the job across the reload: {slow and slow[0][:2]}")
+        across = json.loads(slow[0][2])
+        check(across["roomset_sha256"] == old["roomset_sha256"],
+              "the running job did not keep the set it was submitted with")
+        status, _, body = d.request("POST", "/v1/levels", small)
+        new = json.loads(body)
+        check(status == 200 and new["roomset_sha256"] != old["roomset_sha256"],
+              f"after the reload {status}: the old set is still used")
+        status, _, body = d.request("POST", "/v1/levels", dict(small, params={"roomset": "sewer"}))
+        check(status == 422 and b"roomset" in body, f"a removed set: {status} {body[:200]}")
+        names = [r["name"] for r in json.loads(d.request("GET", "/v1/roomsets")[2])]
+        check(names == ["crypt"], f"/v1/roomsets after the reload: {names}")
+    finally:
+        stopped_clean(d)
+        shutil.rmtree(sets, ignore_errors=True)
 
 
 @test("SIGHUP with a broken configuration: refused with a log line, the old one keeps running")
