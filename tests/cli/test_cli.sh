@@ -185,6 +185,15 @@ check "bench --json reports a rate and level quality" jq -e '.levels_per_second_
 
 run bench --seconds 0.05
 check "bench prints a table" grep -q "levels/s med" "$out"
+check "bench says which seeds its quality figures cover" grep -Eq "^quality over seeds 1-[0-9]+ \((all|stopped early: the time of the timed runs)\): rooms/level" "$out"
+check "bench says what rooms/level counts" grep -q "^rooms/level: every room of the level" "$out"
+# Issue 25 item 5: never a minute of silence. Not a terminal here, so one
+# line per timed run and one as the quality seeds begin, on stderr only.
+check "bench reports each timed run on stderr" sh -c 'for r in 1 2 3 4 5; do grep -q "^dungeon: timed run $r/5: [0-9]* levels" "$1" || exit 1; done' sh "$err"
+check "bench reports the quality seeds on stderr" grep -q "^dungeon: quality seed 1/1000" "$err"
+check "bench's progress stays off stdout" sh -c '! grep -q "^dungeon:" "$1"' sh "$out"
+run bench --algorithm authored --roomsets "$golden/../../../config/roomsets" --param rooms=60 --seconds 0.05
+check "authored bench says rooms/level counts the chain rooms" grep -q "the rooms of the cycle chains included" "$out"
 
 run bench --runs 2
 check "bench --runs below 5 exits 2" [ "$status" -eq 2 ]
