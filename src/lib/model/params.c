@@ -152,11 +152,20 @@ int dg_param_set_checked(dg_request *request, int index, double number, const ch
   return 0;
 }
 
+/* Reports parameter `def` of a dg_params as out of range, naming
+ * "params.<name>". */
+static int params_out_of_range(const dg_param_def *def, dg_error *err) {
+  char field[DG_ERROR_FIELD_MAX];
+  snprintf(field, sizeof field, "params.%s", def->name);
+  return out_of_range(def, field, err);
+}
+
 int dg_params_check(const dg_algorithm *algorithm, const dg_params *params, dg_error *err) {
+  /* This runs on every generation: a field's name is only formatted for
+   * an error, so that each parameter a table gains costs a comparison,
+   * not a snprintf. */
   for (int i = 0; i < algorithm->param_count; i++) {
     const dg_param_def *def = &algorithm->params[i];
-    char field[DG_ERROR_FIELD_MAX];
-    snprintf(field, sizeof field, "params.%s", def->name);
     const char *text = params->text[i];
     if (def->type == DG_PARAM_ENUM) {
       /* An enum holds an index: it must name one of the choices. */
@@ -165,15 +174,17 @@ int dg_params_check(const dg_algorithm *algorithm, const dg_params *params, dg_e
       while (def->choices[choices] != NULL)
         choices++;
       if (!(number >= 0 && number < choices && number == floor(number)))
-        return out_of_range(def, field, err);
+        return params_out_of_range(def, err);
       continue;
     }
     if (def->type == DG_PARAM_STRING && memchr(params->text[i], '\0', DG_PARAM_STRING_MAX) == NULL)
-      return out_of_range(def, field, err);
+      return params_out_of_range(def, err);
     int unused;
-    int rc = check_value(def, params->number[i], text, field, &unused, err);
-    if (rc != 0)
-      return rc;
+    if (check_value(def, params->number[i], text, "", &unused, NULL) != 0) {
+      char field[DG_ERROR_FIELD_MAX];
+      snprintf(field, sizeof field, "params.%s", def->name);
+      return check_value(def, params->number[i], text, field, &unused, err);
+    }
   }
   return 0;
 }
