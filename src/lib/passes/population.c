@@ -59,20 +59,31 @@ static int64_t pace(int pacing, int64_t t) {
   }
 }
 
-/* The pass's scratch: the graph as adjacency lists and two distance
- * arrays, from the entrance and from the exit. */
+/* A value and the room it belongs to: sorting these keeps the pass free
+ * of the global state a comparator without context would need. */
+typedef struct keyed {
+  int64_t key;
+  int room;
+} keyed;
+
+/* The pass's scratch, in one allocation (the pass runs on every level
+ * and costs microseconds, so its mallocs show): the graph as adjacency
+ * lists, distances from the entrance and from the exit, and the arrays
+ * sorting and ranking rooms. */
 typedef struct scratch {
-  int *offsets, *adjacent, *via; /* CSR adjacency (dg_graph_adjacency) */
+  void *block;                   /* everything below but the heap */
   long *from_entrance, *to_exit; /* graph distances, LONG_MAX unreachable */
+  int64_t *rank_distance;        /* twice each room's average rank by distance */
+  int64_t *rank_threat;          /* ... by threat */
+  keyed *sorted;                 /* rooms with a key, for sorting */
+  int *offsets, *adjacent, *via; /* CSR adjacency (dg_graph_adjacency) */
   int *node_of_room;             /* room -> its graph node, or -1 */
   int *degree;                   /* edges touching each node, loops left out */
   dg_heap heap;
 } scratch;
 
 static void scratch_free(scratch *s) {
-  free(s->offsets);
-  free(s->from_entrance);
-  free(s->node_of_room);
+  free(s->block);
   dg_heap_close(&s->heap);
 }
 
@@ -80,16 +91,22 @@ static int scratch_alloc(scratch *s, const dg_level *level) {
   const dg_graph *graph = &level->graph;
   size_t nodes = (size_t)graph->node_count + 1, ends = (size_t)graph->edge_count * 2 + 1;
   size_t rooms = (size_t)level->room_count + 1;
-  s->offsets = malloc((nodes + 2 * ends + nodes) * sizeof *s->offsets);
-  s->from_entrance = malloc(2 * nodes * sizeof *s->from_entrance);
-  s->node_of_room = malloc(rooms * sizeof *s->node_of_room);
-  if (s->offsets == NULL || s->from_entrance == NULL || s->node_of_room == NULL ||
-      dg_heap_init(&s->heap, 64) != 0)
+  /* The 8-byte arrays first, so that every array is aligned. */
+  size_t bytes = 2 * nodes * sizeof(long) + 2 * rooms * sizeof(int64_t) + rooms * sizeof(keyed) +
+                 (nodes + 2 * ends + nodes + rooms) * sizeof(int);
+  s->block = malloc(bytes);
+  if (s->block == NULL || dg_heap_init(&s->heap, 64) != 0)
     return DG_ENOMEM;
+  s->from_entrance = s->block;
+  s->to_exit = s->from_entrance + nodes;
+  s->rank_distance = (int64_t *)(s->to_exit + nodes);
+  s->rank_threat = s->rank_distance + rooms;
+  s->sorted = (keyed *)(s->rank_threat + rooms);
+  s->offsets = (int *)(s->sorted + rooms);
   s->adjacent = s->offsets + nodes;
   s->via = s->adjacent + ends;
   s->degree = s->via + ends;
-  s->to_exit = s->from_entrance + nodes;
+  s->node_of_room = s->degree + nodes;
   dg_graph_adjacency(graph, s->offsets, s->adjacent, s->via);
   for (int i = 0; i < graph->node_count; i++)
     s->degree[i] = 0;
@@ -261,13 +278,6 @@ static void heat(dg_level *level, const scratch *s) {
   }
 }
 
-/* A value and the room it belongs to: sorting these keeps the pass free
- * of the global state a comparator without context would need. */
-typedef struct keyed {
-  int64_t key;
-  int room;
-} keyed;
-
 /* Largest key first, then the lower room index. */
 static int by_key_descending(const void *a, const void *b) {
   const keyed *x = a, *y = b;
@@ -279,6 +289,24 @@ static int by_key_descending(const void *a, const void *b) {
 /* Smallest key first, then the lower room index. */
 static int by_key(const void *a, const void *b) {
   return by_key_descending(b, a);
+}
+
+/* Sorts `count` entries by `compare`: insertion sort for the few rooms
+ * of most levels (glibc's qsort costs a merge sort's set-up per call,
+ * which showed in classic's profile), qsort beyond. Both give the same
+ * order: the comparators are total (keys, then room ids). */
+static void sort_keyed(keyed *entries, int count, int (*compare)(const void *, const void *)) {
+  if (count > 32) {
+    qsort(entries, (size_t)count, sizeof *entries, compare);
+    return;
+  }
+  for (int i = 1; i < count; i++) {
+    keyed moving = entries[i];
+    int j = i;
+    for (; j > 0 && compare(&entries[j - 1], &moving) > 0; j--)
+      entries[j] = entries[j - 1];
+    entries[j] = moving;
+  }
 }
 
 /* params.loot shared by heat: each room floor(loot * heat / total heat),
@@ -299,7 +327,7 @@ static void share_loot(dg_level *level, keyed *sorted) {
     sorted[r] = (keyed){part % total_heat, r};
     given += out->rooms[r].loot;
   }
-  qsort(sorted, (size_t)n, sizeof *sorted, by_key_descending);
+  sort_keyed(sorted, n, by_key_descending);
   for (int k = 0; given < out->loot && k < n; k++, given++)
     out->rooms[sorted[k].room].loot++;
   out->loot_total = (int)given;
@@ -340,11 +368,11 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
   }
   for (int b = 0; b < DG_POPULATION_CURVE; b++)
     out->curve[b] = count[b] > 0 ? (int)(sum[b] / count[b]) : -1;
-  qsort(sorted, (size_t)n, sizeof *sorted, by_key);
+  sort_keyed(sorted, n, by_key);
   ranks(sorted, n, rank_distance);
   for (int i = 0; i < n; i++)
     sorted[i].key = out->rooms[sorted[i].room].threat;
-  qsort(sorted, (size_t)n, sizeof *sorted, by_key);
+  sort_keyed(sorted, n, by_key);
   ranks(sorted, n, rank_threat);
   int64_t sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
   for (int i = 0; i < n; i++) {
@@ -376,14 +404,9 @@ int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, 
   out->pacing = dg_param_enum(params, dg_common_param(algorithm, DG_COMMON_PACING));
   out->loot = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_LOOT));
   out->ease = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_EASE_AFTER_LOCKS));
-  size_t rooms = (size_t)level->room_count + 1;
   scratch s = {0};
-  keyed *sorted = malloc(rooms * sizeof *sorted);
-  int64_t *rank2 = malloc(2 * rooms * sizeof *rank2);
-  out->rooms = calloc(rooms, sizeof *out->rooms);
-  int rc = sorted == NULL || rank2 == NULL || out->rooms == NULL ? DG_ENOMEM : 0;
-  if (rc == 0)
-    rc = scratch_alloc(&s, level);
+  out->rooms = calloc((size_t)level->room_count + 1, sizeof *out->rooms);
+  int rc = out->rooms == NULL ? DG_ENOMEM : scratch_alloc(&s, level);
   if (rc == 0)
     rc = distances(&s, &level->graph, level->placement.entrance_node, s.from_entrance);
   if (rc == 0)
@@ -393,12 +416,10 @@ int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, 
   measure(level, &s);
   threat(level);
   heat(level, &s);
-  share_loot(level, sorted);
-  achieved(level, sorted, rank2, rank2 + rooms);
+  share_loot(level, s.sorted);
+  achieved(level, s.sorted, s.rank_distance, s.rank_threat);
 done:
   scratch_free(&s);
-  free(sorted);
-  free(rank2);
   if (rc != 0)
     return dg_error_set(err, rc, "", "out of memory");
   return 0;
