@@ -11,6 +11,7 @@
 
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
+#include "dungeon/render.h"
 
 static dg_level *make(const char *algorithm, uint64_t seed, const char *const *settings) {
   dg_request request;
@@ -155,4 +156,20 @@ Test(population, bad_values_name_their_field) {
   cr_assert_eq(dg_generate(NULL, &request, NULL, &level, &err), DG_EINVAL);
   cr_assert_str_eq(err.field, "params.population");
   cr_assert_null(level);
+}
+
+/* The SVG picture draws the budgets only on a populated level. */
+Test(population, svg_layer_only_when_populated) {
+  static const char *const on[] = {"population=true", NULL};
+  dg_level *plain = make("classic", 7, NULL), *populated = make("classic", 7, on);
+  char *a = NULL, *b = NULL;
+  cr_assert_eq(dg_level_dump_svg(plain, NULL, &a, NULL), 0);
+  cr_assert_eq(dg_level_dump_svg(populated, NULL, &b, NULL), 0);
+  cr_assert_null(strstr(a, "population"));
+  cr_assert_not_null(strstr(b, "<g class=\"population\">"));
+  cr_assert_not_null(strstr(b, "data-threat="));
+  free(a);
+  free(b);
+  dg_level_free(plain);
+  dg_level_free(populated);
 }
