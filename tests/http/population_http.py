@@ -231,12 +231,45 @@ def _(d):
         check(words is None or words in doc["detail"], f"{params}: {doc['detail']}")
 
 
+# A profile deriving the population's numbers from the party, as
+# docs/population.md shows: difficulty 10 + 3 x mean level + 5 x players.
+RAID = {"algorithm": "classic", "doc": "population scaled to the party",
+        "params": {"difficulty": {"base": 10, "mean.level": 3, "players": 5, "min": 0, "max": 100},
+                   "loot": {"base": 50, "players": 25}}}
+
+
+@test("a profile derives difficulty and loot from the party, directly and through a lobby")
+def _(d):
+    party = [{"level": 10}, {"level": 12}, {"level": 14}, {"level": 12}]
+    level = generate(d, None, {"algorithm": "classic", "seed": 4, "profile": "raid",
+                               "players": party, "params": {"population": True}})
+    check(level["params"]["difficulty"] == 66 and level["params"]["loot"] == 150,
+          f"{level['params']}")
+    check(level["population"]["difficulty"] == 66, f"{level['population']['difficulty']}")
+    checker.check_level(level)
+    status, _, _ = d.request("PUT", "/v1/lobbies/raid-1",
+                             {"profile": "raid", "params": {"population": True}, "seed": 4})
+    check(status in (200, 201), f"lobby: {status}")
+    for i, member in enumerate(party):
+        status, _, _ = d.request("PUT", f"/v1/lobbies/raid-1/players/p{i}", member)
+        check(status in (200, 201), f"join {i}: {status}")
+    status, _, body = d.request("POST", "/v1/lobbies/raid-1/start")
+    check(status == 200, f"start: {status} {body[:200]!r}")
+    started = json.loads(body)
+    check(started["population"]["difficulty"] == 66, f"{started['params']}")
+    checker.check_level(started)
+
+
 def main():
     global SEEDS
     harness.DAEMON = os.path.abspath(sys.argv[1])
     if len(sys.argv) > 2:
         SEEDS = int(sys.argv[2])
-    d = harness.Daemon()
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "config", "dungeond.json")) as f:
+        profiles = json.load(f)["profiles"]
+    profiles["raid"] = RAID
+    d = harness.Daemon(extra={"profiles": profiles})
     plan = [(name, fn, d) for name, fn in TESTS]
     try:
         code = harness.run_plan(plan)
