@@ -237,6 +237,14 @@ rm -f "$out.2.floor" "$out.2.alone"
 run generate --seed 9 --quiet --floors 2 --format ascii
 check "--floors ascii: one map per floor" [ "$(grep -c '^floor [12] of 2' "$out")" -eq 2 ]
 
+# Issue 25 item 2: a set as one picture and one Tiled map.
+run generate --seed 9 --quiet --floors 3 --format svg
+check "--floors svg exits 0" [ "$status" -eq 0 ]
+check "--floors svg: one picture, a nested picture and a title per floor" sh -c 'python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" "$1" && [ "$(grep -o "<text class=\"floor-title\"" "$1" | wc -l)" -eq 3 ] && [ "$(grep -o "<svg " "$1" | wc -l)" -eq 4 ] && grep -q "data-floors=\"3\"" "$1"' sh "$out"
+check "--floors svg: the stairs of floors 1-2 and 2-3 joined" sh -c 'grep -q "stair-link-1" "$1" && grep -q "stair-link-2" "$1"' sh "$out"
+run generate --seed 9 --quiet --floors 3 --format tiled
+check "--floors tiled: one group layer per floor" jq -e '[.layers[] | .type] == ["group","group","group"] and ([.layers[] | .layers | length] == [2,2,2]) and (.properties[] | select(.name == "format") | .value) == "dungeond.levelset/1"' "$out"
+
 run generate --seed 9 --quiet --floors 65
 check "--floors above 64 exits 2" [ "$status" -eq 2 ]
 check "--floors message gives the range" grep -q "floors must be an integer from 1 to 64" "$err"
