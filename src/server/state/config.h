@@ -56,6 +56,7 @@ typedef struct config_limits {
   long player_attribute_value_max;    /* largest |value| of an attribute (422 above) */
   long speculative_reserved_workers;  /* workers pre-generation may not use */
   long floors_max;                    /* floors of one multi-floor set (422 above) */
+  long audit_seeds_max;               /* seeds of one POST /v1/audit (422 above) */
   long target_attempts_max;           /* targets.attempts_max ceiling (422 above) */
   long query_params_max;              /* parameters in one request target's query (414 above) */
   long request_target_bytes_max;      /* bytes of one request target, path and query (414 above) */
