@@ -350,6 +350,49 @@ def roomset_changed():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def default_key():
+    """Without lobby_seed_secret the key is random per process (the default
+    was 16 public zero bytes, with which anyone could sign a level id for
+    any parameters): a daemon serves its own ids, also after SIGHUP, but
+    another default daemon (another replica, or this one restarted) refuses
+    them (404) and gives a lobby another seed; a forged id under the zero
+    key is refused. Sharing a configured key is what makes ids portable
+    (the level_ids test)."""
+    a, b = harness.Daemon(), harness.Daemon()
+    try:
+        body = {"algorithm": "classic", "seed": 11}
+        level = a.request("POST", "/v1/levels", body)[2]
+        level_id = identity_checked(level)
+        check(a.request("GET", "/v1/levels/" + level_id)[2] == level, "own id")
+        problem(*b.request("GET", "/v1/levels/" + level_id), 404)
+        check(identity_checked(b.request("POST", "/v1/levels", body)[2]) != level_id,
+              "two default daemons signed the same id")
+        generator = json.loads(level)["generator_version"]
+        zero = signed_id(f'dungeond/level-id/2\n{generator}\n\n{{"algorithm":"classic","seed":11}}',
+                         secret="00" * 16)
+        problem(*a.request("GET", "/v1/levels/" + zero), 404)
+        check(any('"lobby_seed_secret_unset"' in line for line in a.lines),
+              "no warning that lobby_seed_secret is unset")
+        seeds = []
+        for d in (a, b):
+            d.request("PUT", "/v1/lobbies/dk1", {})
+            seeds.append(json.loads(d.request("GET", "/v1/lobbies/dk1")[2])["seed"])
+        check(seeds[0] != seeds[1], f"default daemons gave lobby dk1 one seed {seeds}")
+        # A reload keeps the process's key: ids given out stay valid.
+        before = len(a.lines)
+        a.proc.send_signal(signal.SIGHUP)
+        end = time.monotonic() + 60
+        while time.monotonic() < end and not any('"config_reloaded"' in line
+                                                 for line in a.lines[before:]):
+            time.sleep(0.02)
+        check(any('"config_reloaded"' in line for line in a.lines[before:]), "no reload")
+        status, _, again = a.request("GET", "/v1/levels/" + level_id)
+        check(status == 200 and again == level, f"after SIGHUP: {status}")
+    finally:
+        for d in (a, b):
+            check(d.stop() == 0, "daemon exit")
+
+
 def cors():
     """CORS for browser clients: preflights answered for configured origins
     only, Access-Control-* on every answer to them, nothing for others."""
@@ -526,7 +569,7 @@ def main():
     harness.DAEMON = os.path.abspath(sys.argv[1])
     shipped = os.path.abspath(sys.argv[2])
     plan = [(name, fn) for name, fn in TESTS]
-    print(f"1..{len(plan) + 4}", flush=True)
+    print(f"1..{len(plan) + 5}", flush=True)
     tap = harness.Tap()
     d = harness.Daemon(extra={"lobby_seed_secret": SECRET})
     try:
@@ -534,6 +577,8 @@ def main():
             tap.report(name, fn, d)
         tap.report("[level_id] an authored level's id names its room set: 410 level-roomset-gone "
                    "once the set changed", roomset_changed)
+        tap.report("[level_id] no configured key: a random key per process, ids valid only there",
+                   default_key)
         tap.report("[cors] preflights and Access-Control-* for configured origins only", cors)
         tap.report("[ipv6] --listen [::1]:PORT, per-IP limits on IPv6 peers", ipv6_listen)
         tap.report("[nginx] SIGKILL of the lobby's replica between joins: 412, re-sent, "
