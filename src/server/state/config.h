@@ -82,9 +82,10 @@ typedef struct config {
   bool roomsets_dir_set;              /* given in the file: then it must exist */
   uint8_t lobby_seed_key[16];         /* lobby seeds (SipHash-2-4) and level ids (HMAC) key */
   bool lobby_seed_secret_set;         /* lobby_seed_secret given; else the process's random key */
-  /* trusted_proxies: IPv4 networks (network order) whose X-Forwarded-For is logged. */
-  uint32_t trusted_proxies[CONFIG_TRUSTED_PROXIES_MAX],
-      trusted_proxy_masks[CONFIG_TRUSTED_PROXIES_MAX];
+  /* trusted_proxies: networks whose X-Forwarded-For is logged, as 16-byte
+   * IPv6 addresses and masks (IPv4 ones mapped, ::ffff:a.b.c.d/96+bits). */
+  uint8_t trusted_proxies[CONFIG_TRUSTED_PROXIES_MAX][16];
+  uint8_t trusted_proxy_masks[CONFIG_TRUSTED_PROXIES_MAX][16];
   int trusted_proxy_count;
 } config;
 
