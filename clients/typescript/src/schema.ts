@@ -531,6 +531,10 @@ export interface components {
         /** @description A Tiled JSON map (.tmj, Tiled 1.10): one embedded tileset (one tile per
          *     grid tile, gid = tile + 1, image dungeond-tiles.png), a tile layer of
          *     width * height gids and an object layer with rooms, doors and objects.
+         *     A multi-floor set (`floors` above 1) is one map the size of its
+         *     largest floor with one group layer per floor ("floor K", only floor 1
+         *     visible when opened) holding that floor's tile and object layers; a
+         *     smaller floor's tiles are padded with gid 0 (no tile).
          *      */
         TiledMap: {
             /** @constant */
@@ -550,7 +554,10 @@ export interface components {
             tilesets: Record<string, never>[];
             layers: {
                 /** @enum {unknown} */
-                type: "tilelayer" | "objectgroup";
+                type: "tilelayer" | "objectgroup" | "group";
+                visible?: boolean;
+                /** @description a group's layers (a set's floor, its "tiles" and "objects") */
+                layers?: Record<string, never>[];
                 data?: number[];
                 objects?: {
                     id: number;

@@ -153,18 +153,6 @@ void level_handle_body(request *r, json_t *body) {
     respond_error(r, &err);
     return;
   }
-  /* A set of floors is one JSON document or one text; pictures and Tiled
-   * maps are of one level. */
-  if (floors > 1 && exchange_of(r)->format != JOB_FORMAT_JSON &&
-      exchange_of(r)->format != JOB_FORMAT_ASCII) {
-    json_t *errors = json_pack("[{s:s, s:s}]", "field", "Accept", "message",
-                               "a multi-floor set (floors > 1) is served as application/json "
-                               "or text/plain; ask for the floors one by one for SVG or Tiled");
-    respond_problem(r, 406, "not-acceptable", "Not acceptable",
-                    "a multi-floor set is served as application/json or text/plain", errors, NULL,
-                    NULL);
-    return;
-  }
   json_object_del(body, "floors");
   long deadline_ms = 0;
   dg_request level_request;

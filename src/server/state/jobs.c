@@ -225,9 +225,14 @@ static void work_floors(job *j) {
                                &j->err);
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
-    j->rc = j->format == JOB_FORMAT_ASCII
-                ? dg_levelset_dump_ascii(levels, requests, j->floors, &j->body, &j->body_length)
-                : dg_levelset_dump_json(levels, requests, j->floors, &j->body, &j->body_length);
+    if (j->format == JOB_FORMAT_ASCII)
+      j->rc = dg_levelset_dump_ascii(levels, requests, j->floors, &j->body, &j->body_length);
+    else if (j->format == JOB_FORMAT_SVG)
+      j->rc = dg_levelset_dump_svg(levels, j->floors, &j->svg, &j->body, &j->body_length);
+    else if (j->format == JOB_FORMAT_TILED)
+      j->rc = dg_levelset_dump_tiled(levels, j->floors, &j->body, &j->body_length);
+    else
+      j->rc = dg_levelset_dump_json(levels, requests, j->floors, &j->body, &j->body_length);
     if (j->rc == 0) {
       negotiate_identify(&j->encoding, levels[0]); /* every floor has the same maker */
       j->rc = negotiate_encode(&j->encoding, &j->body, &j->body_length);
