@@ -195,6 +195,20 @@ check "bench's progress stays off stdout" sh -c '! grep -q "^dungeon:" "$1"' sh 
 run bench --algorithm authored --roomsets "$golden/../../../config/roomsets" --param rooms=60 --seconds 0.05
 check "authored bench says rooms/level counts the chain rooms" grep -q "the rooms of the cycle chains included" "$out"
 
+# Issue 25 item 4: distributions over many seeds.
+run audit --algorithm classic --seeds 20 --bins 4 --json
+check "audit --json exits 0" [ "$status" -eq 0 ]
+check "audit --json: 20 seeds, every figure's histogram holds them" jq -e '.format == "dungeond.audit/1" and .seeds.count == 20 and ([.figures[] | [.histogram[].count] | add] | all(. == 20)) and ([.figures[] | .min <= .p50 and .p50 <= .max] | all)' "$out"
+run audit --algorithm classic --seeds 5-9
+check "audit prints a table over the seeds asked" sh -c 'grep -q "^classic over seeds 5-9 (5 levels)" "$1" && grep -q "^rooms " "$1"' sh "$out"
+check "audit reports progress on stderr, in twentieths" sh -c 'grep -q "^dungeon: audit 20/20: 5 of 5 seeds" "$1" && [ "$(wc -l < "$1")" -le 21 ]' sh "$err"
+run audit --algorithm classic --seeds 0
+check "audit --seeds 0 exits 2 naming the range" sh -c '[ "$2" -eq 2 ] && grep -q "seeds must be N (1 to 100000)" "$1"' sh "$err" "$status"
+run audit --algorithm classic --seed 5
+check "audit --seed exits 2 (it takes --seeds)" sh -c '[ "$2" -eq 2 ] && grep -q "takes --seeds" "$1"' sh "$err" "$status"
+run audit --algorithm classic --bins 65
+check "audit --bins 65 exits 2" [ "$status" -eq 2 ]
+
 run bench --runs 2
 check "bench --runs below 5 exits 2" [ "$status" -eq 2 ]
 
