@@ -8,8 +8,10 @@ the number of seeds per algorithm, each generated at difficulties 10, 50
 and 90; one seed in three also asks for two locks and a boss room (eased
 rooms, the peak), one in four for a pacing other than linear. Then
 multi-floor sets (every floor gets budgets, also those whose stairs up sit
-in a corridor), authored levels without a grid, the defaults (no
-population member or parameter: today's bytes) and every new field's 422.
+in a corridor), authored levels without a grid, the same budgets on 1, 2
+and 16 workers, a profile deriving difficulty and loot (direct and through a
+lobby), the defaults (no population member or parameter: today's bytes) and
+every new field's 422.
 Prints TAP, with the Spearman figures per algorithm as comments.
 """
 import json
@@ -195,6 +197,21 @@ def _(d):
     check(harder["population"]["threat_total"] > first["population"]["threat_total"],
           "difficulty 80 is not harder than 40")
     check(harder["grid"] == first["grid"], "difficulty changed the map")
+
+
+@test("the same budgets on 1, 2 and 16 workers")
+def _(d):
+    bodies = [request_body(algorithm, seed, 70) for algorithm in BASE for seed in (3, 6, 8)]
+    here = [generate(d, None, body)["population"] for body in bodies]
+    for workers in (1, 16):
+        other = harness.Daemon(workers=workers)
+        try:
+            there = [generate(other, None, body)["population"] for body in bodies]
+        finally:
+            code = other.stop()
+        check(code == 0, f"{workers} workers: exit {code}")
+        for body, a, b in zip(bodies, here, there):
+            check(a == b, f"{workers} workers: {json.dumps(body)} differs")
 
 
 @test("defaults: no population member or parameters (today's bytes)")
