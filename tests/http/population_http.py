@@ -6,7 +6,8 @@ graph, rooms, features and parameters, and compares).
 Usage: population_http.py PATH/TO/dungeond [SEEDS]. SEEDS (default 500) is
 the number of seeds per algorithm, each generated at difficulties 10, 50
 and 90; one seed in three also asks for two locks and a boss room (eased
-rooms, the peak), one in four for a pacing other than linear. Then
+rooms, the peak), one in six for ease_after_locks 0 with them, one in four
+for a pacing other than linear. Then
 multi-floor sets (every floor gets budgets, also those whose stairs up sit
 in a corridor), authored levels without a grid, the same budgets on 1, 2
 and 16 workers, a profile deriving difficulty and loot (direct and through a
