@@ -78,6 +78,7 @@ typedef struct scratch {
   keyed *sorted;                 /* rooms with a key, for sorting */
   int *offsets, *adjacent, *via; /* CSR adjacency (dg_graph_adjacency) */
   int *node_of_room;             /* room -> its graph node, or -1 */
+  int *doors, *secret_doors;     /* per room: doors in its walls, and how many are secret */
   int *degree;                   /* edges touching each node, loops left out */
   dg_heap heap;
 } scratch;
@@ -93,7 +94,7 @@ static int scratch_alloc(scratch *s, const dg_level *level) {
   size_t rooms = (size_t)level->room_count + 1;
   /* The 8-byte arrays first, so that every array is aligned. */
   size_t bytes = 2 * nodes * sizeof(long) + 2 * rooms * sizeof(int64_t) + rooms * sizeof(keyed) +
-                 (nodes + 2 * ends + nodes + rooms) * sizeof(int);
+                 (nodes + 2 * ends + nodes + 3 * rooms) * sizeof(int);
   s->block = malloc(bytes);
   if (s->block == NULL || dg_heap_init(&s->heap, 64) != 0)
     return DG_ENOMEM;
@@ -107,6 +108,8 @@ static int scratch_alloc(scratch *s, const dg_level *level) {
   s->via = s->adjacent + ends;
   s->degree = s->via + ends;
   s->node_of_room = s->degree + nodes;
+  s->doors = s->node_of_room + rooms;
+  s->secret_doors = s->doors + rooms;
   dg_graph_adjacency(graph, s->offsets, s->adjacent, s->via);
   for (int i = 0; i < graph->node_count; i++)
     s->degree[i] = 0;
@@ -115,8 +118,19 @@ static int scratch_alloc(scratch *s, const dg_level *level) {
       s->degree[graph->edges[e].from]++;
       s->degree[graph->edges[e].to]++;
     }
-  for (int r = 0; r < level->room_count; r++)
+  for (int r = 0; r < level->room_count; r++) {
     s->node_of_room[r] = -1;
+    s->doors[r] = s->secret_doors[r] = 0;
+  }
+  /* Doors counted once per level, not scanned per room: landmark levels
+   * reach tens of thousands of rooms and doors. */
+  for (int i = 0; i < level->door_count; i++) {
+    int room = level->doors[i].room;
+    if (room >= 0 && room < level->room_count) {
+      s->doors[room]++;
+      s->secret_doors[room] += level->doors[i].secret;
+    }
+  }
   /* A room's node is the first node naming it (node i is room i in every
    * generator; the scan serves any other numbering). */
   for (int i = graph->node_count - 1; i >= 0; i--) {
@@ -156,17 +170,11 @@ static int distances(scratch *s, const dg_graph *graph, int source, long *distan
 
 /* A room reached only through secret doors, or one its generator calls a
  * closet or secret: Brogue's heat map favours them most. */
-static bool secret_room(const dg_level *level, int room) {
+static bool secret_room(const dg_level *level, const scratch *s, int room) {
   const char *kind = level->rooms[room].kind;
   if (strcmp(kind, "closet") == 0 || strcmp(kind, "secret") == 0)
     return true;
-  int doors = 0, secret = 0;
-  for (int i = 0; i < level->door_count; i++)
-    if (level->doors[i].room == room) {
-      doors++;
-      secret += level->doors[i].secret;
-    }
-  return doors > 0 && doors == secret;
+  return s->doors[room] > 0 && s->doors[room] == s->secret_doors[room];
 }
 
 /* Distance and progress of every room, and the farthest distance. */
@@ -264,7 +272,7 @@ static void heat(dg_level *level, const scratch *s) {
     int h = 1;
     if (s->degree[node] <= 1)
       h += 2;
-    if (secret_room(level, r))
+    if (secret_room(level, s, r))
       h += 3;
     if (progression->placed && progression->room_sphere[r] > 0)
       h += 2;
