@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "state/config.h"
-#include "state/profile.h"
+#include "profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

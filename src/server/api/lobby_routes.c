@@ -15,7 +15,7 @@
 #include "server.h"
 #include "state/level_request.h"
 #include "state/negotiate.h"
-#include "state/profile.h"
+#include "profile.h"
 #include "state/seedhash.h"
 #include "transport/json_text.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "state/profile.h"
+#include "profile.h"
 #include "state/roomsets.h"
 
 typedef struct level_member {

@@ -1,8 +1,9 @@
-/* Deriving parameters from the party through the configured profiles; the
- * formula language is described in profile.h and docs/config.md. Only
- * + and * on doubles: the same party gives the same parameters on every
- * machine, so the level stays deterministic. */
-#include "state/profile.h"
+/* Deriving parameters from the party through the configured profiles, for
+ * dungeond and the dungeon command alike; the formula language is
+ * described in profile.h and docs/config.md. Only + and * on doubles: the
+ * same party gives the same parameters on every machine, so the level
+ * stays deterministic. */
+#include "profile.h"
 
 #include <math.h>
 #include <string.h>
@@ -112,11 +113,11 @@ int profile_check(const char *name, const json_t *profile, dg_error *err) {
   return 0;
 }
 
-party_limits party_limits_of(const config_limits *limits) {
-  return (party_limits){.players_max = limits->players_max,
-                        .attributes_max = limits->player_attributes_max,
-                        .name_bytes_max = limits->player_attribute_name_max,
-                        .value_max = (double)limits->player_attribute_value_max};
+party_limits party_limits_default(void) {
+  return (party_limits){.players_max = PARTY_PLAYERS_MAX,
+                        .attributes_max = PARTY_ATTRIBUTES_MAX,
+                        .name_bytes_max = PARTY_ATTRIBUTE_NAME_MAX,
+                        .value_max = PARTY_ATTRIBUTE_VALUE_MAX};
 }
 
 int player_attributes_check(const json_t *attributes, const party_limits *limits, const char *field,
