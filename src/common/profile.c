@@ -299,3 +299,24 @@ int profile_apply(const json_t *profile, const party *members, dg_request *reque
   }
   return 0;
 }
+
+void party_spawns_default(long count, dg_request *request) {
+  int spawns = dg_common_param(request->algorithm, DG_COMMON_SPAWNS);
+  if (request->params.explicit_mask & (UINT64_C(1) << spawns))
+    return;
+  double most = request->algorithm->params[spawns].max;
+  request->params.number[spawns] = count < most ? (double)count : most;
+}
+
+int party_ids_apply(const party *members, dg_request *request, dg_error *err) {
+  if (!members->ids)
+    return 0;
+  const char *ids[DG_PLAYER_IDS_MAX];
+  if (members->count > DG_PLAYER_IDS_MAX)
+    return dg_error_set(err, DG_ELIMIT, "players",
+                        "a party with ids has at most %d players (one spawn each)",
+                        DG_PLAYER_IDS_MAX);
+  for (long i = 0; i < members->count; i++)
+    ids[i] = json_string_value(json_object_get(json_array_get(members->players, (size_t)i), "id"));
+  return dg_request_set_players(request, ids, (int)members->count, "players", err);
+}

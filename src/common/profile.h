@@ -81,6 +81,16 @@ int party_from_json(const json_t *players, const party_limits *limits, party *ou
  * code with `err`. */
 int profile_apply(const json_t *profile, const party *members, dg_request *request, dg_error *err);
 
+/* The party's spawns on `request`: one per player (`count`, clamped to the
+ * parameter's range, so a larger party shares the last spawns) unless the
+ * request set `spawns` itself. */
+void party_spawns_default(long count, dg_request *request);
+
+/* Keys the request's spawns by the party's ids, when its players have them
+ * (a no-op otherwise). 0, or DG_ELIMIT (more than DG_PLAYER_IDS_MAX
+ * players) / DG_EINVAL with `err` naming the field. */
+int party_ids_apply(const party *members, dg_request *request, dg_error *err);
+
 /* The value a formula gives for `members`, before clamping to the
  * parameter's range. Exposed for tests and docs. */
 double profile_formula_value(const json_t *formula, const party *members);
