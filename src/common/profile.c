@@ -1,9 +1,12 @@
 /* Deriving parameters from the party through the configured profiles, for
  * dungeond and the dungeon command alike; the formula language is
- * described in profile.h and docs/config.md. Only + and * on doubles: the
- * same party gives the same parameters on every machine, so the level
- * stays deterministic. */
+ * described in profile.h and docs/config.md. Only + and * on doubles, each
+ * product rounded on its own (dungeon/fp.h) so that no build fuses it into
+ * the sum: the same party gives the same parameters whatever compiled
+ * this file, so the level stays deterministic. */
 #include "profile.h"
+
+#include "dungeon/fp.h"
 
 #include <math.h>
 #include <string.h>
@@ -42,7 +45,8 @@ int profile_check_finite(const char *name, const json_t *profile, long players_m
       if (strcmp(term, "base") == 0)
         bound += fabs(json_number_value(coefficient));
       else if (strcmp(term, "min") != 0 && strcmp(term, "max") != 0)
-        bound += fabs(json_number_value(coefficient)) * figure_bound(term, players_max, value_max);
+        bound += dg_fp_mul(fabs(json_number_value(coefficient)),
+                           figure_bound(term, players_max, value_max));
     }
     if (!isfinite(bound)) {
       char field[DG_ERROR_FIELD_MAX];
@@ -254,7 +258,7 @@ double profile_formula_value(const json_t *formula, const party *members) {
     if (strcmp(term, "base") == 0)
       value += json_number_value(coefficient);
     else if (strcmp(term, "min") != 0 && strcmp(term, "max") != 0)
-      value += json_number_value(coefficient) * party_figure(members, term);
+      value += dg_fp_mul(json_number_value(coefficient), party_figure(members, term));
   }
   const json_t *lo = json_object_get(formula, "min"), *hi = json_object_get(formula, "max");
   if (lo != NULL && value < json_number_value(lo))
