@@ -105,14 +105,15 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
   j->encoding = exchange_of(r)->encoding;
   /* One level's JSON names itself (level_id, level_hash); floors of a set
    * are not fetched by id. */
-  j->identify = floors == 1;
+  j->identify = floors == 1 && exchange_of(r)->audit.seeds == 0;
+  j->audit = exchange_of(r)->audit;
   memcpy(j->level_key, s->cfg->lobby_seed_key, sizeof j->level_key);
   dg_cancel_init(&j->cancel, dg_monotonic_ns() + (uint64_t)deadline_ms * 1000000u);
   j->done = on_job_done;
   j->wanted = client_still_there;
   j->data = lj;
   j->client_key = exchange_of(r)->client;
-  j->cost = job_cost(level, floors);
+  j->cost = job_cost(level, floors) * (uint64_t)(j->audit.seeds > 0 ? j->audit.seeds : 1);
   exchange_of(r)->has_job = true;
   int rc = jobs_submit(&s->queues, j, JOB_INTERACTIVE);
   if (rc != 0) {
@@ -151,18 +152,6 @@ void level_handle_body(request *r, json_t *body) {
   int floors = 1;
   if (level_request_floors(s->cfg, body, &floors, &err) != 0) {
     respond_error(r, &err);
-    return;
-  }
-  /* A set of floors is one JSON document or one text; pictures and Tiled
-   * maps are of one level. */
-  if (floors > 1 && exchange_of(r)->format != JOB_FORMAT_JSON &&
-      exchange_of(r)->format != JOB_FORMAT_ASCII) {
-    json_t *errors = json_pack("[{s:s, s:s}]", "field", "Accept", "message",
-                               "a multi-floor set (floors > 1) is served as application/json "
-                               "or text/plain; ask for the floors one by one for SVG or Tiled");
-    respond_problem(r, 406, "not-acceptable", "Not acceptable",
-                    "a multi-floor set is served as application/json or text/plain", errors, NULL,
-                    NULL);
     return;
   }
   json_object_del(body, "floors");

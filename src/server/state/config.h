@@ -57,6 +57,7 @@ typedef struct config_limits {
   long player_attribute_value_max;    /* largest |value| of an attribute (422 above) */
   long speculative_reserved_workers;  /* workers pre-generation may not use */
   long floors_max;                    /* floors of one multi-floor set (422 above) */
+  long audit_seeds_max;               /* seeds of one POST /v1/audit (422 above) */
   long target_attempts_max;           /* targets.attempts_max ceiling (422 above) */
   long query_params_max;              /* parameters in one request target's query (414 above) */
   long request_target_bytes_max;      /* bytes of one request target, path and query (414 above) */
@@ -83,9 +84,10 @@ typedef struct config {
   bool roomsets_dir_set;              /* given in the file: then it must exist */
   uint8_t lobby_seed_key[16];         /* SipHash-2-4 key for lobby seeds (lobby_seed_secret) */
   bool lobby_seed_secret_set;         /* lobby_seed_secret given; else the key is all zero */
-  /* trusted_proxies: IPv4 networks (network order) whose X-Forwarded-For is logged. */
-  uint32_t trusted_proxies[CONFIG_TRUSTED_PROXIES_MAX],
-      trusted_proxy_masks[CONFIG_TRUSTED_PROXIES_MAX];
+  /* trusted_proxies: networks whose X-Forwarded-For is logged, as 16-byte
+   * IPv6 addresses and masks (IPv4 ones mapped, ::ffff:a.b.c.d/96+bits). */
+  uint8_t trusted_proxies[CONFIG_TRUSTED_PROXIES_MAX][16];
+  uint8_t trusted_proxy_masks[CONFIG_TRUSTED_PROXIES_MAX][16];
   int trusted_proxy_count;
 } config;
 
