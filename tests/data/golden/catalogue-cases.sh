@@ -73,6 +73,11 @@ done
 for seed in $(seeds 1 10); do
   echo "--algorithm authored --seed $seed --param roomset=crypt --param rooms=40 --floors 2"
 done
+# without the top-down grid: forced stairs outside every room are a stairs
+# node joined to the room their way reaches (generator version 6)
+for seed in $(seeds 1 10); do
+  echo "--algorithm authored --seed $seed --param roomset=sewer --param rooms=30 --param grid=false --floors 3 --param locks=2"
+done
 for seed in $(seeds 1 30); do
   echo "--algorithm classic --seed $seed --target path_min=40 --target cycles_min=1"
 done
