@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "state/config.h"
 #include "profile.h"
+#include "state/config.h"
 
 /* The default party limits with `players_max` players. */
 static party_limits bounds(long players_max) {
