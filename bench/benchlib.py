@@ -140,6 +140,23 @@ def rate_text(value):
     return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
 
 
+# A fixed lobby_seed_secret for A/B runs (not a deployment's): without one
+# each daemon draws its own random key, so two builds would sign other
+# level ids and give lobbies other seeds (docs/config.md, Seeds).
+AB_SECRET = "5eed5eed5eed5eed5eed5eed5eed5eed"
+
+
+def shared_secret_config(directory):
+    """The repository's config plus AB_SECRET, written in `directory`; its path."""
+    with open(CONFIG) as f:
+        config = json.load(f)
+    config["lobby_seed_secret"] = AB_SECRET
+    path = os.path.join(directory, "dungeond-ab.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    return path
+
+
 class Daemon:
     """A dungeond of one build on a free loopback port, run from the
     repository root (default config, its log on stderr to a file)."""

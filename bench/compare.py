@@ -187,8 +187,10 @@ def main():
     try:
         if needs_daemon:
             for side in ("a", "b"):
+                # One key for both, so a lobby id gives both the same seed.
                 daemons[side] = benchlib.Daemon(PROG, builds[side],
-                                                os.path.join(work, f"{side}.log"))
+                                                os.path.join(work, f"{side}.log"),
+                                                benchlib.shared_secret_config(work))
         try:
             rates, details = run_suite(args, builds, daemons)
         except (RuntimeError, ValueError, subprocess.CalledProcessError, OSError) as e:

@@ -42,6 +42,10 @@ SLOW_LOBBY = {"algorithm": SLOW["algorithm"], "params": SLOW["params"],
 class Daemon:
     """One dungeond process with a config derived from the repository's."""
 
+    # Subclasses with their own __init__ (hardening_http.py) listen on
+    # IPv4 loopback and do not set it.
+    host = "127.0.0.1"
+
     def __init__(self, limits=None, workers=2, extra=None, host="127.0.0.1"):
         here = os.path.dirname(os.path.abspath(__file__))
         with open(os.path.join(here, "..", "..", "config", "dungeond.json")) as f:

@@ -114,8 +114,14 @@ export interface paths {
          *     sharing lobby_seed_secret, after restarts. Accept and the SVG options as
          *     for POST /v1/levels. 400 (field level_id): malformed or truncated; 404:
          *     not signed with this deployment's key (forged, edited, another
-         *     deployment); 410 (field level_id): made by another dungeond version,
-         *     named in the detail, which this version cannot reproduce.
+         *     deployment, or another process when no lobby_seed_secret is
+         *     configured); 410 (field level_id) when the bytes can no longer be
+         *     made: `urn:dungeond:problem:level-version-gone` for an id made by
+         *     another generator version (the detail names it and this daemon's) or
+         *     by a dungeond before level id format 2, and
+         *     `urn:dungeond:problem:level-roomset-gone` for an authored level whose
+         *     room set (named in the detail with both digests) is no longer the
+         *     one loaded under its name (edited and reloaded, or removed).
          *
          */
         get: operations["getLevelById"];
@@ -644,9 +650,10 @@ export interface components {
             value: string | number | boolean;
         };
         Level: {
-            /** @description self-contained signed reference to (version, canonical request): GET
-             *     /v1/levels/{level_id} on any replica sharing lobby_seed_secret gives
-             *     these bytes again. Served levels of one level only (not sets), the
+            /** @description self-contained signed reference to (generator version, room-set
+             *     digest, canonical request): GET /v1/levels/{level_id} on any
+             *     replica sharing lobby_seed_secret gives these bytes again, 410 once
+             *     that generator version or room set is gone. Served levels of one level only (not sets), the
              *     last member but one
              *      */
             level_id?: string;

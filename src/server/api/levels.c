@@ -217,6 +217,35 @@ void levels_handle(request *r) {
   json_decref(body);
 }
 
+/* Whether the room set a level id names (by digest) is the one loaded
+ * under the name its request gives: true when it names none. Else
+ * `detail` says which set, and what is loaded instead. */
+static bool roomset_still_loaded(const server *s, const json_t *body, const level_origin *origin,
+                                 char *detail, size_t detail_size) {
+  if (origin->roomset_sha256[0] == '\0')
+    return true;
+  const char *name = json_string_value(json_object_get(json_object_get(body, "params"), "roomset"));
+  const dg_context *loaded = s->queues.context;
+  int count = loaded != NULL ? dg_context_roomset_count(loaded) : 0;
+  for (int i = 0; name != NULL && i < count; i++) {
+    dg_roomset_info info;
+    if (dg_context_roomset_info(loaded, i, &info) != 0 || strcmp(info.name, name) != 0)
+      continue;
+    if (strcmp(info.sha256, origin->roomset_sha256) == 0)
+      return true;
+    snprintf(detail, detail_size,
+             "this level id was made with room set '%s' of sha256 %.12s...; the '%s' loaded now "
+             "is %.12s... (changed or reloaded), which makes other bytes for it",
+             name, origin->roomset_sha256, name, info.sha256);
+    return false;
+  }
+  snprintf(detail, detail_size,
+           "this level id was made with room set '%s' of sha256 %.12s..., which is no longer "
+           "loaded",
+           name != NULL ? name : "?", origin->roomset_sha256);
+  return false;
+}
+
 void level_by_id_handle(request *r, const char *level_id) {
   server *s = server_of(r);
   if (s->draining) {
@@ -230,13 +259,19 @@ void level_by_id_handle(request *r, const char *level_id) {
   if (level_svg_query(r) != 0)
     return;
   json_t *body = NULL;
-  char version[LEVEL_ID_VERSION_MAX];
-  int rc = level_id_parse(s->cfg->lobby_seed_key, level_id, &body, version);
-  char detail[160];
+  level_origin origin;
+  int rc = level_id_parse(s->cfg->lobby_seed_key, level_id, &body, &origin);
+  char detail[320];
   json_t *errors;
   switch (rc) {
   case 0:
-    level_handle_body(r, body);
+    if (!roomset_still_loaded(s, body, &origin, detail, sizeof detail)) {
+      errors = json_pack("[{s:s, s:s}]", "field", "level_id", "message", detail);
+      respond_problem(r, 410, "level-roomset-gone", "Level made with another room set", detail,
+                      errors, NULL, NULL);
+    } else {
+      level_handle_body(r, body);
+    }
     json_decref(body);
     return;
   case LEVEL_ID_EMALFORMED:
@@ -254,9 +289,9 @@ void level_by_id_handle(request *r, const char *level_id) {
     return;
   case LEVEL_ID_EVERSION:
     snprintf(detail, sizeof detail,
-             "this level id was made by dungeond %s; dungeond %s makes other bytes for it and "
-             "cannot serve it",
-             version, DUNGEON_VERSION);
+             "this level id was made by %s; this daemon runs generator version %d (dungeond %s), "
+             "which makes other bytes for it and cannot serve it",
+             origin.maker, DG_GENERATOR_VERSION, DUNGEON_VERSION);
     errors = json_pack("[{s:s, s:s}]", "field", "level_id", "message", detail);
     respond_problem(r, 410, "level-version-gone", "Level made by another version", detail, errors,
                     NULL, NULL);

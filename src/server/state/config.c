@@ -192,11 +192,27 @@ int config_set_seed_secret(config *cfg, const char *text, dg_error *err) {
     return dg_error_set(err, text == NULL ? DG_ETYPE : DG_EINVAL, "lobby_seed_secret",
                         "lobby_seed_secret must be 32 hexadecimal digits (a 128-bit key, e.g. "
                         "from `openssl rand -hex 16`), or \"\" for none");
-  memset(cfg->lobby_seed_key, 0, sizeof cfg->lobby_seed_key);
-  for (size_t i = 0; i < length / 2; i++)
-    cfg->lobby_seed_key[i] = (uint8_t)(hex_digit(text[2 * i]) << 4 | hex_digit(text[2 * i + 1]));
+  uint8_t key[sizeof cfg->lobby_seed_key] = {0};
+  uint8_t any = 0;
+  for (size_t i = 0; i < length / 2; i++) {
+    key[i] = (uint8_t)(hex_digit(text[2 * i]) << 4 | hex_digit(text[2 * i + 1]));
+    any |= key[i];
+  }
+  if (length > 0 && any == 0)
+    return dg_error_set(err, DG_EINVAL, "lobby_seed_secret",
+                        "lobby_seed_secret must not be all zeros: that key is public (anyone "
+                        "could sign level ids and foresee lobby seeds); make one with `openssl "
+                        "rand -hex 16`, or leave it out for a random key per process");
+  memcpy(cfg->lobby_seed_key, key, sizeof key);
   cfg->lobby_seed_secret_set = length > 0;
   return 0;
+}
+
+bool config_use_process_key(config *cfg, const uint8_t process_key[16]) {
+  if (cfg->lobby_seed_secret_set)
+    return false;
+  memcpy(cfg->lobby_seed_key, process_key, sizeof cfg->lobby_seed_key);
+  return true;
 }
 
 static int load_limits(config *cfg, json_t *limits, dg_error *err) {
