@@ -6,6 +6,7 @@
  * files tests/meson.build generates from standalone.c.in.) A violation fails
  * the build, before any test runs. */
 #include "dungeon/algorithm.h"
+#include "dungeon/audit.h"
 #include "dungeon/cancel.h"
 #include "dungeon/context.h"
 #include "dungeon/dungeon.h"
