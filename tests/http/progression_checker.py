@@ -3,7 +3,8 @@
 It trusts nothing the generator says about solvability. From a
 `dungeond.level/1` object it reads only the map: the grid rows and legend
 (or, for a level without a grid, the graph's nodes and edges), the room
-rectangles (to know which room a tile is in, as the witness names rooms)
+rectangles (a floor tile inside one belongs to that room, as the witness
+names rooms; corridors and doors belong to no room)
 and `features` (where the stairs, keys, locked doors and one-way doors
 are). Then it searches (place, keys picked up, locks opened) states from
 the stairs up and checks:
@@ -27,6 +28,9 @@ in its direction and left only moving on in it (on a graph: from its edge's
 WALKABLE = {"floor", "corridor", "door", "secret_door", "secret_corridor", "chest", "stairs_up",
             "stairs_down", "locked_door", "key", "one_way_north", "one_way_east",
             "one_way_south", "one_way_west"}
+# Tiles that are part of the room whose rectangle holds them (a key lies on
+# a room's floor, or on a corridor's dead end outside every rectangle).
+ROOM_TILES = {"floor", "stairs_up", "stairs_down", "key"}
 STEP = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
 
 
@@ -88,7 +92,10 @@ def cells_from_grid(level):
         for x in range(width):
             if names[y][x] in WALKABLE:
                 index[(x, y)] = len(cells.room)
-                cells.room.append(owner.get((x, y), -1))
+                # Only a room's floor is the room: a corridor or door inside
+                # its rectangle (a tunnel crossing it) belongs to no room.
+                in_room = names[y][x] in ROOM_TILES
+                cells.room.append(owner.get((x, y), -1) if in_room else -1)
                 cells.neighbours.append([])
     for (x, y), c in index.items():
         for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0)):
@@ -289,51 +296,20 @@ def replay(cells, level, consumable):
     """Walks the witness: from the stairs up, room after room, each step
     through cells outside rooms (or in the two rooms) that the keys held
     allow; keys are picked up where the walk passes and in every room
-    entered. Returns the key ids in pickup order."""
-    witness = level["progression"]
-    walk = witness["walk"]
+    entered. Every way of walking it is followed (states: cell, keys in
+    pickup order, locks opened), so a room of two parts or a choice of
+    doors cannot make a good witness fail. Returns the pickup orders of the
+    walks that end at the stairs down."""
+    walk = level["progression"]["walk"]
     need(walk, "empty walk")
-    picked, opened = [], set()
-    here = {cells.start}
 
-    def flood_room(starts, room):
-        seen = set(starts)
-        stack = list(starts)
-        while stack:
-            a = stack.pop()
-            for b in cells.neighbours[a]:
-                closed = b in cells.lock and b not in opened and (
-                    consumable or cells.lock[b] not in picked)
-                if b not in seen and cells.room[b] == room and cells.can_step(a, b) and not closed:
-                    seen.add(b)
-                    stack.append(b)
-        return seen
-
-    def pick(cell_list):
-        for c in cell_list:
-            if c in cells.key and cells.key[c] not in picked:
-                picked.append(cells.key[c])
-
-    current = cells.room[cells.start]
-    if current >= 0:
-        here = flood_room(here, current)
-        pick(sorted(here, key=lambda c: cells.key.get(c, -1)))
-    steps = walk[1:] if walk[0] == current else walk
-    for target in steps:
-        # A step: from anywhere in the current room to the target room,
-        # through cells outside rooms (or in the two rooms), picking up the
-        # keys it passes (a key may lie in a corridor's dead end) and
-        # opening the locks it may; states (cell, keys picked, locks opened).
-        allowed = {-1, current, target}
-        start = (tuple(picked), frozenset(opened))
-        seen = {(c,) + start for c in here}
-        queue = [(c,) + start for c in sorted(here)]
-        # Every state of the step is explored; the walk arrives in the
-        # target room with the most keys in hand it can (keys never hurt).
-        arrivals = []
+    def explore(states, allowed, stop=None):
+        """Every state reachable from `states` through cells whose room is
+        in `allowed`; with `stop`, states in that room are not left."""
+        seen = set(states)
+        queue = list(states)
         for cell, got, spent in queue:
-            if cells.room[cell] == target:
-                arrivals.append((cell, got, spent))
+            if stop is not None and cells.room[cell] == stop:
                 continue
             for b in cells.neighbours[cell]:
                 if cells.room[b] not in allowed or not cells.can_step(cell, b):
@@ -352,16 +328,26 @@ def replay(cells, level, consumable):
                 if state not in seen:
                     seen.add(state)
                     queue.append(state)
-        need(arrivals, f"the walk cannot go from room {current} to room {target}")
-        best = max(arrivals, key=lambda a: (len(a[1]), -len(a[2])))
-        picked, opened = list(best[1]), set(best[2])
-        # Every tile of the room reached in that state (a room's rectangle
-        # may hold parts joined only outside it).
-        here = flood_room({a[0] for a in arrivals if a[1:] == best[1:]}, target)
-        pick(sorted(here, key=lambda c: cells.key.get(c, -1)))
+        return seen
+
+    first = (cells.start, (cells.key[cells.start],) if cells.start in cells.key else (),
+             frozenset())
+    current = cells.room[cells.start]
+    states = {first}
+    if current >= 0:
+        states = explore(states, {current})
+    steps = walk[1:] if walk[0] == current else walk
+    for target in steps:
+        # A step: to the target room through cells outside rooms (or in the
+        # two rooms), then anywhere in the target room it can walk.
+        arrived = {s for s in explore(states, {-1, current, target}, stop=target)
+                   if cells.room[s[0]] == target}
+        need(arrived, f"the walk cannot go from room {current} to room {target}")
+        states = explore(arrived, {target})
         current = target
-    need(cells.goal in here, f"the walk ends in room {current}, not at the exit")
-    return picked
+    ends = {s[1] for s in states if s[0] == cells.goal}
+    need(ends, f"the walk ends in room {current}, not at the exit")
+    return ends
 
 
 def check_level(level):
@@ -382,8 +368,9 @@ def check_level(level):
              f"(b) lock {key} is not needed: the exit is reachable without it")
     stranded = search.stranded()
     need(not stranded, f"(c) {len(stranded)} reachable states cannot reach the exit")
-    order = replay(cells, level, consumable)
-    need(order == p["key_order"], f"(d) keys picked up {order}, witness says {p['key_order']}")
+    orders = replay(cells, level, consumable)
+    need(tuple(p["key_order"]) in orders,
+         f"(d) keys picked up {sorted(orders)}, witness says {p['key_order']}")
     # Spheres: sphere 0 is what no key opens; sphere n+1 what the keys of
     # spheres 0..n open in addition.
     spheres = p["spheres"]
