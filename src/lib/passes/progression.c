@@ -139,31 +139,65 @@ static bool room_tile(dg_tile tile, int owner) {
          (tile == DG_TILE_FLOOR || tile == DG_TILE_STAIRS_UP || tile == DG_TILE_STAIRS_DOWN);
 }
 
+/* Bits of ways[p]: which 4-neighbours of tile p are walkable. */
+enum { WAY_NORTH = 1, WAY_EAST = 2, WAY_SOUTH = 4, WAY_WEST = 8 };
+
 /* The walkable 4-neighbours of tile p (north, east, south, west order)
- * into around[], their count returned. */
-static int neighbours(const dg_grid *grid, const int *vertex_of, int p, int around[4]) {
-  int width = grid->width, x = p % width, y = p / width, n = 0;
-  if (y > 0 && vertex_of[p - width] != -1)
+ * into around[], their count returned; `ways` is computed once per level
+ * so that this costs no division and no bounds test. */
+static int neighbours(const dg_grid *grid, const uint8_t *ways, int p, int around[4]) {
+  int width = grid->width, n = 0, w = ways[p];
+  if (w & WAY_NORTH)
     around[n++] = p - width;
-  if (x + 1 < width && vertex_of[p + 1] != -1)
+  if (w & WAY_EAST)
     around[n++] = p + 1;
-  if (y + 1 < grid->height && vertex_of[p + width] != -1)
+  if (w & WAY_SOUTH)
     around[n++] = p + width;
-  if (x > 0 && vertex_of[p - 1] != -1)
+  if (w & WAY_WEST)
     around[n++] = p - 1;
   return n;
 }
 
-/* A tile of a chain: outside rooms, exactly two walkable neighbours. */
-static bool chain_tile(const dg_grid *grid, const int *owner, const int *vertex_of, int p) {
-  int around[4];
-  return vertex_of[p] != -1 && !room_tile((dg_tile)grid->tiles[p], owner[p]) &&
-         neighbours(grid, vertex_of, p, around) == 2;
+/* How many walkable 4-neighbours tile p has. */
+static int way_count(const uint8_t *ways, int p) {
+  static const uint8_t bits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  return bits[ways[p] & 15];
+}
+
+/* Fills vertex_of[] (-2 walkable, not yet a vertex; -1 not walkable),
+ * ways[] and the list of walkable tiles in row-major order in one pass
+ * over the grid; returns how many tiles are walkable. */
+static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *walkable_tiles) {
+  int width = grid->width, height = grid->height, walkable = 0;
+  const uint8_t *tiles = grid->tiles;
+#define WALK(p) (((DG_TILE_WALKABLE_MASK >> tiles[p]) & 1u) != 0)
+  for (int y = 0, p = 0; y < height; y++)
+    for (int x = 0; x < width; x++, p++) {
+      bool here = WALK(p);
+      vertex_of[p] = here ? -2 : -1;
+      walkable_tiles[walkable] = p;
+      walkable += here;
+      ways[p] = (uint8_t)((y > 0 && WALK(p - width) ? WAY_NORTH : 0) |
+                          (x + 1 < width && WALK(p + 1) ? WAY_EAST : 0) |
+                          (y + 1 < height && WALK(p + width) ? WAY_SOUTH : 0) |
+                          (x > 0 && WALK(p - 1) ? WAY_WEST : 0));
+    }
+#undef WALK
+  return walkable;
+}
+
+/* A tile of a chain: walkable, outside rooms, exactly two walkable
+ * neighbours. */
+static bool chain_tile(const dg_grid *grid, const int *owner, const int *vertex_of,
+                       const uint8_t *ways, int p) {
+  return vertex_of[p] != -1 && way_count(ways, p) == 2 &&
+         !room_tile((dg_tile)grid->tiles[p], owner[p]);
 }
 
 /* Floods room part v from tile p over the room tiles of p's room,
  * appending them to g->members. */
-static void flood_part(pgraph *g, const dg_grid *grid, const int *owner, int *stack, int p, int v) {
+static void flood_part(pgraph *g, const dg_grid *grid, const int *owner, const uint8_t *ways,
+                       int *stack, int p, int v) {
   int top = 0, *members = g->members, end = g->member_start[v];
   g->vertex_of[p] = v;
   g->key_slots[v] = 0;
@@ -172,7 +206,7 @@ static void flood_part(pgraph *g, const dg_grid *grid, const int *owner, int *st
     int t = stack[--top], around[4];
     members[end++] = t;
     g->key_slots[v] += grid->tiles[t] == DG_TILE_FLOOR;
-    int n = neighbours(grid, g->vertex_of, t, around);
+    int n = neighbours(grid, ways, t, around);
     for (int i = 0; i < n; i++) {
       int q = around[i];
       if (g->vertex_of[q] == -2 && owner[q] == owner[p] &&
@@ -188,13 +222,13 @@ static void flood_part(pgraph *g, const dg_grid *grid, const int *owner, int *st
 /* Follows a chain from tile `from` through `next` while its tiles are
  * chain tiles not yet taken, appending them to out[]; returns how many,
  * and the first tile past the run in *past (`from` again for a ring). */
-static int follow(const dg_grid *grid, const int *owner, const int *vertex_of, int from, int next,
-                  int *out, int *past) {
+static int follow(const dg_grid *grid, const int *owner, const int *vertex_of, const uint8_t *ways,
+                  int from, int next, int *out, int *past) {
   int count = 0, previous = from;
-  while (next != from && vertex_of[next] == -2 && chain_tile(grid, owner, vertex_of, next)) {
+  while (next != from && vertex_of[next] == -2 && chain_tile(grid, owner, vertex_of, ways, next)) {
     int around[4];
     out[count++] = next;
-    neighbours(grid, vertex_of, next, around);
+    neighbours(grid, ways, next, around);
     int after = around[0] == previous ? around[1] : around[0];
     previous = next;
     next = after;
@@ -204,9 +238,9 @@ static int follow(const dg_grid *grid, const int *owner, const int *vertex_of, i
 }
 
 /* Whether tile p has walkable neighbours on two opposite sides. */
-static bool straight(const dg_grid *grid, const int *vertex_of, int p) {
+static bool straight(const dg_grid *grid, const uint8_t *ways, int p) {
   int around[4];
-  if (neighbours(grid, vertex_of, p, around) != 2)
+  if (neighbours(grid, ways, p, around) != 2)
     return false;
   return around[0] + around[1] == 2 * p; /* opposite: p halfway between them */
 }
@@ -214,18 +248,19 @@ static bool straight(const dg_grid *grid, const int *vertex_of, int p) {
 /* The chain through tile p as vertex v: its tiles in order from one end to
  * the other, its representative (the first door, else the first straight
  * corridor tile) and that tile's neighbours toward each end. */
-static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, int *stack, int p,
-                        int v) {
+static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, const uint8_t *ways,
+                        int *stack, int p, int v) {
   int around[4], past_a = -1, past_b = -1;
-  neighbours(grid, g->vertex_of, p, around);
+  neighbours(grid, ways, p, around);
   g->vertex_of[p] = v; /* taken, so the two walks stop at it */
-  int back = follow(grid, owner, g->vertex_of, p, around[0], stack, &past_a);
+  int back = follow(grid, owner, g->vertex_of, ways, p, around[0], stack, &past_a);
   int *members = g->members + g->member_start[v], length = 0;
   for (int i = back - 1; i >= 0; i--)
     members[length++] = stack[i];
   members[length++] = p;
-  int ahead =
-      past_a == p ? 0 : follow(grid, owner, g->vertex_of, p, around[1], members + length, &past_b);
+  int ahead = past_a == p ? 0
+                          : follow(grid, owner, g->vertex_of, ways, p, around[1], members + length,
+                                   &past_b);
   length += ahead;
   g->member_start[v + 1] = g->member_start[v] + length;
   int rep = -1;
@@ -235,7 +270,7 @@ static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, int *s
     for (int i = 0; i < length && rep < 0; i++) {
       dg_tile tile = (dg_tile)grid->tiles[members[i]];
       if ((pass == 0 ? tile == DG_TILE_DOOR : tile == DG_TILE_CORRIDOR) &&
-          straight(grid, g->vertex_of, members[i]))
+          straight(grid, ways, members[i]))
         rep = i;
     }
   g->key_slots[v] = 0;
@@ -251,7 +286,7 @@ static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, int *s
  * to its tiles, each once (a room part touches a junction along several
  * tiles); a passage's two ends in order (side 0 from its first tile, side 1
  * from its last), kept even when both are the same vertex. */
-static int link_vertices(pgraph *g, const dg_grid *grid) {
+static int link_vertices(pgraph *g, const dg_grid *grid, const uint8_t *ways) {
   int total = 0;
   for (int pass = 0; pass < 2; pass++) {
     for (int v = 0; v < g->count; v++)
@@ -260,7 +295,7 @@ static int link_vertices(pgraph *g, const dg_grid *grid) {
       if (pass == 1)
         g->offsets[v] = total;
       for (int i = g->member_start[v]; i < g->member_start[v + 1]; i++) {
-        int around[4], n = neighbours(grid, g->vertex_of, g->members[i], around);
+        int around[4], n = neighbours(grid, ways, g->members[i], around);
         for (int j = 0; j < n; j++) {
           int u = g->vertex_of[around[j]];
           if (u == v || (g->mark[u] == v && g->kind[v] != V_PASSAGE))
@@ -300,12 +335,14 @@ static int link_vertices(pgraph *g, const dg_grid *grid) {
 static int build_from_grid(const dg_level *level, pgraph *g) {
   const dg_grid *grid = &level->grid;
   int width = grid->width, height = grid->height, cells = width * height;
-  int *owner = malloc((size_t)cells * 2 * sizeof *owner);
+  int *owner = malloc((size_t)cells * 3 * sizeof *owner + (size_t)cells);
   g->vertex_of = malloc((size_t)cells * sizeof *g->vertex_of);
   int rc = DG_ENOMEM;
   if (owner == NULL || g->vertex_of == NULL)
     goto done;
-  int *stack = owner + cells; /* flood stack, then one end of a chain */
+  int *stack = owner + cells;                     /* flood stack, then one end of a chain */
+  int *walkable_tiles = owner + 2 * cells;        /* in row-major order */
+  uint8_t *ways = (uint8_t *)(owner + 3 * cells); /* walkable neighbours of each tile */
   memset(owner, 0xff, (size_t)cells * sizeof *owner);
   for (int r = level->room_count - 1; r >= 0; r--) {
     const dg_room *room = &level->rooms[r];
@@ -316,33 +353,29 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
       for (int x = x0; x < x1; x++)
         owner[y * width + x] = r;
   }
-  int walkable = 0;
-  for (int p = 0; p < cells; p++) {
-    g->vertex_of[p] = dg_tile_walkable((dg_tile)grid->tiles[p]) ? -2 : -1;
-    walkable += g->vertex_of[p] == -2;
-  }
+  int walkable = scan_tiles(grid, g->vertex_of, ways, walkable_tiles);
   if ((rc = pgraph_alloc(g, walkable, walkable)) != 0)
     goto done;
   int count = 0;
   g->member_start[0] = 0;
-  for (int p = 0; p < cells; p++) {
+  for (int i = 0; i < walkable; i++) {
+    int p = walkable_tiles[i];
     if (g->vertex_of[p] != -2)
       continue;
-    int v = count++, around[4];
+    int v = count++;
     dg_tile tile = (dg_tile)grid->tiles[p];
     g->cell[v] = p;
     if (room_tile(tile, owner[p])) {
       g->room[v] = owner[p];
       g->kind[v] = V_FLOOR;
-      flood_part(g, grid, owner, stack, p, v);
-    } else if (chain_tile(grid, owner, g->vertex_of, p)) {
-      trace_chain(g, grid, owner, stack, p, v);
+      flood_part(g, grid, owner, ways, stack, p, v);
+    } else if (chain_tile(grid, owner, g->vertex_of, ways, p)) {
+      trace_chain(g, grid, owner, ways, stack, p, v);
     } else {
       g->vertex_of[p] = v;
       g->members[g->member_start[v]] = p;
       g->member_start[v + 1] = g->member_start[v] + 1;
-      bool dead_end = tile == DG_TILE_CORRIDOR && owner[p] < 0 &&
-                      neighbours(grid, g->vertex_of, p, around) == 1;
+      bool dead_end = tile == DG_TILE_CORRIDOR && owner[p] < 0 && way_count(ways, p) == 1;
       g->kind[v] = dead_end ? V_DEAD_END : V_OTHER;
       g->key_slots[v] = dead_end;
     }
@@ -364,7 +397,7 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
   g->exit = down != NULL && dg_grid_contains(grid, down->x, down->y)
                 ? g->vertex_of[down->y * width + down->x]
                 : -1;
-  rc = link_vertices(g, grid);
+  rc = link_vertices(g, grid, ways);
 done:
   free(owner);
   return rc;
@@ -1150,13 +1183,16 @@ static bool spawn_at(const dg_level *level, int p) {
  * vertex's floor tiles that hold no spawn (a dead end: its one tile). */
 static void choose_key_cells(const pgraph *g, const dg_level *level, plan *p, dg_rng *rng) {
   for (int k = 0; k < p->locks && level->has_grid; k++) {
-    int v = p->key[k], ties = 0;
+    int v = p->key[k];
+    int pick = g->key_slots[v] > 1 ? (int)dg_rng_below(rng, (uint32_t)g->key_slots[v]) : 0;
     p->key_cell[k] = g->cell[v];
     for (int i = g->member_start[v]; i < g->member_start[v + 1]; i++) {
       int t = g->members[i];
       if ((g->kind[v] == V_DEAD_END || level->grid.tiles[t] == DG_TILE_FLOOR) &&
-          !spawn_at(level, t) && dg_rng_below(rng, (uint32_t)++ties) == 0)
+          !spawn_at(level, t) && pick-- == 0) {
         p->key_cell[k] = t;
+        break;
+      }
     }
   }
 }
