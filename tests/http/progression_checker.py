@@ -16,7 +16,11 @@ the stairs up and checks:
       (consumable keys) spent in, and whichever one-way doors were crossed;
   (d) the witness replays: its walk of rooms can be walked on the map in
       order, collecting the keys in its key order, and ends at the exit;
-      its spheres are the rooms the keys of the spheres before open.
+      its spheres are the rooms the keys of the spheres before open;
+  (e) roles: every room and graph node has an allowed role, the entrance's
+      and exit's rooms hold the stairs, key rooms their key, the boss room
+      lies behind the last lock before the exit, treasure rooms are dead
+      ends behind a lock, secret rooms are closets (check_roles).
 
 Moves are the four neighbours on a grid. A locked door is entered with its
 key (reusable) or by spending any key held (consumable; it stays open); a
@@ -171,10 +175,11 @@ def cells_from_graph(level):
     return cells
 
 
-def compress(cells):
+def compress(cells, by_room=False):
     """Regions: plain cells joined where a step is always allowed both
-    ways; each lock, key and one-way cell stays a region of its own. Returns
-    (region of each cell, directed region adjacency)."""
+    ways (and, with by_room, only within one room or outside rooms); each
+    lock, key and one-way cell stays a region of its own. Returns (region of
+    each cell, directed region adjacency)."""
     special = set(cells.lock) | set(cells.key) | set(cells.one_way)
     region = [-1] * len(cells.room)
     count = 0
@@ -187,7 +192,8 @@ def compress(cells):
             while stack:
                 a = stack.pop()
                 for b in cells.neighbours[a]:
-                    if region[b] < 0 and b not in special:
+                    if region[b] < 0 and b not in special and (
+                            not by_room or cells.room[b] == cells.room[c]):
                         region[b] = count
                         stack.append(b)
         count += 1
@@ -197,6 +203,23 @@ def compress(cells):
             if region[a] != region[b] and cells.can_step(a, b):
                 arcs[region[a]].add(region[b])
     return region, [sorted(s) for s in arcs]
+
+
+def region_view(cells):
+    """The same map with each room's (and the corridors') plain cells merged
+    into regions: a Cells whose steps are the regions' arcs, so that the
+    witness replay moves over a few dozen places, not every tile."""
+    region, arcs = compress(cells, by_room=True)
+    view = Cells()
+    view.neighbours = arcs
+    view.room = [-1] * len(arcs)
+    for c, r in enumerate(region):
+        view.room[r] = cells.room[c]
+    view.lock = {region[c]: k for c, k in cells.lock.items()}
+    view.key = {region[c]: k for c, k in cells.key.items()}
+    view.start, view.goal = region[cells.start], region[cells.goal]
+    view.region = region  # cell -> region
+    return view
 
 
 class Search:
@@ -278,6 +301,12 @@ class Search:
 def rooms_open_with(cells, keys):
     """Rooms reachable from the stairs up with the locks of key ids `keys`
     open (one-way doors obeyed, other locks walls)."""
+    return {cells.room[c] for c in cells_open_with(cells, keys) if cells.room[c] >= 0}
+
+
+def cells_open_with(cells, keys):
+    """Cells reachable from the stairs up with the locks of key ids `keys`
+    open (one-way doors obeyed, other locks walls)."""
     seen = {cells.start}
     stack = [cells.start]
     while stack:
@@ -289,7 +318,7 @@ def rooms_open_with(cells, keys):
                 continue
             seen.add(b)
             stack.append(b)
-    return {cells.room[c] for c in seen if cells.room[c] >= 0}
+    return seen
 
 
 def replay(cells, level, consumable):
@@ -350,6 +379,132 @@ def replay(cells, level, consumable):
     return ends
 
 
+ROLES = {"entrance", "exit", "key", "boss", "treasure", "secret", "ordinary"}
+SECRET_TILES = {"secret_door", "secret_corridor", "chest"}
+
+
+def check_roles(level, cells, view):
+    """(e) Roles, from the map: every room and graph node has one of ROLES;
+    the entrance's and exit's rooms hold the stairs; a key room holds its
+    key (and every key on a room's floor makes its room a key room); the
+    boss room lies behind the last lock, not in the exit's room; a treasure
+    room is a dead end of the graph behind a lock; a secret room is a
+    closet or reached only through secret doors, and a closet is secret
+    unless it has a stronger role. `view` is region_view(cells)."""
+    rooms, nodes = level["rooms"], level["graph"]["nodes"]
+    for thing, items in (("room", rooms), ("node", nodes)):
+        for item in items:
+            need(item.get("role") in ROLES, f"(e) {thing} {item['id']} role {item.get('role')!r}")
+    role = {r["id"]: r["role"] for r in rooms}
+    goal_room = cells.room[cells.goal]
+    # The stairs' room: one whose rectangle holds them (authored rooms'
+    # rectangles overlap, and the map does not say whose floor a tile is),
+    # or on a graph the stairs' node's room.
+    for kind, stairs, cell in (("entrance", "stairs_up", cells.start),
+                               ("exit", "stairs_down", cells.goal)):
+        holders = {cells.room[cell]} - {-1}
+        if "grid" in level:
+            f = features_of(level, stairs)[0]
+            holders |= {r["id"] for r in rooms if r["x"] <= f["x"] < r["x"] + r["width"]
+                        and r["y"] <= f["y"] < r["y"] + r["height"]}
+        named = [rid for rid, ro in role.items() if ro == kind]
+        if kind == "exit" and holders & {rid for rid, ro in role.items() if ro == "entrance"}:
+            continue  # the entrance's room holds both stairs: it is the entrance
+        need(len(named) == (1 if holders else 0) and set(named) <= holders,
+             f"(e) {kind} rooms {named}, rooms holding the {stairs} {sorted(holders)}")
+    key_room = {}
+    for c, k in cells.key.items():
+        if cells.room[c] >= 0:
+            key_room[cells.room[c]] = k
+    for r in rooms:
+        rid = r["id"]
+        if role[rid] == "key":
+            need(rid in key_room and r.get("key") == key_room[rid],
+                 f"(e) key room {rid} (key {r.get('key')}) does not hold that key")
+        elif rid in key_room:
+            need(False, f"(e) room {rid} holds key {key_room[rid]} but is {role[rid]}")
+    lock_keys = sorted(cells.lock.values())
+    boss = level["progression"].get("boss_room")
+    bosses = [rid for rid, ro in role.items() if ro == "boss"]
+    need(bosses == ([boss] if boss is not None else []), f"(e) boss rooms {bosses}, "
+         f"boss_room {boss}")
+    if boss is not None:
+        need(lock_keys, "(e) a boss room without a lock")
+        behind = rooms_open_with(view, set(lock_keys)) - rooms_open_with(view, set(lock_keys[:-1]))
+        need(boss in behind and boss != goal_room,
+             f"(e) boss room {boss} is not behind the last lock before the exit")
+    degree = {}
+    for e in level["graph"]["edges"]:
+        if e["from"] != e["to"]:
+            degree[e["from"]] = degree.get(e["from"], 0) + 1
+            degree[e["to"]] = degree.get(e["to"], 0) + 1
+    open_regions = cells_open_with(view, set())
+    open_rooms = {view.room[r] for r in open_regions if view.room[r] >= 0}
+    node_of_room = {}
+    for n in nodes:
+        if n.get("room", -1) >= 0:
+            node_of_room.setdefault(n["room"], n["id"])
+            need(n["role"] == role[n["room"]], f"(e) node {n['id']} is {n['role']}, "
+                 f"its room {n['room']} {role[n['room']]}")
+    for r in rooms:
+        rid = r["id"]
+        if role[rid] == "treasure":
+            need(rid not in open_rooms, f"(e) treasure room {rid} is not behind a lock")
+            need(degree.get(node_of_room.get(rid), 0) == 1, f"(e) treasure room {rid} is not "
+                 "a dead end of the graph")
+        closet = r["kind"] in ("closet", "secret")
+        if role[rid] == "secret":
+            need(closet or hidden_room(level, cells, rid), f"(e) secret room {rid} "
+                 f"({r['kind']}) is neither a closet nor behind secret doors")
+        elif closet:
+            need(role[rid] != "ordinary", f"(e) closet {rid} is ordinary, not secret")
+    if "grid" not in level:
+        return
+    names = level["grid"]["legend"]
+    rows = level["grid"]["rows"]
+    index = tile_index(level)
+    for n in nodes:
+        if n.get("room", -1) >= 0:
+            continue
+        tile = names[rows[n["y"]][n["x"]]]
+        if n["role"] == "secret":
+            need(tile in SECRET_TILES, f"(e) secret node {n['id']} on a {tile} tile")
+        elif n["role"] == "treasure":
+            need(n["kind"] == "dead_end" and view.region[index[(n["x"], n["y"])]] not in open_regions,
+                 f"(e) treasure node {n['id']} is not a dead end behind a lock")
+        elif n["role"] == "key":
+            need(index.get((n["x"], n["y"])) in cells.key, f"(e) key node {n['id']} holds no key")
+        else:
+            need(n["role"] == "ordinary", f"(e) node {n['id']} outside rooms is {n['role']}")
+
+
+def tile_index(level):
+    """(x, y) -> cell, numbered as cells_from_grid numbers them."""
+    grid = level["grid"]
+    index = {}
+    for y, row in enumerate(grid["rows"]):
+        for x, c in enumerate(row):
+            if grid["legend"][c] in WALKABLE:
+                index[(x, y)] = len(index)
+    return index
+
+
+def hidden_room(level, cells, rid):
+    """Whether every way into room rid from outside it is a secret door or
+    corridor (grid levels; a graph level has no doors to look at)."""
+    if "grid" not in level:
+        return False
+    names = level["grid"]["legend"]
+    rows = level["grid"]["rows"]
+    index = tile_index(level)
+    where = {c: xy for xy, c in index.items()}
+    ways = set()
+    for c, room in enumerate(cells.room):
+        if room == rid:
+            ways |= {b for b in cells.neighbours[c] if cells.room[b] != rid}
+    return bool(ways) and all(names[rows[where[b][1]][where[b][0]]] in SECRET_TILES for b in ways)
+
+
 def check_level(level):
     """Raises CheckFailed naming what is wrong; returns a small summary."""
     p = level.get("progression")
@@ -368,7 +523,8 @@ def check_level(level):
              f"(b) lock {key} is not needed: the exit is reachable without it")
     stranded = search.stranded()
     need(not stranded, f"(c) {len(stranded)} reachable states cannot reach the exit")
-    orders = replay(cells, level, consumable)
+    view = region_view(cells)
+    orders = replay(view, level, consumable)
     need(tuple(p["key_order"]) in orders,
          f"(d) keys picked up {sorted(orders)}, witness says {p['key_order']}")
     # Spheres: sphere 0 is what no key opens; sphere n+1 what the keys of
@@ -378,7 +534,8 @@ def check_level(level):
     union = set()
     for n, sphere in enumerate(spheres):
         union |= set(sphere["rooms"])
-        need(rooms_open_with(cells, keys) == union,
+        need(rooms_open_with(view, keys) == union,
              f"(d) sphere {n}: rooms open with keys {sorted(keys)} are not spheres 0..{n}")
         keys |= set(sphere["keys"])
+    check_roles(level, cells, view)
     return {"locks": len(locks), "one_way": len(cells.one_way), "states": len(search.states)}

@@ -1074,9 +1074,34 @@ static int node_degree(const dg_graph *graph, int node) {
   return degree;
 }
 
+/* Whether every walkable tile next to room `room`'s floor, outside it, is
+ * a secret door or corridor: the map's word, since stairs lined up with
+ * the floor above may open a wall that the door list does not know of. */
+static bool hidden_on_map(const pgraph *g, const dg_level *level, int room) {
+  const dg_grid *grid = &level->grid;
+  int width = grid->width, height = grid->height;
+  for (int v = 0; v < g->count; v++) {
+    if (g->room[v] != room)
+      continue;
+    for (int i = g->member_start[v]; i < g->member_start[v + 1]; i++) {
+      int t = g->members[i], x = t % width, y = t / width;
+      int around[4] = {y > 0 ? t - width : -1, x + 1 < width ? t + 1 : -1,
+                       y + 1 < height ? t + width : -1, x > 0 ? t - 1 : -1};
+      for (int d = 0; d < 4; d++) {
+        int q = around[d];
+        if (q < 0 || g->vertex_of[q] < 0 || g->room[g->vertex_of[q]] == room)
+          continue;
+        if (grid->tiles[q] != DG_TILE_SECRET_DOOR && grid->tiles[q] != DG_TILE_SECRET_CORRIDOR)
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
 /* A room reached only through secret doors, or one its generator calls a
  * closet or secret. */
-static bool secret_room(const dg_level *level, int room) {
+static bool secret_room(const pgraph *g, const dg_level *level, int room) {
   const char *kind = level->rooms[room].kind;
   if (strcmp(kind, "closet") == 0 || strcmp(kind, "secret") == 0)
     return true;
@@ -1086,7 +1111,20 @@ static bool secret_room(const dg_level *level, int room) {
       doors++;
       secret += level->doors[i].secret;
     }
-  return doors > 0 && doors == secret;
+  return doors > 0 && doors == secret && (!level->has_grid || hidden_on_map(g, level, room));
+}
+
+/* The sphere of tile p's side of its vertex: a locked or one-way chain's
+ * tiles before its door lie with side 0's vertex, those after with side
+ * 1's (the vertex's own sphere is where the door itself opens). */
+static int tile_sphere(const pgraph *g, int v, int p) {
+  if (g->special[v] == SPECIAL_NONE || g->kind[v] != V_PASSAGE || p == g->cell[v])
+    return g->mark[v];
+  int side = 1;
+  for (int i = g->member_start[v]; i < g->member_start[v + 1] && g->members[i] != g->cell[v]; i++)
+    if (g->members[i] == p)
+      side = 0;
+  return g->mark[g->adjacent[g->offsets[v] + side]];
 }
 
 /* The boss room: the last room before the exit's on the shortest walk that
@@ -1124,7 +1162,7 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
   const dg_feature *down = find_feature(level, "stairs_down");
   for (int r = 0; r < level->room_count; r++) {
     out->room_key[r] = -1;
-    out->room_role[r] = secret_room(level, r) ? DG_ROLE_SECRET : DG_ROLE_ORDINARY;
+    out->room_role[r] = secret_room(g, level, r) ? DG_ROLE_SECRET : DG_ROLE_ORDINARY;
   }
   for (int r = 0; r < level->room_count; r++) {
     int node = r < level->graph.node_count && level->graph.nodes[r].room == r ? r : -1;
@@ -1157,7 +1195,8 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
       if (tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_SECRET_DOOR || tile == DG_TILE_CHEST)
         role = DG_ROLE_SECRET;
 
-      else if (strcmp(node->kind, "dead_end") == 0 && v >= 0 && g->mark[v] >= 1)
+      else if (strcmp(node->kind, "dead_end") == 0 && v >= 0 &&
+               tile_sphere(g, v, node->y * level->grid.width + node->x) >= 1)
         role = DG_ROLE_TREASURE;
     }
     /* A key on a corridor's dead end: the node there holds it. */
