@@ -6,7 +6,8 @@ only, searches (place, keys, locks opened) states).
 Usage: progression_http.py PATH/TO/dungeond [SEEDS]. SEEDS (default 500) is
 the number of seeds per algorithm; each seed takes one of the twelve
 combinations of locks 1, 2, 4 x key_kind reusable, consumable x one_way 0, 2
-in turn. Then multi-floor sets (every floor checked on its own), authored
+in turn, every other round of twelve with boss_room. meson passes 150 under
+the sanitizers (the build-asan build, several times slower), 500 otherwise. Then multi-floor sets (every floor checked on its own), authored
 levels without a grid (checked on the graph), the defaults (no progression
 at all) and every new field's 422. Prints TAP, with the pass counts and how
 often fewer locks than asked were placed, per algorithm, as comments.
