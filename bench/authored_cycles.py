@@ -12,10 +12,16 @@ or with --json one JSON object. Table 7 is the cycle count across seeds (issue
 """
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
+PROGRESS = benchlib.Progress("authored_cycles.py")
 
 TIMING = re.compile(r"generated in ([0-9.]+) ms.*?\((.*)\)")
 
@@ -28,7 +34,9 @@ def generate(args, seed=None, **params):
     for k, v in params.items():
         cmd += ["--param", "%s=%s" % (k, v)]
     level, samples = None, {}
-    for _ in range(args.runs):
+    what = " ".join([f"seed {seed}"] + [f"{k}={v}" for k, v in params.items()])
+    for run in range(args.runs):
+        PROGRESS.step(what, run + 1, args.runs, "generating")
         done = subprocess.run(cmd, capture_output=True, text=True, check=True)
         text = json.loads(done.stdout)
         if level is not None and text != level:

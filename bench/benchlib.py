@@ -31,6 +31,42 @@ PROGRAMS = {"dungeon": os.path.join("src", "cli", "dungeon"),
 POST_CLASSIC_LUA = os.path.join(BENCH, "post-classic.lua")
 
 
+class Progress:
+    """Progress of a long benchmark on stderr, never a minute of silence
+    (issue 25 item 5): on a terminal one line rewritten in place (at most ten
+    times a second); otherwise a line at each step of a phase of few steps
+    (rounds), at the last step, and at most every five seconds within a long
+    one (seeds). Tables and --json stay on stdout."""
+
+    COARSE = 100
+
+    def __init__(self, prog, stream=None):
+        self.prog, self.stream = prog, stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.phase, self.done, self.last, self.shown = None, None, 0.0, False
+
+    def step(self, phase, done, total, note=""):
+        now = time.monotonic()
+        new_step = done != self.done
+        due = phase != self.phase or (new_step and (total <= self.COARSE or done == total))
+        if not due and now - self.last < (0.1 if self.tty else 5.0):
+            return
+        self.phase, self.done, self.last = phase, done, now
+        line = f"{self.prog}: {phase} {done}/{total}" + (f": {note}" if note else "")
+        if self.tty:
+            self.stream.write("\r\033[K" + line)
+            self.shown = True
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def end(self):
+        if self.tty and self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+        self.shown = False
+
+
 def fail(prog, message):
     """Prints `prog: message` on stderr and exits with status 1."""
     print(f"{prog}: {message}", file=sys.stderr, flush=True)
@@ -102,6 +138,23 @@ def significant(value, digits=4):
 def rate_text(value):
     """A rate for a table: whole numbers from 100 up, three figures below."""
     return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
+# A fixed lobby_seed_secret for A/B runs (not a deployment's): without one
+# each daemon draws its own random key, so two builds would sign other
+# level ids and give lobbies other seeds (docs/config.md, Seeds).
+AB_SECRET = "5eed5eed5eed5eed5eed5eed5eed5eed"
+
+
+def shared_secret_config(directory):
+    """The repository's config plus AB_SECRET, written in `directory`; its path."""
+    with open(CONFIG) as f:
+        config = json.load(f)
+    config["lobby_seed_secret"] = AB_SECRET
+    path = os.path.join(directory, "dungeond-ab.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    return path
 
 
 class Daemon:

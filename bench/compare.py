@@ -110,14 +110,17 @@ def run_suite(args, builds, daemons):
     """Every row, every round, both sides interleaved; per-row lists of rates and details."""
     rates = {row[0]: {"a": [], "b": []} for row in args.rows}
     details = {row[0]: {"a": [], "b": []} for row in args.rows}
+    progress = benchlib.Progress("compare.py")
     for r in range(args.rounds):
         # Each row's A and B run back to back, so the pair shares the
         # machine's state of the moment; the order flips every round.
-        for row in args.rows:
+        for number, row in enumerate(args.rows, 1):
+            progress.step("row", number, len(args.rows), f"{row[0]}, round {r + 1} of {args.rounds}")
             for side in benchlib.order(r, ["a", "b"]):
                 rate, extra = measure(row, builds[side], daemons.get(side), args, r, side)
                 rates[row[0]][side].append(rate)
                 details[row[0]][side].append(extra)
+    progress.end()
     return rates, details
 
 
@@ -184,8 +187,10 @@ def main():
     try:
         if needs_daemon:
             for side in ("a", "b"):
+                # One key for both, so a lobby id gives both the same seed.
                 daemons[side] = benchlib.Daemon(PROG, builds[side],
-                                                os.path.join(work, f"{side}.log"))
+                                                os.path.join(work, f"{side}.log"),
+                                                benchlib.shared_secret_config(work))
         try:
             rates, details = run_suite(args, builds, daemons)
         except (RuntimeError, ValueError, subprocess.CalledProcessError, OSError) as e:

@@ -29,6 +29,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 HEAVY = {"algorithm": "landmark", "seed": 11, "deadline_ms": 60000,
          "params": {"width": 1000, "height": 1000}}
@@ -126,10 +129,14 @@ def main():
         try:
             post(port, {"algorithm": "classic", "seed": 1}, "127.0.0.3")  # warm up
             idle, loaded = [], []
+            progress = benchlib.Progress("fairness.py")
             for r in range(args.rounds):
+                progress.step("round", r + 1, args.rounds, "idle daemon")
                 idle.append(light_run(port, args.requests, r))
+                progress.step("round", r + 1, args.rounds, f"under a {args.flood}-connection flood")
                 loaded.append(flooded_run(port, args.requests, args.flood, r))
                 time.sleep(1.0)  # the flood's last jobs end
+            progress.end()
         finally:
             proc.terminate()
             proc.wait(timeout=120)

@@ -28,6 +28,9 @@ import tempfile
 import time
 import zlib
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
 FORMATS = [("json", "application/json"), ("ascii", "text/plain"),
            ("svg", "image/svg+xml"), ("tiled", "application/vnd.dungeond.tiled+json")]
 
@@ -91,10 +94,12 @@ def main():
     args = parser.parse_args()
     proc, port, work = start_daemon(args.build, args.level)
     rows = {}
+    progress = benchlib.Progress("gzip_bench.py")
     try:
         for name, accept in FORMATS:
             sizes, packed_sizes, ratios, ms, daemon_ms = [], [], [], [], []
             for seed in range(1, args.seeds + 1):
+                progress.step(name, seed, args.seeds, "seeds")
                 path = (f"/v1/levels?algorithm=landmark&seed={seed}"
                         f"&width={args.size}&height={args.size}")
                 plain, plain_encoding, plain_ser = fetch(port, path, accept, None)

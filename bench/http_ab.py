@@ -49,7 +49,9 @@ def main():
         for name in ("a", "b"):
             daemons[name] = benchlib.Daemon(PROG, builds[name], os.path.join(work, f"{name}.log"))
         runs = {"a": [], "b": []}
-        for _, name in benchlib.interleaved(args.rounds, ["a", "b"]):
+        progress = benchlib.Progress("http_ab.py")
+        for step, (_, name) in enumerate(benchlib.interleaved(args.rounds, ["a", "b"]), 1):
+            progress.step("wrk run", step, 2 * args.rounds, f"build {name.upper()}")
             runs[name].append(benchlib.wrk(daemons[name].port, "/v1/levels", args.seconds,
                                            args.connections, benchlib.POST_CLASSIC_LUA))
         while daemons:

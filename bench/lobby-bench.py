@@ -184,7 +184,9 @@ def main():
     errors, starts = [], {}
     client_side = {"alone": [], "lobbies": []}
     try:
+        progress = benchlib.Progress("lobby-bench.py")
         for r in range(args.rounds):
+            progress.step("round", r + 1, args.rounds)
             client_side["alone"].append(
                 run_phase(port, f"alone{r}", args.seconds, 0, None, errors, starts))
             # Started lobbies linger for lobby_grace_ms; let the loaded phase's

@@ -205,7 +205,9 @@ def run_rounds(args, bsp, servers):
     figures = {key: [] for key in list(GENERATORS) + list(SERVERS)}
     paths = {"dungeond": ("/v1/levels", benchlib.POST_CLASSIC_LUA),
              "node": ("/v1/levels", benchlib.POST_CLASSIC_LUA), "nginx": ("/level.json", None)}
+    progress = benchlib.Progress("peers.py")
     for r in range(args.rounds):
+        progress.step("round", r + 1, args.rounds)
         for key in benchlib.order(r, list(GENERATORS)):
             figures[key].append(measure_generator(key, args, bsp))
         for key in benchlib.order(r, list(SERVERS)):

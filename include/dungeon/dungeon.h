@@ -10,6 +10,7 @@
 #define DUNGEON_DUNGEON_H
 
 #include "dungeon/algorithm.h"
+#include "dungeon/audit.h"
 #include "dungeon/cancel.h"
 #include "dungeon/context.h"
 #include "dungeon/digest.h"

@@ -64,6 +64,26 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
  * thread-safe. */
 int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length);
 
+/* A multi-floor set (dg_levelset_generate) as one SVG picture: the floors
+ * side by side, left to right, each drawn as dg_level_dump_svg draws it
+ * alone (nested <svg> at its place) under a title "floor K of N, seed S",
+ * and each floor's stairs down joined to the next floor's stairs up by a
+ * dashed curve (a <g class="stair-link-K"> with a <title>). `floors`
+ * 1..DG_FLOORS_MAX; `options` as for one level (NULL: defaults). Caller
+ * frees *text; length to *length (may be NULL). 0, DG_EINVAL or DG_ENOMEM.
+ * Deterministic; thread-safe. */
+int dg_levelset_dump_svg(dg_level *const *levels, int floors, const dg_svg_options *options,
+                         char **text, size_t *length);
+
+/* A multi-floor set as one Tiled map: the size of its largest floor, the
+ * same tileset as a level's, and one group layer per floor ("floor K", with
+ * `floor`, `of`, `seed`, `origin_x`, `origin_y` properties) holding that
+ * floor's "tiles" (padded with empty cells) and "objects" layers; object
+ * ids run on across floors. Only floor 1 is visible when the map opens.
+ * Caller frees *text; 0, DG_EINVAL or DG_ENOMEM. Deterministic;
+ * thread-safe. */
+int dg_levelset_dump_tiled(dg_level *const *levels, int floors, char **text, size_t *length);
+
 #ifdef __cplusplus
 }
 #endif

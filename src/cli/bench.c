@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "progress.h"
 
 #define QUALITY_SEEDS 1000
 
@@ -31,7 +32,12 @@ static void usage(void) {
        "               and placement's cost are shown; with locks or one_way above 0\n"
        "               the same levels are generated again without them instead, and\n"
        "               the progression pass's cost is shown)\n"
-       "  --json       one JSON object instead of the table");
+       "  --json       one JSON object instead of the table\n"
+       "After the timed runs, the levels of seeds 1 to 1000 are generated once more\n"
+       "for their figures (rooms, dead ends, cycles...), stopping early when that takes\n"
+       "longer than the timed runs did; the summary names the seeds it covered.\n"
+       "Progress goes to stderr: one rewritten line on a terminal, a line per run\n"
+       "(and every 5 s) otherwise.");
 }
 
 /* Per-level wall-clock samples of each phase a generator times
@@ -124,9 +130,17 @@ static int time_one(const dg_context *context, dg_request *request, uint64_t see
  * CPU-time rates go to *cpu_placed and *cpu_unplaced. `phases` (may be
  * NULL) collects the generator's phase timings. */
 #define COMPARE_CHUNK 16
+
+/* Which timed run is going, for the progress line. */
+typedef struct run_position {
+  cli_progress *progress;
+  int run, runs;
+} run_position;
+
 static int time_levels(const dg_context *context, dg_request *request, dg_request *unplaced,
                        double seconds, uint64_t *seed, phase_samples *phases, int *phase_count,
-                       timed_run *out, double *cpu_placed, double *cpu_unplaced, dg_error *err) {
+                       timed_run *out, double *cpu_placed, double *cpu_unplaced,
+                       const run_position *position, dg_error *err) {
   uint64_t budget = (uint64_t)(seconds * 1e9), generation_ns = 0, cpu_ns = 0;
   uint64_t unplaced_ns = 0, unplaced_cpu_ns = 0, json_ns = 0, bytes = 0;
   uint64_t ignored_json = 0, ignored_bytes = 0;
@@ -144,6 +158,9 @@ static int time_levels(const dg_context *context, dg_request *request, dg_reques
                         &generation_ns, &cpu_ns, &json_ns, &bytes, err);
           levels++;
           dumped += dump;
+          cli_progress_step(position->progress, "timed run", position->run, position->runs,
+                            "%ld levels, %.1f of %.1f s of generation", levels,
+                            (double)generation_ns / 1e9, seconds);
         } else if (unplaced != NULL) {
           rc = time_one(context, unplaced, first + (uint64_t)i, false, NULL, NULL, &unplaced_ns,
                         &unplaced_cpu_ns, &ignored_json, &ignored_bytes, err);
@@ -238,6 +255,7 @@ typedef struct bench {
   double placed_rate, unplaced_rate, cost_percent;
   /* The quality figures over seeds 1 to quality_seeds. */
   int quality_seeds;
+  cli_progress progress; /* the line on stderr while it measures */
   double mean_rooms, mean_double_wide, mean_dead_ends, mean_cycles, mean_corridor;
 } bench;
 
@@ -295,9 +313,10 @@ static int time_runs(bench *b, dg_error *err) {
   int rc = 0;
   for (int run = 0; run < b->options.runs && rc == 0; run++) {
     timed_run result = {0};
+    const run_position position = {&b->progress, run + 1, b->options.runs};
     rc = time_levels(b->context, &b->request, b->compare ? &b->unplaced : NULL, b->options.seconds,
                      &seed, b->phases, &b->phase_count, &result, &b->placed_rates[run],
-                     &b->unplaced_rates[run], err);
+                     &b->unplaced_rates[run], &position, err);
     b->rates[run] = result.rate;
     b->json_costs[run] = result.json_us;
     b->json_bytes[run] = result.json_bytes;
@@ -349,6 +368,8 @@ static int measure_quality(bench *b, dg_error *err) {
     if (rc != 0)
       return rc;
     b->quality_seeds++;
+    cli_progress_step(&b->progress, "quality seed", (long)quality_seed, QUALITY_SEEDS,
+                      "stops after %.1f s", b->options.seconds * b->options.runs);
     b->mean_rooms += level->metrics.rooms;
     b->mean_double_wide += level->metrics.double_wide;
     b->mean_dead_ends += level->metrics.dead_ends;
@@ -449,10 +470,18 @@ static void print_table(bench *b, const char *params_text) {
     print_compare_table(b);
   print_phase_table(b);
   printf("params: %s\n", params_text != NULL ? params_text : "{}");
-  printf("\nover seeds 1-%d: %-12s %-18s %-10s %-8s %-14s\n", b->quality_seeds, "mean rooms",
-         "mean double-wide", "dead ends", "cycles", "corridor tiles");
-  printf("%-19s %-12.2f %-18.2f %-10.2f %-8.2f %-14.1f\n", "", b->mean_rooms, b->mean_double_wide,
-         b->mean_dead_ends, b->mean_cycles, b->mean_corridor);
+  char scope[96];
+  int width = snprintf(
+      scope, sizeof scope, "quality over seeds 1-%d (%s): ", b->quality_seeds,
+      b->quality_seeds < QUALITY_SEEDS ? "stopped early: the time of the timed runs" : "all");
+  printf("\n%s%-12s %-18s %-10s %-8s %-14s\n", scope, "rooms/level", "double-wide/level",
+         "dead ends", "cycles", "corridor tiles");
+  printf("%-*s%-12.2f %-18.2f %-10.2f %-8.2f %-14.1f\n", width, "", b->mean_rooms,
+         b->mean_double_wide, b->mean_dead_ends, b->mean_cycles, b->mean_corridor);
+  printf("rooms/level: every room of the level (metrics.rooms)%s\n",
+         strcmp(b->request.algorithm->name, "authored") == 0
+             ? ", the rooms of the cycle chains included (the rooms parameter counts the tree's)"
+             : "");
 }
 
 /* The report in the asked form, with the request's parameters. */
@@ -498,7 +527,10 @@ int cli_bench(int argc, char **argv) {
     goto done;
   }
   plan_compare(&b);
-  if (measure(&b, &err) != 0) {
+  cli_progress_init(&b.progress, stderr);
+  int measured = measure(&b, &err);
+  cli_progress_end(&b.progress);
+  if (measured != 0) {
     cli_error("generation failed: %s", err.message);
     goto done;
   }

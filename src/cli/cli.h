@@ -89,4 +89,7 @@ int cli_check(int argc, char **argv);
 int cli_algorithms(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 
+/* `dungeon audit`: the distributions of one request over many seeds. */
+int cli_audit(int argc, char **argv);
+
 #endif

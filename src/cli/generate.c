@@ -23,7 +23,9 @@ static void usage(void) {
        "                    attempts_max (1 to 1000, default 16): seed-derived\n"
        "                    candidates are tried until one meets them all\n"
        "  --floors N        a multi-floor set of N floors (1 to 64) whose stairs line\n"
-       "                    up, as dungeond.levelset/1 (json) or maps one after another\n"
+       "                    up: dungeond.levelset/1 (json), the maps one after another\n"
+       "                    (ascii), the floors side by side with their stairs joined\n"
+       "                    (svg), or one group layer per floor (tiled)\n"
        "  --format F        json (default, dungeond.level/1), ascii (the map), svg (a\n"
        "                    picture) or tiled (a Tiled .tmj map; its tileset image is\n"
        "                    dungeond-tiles.png, or dungeond-tiles-progression.png\n"
@@ -102,11 +104,6 @@ int cli_check_output_options(const cli_output_options *output) {
     cli_error("--format must be json, ascii, svg or tiled, not '%s'", format);
     return DG_EINVAL;
   }
-  if (output->floors > 0 && strcmp(format, "json") != 0 && strcmp(format, "ascii") != 0) {
-    cli_error("--floors gives json or ascii; draw the floors one at a time for --format %s",
-              format);
-    return DG_EINVAL;
-  }
   return 0;
 }
 
@@ -115,14 +112,20 @@ static int produce_floors(const dg_context *context, const dg_request *request,
                           const cli_output_options *output, cli_output *out, dg_error *err) {
   dg_level *levels[DG_FLOORS_MAX] = {0};
   dg_request requests[DG_FLOORS_MAX];
-  bool json = strcmp(output->format, "json") == 0;
+  const char *format = output->format;
   uint64_t started = dg_monotonic_ns();
   int rc = dg_levelset_generate(context, request, output->floors, NULL, levels, requests, err);
   if (rc != 0)
     return rc;
   uint64_t generated = dg_monotonic_ns();
-  rc = json ? dg_levelset_dump_json(levels, requests, output->floors, &out->text, &out->length)
-            : dg_levelset_dump_ascii(levels, requests, output->floors, &out->text, &out->length);
+  if (strcmp(format, "json") == 0)
+    rc = dg_levelset_dump_json(levels, requests, output->floors, &out->text, &out->length);
+  else if (strcmp(format, "svg") == 0)
+    rc = dg_levelset_dump_svg(levels, output->floors, &output->svg, &out->text, &out->length);
+  else if (strcmp(format, "tiled") == 0)
+    rc = dg_levelset_dump_tiled(levels, output->floors, &out->text, &out->length);
+  else
+    rc = dg_levelset_dump_ascii(levels, requests, output->floors, &out->text, &out->length);
   for (int k = 0; k < output->floors; k++)
     dg_level_free(levels[k]);
   out->generate_ns = generated - started;

@@ -1,5 +1,5 @@
 /* `dungeon`: the offline command over libdungeon (generate, algorithms,
- * bench, check, catalogue). Exit status 0 on success, 1 when the work fails, 2 for bad
+ * bench, audit, check, catalogue). Exit status 0 on success, 1 when the work fails, 2 for bad
  * arguments. */
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +13,7 @@ static void usage(FILE *out) {
         "  generate    generate one level and print it (JSON or ASCII)\n"
         "  algorithms  list the algorithms and their parameters\n"
         "  bench       measure levels per second on one core\n"
+        "  audit       distributions of a request's figures over many seeds\n"
         "  check       validate room-set files and count their moves\n"
         "  catalogue   digests of many generate outputs, for golden catalogues\n"
         "\n"
@@ -46,6 +47,8 @@ int main(int argc, char **argv) {
     return cli_catalogue(argc - 1, argv + 1);
   if (strcmp(command, "bench") == 0)
     return cli_bench(argc - 1, argv + 1);
+  if (strcmp(command, "audit") == 0)
+    return cli_audit(argc - 1, argv + 1);
   cli_error("unknown command '%s' (see 'dungeon --help')", command);
   return CLI_EXIT_USAGE;
 }

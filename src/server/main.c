@@ -285,10 +285,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   uint64_t entropy[2] = {0, 0};
-  if (getrandom(entropy, sizeof entropy, 0) != (ssize_t)sizeof entropy) {
+  uint8_t process_key[16];
+  if (getrandom(entropy, sizeof entropy, 0) != (ssize_t)sizeof entropy ||
+      getrandom(process_key, sizeof process_key, 0) != (ssize_t)sizeof process_key) {
     fprintf(stderr, "dungeond: cannot read random bytes for seeds\n");
     goto fail_loop;
   }
+  bool own_key = config_use_process_key(&cfg, process_key);
   if (server_start(&s, &cfg, &loop, roomsets, entropy, true, &err) != 0) {
     fprintf(stderr, "dungeond: %s\n", err.message);
     uv_run(&loop, UV_RUN_DEFAULT); /* lets the closed handles finish */
@@ -305,6 +308,15 @@ int main(int argc, char **argv) {
     json_object_set_new(listening, "version", json_string(DUNGEON_VERSION));
   }
   log_event("info", "listening", listening);
+  /* After the listening line, which tools read first for the port. */
+  memcpy(s.process_key, process_key, sizeof s.process_key);
+  if (own_key)
+    log_event("warning", "lobby_seed_secret_unset",
+              json_pack("{s:s}", "message",
+                        "no lobby_seed_secret configured: level ids and lobby seeds use a random "
+                        "key of this process, so other replicas and a restarted daemon refuse its "
+                        "level ids (404) and give its lobbies other seeds; configure the same "
+                        "lobby_seed_secret on every replica (docs/config.md, Seeds)"));
   s.config_path = config_path;
   uv_run(&loop, UV_RUN_DEFAULT);
   server_release_configs(&s, true);

@@ -146,6 +146,8 @@ void server_reload(server *s) {
     goto fail;
   }
   keep_fixed_keys(&g->cfg, s->cfg, changed);
+  /* The same random key as before the reload: ids already given out stay valid. */
+  config_use_process_key(&g->cfg, s->process_key);
   if (load_roomsets(&g->cfg, &g->roomsets, why, sizeof why) != 0) {
     refuse(s->config_path, "roomsets_dir", why);
     goto fail;

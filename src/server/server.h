@@ -52,6 +52,7 @@ typedef struct server {
   stats counters;              /* statistics */
   lobbies lobbies;             /* lobby table and pre-generated levels */
   dg_rng seeds;                /* chooses seeds for requests without one */
+  uint8_t process_key[16];     /* lobby_seed_key while none is configured (drawn at start) */
   uv_timer_t drain_timer;      /* SIGTERM: cancels running jobs when it fires */
   uv_prepare_t stop_watch;     /* while draining: stops once nothing is in flight */
   uv_signal_t sigterm, sigint; /* start the drain */

@@ -50,8 +50,14 @@ def close(ratio, numerator, denominator, what):
 
 
 def compare_json():
-    out = ok(run([sys.executable, os.path.join(BENCH, "compare.py"), "--a", BUILD, "--b", BUILD,
-                  "--lobbies", "5", "--json"] + TINY))
+    proc = run([sys.executable, os.path.join(BENCH, "compare.py"), "--a", BUILD, "--b", BUILD,
+                "--lobbies", "5", "--json"] + TINY)
+    out = ok(proc)
+    # Progress on stderr (issue 25 item 5): not a terminal here, so a line
+    # per row of the round; stdout stays one JSON object.
+    for number, name in enumerate(COMPARE_ROWS, 1):
+        line = f"compare.py: row {number}/{len(COMPARE_ROWS)}: {name}, round 1 of 1\n"
+        assert line in proc.stderr, f"no progress for {name}: {proc.stderr[-600:]!r}"
     lines = out.strip().splitlines()
     assert len(lines) == 1, f"--json printed {len(lines)} lines"
     result = json.loads(lines[0])

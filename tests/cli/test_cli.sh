@@ -185,6 +185,29 @@ check "bench --json reports a rate and level quality" jq -e '.levels_per_second_
 
 run bench --seconds 0.05
 check "bench prints a table" grep -q "levels/s med" "$out"
+check "bench says which seeds its quality figures cover" grep -Eq "^quality over seeds 1-[0-9]+ \((all|stopped early: the time of the timed runs)\): rooms/level" "$out"
+check "bench says what rooms/level counts" grep -q "^rooms/level: every room of the level" "$out"
+# Issue 25 item 5: never a minute of silence. Not a terminal here, so one
+# line per timed run and one as the quality seeds begin, on stderr only.
+check "bench reports each timed run on stderr" sh -c 'for r in 1 2 3 4 5; do grep -q "^dungeon: timed run $r/5: [0-9]* levels" "$1" || exit 1; done' sh "$err"
+check "bench reports the quality seeds on stderr" grep -q "^dungeon: quality seed 1/1000" "$err"
+check "bench's progress stays off stdout" sh -c '! grep -q "^dungeon:" "$1"' sh "$out"
+run bench --algorithm authored --roomsets "$golden/../../../config/roomsets" --param rooms=60 --seconds 0.05
+check "authored bench says rooms/level counts the chain rooms" grep -q "the rooms of the cycle chains included" "$out"
+
+# Issue 25 item 4: distributions over many seeds.
+run audit --algorithm classic --seeds 20 --bins 4 --json
+check "audit --json exits 0" [ "$status" -eq 0 ]
+check "audit --json: 20 seeds, every figure's histogram holds them" jq -e '.format == "dungeond.audit/1" and .seeds.count == 20 and ([.figures[] | [.histogram[].count] | add] | all(. == 20)) and ([.figures[] | .min <= .p50 and .p50 <= .max] | all)' "$out"
+run audit --algorithm classic --seeds 5-9
+check "audit prints a table over the seeds asked" sh -c 'grep -q "^classic over seeds 5-9 (5 levels)" "$1" && grep -q "^rooms " "$1"' sh "$out"
+check "audit reports progress on stderr, in twentieths" sh -c 'grep -q "^dungeon: audit 20/20: 5 of 5 seeds" "$1" && [ "$(wc -l < "$1")" -le 21 ]' sh "$err"
+run audit --algorithm classic --seeds 0
+check "audit --seeds 0 exits 2 naming the range" sh -c '[ "$2" -eq 2 ] && grep -q "seeds must be N (1 to 100000)" "$1"' sh "$err" "$status"
+run audit --algorithm classic --seed 5
+check "audit --seed exits 2 (it takes --seeds)" sh -c '[ "$2" -eq 2 ] && grep -q "takes --seeds" "$1"' sh "$err" "$status"
+run audit --algorithm classic --bins 65
+check "audit --bins 65 exits 2" [ "$status" -eq 2 ]
 
 run bench --runs 2
 check "bench --runs below 5 exits 2" [ "$status" -eq 2 ]
@@ -227,6 +250,14 @@ rm -f "$out.2.floor" "$out.2.alone"
 
 run generate --seed 9 --quiet --floors 2 --format ascii
 check "--floors ascii: one map per floor" [ "$(grep -c '^floor [12] of 2' "$out")" -eq 2 ]
+
+# Issue 25 item 2: a set as one picture and one Tiled map.
+run generate --seed 9 --quiet --floors 3 --format svg
+check "--floors svg exits 0" [ "$status" -eq 0 ]
+check "--floors svg: one picture, a nested picture and a title per floor" sh -c 'python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" "$1" && [ "$(grep -o "<text class=\"floor-title\"" "$1" | wc -l)" -eq 3 ] && [ "$(grep -o "<svg " "$1" | wc -l)" -eq 4 ] && grep -q "data-floors=\"3\"" "$1"' sh "$out"
+check "--floors svg: the stairs of floors 1-2 and 2-3 joined" sh -c 'grep -q "stair-link-1" "$1" && grep -q "stair-link-2" "$1"' sh "$out"
+run generate --seed 9 --quiet --floors 3 --format tiled
+check "--floors tiled: one group layer per floor" jq -e '[.layers[] | .type] == ["group","group","group"] and ([.layers[] | .layers | length] == [2,2,2]) and (.properties[] | select(.name == "format") | .value) == "dungeond.levelset/1"' "$out"
 
 run generate --seed 9 --quiet --floors 65
 check "--floors above 64 exits 2" [ "$status" -eq 2 ]

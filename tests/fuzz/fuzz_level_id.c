@@ -61,8 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     id[size - 1] = '\0';
   }
   json_t *body = NULL;
-  char version[LEVEL_ID_VERSION_MAX];
-  int rc = level_id_parse(key, id, &body, version);
+  level_origin origin;
+  int rc = level_id_parse(key, id, &body, &origin);
   if ((rc == 0) != (body != NULL) ||
       (rc != 0 && rc != LEVEL_ID_EMALFORMED && rc != LEVEL_ID_EFORGED && rc != LEVEL_ID_EVERSION &&
        rc != DG_ENOMEM))

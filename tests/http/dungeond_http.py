@@ -42,7 +42,11 @@ SLOW_LOBBY = {"algorithm": SLOW["algorithm"], "params": SLOW["params"],
 class Daemon:
     """One dungeond process with a config derived from the repository's."""
 
-    def __init__(self, limits=None, workers=2, extra=None):
+    # Subclasses with their own __init__ (hardening_http.py) listen on
+    # IPv4 loopback and do not set it.
+    host = "127.0.0.1"
+
+    def __init__(self, limits=None, workers=2, extra=None, host="127.0.0.1"):
         here = os.path.dirname(os.path.abspath(__file__))
         with open(os.path.join(here, "..", "..", "config", "dungeond.json")) as f:
             config = json.load(f)
@@ -56,7 +60,8 @@ class Daemon:
         with open(self.config_path, "w") as f:
             json.dump(config, f)
         self.proc = subprocess.Popen(
-            [DAEMON, "--config", self.config_path, "--listen", "127.0.0.1:0"],
+            [DAEMON, "--config", self.config_path, "--listen",
+             f"[{host}]:0" if ":" in host else f"{host}:0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         first = self.proc.stderr.readline()
         match = re.search(r'"port":(\d+)', first)
@@ -64,6 +69,7 @@ class Daemon:
             self.proc.kill()
             raise RuntimeError("daemon did not start: " + first + self.proc.stderr.read())
         self.port = int(match.group(1))
+        self.host = host
         self.lines = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -73,7 +79,7 @@ class Daemon:
             self.lines.append(line)
 
     def connection(self, timeout=120):
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
     def request(self, method, path, body=None, headers=None, conn=None):
         """One request; returns (status, headers dict lower-case, body bytes)."""

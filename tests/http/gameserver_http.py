@@ -21,8 +21,11 @@ import hmac
 import http.client
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
+import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -266,15 +269,128 @@ def level_id_errors(d):
     check(edited != text, f"no width in {text[:200]!r}")
     packed = base64.urlsafe_b64encode(zlib.compress(edited, 9)).rstrip(b"=").decode()
     problem(*d.request("GET", "/v1/levels/" + packed + "." + tag), 404)
-    version = d.stats()["version"]
+    # Level ids name the generator version (format 2): one signed by
+    # another generator version is 410 naming both; a format-1 id (which
+    # named the release) is 410 too.
+    generator = json.loads(d.request("POST", "/v1/levels", {"algorithm": "classic",
+                                                            "seed": 3})[2])["generator_version"]
+    release = d.stats()["version"]
+    other = signed_id(f'dungeond/level-id/2\n{generator - 1}\n\n{{"algorithm":"classic","seed":3}}')
+    doc = problem(*d.request("GET", "/v1/levels/" + other), 410, "level_id")
+    check(doc["type"] == "urn:dungeond:problem:level-version-gone", doc["type"])
+    check(f"generator version {generator - 1}" in doc["detail"]
+          and f"generator version {generator}" in doc["detail"], doc["detail"])
     old = signed_id('dungeond/level-id/1\n0.0.9\n{"algorithm":"classic","seed":3}')
     doc = problem(*d.request("GET", "/v1/levels/" + old), 410, "level_id")
-    check("0.0.9" in doc["detail"] and version in doc["detail"], doc["detail"])
+    check("0.0.9" in doc["detail"] and f"generator version {generator}" in doc["detail"]
+          and release in doc["detail"], doc["detail"])
     # Signed by this version: served (the test holds the secret).
-    same = signed_id(f'dungeond/level-id/1\n{version}\n{{"algorithm":"classic","seed":3}}')
+    same = signed_id(f'dungeond/level-id/2\n{generator}\n\n{{"algorithm":"classic","seed":3}}')
     status, _, body = d.request("GET", "/v1/levels/" + same)
     check(status == 200 and json.loads(body)["seed"] == 3, f"{status} {body[:200]}")
+    # A room-set digest that is not 64 hex digits: malformed, even signed.
+    bad = signed_id(f'dungeond/level-id/2\n{generator}\nabc\n{{"algorithm":"classic"}}')
+    problem(*d.request("GET", "/v1/levels/" + bad), 400, "level_id")
     problem(*d.request("POST", "/v1/levels/" + level_id, {}), 405)
+
+
+def roomset_changed():
+    """An authored level's id names the room set's digest: a replica whose
+    set of that name has other contents (edited, then reloaded) cannot make
+    its bytes, so GET by id is 410 level-roomset-gone naming the set."""
+    work = tempfile.mkdtemp(prefix="dungeond-roomsets-")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "config",
+                          "roomsets")
+    for name in os.listdir(source):
+        if name.endswith(".json"):
+            shutil.copy(os.path.join(source, name), work)
+    d = harness.Daemon(extra={"lobby_seed_secret": SECRET, "roomsets_dir": work})
+    others = []
+    try:
+        status, _, level = d.request("POST", "/v1/levels", {"algorithm": "authored", "seed": 5,
+                                                            "roomset": "crypt"})
+        check(status == 200, f"{status} {level[:200]}")
+        level_id = identity_checked(level)
+        digest = json.loads(level)["roomset_sha256"]
+        status, _, again = d.request("GET", "/v1/levels/" + level_id)
+        check(status == 200 and again == level, f"by id before the change: {status}")
+        # Edit the set: one room's weight, a valid set with another digest.
+        path = os.path.join(work, "crypt.json")
+        with open(path) as f:
+            crypt = json.load(f)
+        crypt["rooms"][3]["weight"] = crypt["rooms"][3].get("weight", 1) + 1
+        with open(path, "w") as f:
+            json.dump(crypt, f)
+        # Another replica loading the edited set.
+        others.append(harness.Daemon(extra={"lobby_seed_secret": SECRET, "roomsets_dir": work}))
+        sets = json.loads(others[0].request("GET", "/v1/roomsets")[2])
+        now = [s["sha256"] for s in sets if s["name"] == "crypt"]
+        check(now and now[0] != digest, f"the edit did not change the digest: {now} {digest}")
+        doc = problem(*others[0].request("GET", "/v1/levels/" + level_id), 410, "level_id")
+        check(doc["type"] == "urn:dungeond:problem:level-roomset-gone", doc["type"])
+        check("'crypt'" in doc["detail"] and digest[:12] in doc["detail"]
+              and now[0][:12] in doc["detail"], doc["detail"])
+        # The same replica after SIGHUP reloads the edited set.
+        before = len(d.lines)
+        d.proc.send_signal(signal.SIGHUP)
+        end = time.monotonic() + 60
+        while time.monotonic() < end and not any('"config_reloaded"' in line
+                                                 for line in d.lines[before:]):
+            time.sleep(0.02)
+        doc = problem(*d.request("GET", "/v1/levels/" + level_id), 410, "level_id")
+        check(doc["type"] == "urn:dungeond:problem:level-roomset-gone", doc["type"])
+        # A replica without the set at all.
+        os.remove(path)
+        others.append(harness.Daemon(extra={"lobby_seed_secret": SECRET, "roomsets_dir": work}))
+        doc = problem(*others[1].request("GET", "/v1/levels/" + level_id), 410, "level_id")
+        check("no longer loaded" in doc["detail"], doc["detail"])
+    finally:
+        for daemon in [d] + others:
+            check(daemon.stop() == 0, "daemon exit")
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def default_key():
+    """Without lobby_seed_secret the key is random per process (the default
+    was 16 public zero bytes, with which anyone could sign a level id for
+    any parameters): a daemon serves its own ids, also after SIGHUP, but
+    another default daemon (another replica, or this one restarted) refuses
+    them (404) and gives a lobby another seed; a forged id under the zero
+    key is refused. Sharing a configured key is what makes ids portable
+    (the level_ids test)."""
+    a, b = harness.Daemon(), harness.Daemon()
+    try:
+        body = {"algorithm": "classic", "seed": 11}
+        level = a.request("POST", "/v1/levels", body)[2]
+        level_id = identity_checked(level)
+        check(a.request("GET", "/v1/levels/" + level_id)[2] == level, "own id")
+        problem(*b.request("GET", "/v1/levels/" + level_id), 404)
+        check(identity_checked(b.request("POST", "/v1/levels", body)[2]) != level_id,
+              "two default daemons signed the same id")
+        generator = json.loads(level)["generator_version"]
+        zero = signed_id(f'dungeond/level-id/2\n{generator}\n\n{{"algorithm":"classic","seed":11}}',
+                         secret="00" * 16)
+        problem(*a.request("GET", "/v1/levels/" + zero), 404)
+        check(any('"lobby_seed_secret_unset"' in line for line in a.lines),
+              "no warning that lobby_seed_secret is unset")
+        seeds = []
+        for d in (a, b):
+            d.request("PUT", "/v1/lobbies/dk1", {})
+            seeds.append(json.loads(d.request("GET", "/v1/lobbies/dk1")[2])["seed"])
+        check(seeds[0] != seeds[1], f"default daemons gave lobby dk1 one seed {seeds}")
+        # A reload keeps the process's key: ids given out stay valid.
+        before = len(a.lines)
+        a.proc.send_signal(signal.SIGHUP)
+        end = time.monotonic() + 60
+        while time.monotonic() < end and not any('"config_reloaded"' in line
+                                                 for line in a.lines[before:]):
+            time.sleep(0.02)
+        check(any('"config_reloaded"' in line for line in a.lines[before:]), "no reload")
+        status, _, again = a.request("GET", "/v1/levels/" + level_id)
+        check(status == 200 and again == level, f"after SIGHUP: {status}")
+    finally:
+        for d in (a, b):
+            check(d.stop() == 0, "daemon exit")
 
 
 def cors():
@@ -453,12 +569,16 @@ def main():
     harness.DAEMON = os.path.abspath(sys.argv[1])
     shipped = os.path.abspath(sys.argv[2])
     plan = [(name, fn) for name, fn in TESTS]
-    print(f"1..{len(plan) + 3}", flush=True)
+    print(f"1..{len(plan) + 5}", flush=True)
     tap = harness.Tap()
     d = harness.Daemon(extra={"lobby_seed_secret": SECRET})
     try:
         for name, fn in plan:
             tap.report(name, fn, d)
+        tap.report("[level_id] an authored level's id names its room set: 410 level-roomset-gone "
+                   "once the set changed", roomset_changed)
+        tap.report("[level_id] no configured key: a random key per process, ids valid only there",
+                   default_key)
         tap.report("[cors] preflights and Access-Control-* for configured origins only", cors)
         tap.report("[ipv6] --listen [::1]:PORT, per-IP limits on IPv6 peers", ipv6_listen)
         tap.report("[nginx] SIGKILL of the lobby's replica between joins: 412, re-sent, "

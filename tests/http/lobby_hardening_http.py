@@ -449,10 +449,14 @@ def _():
         other_seed = lobby_get(other, "match-77")[1]["seed"]
         check(other_seed != seen[0][0], "another secret gave the same seed")
         check(other_seed == documented_seed(OTHER_SECRET, "match-77"), f"{other_seed}")
-        # Without a secret: still derived from the id (so guessable).
+        # Without a secret: a random key of the process, so nobody can
+        # foresee a lobby's seed from its id (the all-zero key once did).
         plain.request("PUT", "/v1/lobbies/match-77", {})
-        check(lobby_get(plain, "match-77")[1]["seed"] == documented_seed("", "match-77"),
-              "no secret: not the all-zero-key derivation")
+        plain_seed = lobby_get(plain, "match-77")[1]["seed"]
+        check(plain_seed != documented_seed("", "match-77"),
+              "no secret: the public all-zero-key derivation")
+        check(any('"lobby_seed_secret_unset"' in line for line in plain.lines),
+              "no warning that lobby_seed_secret is unset")
         # Another id, another seed; an explicit seed still wins.
         replicas[0].request("PUT", "/v1/lobbies/match-78", {})
         check(lobby_get(replicas[0], "match-78")[1]["seed"] != seen[0][0], "same seed for 78")
@@ -466,14 +470,14 @@ def _():
             stopped_clean(d)
 
 
-@test("lobby_seed_secret must be 32 hex digits; --check-config never prints it")
+@test("lobby_seed_secret must be 32 hex digits, not all zeros; --check-config never prints it")
 def _():
     work = tempfile.mkdtemp(prefix="dungeond-secret-")
     try:
         path = write_config(work, {})
         with open(path) as f:
             config = json.load(f)
-        for bad, code in (("short", 2), (SECRET, 0)):
+        for bad, code in (("short", 2), ("0" * 32, 2), (SECRET, 0)):
             config["lobby_seed_secret"] = bad
             with open(path, "w") as f:
                 json.dump(config, f)

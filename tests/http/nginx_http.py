@@ -161,7 +161,12 @@ def main():
     tap = harness.Tap()
     report = tap.report
 
-    daemons = [harness.Daemon(limits={"lobby_debounce_ms": 20}) for _ in range(2)]
+    # Replicas share lobby_seed_secret, as deploy/ configures them: without
+    # it each process signs level ids with its own random key, and a level
+    # made on one replica would carry another level_id than on the other.
+    daemons = [harness.Daemon(limits={"lobby_debounce_ms": 20},
+                              extra={"lobby_seed_secret": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"})
+               for _ in range(2)]
     front = None
     state = {}
 

@@ -12,6 +12,8 @@ listens on 127.0.0.1 and every wait is bounded.
 import json
 import os
 import re
+import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -275,10 +277,43 @@ def _():
     check("forwarded_for" not in lines["/v1/e"], f"no header: {lines['/v1/e']}")
 
 
-@test("trusted_proxies refused at load when not IPv4 addresses")
+@test("trusted_proxies over IPv6: a proxy on ::1 (or an IPv6 network) is believed, its IPv6 hops checked too")
+def _():
+    try:
+        socket.create_server(("::1", 0), family=socket.AF_INET6).close()
+    except OSError as e:
+        raise harness.SkipTest(f"no IPv6 loopback here: {e}")
+    # ::1 trusted, and the documentation network 2001:db8:1::/48 (a second
+    # proxy hop); 2001:db8:2::7 is outside it, so it is the client.
+    d = harness.Daemon(extra={"trusted_proxies": ["::1", "2001:db8:1::/48"]}, host="::1")
+    cases = {"/v1/a": ("198.51.100.7", "198.51.100.7"),
+             "/v1/b": ("2001:db8:2::7, 2001:db8:1::9", "2001:db8:2::7"),
+             "/v1/c": ("2001:db8:1::9", "2001:db8:1::9")}
+    try:
+        for path, (header, _) in cases.items():
+            d.request("GET", path, headers={"X-Forwarded-For": header})
+    finally:
+        stopped_clean(d)
+    lines = {l.get("path"): l for l in json_lines(d) if "path" in l}
+    for path, (header, expected) in cases.items():
+        check(lines[path]["peer"].startswith("[::1]:"), f"peer {lines[path]}")
+        got = lines[path].get("forwarded_for")
+        check(got == expected, f"{header!r}: forwarded_for {got!r}, expected {expected!r}")
+    # Not trusted: an IPv4-only list does not believe a peer on ::1.
+    d = harness.Daemon(extra={"trusted_proxies": ["127.0.0.1"]}, host="::1")
+    try:
+        d.request("GET", "/v1/d", headers={"X-Forwarded-For": "198.51.100.7"})
+    finally:
+        stopped_clean(d)
+    lines = {l.get("path"): l for l in json_lines(d) if "path" in l}
+    check("forwarded_for" not in lines["/v1/d"], f"believed an untrusted IPv6 peer: {lines['/v1/d']}")
+
+
+@test("trusted_proxies refused at load when not IPv4 or IPv6 addresses or networks")
 def _():
     for bad, word in (("not-an-ip", "trusted_proxies[0]"), (17, "trusted_proxies"),
-                      ("10.0.0.0/33", "trusted_proxies[0]"), ("10.0.0.0/", "trusted_proxies[0]")):
+                      ("10.0.0.0/33", "trusted_proxies[0]"), ("10.0.0.0/", "trusted_proxies[0]"),
+                      ("fd00::/129", "trusted_proxies[0]"), ("fd00::1%lo", "trusted_proxies[0]")):
         path = os.path.join(tempfile.mkdtemp(prefix="dungeond-test-"), "c.json")
         with open(path, "w") as f:
             json.dump({"trusted_proxies": [bad]}, f)
@@ -486,6 +521,52 @@ def _():
         check(d.request("GET", "/livez")[0] == 200, "listener moved")
     finally:
         stopped_clean(d)
+
+
+@test("SIGHUP that changes a room set while a job reads it: the job ends on the old set, the next request on the new")
+def _():
+    here = os.path.dirname(os.path.abspath(__file__))
+    sets = tempfile.mkdtemp(prefix="dungeond-test-roomsets-")
+    for name in ("crypt.json", "sewer.json"):
+        shutil.copy(os.path.join(here, "..", "..", "config", "roomsets", name), sets)
+    d = harness.Daemon(extra={"roomsets_dir": sets})
+    small = {"algorithm": "authored", "seed": 3, "params": {"roomset": "crypt"}}
+    try:
+        status, _, body = d.request("POST", "/v1/levels", small)
+        check(status == 200, f"before {status}")
+        old = json.loads(body)
+        # A slow job on the crypt set is running while the set is replaced.
+        slow = []
+        runner = threading.Thread(target=lambda: slow.append(d.request(
+            "POST", "/v1/levels", dict(harness.SLOW, params=dict(harness.SLOW["params"],
+                                                                  roomset="crypt")))))
+        runner.start()
+        check(d.wait_for(lambda st: st["workers"]["busy"] >= 1), "the slow job never ran")
+        path = os.path.join(sets, "crypt.json")
+        with open(path) as f:
+            crypt = json.load(f)
+        crypt["rooms"][0]["weight"] += 7
+        with open(path, "w") as f:
+            json.dump(crypt, f)
+        os.remove(os.path.join(sets, "sewer.json"))
+        line = reload_and_wait(d, "config_reloaded", len(d.lines))
+        check(line["generation"] == 1, f"reloaded line {line}")
+        runner.join()
+        check(slow and slow[0][0] == 200, f"the job across the reload: {slow and slow[0][:2]}")
+        across = json.loads(slow[0][2])
+        check(across["roomset_sha256"] == old["roomset_sha256"],
+              "the running job did not keep the set it was submitted with")
+        status, _, body = d.request("POST", "/v1/levels", small)
+        new = json.loads(body)
+        check(status == 200 and new["roomset_sha256"] != old["roomset_sha256"],
+              f"after the reload {status}: the old set is still used")
+        status, _, body = d.request("POST", "/v1/levels", dict(small, params={"roomset": "sewer"}))
+        check(status == 422 and b"roomset" in body, f"a removed set: {status} {body[:200]}")
+        names = [r["name"] for r in json.loads(d.request("GET", "/v1/roomsets")[2])]
+        check(names == ["crypt"], f"/v1/roomsets after the reload: {names}")
+    finally:
+        stopped_clean(d)
+        shutil.rmtree(sets, ignore_errors=True)
 
 
 @test("SIGHUP with a broken configuration: refused with a log line, the old one keeps running")

@@ -258,9 +258,78 @@ def _(d):
     check(got[0] == 200 and got[1].get("content-encoding") == "gzip", f"floors GET {got[0]}")
     check(gzip.decompress(got[2]) == posted[2], "GET floors differs from POST floors")
     check(json.loads(posted[2])["format"] == "dungeond.levelset/1", "not a level set")
-    for accept in (SVG, TILED):
-        problem(*d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 9, "floors": 2},
-                           {"Accept": accept}), 406, "Accept")
+
+
+def floor_svg_body(svg_text):
+    """A single level's SVG as the set nests it: no XML declaration, no end newline."""
+    text = svg_text.decode()
+    return text[text.index("<svg ") + len("<svg "):].rstrip("\n")
+
+
+@test("multi-floor sets as one SVG (floors side by side, stairs joined) and one Tiled map (a group per floor)")
+def _(d):
+    for body in ({"algorithm": "classic", "seed": 9, "floors": 3},
+                 {"algorithm": "landmark", "seed": 3, "floors": 2},
+                 {"algorithm": "authored", "seed": 3, "roomset": "sewer", "floors": 2,
+                  "params": {"rooms": 30}}):
+        name = body["algorithm"]
+        status, _, data = d.request("POST", "/v1/levels", body)
+        check(status == 200, f"{name} set: {status}")
+        floors = json.loads(data)["floors"]
+        status, headers, svg = d.request("POST", "/v1/levels", body, {"Accept": SVG})
+        check(status == 200 and headers["content-type"] == SVG, f"{name} set svg {status}")
+        root = ET.fromstring(svg)
+        check(root.get("data-floors") == str(body["floors"]), f"{name}: {root.attrib}")
+        nested = root.findall(f"{SVG_NS}svg")
+        check(len(nested) == body["floors"], f"{name}: {len(nested)} floor pictures")
+        titles = [t.text for t in root.findall(f"{SVG_NS}text")]
+        check(titles == [f"floor {k + 1} of {body['floors']}, seed {f['request']['seed']}"
+                         for k, f in enumerate(floors)], f"{name}: titles {titles}")
+        # Each floor is drawn exactly as it is alone: its own picture, nested.
+        text = svg.decode()
+        for k, floor in enumerate(floors):
+            alone = d.request("POST", "/v1/levels", floor["request"], {"Accept": SVG})[2]
+            check(floor_svg_body(alone) in text, f"{name} floor {k}: not its picture alone")
+        # The stairs: floor k's stairs down joined to floor k+1's stairs up.
+        xs = [int(n.get("x")) for n in nested]
+        tile = int(nested[0].get("width")) // int(nested[0].get("viewBox").split()[2])
+        for k in range(body["floors"] - 1):
+            link = root.find(f"{SVG_NS}g[@class='stair-link-{k + 1}']")
+            check(link is not None, f"{name}: no stair link {k + 1}")
+            down = [f for f in floors[k]["level"]["features"] if f["kind"] == "stairs_down"][0]
+            up = [f for f in floors[k + 1]["level"]["features"] if f["kind"] == "stairs_up"][0]
+            ends = [(int(c.get("cx")), int(c.get("cy"))) for c in link.findall(f"{SVG_NS}circle")]
+            x0 = [int(n.get("viewBox").split()[0]) for n in nested]
+            y0 = [int(n.get("viewBox").split()[1]) for n in nested]
+            y = int(nested[0].get("y"))
+            want = [(xs[k] + (down["x"] - x0[k]) * tile + tile // 2,
+                     y + (down["y"] - y0[k]) * tile + tile // 2),
+                    (xs[k + 1] + (up["x"] - x0[k + 1]) * tile + tile // 2,
+                     y + (up["y"] - y0[k + 1]) * tile + tile // 2)]
+            check(ends == want, f"{name} link {k + 1}: ends {ends}, stairs at {want}")
+        # Tiled: one group per floor, each floor's tiles and objects inside.
+        status, headers, tmj = d.request("POST", "/v1/levels", body, {"Accept": TILED})
+        check(status == 200, f"{name} set tiled {status}")
+        tmap = json.loads(tmj)
+        groups = tmap["layers"]
+        check([g["type"] for g in groups] == ["group"] * body["floors"], f"{name}: {groups[:1]}")
+        check([g["visible"] for g in groups] == [True] + [False] * (body["floors"] - 1),
+              f"{name}: only floor 1 visible when opened")
+        ids = []
+        for k, group in enumerate(groups):
+            alone = json.loads(d.request("POST", "/v1/levels", floor_request := floors[k]["request"],
+                                         {"Accept": TILED})[2])
+            tiles, objects = group["layers"]
+            check(len(tiles["data"]) == tmap["width"] * tmap["height"], f"{name}: layer size")
+            rows = [tiles["data"][y * tmap["width"]:y * tmap["width"] + alone["width"]]
+                    for y in range(alone["height"])]
+            check(sum(rows, []) == alone["layers"][0]["data"],
+                  f"{name} floor {k}: tiles differ from the floor alone ({floor_request['seed']})")
+            check([o["type"] for o in objects["objects"]] ==
+                  [o["type"] for o in alone["layers"][1]["objects"]], f"{name} floor {k}: objects")
+            ids += [o["id"] for o in objects["objects"]]
+        check(ids == list(range(1, len(ids) + 1)) and tmap["nextobjectid"] == len(ids) + 1,
+              f"{name}: object ids must run on across floors")
 
 
 @test("GET /v1/levels errors name the field: type, range, repeats, algorithm")

@@ -70,11 +70,11 @@ def png_pixels(data):
     return width, height, rows
 
 
-def rasterize(directory, tmj, out):
+def rasterize(directory, tmj, out, layers=("--show-layer", "tiles")):
     """The map's tile layer alone (objects would be drawn over the tiles),
     pixel for pixel."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    run = subprocess.run(["tmxrasterizer", "--show-layer", "tiles", "--no-smoothing",
+    run = subprocess.run(["tmxrasterizer", *layers, "--no-smoothing",
                           os.path.join(directory, tmj),
                           os.path.join(directory, out)],
                          capture_output=True, text=True, timeout=120, env=env)
@@ -148,14 +148,67 @@ def tiled_opens_the_map_with_its_art(d):
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def tiled_opens_a_set_with_a_group_per_floor(d):
+    """Issue 25 item 2: a multi-floor set as one Tiled map. Tiled opens it
+    with floor 1's group visible (the others in the layer panel), drawn with
+    the tileset's art."""
+    if shutil.which("tmxrasterizer") is None:
+        raise harness.SkipTest("tmxrasterizer not installed: run deploy/install-deps.sh")
+    directory = tempfile.mkdtemp(prefix="dungeond-tiled-set-")
+    try:
+        path = "/v1/levels?algorithm=classic&seed=9&floors=3"
+        status, headers, data = d.request("GET", path, None, {"Accept": TILED})
+        check(status == 200 and headers["content-type"].startswith(TILED), f"{path}: {status}")
+        tmj = json.loads(data)
+        with open(os.path.join(directory, "set.tmj"), "wb") as f:
+            f.write(data)
+        image = tmj["tilesets"][0]["image"]
+        url = urllib.parse.urljoin(f"http://127.0.0.1:{d.port}{path}", image)
+        status, _, png = d.request("GET", urllib.parse.urlparse(url).path)
+        check(status == 200, f"{url}: {status}")
+        with open(os.path.join(directory, image), "wb") as f:
+            f.write(png)
+        groups = tmj["layers"]
+        check([g["name"] for g in groups] == ["floor 1", "floor 2", "floor 3"], f"{groups[:1]}")
+        width, height, rendered = rasterize(directory, "set.tmj", "set.png",
+                                            ("--hide-layer", "objects"))
+        size = tmj["tilewidth"]
+        check((width, height) == (tmj["width"] * size, tmj["height"] * size),
+              f"rendered {width}x{height}")
+        _, _, strip = png_pixels(png)
+        shown = {1: 0, 2: 0, 3: 0}  # cells that show each floor's art where floors differ
+        datas = [g["layers"][0]["data"] for g in groups]
+        wrong = 0
+        for i, gid in enumerate(datas[0]):
+            if gid == 0:
+                continue
+            y, x = divmod(i, tmj["width"])
+            want = strip[size // 2][(gid - 1) * size + size // 2]
+            got = rendered[y * size + size // 2][x * size + size // 2]
+            wrong += want[3] == 255 and got[:3] != want[:3]
+            for k in (1, 2):
+                other = datas[k][i]
+                if other in (0, gid):
+                    continue
+                theirs = strip[size // 2][(other - 1) * size + size // 2]
+                if theirs[:3] != want[:3]:  # art that tells the two floors apart
+                    shown[k + 1] += got[:3] == theirs[:3]
+        check(wrong == 0, f"{wrong} tiles of floor 1 without the tileset's art")
+        check(shown[2] == 0 and shown[3] == 0, f"hidden floors drawn: {shown}")
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def main():
     harness.DAEMON = os.path.abspath(sys.argv[1])
-    print("1..1", flush=True)
+    print("1..2", flush=True)
     tap = harness.Tap()
     d = harness.Daemon()
     try:
         tap.report("a .tmj saved from HTTP opens in Tiled (tmxrasterizer) with its art",
                    tiled_opens_the_map_with_its_art, d)
+        tap.report("a multi-floor set's .tmj opens in Tiled with a group per floor, floor 1 shown",
+                   tiled_opens_a_set_with_a_group_per_floor, d)
     finally:
         if d.stop() != 0 or d.sanitizer_reports():
             tap.failed += 1

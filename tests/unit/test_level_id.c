@@ -1,8 +1,9 @@
 /* Level identity (src/lib/core/sha256.c, src/server/state/level_id.c): SHA-256 and
  * HMAC-SHA256 against FIPS 180-4 and RFC 4231 vectors; a level id that
  * turns back into its request, refused when truncated, tampered with,
- * signed under another key or by another version; level_hash over the
- * bytes before the identity members. */
+ * signed under another key or by another version (generator version, or
+ * a format-1 id naming a release); the room set's digest carried through;
+ * level_hash over the bytes before the identity members. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,18 +77,18 @@ static dg_request party_request(void) {
 Test(level_id, round_trips_to_the_canonical_request) {
   dg_request request = party_request();
   char *id = NULL;
-  cr_assert_eq(level_id_make(key, &request, &id), 0);
+  cr_assert_eq(level_id_make(key, &request, "", &id), 0);
   cr_assert_lt(strlen(id), 1024, "a typical level id is %zu characters", strlen(id));
   for (const char *c = id; *c; c++)
     cr_assert(strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.", *c),
               "'%c' is not URL-safe", *c);
   char *again = NULL;
-  cr_assert_eq(level_id_make(key, &request, &again), 0);
+  cr_assert_eq(level_id_make(key, &request, "", &again), 0);
   cr_assert_str_eq(id, again, "the same request gave two ids");
   json_t *body = NULL;
-  char version[LEVEL_ID_VERSION_MAX];
-  cr_assert_eq(level_id_parse(key, id, &body, version), 0);
-  cr_assert_str_eq(version, DUNGEON_VERSION);
+  level_origin origin;
+  cr_assert_eq(level_id_parse(key, id, &body, &origin), 0);
+  cr_assert_str_eq(origin.roomset_sha256, "");
   dg_request parsed;
   dg_error err = {0};
   cr_assert_eq(dg_request_from_json(body, &parsed, &err), 0, "%s", err.message);
@@ -104,49 +105,49 @@ Test(level_id, round_trips_to_the_canonical_request) {
 Test(level_id, truncated_tampered_and_foreign_ids_are_refused) {
   dg_request request = party_request();
   char *id = NULL;
-  cr_assert_eq(level_id_make(key, &request, &id), 0);
+  cr_assert_eq(level_id_make(key, &request, "", &id), 0);
   json_t *body = NULL;
-  char version[LEVEL_ID_VERSION_MAX];
+  level_origin version;
   size_t length = strlen(id);
   /* Truncated: the tag is cut, or the dot is gone. */
   char *cut = strndup(id, length - 3);
-  cr_assert_eq(level_id_parse(key, cut, &body, version), LEVEL_ID_EMALFORMED);
+  cr_assert_eq(level_id_parse(key, cut, &body, &version), LEVEL_ID_EMALFORMED);
   free(cut);
   cut = strndup(id, (size_t)(strchr(id, '.') - id));
-  cr_assert_eq(level_id_parse(key, cut, &body, version), LEVEL_ID_EMALFORMED);
+  cr_assert_eq(level_id_parse(key, cut, &body, &version), LEVEL_ID_EMALFORMED);
   free(cut);
-  cr_assert_eq(level_id_parse(key, "", &body, version), LEVEL_ID_EMALFORMED);
-  cr_assert_eq(level_id_parse(key, "a b.c", &body, version), LEVEL_ID_EMALFORMED);
+  cr_assert_eq(level_id_parse(key, "", &body, &version), LEVEL_ID_EMALFORMED);
+  cr_assert_eq(level_id_parse(key, "a b.c", &body, &version), LEVEL_ID_EMALFORMED);
   /* Cut inside the payload, tag intact: the signature no longer holds. */
   char *shorter = malloc(length + 1);
   const char *dot = strchr(id, '.');
   size_t head = (size_t)(dot - id);
   snprintf(shorter, length + 1, "%.*s%s", (int)(head - 4), id, dot);
-  cr_assert_eq(level_id_parse(key, shorter, &body, version), LEVEL_ID_EFORGED);
+  cr_assert_eq(level_id_parse(key, shorter, &body, &version), LEVEL_ID_EFORGED);
   free(shorter);
   /* One character of the payload changed. */
   char *forged = strdup(id);
   forged[5] = forged[5] == 'A' ? 'B' : 'A';
-  cr_assert_eq(level_id_parse(key, forged, &body, version), LEVEL_ID_EFORGED);
+  cr_assert_eq(level_id_parse(key, forged, &body, &version), LEVEL_ID_EFORGED);
   free(forged);
   /* Another key (another deployment's secret). */
   uint8_t other[16] = {0};
-  cr_assert_eq(level_id_parse(other, id, &body, version), LEVEL_ID_EFORGED);
+  cr_assert_eq(level_id_parse(other, id, &body, &version), LEVEL_ID_EFORGED);
   cr_assert_null(body);
   free(id);
 }
 
-/* A reference signed with the right key by another version: 410 naming
- * it. Built by hand as level_id_make would in that version. */
-Test(level_id, another_version_is_named) {
-  char plain[] = LEVEL_ID_DOMAIN "\n0.0.9\n{\"algorithm\":\"classic\",\"seed\":1}";
-  uLongf packed_length = compressBound(sizeof plain);
-  uint8_t packed[256];
+/* A reference signed with the right key, built by hand as level_id_make
+ * would in another version; *id is malloc'd. */
+static char *signed_id(const char *plain) {
+  uLongf packed_length = compressBound(strlen(plain));
+  uint8_t packed[512];
+  cr_assert_lt(packed_length, sizeof packed);
   cr_assert_eq(compress2(packed, &packed_length, (const Bytef *)plain, strlen(plain), 9), Z_OK);
   uint8_t tag[DG_SHA256_BYTES];
   dg_hmac_sha256(key, 16, packed, packed_length, tag);
   static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  char id[512];
+  char *id = malloc(1024);
   size_t at = 0;
   const uint8_t *parts[] = {packed, tag};
   size_t sizes[] = {packed_length, 16};
@@ -168,11 +169,59 @@ Test(level_id, another_version_is_named) {
     }
   }
   id[at] = '\0';
+  return id;
+}
+
+/* Another generator version, or a format-1 id (which named the release):
+ * 410 naming it. */
+Test(level_id, another_version_is_named) {
+  char plain[512];
+  snprintf(plain, sizeof plain, LEVEL_ID_DOMAIN "\n%d\n\n{\"algorithm\":\"classic\",\"seed\":1}",
+           DG_GENERATOR_VERSION - 1);
+  char *id = signed_id(plain);
   json_t *body = NULL;
-  char version[LEVEL_ID_VERSION_MAX];
-  cr_assert_eq(level_id_parse(key, id, &body, version), LEVEL_ID_EVERSION);
-  cr_assert_str_eq(version, "0.0.9");
+  level_origin origin;
+  cr_assert_eq(level_id_parse(key, id, &body, &origin), LEVEL_ID_EVERSION);
+  char expected[64];
+  snprintf(expected, sizeof expected, "generator version %d", DG_GENERATOR_VERSION - 1);
+  cr_assert_str_eq(origin.maker, expected);
   cr_assert_null(body);
+  free(id);
+  id =
+      signed_id(LEVEL_ID_DOMAIN_V1 "\n" DUNGEON_VERSION "\n{\"algorithm\":\"classic\",\"seed\":1}");
+  cr_assert_eq(level_id_parse(key, id, &body, &origin), LEVEL_ID_EVERSION);
+  cr_assert_str_eq(origin.maker, "dungeond " DUNGEON_VERSION " (level id format 1)");
+  cr_assert_null(body);
+  free(id);
+  /* The same version: served. */
+  snprintf(plain, sizeof plain, LEVEL_ID_DOMAIN "\n%d\n\n{\"algorithm\":\"classic\",\"seed\":1}",
+           DG_GENERATOR_VERSION);
+  id = signed_id(plain);
+  cr_assert_eq(level_id_parse(key, id, &body, &origin), 0);
+  json_decref(body);
+  free(id);
+}
+
+/* The room set's digest travels signed; a digest line that is not one is
+ * malformed even when signed. */
+Test(level_id, roomset_digest_is_carried) {
+  dg_request request = party_request();
+  const char digest[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+  char *id = NULL;
+  cr_assert_eq(level_id_make(key, &request, digest, &id), 0);
+  json_t *body = NULL;
+  level_origin origin;
+  cr_assert_eq(level_id_parse(key, id, &body, &origin), 0);
+  cr_assert_str_eq(origin.roomset_sha256, digest);
+  json_decref(body);
+  free(id);
+  char plain[512];
+  snprintf(plain, sizeof plain, LEVEL_ID_DOMAIN "\n%d\nnot-a-digest\n{\"algorithm\":\"classic\"}",
+           DG_GENERATOR_VERSION);
+  id = signed_id(plain);
+  cr_assert_eq(level_id_parse(key, id, &body, &origin), LEVEL_ID_EMALFORMED);
+  cr_assert_null(body);
+  free(id);
 }
 
 Test(level_id, hash_is_of_the_bytes_before_the_identity) {
@@ -180,7 +229,7 @@ Test(level_id, hash_is_of_the_bytes_before_the_identity) {
   const char level[] = "{\"format\":\"dungeond.level/1\"}";
   char *text = strdup(level);
   size_t length = strlen(text);
-  cr_assert_eq(level_identify(key, &request, &text, &length), 0);
+  cr_assert_eq(level_identify(key, &request, "", &text, &length), 0);
   cr_assert_eq(length, strlen(text));
   cr_assert_eq(text[length - 1], '}');
   char *cut = strstr(text, ",\"level_id\":");

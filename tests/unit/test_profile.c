@@ -285,6 +285,21 @@ Test(config, lobby_keys_and_the_old_cache_key) {
   cr_assert(cfg.lobby_seed_secret_set);
   cr_assert_eq(cfg.lobby_seed_key[1], 0x01);
   cr_assert_eq(cfg.lobby_seed_key[15], 0x0f);
+  /* A configured key is kept; the process key is only for none. */
+  static const uint8_t process_key[16] = {0xaa};
+  cr_assert_not(config_use_process_key(&cfg, process_key));
+  cr_assert_eq(cfg.lobby_seed_key[1], 0x01);
+  config_close(&cfg);
+  /* The all-zero key is public: refused, naming the key. */
+  cr_assert_neq(
+      load_text("{\"lobby_seed_secret\": \"00000000000000000000000000000000\"}", &cfg, &err), 0);
+  cr_assert_str_eq(err.field, "lobby_seed_secret");
+  config_close(&cfg);
+  /* None configured: the process's random key, not zeros. */
+  cr_assert_eq(load_text("{\"lobby_seed_secret\": \"\"}", &cfg, &err), 0, "%s", err.message);
+  cr_assert_not(cfg.lobby_seed_secret_set);
+  cr_assert(config_use_process_key(&cfg, process_key));
+  cr_assert_eq(cfg.lobby_seed_key[0], 0xaa);
   config_close(&cfg);
   cr_assert_neq(
       load_text("{\"lobby_seed_secret\": \"not hex at all, but 32 chars!!\"}", &cfg, &err), 0);

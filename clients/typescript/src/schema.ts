@@ -114,8 +114,14 @@ export interface paths {
          *     sharing lobby_seed_secret, after restarts. Accept and the SVG options as
          *     for POST /v1/levels. 400 (field level_id): malformed or truncated; 404:
          *     not signed with this deployment's key (forged, edited, another
-         *     deployment); 410 (field level_id): made by another dungeond version,
-         *     named in the detail, which this version cannot reproduce.
+         *     deployment, or another process when no lobby_seed_secret is
+         *     configured); 410 (field level_id) when the bytes can no longer be
+         *     made: `urn:dungeond:problem:level-version-gone` for an id made by
+         *     another generator version (the detail names it and this daemon's) or
+         *     by a dungeond before level id format 2, and
+         *     `urn:dungeond:problem:level-roomset-gone` for an authored level whose
+         *     room set (named in the detail with both digests) is no longer the
+         *     one loaded under its name (edited and reloaded, or removed).
          *
          */
         get: operations["getLevelById"];
@@ -223,6 +229,36 @@ export interface paths {
          *
          */
         post: operations["startLobby"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Distributions of a request's figures over many seeds
+         * @description Generates one level request for seeds `first_seed` to `first_seed +
+         *     seeds - 1` in one interactive job under the request's deadline (its
+         *     cost is the level's times `seeds`), and answers per figure (rooms,
+         *     cycles, dead ends, entrance-exit path, floor share, locks placed,
+         *     spawn spread, generation time) min, max, mean, the nearest-rank
+         *     quantiles p10 to p99 and a histogram, plus how many levels missed
+         *     their targets. The body is a level request as for POST /v1/levels
+         *     (profiles, players, targets, limits apply) without `seed` and
+         *     `floors`. Never cached: generation times differ from run to run; the
+         *     rest is deterministic. `dungeon audit` prints the same document.
+         *
+         */
+        post: operations["auditRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -443,6 +479,49 @@ export interface components {
             /** @description graph distance to the stairs down */
             exit_distance?: number;
         };
+        /** @description dungeond.audit/1: one request over many seeds (docs/level-format.md#audits).
+         *      */
+        Audit: {
+            /** @constant */
+            format: "dungeond.audit/1";
+            algorithm: string;
+            seeds: {
+                /** @description the first seed, as a decimal string (seeds are 64-bit) */
+                first: string;
+                count: number;
+            };
+            targets: {
+                asked: boolean;
+                /** @description levels whose kept candidate missed a target */
+                missed: number;
+            };
+            /** @description levels with fewer locks than asked */
+            locks_short: number;
+            /** @description rooms, cycles, dead_ends, path (placement on), floor_share (grid
+             *     levels), locks (locks asked for), spawn_spread (placement on),
+             *     generation_ms; only the figures that apply to the request
+             *      */
+            figures: {
+                [key: string]: components["schemas"]["AuditFigure"];
+            };
+        };
+        AuditFigure: {
+            min: number;
+            max: number;
+            mean: number;
+            p10: number;
+            p25: number;
+            p50: number;
+            p75: number;
+            p90: number;
+            p99: number;
+            /** @description bins of equal width, [from, to) but the last, which holds its `to` */
+            histogram: {
+                from: number;
+                to: number;
+                count: number;
+            }[];
+        };
         LevelSet: {
             /** @constant */
             format: "dungeond.levelset/1";
@@ -525,6 +604,10 @@ export interface components {
         /** @description A Tiled JSON map (.tmj, Tiled 1.10): one embedded tileset (one tile per
          *     grid tile, gid = tile + 1, image dungeond-tiles.png), a tile layer of
          *     width * height gids and an object layer with rooms, doors and objects.
+         *     A multi-floor set (`floors` above 1) is one map the size of its
+         *     largest floor with one group layer per floor ("floor K", only floor 1
+         *     visible when opened) holding that floor's tile and object layers; a
+         *     smaller floor's tiles are padded with gid 0 (no tile).
          *      */
         TiledMap: {
             /** @constant */
@@ -544,7 +627,10 @@ export interface components {
             tilesets: Record<string, never>[];
             layers: {
                 /** @enum {unknown} */
-                type: "tilelayer" | "objectgroup";
+                type: "tilelayer" | "objectgroup" | "group";
+                visible?: boolean;
+                /** @description a group's layers (a set's floor, its "tiles" and "objects") */
+                layers?: Record<string, never>[];
                 data?: number[];
                 objects?: {
                     id: number;
@@ -564,9 +650,10 @@ export interface components {
             value: string | number | boolean;
         };
         Level: {
-            /** @description self-contained signed reference to (version, canonical request): GET
-             *     /v1/levels/{level_id} on any replica sharing lobby_seed_secret gives
-             *     these bytes again. Served levels of one level only (not sets), the
+            /** @description self-contained signed reference to (generator version, room-set
+             *     digest, canonical request): GET /v1/levels/{level_id} on any
+             *     replica sharing lobby_seed_secret gives these bytes again, 410 once
+             *     that generator version or room set is gone. Served levels of one level only (not sets), the
              *     last member but one
              *      */
             level_id?: string;
@@ -1380,6 +1467,45 @@ export interface operations {
             404: components["responses"]["Problem"];
             406: components["responses"]["Problem"];
             409: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Unavailable"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    auditRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    algorithm: string;
+                    /** @description levels to generate (default 100, at most limits.audit_seeds_max) */
+                    seeds?: number;
+                    /** @default 1 */
+                    first_seed?: number;
+                    /** @default 10 */
+                    bins?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the audit (dungeond.audit/1) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Audit"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            405: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
             429: components["responses"]["Unavailable"];
             503: components["responses"]["Unavailable"];

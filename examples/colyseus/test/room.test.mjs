@@ -1,8 +1,10 @@
-// Four real @colyseus/sdk clients in a real Colyseus room backed by the real
-// daemon ($DUNGEOND): two join, dungeond is killed (SIGKILL) and restarted
-// on the same port mid-lobby, a third joins, all three start; a fourth joins
-// after the start and gets the level by its level_id. Every client ends
-// with the same level_hash, the room state's, and its bytes check.
+// Five real @colyseus/sdk clients in a real Colyseus room backed by the real
+// daemon ($DUNGEOND): three join, dungeond is killed (SIGKILL) and restarted
+// on the same port mid-lobby, a fourth joins, one of the first three leaves
+// (removed from the dungeond lobby and from the spawns), the three left
+// start; a fifth joins after the start and gets the level by its level_id.
+// Every client ends with the same level_hash, the room state's, and its
+// bytes check.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -62,7 +64,7 @@ function nextLevel(room) {
   }));
 }
 
-test("four clients, a dungeond restart mid-lobby, a late joiner: one level_hash", async () => {
+test("five clients, a dungeond restart mid-lobby, a leave, a late joiner: one level_hash", async () => {
   assert.ok(process.env.DUNGEOND, "set DUNGEOND to the daemon's path");
   const dungeondPort = await freePort();
   let daemon = await dungeond(dungeondPort);
@@ -72,12 +74,31 @@ test("four clients, a dungeond restart mid-lobby, a late joiner: one level_hash"
 
   const ann = await new Client(endpoint).create("dungeon", { player: "ann", level: 12 });
   const bob = await new Client(endpoint).joinById(ann.roomId, { player: "bob", level: 7 });
+  const eve = await new Client(endpoint).joinById(ann.roomId, { player: "eve", level: 20 });
 
   daemon.kill("SIGKILL");
   await new Promise((resolve) => daemon.once("exit", resolve));
   daemon = await dungeond(dungeondPort); // restarted: it knows no lobby
 
   const cat = await new Client(endpoint).joinById(ann.roomId, { player: "cat", level: 30 });
+
+  // eve leaves before the start: the room removes her from the dungeond
+  // lobby (its DELETE after the restart's re-sent whole lobby).
+  const lobbyUrl = `http://127.0.0.1:${dungeondPort}/v1/lobbies/colyseus-${ann.roomId}`;
+  const lobbyPlayers = async () => {
+    const answer = await fetch(lobbyUrl);
+    return answer.ok ? Object.keys((await answer.json()).players).sort() : [];
+  };
+  assert.deepEqual(await lobbyPlayers(), ["ann", "bob", "cat", "eve"],
+                   "the restarted dungeond does not hold the whole lobby");
+  await eve.leave();
+  const gone = Date.now() + 10000;
+  while ((await lobbyPlayers()).includes("eve") && Date.now() < gone)
+    await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(await lobbyPlayers(), ["ann", "bob", "cat"], "eve's leave did not remove her");
+  while (ann.state?.players?.has("eve") && Date.now() < gone)
+    await new Promise((r) => setTimeout(r, 20));
+  assert.ok(!ann.state.players.has("eve"), "eve is still in the room state");
   const levels = [nextLevel(ann), nextLevel(bob), nextLevel(cat)];
   for (const room of [ann, bob, cat]) room.send("ready");
   const got = await Promise.all(levels);
@@ -98,6 +119,7 @@ test("four clients, a dungeond restart mid-lobby, a late joiner: one level_hash"
     assert.equal(level.level_id, state.levelId);
   }
   const spawns = got[0].level.features.filter((f) => f.kind === "spawn").map((f) => f.player_id);
-  assert.deepEqual(spawns, ["ann", "bob", "cat"], "spawns are not the party's, in id order");
+  assert.deepEqual(spawns, ["ann", "bob", "cat"],
+                   "spawns are not the party's (without eve, who left), in id order");
   for (const room of [ann, bob, cat, dan]) await room.leave();
 });

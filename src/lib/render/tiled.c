@@ -15,6 +15,7 @@
 
 #include "core/legend.h"
 #include "core/writer.h"
+#include "dungeon/levelset.h"
 #include "dungeon/render.h"
 #include "render_internal.h"
 
@@ -97,6 +98,22 @@ static void put_data(dg_writer *w, const dg_grid *grid) {
   }
 }
 
+/* The gids of `grid` in a layer of width x height cells (the set's largest
+ * floor), row-major; cells outside the grid are 0, Tiled's "no tile". */
+static void put_data_padded(dg_writer *w, const dg_grid *grid, int width, int height) {
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+      if (x > 0 || y > 0)
+        dg_writer_char(w, ',');
+      if (x < grid->width && y < grid->height) {
+        uint8_t tile = dg_grid_get(grid, x, y);
+        dg_writer_int(w, (tile < DG_TILE_COUNT ? tile : DG_TILE_STONE) + 1);
+      } else {
+        dg_writer_char(w, '0');
+      }
+    }
+}
+
 /* Opens object `id`: {"id":ID,"name":NAME,"type":TYPE,"x":..,"y":.. in
  * pixels; the caller adds size or "point" and the properties. */
 static void open_object(dg_writer *w, bool first, int id, const char *name, size_t name_length,
@@ -125,10 +142,12 @@ static void put_tile_position(dg_writer *w, bool first, int x, int y) {
 
 /* Rooms as rectangles over their floor, doors as one-tile rectangles, the
  * level's objects and then its features (stairs, spawns) as points at their
- * tile's centre. Object ids run from 1; the count goes to *count. */
+ * tile's centre. Object ids run on from *count (0 for a map of one level:
+ * ids from 1), which receives the last id used. */
 static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *count) {
   const long size = DG_TILED_TILE_SIZE;
-  int id = 0;
+  int id = *count;
+  const int first = id + 1;
   for (int i = 0; i < level->room_count; i++) {
     const dg_room *room = &level->rooms[i];
     char name[DG_LABEL_MAX + 16];
@@ -138,7 +157,7 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     else
       name_length = (size_t)snprintf(name, sizeof name, "room %d", i);
     id++;
-    open_object(w, id == 1, id, name, name_length, "room", (room->x + dx) * size,
+    open_object(w, id == first, id, name, name_length, "room", (room->x + dx) * size,
                 (room->y + dy) * size);
     put(w, ",\"width\":");
     dg_writer_int(w, room->width * size);
@@ -158,7 +177,7 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     const dg_door *door = &level->doors[i];
     const char *type = door->secret ? "secret_door" : "door";
     id++;
-    open_object(w, id == 1, id, type, strlen(type), type, (door->x + dx) * size,
+    open_object(w, id == first, id, type, strlen(type), type, (door->x + dx) * size,
                 (door->y + dy) * size);
     put(w, ",\"width\":");
     dg_writer_int(w, size);
@@ -177,7 +196,7 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     const dg_object *object = &level->objects[i];
     const char *kind = object->kind != NULL ? object->kind : "object";
     id++;
-    open_object(w, id == 1, id, kind, strlen(kind), kind, (object->x + dx) * size + size / 2,
+    open_object(w, id == first, id, kind, strlen(kind), kind, (object->x + dx) * size + size / 2,
                 (object->y + dy) * size + size / 2);
     put(w, ",\"width\":0,\"height\":0,\"point\":true,\"properties\":[");
     put_tile_position(w, true, object->x + dx, object->y + dy);
@@ -202,7 +221,7 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     size_t name_length = spawn ? (size_t)snprintf(name, sizeof name, "spawn %d", feature->player)
                                : (size_t)snprintf(name, sizeof name, "%s", kind);
     id++;
-    open_object(w, id == 1, id, name, name_length < sizeof name ? name_length : sizeof name - 1,
+    open_object(w, id == first, id, name, name_length < sizeof name ? name_length : sizeof name - 1,
                 kind, (feature->x + dx) * size + size / 2, (feature->y + dy) * size + size / 2);
     put(w, ",\"width\":0,\"height\":0,\"point\":true,\"properties\":[");
     put_tile_position(w, true, feature->x + dx, feature->y + dy);
@@ -328,4 +347,99 @@ int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
   if (length != NULL)
     *length = w.length;
   return 0;
+}
+
+/* Floor k of a set as a group layer (ids from *next_layer, objects from
+ * *next_object): its tiles padded to the set's size, its objects, and its
+ * seed and origin as properties. Only floor 1 is visible when the map
+ * opens: the floors share one plane, and Tiled's layer panel shows the
+ * others. */
+static int put_floor_group(dg_writer *w, const dg_level *level, int k, int floors, int width,
+                           int height, int *next_layer, int *next_object) {
+  int x0, y0, x1, y1;
+  dg_render_extent(level, &x0, &y0, &x1, &y1);
+  dg_grid painted = {0};
+  const dg_grid *grid = &level->grid;
+  if (!level->has_grid) {
+    int rc = dg_grid_init(&painted, x1 - x0, y1 - y0);
+    if (rc != 0)
+      return rc;
+    paint_rooms(level, &painted, -x0, -y0);
+    grid = &painted;
+  }
+  const char *visible = k == 0 ? "true" : "false";
+  dg_writer_format(w,
+                   "%s{\"id\":%d,\"name\":\"floor %d\",\"type\":\"group\",\"x\":0,\"y\":0,"
+                   "\"opacity\":1,\"visible\":%s,\"properties\":[",
+                   k == 0 ? "" : ",", (*next_layer)++, k + 1, visible);
+  put_property(w, true, "floor", "int");
+  dg_writer_format(w, "%d}", k + 1);
+  put_property(w, false, "of", "int");
+  dg_writer_format(w, "%d}", floors);
+  put_property(w, false, "seed", "string");
+  dg_writer_char(w, '"');
+  dg_writer_uint(w, level->seed);
+  put(w, "\"}");
+  put_property(w, false, "origin_x", "int");
+  dg_writer_format(w, "%d}", x0);
+  put_property(w, false, "origin_y", "int");
+  dg_writer_format(w, "%d}", y0);
+  dg_writer_format(w,
+                   "],\"layers\":[{\"id\":%d,\"name\":\"tiles\",\"type\":\"tilelayer\","
+                   "\"x\":0,\"y\":0,\"width\":%d,\"height\":%d,\"opacity\":1,\"visible\":true,"
+                   "\"data\":[",
+                   (*next_layer)++, width, height);
+  put_data_padded(w, grid, width, height);
+  dg_writer_format(w,
+                   "]},{\"id\":%d,\"name\":\"objects\",\"type\":\"objectgroup\","
+                   "\"draworder\":\"index\",\"x\":0,\"y\":0,\"opacity\":1,\"visible\":true,"
+                   "\"objects\":[",
+                   (*next_layer)++);
+  put_objects(w, level, -x0, -y0, next_object);
+  put(w, "]}]}");
+  dg_grid_close(&painted);
+  return 0;
+}
+
+int dg_levelset_dump_tiled(dg_level *const *levels, int floors, char **text, size_t *length) {
+  if (floors < 1 || floors > DG_FLOORS_MAX)
+    return DG_EINVAL;
+  int width = 1, height = 1, tiles = DG_TILE_BASE_COUNT;
+  for (int k = 0; k < floors; k++) {
+    int x0, y0, x1, y1;
+    dg_render_extent(levels[k], &x0, &y0, &x1, &y1);
+    width = x1 - x0 > width ? x1 - x0 : width;
+    height = y1 - y0 > height ? y1 - y0 : height;
+    if (levels[k]->progression.placed)
+      tiles = DG_TILE_COUNT;
+  }
+  dg_writer w = {0};
+  dg_writer_format(&w,
+                   "{\"type\":\"map\",\"version\":\"1.10\",\"tiledversion\":\"1.10.2\","
+                   "\"orientation\":\"orthogonal\",\"renderorder\":\"right-down\",\"width\":%d,"
+                   "\"height\":%d,\"tilewidth\":%d,\"tileheight\":%d,\"infinite\":false,"
+                   "\"compressionlevel\":-1,\"backgroundcolor\":\"#16161d\",\"properties\":[",
+                   width, height, DG_TILED_TILE_SIZE, DG_TILED_TILE_SIZE);
+  put_property(&w, true, "format", "string");
+  put(&w, "\"" DG_LEVELSET_FORMAT "\"}");
+  put_property(&w, false, "algorithm", "string");
+  dg_writer_cstring(&w, levels[0]->algorithm->name);
+  put(&w, "}");
+  put_property(&w, false, "floors", "int");
+  dg_writer_format(&w, "%d}", floors);
+  put_property(&w, false, "seed", "string");
+  dg_writer_char(&w, '"');
+  dg_writer_uint(&w, levels[0]->seed);
+  put(&w, "\"}],\"tilesets\":");
+  put_tileset(&w, tiles);
+  put(&w, ",\"layers\":[");
+  int next_layer = 1, next_object = 0, rc = 0;
+  for (int k = 0; k < floors && rc == 0; k++)
+    rc = put_floor_group(&w, levels[k], k, floors, width, height, &next_layer, &next_object);
+  dg_writer_format(&w, "],\"nextlayerid\":%d,\"nextobjectid\":%d}\n", next_layer, next_object + 1);
+  if (rc != 0) {
+    free(w.text);
+    return rc;
+  }
+  return dg_writer_take(&w, text, length);
 }

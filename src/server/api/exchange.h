@@ -26,6 +26,7 @@ typedef struct exchange {
   char timing[160];                             /* Server-Timing's value, when has_job */
   uint64_t client; /* who asked, for fairness: its bearer token when tokens are set, else its
                       IPv4 address (routes.c) */
+  job_audit audit; /* POST /v1/audit: the seeds to run (audit.c); seeds 0 otherwise */
 } exchange;
 
 /* The route state of `r`. */

@@ -105,14 +105,15 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
   j->encoding = exchange_of(r)->encoding;
   /* One level's JSON names itself (level_id, level_hash); floors of a set
    * are not fetched by id. */
-  j->identify = floors == 1;
+  j->identify = floors == 1 && exchange_of(r)->audit.seeds == 0;
+  j->audit = exchange_of(r)->audit;
   memcpy(j->level_key, s->cfg->lobby_seed_key, sizeof j->level_key);
   dg_cancel_init(&j->cancel, dg_monotonic_ns() + (uint64_t)deadline_ms * 1000000u);
   j->done = on_job_done;
   j->wanted = client_still_there;
   j->data = lj;
   j->client_key = exchange_of(r)->client;
-  j->cost = job_cost(level, floors);
+  j->cost = job_cost(level, floors) * (uint64_t)(j->audit.seeds > 0 ? j->audit.seeds : 1);
   exchange_of(r)->has_job = true;
   int rc = jobs_submit(&s->queues, j, JOB_INTERACTIVE);
   if (rc != 0) {
@@ -151,18 +152,6 @@ void level_handle_body(request *r, json_t *body) {
   int floors = 1;
   if (level_request_floors(s->cfg, body, &floors, &err) != 0) {
     respond_error(r, &err);
-    return;
-  }
-  /* A set of floors is one JSON document or one text; pictures and Tiled
-   * maps are of one level. */
-  if (floors > 1 && exchange_of(r)->format != JOB_FORMAT_JSON &&
-      exchange_of(r)->format != JOB_FORMAT_ASCII) {
-    json_t *errors = json_pack("[{s:s, s:s}]", "field", "Accept", "message",
-                               "a multi-floor set (floors > 1) is served as application/json "
-                               "or text/plain; ask for the floors one by one for SVG or Tiled");
-    respond_problem(r, 406, "not-acceptable", "Not acceptable",
-                    "a multi-floor set is served as application/json or text/plain", errors, NULL,
-                    NULL);
     return;
   }
   json_object_del(body, "floors");
@@ -228,6 +217,35 @@ void levels_handle(request *r) {
   json_decref(body);
 }
 
+/* Whether the room set a level id names (by digest) is the one loaded
+ * under the name its request gives: true when it names none. Else
+ * `detail` says which set, and what is loaded instead. */
+static bool roomset_still_loaded(const server *s, const json_t *body, const level_origin *origin,
+                                 char *detail, size_t detail_size) {
+  if (origin->roomset_sha256[0] == '\0')
+    return true;
+  const char *name = json_string_value(json_object_get(json_object_get(body, "params"), "roomset"));
+  const dg_context *loaded = s->queues.context;
+  int count = loaded != NULL ? dg_context_roomset_count(loaded) : 0;
+  for (int i = 0; name != NULL && i < count; i++) {
+    dg_roomset_info info;
+    if (dg_context_roomset_info(loaded, i, &info) != 0 || strcmp(info.name, name) != 0)
+      continue;
+    if (strcmp(info.sha256, origin->roomset_sha256) == 0)
+      return true;
+    snprintf(detail, detail_size,
+             "this level id was made with room set '%s' of sha256 %.12s...; the '%s' loaded now "
+             "is %.12s... (changed or reloaded), which makes other bytes for it",
+             name, origin->roomset_sha256, name, info.sha256);
+    return false;
+  }
+  snprintf(detail, detail_size,
+           "this level id was made with room set '%s' of sha256 %.12s..., which is no longer "
+           "loaded",
+           name != NULL ? name : "?", origin->roomset_sha256);
+  return false;
+}
+
 void level_by_id_handle(request *r, const char *level_id) {
   server *s = server_of(r);
   if (s->draining) {
@@ -241,13 +259,19 @@ void level_by_id_handle(request *r, const char *level_id) {
   if (level_svg_query(r) != 0)
     return;
   json_t *body = NULL;
-  char version[LEVEL_ID_VERSION_MAX];
-  int rc = level_id_parse(s->cfg->lobby_seed_key, level_id, &body, version);
-  char detail[160];
+  level_origin origin;
+  int rc = level_id_parse(s->cfg->lobby_seed_key, level_id, &body, &origin);
+  char detail[320];
   json_t *errors;
   switch (rc) {
   case 0:
-    level_handle_body(r, body);
+    if (!roomset_still_loaded(s, body, &origin, detail, sizeof detail)) {
+      errors = json_pack("[{s:s, s:s}]", "field", "level_id", "message", detail);
+      respond_problem(r, 410, "level-roomset-gone", "Level made with another room set", detail,
+                      errors, NULL, NULL);
+    } else {
+      level_handle_body(r, body);
+    }
     json_decref(body);
     return;
   case LEVEL_ID_EMALFORMED:
@@ -265,9 +289,9 @@ void level_by_id_handle(request *r, const char *level_id) {
     return;
   case LEVEL_ID_EVERSION:
     snprintf(detail, sizeof detail,
-             "this level id was made by dungeond %s; dungeond %s makes other bytes for it and "
-             "cannot serve it",
-             version, DUNGEON_VERSION);
+             "this level id was made by %s; this daemon runs generator version %d (dungeond %s), "
+             "which makes other bytes for it and cannot serve it",
+             origin.maker, DG_GENERATOR_VERSION, DUNGEON_VERSION);
     errors = json_pack("[{s:s, s:s}]", "field", "level_id", "message", detail);
     respond_problem(r, 410, "level-version-gone", "Level made by another version", detail, errors,
                     NULL, NULL);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api/audit.h"
 #include "api/exchange.h"
 #include "api/levels.h"
 #include "api/lobby_routes.h"
@@ -28,6 +29,7 @@ typedef enum route_id {
   ROUTE_ROOMSETS,            /* GET /v1/roomsets */
   ROUTE_LOBBIES,             /* /v1/lobbies/... (lobby_routes.c parses the rest) */
   ROUTE_LEVEL_ID,            /* GET /v1/levels/{level_id} (levels.c) */
+  ROUTE_AUDIT,               /* POST /v1/audit (audit.c) */
   ROUTE_TILESET,             /* GET .../dungeond-tiles.png beside any map (viewer.c) */
   ROUTE_TILESET_PROGRESSION, /* GET .../dungeond-tiles-progression.png, the same */
   ROUTE_VIEWER,              /* GET / : the viewer page (viewer.c) */
@@ -41,6 +43,7 @@ static const struct {
   const char *label;
 } routes[] = {
     {"/v1/levels", ROUTE_LEVELS, "/v1/levels"},
+    {"/v1/audit", ROUTE_AUDIT, "/v1/audit"},
     {"/v1/algorithms", ROUTE_ALGORITHMS, "/v1/algorithms"},
     {"/v1/stats", ROUTE_STATS, "/v1/stats"},
     {"/metrics", ROUTE_METRICS, "/metrics"},
@@ -82,12 +85,14 @@ static route_id route_match(const char *path, const char **label) {
 }
 
 static const char *route_allowed_methods(route_id route) {
-  return route == ROUTE_LEVELS ? "GET, HEAD, POST" : "GET, HEAD";
+  return route == ROUTE_LEVELS ? "GET, HEAD, POST" : route == ROUTE_AUDIT ? "POST" : "GET, HEAD";
 }
 
 static bool method_allowed(route_id route, const char *method) {
   if (route == ROUTE_LEVELS && strcmp(method, "POST") == 0)
     return true;
+  if (route == ROUTE_AUDIT)
+    return strcmp(method, "POST") == 0;
   return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
 }
 
@@ -244,6 +249,7 @@ void route_handle(request *r) {
   switch (route) {
   case ROUTE_LEVELS: levels_handle(r); break;
   case ROUTE_LEVEL_ID: level_by_id_handle(r, r->path + 11); break;
+  case ROUTE_AUDIT: audit_handle(r); break;
   case ROUTE_TILESET: tileset_respond(r, false); break;
   case ROUTE_TILESET_PROGRESSION: tileset_respond(r, true); break;
   case ROUTE_ALGORITHMS: respond_json(r, 200, dg_algorithms_to_json()); break;

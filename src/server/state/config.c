@@ -65,6 +65,7 @@ void config_defaults(config *cfg) {
       .player_attribute_value_max = 1000000000,
       .speculative_reserved_workers = 1,
       .floors_max = 8,
+      .audit_seeds_max = 200,
       .target_attempts_max = 64,
       .query_params_max = 64,
       .request_target_bytes_max = 8192,
@@ -143,6 +144,7 @@ static const limit_key limit_keys[] = {
     LIMIT(player_attribute_value_max, 1, 1000000000000000L),
     LIMIT(speculative_reserved_workers, 0, 255),
     LIMIT(floors_max, 1, 64),
+    LIMIT(audit_seeds_max, 1, DG_AUDIT_SEEDS_MAX),
     LIMIT(target_attempts_max, 1, 1000),
     LIMIT(query_params_max, 1, 128),
     LIMIT(request_target_bytes_max, 256, 8192),
@@ -183,11 +185,27 @@ int config_set_seed_secret(config *cfg, const char *text, dg_error *err) {
     return dg_error_set(err, text == NULL ? DG_ETYPE : DG_EINVAL, "lobby_seed_secret",
                         "lobby_seed_secret must be 32 hexadecimal digits (a 128-bit key, e.g. "
                         "from `openssl rand -hex 16`), or \"\" for none");
-  memset(cfg->lobby_seed_key, 0, sizeof cfg->lobby_seed_key);
-  for (size_t i = 0; i < length / 2; i++)
-    cfg->lobby_seed_key[i] = (uint8_t)(hex_digit(text[2 * i]) << 4 | hex_digit(text[2 * i + 1]));
+  uint8_t key[sizeof cfg->lobby_seed_key] = {0};
+  uint8_t any = 0;
+  for (size_t i = 0; i < length / 2; i++) {
+    key[i] = (uint8_t)(hex_digit(text[2 * i]) << 4 | hex_digit(text[2 * i + 1]));
+    any |= key[i];
+  }
+  if (length > 0 && any == 0)
+    return dg_error_set(err, DG_EINVAL, "lobby_seed_secret",
+                        "lobby_seed_secret must not be all zeros: that key is public (anyone "
+                        "could sign level ids and foresee lobby seeds); make one with `openssl "
+                        "rand -hex 16`, or leave it out for a random key per process");
+  memcpy(cfg->lobby_seed_key, key, sizeof key);
   cfg->lobby_seed_secret_set = length > 0;
   return 0;
+}
+
+bool config_use_process_key(config *cfg, const uint8_t process_key[16]) {
+  if (cfg->lobby_seed_secret_set)
+    return false;
+  memcpy(cfg->lobby_seed_key, process_key, sizeof cfg->lobby_seed_key);
+  return true;
 }
 
 static int load_limits(config *cfg, json_t *limits, dg_error *err) {
@@ -417,48 +435,65 @@ static int load_secret_files(json_t *root, dg_error *err) {
   return 0;
 }
 
-/* "A.B.C.D" or "A.B.C.D/N" into a network address and mask (network
- * order); false when it is neither. */
-static bool parse_network(const char *text, uint32_t *address, uint32_t *mask) {
-  char host[INET_ADDRSTRLEN];
+/* "a.b.c.d[/bits]" or an IPv6 "x:y::z[/bits]" into a 16-byte network and
+ * mask. An IPv4 network is stored IPv4-mapped (::ffff:a.b.c.d, its bits
+ * counted after the 96 of the prefix), the form a peer's IPv4 address is
+ * compared in, so one comparison serves both families. */
+static bool parse_network(const char *text, uint8_t network[16], uint8_t mask[16]) {
+  char host[INET6_ADDRSTRLEN];
   const char *slash = strchr(text, '/');
   size_t length = slash != NULL ? (size_t)(slash - text) : strlen(text);
   if (length >= sizeof host)
     return false;
   memcpy(host, text, length);
   host[length] = '\0';
-  struct in_addr parsed;
-  if (inet_pton(AF_INET, host, &parsed) != 1)
+  long width, offset;
+  struct in_addr v4;
+  if (inet_pton(AF_INET, host, &v4) == 1) {
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    memcpy(network, mapped, sizeof mapped);
+    memcpy(network + 12, &v4, 4);
+    width = 32;
+    offset = 96;
+  } else if (inet_pton(AF_INET6, host, network) == 1) {
+    width = 128;
+    offset = 0;
+  } else {
     return false;
-  long bits = 32;
+  }
+  long bits = width;
   if (slash != NULL) {
     char *end = NULL;
     bits = strtol(slash + 1, &end, 10);
-    if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || bits < 0 || bits > 32)
+    if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || bits < 0 || bits > width)
       return false;
   }
-  *mask = bits == 0 ? 0 : htonl(0xFFFFFFFFu << (32 - bits));
-  *address = parsed.s_addr & *mask;
+  bits += offset;
+  for (int b = 0; b < 16; b++) {
+    long left = bits - 8L * b;
+    mask[b] = left >= 8 ? 0xff : left <= 0 ? 0 : (uint8_t)(0xff << (8 - left));
+    network[b] &= mask[b];
+  }
   return true;
 }
 
-/* "trusted_proxies": the IPv4 addresses or networks of the proxies (nginx)
- * whose X-Forwarded-For the access log believes. */
+/* "trusted_proxies": the IPv4 or IPv6 addresses or networks of the proxies
+ * (nginx) whose X-Forwarded-For the access log believes. */
 static int load_trusted_proxies(config *cfg, const json_t *value, dg_error *err) {
   if (!json_is_array(value) || json_array_size(value) > CONFIG_TRUSTED_PROXIES_MAX)
     return dg_error_set(err, json_is_array(value) ? DG_EINVAL : DG_ETYPE, "trusted_proxies",
-                        "trusted_proxies must be an array of at most %d IPv4 addresses or "
-                        "networks",
+                        "trusted_proxies must be an array of at most %d IPv4 or IPv6 addresses "
+                        "or networks",
                         CONFIG_TRUSTED_PROXIES_MAX);
   size_t i;
   const json_t *address;
   json_array_foreach(value, i, address) {
     if (!json_is_string(address) ||
-        !parse_network(json_string_value(address), &cfg->trusted_proxies[i],
-                       &cfg->trusted_proxy_masks[i]))
+        !parse_network(json_string_value(address), cfg->trusted_proxies[i],
+                       cfg->trusted_proxy_masks[i]))
       return dg_error_set(err, json_is_string(address) ? DG_EINVAL : DG_ETYPE, "trusted_proxies",
-                          "trusted_proxies[%zu] must be an IPv4 address such as 10.0.0.5 or a "
-                          "network such as 10.244.0.0/16",
+                          "trusted_proxies[%zu] must be an IPv4 or IPv6 address such as 10.0.0.5 "
+                          "or fd00::5, or a network such as 10.244.0.0/16 or fd00::/64",
                           i);
   }
   cfg->trusted_proxy_count = (int)json_array_size(value);

@@ -56,6 +56,7 @@ typedef struct config_limits {
   long player_attribute_value_max;    /* largest |value| of an attribute (422 above) */
   long speculative_reserved_workers;  /* workers pre-generation may not use */
   long floors_max;                    /* floors of one multi-floor set (422 above) */
+  long audit_seeds_max;               /* seeds of one POST /v1/audit (422 above) */
   long target_attempts_max;           /* targets.attempts_max ceiling (422 above) */
   long query_params_max;              /* parameters in one request target's query (414 above) */
   long request_target_bytes_max;      /* bytes of one request target, path and query (414 above) */
@@ -80,11 +81,12 @@ typedef struct config {
   json_t *cors_allowed_origins; /* browser origins allowed by CORS ("*": any); NULL: none */
   char roomsets_dir[CONFIG_PATH_MAX]; /* room-set directory loaded at start-up; "" for none */
   bool roomsets_dir_set;              /* given in the file: then it must exist */
-  uint8_t lobby_seed_key[16];         /* SipHash-2-4 key for lobby seeds (lobby_seed_secret) */
-  bool lobby_seed_secret_set;         /* lobby_seed_secret given; else the key is all zero */
-  /* trusted_proxies: IPv4 networks (network order) whose X-Forwarded-For is logged. */
-  uint32_t trusted_proxies[CONFIG_TRUSTED_PROXIES_MAX],
-      trusted_proxy_masks[CONFIG_TRUSTED_PROXIES_MAX];
+  uint8_t lobby_seed_key[16];         /* lobby seeds (SipHash-2-4) and level ids (HMAC) key */
+  bool lobby_seed_secret_set;         /* lobby_seed_secret given; else the process's random key */
+  /* trusted_proxies: networks whose X-Forwarded-For is logged, as 16-byte
+   * IPv6 addresses and masks (IPv4 ones mapped, ::ffff:a.b.c.d/96+bits). */
+  uint8_t trusted_proxies[CONFIG_TRUSTED_PROXIES_MAX][16];
+  uint8_t trusted_proxy_masks[CONFIG_TRUSTED_PROXIES_MAX][16];
   int trusted_proxy_count;
 } config;
 
@@ -113,10 +115,18 @@ int config_set_listen(config *cfg, const char *text, dg_error *err);
 int config_set_health_listen(config *cfg, const char *text, dg_error *err);
 
 /* Sets the lobby seed key from `text`: 32 hexadecimal digits, or "" for
- * none (an all-zero key); NULL stands for a JSON value that is not a
- * string. 0, or with `err` (the secret is not quoted) DG_ETYPE for NULL,
- * DG_EINVAL for anything else that is not such a key. */
+ * none (config_use_process_key then gives the key); NULL stands for a JSON
+ * value that is not a string. 0, or with `err` (the secret is not quoted)
+ * DG_ETYPE for NULL, DG_EINVAL for anything else that is not such a key,
+ * or for the all-zero key (what an unconfigured daemon once used: anyone
+ * could forge level ids and foresee lobby seeds with it). */
 int config_set_seed_secret(config *cfg, const char *text, dg_error *err);
+
+/* When `cfg` has no lobby_seed_secret, makes `process_key` (16 random
+ * bytes drawn once per process) its key, so level ids cannot be forged and
+ * lobby seeds not foreseen; they then hold only within this process.
+ * Returns whether it did (the caller warns). */
+bool config_use_process_key(config *cfg, const uint8_t process_key[16]);
 
 /* Checks cross-key rules and the profiles against the algorithm tables.
  * 0, or a DG_E* code with `err` naming the key (DG_EINVAL for a rule

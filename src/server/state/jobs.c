@@ -225,9 +225,14 @@ static void work_floors(job *j) {
                                &j->err);
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
-    j->rc = j->format == JOB_FORMAT_ASCII
-                ? dg_levelset_dump_ascii(levels, requests, j->floors, &j->body, &j->body_length)
-                : dg_levelset_dump_json(levels, requests, j->floors, &j->body, &j->body_length);
+    if (j->format == JOB_FORMAT_ASCII)
+      j->rc = dg_levelset_dump_ascii(levels, requests, j->floors, &j->body, &j->body_length);
+    else if (j->format == JOB_FORMAT_SVG)
+      j->rc = dg_levelset_dump_svg(levels, j->floors, &j->svg, &j->body, &j->body_length);
+    else if (j->format == JOB_FORMAT_TILED)
+      j->rc = dg_levelset_dump_tiled(levels, j->floors, &j->body, &j->body_length);
+    else
+      j->rc = dg_levelset_dump_json(levels, requests, j->floors, &j->body, &j->body_length);
     if (j->rc == 0) {
       negotiate_identify(&j->encoding, levels[0]); /* every floor has the same maker */
       j->rc = negotiate_encode(&j->encoding, &j->body, &j->body_length);
@@ -236,6 +241,24 @@ static void work_floors(job *j) {
   }
   for (int k = 0; k < j->floors; k++)
     dg_level_free(levels[k]);
+  j->finished_ns = dg_monotonic_ns();
+  atomic_store(&j->thread, 0);
+}
+
+/* An audit (POST /v1/audit): the request over its seeds, answered as
+ * dungeond.audit/1 JSON, compressed as negotiated. */
+static void work_audit(job *j) {
+  dg_audit audit = {0};
+  j->rc = dg_audit_run(j->context, &j->request, j->audit.first_seed, j->audit.seeds, &j->cancel,
+                       NULL, NULL, &audit, &j->err);
+  j->generated_ns = dg_monotonic_ns();
+  if (j->rc == 0) {
+    j->rc = dg_audit_dump_json(&audit, j->audit.bins, &j->body, &j->body_length);
+    if (j->rc == 0)
+      j->rc = negotiate_encode(&j->encoding, &j->body, &j->body_length);
+    after_serialising(j, "the audit");
+  }
+  dg_audit_free(&audit);
   j->finished_ns = dg_monotonic_ns();
   atomic_store(&j->thread, 0);
 }
@@ -250,7 +273,7 @@ static int identified_json(job *j, const dg_level *level) {
   if (rc == 0 && (length == 0 || text[length - 1] != '}'))
     rc = DG_EINTERNAL;
   if (rc == 0)
-    rc = level_identify(j->level_key, &j->request, &text, &length);
+    rc = level_identify(j->level_key, &j->request, level->roomset_sha256, &text, &length);
   if (rc == 0)
     rc = negotiate_encode(&j->encoding, &text, &length);
   if (rc != 0) {
@@ -275,6 +298,10 @@ static void work(uv_work_t *req) {
   j->rc = dg_cancel_check(&j->cancel);
   if (j->rc == 0 && j->floors > 1) {
     work_floors(j);
+    return;
+  }
+  if (j->rc == 0 && j->audit.seeds > 0) {
+    work_audit(j);
     return;
   }
   if (j->rc == 0)

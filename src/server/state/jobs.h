@@ -42,6 +42,14 @@
 typedef enum job_kind { JOB_INTERACTIVE, JOB_SPECULATIVE, JOB_KINDS } job_kind;
 
 typedef struct job job;
+
+/* An audit job (POST /v1/audit): the request over `seeds` seeds from
+ * `first_seed`, answered as dungeond.audit/1 with `bins` histogram bins.
+ * seeds 0: an ordinary level job. */
+typedef struct job_audit {
+  int seeds, bins;
+  uint64_t first_seed;
+} job_audit;
 typedef struct job_client job_client;
 
 #define JOB_CLIENT_BUCKETS 256 /* per-client table buckets (a power of two) */
@@ -74,6 +82,7 @@ struct job {
   dg_svg_options svg;        /* for JOB_FORMAT_SVG */
   job_encoding encoding;     /* gzip and ETag: inputs from the submitter, outputs from the worker */
   bool identify;             /* JSON of one level: append level_id and level_hash (issue 21) */
+  job_audit audit;           /* seeds > 0: an audit of the request instead of one level */
   uint8_t level_key[16];     /* the key level ids are signed with, when identify */
   dg_cancel cancel;          /* deadline and cancellation flag */
   uint64_t budget_ns;        /* no deadline yet: now + this on entering the pool or promotion */

@@ -83,20 +83,22 @@ static char *canonical_text(const dg_request *request) {
   return text;
 }
 
-int level_id_make(const uint8_t key[16], const dg_request *request, char **out) {
+int level_id_make(const uint8_t key[16], const dg_request *request, const char *roomset_sha256,
+                  char **out) {
   *out = NULL;
   char *canonical = canonical_text(request);
   if (canonical == NULL)
     return DG_ENOMEM;
-  size_t plain_length = strlen(LEVEL_ID_DOMAIN) + strlen(DUNGEON_VERSION) + strlen(canonical) + 3;
+  size_t plain_length =
+      strlen(LEVEL_ID_DOMAIN) + 24 + strlen(roomset_sha256) + strlen(canonical) + 4;
   char *plain = malloc(plain_length);
   uLongf packed_length = compressBound((uLong)plain_length);
   uint8_t *packed = malloc(packed_length);
   int rc = DG_ENOMEM;
   if (plain == NULL || packed == NULL)
     goto fail;
-  plain_length = (size_t)snprintf(plain, plain_length, "%s\n%s\n%s", LEVEL_ID_DOMAIN,
-                                  DUNGEON_VERSION, canonical);
+  plain_length = (size_t)snprintf(plain, plain_length, "%s\n%d\n%s\n%s", LEVEL_ID_DOMAIN,
+                                  DG_GENERATOR_VERSION, roomset_sha256, canonical);
   if (compress2(packed, &packed_length, (const Bytef *)plain, (uLong)plain_length, 9) != Z_OK)
     goto fail;
   uint8_t tag[DG_SHA256_BYTES];
@@ -116,10 +118,55 @@ fail:
   return rc;
 }
 
-int level_id_parse(const uint8_t key[16], const char *id, json_t **body,
-                   char version[LEVEL_ID_VERSION_MAX]) {
+/* The next line of `*at` (its newline replaced by NUL, *at moved past it),
+ * or NULL when there is none. */
+static char *next_line(char **at) {
+  char *line = *at;
+  char *end = strchr(line, '\n');
+  if (end == NULL)
+    return NULL;
+  *end = '\0';
+  *at = end + 1;
+  return line;
+}
+
+/* The origin lines of an inflated reference (after the signature held):
+ * 0 with *canonical at the request's JSON, LEVEL_ID_EVERSION with
+ * origin->maker, or LEVEL_ID_EMALFORMED. */
+static int read_origin(char *plain, level_origin *origin, char **canonical) {
+  char *at = plain;
+  char *domain = next_line(&at);
+  char *version = domain != NULL ? next_line(&at) : NULL;
+  if (version == NULL)
+    return LEVEL_ID_EMALFORMED;
+  if (strcmp(domain, LEVEL_ID_DOMAIN_V1) == 0) {
+    /* Format 1 named the release, not the generator: nothing says whether
+     * this build still makes its bytes, so it is treated as gone. */
+    snprintf(origin->maker, sizeof origin->maker, "dungeond %.24s (level id format 1)", version);
+    return LEVEL_ID_EVERSION;
+  }
+  char *roomset = next_line(&at);
+  if (strcmp(domain, LEVEL_ID_DOMAIN) != 0 || roomset == NULL)
+    return LEVEL_ID_EMALFORMED;
+  char *end = NULL;
+  long generator = strtol(version, &end, 10);
+  size_t digest_length = strlen(roomset);
+  if (end == version || *end != '\0' || strspn(version, "0123456789") != strlen(version) ||
+      (digest_length != 0 && digest_length != 64) ||
+      strspn(roomset, "0123456789abcdef") != digest_length)
+    return LEVEL_ID_EMALFORMED;
+  memcpy(origin->roomset_sha256, roomset, digest_length + 1);
+  *canonical = at;
+  if (generator != DG_GENERATOR_VERSION) {
+    snprintf(origin->maker, sizeof origin->maker, "generator version %ld", generator);
+    return LEVEL_ID_EVERSION;
+  }
+  return 0;
+}
+
+int level_id_parse(const uint8_t key[16], const char *id, json_t **body, level_origin *origin) {
   *body = NULL;
-  version[0] = '\0';
+  memset(origin, 0, sizeof *origin);
   const char *dot = strchr(id, '.');
   size_t packed_chars = dot != NULL ? (size_t)(dot - id) : 0;
   if (dot == NULL || packed_chars == 0 || strlen(dot + 1) != (TAG_BYTES * 4 + 2) / 3)
@@ -147,19 +194,12 @@ int level_id_parse(const uint8_t key[16], const char *id, json_t **body,
   if (uncompress((Bytef *)plain, &plain_length, packed, (uLong)packed_length) != Z_OK)
     goto fail;
   plain[plain_length] = '\0';
-  size_t domain_length = strlen(LEVEL_ID_DOMAIN);
-  char *version_start = plain + domain_length + 1;
-  char *version_end = strchr(version_start, '\n');
-  if (strncmp(plain, LEVEL_ID_DOMAIN "\n", domain_length + 1) != 0 || version_end == NULL ||
-      version_end - version_start >= LEVEL_ID_VERSION_MAX)
-    goto fail;
-  snprintf(version, LEVEL_ID_VERSION_MAX, "%.*s", (int)(version_end - version_start),
-           version_start);
-  rc = LEVEL_ID_EVERSION;
-  if (strcmp(version, DUNGEON_VERSION) != 0)
+  char *canonical = NULL;
+  rc = read_origin(plain, origin, &canonical);
+  if (rc != 0)
     goto fail;
   rc = LEVEL_ID_EMALFORMED;
-  *body = json_loads(version_end + 1, JSON_REJECT_DUPLICATES, NULL);
+  *body = json_loads(canonical, JSON_REJECT_DUPLICATES, NULL);
   if (json_is_object(*body))
     rc = 0;
   else {
@@ -180,9 +220,10 @@ void level_hash_text(const char *text, size_t length, char out[LEVEL_HASH_TEXT])
     snprintf(out + 7 + 2 * i, 3, "%02x", digest[i]);
 }
 
-int level_identify(const uint8_t key[16], const dg_request *request, char **text, size_t *length) {
+int level_identify(const uint8_t key[16], const dg_request *request, const char *roomset_sha256,
+                   char **text, size_t *length) {
   char *id = NULL;
-  int rc = level_id_make(key, request, &id);
+  int rc = level_id_make(key, request, roomset_sha256, &id);
   if (rc != 0)
     return rc;
   char hash[LEVEL_HASH_TEXT];

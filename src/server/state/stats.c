@@ -21,6 +21,7 @@ const char *const stats_outcome_names[OUTCOME_COUNT] = {"ok", "client_error", "s
                                                         "timeout", "rejected"};
 const char *const stats_route_names[STATS_ROUTES] = {"/v1/levels",
                                                      "/v1/levels/{level_id}",
+                                                     "/v1/audit",
                                                      "/v1/{map}/" DG_TILED_TILESET_IMAGE,
                                                      "/v1/algorithms",
                                                      "/v1/stats",

@@ -568,30 +568,42 @@ static int copy_printable(char *out, size_t size, const char *text) {
 }
 
 /* The peer's address as "IP:port" ("[IP]:port" for IPv6) into r->peer, and
- * its IPv4 address (network order; 0 for others) in *ip. */
-static void set_peer(request *r, uint32_t *ip) {
-  *ip = 0;
+ * as 16 bytes in `ip` (an IPv4 one mapped, ::ffff:a.b.c.d); false when the
+ * peer has no IP address. */
+static bool set_peer(request *r, uint8_t ip[16]) {
   const union MHD_ConnectionInfo *info =
       MHD_get_connection_info(r->connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   if (info == NULL || info->client_addr == NULL)
-    return;
+    return false;
   char text[INET6_ADDRSTRLEN];
   if (info->client_addr->sa_family == AF_INET) {
     const struct sockaddr_in *in = (const struct sockaddr_in *)info->client_addr;
-    *ip = in->sin_addr.s_addr;
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    memcpy(ip, mapped, sizeof mapped);
+    memcpy(ip + 12, &in->sin_addr, 4);
     inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
     snprintf(r->peer, sizeof r->peer, "%s:%u", text, ntohs(in->sin_port));
-  } else if (info->client_addr->sa_family == AF_INET6) {
+    return true;
+  }
+  if (info->client_addr->sa_family == AF_INET6) {
     const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)info->client_addr;
+    memcpy(ip, &in6->sin6_addr, 16);
     inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
     snprintf(r->peer, sizeof r->peer, "[%s]:%u", text, ntohs(in6->sin6_port));
+    return true;
   }
+  return false;
 }
 
-static bool trusted(const http_settings *settings, uint32_t ip) {
-  for (int i = 0; i < settings->trusted_proxy_count; i++)
-    if ((ip & settings->trusted_proxy_masks[i]) == settings->trusted_proxies[i])
+/* Whether the 16-byte address `ip` is in one of the trusted networks. */
+static bool trusted(const http_settings *settings, const uint8_t ip[16]) {
+  for (int i = 0; i < settings->trusted_proxy_count; i++) {
+    bool inside = true;
+    for (int b = 0; b < 16 && inside; b++)
+      inside = (ip[b] & settings->trusted_proxy_masks[i][b]) == settings->trusted_proxies[i][b];
+    if (inside)
       return true;
+  }
   return false;
 }
 
@@ -601,9 +613,9 @@ static bool trusted(const http_settings *settings, uint32_t ip) {
  * untrusted hop are the client's to write and believe nothing). Only an
  * address that parses is kept, written back by inet_ntop, so the header
  * cannot put text of its choice in the log. */
-static void set_forwarded(request *r, uint32_t peer_ip) {
+static void set_forwarded(request *r, const uint8_t peer_ip[16]) {
   const http_settings *settings = &r->transport->settings;
-  if (peer_ip == 0 || !trusted(settings, peer_ip))
+  if (!trusted(settings, peer_ip))
     return;
   const char *header =
       MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, "X-Forwarded-For");
@@ -624,15 +636,15 @@ static void set_forwarded(request *r, uint32_t peer_ip) {
       return;
     memcpy(hop, header + from, to - from);
     hop[to - from] = '\0';
-    struct in_addr v4;
-    struct in6_addr v6;
-    if (inet_pton(AF_INET, hop, &v4) == 1) {
-      inet_ntop(AF_INET, &v4, r->forwarded, sizeof r->forwarded);
-      if (!trusted(settings, v4.s_addr))
+    uint8_t address[16] = {[10] = 0xff, [11] = 0xff};
+    if (inet_pton(AF_INET, hop, address + 12) == 1) {
+      inet_ntop(AF_INET, address + 12, r->forwarded, sizeof r->forwarded);
+      if (!trusted(settings, address))
         return;
-    } else if (inet_pton(AF_INET6, hop, &v6) == 1) {
-      inet_ntop(AF_INET6, &v6, r->forwarded, sizeof r->forwarded);
-      return;
+    } else if (inet_pton(AF_INET6, hop, address) == 1) {
+      inet_ntop(AF_INET6, address, r->forwarded, sizeof r->forwarded);
+      if (!trusted(settings, address))
+        return;
     } else {
       return; /* not an address: keep the last good hop */
     }
@@ -703,9 +715,9 @@ static request *request_new(listener *l, struct MHD_Connection *connection, cons
     r->conn->target_problem = 0;
   }
   set_request_id(r);
-  uint32_t peer_ip;
-  set_peer(r, &peer_ip);
-  set_forwarded(r, peer_ip);
+  uint8_t peer_ip[16];
+  if (set_peer(r, peer_ip))
+    set_forwarded(r, peer_ip);
   set_trace(r);
   h->requests_open++;
   conns_headers_read(r);

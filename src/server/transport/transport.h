@@ -66,8 +66,11 @@ typedef struct http_settings {
   long drain_timeout_ms;              /* named in the drain timeout's log lines */
   size_t request_data_size;           /* bytes of the owner's per-request data (request.data) */
   uint32_t id_prefix;                 /* random part of generated request ids */
-  /* trusted_proxies: IPv4 networks, network order; address & mask == network */
-  uint32_t trusted_proxies[HTTP_TRUSTED_PROXIES_MAX], trusted_proxy_masks[HTTP_TRUSTED_PROXIES_MAX];
+  /* trusted_proxies: networks as 16-byte IPv6 addresses (IPv4 ones mapped,
+   * ::ffff:a.b.c.d) and masks; an address is in one when address & mask ==
+   * network, byte by byte */
+  uint8_t trusted_proxies[HTTP_TRUSTED_PROXIES_MAX][16];
+  uint8_t trusted_proxy_masks[HTTP_TRUSTED_PROXIES_MAX][16];
   int trusted_proxy_count;
 } http_settings;
 
