@@ -66,12 +66,13 @@ typedef struct pgraph {
   int *special;  /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
   int ow_from[DG_ONE_WAY_MAX], ow_to[DG_ONE_WAY_MAX]; /* one-way door i: crossed from, to */
   int one_way_count;
-  int closed_lock; /* a lock kept closed whatever the keys (a plan's check), or -1 */
-  int blocked;     /* a vertex find_cuts leaves out, or -1 */
-  int *dist;       /* hops from the entrance (all doors open), -1 unreachable */
-  int *queue;      /* BFS queue, count entries */
-  int *parent;     /* BFS parent */
-  int *mark;       /* scratch labels */
+  int closed_lock;    /* a lock kept closed whatever the keys (a plan's check), or -1 */
+  int blocked;        /* a vertex find_cuts leaves out, or -1 */
+  int stairs_room[2]; /* the rooms the stairs up and down name (features), or -1 */
+  int *dist;          /* hops from the entrance (all doors open), -1 unreachable */
+  int *queue;         /* BFS queue, count entries */
+  int *parent;        /* BFS parent */
+  int *mark;          /* scratch labels */
   int *disc, *low, *next, *tree_parent; /* find_cuts' depth-first search */
   int *key_slots; /* places for a key in the vertex (floor tiles that are no spawn) */
   /* Grid levels only (NULL otherwise): */
@@ -599,6 +600,12 @@ static bool key_place(const pgraph *g, const dg_level *level, int v, int entranc
       g->special[v] != SPECIAL_NONE)
     return false;
   if (g->room[v] == entrance_room || g->room[v] == exit_room)
+    return false;
+  /* Nor in the rooms the stairs name: an authored room's rectangle may
+   * overlap another's, so the room the stairs' tile is counted in (the
+   * first whose rectangle holds it) need not be the room that takes the
+   * entrance's or exit's role, and a key there would lose its role. */
+  if (g->room[v] >= 0 && (g->room[v] == g->stairs_room[0] || g->room[v] == g->stairs_room[1]))
     return false;
   (void)level;
   return g->key_slots[v] > 0;
@@ -1399,6 +1406,10 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
   }
   if (rc != 0)
     goto done;
+  const dg_feature *up = find_feature(level, "stairs_up");
+  const dg_feature *down = find_feature(level, "stairs_down");
+  g.stairs_room[0] = up != NULL ? up->room : -1;
+  g.stairs_room[1] = down != NULL ? down->room : -1;
   if (g.entrance < 0 || g.exit < 0) {
     no_stairs(level, out);
     goto done;
