@@ -90,7 +90,7 @@ typedef int (*dg_validate_fn)(const dg_params *params, dg_error *err);
 typedef struct dg_algorithm {
   const char *name;           /* "classic", "landmark", ... */
   const char *summary;        /* one line */
-  const char *source;         /* the seed document it implements */
+  const char *source;         /* the technique it follows and where it comes from */
   const dg_param_def *params; /* parameter table */
   int param_count;            /* entries in `params`, <= DG_PARAMS_MAX */
   dg_validate_fn validate;    /* may be NULL */

@@ -31,7 +31,7 @@ int cli_algorithms(int argc, char **argv) {
   int count;
   const dg_algorithm *const *all = dg_algorithms(&count);
   for (int i = 0; i < count; i++) {
-    printf("%s - %s\n  (implements %s)\n", all[i]->name, all[i]->summary, all[i]->source);
+    printf("%s - %s\n  (after %s)\n", all[i]->name, all[i]->summary, all[i]->source);
     cli_print_params(all[i]);
     if (i + 1 < count)
       putchar('\n');

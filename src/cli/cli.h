@@ -19,19 +19,31 @@ typedef struct cli_request_options {
   const char *roomsets;                     /* --roomsets DIR or NULL */
   const char *targets[DG_TARGET_COUNT + 1]; /* --target name=value texts */
   int target_count;
+  const char *players; /* --players JSON (an array of players or a count) or NULL */
+  const char *profile; /* --profile NAME, or a profile object as JSON text, or NULL */
+  const char *config;  /* --config FILE holding the profiles, or NULL: CLI_CONFIG_DEFAULT */
 } cli_request_options;
 
+/* Where --profile NAME is looked up without --config: the checkout's daemon
+ * configuration, relative to the working directory. */
+#define CLI_CONFIG_DEFAULT "config/dungeond.json"
+
 /* Consumes the option at argv[*index] if it is one of --algorithm, --seed,
- * --param, --target, --roomsets (either "--x value" or "--x=value"); returns
- * 1 if consumed, 0 if not one of them, a negative DG_E* code after printing a
+ * --param, --target, --roomsets, --players, --profile, --config (either "--x value" or
+ * "--x=value"); returns 1 if consumed, 0 if not one of them, a negative DG_E* code after printing a
  * usage error (DG_EINVAL: no value; DG_ELIMIT: too many --param or
  * --target). */
 int cli_take_request_option(int argc, char **argv, int *index, cli_request_options *options);
 
-/* Builds and validates the request; prints the error and returns its
- * negative DG_E* code when the options are bad (DG_ENOENT: unknown
- * algorithm or parameter; DG_EPARSE: --param not name=value; the library's
- * code for a bad seed, value or --target). With no --seed the seed is left unset. */
+/* Builds and validates the request as dungeond builds a body's: the
+ * profile's parameters derived from --players first (src/common/profile.c),
+ * the --param values over them, one spawn per player unless --param spawns
+ * says otherwise. Prints the error and returns its negative DG_E* code
+ * when the options are bad (DG_ENOENT: unknown algorithm, parameter or
+ * profile; DG_EPARSE: --param not name=value, --players or --profile not
+ * JSON; DG_EINVAL: a profile for another algorithm; the library's or the
+ * profile code's code for a bad seed, value, --target, party or profile).
+ * With no --seed the seed is left unset. */
 int cli_build_request(const cli_request_options *options, dg_request *request);
 
 /* Prints the parameter table of `algorithm` for --help. */

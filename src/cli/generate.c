@@ -12,6 +12,7 @@ static void usage(void) {
        "                        [--target name=value ...] [--floors N]\n"
        "                        [--format json|ascii|svg|tiled] [--roomsets DIR] [--quiet]\n"
        "                        [--tile-size PX] [--no-labels] [--graph]\n"
+       "                        [--players JSON] [--profile NAME|JSON] [--config FILE]\n"
        "  --algorithm NAME  one of 'dungeon algorithms' (default classic)\n"
        "  --seed N          0 to 18446744073709551615; without it a random seed is\n"
        "                    chosen and printed on stderr\n"
@@ -37,6 +38,11 @@ static void usage(void) {
        "  --roomsets DIR    room-set directory for authored (default $DUNGEON_ROOMSETS,\n"
        "                    else ./config/roomsets if present, else\n"
        "                    " DUNGEON_ROOMSETS_DIR ")\n"
+       "  --players JSON    the party, as dungeond's `players`: [{\"level\":12},...]\n"
+       "                    or a count; one spawn per player unless --param spawns\n"
+       "  --profile P       derive parameters from the party as dungeond does: P is\n"
+       "                    a profile of --config FILE (default " CLI_CONFIG_DEFAULT ")\n"
+       "                    or a profile object as JSON; --param values win\n"
        "  --quiet           no timing line on stderr\n");
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "profile.h"
 
 void cli_error(const char *fmt, ...) {
   va_list args;
@@ -52,6 +53,21 @@ int cli_take_request_option(int argc, char **argv, int *index, cli_request_optio
       options->roomsets = value;
     return taken;
   }
+  if ((taken = take_value(argc, argv, index, "--players", &value)) != 0) {
+    if (taken > 0)
+      options->players = value;
+    return taken;
+  }
+  if ((taken = take_value(argc, argv, index, "--profile", &value)) != 0) {
+    if (taken > 0)
+      options->profile = value;
+    return taken;
+  }
+  if ((taken = take_value(argc, argv, index, "--config", &value)) != 0) {
+    if (taken > 0)
+      options->config = value;
+    return taken;
+  }
   if ((taken = take_value(argc, argv, index, "--target", &value)) != 0) {
     if (taken < 0)
       return taken;
@@ -75,51 +91,149 @@ int cli_take_request_option(int argc, char **argv, int *index, cli_request_optio
   return 0;
 }
 
-int cli_build_request(const cli_request_options *options, dg_request *request) {
-  const char *name = options->algorithm != NULL ? options->algorithm : dg_algorithm_default()->name;
+/* The profile --profile names: a JSON object given inline, or a name in
+ * the `profiles` of the configuration file (a new reference in *out). 0, or
+ * a negative DG_E* code after printing why. */
+static int load_profile(const cli_request_options *options, json_t **out) {
+  json_error_t parse_error;
+  dg_error err = {0};
+  json_t *config = NULL, *profile = NULL;
+  int rc = 0;
+  if (options->profile[0] == '{') {
+    profile = json_loads(options->profile, 0, &parse_error);
+    if (profile == NULL) {
+      cli_error("--profile is not JSON: %s", parse_error.text);
+      rc = DG_EPARSE;
+      goto done;
+    }
+  } else {
+    const char *path = options->config != NULL ? options->config : CLI_CONFIG_DEFAULT;
+    config = json_load_file(path, 0, &parse_error);
+    if (config == NULL) {
+      cli_error("--config %s: %s (line %d)", path, parse_error.text, parse_error.line);
+      rc = DG_EPARSE;
+      goto done;
+    }
+    profile = json_incref(json_object_get(json_object_get(config, "profiles"), options->profile));
+    if (profile == NULL) {
+      cli_error("--profile: %s has no profile '%s' under \"profiles\"", path, options->profile);
+      rc = DG_ENOENT;
+      goto done;
+    }
+  }
+  if ((rc = profile_check(options->profile[0] == '{' ? "--profile" : options->profile, profile,
+                          &err)) != 0)
+    cli_error("--profile: %s", err.message);
+done:
+  json_decref(config);
+  if (rc != 0)
+    json_decref(profile);
+  else
+    *out = profile;
+  return rc;
+}
+
+/* The algorithm: --algorithm, else the profile's, else the default; a
+ * profile for another algorithm than --algorithm is refused. NULL after
+ * printing why. */
+static const dg_algorithm *choose_algorithm(const cli_request_options *options,
+                                            const json_t *profile) {
+  const char *from_profile =
+      profile != NULL ? json_string_value(json_object_get(profile, "algorithm")) : NULL;
+  const char *name = options->algorithm != NULL ? options->algorithm
+                     : from_profile != NULL     ? from_profile
+                                                : dg_algorithm_default()->name;
   const dg_algorithm *algorithm = dg_algorithm_find(name);
-  if (algorithm == NULL) {
+  if (algorithm == NULL)
     cli_error("unknown algorithm '%s' (see 'dungeon algorithms')", name);
-    return DG_ENOENT;
+  else if (from_profile != NULL && strcmp(from_profile, name) != 0)
+    cli_error("--profile is for algorithm %s, not %s", from_profile, name);
+  return algorithm != NULL && (from_profile == NULL || strcmp(from_profile, name) == 0) ? algorithm
+                                                                                        : NULL;
+}
+
+/* Sets --param name=value on the request. 0 or a negative DG_E* code after
+ * printing why. */
+static int set_param_text(dg_request *request, const char *text) {
+  char name_buffer[DG_ERROR_FIELD_MAX];
+  const char *equals = strchr(text, '=');
+  if (equals == NULL || equals == text || (size_t)(equals - text) >= sizeof name_buffer) {
+    cli_error("--param takes name=value, not '%s'", text);
+    return DG_EPARSE;
+  }
+  memcpy(name_buffer, text, (size_t)(equals - text));
+  name_buffer[equals - text] = '\0';
+  dg_error err = {0};
+  int rc = dg_request_set_text(request, name_buffer, equals + 1, &err);
+  if (rc != 0)
+    cli_error("%s", err.message);
+  return rc;
+}
+
+int cli_build_request(const cli_request_options *options, dg_request *request) {
+  json_t *players = NULL, *profile = NULL;
+  party members = {NULL, 0, false};
+  dg_error err = {0};
+  int rc = 0;
+  if (options->profile != NULL && (rc = load_profile(options, &profile)) != 0)
+    goto done;
+  const dg_algorithm *algorithm = choose_algorithm(options, profile);
+  if (algorithm == NULL) {
+    rc = options->algorithm != NULL && dg_algorithm_find(options->algorithm) != NULL ? DG_EINVAL
+                                                                                     : DG_ENOENT;
+    goto done;
   }
   dg_request_init(request, algorithm);
-  dg_error err = {0};
   if (options->seed != NULL) {
     json_t *text = json_string(options->seed);
-    int rc = text != NULL ? dg_seed_from_json(text, "--seed", &request->seed, &err) : DG_ENOMEM;
+    rc = text != NULL ? dg_seed_from_json(text, "--seed", &request->seed, &err) : DG_ENOMEM;
     json_decref(text);
     if (rc != 0) {
       cli_error("%s", err.message);
-      return rc;
+      goto done;
     }
     request->seed_given = true;
   }
-  for (int i = 0; i < options->param_count; i++) {
-    char name_buffer[DG_ERROR_FIELD_MAX];
-    const char *text = options->params[i];
-    const char *equals = strchr(text, '=');
-    if (equals == NULL || equals == text || (size_t)(equals - text) >= sizeof name_buffer) {
-      cli_error("--param takes name=value, not '%s'", text);
-      return DG_EPARSE;
+  if (options->players != NULL) {
+    json_error_t parse_error;
+    party_limits limits = party_limits_default();
+    players = json_loads(options->players, JSON_DECODE_ANY, &parse_error);
+    if (players == NULL) {
+      cli_error("--players is not JSON: %s", parse_error.text);
+      rc = DG_EPARSE;
+      goto done;
     }
-    memcpy(name_buffer, text, (size_t)(equals - text));
-    name_buffer[equals - text] = '\0';
-    int rc = dg_request_set_text(request, name_buffer, equals + 1, &err);
-    if (rc != 0) {
-      cli_error("%s", err.message);
-      return rc;
+    if ((rc = party_from_json(players, &limits, &members, &err)) != 0) {
+      cli_error("--players: %s", err.message);
+      goto done;
     }
   }
+  /* As dungeond: derived parameters first, the explicit ones over them. */
+  if (profile != NULL && (rc = profile_apply(profile, &members, request, &err)) != 0) {
+    cli_error("--profile: %s", err.message);
+    goto done;
+  }
+  for (int i = 0; i < options->param_count; i++)
+    if ((rc = set_param_text(request, options->params[i])) != 0)
+      goto done;
   for (int i = 0; i < options->target_count; i++) {
-    int rc = dg_targets_set_text(&request->targets, options->targets[i], &err);
-    if (rc != 0) {
+    if ((rc = dg_targets_set_text(&request->targets, options->targets[i], &err)) != 0) {
       cli_error("--target: %s", err.message);
-      return rc;
+      goto done;
     }
   }
-  int rc = dg_request_validate(request, &err);
-  if (rc != 0)
+  if (players != NULL) {
+    if ((rc = party_ids_apply(&members, request, &err)) != 0) {
+      cli_error("--players: %s", err.message);
+      goto done;
+    }
+    party_spawns_default(members.count, request);
+  }
+  if ((rc = dg_request_validate(request, &err)) != 0)
     cli_error("%s", err.message);
+done:
+  json_decref(players);
+  json_decref(profile);
   return rc;
 }
 

@@ -310,5 +310,31 @@ run catalogue "$cases"
 check "a case without --seed exits 2" [ "$status" -eq 2 ]
 check "a case without --seed is named" grep -q "line 1: every case needs --seed" "$err"
 
+# Parameters derived from the party by a profile, as dungeond derives them
+# (src/common/profile.c): inline or from --config, explicit --param winning.
+profile='{"algorithm":"classic","params":{"width":{"base":60,"players":10},"secret_door_chance":{"base":0.05,"max.level":0.005,"max":0.25}}}'
+run generate --seed 3 --quiet --players '[{"level":12},{"level":7}]' --profile "$profile"
+check "--players --profile exits 0" [ "$status" -eq 0 ]
+check "--profile derives width 80 and secret_door_chance 0.11 for two players up to level 12" \
+  jq -e '.params.width == 80 and .params.secret_door_chance == 0.11 and .params.spawns == 2' "$out"
+run generate --seed 3 --quiet --players '[{"level":12},{"level":7}]' --profile "$profile" --param width=70
+check "an explicit --param wins over the profile" jq -e '.params.width == 70' "$out"
+cfg=$(mktemp)
+printf '{"profiles":{"p":%s}}\n' "$profile" >"$cfg"
+run generate --seed 3 --quiet --players '[{"level":12},{"level":7}]' --profile p --config "$cfg"
+check "--profile NAME reads --config" jq -e '.params.width == 80' "$out"
+run generate --seed 3 --quiet --players '[{"level":12},{"level":7}]' --profile nope --config "$cfg"
+check "an unknown profile exits 2" [ "$status" -eq 2 ]
+check "an unknown profile is named" grep -q "no profile 'nope'" "$err"
+rm -f "$cfg"
+run generate --seed 3 --quiet --players '[{"level":"high"}]'
+check "a non-numeric attribute exits 2" [ "$status" -eq 2 ]
+check "a non-numeric attribute is named" grep -q "players\[0\].level must be a number" "$err"
+run generate --seed 3 --quiet --algorithm landmark --profile "$profile"
+check "a profile for another algorithm exits 2" [ "$status" -eq 2 ]
+check "a profile for another algorithm says so" grep -q "is for algorithm classic, not landmark" "$err"
+run generate --seed 3 --quiet --players 3
+check "--players N sets one spawn per player" jq -e '.params.spawns == 3' "$out"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

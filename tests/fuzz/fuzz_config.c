@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
 #include "state/config.h"
-#include "state/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

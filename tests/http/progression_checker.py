@@ -162,7 +162,12 @@ def cells_from_graph(level):
     for i, node in enumerate(nodes):
         if node.get("room", -1) >= 0:
             room_node.setdefault(node["room"], i)
-    cells.start = room_node[features_of(level, "stairs_up")[0]["room"]]
+    # Stairs up outside every room (a multi-floor set's forced stairs) are
+    # their own "stairs" node, joined to the room their way reaches.
+    up = features_of(level, "stairs_up")[0]
+    cells.start = (room_node[up["room"]] if up.get("room", -1) >= 0 else
+                   next(i for i, node in enumerate(nodes) if node["kind"] == "stairs"
+                        and (node["x"], node["y"]) == (up["x"], up["y"])))
     cells.goal = room_node[features_of(level, "stairs_down")[0]["room"]]
     for f in features_of(level, "key"):
         cells.key[room_node[f["room"]]] = f["key"]

@@ -21,12 +21,15 @@ static dg_context *context;
 
 static void setup(void) {
   cr_assert_eq(dg_context_new(&context), 0);
-  json_error_t error;
-  json_t *json = json_load_file(ROOMSETS "sewer.json", 0, &error);
-  cr_assert_not_null(json, "sewer.json: %s", error.text);
-  dg_error err = {0};
-  cr_assert_eq(dg_context_add_roomset(context, json, &err), 0, "%s", err.message);
-  json_decref(json);
+  static const char *const files[] = {ROOMSETS "sewer.json", ROOMSETS "crypt.json"};
+  for (int i = 0; i < 2; i++) {
+    json_error_t error;
+    json_t *json = json_load_file(files[i], 0, &error);
+    cr_assert_not_null(json, "%s: %s", files[i], error.text);
+    dg_error err = {0};
+    cr_assert_eq(dg_context_add_roomset(context, json, &err), 0, "%s", err.message);
+    json_decref(json);
+  }
 }
 
 static void teardown(void) {
@@ -744,8 +747,37 @@ static int main_part_rooms(const dg_level *level) {
   return best;
 }
 
+/* Without a grid, the node a way from (x, y) reaches: the room holding
+ * it, else the room of the graph's main part nearest by Manhattan distance
+ * to its rectangle (lowest room on ties), as a straight dig would. */
+static int gridless_reached(const dg_level *level, int x, int y) {
+  int holding = room_holding(level, x, y);
+  if (holding >= 0)
+    return node_of_room(&level->graph, holding);
+  bool *in_main = graph_main_part(&level->graph);
+  int best_node = -1;
+  long best = LONG_MAX;
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_room *room = &level->rooms[r];
+    int node = node_of_room(&level->graph, r);
+    long dx = x < room->x                     ? room->x - x
+              : x > room->x + room->width - 1 ? x - (room->x + room->width - 1)
+                                              : 0;
+    long dy = y < room->y                      ? room->y - y
+              : y > room->y + room->height - 1 ? y - (room->y + room->height - 1)
+                                               : 0;
+    if (node >= 0 && in_main[node] && dx + dy < best) {
+      best = dx + dy;
+      best_node = node;
+    }
+  }
+  free(in_main);
+  return best_node;
+}
+
 static void check_forced_floors(const char *algorithm, const char *const *settings, int seeds,
                                 bool map) {
+  int checked = 0;
   for (uint64_t seed = 1; seed <= (uint64_t)seeds; seed++) {
     dg_request set = make(algorithm, settings, seed);
     dg_level *levels[4] = {0};
@@ -757,36 +789,64 @@ static void check_forced_floors(const char *algorithm, const char *const *settin
       const dg_level *level = levels[k];
       const dg_feature *up = &level->features[0], *down = &level->features[1];
       cr_assert_str_eq(up->kind, "stairs_up");
-      cr_assert_eq(dg_grid_get(&level->grid, up->x, up->y), DG_TILE_STAIRS_UP);
+      if (level->has_grid)
+        cr_assert_eq(dg_grid_get(&level->grid, up->x, up->y), DG_TILE_STAIRS_UP);
       cr_assert_eq(up->room, room_holding(level, up->x, up->y),
                    "%s seed %llu floor %d: stairs up at %d,%d name room %d", algorithm,
                    (unsigned long long)seed, k, up->x, up->y, up->room);
       cr_assert_eq(level->placement.spawns_placed, level->placement.spawns_wanted,
                    "%s seed %llu floor %d", algorithm, (unsigned long long)seed, k);
-      if (!map)
-        continue; /* authored: its grid is a drawing, its graph the level */
-      walk_result w = walk_from(level, up->x, up->y, down->x, down->y);
-      cr_assert(w.target_reached, "%s seed %llu floor %d: stairs down unreachable from (%d,%d)",
-                algorithm, (unsigned long long)seed, k, up->x, up->y);
-      cr_assert_eq(w.rooms_reached, main_part_rooms(level),
-                   "%s seed %llu floor %d: the stairs up reach %d rooms, not the main part",
-                   algorithm, (unsigned long long)seed, k, w.rooms_reached);
+      walk_result w = {0, false, -1};
+      if (level->has_grid)
+        w = walk_from(level, up->x, up->y, down->x, down->y);
+      if (map) { /* authored: its grid is a drawing, its graph the level */
+        cr_assert(w.target_reached, "%s seed %llu floor %d: stairs down unreachable from (%d,%d)",
+                  algorithm, (unsigned long long)seed, k, up->x, up->y);
+        cr_assert_eq(w.rooms_reached, main_part_rooms(level),
+                     "%s seed %llu floor %d: the stairs up reach %d rooms, not the main part",
+                     algorithm, (unsigned long long)seed, k, w.rooms_reached);
+      }
       /* A stairs node's edge goes to the node its corridor reaches. */
       const dg_graph *graph = &level->graph;
+      int entrance = -1;
       for (int e = 0; e < graph->edge_count; e++) {
         if (strcmp(graph->edges[e].kind, "stairs") != 0)
           continue;
         int stairs = graph->edges[e].from, other = graph->edges[e].to;
         cr_assert_str_eq(graph->nodes[stairs].kind, "stairs");
+        if (!level->has_grid)
+          w.first_node = gridless_reached(level, up->x, up->y);
         cr_assert_eq(other, w.first_node,
                      "%s seed %llu floor %d: the stairs edge goes to node %d, the corridor "
                      "reaches node %d",
                      algorithm, (unsigned long long)seed, k, other, w.first_node);
+        entrance = stairs;
       }
+      /* Without a stairs node the stairs belong to the node one reaches
+       * from them: on a map the first met walking from their tile, without
+       * one the room they stand in. Distances are measured from it. */
+      if (entrance < 0)
+        entrance = level->has_grid ? w.first_node : node_of_room(graph, up->room);
+      cr_assert(entrance >= 0, "%s seed %llu floor %d: the stairs up at %d,%d reach no node",
+                algorithm, (unsigned long long)seed, k, up->x, up->y);
+      long *distance = malloc((size_t)graph->node_count * sizeof *distance);
+      distances(graph, entrance, distance);
+      int exit = node_of_room(graph, down->room);
+      cr_assert(exit >= 0, "%s seed %llu floor %d: the stairs down name no room's node", algorithm,
+                (unsigned long long)seed, k);
+      cr_assert_eq(distance[exit], (long)level->placement.entrance_to_exit,
+                   "%s seed %llu floor %d: the exit is %ld from node %d the stairs up reach, "
+                   "the level says %d (measured from another node)",
+                   algorithm, (unsigned long long)seed, k, distance[exit], entrance,
+                   level->placement.entrance_to_exit);
+      cr_assert_eq(up->exit_distance, level->placement.entrance_to_exit);
+      free(distance);
+      checked++;
     }
     for (int k = 0; k < 4; k++)
       dg_level_free(levels[k]);
   }
+  cr_assert_eq(checked, 3 * seeds, "%s: %d floors checked", algorithm, checked);
 }
 
 Test(floors, forced_stairs_join_the_main_part_every_algorithm) {
@@ -794,6 +854,19 @@ Test(floors, forced_stairs_join_the_main_part_every_algorithm) {
   check_forced_floors("landmark", NULL, 40, true);
   check_forced_floors("nonlinear", NULL, 60, true);
   check_forced_floors("authored", (const char *[]){"roomset=sewer", "rooms=30", NULL}, 10, false);
+}
+
+/* Authored sets (issue 23 item 3): the stairs up's graph edge, or without
+ * one the node distances are measured from, is the node really reached
+ * from the stairs tile, with and without the top-down grid, in both
+ * shipped biomes. */
+Test(floors, authored_forced_stairs_reach_their_node) {
+  check_forced_floors("authored", (const char *[]){"roomset=sewer", "rooms=30", NULL}, 40, false);
+  check_forced_floors("authored", (const char *[]){"roomset=crypt", "rooms=30", NULL}, 40, false);
+  check_forced_floors("authored", (const char *[]){"roomset=sewer", "rooms=30", "grid=false", NULL},
+                      40, false);
+  check_forced_floors("authored", (const char *[]){"roomset=crypt", "rooms=30", "grid=false", NULL},
+                      40, false);
 }
 
 /* Authored maps differ in size from seed to seed; four-floor sets whose

@@ -1,4 +1,4 @@
-/* dungeond's player profiles (src/server/state/profile.c) and configuration
+/* dungeond's player profiles (src/common/profile.c) and configuration
  * checks (src/server/state/config.c): formulas, clamps, explicit params winning,
  * and configuration errors that name their key. */
 #include <criterion/criterion.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "profile.h"
 #include "state/config.h"
-#include "state/profile.h"
 
 /* The default party limits with `players_max` players. */
 static party_limits bounds(long players_max) {

@@ -857,6 +857,7 @@ export interface components {
         Algorithm: {
             name: string;
             summary: string;
+            /** @description the technique the algorithm follows and where it comes from (an article, a game), in words */
             source: string;
             params: {
                 name: string;

@@ -375,7 +375,8 @@ const dg_algorithm dg_algorithm_authored = {
     .name = "authored",
     .summary = "dungeon assembled from hand-built rooms of a room set, grown as a tree from a "
                "start room by precomputed moves, nearest open connector first",
-    .source = "seeds/003_b5e880f123ee6c9c.txt",
+    .source = "the article \"Building dungeon cycles from authored rooms\" (a Minecraft dungeon "
+              "crawler's generator): a radial tree, then cycles by weighted-A* room chains",
     .params = authored_params,
     .param_count = P_COUNT,
     .validate = NULL,

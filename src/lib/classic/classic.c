@@ -236,7 +236,8 @@ const dg_algorithm dg_algorithm_classic = {
     .name = "classic",
     .summary = "NetHack-style rooms joined one by one by straight corridors routed around "
                "rooms, with doors, closets and corridor following or cleanup",
-    .source = "seeds/000_2026901286724cd2.txt",
+    .source = "NetHack's proposed room-joining algorithm for the Dungeons of Doom, with its two "
+              "corridor proposals (following, cleanup)",
     .params = classic_params,
     .param_count = P_COUNT,
     .validate = classic_validate,

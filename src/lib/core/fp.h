@@ -28,42 +28,8 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-#if defined(__GNUC__) && (defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__)))
-#define DG_FP_REG "x"
-#elif defined(__GNUC__) && defined(__aarch64__)
-#define DG_FP_REG "w"
-#endif
-
-/* v, rounded to a double: the compiler may not fold it into a fused operation. */
-static inline double dg_fp_round(double v) {
-#ifdef DG_FP_REG
-  __asm__("" : "+" DG_FP_REG(v));
-  return v;
-#else
-  volatile double rounded = v;
-  return rounded;
-#endif
-}
-
-/* v, rounded to a float: the compiler may not fold it into a fused operation. */
-static inline float dg_fp_roundf(float v) {
-#ifdef DG_FP_REG
-  __asm__("" : "+" DG_FP_REG(v));
-  return v;
-#else
-  volatile float rounded = v;
-  return rounded;
-#endif
-}
-
-/* a * b rounded on its own, never fused into a following sum. */
-static inline double dg_fp_mul(double a, double b) {
-  return dg_fp_round(a * b);
-}
-
-/* a * b rounded on its own in float, never fused into a following sum. */
-static inline float dg_fp_mulf(float a, float b) {
-  return dg_fp_roundf(a * b);
-}
+/* dg_fp_round, dg_fp_roundf, dg_fp_mul, dg_fp_mulf: public, so that the
+ * daemon's and the CLI's profile formulas round the same way. */
+#include "dungeon/fp.h"
 
 #endif

@@ -187,7 +187,8 @@ const dg_algorithm dg_algorithm_landmark = {
     .name = "landmark",
     .summary = "Landmark rooms and packed rooms in a masked outline, joined along a Delaunay "
                "MST plus extra edges by A* tunnels over noise-hardened rock",
-    .source = "seeds/001_aa523b1bb297c4c6.txt",
+    .source = "a game developer's write-up of landmark rooms, room packing, Delaunay + MST links "
+              "and A* tunnels over a noise cost field",
     .params = landmark_params,
     .param_count = P_COUNT,
     .validate = landmark_validate,

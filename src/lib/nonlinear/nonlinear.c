@@ -236,7 +236,8 @@ const dg_algorithm dg_algorithm_nonlinear = {
     .summary = "non-linear dungeon grown door by door: d12 clock or d8 tic-tac-toe "
                "destinations, a d10 for dead end / junction / room, corridor crossings "
                "that may take stairs to a sublevel",
-    .source = "seeds/002_082bc53a2f69bb14.txt",
+    .source = "the tabletop article \"Pre-Connecting Random Non-Linear Dungeons, SubMethod II\": "
+              "d12 clock / d8 tic-tac-toe destinations and the d10 room table",
     .params = nonlinear_params,
     .param_count = NL_P_COUNT,
     .validate = nonlinear_validate,

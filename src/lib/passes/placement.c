@@ -298,6 +298,57 @@ done:
   return rc;
 }
 
+/* Forces the stairs up onto (x, y) of a level without a grid (authored
+ * with grid=false). In a room, the stairs belong to its node. Outside
+ * every room they stand where the floor above put its stairs down, and the
+ * way from them goes straight to the nearest room of the graph's main part
+ * (by distance to its rectangle, lowest room on ties): a "stairs" node with
+ * a "stairs" edge that long to that room's node, as a dug way is on a map,
+ * never a claim that they stand in a room (issue 23 item 3). The node the
+ * stairs belong to goes to *node. 0 or DG_ENOMEM. */
+static int force_entrance_gridless(dg_level *level, int x, int y, int *node) {
+  const dg_graph *graph = &level->graph;
+  int room = room_at(level, x, y);
+  *node = room >= 0 ? room_node(graph, room) : -1;
+  if (*node >= 0)
+    return 0;
+  int *part = malloc((size_t)(graph->node_count + 1) * sizeof *part);
+  int *part_rooms = calloc((size_t)(graph->node_count + 1), sizeof *part_rooms);
+  int parts = 0, main_part = 0, target = -1, rc = DG_ENOMEM;
+  long best = LONG_MAX;
+  if (part == NULL || part_rooms == NULL || dg_graph_components(graph, part, &parts) != 0)
+    goto done;
+  for (int i = 0; i < graph->node_count; i++)
+    part_rooms[part[i]] += graph->nodes[i].room >= 0;
+  for (int c = 1; c < parts; c++)
+    main_part = part_rooms[c] > part_rooms[main_part] ? c : main_part;
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_room *box = &level->rooms[r];
+    int candidate = room_node(graph, r);
+    if (candidate < 0 || part[candidate] != main_part)
+      continue;
+    long dx = x < box->x                 ? box->x - x
+              : x >= box->x + box->width ? x - (box->x + box->width - 1)
+                                         : 0;
+    long dy = y < box->y                  ? box->y - y
+              : y >= box->y + box->height ? y - (box->y + box->height - 1)
+                                          : 0;
+    if (dx + dy < best) {
+      best = dx + dy;
+      target = candidate;
+    }
+  }
+  rc = 0;
+  if (target < 0)
+    goto done; /* no room: the caller says the level cannot hold the stairs */
+  if ((rc = dg_graph_add_node(&level->graph, "stairs", x, y, -1, node)) == 0)
+    rc = dg_graph_add_edge(&level->graph, *node, target, "stairs", (int)best);
+done:
+  free(part);
+  free(part_rooms);
+  return rc;
+}
+
 /* Forces the stairs up onto tile (x, y) of the grid (multi-floor sets). A
  * tile that is not walkable ground of the level's main part (rock, a wall,
  * a sealed closet) is joined to that part by a dug connection, added to the
@@ -576,8 +627,9 @@ typedef struct placing {
   long farthest;      /* the farthest reachable room's distance */
 } placing;
 
-/* Stairs up at (x, y) as the request forces them: on grid levels joined to
- * the level, without a grid at the nearest node. */
+/* Stairs up at (x, y) as the request forces them, joined to the level: on
+ * grid levels by a dug way, without a grid by a stairs edge to the nearest
+ * room when they stand in none. */
 static int force_up(placing *p, int x, int y, dg_error *err) {
   dg_level *level = p->level;
   level->placement.stairs_forced = true;
@@ -591,7 +643,10 @@ static int force_up(placing *p, int x, int y, dg_error *err) {
       return dg_error_set(err, rc, "params.stairs_up_x",
                           "cannot join the stairs up to the level: %s", dg_strerror(rc));
   } else {
-    p->entrance = node_near(level, x, y);
+    int rc = force_entrance_gridless(level, x, y, &p->entrance);
+    if (rc != 0)
+      return dg_error_set(err, rc, "params.stairs_up_x",
+                          "cannot join the stairs up to the level: %s", dg_strerror(rc));
   }
   p->up = (place){x, y, true};
   return 0;

@@ -406,7 +406,8 @@ done:
 
 /* The room graph as a vertex graph: nodes first, then one vertex per edge
  * (a connection, which may become a lock or a one-way door). Stairs lie on
- * their room's node. */
+ * their room's node; forced stairs up outside every room on their own
+ * "stairs" node (placement.c joins it to the room their way reaches). */
 static int build_from_graph(const dg_level *level, pgraph *g) {
   const dg_graph *graph = &level->graph;
   int nodes = graph->node_count;
@@ -451,6 +452,10 @@ static int build_from_graph(const dg_level *level, pgraph *g) {
   g->entrance = g->exit = -1;
   for (int n = 0; n < nodes; n++) {
     if (up != NULL && g->entrance < 0 && up->room >= 0 && graph->nodes[n].room == up->room)
+      g->entrance = n;
+    if (up != NULL && g->entrance < 0 && up->room < 0 &&
+        strcmp(graph->nodes[n].kind, "stairs") == 0 && graph->nodes[n].x == up->x &&
+        graph->nodes[n].y == up->y)
       g->entrance = n;
     if (down != NULL && g->exit < 0 && down->room >= 0 && graph->nodes[n].room == down->room)
       g->exit = n;

@@ -12,10 +12,10 @@
 #include "api/levels.h"
 #include "api/problem.h"
 #include "api/respond.h"
+#include "profile.h"
 #include "server.h"
 #include "state/level_request.h"
 #include "state/negotiate.h"
-#include "state/profile.h"
 #include "state/seedhash.h"
 #include "transport/json_text.h"
 

@@ -13,8 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "state/profile.h"
+#include "profile.h"
 #include "transport/listen.h"
+
+party_limits party_limits_of(const config_limits *limits) {
+  return (party_limits){.players_max = limits->players_max,
+                        .attributes_max = limits->player_attributes_max,
+                        .name_bytes_max = limits->player_attribute_name_max,
+                        .value_max = (double)limits->player_attribute_value_max};
+}
 
 void config_defaults(config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -30,7 +37,7 @@ void config_defaults(config *cfg) {
       .body_bytes_max = 65536,
       .grid_cells_max = 1000000,
       .rooms_max = 10000,
-      .players_max = 64,
+      .players_max = PARTY_PLAYERS_MAX,
       .deadline_ms_default = 5000,
       .deadline_ms_max = 60000,
       .interactive_queue_max = 1024,
@@ -60,9 +67,9 @@ void config_defaults(config *cfg) {
       .lobby_debounce_ms = 50,
       .lobby_bytes_max = 256L << 20,
       .lobby_cache_bytes_max = 1L << 40,
-      .player_attributes_max = 32,
-      .player_attribute_name_max = 64,
-      .player_attribute_value_max = 1000000000,
+      .player_attributes_max = PARTY_ATTRIBUTES_MAX,
+      .player_attribute_name_max = PARTY_ATTRIBUTE_NAME_MAX,
+      .player_attribute_value_max = PARTY_ATTRIBUTE_VALUE_MAX,
       .speculative_reserved_workers = 1,
       .floors_max = 8,
       .audit_seeds_max = 200,

@@ -12,6 +12,7 @@
 
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
+#include "profile.h"
 
 #define CONFIG_LISTEN_MAX 128
 #define CONFIG_PATH_MAX 4096
@@ -92,6 +93,10 @@ typedef struct config {
 
 /* Fills `cfg` with the built-in defaults (those of config/dungeond.json). */
 void config_defaults(config *cfg);
+
+/* The party limits of the configuration: players_max and the
+ * player_attribute* keys. */
+party_limits party_limits_of(const config_limits *limits);
 
 /* Reads the JSON file `path` over the defaults. Unknown keys and values out
  * of range are errors naming the key. 0, or a negative DG_E* code with

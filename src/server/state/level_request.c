@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "state/profile.h"
+#include "profile.h"
 #include "state/roomsets.h"
 
 typedef struct level_member {
@@ -116,18 +116,6 @@ static int find_profile(const config *cfg, const json_t *body, const dg_request 
   return 0;
 }
 
-/* Keys the request's spawns by the party's ids (issue 21, item 2). */
-static int party_ids_set(const party *members, dg_request *request, dg_error *err) {
-  const char *ids[DG_PLAYER_IDS_MAX];
-  if (members->count > DG_PLAYER_IDS_MAX)
-    return dg_error_set(err, DG_ELIMIT, "players",
-                        "a party with ids has at most %d players (one spawn each)",
-                        DG_PLAYER_IDS_MAX);
-  for (long i = 0; i < members->count; i++)
-    ids[i] = json_string_value(json_object_get(json_array_get(members->players, (size_t)i), "id"));
-  return dg_request_set_players(request, ids, (int)members->count, "players", err);
-}
-
 /* Step 2: the party (its ids key the spawns) and its profile. Derived parameters first, then the
  * explicit ones over them. *player_count is the party's size when the
  * body names one, else -1. */
@@ -147,7 +135,7 @@ static int apply_profile(const config *cfg, const json_t *body, dg_request *pars
   if (has_players)
     *player_count = members.count;
   if (profile == NULL)
-    return members.ids ? party_ids_set(&members, parsed, err) : 0;
+    return party_ids_apply(&members, parsed, err);
   dg_request derived;
   dg_request_init(&derived, parsed->algorithm);
   derived.seed = parsed->seed;
@@ -161,7 +149,7 @@ static int apply_profile(const config *cfg, const json_t *body, dg_request *pars
   if (rc != 0)
     return rc;
   *parsed = derived;
-  return members.ids ? party_ids_set(&members, parsed, err) : 0;
+  return party_ids_apply(&members, parsed, err);
 }
 
 /* Step 3: spawns from the party, and the daemon's limits over the
@@ -171,11 +159,8 @@ static int apply_limits(const config_limits *limits, long player_count, dg_reque
                         dg_error *err) {
   /* One spawn per player unless the request says otherwise; a party above
    * the parameter's range shares its last spawns. */
-  int spawns = dg_common_param(parsed->algorithm, DG_COMMON_SPAWNS);
-  if (player_count >= 0 && !(parsed->params.explicit_mask & (UINT64_C(1) << spawns))) {
-    double most = parsed->algorithm->params[spawns].max;
-    parsed->params.number[spawns] = player_count < most ? (double)player_count : most;
-  }
+  if (player_count >= 0)
+    party_spawns_default(player_count, parsed);
   if (parsed->targets.attempts_max > limits->target_attempts_max)
     return dg_error_set(err, DG_ELIMIT, "targets.attempts_max",
                         "targets.attempts_max must be an integer from 1 to %ld "

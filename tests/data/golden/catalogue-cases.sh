@@ -73,6 +73,11 @@ done
 for seed in $(seeds 1 10); do
   echo "--algorithm authored --seed $seed --param roomset=crypt --param rooms=40 --floors 2"
 done
+# without the top-down grid: forced stairs outside every room are a stairs
+# node joined to the room their way reaches (generator version 6)
+for seed in $(seeds 1 10); do
+  echo "--algorithm authored --seed $seed --param roomset=sewer --param rooms=30 --param grid=false --floors 3 --param locks=2"
+done
 for seed in $(seeds 1 30); do
   echo "--algorithm classic --seed $seed --target path_min=40 --target cycles_min=1"
 done
@@ -107,4 +112,24 @@ done
 for seed in $(seeds 1 15); do
   echo "--algorithm authored --seed $seed --param roomset=crypt --param rooms=40 --param locks=2 --param one_way=1"
   echo "--algorithm authored --seed $seed --param roomset=crypt --param rooms=40 --param locks=4 --param key_kind=consumable --param grid=false"
+done
+# player profiles: parameters derived from a party by dungeond's own profile
+# code (src/common/profile.c, here through --players/--profile), with the
+# shipped "party" profile over parties of 1-8 players, and formulas whose
+# value sits where a fused multiply-add rounds the other way: base
+# -(1/2 + 2^-26 + 2^-27 + 2^-53) plus (1 + 2^-26) * (1 + 2^-27) is 1/2 - 2^-53
+# with the product rounded (0 locks, 0 spawns) and 1/2 fused (1).
+party='{"algorithm":"classic","params":{"width":{"base":60,"players":10,"min":60,"max":160},"height":{"base":18,"players":2,"min":18,"max":48},"rooms_min":{"base":4,"players":1.5,"min":4,"max":30},"rooms_max":{"base":7,"players":2,"min":7,"max":40},"closet_chance":{"base":0.3,"mean.level":-0.01,"min":0.05,"max":0.3},"secret_door_chance":{"base":0.05,"max.level":0.005,"min":0.05,"max":0.25}}}'
+for seed in $(seeds 1 60); do
+  players='' i=0
+  while [ "$i" -le $((seed % 8)) ]; do
+    players="$players${players:+,}{\"level\":$(((seed * 7 + i * 13) % 60 + 1))}"
+    i=$((i + 1))
+  done
+  echo "--seed $seed --profile $party --players [$players]"
+done
+for param in locks spawns; do
+  for seed in $(seeds 1 10); do
+    echo "--seed $seed --profile {\"algorithm\":\"classic\",\"params\":{\"$param\":{\"base\":-0.5000000223517419,\"max.level\":1.0000000149011612}}} --players [{\"level\":1.0000000074505806}]"
+  done
 done

@@ -1,8 +1,12 @@
-/* Deriving parameters from the party through the configured profiles; the
- * formula language is described in profile.h and docs/config.md. Only
- * + and * on doubles: the same party gives the same parameters on every
- * machine, so the level stays deterministic. */
-#include "state/profile.h"
+/* Deriving parameters from the party through the configured profiles, for
+ * dungeond and the dungeon command alike; the formula language is
+ * described in profile.h and docs/config.md. Only + and * on doubles, each
+ * product rounded on its own (dungeon/fp.h) so that no build fuses it into
+ * the sum: the same party gives the same parameters whatever compiled
+ * this file, so the level stays deterministic. */
+#include "profile.h"
+
+#include "dungeon/fp.h"
 
 #include <math.h>
 #include <string.h>
@@ -41,7 +45,8 @@ int profile_check_finite(const char *name, const json_t *profile, long players_m
       if (strcmp(term, "base") == 0)
         bound += fabs(json_number_value(coefficient));
       else if (strcmp(term, "min") != 0 && strcmp(term, "max") != 0)
-        bound += fabs(json_number_value(coefficient)) * figure_bound(term, players_max, value_max);
+        bound += dg_fp_mul(fabs(json_number_value(coefficient)),
+                           figure_bound(term, players_max, value_max));
     }
     if (!isfinite(bound)) {
       char field[DG_ERROR_FIELD_MAX];
@@ -112,11 +117,11 @@ int profile_check(const char *name, const json_t *profile, dg_error *err) {
   return 0;
 }
 
-party_limits party_limits_of(const config_limits *limits) {
-  return (party_limits){.players_max = limits->players_max,
-                        .attributes_max = limits->player_attributes_max,
-                        .name_bytes_max = limits->player_attribute_name_max,
-                        .value_max = (double)limits->player_attribute_value_max};
+party_limits party_limits_default(void) {
+  return (party_limits){.players_max = PARTY_PLAYERS_MAX,
+                        .attributes_max = PARTY_ATTRIBUTES_MAX,
+                        .name_bytes_max = PARTY_ATTRIBUTE_NAME_MAX,
+                        .value_max = PARTY_ATTRIBUTE_VALUE_MAX};
 }
 
 int player_attributes_check(const json_t *attributes, const party_limits *limits, const char *field,
@@ -253,7 +258,7 @@ double profile_formula_value(const json_t *formula, const party *members) {
     if (strcmp(term, "base") == 0)
       value += json_number_value(coefficient);
     else if (strcmp(term, "min") != 0 && strcmp(term, "max") != 0)
-      value += json_number_value(coefficient) * party_figure(members, term);
+      value += dg_fp_mul(json_number_value(coefficient), party_figure(members, term));
   }
   const json_t *lo = json_object_get(formula, "min"), *hi = json_object_get(formula, "max");
   if (lo != NULL && value < json_number_value(lo))
@@ -297,4 +302,25 @@ int profile_apply(const json_t *profile, const party *members, dg_request *reque
       return rc;
   }
   return 0;
+}
+
+void party_spawns_default(long count, dg_request *request) {
+  int spawns = dg_common_param(request->algorithm, DG_COMMON_SPAWNS);
+  if (request->params.explicit_mask & (UINT64_C(1) << spawns))
+    return;
+  double most = request->algorithm->params[spawns].max;
+  request->params.number[spawns] = count < most ? (double)count : most;
+}
+
+int party_ids_apply(const party *members, dg_request *request, dg_error *err) {
+  if (!members->ids)
+    return 0;
+  const char *ids[DG_PLAYER_IDS_MAX];
+  if (members->count > DG_PLAYER_IDS_MAX)
+    return dg_error_set(err, DG_ELIMIT, "players",
+                        "a party with ids has at most %d players (one spawn each)",
+                        DG_PLAYER_IDS_MAX);
+  for (long i = 0; i < members->count; i++)
+    ids[i] = json_string_value(json_object_get(json_array_get(members->players, (size_t)i), "id"));
+  return dg_request_set_players(request, ids, (int)members->count, "players", err);
 }

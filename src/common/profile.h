@@ -14,7 +14,6 @@
 
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
-#include "state/config.h"
 
 /* The party of a request: `players` as sent (borrowed) and its size. */
 typedef struct party {
@@ -33,9 +32,16 @@ typedef struct party_limits {
   double value_max;    /* largest |value| of an attribute */
 } party_limits;
 
-/* The party limits of the configuration: players_max and the
- * player_attribute* keys. */
-party_limits party_limits_of(const config_limits *limits);
+/* The default party limits: the daemon's configuration defaults for
+ * limits.players_max and limits.player_attribute* (state/config.c), and
+ * the only limits of the `dungeon` command's --players. */
+#define PARTY_PLAYERS_MAX 64                 /* limits.players_max */
+#define PARTY_ATTRIBUTES_MAX 32              /* limits.player_attributes_max */
+#define PARTY_ATTRIBUTE_NAME_MAX 64          /* limits.player_attribute_name_max */
+#define PARTY_ATTRIBUTE_VALUE_MAX 1000000000 /* limits.player_attribute_value_max */
+
+/* The default party limits above, as a party_limits. */
+party_limits party_limits_default(void);
 
 /* Checks profile `name` of the configuration: its algorithm exists, each
  * formula names an int or float parameter of it, and every term and bound
@@ -74,6 +80,16 @@ int party_from_json(const json_t *players, const party_limits *limits, party *ou
  * its limits, checked anyway) is DG_EINVAL naming `profile`. 0 or a DG_E*
  * code with `err`. */
 int profile_apply(const json_t *profile, const party *members, dg_request *request, dg_error *err);
+
+/* The party's spawns on `request`: one per player (`count`, clamped to the
+ * parameter's range, so a larger party shares the last spawns) unless the
+ * request set `spawns` itself. */
+void party_spawns_default(long count, dg_request *request);
+
+/* Keys the request's spawns by the party's ids, when its players have them
+ * (a no-op otherwise). 0, or DG_ELIMIT (more than DG_PLAYER_IDS_MAX
+ * players) / DG_EINVAL with `err` naming the field. */
+int party_ids_apply(const party *members, dg_request *request, dg_error *err);
 
 /* The value a formula gives for `members`, before clamping to the
  * parameter's range. Exposed for tests and docs. */
