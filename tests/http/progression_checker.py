@@ -3,7 +3,8 @@
 It trusts nothing the generator says about solvability. From a
 `dungeond.level/1` object it reads only the map: the grid rows and legend
 (or, for a level without a grid, the graph's nodes and edges), the room
-rectangles (to know which room a tile is in, as the witness names rooms)
+rectangles (a floor tile inside one belongs to that room, as the witness
+names rooms; corridors and doors belong to no room)
 and `features` (where the stairs, keys, locked doors and one-way doors
 are). Then it searches (place, keys picked up, locks opened) states from
 the stairs up and checks:
@@ -15,7 +16,11 @@ the stairs up and checks:
       (consumable keys) spent in, and whichever one-way doors were crossed;
   (d) the witness replays: its walk of rooms can be walked on the map in
       order, collecting the keys in its key order, and ends at the exit;
-      its spheres are the rooms the keys of the spheres before open.
+      its spheres are the rooms the keys of the spheres before open;
+  (e) roles: every room and graph node has an allowed role, the entrance's
+      and exit's rooms hold the stairs, key rooms their key, the boss room
+      lies behind the last lock before the exit, treasure rooms are dead
+      ends behind a lock, secret rooms are closets (check_roles).
 
 Moves are the four neighbours on a grid. A locked door is entered with its
 key (reusable) or by spending any key held (consumable; it stays open); a
@@ -27,6 +32,9 @@ in its direction and left only moving on in it (on a graph: from its edge's
 WALKABLE = {"floor", "corridor", "door", "secret_door", "secret_corridor", "chest", "stairs_up",
             "stairs_down", "locked_door", "key", "one_way_north", "one_way_east",
             "one_way_south", "one_way_west"}
+# Tiles that are part of the room whose rectangle holds them (a key lies on
+# a room's floor, or on a corridor's dead end outside every rectangle).
+ROOM_TILES = {"floor", "stairs_up", "stairs_down", "key"}
 STEP = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
 
 
@@ -88,7 +96,10 @@ def cells_from_grid(level):
         for x in range(width):
             if names[y][x] in WALKABLE:
                 index[(x, y)] = len(cells.room)
-                cells.room.append(owner.get((x, y), -1))
+                # Only a room's floor is the room: a corridor or door inside
+                # its rectangle (a tunnel crossing it) belongs to no room.
+                in_room = names[y][x] in ROOM_TILES
+                cells.room.append(owner.get((x, y), -1) if in_room else -1)
                 cells.neighbours.append([])
     for (x, y), c in index.items():
         for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0)):
@@ -169,10 +180,11 @@ def cells_from_graph(level):
     return cells
 
 
-def compress(cells):
+def compress(cells, by_room=False):
     """Regions: plain cells joined where a step is always allowed both
-    ways; each lock, key and one-way cell stays a region of its own. Returns
-    (region of each cell, directed region adjacency)."""
+    ways (and, with by_room, only within one room or outside rooms); each
+    lock, key and one-way cell stays a region of its own. Returns (region of
+    each cell, directed region adjacency)."""
     special = set(cells.lock) | set(cells.key) | set(cells.one_way)
     region = [-1] * len(cells.room)
     count = 0
@@ -185,7 +197,8 @@ def compress(cells):
             while stack:
                 a = stack.pop()
                 for b in cells.neighbours[a]:
-                    if region[b] < 0 and b not in special:
+                    if region[b] < 0 and b not in special and (
+                            not by_room or cells.room[b] == cells.room[c]):
                         region[b] = count
                         stack.append(b)
         count += 1
@@ -195,6 +208,23 @@ def compress(cells):
             if region[a] != region[b] and cells.can_step(a, b):
                 arcs[region[a]].add(region[b])
     return region, [sorted(s) for s in arcs]
+
+
+def region_view(cells):
+    """The same map with each room's (and the corridors') plain cells merged
+    into regions: a Cells whose steps are the regions' arcs, so that the
+    witness replay moves over a few dozen places, not every tile."""
+    region, arcs = compress(cells, by_room=True)
+    view = Cells()
+    view.neighbours = arcs
+    view.room = [-1] * len(arcs)
+    for c, r in enumerate(region):
+        view.room[r] = cells.room[c]
+    view.lock = {region[c]: k for c, k in cells.lock.items()}
+    view.key = {region[c]: k for c, k in cells.key.items()}
+    view.start, view.goal = region[cells.start], region[cells.goal]
+    view.region = region  # cell -> region
+    return view
 
 
 class Search:
@@ -276,6 +306,12 @@ class Search:
 def rooms_open_with(cells, keys):
     """Rooms reachable from the stairs up with the locks of key ids `keys`
     open (one-way doors obeyed, other locks walls)."""
+    return {cells.room[c] for c in cells_open_with(cells, keys) if cells.room[c] >= 0}
+
+
+def cells_open_with(cells, keys):
+    """Cells reachable from the stairs up with the locks of key ids `keys`
+    open (one-way doors obeyed, other locks walls)."""
     seen = {cells.start}
     stack = [cells.start]
     while stack:
@@ -287,58 +323,27 @@ def rooms_open_with(cells, keys):
                 continue
             seen.add(b)
             stack.append(b)
-    return {cells.room[c] for c in seen if cells.room[c] >= 0}
+    return seen
 
 
 def replay(cells, level, consumable):
     """Walks the witness: from the stairs up, room after room, each step
     through cells outside rooms (or in the two rooms) that the keys held
     allow; keys are picked up where the walk passes and in every room
-    entered. Returns the key ids in pickup order."""
-    witness = level["progression"]
-    walk = witness["walk"]
+    entered. Every way of walking it is followed (states: cell, keys in
+    pickup order, locks opened), so a room of two parts or a choice of
+    doors cannot make a good witness fail. Returns the pickup orders of the
+    walks that end at the stairs down."""
+    walk = level["progression"]["walk"]
     need(walk, "empty walk")
-    picked, opened = [], set()
-    here = {cells.start}
 
-    def flood_room(starts, room):
-        seen = set(starts)
-        stack = list(starts)
-        while stack:
-            a = stack.pop()
-            for b in cells.neighbours[a]:
-                closed = b in cells.lock and b not in opened and (
-                    consumable or cells.lock[b] not in picked)
-                if b not in seen and cells.room[b] == room and cells.can_step(a, b) and not closed:
-                    seen.add(b)
-                    stack.append(b)
-        return seen
-
-    def pick(cell_list):
-        for c in cell_list:
-            if c in cells.key and cells.key[c] not in picked:
-                picked.append(cells.key[c])
-
-    current = cells.room[cells.start]
-    if current >= 0:
-        here = flood_room(here, current)
-        pick(sorted(here, key=lambda c: cells.key.get(c, -1)))
-    steps = walk[1:] if walk[0] == current else walk
-    for target in steps:
-        # A step: from anywhere in the current room to the target room,
-        # through cells outside rooms (or in the two rooms), picking up the
-        # keys it passes (a key may lie in a corridor's dead end) and
-        # opening the locks it may; states (cell, keys picked, locks opened).
-        allowed = {-1, current, target}
-        start = (tuple(picked), frozenset(opened))
-        seen = {(c,) + start for c in here}
-        queue = [(c,) + start for c in sorted(here)]
-        # Every state of the step is explored; the walk arrives in the
-        # target room with the most keys in hand it can (keys never hurt).
-        arrivals = []
+    def explore(states, allowed, stop=None):
+        """Every state reachable from `states` through cells whose room is
+        in `allowed`; with `stop`, states in that room are not left."""
+        seen = set(states)
+        queue = list(states)
         for cell, got, spent in queue:
-            if cells.room[cell] == target:
-                arrivals.append((cell, got, spent))
+            if stop is not None and cells.room[cell] == stop:
                 continue
             for b in cells.neighbours[cell]:
                 if cells.room[b] not in allowed or not cells.can_step(cell, b):
@@ -357,16 +362,152 @@ def replay(cells, level, consumable):
                 if state not in seen:
                     seen.add(state)
                     queue.append(state)
-        need(arrivals, f"the walk cannot go from room {current} to room {target}")
-        best = max(arrivals, key=lambda a: (len(a[1]), -len(a[2])))
-        picked, opened = list(best[1]), set(best[2])
-        # Every tile of the room reached in that state (a room's rectangle
-        # may hold parts joined only outside it).
-        here = flood_room({a[0] for a in arrivals if a[1:] == best[1:]}, target)
-        pick(sorted(here, key=lambda c: cells.key.get(c, -1)))
+        return seen
+
+    first = (cells.start, (cells.key[cells.start],) if cells.start in cells.key else (),
+             frozenset())
+    current = cells.room[cells.start]
+    states = {first}
+    if current >= 0:
+        states = explore(states, {current})
+    steps = walk[1:] if walk[0] == current else walk
+    for target in steps:
+        # A step: to the target room through cells outside rooms (or in the
+        # two rooms), then anywhere in the target room it can walk.
+        arrived = {s for s in explore(states, {-1, current, target}, stop=target)
+                   if cells.room[s[0]] == target}
+        need(arrived, f"the walk cannot go from room {current} to room {target}")
+        states = explore(arrived, {target})
         current = target
-    need(cells.goal in here, f"the walk ends in room {current}, not at the exit")
-    return picked
+    ends = {s[1] for s in states if s[0] == cells.goal}
+    need(ends, f"the walk ends in room {current}, not at the exit")
+    return ends
+
+
+ROLES = {"entrance", "exit", "key", "boss", "treasure", "secret", "ordinary"}
+SECRET_TILES = {"secret_door", "secret_corridor", "chest"}
+
+
+def check_roles(level, cells, view):
+    """(e) Roles, from the map: every room and graph node has one of ROLES;
+    the entrance's and exit's rooms hold the stairs; a key room holds its
+    key (and every key on a room's floor makes its room a key room); the
+    boss room lies behind the last lock, not in the exit's room; a treasure
+    room is a dead end of the graph behind a lock; a secret room is a
+    closet or reached only through secret doors, and a closet is secret
+    unless it has a stronger role. `view` is region_view(cells)."""
+    rooms, nodes = level["rooms"], level["graph"]["nodes"]
+    for thing, items in (("room", rooms), ("node", nodes)):
+        for item in items:
+            need(item.get("role") in ROLES, f"(e) {thing} {item['id']} role {item.get('role')!r}")
+    role = {r["id"]: r["role"] for r in rooms}
+    goal_room = cells.room[cells.goal]
+    # The stairs' room: one whose rectangle holds them (authored rooms'
+    # rectangles overlap, and the map does not say whose floor a tile is),
+    # or on a graph the stairs' node's room.
+    for kind, stairs, cell in (("entrance", "stairs_up", cells.start),
+                               ("exit", "stairs_down", cells.goal)):
+        holders = {cells.room[cell]} - {-1}
+        if "grid" in level:
+            f = features_of(level, stairs)[0]
+            holders |= {r["id"] for r in rooms if r["x"] <= f["x"] < r["x"] + r["width"]
+                        and r["y"] <= f["y"] < r["y"] + r["height"]}
+        named = [rid for rid, ro in role.items() if ro == kind]
+        if kind == "exit" and holders & {rid for rid, ro in role.items() if ro == "entrance"}:
+            continue  # the entrance's room holds both stairs: it is the entrance
+        need(len(named) == (1 if holders else 0) and set(named) <= holders,
+             f"(e) {kind} rooms {named}, rooms holding the {stairs} {sorted(holders)}")
+    key_room = {}
+    for c, k in cells.key.items():
+        if cells.room[c] >= 0:
+            key_room[cells.room[c]] = k
+    for r in rooms:
+        rid = r["id"]
+        if role[rid] == "key":
+            need(rid in key_room and r.get("key") == key_room[rid],
+                 f"(e) key room {rid} (key {r.get('key')}) does not hold that key")
+        elif rid in key_room:
+            need(False, f"(e) room {rid} holds key {key_room[rid]} but is {role[rid]}")
+    lock_keys = sorted(cells.lock.values())
+    boss = level["progression"].get("boss_room")
+    bosses = [rid for rid, ro in role.items() if ro == "boss"]
+    need(bosses == ([boss] if boss is not None else []), f"(e) boss rooms {bosses}, "
+         f"boss_room {boss}")
+    if boss is not None:
+        need(lock_keys, "(e) a boss room without a lock")
+        behind = rooms_open_with(view, set(lock_keys)) - rooms_open_with(view, set(lock_keys[:-1]))
+        need(boss in behind and boss != goal_room,
+             f"(e) boss room {boss} is not behind the last lock before the exit")
+    degree = {}
+    for e in level["graph"]["edges"]:
+        if e["from"] != e["to"]:
+            degree[e["from"]] = degree.get(e["from"], 0) + 1
+            degree[e["to"]] = degree.get(e["to"], 0) + 1
+    open_regions = cells_open_with(view, set())
+    open_rooms = {view.room[r] for r in open_regions if view.room[r] >= 0}
+    node_of_room = {}
+    for n in nodes:
+        if n.get("room", -1) >= 0:
+            node_of_room.setdefault(n["room"], n["id"])
+            need(n["role"] == role[n["room"]], f"(e) node {n['id']} is {n['role']}, "
+                 f"its room {n['room']} {role[n['room']]}")
+    for r in rooms:
+        rid = r["id"]
+        if role[rid] == "treasure":
+            need(rid not in open_rooms, f"(e) treasure room {rid} is not behind a lock")
+            need(degree.get(node_of_room.get(rid), 0) == 1, f"(e) treasure room {rid} is not "
+                 "a dead end of the graph")
+        closet = r["kind"] in ("closet", "secret")
+        if role[rid] == "secret":
+            need(closet or hidden_room(level, cells, rid), f"(e) secret room {rid} "
+                 f"({r['kind']}) is neither a closet nor behind secret doors")
+        elif closet:
+            need(role[rid] != "ordinary", f"(e) closet {rid} is ordinary, not secret")
+    if "grid" not in level:
+        return
+    names = level["grid"]["legend"]
+    rows = level["grid"]["rows"]
+    index = tile_index(level)
+    for n in nodes:
+        if n.get("room", -1) >= 0:
+            continue
+        tile = names[rows[n["y"]][n["x"]]]
+        if n["role"] == "secret":
+            need(tile in SECRET_TILES, f"(e) secret node {n['id']} on a {tile} tile")
+        elif n["role"] == "treasure":
+            need(n["kind"] == "dead_end" and view.region[index[(n["x"], n["y"])]] not in open_regions,
+                 f"(e) treasure node {n['id']} is not a dead end behind a lock")
+        elif n["role"] == "key":
+            need(index.get((n["x"], n["y"])) in cells.key, f"(e) key node {n['id']} holds no key")
+        else:
+            need(n["role"] == "ordinary", f"(e) node {n['id']} outside rooms is {n['role']}")
+
+
+def tile_index(level):
+    """(x, y) -> cell, numbered as cells_from_grid numbers them."""
+    grid = level["grid"]
+    index = {}
+    for y, row in enumerate(grid["rows"]):
+        for x, c in enumerate(row):
+            if grid["legend"][c] in WALKABLE:
+                index[(x, y)] = len(index)
+    return index
+
+
+def hidden_room(level, cells, rid):
+    """Whether every way into room rid from outside it is a secret door or
+    corridor (grid levels; a graph level has no doors to look at)."""
+    if "grid" not in level:
+        return False
+    names = level["grid"]["legend"]
+    rows = level["grid"]["rows"]
+    index = tile_index(level)
+    where = {c: xy for xy, c in index.items()}
+    ways = set()
+    for c, room in enumerate(cells.room):
+        if room == rid:
+            ways |= {b for b in cells.neighbours[c] if cells.room[b] != rid}
+    return bool(ways) and all(names[rows[where[b][1]][where[b][0]]] in SECRET_TILES for b in ways)
 
 
 def check_level(level):
@@ -387,8 +528,10 @@ def check_level(level):
              f"(b) lock {key} is not needed: the exit is reachable without it")
     stranded = search.stranded()
     need(not stranded, f"(c) {len(stranded)} reachable states cannot reach the exit")
-    order = replay(cells, level, consumable)
-    need(order == p["key_order"], f"(d) keys picked up {order}, witness says {p['key_order']}")
+    view = region_view(cells)
+    orders = replay(view, level, consumable)
+    need(tuple(p["key_order"]) in orders,
+         f"(d) keys picked up {sorted(orders)}, witness says {p['key_order']}")
     # Spheres: sphere 0 is what no key opens; sphere n+1 what the keys of
     # spheres 0..n open in addition.
     spheres = p["spheres"]
@@ -396,7 +539,8 @@ def check_level(level):
     union = set()
     for n, sphere in enumerate(spheres):
         union |= set(sphere["rooms"])
-        need(rooms_open_with(cells, keys) == union,
+        need(rooms_open_with(view, keys) == union,
              f"(d) sphere {n}: rooms open with keys {sorted(keys)} are not spheres 0..{n}")
         keys |= set(sphere["keys"])
+    check_roles(level, cells, view)
     return {"locks": len(locks), "one_way": len(cells.one_way), "states": len(search.states)}

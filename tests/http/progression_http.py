@@ -6,7 +6,8 @@ only, searches (place, keys, locks opened) states).
 Usage: progression_http.py PATH/TO/dungeond [SEEDS]. SEEDS (default 500) is
 the number of seeds per algorithm; each seed takes one of the twelve
 combinations of locks 1, 2, 4 x key_kind reusable, consumable x one_way 0, 2
-in turn. Then multi-floor sets (every floor checked on its own), authored
+in turn, every other round of twelve with boss_room. meson passes 150 under
+the sanitizers (the build-asan build, several times slower), 500 otherwise. Then multi-floor sets (every floor checked on its own), authored
 levels without a grid (checked on the graph), the defaults (no progression
 at all) and every new field's 422. Prints TAP, with the pass counts and how
 often fewer locks than asked were placed, per algorithm, as comments.
@@ -96,7 +97,11 @@ def per_algorithm(algorithm):
         started = time.monotonic()
         for seed in range(1, SEEDS + 1):
             locks, kind, one_way = COMBOS[seed % len(COMBOS)]
-            body = request_body(algorithm, seed, locks, kind, one_way)
+            # Every other round of the twelve asks for a boss room too, so
+            # the roles check (e) sees boss rooms on every algorithm.
+            boss = (seed // len(COMBOS)) % 2 == 1
+            body = request_body(algorithm, seed, locks, kind, one_way,
+                                params={"boss_room": boss})
             tally.add(generate(d, conn, body), json.dumps(body))
         conn.close()
         print(f"# {tally.line(algorithm)} ({time.monotonic() - started:.1f} s)", flush=True)
@@ -169,6 +174,42 @@ def _(d):
         raise AssertionError("a level with its keys swapped passed")
     except checker.CheckFailed as e:
         check("(a)" in str(e) or "(c)" in str(e) or "(d)" in str(e), str(e))
+
+
+@test("the checker rejects wrong roles: a boss not behind the last lock, a key room "
+      "without its key, a role outside the set, a node unlike its room")
+def _(d):
+    level = generate(d, None, request_body("classic", 3, 2, "reusable", 0,
+                                           params={"boss_room": True, "closet_chance": 1}))
+    p = level["progression"]
+    check(p["locks_placed"] >= 1 and p.get("boss_room") is not None, f"{p}")
+    checker.check_level(level)
+
+    def rejects(change, words):
+        broken = json.loads(json.dumps(level))
+        change(broken)
+        try:
+            checker.check_level(broken)
+        except checker.CheckFailed as e:
+            check("(e)" in str(e) and words in str(e), f"{words}: {e}")
+            return
+        raise AssertionError(f"a level with {words} passed")
+
+    def boss_in_front(lv):
+        front = next(r for r in lv["rooms"] if r["role"] == "ordinary")
+        lv["rooms"][lv["progression"]["boss_room"]]["role"] = "ordinary"
+        lv["progression"]["boss_room"] = front["id"]
+        front["role"] = "boss"
+
+    def key_room_emptied(lv):
+        room = next(r for r in lv["rooms"] if r["role"] == "key")
+        room["role"] = "ordinary"
+        room.pop("key")
+
+    rejects(boss_in_front, "not behind the last lock")
+    rejects(key_room_emptied, "holds key")
+    rejects(lambda lv: lv["rooms"][0].update(role="vault"), "role 'vault'")
+    rejects(lambda lv: lv["graph"]["nodes"][0].update(role="treasure"), "its room")
 
 
 @test("defaults: no progression member, parameters, tiles or legend entries")

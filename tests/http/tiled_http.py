@@ -24,6 +24,7 @@ import dungeond_http as harness  # noqa: E402
 from dungeond_http import check  # noqa: E402
 
 TILED = "application/vnd.dungeond.tiled+json"
+PROGRESSION = "/v1/levels?algorithm=landmark&seed=1&locks=2&one_way=1"
 
 
 def png_pixels(data):
@@ -88,7 +89,10 @@ def tiled_opens_the_map_with_its_art(d):
     directory = tempfile.mkdtemp(prefix="dungeond-tiled-")
     try:
         for path, method, body in (("/v1/levels?algorithm=classic&seed=3", "GET", None),
-                                   ("/v1/lobbies/tiled1/start", "POST", {"players": {"a": {}}})):
+                                   ("/v1/lobbies/tiled1/start", "POST", {"players": {"a": {}}}),
+                                   # Issue 19: locked doors, keys and one-way doors
+                                   # name the progression strip, served beside too.
+                                   (PROGRESSION, "GET", None)):
             status, headers, data = d.request(method, path, body, {"Accept": TILED})
             check(status == 200 and headers["content-type"].startswith(TILED), f"{path}: {status}")
             tmj = json.loads(data)
@@ -128,6 +132,18 @@ def tiled_opens_the_map_with_its_art(d):
                     got = rendered[y * size + size // 2][x * size + size // 2]
                     wrong += want[3] == 255 and got[:3] != want[:3]
             check(wrong == 0, f"{path}: {wrong} tiles without the tileset's art")
+            used = {gid for gid in layer["data"] if gid != 0}
+            bare = sorted(gid for gid in used
+                          if strip[size // 2][(gid - 1) * size + size // 2][3] != 255)
+            check(not bare, f"{path}: tiles {bare} have no art in {image}")
+            if path == PROGRESSION:
+                legend = {t["id"] + 1: t.get("type", t.get("class"))
+                          for t in tmj["tilesets"][0].get("tiles", [])}
+                shown = {legend.get(gid) for gid in used}
+                for name in ("locked_door", "key"):
+                    check(name in shown, f"{path}: no {name} tile in the map ({sorted(map(str, shown))})")
+                check(any(str(n).startswith("one_way_") for n in shown),
+                      f"{path}: no one-way door tile in the map")
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 

@@ -53,11 +53,12 @@ enum {
 #define SPECIAL_NONE (-1)
 #define SPECIAL_ONE_WAY 1000 /* + index of the one-way door */
 
-/* The vertex graph the pass works on, and its scratch. */
+/* The vertex graph the pass works on, and its scratch. All per-vertex
+ * arrays live in one block (`block`), sized once per level. */
 typedef struct pgraph {
   int count;     /* vertices */
   int *offsets;  /* CSR: neighbours of v are adjacent[offsets[v] .. offsets[v+1]) */
-  int *adjacent; /* neighbour vertices */
+  int *adjacent; /* neighbour vertices; a passage has exactly two, side 0 then side 1 */
   uint8_t *kind; /* V_* */
   int *room;     /* room of a vertex, or -1 */
   int entrance;  /* the stairs up's vertex */
@@ -65,50 +66,60 @@ typedef struct pgraph {
   int *special;  /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
   int ow_from[DG_ONE_WAY_MAX], ow_to[DG_ONE_WAY_MAX]; /* one-way door i: crossed from, to */
   int one_way_count;
-  int closed_lock;     /* a lock kept closed whatever the keys (a plan's check), or -1 */
-  int blocked;         /* a vertex find_cuts leaves out, or -1 */
-  int *dist;           /* hops from the entrance (all doors open), -1 unreachable */
-  int *queue;          /* BFS queue, count entries */
-  int *parent;         /* BFS parent */
-  int *mark;           /* scratch labels */
-  int *cell;           /* grid levels: the tile (y * width + x) of each vertex, else NULL */
-  uint8_t *spawn_mark; /* 1 on a spawn's vertex */
+  int closed_lock;    /* a lock kept closed whatever the keys (a plan's check), or -1 */
+  int blocked;        /* a vertex find_cuts leaves out, or -1 */
+  int stairs_room[2]; /* the rooms the stairs up and down name (features), or -1 */
+  int *dist;          /* hops from the entrance (all doors open), -1 unreachable */
+  int *queue;         /* BFS queue, count entries */
+  int *parent;        /* BFS parent */
+  int *mark;          /* scratch labels */
+  int *disc, *low, *next, *tree_parent; /* find_cuts' depth-first search */
+  int *key_slots; /* places for a key in the vertex (floor tiles that are no spawn) */
+  /* Grid levels only (NULL otherwise): */
+  int *cell; /* the tile (y * width + x) standing for the vertex: a lock or one-way goes there */
+  int *side; /* a passage's tiles next to g->cell toward adjacent side 0 and side 1 */
+  int *member_start; /* CSR: the vertex's tiles are members[member_start[v] .. [v+1]) */
+  int *members;      /* tiles of every vertex, in flood or chain order */
+  int *vertex_of;    /* the vertex of each tile, -1 not walkable */
+  void *block;       /* the per-vertex arrays above */
 } pgraph;
 
 static void pgraph_free(pgraph *g) {
-  free(g->offsets);
+  free(g->block);
   free(g->adjacent);
-  free(g->kind);
-  free(g->room);
-  free(g->special);
-  free(g->dist);
-  free(g->queue);
-  free(g->parent);
-  free(g->mark);
-  free(g->cell);
-  free(g->spawn_mark);
+  free(g->vertex_of);
 }
 
-/* Allocates the per-vertex arrays (adjacency capacity `edges`). */
-static int pgraph_alloc(pgraph *g, int count, long edges) {
-  g->count = count;
-  g->offsets = calloc((size_t)count + 1, sizeof *g->offsets);
-  g->adjacent = malloc((size_t)(edges > 0 ? edges : 1) * sizeof *g->adjacent);
-  g->kind = calloc((size_t)count, 1);
-  g->room = malloc((size_t)count * sizeof *g->room);
-  g->special = malloc((size_t)count * sizeof *g->special);
-  g->dist = malloc((size_t)count * sizeof *g->dist);
-  g->queue = malloc((size_t)count * sizeof *g->queue);
-  g->parent = malloc((size_t)count * sizeof *g->parent);
-  g->mark = malloc((size_t)count * sizeof *g->mark);
-  g->spawn_mark = calloc((size_t)count, 1);
-  if (g->spawn_mark == NULL || g->offsets == NULL || g->adjacent == NULL || g->kind == NULL ||
-      g->room == NULL || g->special == NULL || g->dist == NULL || g->queue == NULL ||
-      g->parent == NULL || g->mark == NULL)
+/* Carves the per-vertex arrays for up to `capacity` vertices out of one
+ * allocation; `tiles` (grid levels) also sizes the members. */
+static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
+  size_t n = (size_t)(capacity > 0 ? capacity : 1), ints = 14 * n + 2 + (size_t)tiles;
+  if (tiles > 0)
+    ints += 4 * n;
+  g->block = malloc(ints * sizeof(int) + n);
+  if (g->block == NULL)
     return DG_ENOMEM;
-  for (int v = 0; v < count; v++) {
+  int *at = g->block;
+  int **arrays[] = {&g->room, &g->special, &g->dist, &g->queue,       &g->parent,   &g->mark,
+                    &g->disc, &g->low,     &g->next, &g->tree_parent, &g->key_slots};
+  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++, at += n)
+    *arrays[i] = at;
+  g->offsets = at;
+  at += n + 1;
+  if (tiles > 0) {
+    g->cell = at;
+    g->side = at + n;
+    g->member_start = at + 3 * n;
+    g->members = at + 4 * n + 1;
+    at += 4 * n + 1 + tiles;
+  }
+  g->kind = (uint8_t *)at;
+  g->count = capacity;
+  for (int v = 0; v < capacity; v++) {
     g->room[v] = -1;
     g->special[v] = SPECIAL_NONE;
+    g->key_slots[v] = 1;
+    g->kind[v] = V_OTHER;
   }
   g->closed_lock = g->blocked = -1;
   return 0;
@@ -121,79 +132,276 @@ static const dg_feature *find_feature(const dg_level *level, const char *kind) {
   return NULL;
 }
 
-/* The grid as a vertex graph: one vertex per walkable tile (numbered in
- * row-major order, so everything after is a function of the map), joined
- * to its walkable 4-neighbours. Only walkable tiles get a vertex: every
- * later step costs in proportion to them, not to the map's area. A room's
- * tile is the first room (lowest index) whose rectangle holds it. */
+/* A tile that belongs to a room: floor or stairs inside a room's
+ * rectangle. Corridors and doors belong to no room, even inside a
+ * rectangle (a tunnel may cross one). */
+static bool room_tile(dg_tile tile, int owner) {
+  return owner >= 0 &&
+         (tile == DG_TILE_FLOOR || tile == DG_TILE_STAIRS_UP || tile == DG_TILE_STAIRS_DOWN);
+}
+
+/* Bits of ways[p]: which 4-neighbours of tile p are walkable. */
+enum { WAY_NORTH = 1, WAY_EAST = 2, WAY_SOUTH = 4, WAY_WEST = 8 };
+
+/* The walkable 4-neighbours of tile p (north, east, south, west order)
+ * into around[], their count returned; `ways` is computed once per level
+ * so that this costs no division and no bounds test. */
+static int neighbours(const dg_grid *grid, const uint8_t *ways, int p, int around[4]) {
+  int width = grid->width, n = 0, w = ways[p];
+  if (w & WAY_NORTH)
+    around[n++] = p - width;
+  if (w & WAY_EAST)
+    around[n++] = p + 1;
+  if (w & WAY_SOUTH)
+    around[n++] = p + width;
+  if (w & WAY_WEST)
+    around[n++] = p - 1;
+  return n;
+}
+
+/* How many walkable 4-neighbours tile p has. */
+static int way_count(const uint8_t *ways, int p) {
+  static const uint8_t bits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  return bits[ways[p] & 15];
+}
+
+/* Fills vertex_of[] (-2 walkable, not yet a vertex; -1 not walkable),
+ * ways[] and the list of walkable tiles in row-major order in one pass
+ * over the grid; returns how many tiles are walkable. */
+static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *walkable_tiles) {
+  int width = grid->width, height = grid->height, walkable = 0;
+  const uint8_t *tiles = grid->tiles;
+#define WALK(p) (((DG_TILE_WALKABLE_MASK >> tiles[p]) & 1u) != 0)
+  for (int y = 0, p = 0; y < height; y++)
+    for (int x = 0; x < width; x++, p++) {
+      bool here = WALK(p);
+      vertex_of[p] = here ? -2 : -1;
+      walkable_tiles[walkable] = p;
+      walkable += here;
+      ways[p] = (uint8_t)((y > 0 && WALK(p - width) ? WAY_NORTH : 0) |
+                          (x + 1 < width && WALK(p + 1) ? WAY_EAST : 0) |
+                          (y + 1 < height && WALK(p + width) ? WAY_SOUTH : 0) |
+                          (x > 0 && WALK(p - 1) ? WAY_WEST : 0));
+    }
+#undef WALK
+  return walkable;
+}
+
+/* A tile of a chain: walkable, outside rooms, exactly two walkable
+ * neighbours. */
+static bool chain_tile(const dg_grid *grid, const int *owner, const int *vertex_of,
+                       const uint8_t *ways, int p) {
+  return vertex_of[p] != -1 && way_count(ways, p) == 2 &&
+         !room_tile((dg_tile)grid->tiles[p], owner[p]);
+}
+
+/* Floods room part v from tile p over the room tiles of p's room,
+ * appending them to g->members. */
+static void flood_part(pgraph *g, const dg_grid *grid, const int *owner, const uint8_t *ways,
+                       int *stack, int p, int v) {
+  int top = 0, *members = g->members, end = g->member_start[v];
+  g->vertex_of[p] = v;
+  g->key_slots[v] = 0;
+  stack[top++] = p;
+  while (top > 0) {
+    int t = stack[--top], around[4];
+    members[end++] = t;
+    g->key_slots[v] += grid->tiles[t] == DG_TILE_FLOOR;
+    int n = neighbours(grid, ways, t, around);
+    for (int i = 0; i < n; i++) {
+      int q = around[i];
+      if (g->vertex_of[q] == -2 && owner[q] == owner[p] &&
+          room_tile((dg_tile)grid->tiles[q], owner[q])) {
+        g->vertex_of[q] = v;
+        stack[top++] = q;
+      }
+    }
+  }
+  g->member_start[v + 1] = end;
+}
+
+/* Follows a chain from tile `from` through `next` while its tiles are
+ * chain tiles not yet taken, appending them to out[]; returns how many,
+ * and the first tile past the run in *past (`from` again for a ring). */
+static int follow(const dg_grid *grid, const int *owner, const int *vertex_of, const uint8_t *ways,
+                  int from, int next, int *out, int *past) {
+  int count = 0, previous = from;
+  while (next != from && vertex_of[next] == -2 && chain_tile(grid, owner, vertex_of, ways, next)) {
+    int around[4];
+    out[count++] = next;
+    neighbours(grid, ways, next, around);
+    int after = around[0] == previous ? around[1] : around[0];
+    previous = next;
+    next = after;
+  }
+  *past = next;
+  return count;
+}
+
+/* Whether tile p has walkable neighbours on two opposite sides. */
+static bool straight(const dg_grid *grid, const uint8_t *ways, int p) {
+  int around[4];
+  if (neighbours(grid, ways, p, around) != 2)
+    return false;
+  return around[0] + around[1] == 2 * p; /* opposite: p halfway between them */
+}
+
+/* The chain through tile p as vertex v: its tiles in order from one end to
+ * the other, its representative (the first door, else the first straight
+ * corridor tile) and that tile's neighbours toward each end. */
+static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, const uint8_t *ways,
+                        int *stack, int p, int v) {
+  int around[4], past_a = -1, past_b = -1;
+  neighbours(grid, ways, p, around);
+  g->vertex_of[p] = v; /* taken, so the two walks stop at it */
+  int back = follow(grid, owner, g->vertex_of, ways, p, around[0], stack, &past_a);
+  int *members = g->members + g->member_start[v], length = 0;
+  for (int i = back - 1; i >= 0; i--)
+    members[length++] = stack[i];
+  members[length++] = p;
+  int ahead = past_a == p ? 0
+                          : follow(grid, owner, g->vertex_of, ways, p, around[1], members + length,
+                                   &past_b);
+  length += ahead;
+  g->member_start[v + 1] = g->member_start[v] + length;
+  int rep = -1;
+  for (int i = 0; i < length; i++)
+    g->vertex_of[members[i]] = v;
+  for (int pass = 0; pass < 2 && rep < 0; pass++)
+    for (int i = 0; i < length && rep < 0; i++) {
+      dg_tile tile = (dg_tile)grid->tiles[members[i]];
+      if ((pass == 0 ? tile == DG_TILE_DOOR : tile == DG_TILE_CORRIDOR) &&
+          straight(grid, ways, members[i]))
+        rep = i;
+    }
+  g->key_slots[v] = 0;
+  g->cell[v] = members[rep >= 0 ? rep : 0];
+  if (rep < 0 || past_a == p)
+    return; /* nothing to lock, or a ring of corridor touching nothing */
+  g->side[2 * v] = rep > 0 ? members[rep - 1] : past_a;
+  g->side[2 * v + 1] = rep + 1 < length ? members[rep + 1] : past_b;
+  g->kind[v] = V_PASSAGE;
+}
+
+/* The adjacency of the grid's vertices: for each vertex, the vertices next
+ * to its tiles, each once (a room part touches a junction along several
+ * tiles); a passage's two ends in order (side 0 from its first tile, side 1
+ * from its last), kept even when both are the same vertex. */
+static int link_vertices(pgraph *g, const dg_grid *grid, const uint8_t *ways) {
+  int total = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int v = 0; v < g->count; v++)
+      g->mark[v] = -1;
+    for (int v = 0; v < g->count; v++) {
+      if (pass == 1)
+        g->offsets[v] = total;
+      for (int i = g->member_start[v]; i < g->member_start[v + 1]; i++) {
+        int around[4], n = neighbours(grid, ways, g->members[i], around);
+        for (int j = 0; j < n; j++) {
+          int u = g->vertex_of[around[j]];
+          if (u == v || (g->mark[u] == v && g->kind[v] != V_PASSAGE))
+            continue;
+          g->mark[u] = v;
+          if (pass == 1)
+            g->adjacent[total] = u;
+          total++;
+        }
+      }
+    }
+    if (pass == 0) {
+      g->adjacent = malloc((size_t)(total > 0 ? total : 1) * sizeof *g->adjacent);
+      if (g->adjacent == NULL)
+        return DG_ENOMEM;
+      total = 0;
+    }
+  }
+  g->offsets[g->count] = total;
+  return 0;
+}
+
+/* The grid as a small vertex graph, so that every later step costs in
+ * proportion to the level's rooms and passages, not to its tiles:
+ * - a room part: the connected floor (and stairs) tiles of one room, the
+ *   room as a player sees it (a shaped room's rectangle may hold two parts,
+ *   and a corridor crossing it is no part of it);
+ * - a chain: a maximal run of walkable tiles outside rooms with exactly two
+ *   walkable neighbours each (a door, a corridor between two junctions),
+ *   which one tile closes; its g->cell is the first door of the run, else
+ *   its first straight corridor tile: where a lock or one-way door goes;
+ * - every other walkable tile outside rooms (junctions, dead ends).
+ * Vertices are numbered in the row-major order of their first tile, so
+ * all that follows is a function of the map. Every later step works on
+ * this graph: a vertex is cut, reached or locked exactly when its tiles are
+ * (a chain's tiles all have two neighbours, so closing one closes all). */
 static int build_from_grid(const dg_level *level, pgraph *g) {
   const dg_grid *grid = &level->grid;
-  int width = grid->width, height = grid->height;
-  int cells = width * height;
-  int *vertex_of = malloc((size_t)cells * sizeof *vertex_of);
-  if (vertex_of == NULL)
-    return DG_ENOMEM;
-  int count = 0;
-  for (int p = 0; p < cells; p++)
-    vertex_of[p] = dg_tile_walkable((dg_tile)grid->tiles[p]) ? count++ : -1;
-  int rc = pgraph_alloc(g, count, 4L * count);
-  g->cell = malloc((size_t)(count > 0 ? count : 1) * sizeof *g->cell);
-  if (rc != 0 || g->cell == NULL) {
-    free(vertex_of);
-    return DG_ENOMEM;
-  }
-  for (int p = 0; p < cells; p++)
-    if (vertex_of[p] >= 0)
-      g->cell[vertex_of[p]] = p;
+  int width = grid->width, height = grid->height, cells = width * height;
+  int *owner = malloc((size_t)cells * 3 * sizeof *owner + (size_t)cells);
+  g->vertex_of = malloc((size_t)cells * sizeof *g->vertex_of);
+  int rc = DG_ENOMEM;
+  if (owner == NULL || g->vertex_of == NULL)
+    goto done;
+  int *stack = owner + cells;                     /* flood stack, then one end of a chain */
+  int *walkable_tiles = owner + 2 * cells;        /* in row-major order */
+  uint8_t *ways = (uint8_t *)(owner + 3 * cells); /* walkable neighbours of each tile */
+  memset(owner, 0xff, (size_t)cells * sizeof *owner);
   for (int r = level->room_count - 1; r >= 0; r--) {
     const dg_room *room = &level->rooms[r];
-    for (int y = room->y; y < room->y + room->height; y++)
-      for (int x = room->x; x < room->x + room->width; x++)
-        if (dg_grid_contains(grid, x, y) && vertex_of[y * width + x] >= 0)
-          g->room[vertex_of[y * width + x]] = r;
+    int x0 = room->x > 0 ? room->x : 0, y0 = room->y > 0 ? room->y : 0;
+    int x1 = room->x + room->width < width ? room->x + room->width : width;
+    int y1 = room->y + room->height < height ? room->y + room->height : height;
+    for (int y = y0; y < y1; y++)
+      for (int x = x0; x < x1; x++)
+        owner[y * width + x] = r;
   }
-  int at = 0;
-  for (int v = 0; v < count; v++) {
-    int p = g->cell[v];
-    g->offsets[v] = at;
+  int walkable = scan_tiles(grid, g->vertex_of, ways, walkable_tiles);
+  if ((rc = pgraph_alloc(g, walkable, walkable)) != 0)
+    goto done;
+  int count = 0;
+  g->member_start[0] = 0;
+  for (int i = 0; i < walkable; i++) {
+    int p = walkable_tiles[i];
+    if (g->vertex_of[p] != -2)
+      continue;
+    int v = count++;
     dg_tile tile = (dg_tile)grid->tiles[p];
-    int x = p % width, y = p / width;
-    int around[4] = {y > 0 ? p - width : -1, x + 1 < width ? p + 1 : -1,
-                     y + 1 < height ? p + width : -1, x > 0 ? p - 1 : -1};
-    bool open[4];
-    for (int d = 0; d < 4; d++) {
-      open[d] = around[d] >= 0 && vertex_of[around[d]] >= 0;
-      if (open[d])
-        g->adjacent[at++] = vertex_of[around[d]];
-    }
-    int degree = at - g->offsets[v];
-    bool straight = degree == 2 && ((open[0] && open[2]) || (open[1] && open[3]));
-    if (tile == DG_TILE_FLOOR && g->room[v] >= 0)
+    g->cell[v] = p;
+    if (room_tile(tile, owner[p])) {
+      g->room[v] = owner[p];
       g->kind[v] = V_FLOOR;
-    else if (tile == DG_TILE_CORRIDOR && degree == 1 && g->room[v] < 0)
-      g->kind[v] = V_DEAD_END;
-    else if ((tile == DG_TILE_DOOR || tile == DG_TILE_CORRIDOR) && straight)
-      g->kind[v] = V_PASSAGE;
-    else
-      g->kind[v] = V_OTHER;
+      flood_part(g, grid, owner, ways, stack, p, v);
+    } else if (chain_tile(grid, owner, g->vertex_of, ways, p)) {
+      trace_chain(g, grid, owner, ways, stack, p, v);
+    } else {
+      g->vertex_of[p] = v;
+      g->members[g->member_start[v]] = p;
+      g->member_start[v + 1] = g->member_start[v] + 1;
+      bool dead_end = tile == DG_TILE_CORRIDOR && owner[p] < 0 && way_count(ways, p) == 1;
+      g->kind[v] = dead_end ? V_DEAD_END : V_OTHER;
+      g->key_slots[v] = dead_end;
+    }
   }
-  g->offsets[count] = at;
-  const dg_feature *up = find_feature(level, "stairs_up");
-  const dg_feature *down = find_feature(level, "stairs_down");
-  g->entrance =
-      up != NULL && dg_grid_contains(grid, up->x, up->y) ? vertex_of[up->y * width + up->x] : -1;
-  g->exit = down != NULL && dg_grid_contains(grid, down->x, down->y)
-                ? vertex_of[down->y * width + down->x]
-                : -1;
+  g->count = count;
   /* Spawns are positions on floor: no key goes there. */
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *f = &level->features[i];
-    if (strcmp(f->kind, "spawn") == 0 && dg_grid_contains(grid, f->x, f->y) &&
-        vertex_of[f->y * width + f->x] >= 0)
-      g->spawn_mark[vertex_of[f->y * width + f->x]] = 1;
+    if (strcmp(f->kind, "spawn") == 0 && dg_grid_contains(grid, f->x, f->y)) {
+      int v = g->vertex_of[f->y * width + f->x];
+      if (v >= 0 && g->key_slots[v] > 0)
+        g->key_slots[v]--;
+    }
   }
-  free(vertex_of);
-  return 0;
+  const dg_feature *up = find_feature(level, "stairs_up");
+  const dg_feature *down = find_feature(level, "stairs_down");
+  g->entrance =
+      up != NULL && dg_grid_contains(grid, up->x, up->y) ? g->vertex_of[up->y * width + up->x] : -1;
+  g->exit = down != NULL && dg_grid_contains(grid, down->x, down->y)
+                ? g->vertex_of[down->y * width + down->x]
+                : -1;
+  rc = link_vertices(g, grid, ways);
+done:
+  free(owner);
+  return rc;
 }
 
 /* The room graph as a vertex graph: nodes first, then one vertex per edge
@@ -203,12 +411,17 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
 static int build_from_graph(const dg_level *level, pgraph *g) {
   const dg_graph *graph = &level->graph;
   int nodes = graph->node_count;
-  int rc = pgraph_alloc(g, nodes + graph->edge_count, 4L * graph->edge_count);
+  int rc = pgraph_alloc(g, nodes + graph->edge_count, 0);
   if (rc != 0)
     return rc;
+  g->adjacent =
+      malloc((size_t)(graph->edge_count > 0 ? 4 * graph->edge_count : 1) * sizeof *g->adjacent);
+  if (g->adjacent == NULL)
+    return DG_ENOMEM;
   int *degree = calloc((size_t)g->count + 1, sizeof *degree);
   if (degree == NULL)
     return DG_ENOMEM;
+  g->offsets[0] = 0;
   for (int e = 0; e < graph->edge_count; e++)
     if (graph->edges[e].from != graph->edges[e].to) {
       degree[graph->edges[e].from]++;
@@ -298,14 +511,8 @@ static int bfs(pgraph *g, int source, int target, int keys) {
  * marks in `articulation` (may be NULL) every cut vertex of the graph (for one-way
  * doors, which must lie on loops). Writes the cuts to cuts[0..*count). */
 static int find_cuts(pgraph *g, uint8_t *articulation, int *cuts, int *count) {
-  int n = g->count;
-  int *disc = calloc((size_t)n, sizeof *disc);
-  int *low = malloc((size_t)n * sizeof *low);
-  int *next = malloc((size_t)n * sizeof *next);
-  int *tree_parent = malloc((size_t)n * sizeof *tree_parent);
-  int rc = DG_ENOMEM;
-  if (disc == NULL || low == NULL || next == NULL || tree_parent == NULL)
-    goto done;
+  int *disc = g->disc, *low = g->low, *next = g->next, *tree_parent = g->tree_parent;
+  memset(disc, 0, (size_t)g->count * sizeof *disc);
   int *stack = g->queue, top = 0, time = 0, root_children = 0;
   int s = g->entrance;
   disc[s] = low[s] = ++time;
@@ -351,13 +558,7 @@ static int find_cuts(pgraph *g, uint8_t *articulation, int *cuts, int *count) {
       cuts[j] = swap;
     }
   }
-  rc = 0;
-done:
-  free(disc);
-  free(low);
-  free(next);
-  free(tree_parent);
-  return rc;
+  return 0;
 }
 
 /* Labels g->mark with segments: 0 for what the entrance reaches without
@@ -405,8 +606,14 @@ static bool key_place(const pgraph *g, const dg_level *level, int v, int entranc
     return false;
   if (g->room[v] == entrance_room || g->room[v] == exit_room)
     return false;
+  /* Nor in the rooms the stairs name: an authored room's rectangle may
+   * overlap another's, so the room the stairs' tile is counted in (the
+   * first whose rectangle holds it) need not be the room that takes the
+   * entrance's or exit's role, and a key there would lose its role. */
+  if (g->room[v] >= 0 && (g->room[v] == g->stairs_room[0] || g->room[v] == g->stairs_room[1]))
+    return false;
   (void)level;
-  return !g->spawn_mark[v];
+  return g->key_slots[v] > 0;
 }
 
 /* The lock plan: which candidates become locks and where their keys go. */
@@ -415,6 +622,7 @@ typedef struct plan {
   int lock[DG_LOCKS_MAX];             /* vertex of lock k */
   int lock_segment[DG_LOCKS_MAX + 1]; /* candidate index (1-based) of lock k; [locks] = end */
   int key[DG_LOCKS_MAX];              /* vertex of key k */
+  int key_cell[DG_LOCKS_MAX];         /* grid levels: the tile of key k, in its vertex */
   const char *why;                    /* why fewer than asked, or NULL */
 } plan;
 
@@ -878,9 +1086,34 @@ static int node_degree(const dg_graph *graph, int node) {
   return degree;
 }
 
+/* Whether every walkable tile next to room `room`'s floor, outside it, is
+ * a secret door or corridor: the map's word, since stairs lined up with
+ * the floor above may open a wall that the door list does not know of. */
+static bool hidden_on_map(const pgraph *g, const dg_level *level, int room) {
+  const dg_grid *grid = &level->grid;
+  int width = grid->width, height = grid->height;
+  for (int v = 0; v < g->count; v++) {
+    if (g->room[v] != room)
+      continue;
+    for (int i = g->member_start[v]; i < g->member_start[v + 1]; i++) {
+      int t = g->members[i], x = t % width, y = t / width;
+      int around[4] = {y > 0 ? t - width : -1, x + 1 < width ? t + 1 : -1,
+                       y + 1 < height ? t + width : -1, x > 0 ? t - 1 : -1};
+      for (int d = 0; d < 4; d++) {
+        int q = around[d];
+        if (q < 0 || g->vertex_of[q] < 0 || g->room[g->vertex_of[q]] == room)
+          continue;
+        if (grid->tiles[q] != DG_TILE_SECRET_DOOR && grid->tiles[q] != DG_TILE_SECRET_CORRIDOR)
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
 /* A room reached only through secret doors, or one its generator calls a
  * closet or secret. */
-static bool secret_room(const dg_level *level, int room) {
+static bool secret_room(const pgraph *g, const dg_level *level, int room) {
   const char *kind = level->rooms[room].kind;
   if (strcmp(kind, "closet") == 0 || strcmp(kind, "secret") == 0)
     return true;
@@ -890,7 +1123,20 @@ static bool secret_room(const dg_level *level, int room) {
       doors++;
       secret += level->doors[i].secret;
     }
-  return doors > 0 && doors == secret;
+  return doors > 0 && doors == secret && (!level->has_grid || hidden_on_map(g, level, room));
+}
+
+/* The sphere of tile p's side of its vertex: a locked or one-way chain's
+ * tiles before its door lie with side 0's vertex, those after with side
+ * 1's (the vertex's own sphere is where the door itself opens). */
+static int tile_sphere(const pgraph *g, int v, int p) {
+  if (g->special[v] == SPECIAL_NONE || g->kind[v] != V_PASSAGE || p == g->cell[v])
+    return g->mark[v];
+  int side = 1;
+  for (int i = g->member_start[v]; i < g->member_start[v + 1] && g->members[i] != g->cell[v]; i++)
+    if (g->members[i] == p)
+      side = 0;
+  return g->mark[g->adjacent[g->offsets[v] + side]];
 }
 
 /* The boss room: the last room before the exit's on the shortest walk that
@@ -915,22 +1161,11 @@ static int choose_boss(pgraph *g, const dg_progression *out, int locks) {
   return boss >= 0 ? boss : found;
 }
 
-/* The vertex of tile (x, y), or -1 (not walkable, off the map): a binary
- * search, vertices being numbered in tile order. */
+/* The vertex of tile (x, y), or -1 (not walkable, off the map). */
 static int vertex_at(const dg_level *level, const pgraph *g, int x, int y) {
   if (!dg_grid_contains(&level->grid, x, y))
     return -1;
-  int cell = y * level->grid.width + x, low = 0, high = g->count - 1;
-  while (low <= high) {
-    int mid = (low + high) / 2;
-    if (g->cell[mid] == cell)
-      return mid;
-    if (g->cell[mid] < cell)
-      low = mid + 1;
-    else
-      high = mid - 1;
-  }
-  return -1;
+  return g->vertex_of[y * level->grid.width + x];
 }
 
 /* Roles of rooms, then of graph nodes (a room's node takes its room's). */
@@ -939,7 +1174,7 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
   const dg_feature *down = find_feature(level, "stairs_down");
   for (int r = 0; r < level->room_count; r++) {
     out->room_key[r] = -1;
-    out->room_role[r] = secret_room(level, r) ? DG_ROLE_SECRET : DG_ROLE_ORDINARY;
+    out->room_role[r] = secret_room(g, level, r) ? DG_ROLE_SECRET : DG_ROLE_ORDINARY;
   }
   for (int r = 0; r < level->room_count; r++) {
     int node = r < level->graph.node_count && level->graph.nodes[r].room == r ? r : -1;
@@ -972,7 +1207,8 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
       if (tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_SECRET_DOOR || tile == DG_TILE_CHEST)
         role = DG_ROLE_SECRET;
 
-      else if (strcmp(node->kind, "dead_end") == 0 && v >= 0 && g->mark[v] >= 1)
+      else if (strcmp(node->kind, "dead_end") == 0 && v >= 0 &&
+               tile_sphere(g, v, node->y * level->grid.width + node->x) >= 1)
         role = DG_ROLE_TREASURE;
     }
     /* A key on a corridor's dead end: the node there holds it. */
@@ -981,6 +1217,34 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
       if (p->key[k] == vertex)
         role = DG_ROLE_KEY;
     out->node_role[n] = (uint8_t)role;
+  }
+}
+
+/* Whether a spawn stands on tile p. */
+static bool spawn_at(const dg_level *level, int p) {
+  int x = p % level->grid.width, y = p / level->grid.width;
+  for (int i = 0; i < level->feature_count; i++)
+    if (level->features[i].x == x && level->features[i].y == y &&
+        strcmp(level->features[i].kind, "spawn") == 0)
+      return true;
+  return false;
+}
+
+/* Grid levels: the tile of each key in its vertex, uniformly among the
+ * vertex's floor tiles that hold no spawn (a dead end: its one tile). */
+static void choose_key_cells(const pgraph *g, const dg_level *level, plan *p, dg_rng *rng) {
+  for (int k = 0; k < p->locks && level->has_grid; k++) {
+    int v = p->key[k];
+    int pick = g->key_slots[v] > 1 ? (int)dg_rng_below(rng, (uint32_t)g->key_slots[v]) : 0;
+    p->key_cell[k] = g->cell[v];
+    for (int i = g->member_start[v]; i < g->member_start[v + 1]; i++) {
+      int t = g->members[i];
+      if ((g->kind[v] == V_DEAD_END || level->grid.tiles[t] == DG_TILE_FLOOR) &&
+          !spawn_at(level, t) && pick-- == 0) {
+        p->key_cell[k] = t;
+        break;
+      }
+    }
   }
 }
 
@@ -1019,8 +1283,11 @@ static int apply(dg_level *level, const pgraph *g, const plan *p) {
   for (int k = 0; k < p->locks && rc == 0; k++) {
     dg_feature key = {.kind = "key", .room = g->room[p->key[k]], .player = -1, .key = k};
     vertex_position(level, g, p->key[k], &key.x, &key.y);
-    if (level->has_grid)
+    if (level->has_grid) {
+      key.x = p->key_cell[k] % level->grid.width;
+      key.y = p->key_cell[k] / level->grid.width;
       dg_grid_set(&level->grid, key.x, key.y, DG_TILE_KEY);
+    }
     rc = dg_level_add_feature(level, &key);
   }
   for (int k = 0; k < p->locks && rc == 0; k++) {
@@ -1041,7 +1308,9 @@ static int apply(dg_level *level, const pgraph *g, const plan *p) {
     dg_feature door = {.kind = "one_way_door", .room = -1, .player = -1};
     vertex_position(level, g, v, &door.x, &door.y);
     if (level->has_grid) {
-      int step = g->cell[g->ow_to[w]] - g->cell[v], width = level->grid.width;
+      /* The tile next to the door on its `to` side: sides follow adjacency. */
+      int toward = g->side[2 * v + (g->adjacent[g->offsets[v]] == g->ow_to[w] ? 0 : 1)];
+      int step = toward - g->cell[v], width = level->grid.width;
       int d = step == -width ? 0 : step == 1 ? 1 : step == width ? 2 : 3;
       door.direction = direction_names[d];
       door.room = door_room(level, door.x, door.y);
@@ -1142,6 +1411,10 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
   }
   if (rc != 0)
     goto done;
+  const dg_feature *up = find_feature(level, "stairs_up");
+  const dg_feature *down = find_feature(level, "stairs_down");
+  g.stairs_room[0] = up != NULL ? up->room : -1;
+  g.stairs_room[1] = down != NULL ? down->room : -1;
   if (g.entrance < 0 || g.exit < 0) {
     no_stairs(level, out);
     goto done;
@@ -1166,6 +1439,7 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
                           &out->one_way_why)) != 0)
     goto done;
   out->one_way_placed = g.one_way_count;
+  choose_key_cells(&g, level, &p, rng);
   assign_spheres(&g, level, &p, out);
   assign_roles(&g, level, &p, out);
   if ((rc = build_walk(&g, &p, out)) == 0)

@@ -26,12 +26,13 @@ typedef enum route_id {
   ROUTE_METRICS,
   ROUTE_LIVEZ,
   ROUTE_READYZ,
-  ROUTE_ROOMSETS, /* GET /v1/roomsets */
-  ROUTE_LOBBIES,  /* /v1/lobbies/... (lobby_routes.c parses the rest) */
-  ROUTE_LEVEL_ID, /* GET /v1/levels/{level_id} (levels.c) */
-  ROUTE_AUDIT,    /* POST /v1/audit (audit.c) */
-  ROUTE_TILESET,  /* GET .../dungeond-tiles.png beside any map (viewer.c) */
-  ROUTE_VIEWER,   /* GET / : the viewer page (viewer.c) */
+  ROUTE_ROOMSETS,            /* GET /v1/roomsets */
+  ROUTE_LOBBIES,             /* /v1/lobbies/... (lobby_routes.c parses the rest) */
+  ROUTE_LEVEL_ID,            /* GET /v1/levels/{level_id} (levels.c) */
+  ROUTE_AUDIT,               /* POST /v1/audit (audit.c) */
+  ROUTE_TILESET,             /* GET .../dungeond-tiles.png beside any map (viewer.c) */
+  ROUTE_TILESET_PROGRESSION, /* GET .../dungeond-tiles-progression.png, the same */
+  ROUTE_VIEWER,              /* GET / : the viewer page (viewer.c) */
 } route_id;
 
 /* `label` is the route's value of the stats' route label (stats.c's
@@ -62,6 +63,12 @@ static route_id route_match(const char *path, const char **label) {
       strcmp(path + length - image, "/" DG_TILED_TILESET_IMAGE) == 0) {
     *label = "/v1/{map}/" DG_TILED_TILESET_IMAGE;
     return ROUTE_TILESET;
+  }
+  size_t progression = strlen("/" DG_TILED_TILESET_IMAGE_PROGRESSION);
+  if (strncmp(path, "/v1/", 4) == 0 && length > progression &&
+      strcmp(path + length - progression, "/" DG_TILED_TILESET_IMAGE_PROGRESSION) == 0) {
+    *label = "/v1/{map}/" DG_TILED_TILESET_IMAGE_PROGRESSION;
+    return ROUTE_TILESET_PROGRESSION;
   }
   if (strncmp(path, "/v1/lobbies/", 12) == 0)
     return ROUTE_LOBBIES; /* lobby_route names the label */
@@ -243,7 +250,8 @@ void route_handle(request *r) {
   case ROUTE_LEVELS: levels_handle(r); break;
   case ROUTE_LEVEL_ID: level_by_id_handle(r, r->path + 11); break;
   case ROUTE_AUDIT: audit_handle(r); break;
-  case ROUTE_TILESET: tileset_respond(r); break;
+  case ROUTE_TILESET: tileset_respond(r, false); break;
+  case ROUTE_TILESET_PROGRESSION: tileset_respond(r, true); break;
   case ROUTE_ALGORITHMS: respond_json(r, 200, dg_algorithms_to_json()); break;
   case ROUTE_STATS:
     g = gauges(s);

@@ -10,14 +10,18 @@ extern const unsigned char viewer_page[];
 extern const size_t viewer_page_length;
 extern const unsigned char tileset_image[];
 extern const size_t tileset_image_length;
+extern const unsigned char tileset_progression_image[];
+extern const size_t tileset_progression_image_length;
 
-void tileset_respond(request *r) {
-  char *copy = malloc(tileset_image_length + 1);
+void tileset_respond(request *r, bool progression) {
+  const unsigned char *image = progression ? tileset_progression_image : tileset_image;
+  size_t length = progression ? tileset_progression_image_length : tileset_image_length;
+  char *copy = malloc(length + 1);
   if (copy != NULL)
-    memcpy(copy, tileset_image, tileset_image_length);
+    memcpy(copy, image, length);
   /* It changes only with the daemon, like the page. */
   const char *headers[] = {MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache", NULL};
-  http_respond(r, 200, "image/png", copy, tileset_image_length, headers);
+  http_respond(r, 200, "image/png", copy, length, headers);
 }
 
 void viewer_respond(request *r) {

@@ -7,9 +7,11 @@
 /* Answers `r` with the page (text/html, Cache-Control: no-cache). */
 void viewer_respond(request *r);
 
-/* Answers `r` with the Tiled tileset image (image/png): a Tiled map names
- * it relative to itself (DG_TILED_TILESET_IMAGE), so the daemon serves it
- * at that name under every path a map comes from (issue 21, item 6). */
-void tileset_respond(request *r);
+/* Answers `r` with a Tiled tileset image (image/png): a Tiled map names
+ * it relative to itself (DG_TILED_TILESET_IMAGE, or with locks or one-way
+ * doors DG_TILED_TILESET_IMAGE_PROGRESSION, when `progression`), so the
+ * daemon serves both at their names under every path a map comes from
+ * (issue 21, item 6; issue 19, item 4). */
+void tileset_respond(request *r, bool progression);
 
 #endif

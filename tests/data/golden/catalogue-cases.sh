@@ -95,6 +95,24 @@ for seed in $(seeds 1 15); do
   echo "--algorithm authored --seed $seed --param roomset=sewer --param rooms=60 --format svg --graph"
   echo "--algorithm authored --seed $seed --param roomset=crypt --param rooms=60 --format tiled"
 done
+# progression (issue 19): locks, both key kinds, one-way doors, boss rooms,
+# as JSON and in every picture, so that a change to where a lock goes is
+# deliberate too
+for algorithm in classic landmark nonlinear; do
+  for seed in $(seeds 1 25); do
+    echo "--algorithm $algorithm --seed $seed --param locks=2 --param one_way=1"
+    echo "--algorithm $algorithm --seed $seed --param locks=4 --param key_kind=consumable --param one_way=2 --param boss_room=true"
+  done
+  for seed in $(seeds 1 5); do
+    echo "--algorithm $algorithm --seed $seed --param locks=2 --param one_way=1 --format ascii"
+    echo "--algorithm $algorithm --seed $seed --param locks=2 --param one_way=1 --format svg"
+    echo "--algorithm $algorithm --seed $seed --param locks=2 --param one_way=1 --format tiled"
+  done
+done
+for seed in $(seeds 1 15); do
+  echo "--algorithm authored --seed $seed --param roomset=crypt --param rooms=40 --param locks=2 --param one_way=1"
+  echo "--algorithm authored --seed $seed --param roomset=crypt --param rooms=40 --param locks=4 --param key_kind=consumable --param grid=false"
+done
 # player profiles: parameters derived from a party by dungeond's own profile
 # code (src/common/profile.c, here through --players/--profile), with the
 # shipped "party" profile over parties of 1-8 players, and formulas whose
