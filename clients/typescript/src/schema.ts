@@ -98,6 +98,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/dungeond-tiles-progression.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Tiled tileset image a map with locks or one-way doors names
+         * @description The tileset strip with the progression tiles too (locked_door, key,
+         *     one_way_north/east/south/west), which a Tiled map of a level with
+         *     locks or one-way doors names instead of dungeond-tiles.png; served
+         *     beside every /v1/ path a map comes from, as that one is.
+         *
+         */
+        get: operations["getProgressionTileset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/levels/{level_id}": {
         parameters: {
             query?: never;
@@ -1237,6 +1261,26 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description the tileset strip (one 16x16 tile per grid tile) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+        };
+    };
+    getProgressionTileset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tileset strip (one 16x16 tile per grid tile, progression tiles included) */
             200: {
                 headers: {
                     [name: string]: unknown;
