@@ -100,24 +100,40 @@ typedef struct dg_algorithm {
 /* Parameters every algorithm shares: where the level's entrance, exit and
  * player spawns go (the placement pass that dg_generate runs after every
  * generator), then the locks, keys and one-way doors of the progression
- * pass that follows it. They are the last DG_COMMON_PARAM_COUNT entries of
- * every algorithm's table, in this order, so that one table per algorithm
- * still drives validation, defaults, `GET /v1/algorithms` and `--help`. */
+ * pass that follows it, then the population pass's budgets and pacing. They are the last
+ * DG_COMMON_PARAM_COUNT entries of every algorithm's table, in this order, so that one table per
+ * algorithm still drives validation, defaults, `GET /v1/algorithms` and `--help`. */
 enum {
-  DG_COMMON_PLACEMENT,     /* bool: place stairs and spawns at all */
-  DG_COMMON_EXIT_DISTANCE, /* float 0..1: exit at least this fraction of the farthest distance */
-  DG_COMMON_SPAWNS,        /* int: spawn points, one per player */
-  DG_COMMON_STAIRS_UP_X,   /* int: the up stairs' column, -1 to let placement choose */
-  DG_COMMON_STAIRS_UP_Y,   /* int: the up stairs' row, -1 to let placement choose */
-  DG_COMMON_LOCKS,         /* int 0..16: locked doors on the way to the exit */
-  DG_COMMON_KEY_KIND,      /* enum: DG_KEY_REUSABLE or DG_KEY_CONSUMABLE */
-  DG_COMMON_ONE_WAY,       /* int 0..16: one-way doors, opening from the deep side */
-  DG_COMMON_BOSS_ROOM,     /* bool: mark the room before the exit, behind the last lock */
+  DG_COMMON_PLACEMENT,        /* bool: place stairs and spawns at all */
+  DG_COMMON_EXIT_DISTANCE,    /* float 0..1: exit at least this fraction of the farthest distance */
+  DG_COMMON_SPAWNS,           /* int: spawn points, one per player */
+  DG_COMMON_STAIRS_UP_X,      /* int: the up stairs' column, -1 to let placement choose */
+  DG_COMMON_STAIRS_UP_Y,      /* int: the up stairs' row, -1 to let placement choose */
+  DG_COMMON_LOCKS,            /* int 0..16: locked doors on the way to the exit */
+  DG_COMMON_KEY_KIND,         /* enum: DG_KEY_REUSABLE or DG_KEY_CONSUMABLE */
+  DG_COMMON_ONE_WAY,          /* int 0..16: one-way doors, opening from the deep side */
+  DG_COMMON_BOSS_ROOM,        /* bool: mark the room before the exit, behind the last lock */
+  DG_COMMON_POPULATION,       /* bool: give every room a threat budget and a loot tier */
+  DG_COMMON_DIFFICULTY,       /* int 0..100: the threat budget's scale */
+  DG_COMMON_PACING,           /* enum DG_PACING_*: how threat rises from entrance to exit */
+  DG_COMMON_LOOT,             /* int 0..DG_LOOT_MAX: loot points shared among the rooms */
+  DG_COMMON_EASE_AFTER_LOCKS, /* int 0..100: percent off the threat of rooms just past a lock */
   DG_COMMON_PARAM_COUNT
 };
 
-/* The first progression parameter: DG_COMMON_LOCKS up to the end. */
+/* The first progression parameter: DG_COMMON_LOCKS up to
+ * DG_COMMON_BOSS_ROOM. */
 #define DG_COMMON_PROGRESSION_FIRST DG_COMMON_LOCKS
+/* The first population parameter: DG_COMMON_POPULATION up to the end. */
+#define DG_COMMON_POPULATION_FIRST DG_COMMON_POPULATION
+
+/* Values of DG_COMMON_PACING: the threat curve over a room's progress
+ * (its distance from the entrance over the farthest room's), see
+ * docs/population.md. */
+enum { DG_PACING_FLAT, DG_PACING_LINEAR, DG_PACING_S_CURVE, DG_PACING_EXPONENTIAL };
+
+#define DG_DIFFICULTY_MAX 100 /* the range of DG_COMMON_DIFFICULTY */
+#define DG_LOOT_MAX 100000    /* the range of DG_COMMON_LOOT */
 
 /* Values of DG_COMMON_KEY_KIND: a reusable key opens its own lock (key k,
  * lock k); consumable keys are alike (any key opens any lock) and are
@@ -135,14 +151,19 @@ static inline int dg_common_param(const dg_algorithm *algorithm, int which) {
 /* Whether parameter `index` of `algorithm` is written where a level or a
  * request lists its effective parameters (the level's `params`, a floor's
  * `request`): every parameter is, except the progression parameters
- * (DG_COMMON_LOCKS on) while all of them hold their defaults, so that a
- * level that does not use the pass keeps the bytes it had before the pass
+ * (DG_COMMON_LOCKS to DG_COMMON_BOSS_ROOM) while all of them hold their
+ * defaults, and likewise the population parameters as a group, so that a
+ * level that does not use a pass keeps the bytes it had before the pass
  * existed. Pure. */
 bool dg_param_listed(const dg_algorithm *algorithm, const dg_params *params, int index);
 
 /* True when `params` ask the progression pass for anything (locks or
  * one-way doors). Pure. */
 bool dg_progression_wanted(const dg_algorithm *algorithm, const dg_params *params);
+
+/* True when `params` ask for the population pass (params.population).
+ * Pure. */
+bool dg_population_wanted(const dg_algorithm *algorithm, const dg_params *params);
 
 /* The registered algorithms, in a fixed order; *count receives how many.
  * Static data. */

@@ -117,6 +117,44 @@ typedef struct dg_progression {
   int walk_length;
 } dg_progression;
 
+/* Why a room's threat budget is what it is (dg_population_room.why). */
+enum {
+  DG_POPULATION_ENTRANCE = 1 << 0,    /* holds the stairs up: budget 0 */
+  DG_POPULATION_SPAWN = 1 << 1,       /* holds a spawn: budget 0 */
+  DG_POPULATION_EASED = 1 << 2,       /* just past a lock: eased by params.ease_after_locks */
+  DG_POPULATION_BOSS = 1 << 3,        /* the boss room: the level's peak */
+  DG_POPULATION_UNREACHABLE = 1 << 4, /* not reached from the entrance: no budget, no loot */
+};
+
+#define DG_LOOT_TIER_MAX 4     /* loot tiers are 0..this */
+#define DG_POPULATION_CURVE 10 /* buckets of the achieved curve, by tenth of progress */
+
+/* One room's budgets (`population.rooms[i]`, docs/population.md). */
+typedef struct dg_population_room {
+  int distance;  /* graph walking distance from the entrance, -1 unreachable */
+  int progress;  /* distance over the farthest room's, in thousandths; -1 unreachable */
+  int threat;    /* threat budget in points: difficulty x 10 x pacing(progress) */
+  int heat;      /* loot heat: dead end, secret, behind locks, off the walk add to it */
+  int loot_tier; /* 0..DG_LOOT_TIER_MAX, from the heat */
+  int loot;      /* loot points: params.loot shared by heat */
+  unsigned why;  /* DG_POPULATION_* bits */
+} dg_population_room;
+
+/* What the population pass computed (`population` in the level JSON). */
+typedef struct dg_population {
+  bool placed;                    /* the pass ran (params.population) */
+  int difficulty;                 /* params.difficulty */
+  int pacing;                     /* params.pacing, DG_PACING_* */
+  int loot;                       /* params.loot */
+  int ease;                       /* params.ease_after_locks, percent */
+  int farthest;                   /* the farthest reachable room's distance */
+  dg_population_room *rooms;      /* room_count entries, owned by the level */
+  int threat_total;               /* sum of the rooms' threat budgets */
+  int loot_total;                 /* sum of their loot points: params.loot, or 0 without heat */
+  int curve[DG_POPULATION_CURVE]; /* mean threat of the rooms in each tenth of progress, -1 none */
+  int rank_correlation;           /* Spearman distance vs threat over reachable rooms, x1000 */
+} dg_population;
+
 /* What the placement pass measured (`placement` in the level JSON). */
 typedef struct dg_placement {
   bool placed;            /* the pass ran (params.placement) */
@@ -128,6 +166,8 @@ typedef struct dg_placement {
   int spawns_placed;      /* spawns placed: fewer only when the level has no room */
   int spawn_distance_min; /* smallest spawn-to-exit walking distance (0 without spawns) */
   int spawn_distance_max; /* largest; max - min is the spread, the fairness figure */
+  int entrance_node;      /* the graph node the stairs up belong to, -1 before placement */
+  int exit_node;          /* the graph node of the stairs down, -1 before placement */
 } dg_placement;
 
 /* Facts about a level computed the same way for every algorithm
@@ -194,6 +234,7 @@ struct dg_level {
   dg_placement placement;         /* filled by the placement pass */
   dg_player_ids players;          /* whose spawns (copied from the request) */
   dg_progression progression;     /* filled by the progression pass */
+  dg_population population;       /* filled by the population pass */
   dg_targets targets;             /* the structural targets asked for (copied from the request) */
   dg_target_report target_report; /* how candidates fared, when targets were asked for */
   dg_graph graph;                 /* connectivity graph */

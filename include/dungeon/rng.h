@@ -34,6 +34,7 @@ enum {
   DG_STREAM_CHOICE = 7,      /* weighted choices among candidates */
   DG_STREAM_PLACEMENT = 8,   /* stairs and spawns (the shared placement pass) */
   DG_STREAM_PROGRESSION = 9, /* locks, keys and one-way doors (the progression pass) */
+  DG_STREAM_POPULATION = 10, /* budgets and content picks (the population pass) */
 };
 
 /* Seeds `rng` exactly as the reference pcg32_srandom_r(rng, seed, stream).

@@ -246,8 +246,9 @@ typedef struct bench {
   int phase_count;
   long total_levels;
   /* The comparison: the same request without placement, or without locks
-   * and one-way doors when it asks for them (then `progression`). */
-  bool compare, progression;
+   * and one-way doors when it asks for them (then `progression`), or
+   * without population when it asks for it (then `population`). */
+  bool compare, progression, population;
   const char *pass;
   dg_request unplaced;
   /* Medians and extremes over the runs. */
@@ -294,11 +295,14 @@ static void free_bench(bench *b) {
 static void plan_compare(bench *b) {
   const dg_request *request = &b->request;
   int placement = dg_common_param(request->algorithm, DG_COMMON_PLACEMENT);
-  b->progression = dg_progression_wanted(request->algorithm, &request->params);
+  b->population = dg_population_wanted(request->algorithm, &request->params);
+  b->progression = !b->population && dg_progression_wanted(request->algorithm, &request->params);
   b->compare = !b->options.no_compare && dg_param_bool(&request->params, placement);
-  b->pass = b->progression ? "progression" : "placement";
+  b->pass = b->population ? "population" : b->progression ? "progression" : "placement";
   b->unplaced = *request;
-  if (b->progression) {
+  if (b->population) {
+    b->unplaced.params.number[dg_common_param(request->algorithm, DG_COMMON_POPULATION)] = 0;
+  } else if (b->progression) {
     b->unplaced.params.number[dg_common_param(request->algorithm, DG_COMMON_LOCKS)] = 0;
     b->unplaced.params.number[dg_common_param(request->algorithm, DG_COMMON_ONE_WAY)] = 0;
   } else {
@@ -412,7 +416,7 @@ static void print_json(bench *b, json_t *params) {
       b->rate_min, "levels_per_second_max", b->rate_max, "generation_us_median", 1e6 / b->rate,
       "json_us_median", b->json_us, "json_bytes_median", b->bytes, "quality", quality);
   json_object_set_new(out, "phases", phases_json(b));
-  if (b->compare && !b->progression)
+  if (b->compare && !b->progression && !b->population)
     json_object_set_new(out, "placement_compare",
                         json_pack("{s:s,s:f,s:f,s:f}", "clock", "thread_cpu",
                                   "levels_per_cpu_second_with_placement_median", b->placed_rate,
@@ -426,6 +430,13 @@ static void print_json(bench *b, json_t *params) {
                                   "levels_per_cpu_second_without_progression_median",
                                   b->unplaced_rate, "progression_cost_percent_median",
                                   b->cost_percent));
+  if (b->compare && b->population)
+    json_object_set_new(out, "population_compare",
+                        json_pack("{s:s,s:f,s:f,s:f}", "clock", "thread_cpu",
+                                  "levels_per_cpu_second_with_population_median", b->placed_rate,
+                                  "levels_per_cpu_second_without_population_median",
+                                  b->unplaced_rate, "population_cost_percent_median",
+                                  b->cost_percent));
   char *text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
   puts(text != NULL ? text : "{}");
   free(text);
@@ -437,8 +448,10 @@ static void print_compare_table(const bench *b) {
   printf("\n%-26s %-24s %-14s\n", b->pass, "levels/CPU-s median", "CPU us/level");
   printf("%-26s %-24.0f %-14.2f\n", "on (as asked)", b->placed_rate, 1e6 / b->placed_rate);
   printf("%-26s %-24.0f %-14.2f\n",
-         b->progression ? "off (locks=0, one_way=0)" : "off (placement=false)", b->unplaced_rate,
-         1e6 / b->unplaced_rate);
+         b->population    ? "off (population=false)"
+         : b->progression ? "off (locks=0, one_way=0)"
+                          : "off (placement=false)",
+         b->unplaced_rate, 1e6 / b->unplaced_rate);
   printf("%s adds %.1f%% to the CPU time per level (median over runs; the same "
          "seeds, interleaved every %d levels; --no-compare skips this)\n\n",
          b->pass, b->cost_percent, COMPARE_CHUNK);

@@ -1,6 +1,7 @@
 /* dg_generate: the one entry point. Checks the request, lets the algorithm
- * fill a fresh level, runs the shared placement pass (stairs, spawns),
- * computes the shared metrics, and hands the level over; with structural
+ * fill a fresh level, runs the shared passes (placement: stairs, spawns;
+ * progression: locks and keys; population: budgets), computes the shared
+ * metrics, and hands the level over; with structural
  * targets it tries seed-derived candidates and keeps the first that meets
  * them (or the best, saying what it missed).
  * Also the library version. The context's lifecycle is in model/context.c. */
@@ -8,6 +9,7 @@
 
 #include "dungeon/dungeon.h"
 #include "passes/placement.h"
+#include "passes/population.h"
 #include "passes/progression.h"
 
 const char *dg_version(void) {
@@ -34,6 +36,13 @@ static int generate_one(const dg_context *context, const dg_request *request, dg
      * stderr (never in the level), when it ran. */
     if (rc == 0 && level->progression.placed)
       dg_level_set_timing(level, "progression", dg_monotonic_ns() - started);
+    dg_rng population_rng;
+    dg_rng_seed(&population_rng, level->seed, DG_STREAM_POPULATION);
+    started = dg_monotonic_ns();
+    if (rc == 0)
+      rc = dg_pass_population(level, request, &population_rng, err);
+    if (rc == 0 && level->population.placed)
+      dg_level_set_timing(level, "population", dg_monotonic_ns() - started);
   } else if (err != NULL && err->code == 0) {
     dg_error_from_code(err, rc);
   }

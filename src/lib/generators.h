@@ -106,10 +106,63 @@
                                          NULL,                                                     \
                                          "with locks: mark the room before the exit, behind the "  \
                                          "last lock, as the boss room",                            \
-                                         DG_PARAM_ROLE_NONE}
+                                         DG_PARAM_ROLE_NONE},                                      \
+      [(first) + DG_COMMON_POPULATION] = {"population",                                            \
+                                          DG_PARAM_BOOL,                                           \
+                                          0,                                                       \
+                                          0,                                                       \
+                                          1,                                                       \
+                                          NULL,                                                    \
+                                          NULL,                                                    \
+                                          "give every room a threat budget and a loot tier "       \
+                                          "(see population)",                                      \
+                                          DG_PARAM_ROLE_NONE},                                     \
+      [(first) + DG_COMMON_DIFFICULTY] = {"difficulty",                                            \
+                                          DG_PARAM_INT,                                            \
+                                          50,                                                      \
+                                          0,                                                       \
+                                          DG_DIFFICULTY_MAX,                                       \
+                                          NULL,                                                    \
+                                          NULL,                                                    \
+                                          "with population: the threat budget of the hardest "     \
+                                          "ordinary room is 10 points per unit",                   \
+                                          DG_PARAM_ROLE_NONE},                                     \
+      [(first) + DG_COMMON_PACING] = {"pacing",                                                    \
+                                      DG_PARAM_ENUM,                                               \
+                                      DG_PACING_LINEAR,                                            \
+                                      0,                                                           \
+                                      0,                                                           \
+                                      dg_pacing_choices,                                           \
+                                      NULL,                                                        \
+                                      "with population: how threat rises with distance from "      \
+                                      "the entrance",                                              \
+                                      DG_PARAM_ROLE_NONE},                                         \
+      [(first) + DG_COMMON_LOOT] = {"loot",                                                        \
+                                    DG_PARAM_INT,                                                  \
+                                    100,                                                           \
+                                    0,                                                             \
+                                    DG_LOOT_MAX,                                                   \
+                                    NULL,                                                          \
+                                    NULL,                                                          \
+                                    "with population: loot points shared among the rooms by "      \
+                                    "their heat",                                                  \
+                                    DG_PARAM_ROLE_NONE},                                           \
+      [(first) + DG_COMMON_EASE_AFTER_LOCKS] = {"ease_after_locks",                                \
+                                                DG_PARAM_INT,                                      \
+                                                50,                                                \
+                                                0,                                                 \
+                                                100,                                               \
+                                                NULL,                                              \
+                                                NULL,                                              \
+                                                "with population and locks: percent taken off "    \
+                                                "the threat of the rooms just past each lock "     \
+                                                "(0: none)",                                       \
+                                                DG_PARAM_ROLE_NONE}
 
 /* The choices of the key_kind parameter, in DG_KEY_* order (model/params.c). */
 extern const char *const dg_key_kind_choices[];
+/* The choices of the pacing parameter, in DG_PACING_* order (model/params.c). */
+extern const char *const dg_pacing_choices[];
 
 extern const dg_algorithm dg_algorithm_classic;
 extern const dg_algorithm dg_algorithm_nonlinear;

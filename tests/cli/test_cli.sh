@@ -284,6 +284,19 @@ run generate --help
 check "generate --help shows the common parameters" grep -q "exit_distance" "$out"
 check "generate --help explains --floors and --target" grep -q -- "--floors N" "$out"
 check "generate --help lists the progression parameters" grep -q "one_way" "$out"
+check "generate --help lists the population parameters" grep -q "ease_after_locks" "$out"
+
+run generate --seed 5 --quiet --param population=true --param difficulty=101
+check "a difficulty above 100 exits 2" [ "$status" -eq 2 ]
+check "the difficulty's range is named" grep -q "difficulty must be an integer from 0 to 100" "$err"
+
+run generate --seed 5 --quiet --param population=true --param pacing=steep
+check "an unknown pacing exits 2" [ "$status" -eq 2 ]
+check "the pacing's choices are named" grep -q "pacing must be one of flat, linear, s_curve, exponential" "$err"
+
+run generate --seed 5 --quiet --param population=true --param placement=false
+check "population without placement exits 2" [ "$status" -eq 2 ]
+check "population without placement names the field" grep -q "params.population needs params.placement=true" "$err"
 
 # dungeon catalogue: the digest of exactly what generate prints.
 cases=$(mktemp)

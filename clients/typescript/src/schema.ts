@@ -737,6 +737,38 @@ export interface components {
                 walk: number[];
                 safety?: string;
             };
+            /** @description every room's threat budget, loot heat, tier and share, and the curve achieved; present only when params.population is true (docs/population.md) */
+            population?: {
+                difficulty: number;
+                /** @enum {string} */
+                pacing: "flat" | "linear" | "s_curve" | "exponential";
+                loot: number;
+                ease_after_locks: number;
+                /** @description the farthest reachable room's walking distance from the entrance */
+                farthest: number;
+                threat_total: number;
+                loot_total: number;
+                curve: {
+                    /** @description mean threat of the rooms in each tenth of progress, null for none */
+                    threat_by_tenth: (number | null)[];
+                    /** @description Spearman's rank correlation between distance and threat over the reachable rooms */
+                    rank_correlation: number;
+                };
+                /** @description one entry per room, in room order */
+                rooms: {
+                    room: number;
+                    /** @description graph walking distance from the entrance, -1 when unreachable */
+                    distance: number;
+                    /** @description distance over the farthest room's, 0-1 (null when unreachable) */
+                    progress: number | null;
+                    /** @description threat budget in points, difficulty x 10 x pacing(progress) */
+                    threat: number;
+                    heat: number;
+                    loot_tier: number;
+                    loot: number;
+                    why: ("entrance" | "spawn" | "eased" | "boss" | "unreachable")[];
+                }[];
+            };
             /** @description what the placement pass measured; absent when params.placement is false */
             placement?: {
                 entrance_to_exit: number;

@@ -10,6 +10,7 @@
 #include "core/legend.h"
 #include "core/writer.h"
 #include "dungeon/json.h"
+#include "json/population_json.h"
 #include "json/progression_json.h"
 
 static void write_seed(dg_writer *w, uint64_t seed) {
@@ -376,6 +377,8 @@ int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, cha
     write_placement(&w, &level->placement);
   if (level->progression.placed)
     dg_progression_write_json(&w, level);
+  if (level->population.placed)
+    dg_population_write_json(&w, level);
   dg_writer_raw(&w, ",\"graph\":", 9);
   write_graph(&w, &level->graph, level->progression.placed ? level->progression.node_role : NULL);
   dg_writer_raw(&w, ",\"metrics\":{", 12);

@@ -34,6 +34,7 @@ void dg_level_free(dg_level *level) {
   free(level->progression.room_sphere);
   free(level->progression.key_sphere);
   free(level->progression.walk);
+  free(level->population.rooms);
   dg_graph_close(&level->graph);
   free(level->room_of);
   if (level->extension.free_data != NULL)

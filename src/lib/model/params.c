@@ -15,6 +15,11 @@
 #include "model/params_internal.h"
 
 const char *const dg_key_kind_choices[] = {"reusable", "consumable", NULL};
+const char *const dg_pacing_choices[] = {"flat", "linear", "s_curve", "exponential", NULL};
+
+bool dg_population_wanted(const dg_algorithm *algorithm, const dg_params *params) {
+  return dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_POPULATION));
+}
 
 bool dg_progression_wanted(const dg_algorithm *algorithm, const dg_params *params) {
   return dg_param_int(params, dg_common_param(algorithm, DG_COMMON_LOCKS)) > 0 ||
@@ -22,10 +27,16 @@ bool dg_progression_wanted(const dg_algorithm *algorithm, const dg_params *param
 }
 
 bool dg_param_listed(const dg_algorithm *algorithm, const dg_params *params, int index) {
-  int first = dg_common_param(algorithm, DG_COMMON_PROGRESSION_FIRST);
-  if (index < first)
+  int progression = dg_common_param(algorithm, DG_COMMON_PROGRESSION_FIRST);
+  int population = dg_common_param(algorithm, DG_COMMON_POPULATION_FIRST);
+  if (index < progression)
     return true;
-  for (int i = first; i < algorithm->param_count; i++)
+  /* A group is listed whole as soon as one of its members is not at its
+   * default: each pass's parameters stay out of the bytes of levels that
+   * do not use that pass. */
+  int first = index < population ? progression : population;
+  int end = index < population ? population : algorithm->param_count;
+  for (int i = first; i < end; i++)
     if (params->number[i] != algorithm->params[i].default_value)
       return true;
   return false;
@@ -141,11 +152,20 @@ int dg_param_set_checked(dg_request *request, int index, double number, const ch
   return 0;
 }
 
+/* Reports parameter `def` of a dg_params as out of range, naming
+ * "params.<name>". */
+static int params_out_of_range(const dg_param_def *def, dg_error *err) {
+  char field[DG_ERROR_FIELD_MAX];
+  snprintf(field, sizeof field, "params.%s", def->name);
+  return out_of_range(def, field, err);
+}
+
 int dg_params_check(const dg_algorithm *algorithm, const dg_params *params, dg_error *err) {
+  /* This runs on every generation: a field's name is only formatted for
+   * an error, so that each parameter a table gains costs a comparison,
+   * not a snprintf. */
   for (int i = 0; i < algorithm->param_count; i++) {
     const dg_param_def *def = &algorithm->params[i];
-    char field[DG_ERROR_FIELD_MAX];
-    snprintf(field, sizeof field, "params.%s", def->name);
     const char *text = params->text[i];
     if (def->type == DG_PARAM_ENUM) {
       /* An enum holds an index: it must name one of the choices. */
@@ -154,15 +174,17 @@ int dg_params_check(const dg_algorithm *algorithm, const dg_params *params, dg_e
       while (def->choices[choices] != NULL)
         choices++;
       if (!(number >= 0 && number < choices && number == floor(number)))
-        return out_of_range(def, field, err);
+        return params_out_of_range(def, err);
       continue;
     }
     if (def->type == DG_PARAM_STRING && memchr(params->text[i], '\0', DG_PARAM_STRING_MAX) == NULL)
-      return out_of_range(def, field, err);
+      return params_out_of_range(def, err);
     int unused;
-    int rc = check_value(def, params->number[i], text, field, &unused, err);
-    if (rc != 0)
-      return rc;
+    if (check_value(def, params->number[i], text, "", &unused, NULL) != 0) {
+      char field[DG_ERROR_FIELD_MAX];
+      snprintf(field, sizeof field, "params.%s", def->name);
+      return check_value(def, params->number[i], text, field, &unused, err);
+    }
   }
   return 0;
 }

@@ -125,6 +125,11 @@ static int common_validate(const dg_request *request, dg_error *err) {
                             : "params.one_way",
                         "params.locks and params.one_way need params.placement=true (locks "
                         "and one-way doors lie between the entrance and the exit)");
+  if (dg_population_wanted(algorithm, params) &&
+      !dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_PLACEMENT)))
+    return dg_error_set(err, DG_EINVAL, "params.population",
+                        "params.population needs params.placement=true (threat rises with the "
+                        "distance from the entrance)");
   return dg_targets_check(request, err);
 }
 

@@ -788,6 +788,8 @@ static int place_all(dg_level *level, double fraction, int spawns, int forced_x,
       (rc = choose_down(&p, fraction, err)) != 0)
     goto done;
   pl->entrance_to_exit = (int)p.from_entrance[p.exit];
+  pl->entrance_node = p.entrance;
+  pl->exit_node = p.exit;
   pl->farthest = (int)p.farthest;
   /* Forced stairs name a room only when they stand in it. */
   int up_room = pl->stairs_forced ? room_at(level, p.up.x, p.up.y) : graph->nodes[p.entrance].room;
@@ -805,7 +807,7 @@ done:
 int dg_placement_run(dg_level *level, dg_error *err) {
   const dg_algorithm *algorithm = level->algorithm;
   const dg_params *params = &level->params;
-  level->placement = (dg_placement){0};
+  level->placement = (dg_placement){.entrance_node = -1, .exit_node = -1};
   level->feature_count = 0;
   if (!dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_PLACEMENT)))
     return 0;

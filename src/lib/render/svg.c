@@ -58,6 +58,18 @@ static const char progression_style[] =
     ".arrow{fill:#fff;stroke:#111;stroke-width:.06}"
     "</style>";
 
+/* Added only to a level the population pass ran on: each room's threat
+ * as a red wash in ten steps of the level's peak, its loot tier as gold
+ * text in its top-left corner. */
+static const char population_style[] =
+    "<style>"
+    ".threat{fill:#c0392b}.th0{fill-opacity:0}.th1{fill-opacity:.06}.th2{fill-opacity:.12}"
+    ".th3{fill-opacity:.18}.th4{fill-opacity:.24}.th5{fill-opacity:.3}.th6{fill-opacity:.36}"
+    ".th7{fill-opacity:.42}.th8{fill-opacity:.48}.th9{fill-opacity:.55}"
+    ".tier{font:bold 1px sans-serif;fill:#8a6d00;stroke:#fff;stroke-width:.15;"
+    "paint-order:stroke;dominant-baseline:hanging}"
+    "</style>";
+
 static bool progression_feature(const char *kind) {
   return strcmp(kind, "key") == 0 || strcmp(kind, "locked_door") == 0 ||
          strcmp(kind, "one_way_door") == 0;
@@ -371,6 +383,60 @@ static void put_progression(dg_writer *w, const dg_level *level) {
   put(w, "</g>");
 }
 
+/* The population layer: over each reachable room's floor a rectangle
+ * whose class th0..th9 is its threat in tenths of the level's highest,
+ * with the figures in a <title> for a hover, and its loot tier ("T2")
+ * in its top-left corner when above 0. */
+static void put_population(dg_writer *w, const dg_level *level) {
+  const dg_population *p = &level->population;
+  int highest = 0;
+  for (int i = 0; i < level->room_count; i++)
+    highest = p->rooms[i].threat > highest ? p->rooms[i].threat : highest;
+  put(w, "<g class=\"population\">");
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *room = &level->rooms[i];
+    const dg_population_room *budget = &p->rooms[i];
+    if (budget->distance < 0)
+      continue;
+    int step = highest > 0 ? budget->threat * 9 / highest : 0;
+    put(w, "<rect class=\"threat th");
+    dg_writer_int(w, step);
+    put(w, "\" x=\"");
+    dg_writer_int(w, room->x);
+    put(w, "\" y=\"");
+    dg_writer_int(w, room->y);
+    put(w, "\" width=\"");
+    dg_writer_int(w, room->width);
+    put(w, "\" height=\"");
+    dg_writer_int(w, room->height);
+    put(w, "\" data-room=\"");
+    dg_writer_int(w, i);
+    put(w, "\" data-threat=\"");
+    dg_writer_int(w, budget->threat);
+    put(w, "\" data-loot-tier=\"");
+    dg_writer_int(w, budget->loot_tier);
+    put(w, "\"><title>room ");
+    dg_writer_int(w, i);
+    put(w, ": threat ");
+    dg_writer_int(w, budget->threat);
+    put(w, ", loot tier ");
+    dg_writer_int(w, budget->loot_tier);
+    put(w, " (");
+    dg_writer_int(w, budget->loot);
+    put(w, " points)</title></rect>");
+    if (budget->loot_tier > 0) {
+      put(w, "<text class=\"tier\" x=\"");
+      put_tenths(w, (long)room->x * 10 + 1);
+      put(w, "\" y=\"");
+      put_tenths(w, (long)room->y * 10 + 1);
+      put(w, "\">T");
+      dg_writer_int(w, budget->loot_tier);
+      put(w, "</text>");
+    }
+  }
+  put(w, "</g>");
+}
+
 /* Each room's label (or index) at the centre of its floor. */
 static void put_labels(dg_writer *w, const dg_level *level) {
   put(w, "<g class=\"labels\">");
@@ -495,6 +561,8 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
   dg_writer_raw(&w, style, sizeof style - 1);
   if (level->progression.placed)
     dg_writer_raw(&w, progression_style, sizeof progression_style - 1);
+  if (level->population.placed)
+    dg_writer_raw(&w, population_style, sizeof population_style - 1);
   put(&w, "<rect class=\"bg\" x=\"");
   dg_writer_int(&w, x0);
   put(&w, "\" y=\"");
@@ -508,6 +576,8 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
     put_tiles(&w, &level->grid);
   else
     put_room_boxes(&w, level);
+  if (level->population.placed)
+    put_population(&w, level);
   put_objects(&w, level);
   if (level->progression.placed)
     put_progression(&w, level);

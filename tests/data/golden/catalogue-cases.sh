@@ -133,3 +133,19 @@ for param in locks spawns; do
     echo "--seed $seed --profile {\"algorithm\":\"classic\",\"params\":{\"$param\":{\"base\":-0.5000000223517419,\"max.level\":1.0000000149011612}}} --players [{\"level\":1.0000000074505806}]"
   done
 done
+# population (issue 20): budgets over every pacing, with locks and a boss
+# room (eased rooms, the peak), and on every floor of a set
+for algorithm in classic landmark nonlinear; do
+  for pacing in flat linear s_curve exponential; do
+    for seed in $(seeds 1 10); do
+      echo "--algorithm $algorithm --seed $seed --param population=true --param pacing=$pacing --param difficulty=$((seed * 9 + 7))"
+    done
+  done
+  for seed in $(seeds 1 10); do
+    echo "--algorithm $algorithm --seed $seed --param population=true --param locks=2 --param boss_room=true --param loot=997"
+    echo "--algorithm $algorithm --seed $seed --param population=true --floors 3"
+  done
+done
+for seed in $(seeds 1 10); do
+  echo "--algorithm authored --seed $seed --param roomset=crypt --param rooms=40 --param population=true --param pacing=exponential --param locks=2 --param boss_room=true"
+done

@@ -1,0 +1,436 @@
+/* The population pass shared by every algorithm (docs/population.md):
+ * what a game server fills a level with, as budgets. Every room gets a
+ * threat budget from the pacing curve over its walking distance from the
+ * entrance (normalised by the farthest room's) times the difficulty, the
+ * way Dungeon Architect gives each path node a 0-1 difficulty and
+ * Metazelda raises intensity room by room and eases it after each lock;
+ * the entrance's and the spawns' rooms get none, the rooms just past a
+ * lock are eased, and the boss room peaks. Every room also gets a loot
+ * heat (Brogue's item heat map: dead ends, secret closets, rooms behind
+ * locks and rooms off the entrance-exit walk are warmer), a tier from it,
+ * and its share of the level's loot points.
+ *
+ * Distances are graph distances over level->graph from the node placement
+ * chose for the stairs up (a room's node, or the node a walker from stairs
+ * forced into a corridor meets first), as placement measures them, so a
+ * lower floor of a set whose stairs up sit in a corridor gets budgets like
+ * any other. Everything is integer or fixed-point arithmetic: the budgets
+ * are the same bytes on every build. dg_generate runs it after progression
+ * and before the metrics; with params.population false it does nothing. */
+#include "passes/population.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fp.h"
+#include "core/heap.h"
+
+#define ONE 65536 /* 1.0 in the Q16 fixed point of progress and curves */
+
+/* 2^(4t) - 1 over 15, for t = 0, 1/64, ..., 1, in Q16: the exponential
+ * pacing, interpolated linearly between entries (within a quarter of a
+ * point of the curve at difficulty 100). round(65536 * (2^(i/16) - 1) /
+ * 15). */
+static const int32_t exponential_q16[65] = {
+    0,     193,   395,   606,   827,   1057,  1297,  1548,  1810,  2083,  2369,  2667,  2979,
+    3304,  3644,  3999,  4369,  4756,  5160,  5582,  6022,  6482,  6963,  7465,  7989,  8536,
+    9107,  9704,  10327, 10977, 11657, 12366, 13107, 13881, 14689, 15533, 16414, 17334, 18295,
+    19298, 20346, 21440, 22583, 23776, 25022, 26324, 27683, 29102, 30583, 32131, 33747, 35434,
+    37197, 39037, 40959, 42966, 45061, 47250, 49535, 51922, 54414, 57016, 59734, 62572, 65536};
+
+/* The pacing curve at progress `t` (Q16, 0..ONE), in Q16. */
+static int64_t pace(int pacing, int64_t t) {
+  switch (pacing) {
+  case DG_PACING_FLAT: return ONE;
+  case DG_PACING_S_CURVE: {
+    /* smoothstep: 3t^2 - 2t^3 */
+    int64_t t2 = t * t / ONE;
+    return t2 * (3 * ONE - 2 * t) / ONE;
+  }
+  case DG_PACING_EXPONENTIAL: {
+    int64_t at = t * 64, i = at / ONE, f = at % ONE;
+    if (i >= 64)
+      return exponential_q16[64];
+    return exponential_q16[i] + (exponential_q16[i + 1] - exponential_q16[i]) * f / ONE;
+  }
+  default: return t; /* linear */
+  }
+}
+
+/* A value and the room it belongs to: sorting these keeps the pass free
+ * of the global state a comparator without context would need. */
+typedef struct keyed {
+  int64_t key;
+  int room;
+} keyed;
+
+/* The pass's scratch, in one allocation (the pass runs on every level
+ * and costs microseconds, so its mallocs show): the graph as adjacency
+ * lists, distances from the entrance and from the exit, and the arrays
+ * sorting and ranking rooms. */
+typedef struct scratch {
+  void *block;                   /* everything below but the heap */
+  long *from_entrance, *to_exit; /* graph distances, LONG_MAX unreachable */
+  int64_t *rank_distance;        /* twice each room's average rank by distance */
+  int64_t *rank_threat;          /* ... by threat */
+  keyed *sorted;                 /* rooms with a key, for sorting */
+  int *offsets, *adjacent, *via; /* CSR adjacency (dg_graph_adjacency) */
+  int *node_of_room;             /* room -> its graph node, or -1 */
+  int *doors, *secret_doors;     /* per room: doors in its walls, and how many are secret */
+  int *degree;                   /* edges touching each node, loops left out */
+  dg_heap heap;
+} scratch;
+
+static void scratch_free(scratch *s) {
+  free(s->block);
+  dg_heap_close(&s->heap);
+}
+
+static int scratch_alloc(scratch *s, const dg_level *level) {
+  const dg_graph *graph = &level->graph;
+  size_t nodes = (size_t)graph->node_count + 1, ends = (size_t)graph->edge_count * 2 + 1;
+  size_t rooms = (size_t)level->room_count + 1;
+  /* The 8-byte arrays first, so that every array is aligned. */
+  size_t bytes = 2 * nodes * sizeof(long) + 2 * rooms * sizeof(int64_t) + rooms * sizeof(keyed) +
+                 (nodes + 2 * ends + nodes + 3 * rooms) * sizeof(int);
+  s->block = malloc(bytes);
+  if (s->block == NULL || dg_heap_init(&s->heap, 64) != 0)
+    return DG_ENOMEM;
+  s->from_entrance = s->block;
+  s->to_exit = s->from_entrance + nodes;
+  s->rank_distance = (int64_t *)(s->to_exit + nodes);
+  s->rank_threat = s->rank_distance + rooms;
+  s->sorted = (keyed *)(s->rank_threat + rooms);
+  s->offsets = (int *)(s->sorted + rooms);
+  s->adjacent = s->offsets + nodes;
+  s->via = s->adjacent + ends;
+  s->degree = s->via + ends;
+  s->node_of_room = s->degree + nodes;
+  s->doors = s->node_of_room + rooms;
+  s->secret_doors = s->doors + rooms;
+  dg_graph_adjacency(graph, s->offsets, s->adjacent, s->via);
+  for (int i = 0; i < graph->node_count; i++)
+    s->degree[i] = 0;
+  for (int e = 0; e < graph->edge_count; e++)
+    if (graph->edges[e].from != graph->edges[e].to) {
+      s->degree[graph->edges[e].from]++;
+      s->degree[graph->edges[e].to]++;
+    }
+  for (int r = 0; r < level->room_count; r++) {
+    s->node_of_room[r] = -1;
+    s->doors[r] = s->secret_doors[r] = 0;
+  }
+  /* Doors counted once per level, not scanned per room: landmark levels
+   * reach tens of thousands of rooms and doors. */
+  for (int i = 0; i < level->door_count; i++) {
+    int room = level->doors[i].room;
+    if (room >= 0 && room < level->room_count) {
+      s->doors[room]++;
+      s->secret_doors[room] += level->doors[i].secret;
+    }
+  }
+  /* A room's node is the first node naming it (node i is room i in every
+   * generator; the scan serves any other numbering). */
+  for (int i = graph->node_count - 1; i >= 0; i--) {
+    int room = graph->nodes[i].room;
+    if (room >= 0 && room < level->room_count)
+      s->node_of_room[room] = i;
+  }
+  return 0;
+}
+
+/* Dijkstra over the level's graph from `source`: every node's distance
+ * (LONG_MAX when unreachable). 0 or DG_ENOMEM. */
+static int distances(scratch *s, const dg_graph *graph, int source, long *distance) {
+  for (int i = 0; i < graph->node_count; i++)
+    distance[i] = LONG_MAX;
+  if (source < 0 || source >= graph->node_count)
+    return 0;
+  distance[source] = 0;
+  dg_heap_clear(&s->heap);
+  int rc = dg_heap_push(&s->heap, 0, (uint32_t)source);
+  uint64_t reached;
+  uint32_t node;
+  while (rc == 0 && dg_heap_pop(&s->heap, &reached, &node)) {
+    if ((long)reached != distance[node])
+      continue;
+    for (int k = s->offsets[node]; k < s->offsets[node + 1] && rc == 0; k++) {
+      long through = (long)reached + graph->edges[s->via[k]].length;
+      int next = s->adjacent[k];
+      if (through < distance[next]) {
+        distance[next] = through;
+        rc = dg_heap_push(&s->heap, (uint64_t)through, (uint32_t)next);
+      }
+    }
+  }
+  return rc;
+}
+
+/* A room reached only through secret doors, or one its generator calls a
+ * closet or secret: Brogue's heat map favours them most. */
+static bool secret_room(const dg_level *level, const scratch *s, int room) {
+  const char *kind = level->rooms[room].kind;
+  if (strcmp(kind, "closet") == 0 || strcmp(kind, "secret") == 0)
+    return true;
+  return s->doors[room] > 0 && s->doors[room] == s->secret_doors[room];
+}
+
+/* Distance and progress of every room, and the farthest distance. */
+static void measure(dg_level *level, const scratch *s) {
+  dg_population *out = &level->population;
+  out->farthest = 0;
+  for (int r = 0; r < level->room_count; r++) {
+    int node = s->node_of_room[r];
+    long d = node >= 0 ? s->from_entrance[node] : LONG_MAX;
+    out->rooms[r].distance = d == LONG_MAX ? -1 : (int)d;
+    if (d == LONG_MAX)
+      out->rooms[r].why |= DG_POPULATION_UNREACHABLE;
+    else if (d > out->farthest)
+      out->farthest = (int)d;
+  }
+  for (int r = 0; r < level->room_count; r++) {
+    dg_population_room *room = &out->rooms[r];
+    room->progress =
+        room->distance < 0
+            ? -1
+            : (out->farthest > 0 ? (int)((int64_t)room->distance * 1000 / out->farthest) : 0);
+  }
+}
+
+/* Threat budgets: the curve, eased just past each lock, the boss room's
+ * peak, and none where the party arrives (entrance, spawns). */
+static void threat(dg_level *level) {
+  dg_population *out = &level->population;
+  const dg_progression *progression = &level->progression;
+  int peak = out->difficulty * 10;
+  for (int r = 0; r < level->room_count; r++) {
+    dg_population_room *room = &out->rooms[r];
+    if (room->distance < 0)
+      continue;
+    int64_t t = out->farthest > 0 ? (int64_t)room->distance * ONE / out->farthest : 0;
+    room->threat = (int)((peak * pace(out->pacing, t) + ONE / 2) / ONE);
+  }
+  /* Just past lock k: the rooms of sphere k nearest the entrance, the
+   * first a party enters after opening it. */
+  if (progression->placed && out->ease > 0)
+    for (int sphere = 1; sphere < progression->sphere_count; sphere++) {
+      int nearest = INT_MAX;
+      for (int r = 0; r < level->room_count; r++)
+        if (progression->room_sphere[r] == sphere && out->rooms[r].distance >= 0 &&
+            out->rooms[r].distance < nearest)
+          nearest = out->rooms[r].distance;
+      for (int r = 0; r < level->room_count; r++)
+        if (progression->room_sphere[r] == sphere && out->rooms[r].distance == nearest) {
+          out->rooms[r].threat = out->rooms[r].threat * (100 - out->ease) / 100;
+          out->rooms[r].why |= DG_POPULATION_EASED;
+        }
+    }
+  /* The boss room a quarter above the curve's top: the level's peak. */
+  if (progression->placed && progression->boss_room >= 0 &&
+      out->rooms[progression->boss_room].distance >= 0) {
+    out->rooms[progression->boss_room].threat = peak + peak / 4;
+    out->rooms[progression->boss_room].why |= DG_POPULATION_BOSS;
+  }
+  for (int i = 0; i < level->feature_count; i++) {
+    const dg_feature *feature = &level->features[i];
+    unsigned why = strcmp(feature->kind, "stairs_up") == 0 ? DG_POPULATION_ENTRANCE
+                   : strcmp(feature->kind, "spawn") == 0   ? DG_POPULATION_SPAWN
+                                                           : 0;
+    if (why != 0 && feature->room >= 0 && feature->room < level->room_count) {
+      out->rooms[feature->room].threat = 0;
+      out->rooms[feature->room].why |= why;
+    }
+  }
+  /* Stairs up forced into a corridor name no room: the room of the node a
+   * walker from them meets first is where the party arrives. */
+  int entrance = level->placement.entrance_node;
+  if (entrance >= 0 && entrance < level->graph.node_count) {
+    int room = level->graph.nodes[entrance].room;
+    if (room >= 0 && room < level->room_count) {
+      out->rooms[room].threat = 0;
+      out->rooms[room].why |= DG_POPULATION_ENTRANCE;
+    }
+  }
+}
+
+/* Loot heat and tier of every reachable room: 1, +2 for a dead end, +3
+ * for a secret room or closet, +2 behind a lock, +1 off every shortest
+ * entrance-exit walk. The rooms the party arrives in stay at 1: loot
+ * there is handed out, not found. */
+static void heat(dg_level *level, const scratch *s) {
+  dg_population *out = &level->population;
+  const dg_progression *progression = &level->progression;
+  int exit = level->placement.exit_node;
+  long walk = exit >= 0 && exit < level->graph.node_count ? s->from_entrance[exit] : LONG_MAX;
+  for (int r = 0; r < level->room_count; r++) {
+    dg_population_room *room = &out->rooms[r];
+    int node = s->node_of_room[r];
+    if (room->distance < 0)
+      continue;
+    int h = 1;
+    if (s->degree[node] <= 1)
+      h += 2;
+    if (secret_room(level, s, r))
+      h += 3;
+    if (progression->placed && progression->room_sphere[r] > 0)
+      h += 2;
+    if (walk == LONG_MAX || s->to_exit[node] == LONG_MAX ||
+        s->from_entrance[node] + s->to_exit[node] != walk)
+      h += 1;
+    if (room->why & (DG_POPULATION_ENTRANCE | DG_POPULATION_SPAWN))
+      h = 1;
+    room->heat = h;
+    room->loot_tier = h - 1 < DG_LOOT_TIER_MAX ? h - 1 : DG_LOOT_TIER_MAX;
+  }
+}
+
+/* Largest key first, then the lower room index. */
+static int by_key_descending(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key > y->key ? -1 : 1;
+  return x->room - y->room;
+}
+
+/* Smallest key first, then the lower room index. */
+static int by_key(const void *a, const void *b) {
+  return by_key_descending(b, a);
+}
+
+/* Sorts `count` entries by `compare`: insertion sort for the few rooms
+ * of most levels (glibc's qsort costs a merge sort's set-up per call,
+ * which showed in classic's profile), qsort beyond. Both give the same
+ * order: the comparators are total (keys, then room ids). */
+static void sort_keyed(keyed *entries, int count, int (*compare)(const void *, const void *)) {
+  if (count > 32) {
+    qsort(entries, (size_t)count, sizeof *entries, compare);
+    return;
+  }
+  for (int i = 1; i < count; i++) {
+    keyed moving = entries[i];
+    int j = i;
+    for (; j > 0 && compare(&entries[j - 1], &moving) > 0; j--)
+      entries[j] = entries[j - 1];
+    entries[j] = moving;
+  }
+}
+
+/* params.loot shared by heat: each room floor(loot * heat / total heat),
+ * the points left over one each to the largest remainders (lower index
+ * first), so the shares add up to params.loot exactly. */
+static void share_loot(dg_level *level, keyed *sorted) {
+  dg_population *out = &level->population;
+  int n = level->room_count;
+  int64_t total_heat = 0, given = 0;
+  for (int r = 0; r < n; r++)
+    total_heat += out->rooms[r].heat;
+  out->loot_total = 0;
+  if (total_heat == 0 || out->loot == 0)
+    return;
+  for (int r = 0; r < n; r++) {
+    int64_t part = (int64_t)out->loot * out->rooms[r].heat;
+    out->rooms[r].loot = (int)(part / total_heat);
+    sorted[r] = (keyed){part % total_heat, r};
+    given += out->rooms[r].loot;
+  }
+  sort_keyed(sorted, n, by_key_descending);
+  for (int k = 0; given < out->loot && k < n; k++, given++)
+    out->rooms[sorted[k].room].loot++;
+  out->loot_total = (int)given;
+}
+
+/* Twice the average rank (ties share the mean of their ranks) of each of
+ * the `count` entries of `sorted` (ascending keys), into rank2 by room. */
+static void ranks(const keyed *sorted, int count, int64_t *rank2) {
+  for (int i = 0; i < count;) {
+    int j = i;
+    while (j + 1 < count && sorted[j + 1].key == sorted[i].key)
+      j++;
+    for (int k = i; k <= j; k++)
+      rank2[sorted[k].room] = i + j; /* (i + j) / 2, doubled */
+    i = j + 1;
+  }
+}
+
+/* The curve achieved: the mean threat of the reachable rooms in each
+ * tenth of progress, and Spearman's rank correlation between distance and
+ * threat over them (Pearson's over the ranks, in integers up to the last
+ * division), x1000; 0 when either side does not vary. */
+static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int64_t *rank_threat) {
+  dg_population *out = &level->population;
+  int64_t sum[DG_POPULATION_CURVE] = {0};
+  int count[DG_POPULATION_CURVE] = {0}, n = 0;
+  out->threat_total = 0;
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_population_room *room = &out->rooms[r];
+    out->threat_total += room->threat;
+    if (room->distance < 0)
+      continue;
+    int bucket = room->progress * DG_POPULATION_CURVE / 1000;
+    bucket = bucket < DG_POPULATION_CURVE ? bucket : DG_POPULATION_CURVE - 1;
+    sum[bucket] += room->threat;
+    count[bucket]++;
+    sorted[n++] = (keyed){room->distance, r};
+  }
+  for (int b = 0; b < DG_POPULATION_CURVE; b++)
+    out->curve[b] = count[b] > 0 ? (int)(sum[b] / count[b]) : -1;
+  sort_keyed(sorted, n, by_key);
+  ranks(sorted, n, rank_distance);
+  for (int i = 0; i < n; i++)
+    sorted[i].key = out->rooms[sorted[i].room].threat;
+  sort_keyed(sorted, n, by_key);
+  ranks(sorted, n, rank_threat);
+  /* Doubled average ranks of 0..n-1 always sum to n(n-1): their mean is
+   * exactly n - 1, so the sums run over centred integers. Each stays below
+   * n^3 (landmark allows 100,000 rooms: 1e15), where the uncentred form,
+   * n x the sum of products, would overflow int64 at about 30,000 rooms. */
+  int64_t cov = 0, vx = 0, vy = 0;
+  for (int i = 0; i < n; i++) {
+    int64_t x = rank_distance[sorted[i].room] - (n - 1);
+    int64_t y = rank_threat[sorted[i].room] - (n - 1);
+    cov += x * y;
+    vx += x * x;
+    vy += y * y;
+  }
+  out->rank_correlation = 0;
+  if (n >= 2 && vx > 0 && vy > 0) {
+    double r = (double)cov / sqrt(dg_fp_mul((double)vx, (double)vy));
+    out->rank_correlation = (int)lround(dg_fp_mul(r, 1000.0));
+  }
+}
+
+int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, dg_error *err) {
+  (void)request;
+  (void)rng; /* content picks (tables) draw from it; the budgets do not */
+  const dg_algorithm *algorithm = level->algorithm;
+  const dg_params *params = &level->params;
+  if (!dg_population_wanted(algorithm, params))
+    return 0;
+  dg_population *out = &level->population;
+  out->placed = true;
+  out->difficulty = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_DIFFICULTY));
+  out->pacing = dg_param_enum(params, dg_common_param(algorithm, DG_COMMON_PACING));
+  out->loot = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_LOOT));
+  out->ease = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_EASE_AFTER_LOCKS));
+  scratch s = {0};
+  out->rooms = calloc((size_t)level->room_count + 1, sizeof *out->rooms);
+  int rc = out->rooms == NULL ? DG_ENOMEM : scratch_alloc(&s, level);
+  if (rc == 0)
+    rc = distances(&s, &level->graph, level->placement.entrance_node, s.from_entrance);
+  if (rc == 0)
+    rc = distances(&s, &level->graph, level->placement.exit_node, s.to_exit);
+  if (rc != 0)
+    goto done;
+  measure(level, &s);
+  threat(level);
+  heat(level, &s);
+  share_loot(level, s.sorted);
+  achieved(level, s.sorted, s.rank_distance, s.rank_threat);
+done:
+  scratch_free(&s);
+  if (rc != 0)
+    return dg_error_set(err, rc, "", "out of memory");
+  return 0;
+}
