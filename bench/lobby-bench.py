@@ -40,6 +40,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
 HIT_P99_TARGET_MS = 1.0
 RATIO_TARGET = 1.5
 
