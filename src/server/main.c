@@ -204,62 +204,42 @@ static int parse_flags(int argc, char **argv, flags *f) {
   return -1;
 }
 
-int main(int argc, char **argv) {
-  if (!standard_descriptors_open())
-    return 1;
-  /* A log past RLIMIT_FSIZE (or a full disk) must not kill the daemon:
-   * the write fails instead, and log.c counts it. */
-  signal(SIGXFSZ, SIG_IGN);
-  flags f = {0};
-  int exit_status = parse_flags(argc, argv, &f);
-  if (exit_status >= 0)
-    return exit_status;
-  const char *config_path = f.config_path, *listen = f.listen, *health_listen = f.health_listen;
-  long workers = f.workers;
-  bool check_only = f.check_only;
-
-  config cfg;
-  config_defaults(&cfg);
+/* The configuration the file and the flags give: the file named by
+ * --config, else DEFAULT_CONFIG when it exists, else the defaults; then the
+ * flags over it. Returns -1 to go on (with *config_path the file read, or
+ * NULL), or exit status 2 after a message naming the file or the flag. */
+static int load_configuration(const flags *f, config *cfg, const char **config_path) {
+  config_defaults(cfg);
   dg_error err;
   dg_error_clear(&err);
-  if (config_path == NULL) {
+  *config_path = f->config_path;
+  if (*config_path == NULL) {
     FILE *probe = fopen(DEFAULT_CONFIG, "r");
     if (probe != NULL) {
       fclose(probe);
-      config_path = DEFAULT_CONFIG;
+      *config_path = DEFAULT_CONFIG;
     }
   }
-  if (config_path != NULL && config_load(&cfg, config_path, &err) != 0) {
-    fprintf(stderr, "dungeond: config %s: %s\n", config_path, err.message);
-    config_close(&cfg);
+  if (*config_path != NULL && config_load(cfg, *config_path, &err) != 0) {
+    fprintf(stderr, "dungeond: config %s: %s\n", *config_path, err.message);
     return 2;
   }
-  if (listen != NULL && config_set_listen(&cfg, listen, &err) != 0) {
+  if (f->listen != NULL && config_set_listen(cfg, f->listen, &err) != 0) {
     fprintf(stderr, "dungeond: --listen: %s\n", err.message);
-    config_close(&cfg);
     return 2;
   }
-  if (health_listen != NULL && config_set_health_listen(&cfg, health_listen, &err) != 0) {
+  if (f->health_listen != NULL && config_set_health_listen(cfg, f->health_listen, &err) != 0) {
     fprintf(stderr, "dungeond: --health-listen: %s\n", err.message);
-    config_close(&cfg);
     return 2;
   }
-  if (workers > 0)
-    cfg.workers = (int)workers;
-  /* Room sets are part of the configuration: a broken file stops the
-   * daemon (and --check-config) with the file and the library's error. */
-  dg_context *roomsets = NULL;
-  if (roomsets_load(cfg.roomsets_dir, cfg.roomsets_dir_set, stderr, &roomsets) != 0) {
-    config_close(&cfg);
-    return 2;
-  }
-  if (check_only) {
-    print_config(&cfg, roomsets);
-    dg_context_free(roomsets);
-    config_close(&cfg);
-    return 0;
-  }
+  if (f->workers > 0)
+    cfg->workers = (int)f->workers;
+  return -1;
+}
 
+/* Process-wide settings that must come before the first allocation of a
+ * level and the first job. */
+static void prepare_process(const config *cfg) {
   /* Levels and response bodies are megabytes, made on worker threads and
    * freed on the loop thread. glibc's default raises its mmap threshold
    * after the first such free, after which they come from per-thread heaps
@@ -268,48 +248,29 @@ int main(int argc, char **argv) {
    * every large block in its own mapping, returned to the system when
    * freed, so RSS follows limits.send_queue_bytes_max (docs/config.md). */
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-
   /* libuv sizes its pool once, at the first uv_queue_work: before any. */
   char pool_size[16];
   snprintf(pool_size, sizeof pool_size, "%d",
-           jobs_pool_size(cfg.workers, (int)cfg.limits.speculative_reserved_workers));
+           jobs_pool_size(cfg->workers, (int)cfg->limits.speculative_reserved_workers));
   setenv("UV_THREADPOOL_SIZE", pool_size, 1);
+}
 
-  static server s; /* large (stats rings): static storage, not the stack */
-  uv_loop_t loop;
-  int rc = 1;
-  if (uv_loop_init(&loop) != 0) {
-    fprintf(stderr, "dungeond: cannot start the event loop\n");
-    dg_context_free(roomsets);
-    config_close(&cfg);
-    return 1;
-  }
-  uint64_t entropy[2] = {0, 0};
-  uint8_t process_key[16];
-  if (getrandom(entropy, sizeof entropy, 0) != (ssize_t)sizeof entropy ||
-      getrandom(process_key, sizeof process_key, 0) != (ssize_t)sizeof process_key) {
-    fprintf(stderr, "dungeond: cannot read random bytes for seeds\n");
-    goto fail_loop;
-  }
-  bool own_key = config_use_process_key(&cfg, process_key);
-  if (server_start(&s, &cfg, &loop, roomsets, entropy, true, &err) != 0) {
-    fprintf(stderr, "dungeond: %s\n", err.message);
-    uv_run(&loop, UV_RUN_DEFAULT); /* lets the closed handles finish */
-    goto fail_loop;
-  }
-  json_t *listening = json_pack("{s:s, s:i}", "listen", cfg.listen, "port", s.http.api.port);
-  if (listening != NULL && s.http.health.mhd != NULL) {
-    json_object_set_new(listening, "health_listen", json_string(cfg.health_listen));
-    json_object_set_new(listening, "health_port", json_integer(s.http.health.port));
+/* The "listening" line tools read the port from, first; then, when no
+ * lobby_seed_secret is configured, the warning that this process's key is
+ * its own. */
+static void log_listening(const server *s, const config *cfg, const dg_context *roomsets,
+                          bool own_key) {
+  json_t *listening = json_pack("{s:s, s:i}", "listen", cfg->listen, "port", s->http.api.port);
+  if (listening != NULL && s->http.health.mhd != NULL) {
+    json_object_set_new(listening, "health_listen", json_string(cfg->health_listen));
+    json_object_set_new(listening, "health_port", json_integer(s->http.health.port));
   }
   if (listening != NULL) {
-    json_object_set_new(listening, "workers", json_integer(cfg.workers));
+    json_object_set_new(listening, "workers", json_integer(cfg->workers));
     json_object_set_new(listening, "roomsets", json_integer(dg_context_roomset_count(roomsets)));
     json_object_set_new(listening, "version", json_string(DUNGEON_VERSION));
   }
   log_event("info", "listening", listening);
-  /* After the listening line, which tools read first for the port. */
-  memcpy(s.process_key, process_key, sizeof s.process_key);
   if (own_key)
     log_event("warning", "lobby_seed_secret_unset",
               json_pack("{s:s}", "message",
@@ -317,18 +278,77 @@ int main(int argc, char **argv) {
                         "key of this process, so other replicas and a restarted daemon refuse its "
                         "level ids (404) and give its lobbies other seeds; configure the same "
                         "lobby_seed_secret on every replica (docs/config.md, Seeds)"));
+}
+
+/* Starts the server on a loop of its own and runs it until the drain has
+ * closed every handle. The exit status: 0 after a clean stop, 1 when it
+ * could not start or a handle stayed open. */
+static int run_daemon(config *cfg, const dg_context *roomsets, const char *config_path) {
+  static server s; /* large (stats rings): static storage, not the stack */
+  uv_loop_t loop;
+  if (uv_loop_init(&loop) != 0) {
+    fprintf(stderr, "dungeond: cannot start the event loop\n");
+    return 1;
+  }
+  int rc = 1;
+  dg_error err;
+  dg_error_clear(&err);
+  uint64_t entropy[2] = {0, 0};
+  uint8_t process_key[16];
+  if (getrandom(entropy, sizeof entropy, 0) != (ssize_t)sizeof entropy ||
+      getrandom(process_key, sizeof process_key, 0) != (ssize_t)sizeof process_key) {
+    fprintf(stderr, "dungeond: cannot read random bytes for seeds\n");
+    goto close_loop;
+  }
+  bool own_key = config_use_process_key(cfg, process_key);
+  if (server_start(&s, cfg, &loop, roomsets, entropy, true, &err) != 0) {
+    fprintf(stderr, "dungeond: %s\n", err.message);
+    uv_run(&loop, UV_RUN_DEFAULT); /* lets the closed handles finish */
+    goto close_loop;
+  }
+  log_listening(&s, cfg, roomsets, own_key);
+  memcpy(s.process_key, process_key, sizeof s.process_key);
   s.config_path = config_path;
   uv_run(&loop, UV_RUN_DEFAULT);
   server_release_configs(&s, true);
   rc = 0;
-fail_loop:
+close_loop:
   if (uv_loop_close(&loop) != 0) {
     fprintf(stderr, "dungeond: handles still open at exit\n");
     rc = 1;
   }
   if (rc == 0)
     log_event("info", "stopped", NULL);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (!standard_descriptors_open())
+    return 1;
+  /* A log past RLIMIT_FSIZE (or a full disk) must not kill the daemon:
+   * the write fails instead, and log.c counts it. */
+  signal(SIGXFSZ, SIG_IGN);
+  flags f = {0};
+  int status = parse_flags(argc, argv, &f);
+  if (status >= 0)
+    return status;
+  config cfg;
+  const char *config_path = NULL;
+  dg_context *roomsets = NULL;
+  status = load_configuration(&f, &cfg, &config_path);
+  /* Room sets are part of the configuration: a broken file stops the
+   * daemon (and --check-config) with the file and the library's error. */
+  if (status < 0 && roomsets_load(cfg.roomsets_dir, cfg.roomsets_dir_set, stderr, &roomsets) != 0)
+    status = 2;
+  if (status < 0 && f.check_only) {
+    print_config(&cfg, roomsets);
+    status = 0;
+  }
+  if (status < 0) {
+    prepare_process(&cfg);
+    status = run_daemon(&cfg, roomsets, config_path);
+  }
   dg_context_free(roomsets);
   config_close(&cfg);
-  return rc;
+  return status;
 }
