@@ -47,6 +47,17 @@ static void put_property(dg_writer *w, bool first, const char *name, const char 
   put(w, "\",\"value\":");
 }
 
+/* The map's members before its properties, up to `"properties":[`: one
+ * orthogonal map of width x height tiles, a level's or a set's. */
+static void put_map_head(dg_writer *w, int width, int height) {
+  dg_writer_format(w,
+                   "{\"type\":\"map\",\"version\":\"1.10\",\"tiledversion\":\"1.10.2\","
+                   "\"orientation\":\"orthogonal\",\"renderorder\":\"right-down\",\"width\":%d,"
+                   "\"height\":%d,\"tilewidth\":%d,\"tileheight\":%d,\"infinite\":false,"
+                   "\"compressionlevel\":-1,\"backgroundcolor\":\"#16161d\",\"properties\":[",
+                   width, height, DG_TILED_TILE_SIZE, DG_TILED_TILE_SIZE);
+}
+
 /* `tiles`: DG_TILE_BASE_COUNT, or DG_TILE_COUNT when the progression pass
  * ran (its tiles follow the others in the strip), so that other levels'
  * maps keep their bytes. */
@@ -296,17 +307,7 @@ int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
   }
   int dx = -x0, dy = -y0;
   dg_writer w = {0};
-  put(&w, "{\"type\":\"map\",\"version\":\"1.10\",\"tiledversion\":\"1.10.2\","
-          "\"orientation\":\"orthogonal\",\"renderorder\":\"right-down\",\"width\":");
-  dg_writer_int(&w, grid->width);
-  put(&w, ",\"height\":");
-  dg_writer_int(&w, grid->height);
-  put(&w, ",\"tilewidth\":");
-  dg_writer_int(&w, DG_TILED_TILE_SIZE);
-  put(&w, ",\"tileheight\":");
-  dg_writer_int(&w, DG_TILED_TILE_SIZE);
-  put(&w, ",\"infinite\":false,\"compressionlevel\":-1,\"backgroundcolor\":\"#16161d\","
-          "\"properties\":[");
+  put_map_head(&w, grid->width, grid->height);
   put_property(&w, true, "format", "string");
   put(&w, "\"" DG_LEVEL_FORMAT "\"}");
   put_property(&w, false, "algorithm", "string");
@@ -414,12 +415,7 @@ int dg_levelset_dump_tiled(dg_level *const *levels, int floors, char **text, siz
       tiles = DG_TILE_COUNT;
   }
   dg_writer w = {0};
-  dg_writer_format(&w,
-                   "{\"type\":\"map\",\"version\":\"1.10\",\"tiledversion\":\"1.10.2\","
-                   "\"orientation\":\"orthogonal\",\"renderorder\":\"right-down\",\"width\":%d,"
-                   "\"height\":%d,\"tilewidth\":%d,\"tileheight\":%d,\"infinite\":false,"
-                   "\"compressionlevel\":-1,\"backgroundcolor\":\"#16161d\",\"properties\":[",
-                   width, height, DG_TILED_TILE_SIZE, DG_TILED_TILE_SIZE);
+  put_map_head(&w, width, height);
   put_property(&w, true, "format", "string");
   put(&w, "\"" DG_LEVELSET_FORMAT "\"}");
   put_property(&w, false, "algorithm", "string");
