@@ -143,7 +143,9 @@ def summarise(args, rates, details):
                "ratio_median": round(s["median"], 3), "ratio_min": round(s["min"], 3),
                "ratio_max": round(s["max"], 3), "ratio_q1": round(s["q1"], 3),
                "ratio_q3": round(s["q3"], 3), "ratios": [round(x, 3) for x in ratios],
-               "flagged": s["median"] < THRESHOLD}
+               # Judged on the ratio as printed, so a reader of the
+               # table or the JSON sees why a row is (or is not) flagged.
+               "flagged": round(s["median"], 3) < THRESHOLD}
         if kind == "http":
             for side in ("a", "b"):
                 row[f"{side}_p99_ms_median"] = benchlib.spread(

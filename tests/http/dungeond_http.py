@@ -152,6 +152,11 @@ class Tap:
         print(f"not ok {self.number} - {name}", flush=True)
         for line in lines:
             print(f"# {line}", flush=True)
+        # Also on stderr: meson's --print-errorlogs shows a failed test's
+        # stderr, and CI's log is all a failure leaves behind.
+        print(f"not ok {self.number} - {name}", file=sys.stderr, flush=True)
+        for line in lines:
+            print(f"# {line}", file=sys.stderr, flush=True)
 
 
 def run_tests(tests, argv):
