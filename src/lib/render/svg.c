@@ -358,7 +358,9 @@ static void put_progression(dg_writer *w, const dg_level *level) {
                                    {1, 1, 9, 1, 5, 9},  /* south */
                                    {9, 1, 9, 9, 1, 5}}; /* west */
   static const char *const ways[4] = {"north", "east", "south", "west"};
-  put(w, "<g class=\"progression\">");
+  /* A client view's group is named for what it shows: the progression
+   * (its keys, its witness) is the server's. */
+  put(w, level->client_view ? "<g class=\"locks\">" : "<g class=\"progression\">");
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *f = &level->features[i];
     bool key = strcmp(f->kind, "key") == 0, lock = strcmp(f->kind, "locked_door") == 0;
