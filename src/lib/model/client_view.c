@@ -203,7 +203,8 @@ int dg_level_client_view(const dg_level *full, dg_cancel *cancel, dg_level **out
   else if ((rc = dg_level_hash(full, cancel, client->level_hash)) != 0)
     goto fail;
   client->algorithm = full->algorithm;
-  client->params = full->params; /* never written: a writer reads the table through it */
+  /* No seed and no params, not even in memory: a writer added later cannot
+   * leak what the view does not hold. */
   client->players = full->players;
   client->has_grid = full->has_grid;
   client->grid_is_projection = full->grid_is_projection;
