@@ -433,11 +433,10 @@ static int evaluate(const lobbies *table, const json_t *settings, const json_t *
     const json_t *profile_name = json_object_get(body, "profile");
     const char *name =
         json_is_string(profile_name) ? json_string_value(profile_name) : cfg->default_profile;
-    const json_t *profile = cfg->profiles != NULL ? json_object_get(cfg->profiles, name) : NULL;
-    const json_t *algorithm = json_object_get(profile, "algorithm");
-    json_object_set_new(body, "algorithm",
-                        json_string(json_is_string(algorithm) ? json_string_value(algorithm)
-                                                              : dg_algorithm_default()->name));
+    const party_profile *named = config_profile(cfg, name);
+    json_object_set_new(
+        body, "algorithm",
+        json_string(named != NULL ? named->algorithm->name : dg_algorithm_default()->name));
   }
   json_object_set_new(body, "seed", dg_seed_to_json(seed));
   if (json_array_size(players) > 0)
