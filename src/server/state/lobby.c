@@ -19,6 +19,7 @@
  * change that still does not fit is refused (SRV_ELOBBY_BYTES). */
 #include "state/lobby.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,8 +192,10 @@ static void lobby_free(lobbies *table, lobby *l) {
 
 void lobby_remove(lobbies *table, lobby *l) {
   lobby **link = slot_of(table, l->id);
-  if (*link == l)
-    *link = l->next;
+  /* Every lobby is in its bucket under its id (lobby_put adds it, only
+   * this unlinks it): not finding it would leave a freed lobby linked. */
+  assert(*link == l);
+  *link = l->next;
   lobby_free(table, l);
 }
 
