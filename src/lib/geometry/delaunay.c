@@ -473,22 +473,10 @@ static int insert_point(sweep *s, int p) {
   return 0;
 }
 
-int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
-  if (count < 0)
-    return DG_EINVAL;
-  for (int i = 0; i < 2 * count; i++)
-    if (coords[i] > DG_DELAUNAY_COORD_MAX || coords[i] < -DG_DELAUNAY_COORD_MAX)
-      return DG_EINVAL;
-  int rc = reserve(d, count);
-  if (rc != 0)
-    return rc;
-  d->triangle_count = 0;
-  d->line_count = 0;
-  d->point_count = count;
-  if (count == 0)
-    return 0;
-  sweep s = {.d = d, .fcoords = d->fcoords, .stack_capacity = 3 * 2 * d->capacity + 16};
-  /* i0: the point nearest the middle of the bounding box. */
+/* Bounding box of the points: sets s->bound, the in-circle error bound
+ * for their extent, and returns i0, the point nearest the middle of the
+ * box (the sweep's centre). */
+static int find_centre(sweep *s, const int32_t *coords, int count) {
   int32_t min_x = coords[0], max_x = coords[0], min_y = coords[1], max_y = coords[1];
   for (int i = 1; i < count; i++) {
     int32_t x = coords[2 * i], y = coords[2 * i + 1];
@@ -502,7 +490,7 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   double extent = (double)(span_x > span_y ? span_x : span_y);
   /* Three rounded products and two sums: an error of a few units of 2^-53
    * of the permanent; 1e-14 leaves a wide margin. */
-  s.bound = 1e-14 * 12.0 * extent * extent * extent * extent;
+  s->bound = 1e-14 * 12.0 * extent * extent * extent * extent;
   int i0 = 0;
   uint64_t best = UINT64_MAX;
   for (int i = 0; i < count; i++) {
@@ -513,11 +501,18 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
       i0 = i;
     }
   }
-  s.cx = coords[2 * i0];
-  s.cy = coords[2 * i0 + 1];
+  return i0;
+}
+
+/* Orders the points by squared distance from the centre (s->cx, s->cy),
+ * aliases each duplicate to the first of its run, and renumbers the
+ * distinct ones in sweep order with their coordinates copied as doubles.
+ * Returns the number of distinct points. */
+static int order_distinct(sweep *s, const int32_t *coords, int count) {
+  dg_delaunay *d = s->d;
   uint64_t max_key = 0;
   for (int i = 0; i < count; i++) {
-    int64_t dx = (int64_t)coords[2 * i] - s.cx, dy = (int64_t)coords[2 * i + 1] - s.cy;
+    int64_t dx = (int64_t)coords[2 * i] - s->cx, dy = (int64_t)coords[2 * i + 1] - s->cy;
     d->keys[i] = (uint64_t)(dx * dx + dy * dy);
     d->order[i] = i;
     max_key = d->keys[i] > max_key ? d->keys[i] : max_key;
@@ -540,28 +535,20 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   }
   /* From here on a point is named by its sweep id i (the caller's id is
    * order[i]). */
-  int *order = d->order;
+  const int *order = d->order;
   for (int i = 0; i < distinct; i++) {
     d->fcoords[2 * i] = coords[2 * order[i]];
     d->fcoords[2 * i + 1] = coords[2 * order[i] + 1];
   }
-  /* The first distinct points collinear with the first two form a chain. */
-  int k = 2;
-  while (k < distinct && orient_double(fpt(&s, 0), fpt(&s, 1), fpt(&s, k)) == 0)
-    k++;
-  int *line = d->line;
-  int chain = k < distinct ? k : distinct;
-  order_chain(&s, line, chain);
-  if (k >= distinct) {
-    for (int i = 0; i < distinct; i++)
-      line[i] = order[line[i]];
-    d->line_count = distinct; /* every distinct point lies on one line */
-    return 0;
-  }
-  /* Fan from the first point off the line to the chain: the only
-   * triangulation of a line plus one point. */
-  int apex = k;
-  if (orient_double(fpt(&s, line[0]), fpt(&s, line[chain - 1]), fpt(&s, apex)) < 0)
+  return distinct;
+}
+
+/* Fans the first point off the line, apex, to the chain line[0 .. chain
+ * - 1] (the only triangulation of a line plus one point) and starts the
+ * hull and its hash from that fan. */
+static void fan_from_chain(sweep *s, int *line, int chain, int apex, int distinct) {
+  dg_delaunay *d = s->d;
+  if (orient_double(fpt(s, line[0]), fpt(s, line[chain - 1]), fpt(s, apex)) < 0)
     for (int i = 0, j = chain - 1; i < j; i++, j--) {
       int t = line[i];
       line[i] = line[j];
@@ -570,10 +557,10 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   int hash_size = 1;
   while (hash_size * hash_size < distinct)
     hash_size++;
-  s.hash_size = hash_size;
-  s.key_of = d->order_tmp;
+  s->hash_size = hash_size;
+  s->key_of = d->order_tmp;
   for (int i = 0; i < distinct; i++)
-    s.key_of[i] = hash_key(&s, i);
+    s->key_of[i] = hash_key(s, i);
   for (int i = 0; i < hash_size; i++)
     d->hull_hash[i] = -1;
   for (int i = 0; i + 1 < chain; i++) {
@@ -586,17 +573,18 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   for (int i = 0; i < chain; i++) {
     d->hull_next[line[i]] = i + 1 < chain ? line[i + 1] : apex;
     d->hull_prev[line[i]] = i > 0 ? line[i - 1] : apex;
-    d->hull_hash[s.key_of[line[i]]] = line[i];
+    d->hull_hash[s->key_of[line[i]]] = line[i];
   }
   d->hull_next[apex] = line[0];
   d->hull_prev[apex] = line[chain - 1];
-  d->hull_hash[s.key_of[apex]] = apex;
-  for (int i = k + 1; i < distinct; i++)
-    if ((rc = insert_point(&s, i)) != 0)
-      return rc;
-  /* Pack to three slots (in place: slot 3 t + j never lies past 4 t + j)
-   * and back to the caller's point ids. */
+  d->hull_hash[s->key_of[apex]] = apex;
+}
+
+/* Packs the triangles to three slots (in place: slot 3 t + j never lies
+ * past 4 t + j) and maps them back to the caller's point ids. */
+static void pack_triangles(dg_delaunay *d) {
   int *tri = d->triangles, *twin = d->halfedges;
+  const int *order = d->order;
   for (int t = 0; t < d->triangle_count; t++) {
     const int *from = tri + SLOTS * t, *from_twin = twin + SLOTS * t;
     int v0 = from[0], v1 = from[1], v2 = from[2];
@@ -609,6 +597,45 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
     twin[3 * t + 1] = h1 < 0 ? -1 : h1 - h1 / SLOTS;
     twin[3 * t + 2] = h2 < 0 ? -1 : h2 - h2 / SLOTS;
   }
+}
+
+int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
+  if (count < 0)
+    return DG_EINVAL;
+  for (int i = 0; i < 2 * count; i++)
+    if (coords[i] > DG_DELAUNAY_COORD_MAX || coords[i] < -DG_DELAUNAY_COORD_MAX)
+      return DG_EINVAL;
+  int rc = reserve(d, count);
+  if (rc != 0)
+    return rc;
+  d->triangle_count = 0;
+  d->line_count = 0;
+  d->point_count = count;
+  if (count == 0)
+    return 0;
+  sweep s = {.d = d, .fcoords = d->fcoords, .stack_capacity = 3 * 2 * d->capacity + 16};
+  int i0 = find_centre(&s, coords, count);
+  s.cx = coords[2 * i0];
+  s.cy = coords[2 * i0 + 1];
+  int distinct = order_distinct(&s, coords, count);
+  /* The first distinct points collinear with the first two form a chain. */
+  int k = 2;
+  while (k < distinct && orient_double(fpt(&s, 0), fpt(&s, 1), fpt(&s, k)) == 0)
+    k++;
+  int *line = d->line;
+  int chain = k < distinct ? k : distinct;
+  order_chain(&s, line, chain);
+  if (k >= distinct) {
+    for (int i = 0; i < distinct; i++)
+      line[i] = d->order[line[i]];
+    d->line_count = distinct; /* every distinct point lies on one line */
+    return 0;
+  }
+  fan_from_chain(&s, line, chain, k, distinct);
+  for (int i = k + 1; i < distinct; i++)
+    if ((rc = insert_point(&s, i)) != 0)
+      return rc;
+  pack_triangles(d);
   return 0;
 }
 
