@@ -152,60 +152,32 @@ static int by_length(const void *pa, const void *pb) {
   return (a->b > b->b) - (a->b < b->b);
 }
 
-int landmark_connect(landmark_state *s) {
+/* Step 2: "I take a random cell from each one." One draw per room, in room
+ * order; the cell becomes the room's graph node and its Delaunay point. */
+static int pick_room_cells(landmark_state *s, int32_t *points, int *node_cell) {
   dg_level *level = s->level;
-  const dg_params *p = s->params;
-  int rooms = level->room_count, rc = 0;
-  dg_delaunay delaunay;
-  dg_delaunay_init(&delaunay);
-  dg_astar astar = {0};
-  int32_t *points = dg_arena_calloc(&s->arena, 2 * (size_t)rooms + 2, sizeof *points);
-  int *node_cell = dg_arena_calloc(&s->arena, (size_t)rooms + 1, sizeof *node_cell);
-  int *degree = dg_arena_calloc(&s->arena, (size_t)rooms + 1, sizeof *degree);
-  if (points == NULL || node_cell == NULL || degree == NULL)
-    return DG_ENOMEM;
-  /* Step 2: "I take a random cell from each one." */
-  for (int r = 0; r < rooms; r++) {
+  for (int r = 0; r < level->room_count; r++) {
     int count = s->room_start[r + 1] - s->room_start[r];
     int c = s->room_cells[s->room_start[r] + (int)dg_rng_below(&s->connect, (uint32_t)count)];
     node_cell[r] = c;
     points[2 * r] = c % s->width;
     points[2 * r + 1] = c / s->width;
     const char *kind = strcmp(level->rooms[r].kind, "landmark") == 0 ? "landmark" : "room";
-    if ((rc = dg_graph_add_node(&level->graph, kind, c % s->width, c / s->width, r, NULL)) != 0)
-      goto done;
+    int rc = dg_graph_add_node(&level->graph, kind, c % s->width, c / s->width, r, NULL);
+    if (rc != 0)
+      return rc;
   }
-  if ((rc = dg_delaunay_build(&delaunay, points, rooms)) != 0)
-    goto done;
-  int capacity = dg_delaunay_edge_capacity(&delaunay), pair_count = 0;
-  int *pairs = dg_arena_calloc(&s->arena, 2 * (size_t)capacity, sizeof *pairs);
-  dg_weighted_edge *weighted = dg_arena_calloc(&s->arena, (size_t)capacity + 1, sizeof *weighted);
-  bool *in_tree = dg_arena_calloc(&s->arena, (size_t)capacity + 1, sizeof *in_tree);
-  planned_edge *plan = dg_arena_calloc(&s->arena, (size_t)capacity + 1, sizeof *plan);
-  rc = DG_ENOMEM;
-  if (pairs == NULL || weighted == NULL || in_tree == NULL || plan == NULL)
-    goto done;
-  dg_delaunay_edges(&delaunay, pairs, &pair_count);
-  for (int e = 0; e < pair_count; e++) {
-    int a = pairs[2 * e], b = pairs[2 * e + 1];
-    int64_t dx = points[2 * a] - points[2 * b], dy = points[2 * a + 1] - points[2 * b + 1];
-    weighted[e] = (dg_weighted_edge){a, b, dx * dx + dy * dy};
-  }
-  int trees = 0;
-  if ((rc = dg_mst(rooms, weighted, pair_count, in_tree, NULL, &trees)) != 0)
-    goto done;
-  /* The tree first, then extra triangulation edges shortest first while
-   * the mean degree is below the target and both ends are below its
-   * ceiling. */
-  int planned = 0, mst_edges = 0;
-  for (int e = 0; e < pair_count; e++)
-    if (in_tree[e]) {
-      plan[planned++] = (planned_edge){weighted[e].a, weighted[e].b, weighted[e].weight, true};
-      degree[weighted[e].a]++;
-      degree[weighted[e].b]++;
-    }
-  mst_edges = planned;
-  qsort(plan, (size_t)planned, sizeof *plan, by_length);
+  return 0;
+}
+
+/* Appends to plan[planned..] the triangulation edges outside the tree,
+ * shortest first, while the mean degree is below the target and both ends
+ * are below its ceiling. extra[] (past the tree's edges in plan[]) is the
+ * scratch they are sorted in. Returns the new number of planned edges. */
+static int add_extra_edges(const landmark_state *s, const dg_weighted_edge *weighted,
+                           const bool *in_tree, int pair_count, planned_edge *plan, int planned,
+                           int *degree) {
+  int rooms = s->level->room_count;
   planned_edge *extra = plan + planned;
   int extra_count = 0;
   for (int e = 0; e < pair_count; e++)
@@ -213,7 +185,7 @@ int landmark_connect(landmark_state *s) {
       extra[extra_count++] =
           (planned_edge){weighted[e].a, weighted[e].b, weighted[e].weight, false};
   qsort(extra, (size_t)extra_count, sizeof *extra, by_length);
-  double target = dg_param_float(p, P_TARGET_DEGREE);
+  double target = dg_param_float(s->params, P_TARGET_DEGREE);
   int cap = (int)target;
   cap += (double)cap < target ? 1 : 0;
   /* Chosen extras are appended to plan[] over extra[] itself: the write
@@ -226,16 +198,67 @@ int landmark_connect(landmark_state *s) {
     degree[edge.b]++;
     plan[planned++] = edge;
   }
+  return planned;
+}
+
+/* The edges to dig: the minimum spanning tree of the Delaunay
+ * triangulation of points[] (so no room is left out), shortest first, then
+ * the extras (add_extra_edges). Outputs: *plan_out (arena memory) and
+ * *planned_out, its length. */
+static int plan_edges(landmark_state *s, dg_delaunay *delaunay, const int32_t *points, int *degree,
+                      planned_edge **plan_out, int *planned_out) {
+  dg_level *level = s->level;
+  int rooms = level->room_count;
+  int rc = dg_delaunay_build(delaunay, points, rooms);
+  if (rc != 0)
+    return rc;
+  int capacity = dg_delaunay_edge_capacity(delaunay), pair_count = 0;
+  int *pairs = dg_arena_calloc(&s->arena, 2 * (size_t)capacity, sizeof *pairs);
+  dg_weighted_edge *weighted = dg_arena_calloc(&s->arena, (size_t)capacity + 1, sizeof *weighted);
+  bool *in_tree = dg_arena_calloc(&s->arena, (size_t)capacity + 1, sizeof *in_tree);
+  planned_edge *plan = dg_arena_calloc(&s->arena, (size_t)capacity + 1, sizeof *plan);
+  if (pairs == NULL || weighted == NULL || in_tree == NULL || plan == NULL)
+    return DG_ENOMEM;
+  dg_delaunay_edges(delaunay, pairs, &pair_count);
+  for (int e = 0; e < pair_count; e++) {
+    int a = pairs[2 * e], b = pairs[2 * e + 1];
+    int64_t dx = points[2 * a] - points[2 * b], dy = points[2 * a + 1] - points[2 * b + 1];
+    weighted[e] = (dg_weighted_edge){a, b, dx * dx + dy * dy};
+  }
+  int trees = 0;
+  if ((rc = dg_mst(rooms, weighted, pair_count, in_tree, NULL, &trees)) != 0)
+    return rc;
+  int planned = 0;
+  for (int e = 0; e < pair_count; e++)
+    if (in_tree[e]) {
+      plan[planned++] = (planned_edge){weighted[e].a, weighted[e].b, weighted[e].weight, true};
+      degree[weighted[e].a]++;
+      degree[weighted[e].b]++;
+    }
+  int mst_edges = planned;
+  qsort(plan, (size_t)planned, sizeof *plan, by_length);
+  planned = add_extra_edges(s, weighted, in_tree, pair_count, plan, planned, degree);
   dg_level_set_stat(level, "triangulation_edges", pair_count);
   dg_level_set_stat(level, "mst_edges", mst_edges);
   dg_level_set_stat(level, "extra_edges", planned - mst_edges);
-  /* Step 3: tunnels. */
+  *plan_out = plan;
+  *planned_out = planned;
+  return 0;
+}
+
+/* Step 3: digs each planned edge in order by A* over the cost field, from
+ * one room's chosen cell to the other's, and records it in the graph. An
+ * edge A* cannot join is counted in tunnels_failed, not an error. */
+static int dig_tunnels(landmark_state *s, dg_astar *astar, const planned_edge *plan, int planned,
+                       const int *node_cell) {
+  const dg_params *p = s->params;
   uint32_t min_cost = 1;
-  if ((rc = build_costs(s, &min_cost)) != 0)
-    goto done;
+  int rc = build_costs(s, &min_cost);
+  if (rc != 0)
+    return rc;
   bool exact_turns = dg_param_bool(p, P_EXACT_TURNS);
-  if ((rc = dg_astar_init(&astar, s->width, s->height, exact_turns)) != 0)
-    goto done;
+  if ((rc = dg_astar_init(astar, s->width, s->height, exact_turns)) != 0)
+    return rc;
   uint16_t tunnel = clamp_cost(dg_param_int(p, P_TUNNEL_COST));
   dg_astar_query query = {.cost = s->cost,
                           .turn_cost = (uint32_t)dg_param_int(p, P_TURN_PENALTY),
@@ -244,7 +267,7 @@ int landmark_connect(landmark_state *s) {
   long expanded = 0;
   for (int e = 0; e < planned; e++) {
     if ((e & 15) == 0 && (rc = dg_cancel_check(s->cancel)) != 0)
-      goto done;
+      return rc;
     int a = plan[e].a, b = plan[e].b;
     /* Only the two rooms being joined are open: a tunnel never runs
      * through another room. */
@@ -253,7 +276,7 @@ int landmark_connect(landmark_state *s) {
     query.start = node_cell[a];
     query.goal = node_cell[b];
     dg_astar_result result;
-    int found = dg_astar_find(&astar, &query, s->path, &result);
+    int found = dg_astar_find(astar, &query, s->path, &result);
     set_room_floor_cost(s, a, 0);
     set_room_floor_cost(s, b, 0);
     expanded += result.expanded;
@@ -262,15 +285,34 @@ int landmark_connect(landmark_state *s) {
       continue;
     }
     if ((rc = found) != 0)
-      goto done;
+      return rc;
     if ((rc = dig(s, result.length, tunnel)) != 0)
-      goto done;
-    if ((rc = dg_graph_add_edge(&level->graph, a, b, plan[e].mst ? "mst" : "extra",
+      return rc;
+    if ((rc = dg_graph_add_edge(&s->level->graph, a, b, plan[e].mst ? "mst" : "extra",
                                 result.length > 1 ? result.length - 1 : 1)) != 0)
-      goto done;
+      return rc;
   }
-  dg_level_set_stat(level, "astar_expanded", expanded);
-  rc = 0;
+  dg_level_set_stat(s->level, "astar_expanded", expanded);
+  return 0;
+}
+
+int landmark_connect(landmark_state *s) {
+  int rooms = s->level->room_count, rc = DG_ENOMEM;
+  dg_delaunay delaunay;
+  dg_delaunay_init(&delaunay);
+  dg_astar astar = {0};
+  int32_t *points = dg_arena_calloc(&s->arena, 2 * (size_t)rooms + 2, sizeof *points);
+  int *node_cell = dg_arena_calloc(&s->arena, (size_t)rooms + 1, sizeof *node_cell);
+  int *degree = dg_arena_calloc(&s->arena, (size_t)rooms + 1, sizeof *degree);
+  planned_edge *plan = NULL;
+  int planned = 0;
+  if (points == NULL || node_cell == NULL || degree == NULL)
+    goto done;
+  if ((rc = pick_room_cells(s, points, node_cell)) != 0)
+    goto done;
+  if ((rc = plan_edges(s, &delaunay, points, degree, &plan, &planned)) != 0)
+    goto done;
+  rc = dig_tunnels(s, &astar, plan, planned, node_cell);
 done:
   dg_astar_close(&astar);
   dg_delaunay_close(&delaunay);
