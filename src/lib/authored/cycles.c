@@ -67,6 +67,140 @@ static int graph_distance_exact(au_graph *graph, int a, int b) {
   return au_graph_distance(graph, a, b, 1 << 30);
 }
 
+/* One attempt at closing a cycle between connectors a and b: what it
+ * tried and what it found. */
+typedef struct attempt {
+  int a, b;         /* connectors */
+  int pa, pb;       /* their placements */
+  int before;       /* placements before the attempt: the chain's start */
+  uint64_t started; /* dg_monotonic_ns() at the start */
+  bool built;       /* a chain or corridor joins a and b */
+  int chain_rooms;  /* rooms added by a chain (0 for a corridor) */
+  int cost;         /* walking cost of what was built */
+  int64_t expanded; /* search expansions */
+} attempt;
+
+/* Rebuilds the dungeon graph in the scratch from the connections so far,
+ * with room for every chain room the search could add without growing the
+ * per-placement graph arrays during the pass. */
+static int load_dungeon_graph(au_state *s, au_graph *graph, int pair_count) {
+  int most = s->placements.count + pair_count * dg_param_int(s->params, P_CHAIN_MAX) + 1;
+  int rc = au_graph_reset(graph, most);
+  for (int i = 0; rc == 0 && i < s->connections.count; i++) {
+    const au_connection *c = &s->connections.items[i];
+    rc = au_graph_add(graph, s->connectors.items[c->a].placement,
+                      s->connectors.items[c->b].placement);
+  }
+  return rc;
+}
+
+/* Whether the pair (a, b) is still worth a search; counts it in cy when
+ * not. */
+static bool worth_trying(au_state *s, au_graph *graph, int a, int b, int cap, int failures_max) {
+  au_cycles *cy = s->cycles;
+  au_connector *ka = &s->connectors.items[a], *kb = &s->connectors.items[b];
+  if (ka->state == CONN_CONNECTED || kb->state == CONN_CONNECTED || !au_usable(s, a) ||
+      !au_usable(s, b)) {
+    cy->skipped_used++;
+    return false;
+  }
+  /* Both ends have failed `failures_max` searches: the space round them
+   * has mostly filled up since. Not sooner: a failure belongs to the
+   * pair and the space of its time, and most chains that close
+   * (three in four at 1,000 rooms) start or end at a doorway that had
+   * failed before (seed 003, "Measuring instead of guessing"). */
+  if (ka->failures >= failures_max && kb->failures >= failures_max) {
+    cy->skipped_used++;
+    return false;
+  }
+  if (au_graph_distance(graph, ka->placement, kb->placement, cap) < cap) {
+    cy->skipped_shortened++;
+    return false;
+  }
+  return true;
+}
+
+/* The chain search for one attempt; a found chain is committed and
+ * recorded in cy->built, a failure counted by its reason. */
+static int search_chain(au_state *s, attempt *try) {
+  au_cycles *cy = s->cycles;
+  au_chain_search *chain = &s->search->chain;
+  int result, last = -1;
+  int rc = au_run_search(s, chain, try->a, try->b, &result, &last, &try->expanded);
+  if (rc != 0)
+    return rc;
+  if (result == AU_FOUND) {
+    try->cost = chain->nodes.items[last].g;
+    try->chain_rooms = chain->nodes.items[last].depth;
+    int distance = graph_distance_exact(&s->search->graph, try->pa, try->pb);
+    if ((rc = au_commit_chain(s, chain, try->a, try->b, last, cy->built.count)) != 0)
+      return rc;
+    try->built = true;
+    return dg_vec_push(&cy->built, (au_cycle){try->a, try->b, try->chain_rooms, try->cost, distance,
+                                              try->expanded});
+  }
+  if (result == AU_FAIL_TABLE)
+    cy->failed_table++;
+  else if (result == AU_FAIL_CUTOFF)
+    cy->failed_cutoff++;
+  else
+    cy->failed_exhausted++;
+  return 0;
+}
+
+/* After an attempt: a built one joins the dungeon graph (its rooms in a
+ * line from pa to pb); a failed one counts against both doorways. */
+static int record_attempt(au_state *s, int mode, const attempt *try) {
+  au_cycles *cy = s->cycles;
+  au_graph *graph = &s->search->graph;
+  int rc = 0;
+  cy->expansions += try->expanded;
+  if (!try->built) {
+    s->connectors.items[try->a].failures++;
+    s->connectors.items[try->b].failures++;
+    cy->failed_expansions += try->expanded;
+    return dg_vec_push(&cy->fail_ns, dg_monotonic_ns() - try->started);
+  }
+  if (mode == CYCLES_CORRIDORS &&
+      (rc = dg_vec_push(&cy->built, (au_cycle){try->a, try->b, 0, try->cost,
+                                               graph_distance_exact(graph, try->pa, try->pb),
+                                               try->expanded})) != 0)
+    return rc;
+  cy->rooms_added += try->chain_rooms;
+  cy->cost_total += try->cost;
+  /* The dungeon graph gains the chain's rooms and connections. */
+  int prev = try->pa;
+  for (int p = try->before; p < s->placements.count; p++) {
+    if ((rc = au_graph_add(graph, prev, p)) != 0)
+      return rc;
+    prev = p;
+  }
+  return au_graph_add(graph, prev, try->pb);
+}
+
+/* One attempt at joining connectors a and b by the pass's mode. */
+static int attempt_pair(au_state *s, int mode, int a, int b) {
+  au_cycles *cy = s->cycles;
+  cy->attempts++;
+  attempt try = {.a = a,
+                 .b = b,
+                 .pa = s->connectors.items[a].placement,
+                 .pb = s->connectors.items[b].placement,
+                 .started = dg_monotonic_ns(),
+                 .before = s->placements.count};
+  int rc;
+  if (mode == CYCLES_CORRIDORS) {
+    rc = au_corridor(s, a, b, cy->built.count, &try.built, &try.cost, &try.expanded);
+    if (rc != 0)
+      return rc;
+    if (!try.built)
+      cy->failed_exhausted++;
+  } else if ((rc = search_chain(s, &try)) != 0) {
+    return rc;
+  }
+  return record_attempt(s, mode, &try);
+}
+
 int au_close_cycles(au_state *s, dg_cancel *cancel) {
   if (s->cycles == NULL && (s->cycles = calloc(1, sizeof *s->cycles)) == NULL)
     return DG_ENOMEM;
@@ -82,107 +216,22 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
   int rc = search_prepare(s);
   if (rc != 0)
     goto done;
-  struct au_search *q = s->search;
-  au_graph *graph = &q->graph;
-  if ((rc = au_find_candidates(s, &q->pairs)) != 0)
+  struct au_search *scratch = s->search;
+  if ((rc = au_find_candidates(s, &scratch->pairs)) != 0)
     goto done;
-  const au_candidate *pairs = q->pairs.ranked.items;
-  int pair_count = q->pairs.ranked.count;
+  const au_candidate *pairs = scratch->pairs.ranked.items;
+  int pair_count = scratch->pairs.ranked.count;
   cy->candidates += pair_count;
-  /* Room for every chain room the search could add without growing the
-   * per-placement graph arrays during the pass. */
-  int most = s->placements.count + pair_count * dg_param_int(s->params, P_CHAIN_MAX) + 1;
-  if ((rc = au_graph_reset(graph, most)) != 0)
+  if ((rc = load_dungeon_graph(s, &scratch->graph, pair_count)) != 0)
     goto done;
-  for (int i = 0; i < s->connections.count; i++) {
-    const au_connection *c = &s->connections.items[i];
-    if ((rc = au_graph_add(graph, s->connectors.items[c->a].placement,
-                           s->connectors.items[c->b].placement)) != 0)
-      goto done;
-  }
   for (int i = 0; i < pair_count; i++) {
     if ((i & 31) == 0 && (rc = dg_cancel_check(cancel)) != 0)
       goto done;
     int a = pairs[i].a, b = pairs[i].b;
-    au_connector *ka = &s->connectors.items[a], *kb = &s->connectors.items[b];
-    if (ka->state == CONN_CONNECTED || kb->state == CONN_CONNECTED || !au_usable(s, a) ||
-        !au_usable(s, b)) {
-      cy->skipped_used++;
+    if (!worth_trying(s, &scratch->graph, a, b, cap, failures_max))
       continue;
-    }
-    /* Both ends have failed `failures_max` searches: the space round them
-     * has mostly filled up since. Not sooner: a failure belongs to the
-     * pair and the space of its time, and most chains that close
-     * (three in four at 1,000 rooms) start or end at a doorway that had
-     * failed before (seed 003, "Measuring instead of guessing"). */
-    if (ka->failures >= failures_max && kb->failures >= failures_max) {
-      cy->skipped_used++;
-      continue;
-    }
-    int pa = ka->placement, pb = kb->placement;
-    if (au_graph_distance(graph, pa, pb, cap) < cap) {
-      cy->skipped_shortened++;
-      continue;
-    }
-    cy->attempts++;
-    uint64_t started = dg_monotonic_ns();
-    int64_t expanded = 0;
-    bool built = false;
-    int chain_rooms = 0, cost = 0;
-    int before = s->placements.count;
-    if (mode == CYCLES_CORRIDORS) {
-      rc = au_corridor(s, a, b, cy->built.count, &built, &cost, &expanded);
-      if (rc != 0)
-        goto done;
-      if (!built)
-        cy->failed_exhausted++;
-    } else {
-      int result, last = -1;
-      if ((rc = au_run_search(s, &q->chain, a, b, &result, &last, &expanded)) != 0)
-        goto done;
-      if (result == AU_FOUND) {
-        cost = q->chain.nodes.items[last].g;
-        chain_rooms = q->chain.nodes.items[last].depth;
-        int distance = graph_distance_exact(graph, pa, pb);
-        if ((rc = au_commit_chain(s, &q->chain, a, b, last, cy->built.count)) != 0)
-          goto done;
-        built = true;
-        if ((rc = dg_vec_push(&cy->built,
-                              (au_cycle){a, b, chain_rooms, cost, distance, expanded})) != 0)
-          goto done;
-      } else if (result == AU_FAIL_TABLE) {
-        cy->failed_table++;
-      } else if (result == AU_FAIL_CUTOFF) {
-        cy->failed_cutoff++;
-      } else {
-        cy->failed_exhausted++;
-      }
-    }
-    cy->expansions += expanded;
-    if (built) {
-      if (mode == CYCLES_CORRIDORS &&
-          (rc = dg_vec_push(
-               &cy->built,
-               (au_cycle){a, b, 0, cost, graph_distance_exact(graph, pa, pb), expanded})) != 0)
-        goto done;
-      cy->rooms_added += chain_rooms;
-      cy->cost_total += cost;
-      /* The dungeon graph gains the chain's rooms and connections. */
-      int prev = pa;
-      for (int p = before; p < s->placements.count; p++) {
-        if ((rc = au_graph_add(graph, prev, p)) != 0)
-          goto done;
-        prev = p;
-      }
-      if ((rc = au_graph_add(graph, prev, pb)) != 0)
-        goto done;
-    } else {
-      s->connectors.items[a].failures++;
-      s->connectors.items[b].failures++;
-      cy->failed_expansions += expanded;
-      if ((rc = dg_vec_push(&cy->fail_ns, dg_monotonic_ns() - started)) != 0)
-        goto done;
-    }
+    if ((rc = attempt_pair(s, mode, a, b)) != 0)
+      goto done;
   }
   rc = 0;
 done:
