@@ -85,38 +85,152 @@ static int seen_relax(au_chain_search *q, uint64_t key, int g) {
   return 1;
 }
 
+/* One search's settings, read once from the parameters. */
+typedef struct search_settings {
+  const au_connector *goal; /* the connector the chain must reach */
+  double weight;            /* w in f = g + w h */
+  int stall_cutoff;         /* expansions without a better h before giving up */
+  int expansions_max;       /* expansions before giving up */
+  int chain_max;            /* rooms a chain may have */
+  bool shims;               /* shim rooms may be placed */
+  bool grouping;            /* search over move groups, else single moves */
+} search_settings;
+
+/* Progress of one search towards the goal, for the stall cutoff and for
+ * what each cutoff of au_cutoffs would have saved or lost. */
+typedef struct stall_watch {
+  int best_h;                    /* best h so far */
+  int stall;                     /* expansions since best_h improved */
+  int64_t first_cut[AU_CUTOFFS]; /* expansions when cutoff c was reached, -1 not yet */
+} stall_watch;
+
+/* Notes an expansion at h; true when the search stalled past its cutoff. */
+static bool stalled(stall_watch *watch, int h, int64_t expanded, int cutoff) {
+  if (h < watch->best_h) {
+    watch->best_h = h;
+    watch->stall = 0;
+  } else {
+    watch->stall++;
+    for (int c = 0; c < AU_CUTOFFS - 1; c++)
+      if (watch->stall == au_cutoffs[c] && watch->first_cut[c] < 0)
+        watch->first_cut[c] = expanded;
+  }
+  return watch->stall >= cutoff;
+}
+
+/* Pushes the children of node `at` (n) through each exit of move m (of
+ * group `group`, or -1) that reaches a state the table knows, more
+ * cheaply than before at that chain length. */
+static int push_exits(au_state *s, au_chain_search *q, const search_settings *settings, uint32_t at,
+                      const au_node *n, int m, int group) {
+  const rs_set *set = s->set;
+  const rs_move *move = &set->moves[m];
+  for (int e = 0; e < move->exit_count; e++) {
+    const rs_exit *x = &set->exits[move->exit_first + e];
+    int cx = n->x + x->x, cy = n->y + x->y, cz = n->z + x->z;
+    uint32_t key = goal_key(settings->goal, cx, cy, cz, x->facing);
+    int cg = n->g + x->cost;
+    /* Visited by state and chain length: with a length limit, a state
+     * reached cheaply but late must not hide the same state reached
+     * dearer but with rooms to spare. */
+    uint64_t seen_key = (uint64_t)key << 8 | (uint64_t)(n->depth + 1);
+    const int32_t *seen_g = dg_hash_get(&q->seen, seen_key);
+    if (seen_g != NULL && *seen_g <= cg)
+      continue;
+    int ch = pdb_lookup(&set->pdb, key);
+    if (ch < 0)
+      continue; /* table miss: the goal is out of reach from there */
+    int rc = seen_relax(q, seen_key, cg);
+    if (rc < 0)
+      return rc;
+    uint64_t priority = (uint64_t)((cg + dg_fp_mul(settings->weight, ch)) * 16.0);
+    au_node child = {cx, cy, cz, x->facing, (int)at, m, group, e, cg, n->depth + 1};
+    if ((rc = push_node(q, child, priority)) != 0)
+      return rc;
+  }
+  return 0;
+}
+
+/* Expands node `at`: every move (or group) that opens onto its facing and
+ * fits where the chain stands. */
+static int expand_node(au_state *s, au_chain_search *q, const search_settings *settings,
+                       uint32_t at) {
+  const rs_set *set = s->set;
+  /* A copy: pushing children may move the node pool. */
+  au_node n = q->nodes.items[at];
+  bool grouping = settings->grouping;
+  int count = grouping ? set->by_facing_count[n.facing] : set->moves_by_facing_count[n.facing];
+  for (int i = 0; i < count; i++) {
+    int group = grouping ? set->by_facing[n.facing][i] : -1;
+    int m = grouping ? set->members[set->groups[group].member_first]
+                     : set->moves_by_facing[n.facing][i];
+    if (!settings->shims && (set->rooms[set->moves[m].room].tag_bits & TAG_SHIM))
+      continue;
+    const rs_move *move = &set->moves[m];
+    if (move->exit_count == 0)
+      continue; /* a dead end cannot carry a chain on */
+    /* Collision first: in the tight pockets between branches most rooms
+     * do not fit, and the check is cheaper than the children's table
+     * lookups (each a likely cache miss). */
+    if (!chain_fits(s, q, (int)at, move))
+      continue;
+    int rc = push_exits(s, q, settings, at, &n, m, group);
+    if (rc != 0)
+      return rc;
+  }
+  return 0;
+}
+
+/* What each cutoff would have saved (on a failed search) or lost (on a
+ * found one), into s->cycles. */
+static void record_cutoffs(au_state *s, const stall_watch *watch, int result, int64_t expanded) {
+  au_cycles *cy = s->cycles;
+  for (int c = 0; c < AU_CUTOFFS - 1; c++) {
+    if (watch->first_cut[c] < 0)
+      continue;
+    if (result == AU_FOUND)
+      cy->lost[c]++;
+    else
+      cy->saved[c] += expanded - watch->first_cut[c];
+  }
+}
+
 int au_run_search(au_state *s, au_chain_search *q, int from, int to, int *result, int *goal_node,
                   int64_t *expanded) {
   const rs_set *set = s->set;
-  const au_connector *goal = &s->connectors.items[to], *start = &s->connectors.items[from];
-  double w = dg_param_float(s->params, P_WEIGHT);
-  int cutoff = dg_param_int(s->params, P_STALL_CUTOFF);
-  int expansions_max = dg_param_int(s->params, P_EXPANSIONS_MAX);
-  int chain_max = dg_param_int(s->params, P_CHAIN_MAX);
-  bool shims = dg_param_bool(s->params, P_SHIMS), grouping = dg_param_bool(s->params, P_GROUPING);
+  const au_connector *start = &s->connectors.items[from];
+  search_settings settings = {
+      .goal = &s->connectors.items[to],
+      .weight = dg_param_float(s->params, P_WEIGHT),
+      .stall_cutoff = dg_param_int(s->params, P_STALL_CUTOFF),
+      .expansions_max = dg_param_int(s->params, P_EXPANSIONS_MAX),
+      .chain_max = dg_param_int(s->params, P_CHAIN_MAX),
+      .shims = dg_param_bool(s->params, P_SHIMS),
+      .grouping = dg_param_bool(s->params, P_GROUPING),
+  };
   q->nodes.count = 0;
   dg_heap_clear(&q->open);
   dg_hash_clear(&q->seen);
   *expanded = 0;
-  int h0 = pdb_lookup(&set->pdb, goal_key(goal, start->x, start->y, start->z, start->facing));
+  int h0 =
+      pdb_lookup(&set->pdb, goal_key(settings.goal, start->x, start->y, start->z, start->facing));
   if (h0 < 0) {
     *result = AU_FAIL_TABLE;
     return 0;
   }
   int rc =
       push_node(q, (au_node){start->x, start->y, start->z, start->facing, -1, -1, -1, -1, 0, 0},
-                (uint64_t)(w * h0 * 16.0));
+                (uint64_t)(settings.weight * h0 * 16.0));
   if (rc != 0)
     return rc;
-  int best_h = h0, stall = 0;
-  int64_t first_cut[AU_CUTOFFS];
+  stall_watch watch = {.best_h = h0, .stall = 0};
   for (int c = 0; c < AU_CUTOFFS; c++)
-    first_cut[c] = -1;
+    watch.first_cut[c] = -1;
   uint32_t at;
   *result = AU_FAIL_EXHAUSTED;
   while (dg_heap_pop(&q->open, NULL, &at)) {
-    au_node n = q->nodes.items[at];
-    int h = pdb_lookup(&set->pdb, goal_key(goal, n.x, n.y, n.z, n.facing));
+    const au_node *n = &q->nodes.items[at];
+    int h = pdb_lookup(&set->pdb, goal_key(settings.goal, n->x, n->y, n->z, n->facing));
     if (h == 0) {
       *result = AU_FOUND;
       *goal_node = (int)at;
@@ -127,73 +241,17 @@ int au_run_search(au_state *s, au_chain_search *q, int from, int to, int *result
      * deadline must be able to stop it in the middle. */
     if ((*expanded & 4095) == 0 && (rc = dg_cancel_check(s->cancel)) != 0)
       return rc;
-    if (h < best_h) {
-      best_h = h;
-      stall = 0;
-    } else {
-      stall++;
-      for (int c = 0; c < AU_CUTOFFS - 1; c++)
-        if (stall == au_cutoffs[c] && first_cut[c] < 0)
-          first_cut[c] = *expanded;
-    }
-    if (stall >= cutoff) {
+    if (stalled(&watch, h, *expanded, settings.stall_cutoff) ||
+        *expanded >= settings.expansions_max) {
       *result = AU_FAIL_CUTOFF;
       break;
     }
-    if (*expanded >= expansions_max) {
-      *result = AU_FAIL_CUTOFF;
-      break;
-    }
-    if (n.depth >= chain_max)
+    if (n->depth >= settings.chain_max)
       continue;
-    int count = grouping ? set->by_facing_count[n.facing] : set->moves_by_facing_count[n.facing];
-    for (int i = 0; i < count; i++) {
-      int group = grouping ? set->by_facing[n.facing][i] : -1;
-      int m = grouping ? set->members[set->groups[group].member_first]
-                       : set->moves_by_facing[n.facing][i];
-      if (!shims && (set->rooms[set->moves[m].room].tag_bits & TAG_SHIM))
-        continue;
-      const rs_move *move = &set->moves[m];
-      if (move->exit_count == 0)
-        continue; /* a dead end cannot carry a chain on */
-      /* Collision first: in the tight pockets between branches most rooms
-       * do not fit, and the check is cheaper than the children's table
-       * lookups (each a likely cache miss). */
-      if (!chain_fits(s, q, (int)at, move))
-        continue;
-      for (int e = 0; e < move->exit_count; e++) {
-        const rs_exit *x = &set->exits[move->exit_first + e];
-        int cx = n.x + x->x, cy = n.y + x->y, cz = n.z + x->z;
-        uint32_t key = goal_key(goal, cx, cy, cz, x->facing);
-        int cg = n.g + x->cost;
-        /* Visited by state and chain length: with a length limit, a state
-         * reached cheaply but late must not hide the same state reached
-         * dearer but with rooms to spare. */
-        uint64_t seen_key = (uint64_t)key << 8 | (uint64_t)(n.depth + 1);
-        const int32_t *seen_g = dg_hash_get(&q->seen, seen_key);
-        if (seen_g != NULL && *seen_g <= cg)
-          continue;
-        int ch = pdb_lookup(&set->pdb, key);
-        if (ch < 0)
-          continue; /* table miss: the goal is out of reach from there */
-        if ((rc = seen_relax(q, seen_key, cg)) < 0)
-          return rc;
-        uint64_t priority = (uint64_t)((cg + dg_fp_mul(w, ch)) * 16.0);
-        au_node child = {cx, cy, cz, x->facing, (int)at, m, group, e, cg, n.depth + 1};
-        if ((rc = push_node(q, child, priority)) != 0)
-          return rc;
-      }
-    }
+    if ((rc = expand_node(s, q, &settings, at)) != 0)
+      return rc;
   }
-  au_cycles *cy = s->cycles;
-  for (int c = 0; c < AU_CUTOFFS - 1; c++) {
-    if (first_cut[c] < 0)
-      continue;
-    if (*result == AU_FOUND)
-      cy->lost[c]++;
-    else
-      cy->saved[c] += *expanded - first_cut[c];
-  }
+  record_cutoffs(s, &watch, *result, *expanded);
   return 0;
 }
 
