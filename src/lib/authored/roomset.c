@@ -4,6 +4,7 @@
  * with a position and a facing). Every problem is reported with the room id
  * and the field, and checking goes on after a problem so that `dungeon
  * check` lists them all at once. */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,109 @@ static bool parse_boxes(const json_t *boxes, rs_room *room, const char *prefix, 
   return report->count == before;
 }
 
+/* True when some integer coordinate of the connector's `at` lies outside
+ * [0, hi_at]: the commonest slip, reported plainly before read_triple's
+ * generic range message. */
+static bool at_outside_room(const json_t *at_json, const int hi_at[3]) {
+  if (!json_is_array(at_json) || json_array_size(at_json) != 3)
+    return false;
+  bool outside = false;
+  for (int axis = 0; axis < 3; axis++) {
+    const json_t *v = json_array_get(at_json, (size_t)axis);
+    if (json_is_integer(v) && (json_integer_value(v) < 0 || json_integer_value(v) > hi_at[axis]))
+      outside = true;
+  }
+  return outside;
+}
+
+/* Checks that connector `index` at `at` facing `facing` is a doorway on
+ * the room's outer wall, facing out, inside a box (when the boxes parsed)
+ * and not a repeat; reports the first problem and returns false. */
+static bool connector_placed_well(const rs_room *room, size_t index, const int at[3], int facing,
+                                  bool boxes_ok, const char *at_field, const char *facing_field,
+                                  rs_report *report) {
+  bool west = at[0] == 0, east = at[0] == room->size[0] - 1;
+  bool north = at[2] == 0, south = at[2] == room->size[2] - 1;
+  if (!west && !east && !north && !south) {
+    problem(report, DG_EINVAL, at_field,
+            "room '%s': connector %zu at [%d, %d, %d] is not on the room's boundary (a "
+            "doorway lies on the outer wall: x 0 or %d, or z 0 or %d)",
+            room->id, index, at[0], at[1], at[2], room->size[0] - 1, room->size[2] - 1);
+    return false;
+  }
+  bool outward = (facing == FACING_N && north) || (facing == FACING_S && south) ||
+                 (facing == FACING_E && east) || (facing == FACING_W && west);
+  if (!outward) {
+    problem(report, DG_EINVAL, facing_field,
+            "room '%s': connector %zu at [%d, %d, %d] is not facing outward: '%s' points "
+            "into the room",
+            room->id, index, at[0], at[1], at[2], rs_facing_names[facing]);
+    return false;
+  }
+  bool filled = false;
+  for (int k = 0; k < room->box_count && !filled; k++)
+    filled = in_box(&room->boxes[k], at[0], at[1], at[2]);
+  if (!filled && boxes_ok) {
+    problem(report, DG_EINVAL, at_field,
+            "room '%s': connector %zu at [%d, %d, %d] is not inside any of the room's boxes",
+            room->id, index, at[0], at[1], at[2]);
+    return false;
+  }
+  bool duplicate = false;
+  for (int k = 0; k < room->connector_count && !duplicate; k++) {
+    const rs_connector *o = &room->connectors[k];
+    duplicate = o->x == at[0] && o->y == at[1] && o->z == at[2];
+  }
+  if (duplicate) {
+    problem(report, DG_EINVAL, at_field,
+            "room '%s': connector %zu at [%d, %d, %d] repeats an earlier connector's doorway",
+            room->id, index, at[0], at[1], at[2]);
+    return false;
+  }
+  return true;
+}
+
+/* Connector `index` of the room (JSON `connector`, its field path in
+ * `field`): added to room->connectors when it is sound, else reported. */
+static void parse_connector(const json_t *connector, size_t index, rs_room *room, const char *field,
+                            bool boxes_ok, rs_report *report) {
+  static const char *const known[] = {"at", "facing", NULL};
+  if (!json_is_object(connector)) {
+    problem(report, DG_ETYPE, field, "room '%s': %s must be an object {at, facing}", room->id,
+            field);
+    return;
+  }
+  char where[DG_ERROR_FIELD_MAX], at_field[DG_ERROR_FIELD_MAX], facing_field[DG_ERROR_FIELD_MAX];
+  path(where, "%s.", field);
+  path(at_field, "%s.at", field);
+  path(facing_field, "%s.facing", field);
+  unknown_keys(connector, known, where, room->id, report);
+  int hi_at[3] = {room->size[0] - 1, room->size[1] - 1, room->size[2] - 1};
+  int at[3];
+  const json_t *at_json = json_object_get(connector, "at");
+  if (at_outside_room(at_json, hi_at)) {
+    problem(report, DG_EINVAL, at_field,
+            "room '%s': connector %zu is not on the room's boundary: it lies outside the "
+            "room's size [%d, %d, %d]",
+            room->id, index, room->size[0], room->size[1], room->size[2]);
+    return;
+  }
+  if (!read_triple(at_json, 0, hi_at, at, at_field, room->id, report))
+    return;
+  const json_t *facing_json = json_object_get(connector, "facing");
+  int facing = json_is_string(facing_json) ? facing_from_name(json_string_value(facing_json)) : -1;
+  if (facing < 0) {
+    problem(report, DG_EINVAL, facing_field,
+            "room '%s': connector %zu facing must be one of n, e, s, w", room->id, index);
+    return;
+  }
+  if (!connector_placed_well(room, index, at, facing, boxes_ok, at_field, facing_field, report))
+    return;
+  /* parse_connectors caps the array at RS_CONNECTORS_MAX. */
+  assert(room->connector_count < RS_CONNECTORS_MAX);
+  room->connectors[room->connector_count++] = (rs_connector){at[0], at[1], at[2], facing};
+}
+
 static void parse_connectors(const json_t *connectors, rs_room *room, const char *prefix,
                              bool boxes_ok, rs_report *report) {
   char field[DG_ERROR_FIELD_MAX];
@@ -188,89 +292,9 @@ static void parse_connectors(const json_t *connectors, rs_room *room, const char
             RS_CONNECTORS_MAX);
     return;
   }
-  static const char *const known[] = {"at", "facing", NULL};
-  int hi_at[3] = {room->size[0] - 1, room->size[1] - 1, room->size[2] - 1};
   for (size_t i = 0; i < json_array_size(connectors); i++) {
-    const json_t *c = json_array_get(connectors, i);
     path(field, "%s.connectors[%zu]", prefix, i);
-    if (!json_is_object(c)) {
-      problem(report, DG_ETYPE, field, "room '%s': %s must be an object {at, facing}", room->id,
-              field);
-      continue;
-    }
-    char where[DG_ERROR_FIELD_MAX], at_field[DG_ERROR_FIELD_MAX], facing_field[DG_ERROR_FIELD_MAX];
-    path(where, "%s.", field);
-    path(at_field, "%s.at", field);
-    path(facing_field, "%s.facing", field);
-    unknown_keys(c, known, where, room->id, report);
-    int at[3];
-    const json_t *at_json = json_object_get(c, "at");
-    if (json_is_array(at_json) && json_array_size(at_json) == 3) {
-      /* Outside the bounding box is the commonest slip: say so plainly. */
-      bool outside = false;
-      for (int axis = 0; axis < 3; axis++) {
-        const json_t *v = json_array_get(at_json, (size_t)axis);
-        if (json_is_integer(v) &&
-            (json_integer_value(v) < 0 || json_integer_value(v) > hi_at[axis]))
-          outside = true;
-      }
-      if (outside) {
-        problem(report, DG_EINVAL, at_field,
-                "room '%s': connector %zu is not on the room's boundary: it lies outside the "
-                "room's size [%d, %d, %d]",
-                room->id, i, room->size[0], room->size[1], room->size[2]);
-        continue;
-      }
-    }
-    if (!read_triple(at_json, 0, hi_at, at, at_field, room->id, report))
-      continue;
-    const json_t *facing_json = json_object_get(c, "facing");
-    int facing =
-        json_is_string(facing_json) ? facing_from_name(json_string_value(facing_json)) : -1;
-    if (facing < 0) {
-      problem(report, DG_EINVAL, facing_field,
-              "room '%s': connector %zu facing must be one of n, e, s, w", room->id, i);
-      continue;
-    }
-    bool west = at[0] == 0, east = at[0] == room->size[0] - 1;
-    bool north = at[2] == 0, south = at[2] == room->size[2] - 1;
-    if (!west && !east && !north && !south) {
-      problem(report, DG_EINVAL, at_field,
-              "room '%s': connector %zu at [%d, %d, %d] is not on the room's boundary (a "
-              "doorway lies on the outer wall: x 0 or %d, or z 0 or %d)",
-              room->id, i, at[0], at[1], at[2], room->size[0] - 1, room->size[2] - 1);
-      continue;
-    }
-    bool outward = (facing == FACING_N && north) || (facing == FACING_S && south) ||
-                   (facing == FACING_E && east) || (facing == FACING_W && west);
-    if (!outward) {
-      problem(report, DG_EINVAL, facing_field,
-              "room '%s': connector %zu at [%d, %d, %d] is not facing outward: '%s' points "
-              "into the room",
-              room->id, i, at[0], at[1], at[2], rs_facing_names[facing]);
-      continue;
-    }
-    bool filled = false;
-    for (int k = 0; k < room->box_count && !filled; k++)
-      filled = in_box(&room->boxes[k], at[0], at[1], at[2]);
-    if (!filled && boxes_ok) {
-      problem(report, DG_EINVAL, at_field,
-              "room '%s': connector %zu at [%d, %d, %d] is not inside any of the room's boxes",
-              room->id, i, at[0], at[1], at[2]);
-      continue;
-    }
-    bool duplicate = false;
-    for (int k = 0; k < room->connector_count && !duplicate; k++) {
-      const rs_connector *o = &room->connectors[k];
-      duplicate = o->x == at[0] && o->y == at[1] && o->z == at[2];
-    }
-    if (duplicate) {
-      problem(report, DG_EINVAL, at_field,
-              "room '%s': connector %zu at [%d, %d, %d] repeats an earlier connector's doorway",
-              room->id, i, at[0], at[1], at[2]);
-      continue;
-    }
-    room->connectors[room->connector_count++] = (rs_connector){at[0], at[1], at[2], facing};
+    parse_connector(json_array_get(connectors, i), i, room, field, boxes_ok, report);
   }
 }
 
@@ -355,15 +379,8 @@ static bool parse_room(const json_t *json, size_t index, rs_room *room, rs_repor
   return report->count == before;
 }
 
-int rs_set_parse(const json_t *json, rs_report *report, rs_set **out) {
-  rs_set *set = calloc(1, sizeof *set);
-  if (set == NULL)
-    return DG_ENOMEM;
-  int start_count = report->count;
-  if (!json_is_object(json)) {
-    problem(report, DG_ETYPE, "", "a room set must be a JSON object");
-    goto fail;
-  }
+/* The set's own members: format, name and biome; problems reported. */
+static void parse_set_header(const json_t *json, rs_set *set, rs_report *report) {
   static const char *const known[] = {"format", "name", "biome", "rooms", "note", NULL};
   unknown_keys(json, known, "", NULL, report);
   const json_t *format = json_object_get(json, "format");
@@ -381,17 +398,15 @@ int rs_set_parse(const json_t *json, rs_report *report, rs_set **out) {
             RS_NAME_MAX - 1);
   else
     snprintf(set->biome, sizeof set->biome, "%s", json_string_value(biome));
-  const json_t *rooms = json_object_get(json, "rooms");
-  if (!json_is_array(rooms) || json_array_size(rooms) == 0 ||
-      json_array_size(rooms) > RS_ROOMS_MAX) {
-    problem(report, DG_EINVAL, "rooms", "rooms must be an array of 1 to %d rooms", RS_ROOMS_MAX);
-    goto fail;
-  }
+}
+
+/* The rooms array (already checked to be 1 to RS_ROOMS_MAX rooms): each
+ * sound room with a new id goes into set->rooms. 0 or DG_ENOMEM; problems
+ * are reported, not returned. */
+static int parse_rooms(const json_t *rooms, rs_set *set, rs_report *report) {
   set->rooms = calloc(json_array_size(rooms), sizeof *set->rooms);
-  if (set->rooms == NULL) {
-    rs_set_free(set);
+  if (set->rooms == NULL)
     return DG_ENOMEM;
-  }
   for (size_t i = 0; i < json_array_size(rooms); i++) {
     rs_room *room = &set->rooms[set->room_count];
     memset(room, 0, sizeof *room);
@@ -410,37 +425,66 @@ int rs_set_parse(const json_t *json, rs_report *report, rs_set **out) {
     set->connector_count += room->connector_count;
     set->room_count++;
   }
-  if (report->count == start_count) {
-    /* A set whose rooms all have one doorway can place only its start; a
-     * set of start rooms alone has no moves (start rooms are placed once). */
-    bool grows = false, movable = false;
-    for (int i = 0; i < set->room_count; i++) {
-      grows = grows || set->rooms[i].connector_count >= 2;
-      movable = movable || !(set->rooms[i].tag_bits & TAG_START);
-    }
-    if (!grows)
-      problem(report, DG_EINVAL, "rooms",
-              "no room has two or more connectors, so nothing can grow past the first room");
-    else if (!movable)
-      problem(report, DG_EINVAL, "rooms",
-              "every room is tagged start, so nothing can be attached to the first room");
+  return 0;
+}
+
+/* A set whose rooms all have one doorway can place only its start; a set
+ * of start rooms alone has no moves (start rooms are placed once). */
+static void check_set_grows(const rs_set *set, rs_report *report) {
+  bool grows = false, movable = false;
+  for (int i = 0; i < set->room_count; i++) {
+    grows = grows || set->rooms[i].connector_count >= 2;
+    movable = movable || !(set->rooms[i].tag_bits & TAG_START);
   }
-  if (report->count != start_count)
-    goto fail;
-  /* The level names its room set by this digest: canonical, so that the
-   * file's layout does not matter, only what the parser reads. */
+  if (!grows)
+    problem(report, DG_EINVAL, "rooms",
+            "no room has two or more connectors, so nothing can grow past the first room");
+  else if (!movable)
+    problem(report, DG_EINVAL, "rooms",
+            "every room is tagged start, so nothing can be attached to the first room");
+}
+
+/* The level names its room set by this digest: canonical, so that the
+ * file's layout does not matter, only what the parser reads. */
+static int digest_set(const json_t *json, rs_set *set) {
   char *canonical = json_dumps(json, JSON_COMPACT | JSON_SORT_KEYS);
-  if (canonical == NULL) {
-    rs_set_free(set);
+  if (canonical == NULL)
     return DG_ENOMEM;
-  }
   dg_sha256_hex(canonical, strlen(canonical), set->sha256);
   free(canonical);
+  return 0;
+}
+
+int rs_set_parse(const json_t *json, rs_report *report, rs_set **out) {
+  rs_set *set = calloc(1, sizeof *set);
+  if (set == NULL)
+    return DG_ENOMEM;
+  int start_count = report->count, rc = DG_EINVAL;
+  if (!json_is_object(json)) {
+    problem(report, DG_ETYPE, "", "a room set must be a JSON object");
+    goto fail;
+  }
+  parse_set_header(json, set, report);
+  const json_t *rooms = json_object_get(json, "rooms");
+  if (!json_is_array(rooms) || json_array_size(rooms) == 0 ||
+      json_array_size(rooms) > RS_ROOMS_MAX) {
+    problem(report, DG_EINVAL, "rooms", "rooms must be an array of 1 to %d rooms", RS_ROOMS_MAX);
+    goto fail;
+  }
+  if ((rc = parse_rooms(rooms, set, report)) != 0)
+    goto fail;
+  if (report->count == start_count)
+    check_set_grows(set, report);
+  rc = DG_EINVAL;
+  if (report->count != start_count)
+    goto fail;
+  if ((rc = digest_set(json, set)) != 0)
+    goto fail;
   *out = set;
   return 0;
 fail:
   rs_set_free(set);
-  return DG_EINVAL;
+  return rc;
 }
 
 void rs_set_free(rs_set *set) {
