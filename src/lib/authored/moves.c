@@ -5,6 +5,7 @@
  * moves grouped by geometry ("Deduplicating the moves") so that a search
  * explores each shape once and picks a concrete room by spawn weight only
  * when it commits. Runs once per room set at load; the result is read-only. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,7 +166,11 @@ static int compare_keyed(const void *a, const void *b) {
   return (p->move > q->move) - (p->move < q->move);
 }
 
-int rs_set_build_moves(rs_set *set) {
+/* Allocates the set's move, box, exit, group and member arrays for every
+ * rotation of every doorway of every room but the start rooms. 0 or
+ * DG_ENOMEM (what was allocated is freed by rs_set_free). Output:
+ * *move_capacity, the number of moves there is room for. */
+static int allocate_moves(rs_set *set, int *move_capacity) {
   int total_moves = 0, total_boxes = 0, total_exits = 0;
   for (int r = 0; r < set->room_count; r++) {
     const rs_room *room = &set->rooms[r];
@@ -175,28 +180,23 @@ int rs_set_build_moves(rs_set *set) {
     total_boxes += room->connector_count * 4 * room->box_count;
     total_exits += room->connector_count * 4 * (room->connector_count - 1);
   }
-  keyed *order = NULL;
-  int *group_of_first = NULL;
   set->moves = calloc((size_t)total_moves + 1, sizeof *set->moves);
   set->boxes = calloc((size_t)total_boxes + 1, sizeof *set->boxes);
   set->exits = calloc((size_t)(total_exits > 0 ? total_exits : 1), sizeof *set->exits);
   set->groups = calloc((size_t)total_moves + 1, sizeof *set->groups);
   set->members = calloc((size_t)total_moves + 1, sizeof *set->members);
-  order = calloc((size_t)total_moves + 1, sizeof *order);
-  group_of_first = calloc((size_t)total_moves + 1, sizeof *group_of_first);
+  *move_capacity = total_moves;
   if (set->moves == NULL || set->boxes == NULL || set->exits == NULL || set->groups == NULL ||
-      set->members == NULL || order == NULL || group_of_first == NULL)
-    goto fail;
-  /* A start room is the dungeon's entrance: placed once, at the origin,
-   * never as a move. */
-  for (int r = 0; r < set->room_count; r++)
-    for (int c = 0; c < set->rooms[r].connector_count && !(set->rooms[r].tag_bits & TAG_START); c++)
-      for (int rotation = 0; rotation < 4; rotation++)
-        build_move(set, r, c, rotation, &set->moves[set->move_count++]);
+      set->members == NULL)
+    return DG_ENOMEM;
+  return 0;
+}
 
-  /* Group: sort by geometry hash, then split runs by exact comparison. A
-   * group is identified by its lowest move index, so that group numbering
-   * follows the file's room order, not hash values. */
+/* Group: sort by geometry hash, then split runs by exact comparison. A
+ * group is identified by its lowest move index, so that group numbering
+ * follows the file's room order, not hash values. order[] and
+ * group_of_first[] are scratch of move_count entries. */
+static void group_moves(rs_set *set, keyed *order, int *group_of_first) {
   for (int m = 0; m < set->move_count; m++)
     order[m] = (keyed){geometry_hash(set, &set->moves[m]), m};
   qsort(order, (size_t)set->move_count, sizeof *order, compare_keyed);
@@ -220,7 +220,11 @@ int rs_set_build_moves(rs_set *set) {
       set->moves[m].group = set->moves[leader].group;
     }
   }
-  /* Members laid out group by group, each in move order. */
+}
+
+/* Members laid out group by group, each in move order; a group's weight
+ * is its members', and it is a shim group when all of them are shims. */
+static void lay_out_members(rs_set *set) {
   for (int m = 0; m < set->move_count; m++)
     set->groups[set->moves[m].group].member_count++;
   int at = 0;
@@ -236,10 +240,15 @@ int rs_set_build_moves(rs_set *set) {
     g->weight += room->weight;
     g->shim = g->shim && (room->tag_bits & TAG_SHIM) != 0;
   }
+}
+
+/* The groups and the moves by the facing of their open doorway, for the
+ * search's expansion. 0 or DG_ENOMEM. */
+static int index_by_facing(rs_set *set) {
   for (int f = 0; f < 4; f++) {
     set->by_facing[f] = calloc((size_t)set->group_count + 1, sizeof(int));
     if (set->by_facing[f] == NULL)
-      goto fail;
+      return DG_ENOMEM;
   }
   for (int g = 0; g < set->group_count; g++) {
     int f = set->groups[g].open_facing;
@@ -247,16 +256,38 @@ int rs_set_build_moves(rs_set *set) {
   }
   for (int f = 0; f < 4; f++)
     if ((set->moves_by_facing[f] = calloc((size_t)set->move_count + 1, sizeof(int))) == NULL)
-      goto fail;
+      return DG_ENOMEM;
   for (int m = 0; m < set->move_count; m++) {
     int f = set->moves[m].open_facing;
     set->moves_by_facing[f][set->moves_by_facing_count[f]++] = m;
   }
-  free(order);
-  free(group_of_first);
   return 0;
-fail:
+}
+
+int rs_set_build_moves(rs_set *set) {
+  int move_capacity = 0;
+  keyed *order = NULL;
+  int *group_of_first = NULL;
+  int rc = allocate_moves(set, &move_capacity);
+  if (rc != 0)
+    goto done;
+  order = calloc((size_t)move_capacity + 1, sizeof *order);
+  group_of_first = calloc((size_t)move_capacity + 1, sizeof *group_of_first);
+  rc = DG_ENOMEM;
+  if (order == NULL || group_of_first == NULL)
+    goto done;
+  /* A start room is the dungeon's entrance: placed once, at the origin,
+   * never as a move. */
+  for (int r = 0; r < set->room_count; r++)
+    for (int c = 0; c < set->rooms[r].connector_count && !(set->rooms[r].tag_bits & TAG_START); c++)
+      for (int rotation = 0; rotation < 4; rotation++)
+        build_move(set, r, c, rotation, &set->moves[set->move_count++]);
+  assert(set->move_count == move_capacity);
+  group_moves(set, order, group_of_first);
+  lay_out_members(set);
+  rc = index_by_facing(set);
+done:
   free(order);
   free(group_of_first);
-  return DG_ENOMEM;
+  return rc;
 }
