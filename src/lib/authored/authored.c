@@ -6,6 +6,7 @@
  * and the level: the graph of placed rooms, a top-down grid so that the
  * ASCII map works for it too, and the output output.c writes (placements,
  * connections, cycles). */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,40 +98,41 @@ static void footprint(const au_state *s, const au_placement *p, int *x0, int *z0
   }
 }
 
-/* The top-down grid: each room's footprint, its rim as wall and its inside
- * as floor, doorways of connections as doors, the blocks of carved
- * corridors (cycles=corridors) as corridor where no room lies above or
- * below them. Rooms stacked at different heights project onto the same
- * tiles; such shared tiles are drawn as floor so that the map never shows
- * a wall that is not there on some level. Returns 0, DG_ENOMEM or DG_EINVAL (too large a map). */
-static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg_error *err) {
-  dg_level *level = s->level;
-  int width = max_x - min_x + 2, height = max_z - min_z + 2;
-  /* Multi-floor sets force the stairs up where the floor above has its
-   * stairs down. Authored maps differ in size from seed to seed, so the map
-   * grows (stone, and a border) to hold that tile; the placement pass then
-   * digs the stairs a way to the rooms. Without this a set failed when 16
-   * seeds in a row drew a smaller map (2.5% of four-floor sets). */
+/* Where the world's x, z land on the top-down grid: one tile of border
+ * round the extent, so world (min_x, min_z) is grid (1, 1). */
+typedef struct grid_frame {
+  int min_x, min_z;  /* world corner of the extent */
+  int width, height; /* the grid's size in tiles */
+} grid_frame;
+
+static inline long frame_index(const grid_frame *frame, int x, int y) {
+  assert(x >= 0 && y >= 0 && x < frame->width && y < frame->height);
+  return (long)y * frame->width + x;
+}
+
+/* The grid's size: the extent and its border, grown to hold a forced
+ * stairs-up tile. Multi-floor sets force the stairs up where the floor
+ * above has its stairs down. Authored maps differ in size from seed to
+ * seed, so the map grows (stone, and a border) to hold that tile; the
+ * placement pass then digs the stairs a way to the rooms. Without this a
+ * set failed when 16 seeds in a row drew a smaller map (2.5% of
+ * four-floor sets). */
+static void size_grid(const au_state *s, grid_frame *frame, int max_x, int max_z) {
+  const dg_level *level = s->level;
+  frame->width = max_x - frame->min_x + 2;
+  frame->height = max_z - frame->min_z + 2;
   int forced_x = dg_param_int(s->params, dg_common_param(level->algorithm, DG_COMMON_STAIRS_UP_X));
   int forced_y = dg_param_int(s->params, dg_common_param(level->algorithm, DG_COMMON_STAIRS_UP_Y));
   if (forced_x >= 0 && forced_y >= 0) {
-    width = forced_x + 2 > width ? forced_x + 2 : width;
-    height = forced_y + 2 > height ? forced_y + 2 : height;
+    frame->width = forced_x + 2 > frame->width ? forced_x + 2 : frame->width;
+    frame->height = forced_y + 2 > frame->height ? forced_y + 2 : frame->height;
   }
-  int rc = dg_grid_init(&level->grid, width, height);
-  if (rc != 0)
-    return dg_error_set(err, rc, "params.rooms",
-                        "the top-down map (%dx%d) is too large; "
-                        "set params.grid to false",
-                        width, height);
-  level->has_grid = true;
-  /* Rooms stack and corridors cross at other heights: the top-down grid
-   * draws the level, the graph is its connectivity. */
-  level->grid_is_projection = true;
-  long cells = (long)width * height;
-  int *owner = malloc((size_t)cells * sizeof *owner);
-  if (owner == NULL)
-    return DG_ENOMEM;
+}
+
+/* owner[] per tile: the placement whose boxes cover it, -1 for none, -2
+ * for several (rooms stacked at different heights). */
+static void mark_owners(const au_state *s, const grid_frame *frame, int *owner) {
+  long cells = (long)frame->width * frame->height;
   for (long i = 0; i < cells; i++)
     owner[i] = -1;
   for (int i = 0; i < s->placements.count; i++) {
@@ -139,12 +141,18 @@ static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg
       const rs_box *w = &s->occupancy.boxes.items[p->box_first + b];
       for (int z = w->z0; z < w->z1; z++)
         for (int x = w->x0; x < w->x1; x++) {
-          long at = (long)(z - min_z + 1) * width + (x - min_x + 1);
+          long at = frame_index(frame, x - frame->min_x + 1, z - frame->min_z + 1);
           owner[at] = owner[at] == -1 || owner[at] == i ? i : -2;
         }
     }
   }
+}
+
+/* Rooms: a tile next to another owner's (or to none) is rim and wall, the
+ * rest floor; shared tiles (-2) are floor. */
+static void draw_rooms(dg_grid *grid, const grid_frame *frame, const int *owner) {
   static const int dx[4] = {0, 1, 0, -1}, dz[4] = {-1, 0, 1, 0};
+  int width = frame->width, height = frame->height;
   for (int y = 0; y < height; y++)
     for (int x = 0; x < width; x++) {
       int o = owner[(long)y * width + x];
@@ -156,32 +164,77 @@ static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg
         int n = nx < 0 || ny < 0 || nx >= width || ny >= height ? -1 : owner[(long)ny * width + nx];
         rim = rim || (n != o && n != -2);
       }
-      dg_grid_set(&level->grid, x, y, rim ? DG_TILE_WALL : DG_TILE_FLOOR);
+      dg_grid_set(grid, x, y, rim ? DG_TILE_WALL : DG_TILE_FLOOR);
     }
+}
+
+/* The inner blocks of carved corridors, where no room lies. */
+static void draw_corridors(const au_state *s, const grid_frame *frame, const int *owner) {
   for (int i = 0; i < s->connections.count; i++) {
     const au_connection *c = &s->connections.items[i];
     for (int k = 1; k < c->path_count - 1; k++) {
       const au_block *b = &s->path.items[c->path_first + k];
-      int x = b->x - min_x + 1, y = b->z - min_z + 1;
-      if (owner[(long)y * width + x] == -1)
-        dg_grid_set(&level->grid, x, y, DG_TILE_CORRIDOR);
+      int x = b->x - frame->min_x + 1, y = b->z - frame->min_z + 1;
+      if (owner[frame_index(frame, x, y)] == -1)
+        dg_grid_set(&s->level->grid, x, y, DG_TILE_CORRIDOR);
     }
   }
-  for (int i = 0; i < s->connections.count && rc == 0; i++) {
+}
+
+/* Both doorways of every connection as doors. The level's doors are the
+ * grid's: one per door tile (doorways stacked at other heights share it),
+ * on its connector's room. */
+static int draw_doors(au_state *s, const grid_frame *frame) {
+  dg_level *level = s->level;
+  for (int i = 0; i < s->connections.count; i++) {
     const au_connector *ends[2] = {&s->connectors.items[s->connections.items[i].a],
                                    &s->connectors.items[s->connections.items[i].b]};
     for (int k = 0; k < 2; k++) {
-      int x = ends[k]->x - min_x + 1, y = ends[k]->z - min_z + 1;
-      /* The level's doors are the grid's: one per door tile (doorways
-       * stacked at other heights share it), on its connector's room. */
+      int x = ends[k]->x - frame->min_x + 1, y = ends[k]->z - frame->min_z + 1;
       if (dg_grid_get(&level->grid, x, y) == DG_TILE_DOOR)
         continue;
       dg_grid_set(&level->grid, x, y, DG_TILE_DOOR);
       dg_door door = {.x = x, .y = y, .room = ends[k]->placement, .secret = false};
-      if ((rc = dg_level_add_door(level, &door)) != 0)
-        break;
+      int rc = dg_level_add_door(level, &door);
+      if (rc != 0)
+        return rc;
     }
   }
+  return 0;
+}
+
+/* The top-down grid: each room's footprint, its rim as wall and its inside
+ * as floor, doorways of connections as doors, the blocks of carved
+ * corridors (cycles=corridors) as corridor where no room lies above or
+ * below them. Rooms stacked at different heights project onto the same
+ * tiles; such shared tiles are drawn as floor so that the map never shows
+ * a wall that is not there on some level. Returns 0, DG_ENOMEM or DG_EINVAL (too large a map). */
+static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg_error *err) {
+  dg_level *level = s->level;
+  grid_frame frame = {.min_x = min_x, .min_z = min_z};
+  size_grid(s, &frame, max_x, max_z);
+  int *owner = NULL;
+  int rc = dg_grid_init(&level->grid, frame.width, frame.height);
+  if (rc != 0) {
+    rc = dg_error_set(err, rc, "params.rooms",
+                      "the top-down map (%dx%d) is too large; "
+                      "set params.grid to false",
+                      frame.width, frame.height);
+    goto done;
+  }
+  level->has_grid = true;
+  /* Rooms stack and corridors cross at other heights: the top-down grid
+   * draws the level, the graph is its connectivity. */
+  level->grid_is_projection = true;
+  owner = malloc((size_t)frame.width * (size_t)frame.height * sizeof *owner);
+  rc = DG_ENOMEM;
+  if (owner == NULL)
+    goto done;
+  mark_owners(s, &frame, owner);
+  draw_rooms(&level->grid, &frame, owner);
+  draw_corridors(s, &frame, owner);
+  rc = draw_doors(s, &frame);
+done:
   free(owner);
   return rc;
 }
@@ -286,6 +339,59 @@ static void set_cycle_figures(dg_level *level, au_cycles *cy) {
   }
 }
 
+/* The growth's figures as the level's stats. */
+static void set_growth_stats(const au_state *s, int tree_rooms) {
+  dg_level *level = s->level;
+  int max_depth = 0;
+  for (int i = 0; i < s->placements.count; i++)
+    max_depth = s->placements.items[i].depth > max_depth ? s->placements.items[i].depth : max_depth;
+  dg_level_set_stat(level, "rooms_requested", dg_param_int(s->params, P_ROOMS));
+  dg_level_set_stat(level, "rooms_placed", tree_rooms);
+  dg_level_set_stat(level, "out_of_space", s->out_of_space);
+  dg_level_set_stat(level, "tree_depth_max", max_depth);
+  dg_level_set_stat(level, "fit_checks", s->fit_checks);
+  dg_level_set_stat(level, "moves_rejected", s->rejected_moves);
+  dg_level_set_stat(level, "connectors_closed", s->closed_connectors);
+  dg_level_set_stat(level, "roomset_moves", s->set->move_count);
+  dg_level_set_stat(level, "roomset_move_groups", s->set->group_count);
+}
+
+/* The level's authored extension: the set's names and rooms copied, the
+ * state's arrays taken over (set to NULL in s, so that au_state_close
+ * frees only the rest). Output: *out_ptr, owned by the caller until the
+ * level takes it; it is set even on failure so that it can be freed. */
+static int build_output(au_state *s, int min_x, int min_z, au_output **out_ptr) {
+  const rs_set *set = s->set;
+  au_output *out = *out_ptr = calloc(1, sizeof *out);
+  if (out == NULL)
+    return DG_ENOMEM;
+  snprintf(out->roomset, sizeof out->roomset, "%s", set->name);
+  memcpy(s->level->roomset_sha256, set->sha256, sizeof s->level->roomset_sha256);
+  snprintf(out->biome, sizeof out->biome, "%s", set->biome);
+  out->out_of_space = s->out_of_space;
+  out->grid_origin[0] = min_x - 1;
+  out->grid_origin[1] = min_z - 1;
+  out->rooms = malloc((size_t)set->room_count * sizeof *out->rooms);
+  if (out->rooms == NULL)
+    return DG_ENOMEM;
+  memcpy(out->rooms, set->rooms, (size_t)set->room_count * sizeof *out->rooms);
+  out->placements = s->placements.items;
+  out->placement_count = s->placements.count;
+  out->connectors = s->connectors.items;
+  out->connections = s->connections.items;
+  out->connection_count = s->connections.count;
+  out->boxes = s->occupancy.boxes.items;
+  out->path = s->path.items;
+  s->path.items = NULL;
+  s->placements.items = NULL;
+  s->connectors.items = NULL;
+  s->connections.items = NULL;
+  s->occupancy.boxes.items = NULL;
+  out->cycles = s->cycles;
+  s->cycles = NULL;
+  return 0;
+}
+
 static int authored_generate(const dg_context *context, const dg_request *request,
                              dg_cancel *cancel, dg_level *level, dg_error *err) {
   const dg_params *p = &request->params;
@@ -316,48 +422,9 @@ static int authored_generate(const dg_context *context, const dg_request *reques
     goto fail;
   int min_x = 0, min_z = 0, max_x = 0, max_z = 0;
   extent(&s, &min_x, &min_z, &max_x, &max_z);
-  int max_depth = 0;
-  for (int i = 0; i < s.placements.count; i++)
-    max_depth = s.placements.items[i].depth > max_depth ? s.placements.items[i].depth : max_depth;
-  dg_level_set_stat(level, "rooms_requested", dg_param_int(p, P_ROOMS));
-  dg_level_set_stat(level, "rooms_placed", tree_rooms);
-  dg_level_set_stat(level, "out_of_space", s.out_of_space);
-  dg_level_set_stat(level, "tree_depth_max", max_depth);
-  dg_level_set_stat(level, "fit_checks", s.fit_checks);
-  dg_level_set_stat(level, "moves_rejected", s.rejected_moves);
-  dg_level_set_stat(level, "connectors_closed", s.closed_connectors);
-  dg_level_set_stat(level, "roomset_moves", set->move_count);
-  dg_level_set_stat(level, "roomset_move_groups", set->group_count);
-  out = calloc(1, sizeof *out);
-  rc = DG_ENOMEM;
-  if (out == NULL)
+  set_growth_stats(&s, tree_rooms);
+  if ((rc = build_output(&s, min_x, min_z, &out)) != 0)
     goto fail;
-  snprintf(out->roomset, sizeof out->roomset, "%s", set->name);
-  memcpy(level->roomset_sha256, set->sha256, sizeof level->roomset_sha256);
-  snprintf(out->biome, sizeof out->biome, "%s", set->biome);
-  out->out_of_space = s.out_of_space;
-  out->grid_origin[0] = min_x - 1;
-  out->grid_origin[1] = min_z - 1;
-  out->rooms = malloc((size_t)set->room_count * sizeof *out->rooms);
-  if (out->rooms == NULL)
-    goto fail;
-  memcpy(out->rooms, set->rooms, (size_t)set->room_count * sizeof *out->rooms);
-  /* The level takes the state's arrays over; au_state_close frees the
-   * rest. */
-  out->placements = s.placements.items;
-  out->placement_count = s.placements.count;
-  out->connectors = s.connectors.items;
-  out->connections = s.connections.items;
-  out->connection_count = s.connections.count;
-  out->boxes = s.occupancy.boxes.items;
-  out->path = s.path.items;
-  s.path.items = NULL;
-  s.placements.items = NULL;
-  s.connectors.items = NULL;
-  s.connections.items = NULL;
-  s.occupancy.boxes.items = NULL;
-  out->cycles = s.cycles;
-  s.cycles = NULL;
   level->extension = (dg_level_extension){out, au_output_free, au_write_json, NULL};
   au_search_free(&s);
   au_state_close(&s);
