@@ -143,20 +143,18 @@ static int carve(au_state *s, const struct au_corridor_search *q, int found, con
   return 0;
 }
 
-int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *length,
-                int64_t *expanded) {
-  const au_connector *a = &s->connectors.items[from], *b = &s->connectors.items[to];
-  int sx = a->x + facing_dx(a->facing), sy = a->y, sz = a->z + facing_dz(a->facing);
-  int gx = b->x + facing_dx(b->facing), gy = b->y, gz = b->z + facing_dz(b->facing);
-  double w = dg_param_float(s->params, P_WEIGHT);
-  int expansions_max = dg_param_int(s->params, P_EXPANSIONS_MAX);
-  int reach = dg_param_int(s->params, P_CANDIDATE_DISTANCE) * 2;
-  *built = false;
-  *expanded = 0;
-  if (!column_free(s, sx, sy, sz) || !column_free(s, gx, gy, gz))
-    return 0;
+/* One corridor search's ends and limits. */
+typedef struct corridor_ends {
+  int sx, sy, sz; /* the cell in front of the first doorway */
+  int gx, gy, gz; /* the cell in front of the second */
+  double weight;  /* w in f = g + w h */
+  int reach;      /* how far in x or z from the start a cell may lie */
+} corridor_ends;
+
+/* The search scratch, created on the first corridor (a half-built one is
+ * freed by au_corridor_free), cleared and holding the start node. */
+static int start_search(au_state *s, const corridor_ends *ends) {
   if (s->corridors == NULL) {
-    /* A half-built scratch is freed by au_corridor_free. */
     if ((s->corridors = calloc(1, sizeof *s->corridors)) == NULL ||
         dg_heap_init(&s->corridors->open, 256) != 0 ||
         dg_hash_init(&s->corridors->visited, CORRIDOR_CELLS_MAX) != 0)
@@ -166,55 +164,93 @@ int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *leng
   dg_hash_clear(&q->visited);
   dg_heap_clear(&q->open);
   q->nodes.count = 0;
-  if (dg_vec_push(&q->nodes, (cnode){sx, sy, sz, -1, 0}) != 0 || dg_heap_push(&q->open, 0, 0) != 0)
+  if (dg_vec_push(&q->nodes, (cnode){ends->sx, ends->sy, ends->sz, -1, 0}) != 0 ||
+      dg_heap_push(&q->open, 0, 0) != 0)
     return DG_ENOMEM;
+  return 0;
+}
+
+/* Pushes the neighbours of node `at` (n): level steps and stairs in the
+ * four directions, within reach, free, not crossing the corridor itself,
+ * cheaper than before, while the visited table has room. 0 or
+ * DG_ENOMEM. */
+static int expand_cell(au_state *s, struct au_corridor_search *q, const corridor_ends *ends,
+                       uint32_t at, const cnode *n) {
+  static const int dx[4] = {0, 1, 0, -1}, dz[4] = {-1, 0, 1, 0};
+  int sx = ends->sx, sz = ends->sz, gx = ends->gx, gy = ends->gy, gz = ends->gz;
+  for (int d = 0; d < 4; d++)
+    for (int up = -1; up <= 1; up++) {
+      int x = n->x + dx[d], y = n->y + up, z = n->z + dz[d], g = n->g + (up != 0 ? 2 : 1);
+      if (iabs(x - sx) > ends->reach || iabs(z - sz) > ends->reach)
+        continue;
+      uint64_t key = ckey(x, y, z);
+      int32_t *best = dg_hash_get(&q->visited, key);
+      if (best != NULL && *best <= g)
+        continue;
+      if (!cell_free(s, x, y, z, sx, sz, gx, gz) || crosses_itself(q, (int)at, x, y, z))
+        continue;
+      if (up != 0) {
+        cnode next = {x, y, z, (int)at, g};
+        au_block stair = stair_block(n, &next);
+        if (!cell_free(s, stair.x, stair.y, stair.z, sx, sz, gx, gz))
+          continue;
+      }
+      if (best != NULL)
+        *best = g;
+      else if (q->visited.used >= CORRIDOR_CELLS_MAX)
+        continue;
+      else if (dg_hash_put(&q->visited, key, g, &best) < 0)
+        return DG_ENOMEM;
+      int h = iabs(gx - x) + iabs(gy - y) + iabs(gz - z);
+      uint32_t id = (uint32_t)q->nodes.count;
+      if (dg_vec_push(&q->nodes, (cnode){x, y, z, (int)at, g}) != 0 ||
+          dg_heap_push(&q->open, (uint64_t)((g + dg_fp_mul(ends->weight, h)) * 16.0), id) != 0)
+        return DG_ENOMEM;
+    }
+  return 0;
+}
+
+int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *length,
+                int64_t *expanded) {
+  const au_connector *a = &s->connectors.items[from], *b = &s->connectors.items[to];
+  corridor_ends ends = {.sx = a->x + facing_dx(a->facing),
+                        .sy = a->y,
+                        .sz = a->z + facing_dz(a->facing),
+                        .gx = b->x + facing_dx(b->facing),
+                        .gy = b->y,
+                        .gz = b->z + facing_dz(b->facing),
+                        .weight = dg_param_float(s->params, P_WEIGHT),
+                        .reach = dg_param_int(s->params, P_CANDIDATE_DISTANCE) * 2};
+  int expansions_max = dg_param_int(s->params, P_EXPANSIONS_MAX);
+  *built = false;
+  *expanded = 0;
+  if (!column_free(s, ends.sx, ends.sy, ends.sz) || !column_free(s, ends.gx, ends.gy, ends.gz))
+    return 0;
+  int rc = start_search(s, &ends);
+  if (rc != 0)
+    return rc;
+  /* The search scratch belongs to the state: no exit below frees
+   * anything. */
+  struct au_corridor_search *q = s->corridors;
   uint32_t at;
   int found = -1;
-  static const int dx[4] = {0, 1, 0, -1}, dz[4] = {-1, 0, 1, 0};
   while (found < 0 && dg_heap_pop(&q->open, NULL, &at) && *expanded < expansions_max) {
+    /* A copy: pushing neighbours may move the node pool. */
     cnode n = q->nodes.items[at];
-    if (n.x == gx && n.y == gy && n.z == gz) {
+    if (n.x == ends.gx && n.y == ends.gy && n.z == ends.gz) {
       found = (int)at;
       break;
     }
     (*expanded)++;
-    int stop = (*expanded & 4095) == 0 ? dg_cancel_check(s->cancel) : 0;
-    if (stop != 0)
-      return stop; /* the search scratch belongs to the state: nothing to free */
-    for (int d = 0; d < 4; d++)
-      for (int up = -1; up <= 1; up++) {
-        int x = n.x + dx[d], y = n.y + up, z = n.z + dz[d], g = n.g + (up != 0 ? 2 : 1);
-        if (iabs(x - sx) > reach || iabs(z - sz) > reach)
-          continue;
-        uint64_t key = ckey(x, y, z);
-        int32_t *best = dg_hash_get(&q->visited, key);
-        if (best != NULL && *best <= g)
-          continue;
-        if (!cell_free(s, x, y, z, sx, sz, gx, gz) || crosses_itself(q, (int)at, x, y, z))
-          continue;
-        if (up != 0) {
-          cnode next = {x, y, z, (int)at, g};
-          au_block stair = stair_block(&n, &next);
-          if (!cell_free(s, stair.x, stair.y, stair.z, sx, sz, gx, gz))
-            continue;
-        }
-        if (best != NULL)
-          *best = g;
-        else if (q->visited.used >= CORRIDOR_CELLS_MAX)
-          continue;
-        else if (dg_hash_put(&q->visited, key, g, &best) < 0)
-          return DG_ENOMEM;
-        int h = iabs(gx - x) + iabs(gy - y) + iabs(gz - z);
-        uint32_t id = (uint32_t)q->nodes.count;
-        if (dg_vec_push(&q->nodes, (cnode){x, y, z, (int)at, g}) != 0 ||
-            dg_heap_push(&q->open, (uint64_t)((g + dg_fp_mul(w, h)) * 16.0), id) != 0)
-          return DG_ENOMEM;
-      }
+    if ((*expanded & 4095) == 0 && (rc = dg_cancel_check(s->cancel)) != 0)
+      return rc;
+    if ((rc = expand_cell(s, q, &ends, at, &n)) != 0)
+      return rc;
   }
   if (found < 0)
     return 0;
-  int first = 0, count = 0, rc;
-  if ((rc = carve(s, q, found, a, b, sx, sz, gx, gz, &first, &count)) != 0)
+  int first = 0, count = 0;
+  if ((rc = carve(s, q, found, a, b, ends.sx, ends.sz, ends.gx, ends.gz, &first, &count)) != 0)
     return rc;
   *length = q->nodes.items[found].g + 2;
   *built = true;
