@@ -12,6 +12,7 @@
  * stops early where it meets a room, a point or a corridor ("the new
  * corridor connects with it"). An unmapped destination rolls the d10. Every
  * new point takes an empty area, so the growth ends within the map. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,9 +316,28 @@ static int fill_area(nl_state *s, int cell, int owner, int *id) {
   return rc;
 }
 
-/* Digs the corridor of one exit, as far as it goes. */
-static int dig_exit(nl_state *s, nl_exit exit) {
-  int start = s->points[exit.node].cell, owner = s->points[exit.node].owner;
+/* One exit's corridor as it is dug, cell by cell. */
+typedef struct exit_walk {
+  nl_exit exit;               /* the exit being dug */
+  int owner;                  /* owner of the exit's point, for new points */
+  int target;                 /* the rolled destination (clamped to the map) */
+  int corner;                 /* where the corridor turns (target if straight) */
+  int at;                     /* the cell the walk stands on */
+  int from;                   /* point the current segment starts at */
+  int segment_start;          /* cell the current segment starts at */
+  bool past_corner;           /* the walk has reached the corner */
+  bool segment_before_corner; /* the current segment started before it */
+  bool following;             /* walking along an older corridor */
+  const char *kind;           /* kind of the next edge: corridor or sublevel */
+} exit_walk;
+
+/* A step's result when the walk goes on (else 0 or a DG_E code: it ended). */
+enum { WALK_ON = 1 };
+
+/* Rolls where the exit's corridor heads and starts the walk there; false
+ * (counted in exits_off_map) when the destination is the exit's own area. */
+static bool aim_exit(nl_state *s, nl_exit exit, exit_walk *walk) {
+  int start = s->points[exit.node].cell;
   int sx = start % s->columns, sy = start / s->columns, dx, dy;
   nl_destination_offset(s->method, exit.roll, &dx, &dy);
   s->exits_rolled++;
@@ -328,110 +348,156 @@ static int dig_exit(nl_state *s, nl_exit exit) {
   int target = ty * s->columns + tx;
   if (target == start) {
     s->exits_off_map++;
-    return 0;
+    return false;
   }
   /* The short side first, then the turn (ties: across first, as the
    * seed's west-then-south example). */
   int corner = abs(dx) <= abs(dy) ? sy * s->columns + tx : ty * s->columns + sx;
-  int from = exit.node, at = start, segment_start = start, id, rc;
-  bool past_corner = corner == start, segment_before_corner = !past_corner, following = false;
-  const char *kind = "corridor";
+  *walk = (exit_walk){.exit = exit,
+                      .owner = s->points[exit.node].owner,
+                      .target = target,
+                      .corner = corner,
+                      .at = start,
+                      .from = exit.node,
+                      .segment_start = start,
+                      .past_corner = corner == start,
+                      .segment_before_corner = corner != start,
+                      .following = false,
+                      .kind = "corridor"};
+  return true;
+}
+
+/* A new segment starts at point `node` in cell `cell`. */
+static void start_segment(exit_walk *walk, int node, int cell) {
+  walk->from = node;
+  walk->segment_start = cell;
+  walk->segment_before_corner = !walk->past_corner;
+}
+
+/* A corridor already leaves `at` the walk's way (through the same door,
+ * or along the same stretch): walk along it rather than dig beside it, and
+ * branch off where the ways part. 0 when it leads to the target. */
+static int follow_corridor(nl_state *s, exit_walk *walk, int next, bool last) {
+  walk->following = true;
+  if (last) {
+    s->exits_merged++;
+    return 0;
+  }
+  if (s->cells[next].node >= 0)
+    start_segment(walk, s->cells[next].node, next);
+  walk->at = next;
+  return WALK_ON;
+}
+
+/* The walk enters `next`, where a corridor lies (`existing` its links)
+ * but no point: joins it head on, along it or at a bend, else crosses it,
+ * at an intersection or by stairs over or under it. */
+static int meet_corridor(nl_state *s, exit_walk *walk, int next, uint8_t way, uint8_t existing,
+                         bool ends_here, int ndx, int ndy, int edge_corner) {
+  int id, rc;
+  uint8_t across = (way & (NL_EAST | NL_WEST)) ? (NL_NORTH | NL_SOUTH) : (NL_EAST | NL_WEST);
+  if (ends_here || existing != across) {
+    /* Meeting a corridor head on, along it, or at a bend: join it. */
+    s->joins++;
+    if ((rc = split_corridor(s, next, walk->owner, "joined", &id)) != 0)
+      return rc;
+    return add_corridor(s, walk->from, id, walk->kind, walk->exit.roll, edge_corner);
+  }
+  s->crossings++;
+  if (dg_rng_chance(&s->crossing, s->sublevel_chance)) {
+    /* Seed 002 via SubMethod I's crossing table: stairs take this
+     * corridor to a level above or below and back, so the two corridors
+     * do not meet. */
+    bool below = dg_rng_die(&s->crossing, 2) == 1;
+    s->sublevels++;
+    int x, y;
+    if ((rc = add_point(s, "sublevel", next, walk->owner, below ? "below" : "above", -1, &id)) !=
+            0 ||
+        (rc = add_corridor(s, walk->from, id, walk->kind, walk->exit.roll, edge_corner)) != 0)
+      return rc;
+    nl_cell_centre(s, next, &x, &y);
+    dg_grid_set(&s->level->grid, x - sign(ndx), y - sign(ndy),
+                below ? DG_TILE_STAIRS_DOWN : DG_TILE_STAIRS_UP);
+    dg_grid_set(&s->level->grid, x + sign(ndx), y + sign(ndy),
+                below ? DG_TILE_STAIRS_UP : DG_TILE_STAIRS_DOWN);
+    walk->kind = "sublevel";
+  } else {
+    if ((rc = split_corridor(s, next, walk->owner, "crossing", &id)) != 0 ||
+        (rc = add_corridor(s, walk->from, id, walk->kind, walk->exit.roll, edge_corner)) != 0)
+      return rc;
+    walk->kind = "corridor";
+  }
+  start_segment(walk, id, next);
+  walk->at = next;
+  return WALK_ON;
+}
+
+/* The walk enters `next`, where a room or point already is: connect with
+ * it (a dead end it reaches becomes a junction). */
+static int join_point(nl_state *s, const exit_walk *walk, int node_id, int edge_corner) {
+  s->joins++;
+  dg_node *node = &s->level->graph.nodes[node_id];
+  if (strcmp(node->kind, "dead_end") == 0) {
+    node->kind = "junction";
+    s->points[node_id].form = "joined";
+  }
+  return add_corridor(s, walk->from, node_id, walk->kind, walk->exit.roll, edge_corner);
+}
+
+/* Digs the corridor of one exit, as far as it goes. */
+static int dig_exit(nl_state *s, nl_exit exit) {
+  exit_walk walk;
+  if (!aim_exit(s, exit, &walk))
+    return 0;
+  int id, rc;
   s->pending_count = 0;
   for (;;) {
-    if (!past_corner && at == corner)
-      past_corner = true;
-    int next = step_toward(s, at, past_corner ? target : corner);
+    if (!walk.past_corner && walk.at == walk.corner)
+      walk.past_corner = true;
+    int at = walk.at;
+    int next = step_toward(s, at, walk.past_corner ? walk.target : walk.corner);
     int ndx = next % s->columns - at % s->columns, ndy = next / s->columns - at / s->columns;
     uint8_t way = direction_of(ndx, ndy);
-    bool last = next == target, turning = !past_corner && next == corner && corner != target;
+    bool last = next == walk.target,
+         turning = !walk.past_corner && next == walk.corner && walk.corner != walk.target;
     if (s->cells[at].links & way) {
-      /* A corridor already leaves this way (through the same door, or
-       * along the same stretch): walk along it rather than dig beside it,
-       * and branch off where the ways part. */
-      following = true;
-      if (last) {
-        s->exits_merged++;
-        return 0;
-      }
-      if (s->cells[next].node >= 0) {
-        from = s->cells[next].node;
-        segment_start = next;
-        segment_before_corner = !past_corner;
-      }
-      at = next;
+      if ((rc = follow_corridor(s, &walk, next, last)) != WALK_ON)
+        return rc;
       continue;
     }
-    if (following && s->cells[at].node < 0) {
+    if (walk.following && s->cells[at].node < 0) {
       /* Leaving a corridor it followed: a fork there. */
       s->forks++;
-      if ((rc = split_corridor(s, at, owner, "fork", &id)) != 0)
+      if ((rc = split_corridor(s, at, walk.owner, "fork", &id)) != 0)
         return rc;
-      from = id;
-      segment_start = at;
-      segment_before_corner = !past_corner;
+      start_segment(&walk, id, at);
     }
-    following = false;
-    int edge_corner = segment_before_corner && past_corner ? corner : segment_start;
+    walk.following = false;
+    int edge_corner =
+        walk.segment_before_corner && walk.past_corner ? walk.corner : walk.segment_start;
     nl_cell *cell = &s->cells[next];
     s->cells[at].links |= way;
     uint8_t existing = cell->links;
     cell->links |= opposite(way);
-    if (cell->node >= 0) {
-      /* A room or point already there: connect with it. */
-      s->joins++;
-      dg_node *node = &s->level->graph.nodes[cell->node];
-      if (strcmp(node->kind, "dead_end") == 0) {
-        node->kind = "junction";
-        s->points[cell->node].form = "joined";
-      }
-      return add_corridor(s, from, cell->node, kind, exit.roll, edge_corner);
-    }
+    if (cell->node >= 0)
+      return join_point(s, &walk, cell->node, edge_corner);
     if (existing != 0) {
-      uint8_t across = (way & (NL_EAST | NL_WEST)) ? (NL_NORTH | NL_SOUTH) : (NL_EAST | NL_WEST);
-      if (last || turning || existing != across) {
-        /* Meeting a corridor head on, along it, or at a bend: join it. */
-        s->joins++;
-        if ((rc = split_corridor(s, next, owner, "joined", &id)) != 0)
-          return rc;
-        return add_corridor(s, from, id, kind, exit.roll, edge_corner);
-      }
-      s->crossings++;
-      if (dg_rng_chance(&s->crossing, s->sublevel_chance)) {
-        /* Seed 002 via SubMethod I's crossing table: stairs take this
-         * corridor to a level above or below and back, so the two corridors
-         * do not meet. */
-        bool below = dg_rng_die(&s->crossing, 2) == 1;
-        s->sublevels++;
-        int x, y;
-        if ((rc = add_point(s, "sublevel", next, owner, below ? "below" : "above", -1, &id)) != 0 ||
-            (rc = add_corridor(s, from, id, kind, exit.roll, edge_corner)) != 0)
-          return rc;
-        nl_cell_centre(s, next, &x, &y);
-        dg_grid_set(&s->level->grid, x - sign(ndx), y - sign(ndy),
-                    below ? DG_TILE_STAIRS_DOWN : DG_TILE_STAIRS_UP);
-        dg_grid_set(&s->level->grid, x + sign(ndx), y + sign(ndy),
-                    below ? DG_TILE_STAIRS_UP : DG_TILE_STAIRS_DOWN);
-        kind = "sublevel";
-      } else {
-        if ((rc = split_corridor(s, next, owner, "crossing", &id)) != 0 ||
-            (rc = add_corridor(s, from, id, kind, exit.roll, edge_corner)) != 0)
-          return rc;
-        kind = "corridor";
-      }
-      from = id;
-      segment_start = next;
-      segment_before_corner = !past_corner;
-      at = next;
+      rc = meet_corridor(s, &walk, next, way, existing, last || turning, ndx, ndy, edge_corner);
+      if (rc != WALK_ON)
+        return rc;
       continue;
     }
     if (last) {
-      rc = fill_area(s, next, owner, &id);
+      rc = fill_area(s, next, walk.owner, &id);
       if (rc == 0)
-        rc = add_corridor(s, from, id, kind, exit.roll, edge_corner);
+        rc = add_corridor(s, walk.from, id, walk.kind, walk.exit.roll, edge_corner);
       return rc;
     }
+    /* Every step moves towards the corner or the target, so the walk
+     * never returns to a cell: pending cannot outgrow the map. */
+    assert(s->pending_count < s->columns * s->rows);
     s->pending[s->pending_count++] = next;
-    at = next;
+    walk.at = next;
   }
 }
 
