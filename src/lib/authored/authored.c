@@ -21,67 +21,67 @@
 
 static const char *const cycle_modes[] = {"chains", "corridors", "none", NULL};
 
-static const dg_param_def authored_params[P_COUNT] = {
-    [P_ROOMSET] = {"roomset", DG_PARAM_STRING, 0, 0, 0, NULL, "crypt",
+static const dg_param_def authored_params[AUTHORED_P_COUNT] = {
+    [AUTHORED_P_ROOMSET] = {"roomset", DG_PARAM_STRING, 0, 0, 0, NULL, "crypt",
                    "name of a loaded room set (config/roomsets/*.json)", DG_PARAM_ROLE_ROOMSET},
-    [P_ROOMS] = {"rooms", DG_PARAM_INT, 100, 1, 20000, NULL, NULL,
+    [AUTHORED_P_ROOMS] = {"rooms", DG_PARAM_INT, 100, 1, 20000, NULL, NULL,
                  "tree rooms to place, chain rooms come on top (fewer when nothing more fits; "
                  "stats say so)",
                  DG_PARAM_ROLE_ROOM_COUNT},
-    [P_TRIES] = {"tries", DG_PARAM_INT, 1, 1, 100000, NULL, NULL,
+    [AUTHORED_P_TRIES] = {"tries", DG_PARAM_INT, 1, 1, 100000, NULL, NULL,
                  "move groups tried at one open connector before it is closed", DG_PARAM_ROLE_NONE},
-    [P_VERTICAL_LIMIT] = {"vertical_limit", DG_PARAM_INT, 32, 4, 1024, NULL, NULL,
+    [AUTHORED_P_VERTICAL_LIMIT] = {"vertical_limit", DG_PARAM_INT, 32, 4, 1024, NULL, NULL,
                           "blocks above or below the start room's floor that rooms may reach",
                           DG_PARAM_ROLE_NONE},
-    [P_GRID] = {"grid", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
+    [AUTHORED_P_GRID] = {"grid", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
                 "also draw a top-down tile grid (for ASCII maps and grid metrics)",
                 DG_PARAM_ROLE_NONE},
-    [P_CYCLES] = {"cycles", DG_PARAM_ENUM, CYCLES_CHAINS, 0, 0, cycle_modes, NULL,
+    [AUTHORED_P_CYCLES] = {"cycles", DG_PARAM_ENUM, CYCLES_CHAINS, 0, 0, cycle_modes, NULL,
                   "chains: close cycles with chains of authored rooms; corridors: with "
                   "procedural corridors (the old method); none: leave the tree",
                   DG_PARAM_ROLE_NONE},
-    [P_WEIGHT] = {"w", DG_PARAM_FLOAT, 3.0, 1.0, 10.0, NULL, NULL,
+    [AUTHORED_P_WEIGHT] = {"w", DG_PARAM_FLOAT, 3.0, 1.0, 10.0, NULL, NULL,
                   "weighted A* inflation: f = g + w h (1 finds the cheapest chain)",
                   DG_PARAM_ROLE_NONE},
     /* 256: the point of the cutoff curve over seeds 1-8 at 1,000 rooms
      * where most failed-search time is saved (92%) and fewer real successes
      * are clipped (15%, against 24% at 64); seed 003, "Measuring instead of
      * guessing" picks the cutoff that way. */
-    [P_STALL_CUTOFF] = {"stall_cutoff", DG_PARAM_INT, 256, 1, 1000000, NULL, NULL,
+    [AUTHORED_P_STALL_CUTOFF] = {"stall_cutoff", DG_PARAM_INT, 256, 1, 1000000, NULL, NULL,
                         "abandon a cycle search after this many expansions without getting "
                         "closer to the goal",
                         DG_PARAM_ROLE_NONE},
-    [P_EXPANSIONS_MAX] = {"expansions_max", DG_PARAM_INT, 20000, 1, 10000000, NULL, NULL,
+    [AUTHORED_P_EXPANSIONS_MAX] = {"expansions_max", DG_PARAM_INT, 20000, 1, 10000000, NULL, NULL,
                           "hard limit on expansions of one cycle search", DG_PARAM_ROLE_NONE},
-    [P_CANDIDATE_DISTANCE] = {"candidate_distance", DG_PARAM_INT, 48, 1, 96, NULL, NULL,
+    [AUTHORED_P_CANDIDATE_DISTANCE] = {"candidate_distance", DG_PARAM_INT, 48, 1, 96, NULL, NULL,
                               "largest distance in blocks between two doorways to join",
                               DG_PARAM_ROLE_NONE},
-    [P_HOP_CAP] = {"hop_cap", DG_PARAM_INT, 8, 2, 64, NULL, NULL,
+    [AUTHORED_P_HOP_CAP] = {"hop_cap", DG_PARAM_INT, 8, 2, 64, NULL, NULL,
                    "rooms two doorways must be apart through the dungeon to be joined",
                    DG_PARAM_ROLE_NONE},
-    [P_MIN_STRETCH] = {"min_stretch", DG_PARAM_FLOAT, 0.5, 0.0, 1000.0, NULL, NULL,
+    [AUTHORED_P_MIN_STRETCH] = {"min_stretch", DG_PARAM_FLOAT, 0.5, 0.0, 1000.0, NULL, NULL,
                        "least tree distance (rooms) per block of distance for a candidate pair",
                        DG_PARAM_ROLE_NONE},
-    [P_CHAIN_MAX] = {"chain_max", DG_PARAM_INT, 8, 1, 32, NULL, NULL,
+    [AUTHORED_P_CHAIN_MAX] = {"chain_max", DG_PARAM_INT, 8, 1, 32, NULL, NULL,
                      "most rooms in one cycle's chain", DG_PARAM_ROLE_NONE},
-    [P_SHIMS] = {"shims", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
+    [AUTHORED_P_SHIMS] = {"shims", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
                  "let chains use shims (rooms tagged shim)", DG_PARAM_ROLE_NONE},
-    [P_SPACING] = {"spacing", DG_PARAM_INT, 0, 0, 16, NULL, NULL,
+    [AUTHORED_P_SPACING] = {"spacing", DG_PARAM_INT, 0, 0, 16, NULL, NULL,
                    "blocks the tree keeps between a new room and every room but its parent "
                    "(room for cycles)",
                    DG_PARAM_ROLE_NONE},
-    [P_CYCLE_INTERVAL] = {"cycle_interval", DG_PARAM_INT, 20, 0, 20000, NULL, NULL,
+    [AUTHORED_P_CYCLE_INTERVAL] = {"cycle_interval", DG_PARAM_INT, 20, 0, 20000, NULL, NULL,
                           "close cycles every this many tree rooms while growing (0: only "
                           "once the tree is grown)",
                           DG_PARAM_ROLE_NONE},
-    [P_FAILURES_MAX] = {"failures_max", DG_PARAM_INT, 3, 1, 1000, NULL, NULL,
+    [AUTHORED_P_FAILURES_MAX] = {"failures_max", DG_PARAM_INT, 3, 1, 1000, NULL, NULL,
                         "failed cycle searches after which a doorway is paired only with "
                         "doorways that failed fewer times",
                         DG_PARAM_ROLE_NONE},
-    [P_GROUPING] = {"grouping", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
+    [AUTHORED_P_GROUPING] = {"grouping", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
                     "search move groups (same geometry) once instead of every room's moves",
                     DG_PARAM_ROLE_NONE},
-    DG_COMMON_PARAM_DEFS(P_COMMON),
+    DG_COMMON_PARAM_DEFS(AUTHORED_P_COMMON),
 };
 
 /* The placement's footprint seen from above, in world x and z. */
@@ -264,7 +264,7 @@ static int fill_level(au_state *s, dg_error *err) {
   dg_level *level = s->level;
   int min_x = 0, min_z = 0, max_x = 0, max_z = 0;
   extent(s, &min_x, &min_z, &max_x, &max_z);
-  bool grid = dg_param_bool(s->params, P_GRID);
+  bool grid = dg_param_bool(s->params, AUTHORED_P_GRID);
   for (int i = 0; i < s->placements.count; i++) {
     const au_placement *p = &s->placements.items[i];
     int x0, z0, x1, z1;
@@ -345,7 +345,7 @@ static void set_growth_stats(const au_state *s, int tree_rooms) {
   int max_depth = 0;
   for (int i = 0; i < s->placements.count; i++)
     max_depth = s->placements.items[i].depth > max_depth ? s->placements.items[i].depth : max_depth;
-  dg_level_set_stat(level, "rooms_requested", dg_param_int(s->params, P_ROOMS));
+  dg_level_set_stat(level, "rooms_requested", dg_param_int(s->params, AUTHORED_P_ROOMS));
   dg_level_set_stat(level, "rooms_placed", tree_rooms);
   dg_level_set_stat(level, "out_of_space", s->out_of_space);
   dg_level_set_stat(level, "tree_depth_max", max_depth);
@@ -395,7 +395,7 @@ static int build_output(au_state *s, int min_x, int min_z, au_output **out_ptr) 
 static int authored_generate(const dg_context *context, const dg_request *request,
                              dg_cancel *cancel, dg_level *level, dg_error *err) {
   const dg_params *p = &request->params;
-  const char *name = dg_param_string(p, P_ROOMSET);
+  const char *name = dg_param_string(p, AUTHORED_P_ROOMSET);
   const rs_set *set = dg_context_find_roomset(context, name);
   if (set == NULL)
     return dg_error_set(err, DG_ENOENT, "params.roomset",
@@ -445,7 +445,7 @@ const dg_algorithm dg_algorithm_authored = {
     .source = "the article \"Building dungeon cycles from authored rooms\" (a Minecraft dungeon "
               "crawler's generator): a radial tree, then cycles by weighted-A* room chains",
     .params = authored_params,
-    .param_count = P_COUNT,
+    .param_count = AUTHORED_P_COUNT,
     .validate = NULL,
     .generate = authored_generate,
 };

@@ -59,7 +59,7 @@ static uint64_t ckey(int x, int y, int z) {
 
 static bool column_free(const au_state *s, int x, int y, int z) {
   rs_box column = {x, y - 1, z, x + 1, y + 3, z + 1};
-  int limit = dg_param_int(s->params, P_VERTICAL_LIMIT);
+  int limit = dg_param_int(s->params, AUTHORED_P_VERTICAL_LIMIT);
   return y - 1 >= -limit && y + 3 <= limit && occ_is_free(&s->occupancy, &column);
 }
 
@@ -78,7 +78,7 @@ static rs_box cell_box(int x, int y, int z, int sx, int sz, int gx, int gz) {
 
 static bool cell_free(const au_state *s, int x, int y, int z, int sx, int sz, int gx, int gz) {
   rs_box box = cell_box(x, y, z, sx, sz, gx, gz);
-  int limit = dg_param_int(s->params, P_VERTICAL_LIMIT);
+  int limit = dg_param_int(s->params, AUTHORED_P_VERTICAL_LIMIT);
   return y - 1 >= -limit && y + 3 <= limit && occ_is_free(&s->occupancy, &box);
 }
 
@@ -219,9 +219,9 @@ int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *leng
                         .gx = b->x + facing_dx(b->facing),
                         .gy = b->y,
                         .gz = b->z + facing_dz(b->facing),
-                        .weight = dg_param_float(s->params, P_WEIGHT),
-                        .reach = dg_param_int(s->params, P_CANDIDATE_DISTANCE) * 2};
-  int expansions_max = dg_param_int(s->params, P_EXPANSIONS_MAX);
+                        .weight = dg_param_float(s->params, AUTHORED_P_WEIGHT),
+                        .reach = dg_param_int(s->params, AUTHORED_P_CANDIDATE_DISTANCE) * 2};
+  int expansions_max = dg_param_int(s->params, AUTHORED_P_EXPANSIONS_MAX);
   *built = false;
   *expanded = 0;
   if (!column_free(s, ends.sx, ends.sy, ends.sz) || !column_free(s, ends.gx, ends.gy, ends.gz))

@@ -84,7 +84,7 @@ typedef struct attempt {
  * with room for every chain room the search could add without growing the
  * per-placement graph arrays during the pass. */
 static int load_dungeon_graph(au_state *s, au_graph *graph, int pair_count) {
-  int most = s->placements.count + pair_count * dg_param_int(s->params, P_CHAIN_MAX) + 1;
+  int most = s->placements.count + pair_count * dg_param_int(s->params, AUTHORED_P_CHAIN_MAX) + 1;
   int rc = au_graph_reset(graph, most);
   for (int i = 0; rc == 0 && i < s->connections.count; i++) {
     const au_connection *c = &s->connections.items[i];
@@ -205,12 +205,12 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
   if (s->cycles == NULL && (s->cycles = calloc(1, sizeof *s->cycles)) == NULL)
     return DG_ENOMEM;
   au_cycles *cy = s->cycles;
-  int mode = dg_param_enum(s->params, P_CYCLES);
+  int mode = dg_param_enum(s->params, AUTHORED_P_CYCLES);
   if (mode == CYCLES_NONE)
     return 0;
   uint64_t pass_started = dg_monotonic_ns();
-  int cap = dg_param_int(s->params, P_HOP_CAP);
-  int failures_max = dg_param_int(s->params, P_FAILURES_MAX);
+  int cap = dg_param_int(s->params, AUTHORED_P_HOP_CAP);
+  int failures_max = dg_param_int(s->params, AUTHORED_P_FAILURES_MAX);
   /* The scratch (s->search) outlives the pass; only the dungeon graph is
    * rebuilt in it, since growth added rooms since the last pass. */
   int rc = search_prepare(s);

@@ -118,8 +118,8 @@ static int floor_div(int v, int d) {
  * so that only neighbouring buckets need looking at) and far in the tree. */
 int au_find_candidates(au_state *s, au_pairs *pairs) {
   const dg_params *p = s->params;
-  int reach = dg_param_int(p, P_CANDIDATE_DISTANCE), cap = dg_param_int(p, P_HOP_CAP);
-  double min_stretch = dg_param_float(p, P_MIN_STRETCH);
+  int reach = dg_param_int(p, AUTHORED_P_CANDIDATE_DISTANCE), cap = dg_param_int(p, AUTHORED_P_HOP_CAP);
+  double min_stretch = dg_param_float(p, AUTHORED_P_MIN_STRETCH);
   int n = s->connectors.count;
   pairs->usable.count = 0;
   pairs->ranked.count = 0;

@@ -37,7 +37,7 @@ static rs_box shifted(const rs_box *b, int x, int y, int z) {
 static bool chain_fits(au_state *s, const au_chain_search *q, int at, const rs_move *m) {
   const au_node *nodes = q->nodes.items;
   const au_node *n = &nodes[at];
-  int limit = dg_param_int(s->params, P_VERTICAL_LIMIT);
+  int limit = dg_param_int(s->params, AUTHORED_P_VERTICAL_LIMIT);
   if (m->bounds.y0 + n->y < -limit || m->bounds.y1 + n->y > limit)
     return false;
   rs_box bounds = shifted(&m->bounds, n->x, n->y, n->z);
@@ -201,12 +201,12 @@ int au_run_search(au_state *s, au_chain_search *q, int from, int to, int *result
   const au_connector *start = &s->connectors.items[from];
   search_settings settings = {
       .goal = &s->connectors.items[to],
-      .weight = dg_param_float(s->params, P_WEIGHT),
-      .stall_cutoff = dg_param_int(s->params, P_STALL_CUTOFF),
-      .expansions_max = dg_param_int(s->params, P_EXPANSIONS_MAX),
-      .chain_max = dg_param_int(s->params, P_CHAIN_MAX),
-      .shims = dg_param_bool(s->params, P_SHIMS),
-      .grouping = dg_param_bool(s->params, P_GROUPING),
+      .weight = dg_param_float(s->params, AUTHORED_P_WEIGHT),
+      .stall_cutoff = dg_param_int(s->params, AUTHORED_P_STALL_CUTOFF),
+      .expansions_max = dg_param_int(s->params, AUTHORED_P_EXPANSIONS_MAX),
+      .chain_max = dg_param_int(s->params, AUTHORED_P_CHAIN_MAX),
+      .shims = dg_param_bool(s->params, AUTHORED_P_SHIMS),
+      .grouping = dg_param_bool(s->params, AUTHORED_P_GROUPING),
   };
   q->nodes.count = 0;
   dg_heap_clear(&q->open);

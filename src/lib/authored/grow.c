@@ -54,7 +54,7 @@ static int extend(au_state *s, int open) {
   for (int i = 0; i < group_count; i++)
     total += (uint64_t)set->groups[groups[i]].weight;
   s->attempt++;
-  int tries = s->rescue ? group_count : dg_param_int(s->params, P_TRIES);
+  int tries = s->rescue ? group_count : dg_param_int(s->params, AUTHORED_P_TRIES);
   for (int attempt = 0; attempt < tries && total > 0; attempt++) {
     uint64_t pick = dg_rng_below64(&s->layout, total);
     int g = -1;
@@ -109,10 +109,10 @@ int au_grow(au_state *s, dg_cancel *cancel, au_grow_hook every_interval) {
     return DG_ENOMEM;
   if ((rc = place_start(s)) != 0)
     return rc;
-  int target = dg_param_int(s->params, P_ROOMS);
-  int interval = dg_param_int(s->params, P_CYCLE_INTERVAL);
+  int target = dg_param_int(s->params, AUTHORED_P_ROOMS);
+  int interval = dg_param_int(s->params, AUTHORED_P_CYCLE_INTERVAL);
   bool cycling =
-      every_interval != NULL && dg_param_enum(s->params, P_CYCLES) != CYCLES_NONE && interval > 0;
+      every_interval != NULL && dg_param_enum(s->params, AUTHORED_P_CYCLES) != CYCLES_NONE && interval > 0;
   int tree_rooms = 1;
   uint32_t open;
   for (long step = 1; tree_rooms < target; step++) {

@@ -100,13 +100,13 @@ int au_place_start(au_state *s, int chosen, const int origin[3]) {
 
 bool au_fits(au_state *s, int open, const rs_move *move) {
   const au_connector *c = &s->connectors.items[open];
-  int limit = dg_param_int(s->params, P_VERTICAL_LIMIT);
+  int limit = dg_param_int(s->params, AUTHORED_P_VERTICAL_LIMIT);
   if (move->bounds.y0 + c->y < -limit || move->bounds.y1 + c->y > limit)
     return false;
   const rs_box *boxes = &s->set->boxes[move->box_first];
   /* The tree keeps `spacing` blocks from every room but its parent, so
    * that pockets remain between branches for the cycle pass to fill. */
-  int gap = dg_param_int(s->params, P_SPACING);
+  int gap = dg_param_int(s->params, AUTHORED_P_SPACING);
   s->fit_checks++;
   for (int b = 0; b < move->box_count; b++) {
     rs_box w = {boxes[b].x0 + c->x - gap, boxes[b].y0 + c->y, boxes[b].z0 + c->z - gap,

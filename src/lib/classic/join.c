@@ -94,7 +94,7 @@ static int make_door(classic_state *s, int room, int x, int y) {
   dg_tile tile = dg_grid_get(s->grid, x, y);
   if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
     return 0;
-  bool secret = dg_rng_chance(&s->detail, dg_param_float(s->params, P_SECRET_DOOR_CHANCE));
+  bool secret = dg_rng_chance(&s->detail, dg_param_float(s->params, CLASSIC_P_SECRET_DOOR_CHANCE));
   s->secret_doors += secret;
   s->room_of[cell_of(s->grid, x, y)] = room;
   classic_dig(s, x, y, secret ? DG_TILE_SECRET_DOOR : DG_TILE_DOOR);
@@ -187,7 +187,7 @@ static int try_closet(classic_state *s, int end, int inner) {
         return 0;
     }
   }
-  bool sealed = dg_rng_chance(&s->detail, dg_param_float(s->params, P_CLOSET_STONE_CHANCE));
+  bool sealed = dg_rng_chance(&s->detail, dg_param_float(s->params, CLASSIC_P_CLOSET_STONE_CHANCE));
   if (!sealed)
     classic_dig(s, ex + dx, ey + dy, DG_TILE_SECRET_CORRIDOR);
   classic_dig(s, ex + 2 * dx, ey + 2 * dy, DG_TILE_CHEST);
@@ -223,7 +223,7 @@ static int join(classic_state *s, int a, int b) {
   if (rc != 0)
     return rc;
   const classic_path *path = &s->path;
-  int style = dg_param_enum(s->params, P_CORRIDOR_STYLE);
+  int style = dg_param_enum(s->params, CLASSIC_P_CORRIDOR_STYLE);
   bool start_dug;
   if (style == STYLE_FOLLOW) {
     bool met;
@@ -246,7 +246,7 @@ static int join(classic_state *s, int a, int b) {
    * built after every corridor is dug (classic_make_closets), so that no
    * later corridor can break into it. */
   if (start_dug && path->count >= 2 &&
-      dg_rng_chance(&s->detail, dg_param_float(s->params, P_CLOSET_CHANCE))) {
+      dg_rng_chance(&s->detail, dg_param_float(s->params, CLASSIC_P_CLOSET_CHANCE))) {
     if (s->site_count == s->site_capacity) {
       int capacity = s->site_capacity != 0 ? s->site_capacity * 2 : 8;
       classic_closet_site *sites =

@@ -58,21 +58,21 @@ static bool door_candidate(const landmark_state *s, int x, int y) {
  * ring, door candidates; floors and everything outside the mask closed. */
 static int build_costs(landmark_state *s, uint32_t *min_cost) {
   const dg_params *p = s->params;
-  long base = dg_param_int(p, P_ROCK_BASE), weight = dg_param_int(p, P_ROCK_WEIGHT);
-  long perimeter = dg_param_int(p, P_PERIMETER_PENALTY), door = dg_param_int(p, P_DOOR_COST);
+  long base = dg_param_int(p, LANDMARK_P_ROCK_BASE), weight = dg_param_int(p, LANDMARK_P_ROCK_WEIGHT);
+  long perimeter = dg_param_int(p, LANDMARK_P_PERIMETER_PENALTY), door = dg_param_int(p, LANDMARK_P_DOOR_COST);
   float *density = dg_arena_calloc(&s->arena, (size_t)s->cells, sizeof *density);
   void *scratch = dg_arena_alloc(&s->arena, dg_noise_scratch_size(s->width));
   if (density == NULL || scratch == NULL)
     return DG_ENOMEM;
   dg_noise noise;
-  int rc = dg_noise_init(&noise, s->seed, dg_param_int(p, P_ROCK_OCTAVES),
-                         1.0f / (float)dg_param_int(p, P_ROCK_SCALE), 2.0f, 0.5f);
+  int rc = dg_noise_init(&noise, s->seed, dg_param_int(p, LANDMARK_P_ROCK_OCTAVES),
+                         1.0f / (float)dg_param_int(p, LANDMARK_P_ROCK_SCALE), 2.0f, 0.5f);
   if (rc == 0)
     rc = dg_noise_fill(&noise, density, s->width, s->height, scratch);
   if (rc != 0)
     return rc;
   *min_cost = (uint32_t)(base < door ? base : door);
-  long tunnel = dg_param_int(p, P_TUNNEL_COST);
+  long tunnel = dg_param_int(p, LANDMARK_P_TUNNEL_COST);
   *min_cost = (uint32_t)tunnel < *min_cost ? (uint32_t)tunnel : *min_cost;
   for (int y = 0; y < s->height; y++)
     for (int x = 0; x < s->width; x++) {
@@ -185,7 +185,7 @@ static int add_extra_edges(const landmark_state *s, const dg_weighted_edge *weig
       extra[extra_count++] =
           (planned_edge){weighted[e].a, weighted[e].b, weighted[e].weight, false};
   qsort(extra, (size_t)extra_count, sizeof *extra, by_length);
-  double target = dg_param_float(s->params, P_TARGET_DEGREE);
+  double target = dg_param_float(s->params, LANDMARK_P_TARGET_DEGREE);
   int cap = (int)target;
   cap += (double)cap < target ? 1 : 0;
   /* Chosen extras are appended to plan[] over extra[] itself: the write
@@ -256,13 +256,13 @@ static int dig_tunnels(landmark_state *s, dg_astar *astar, const planned_edge *p
   int rc = build_costs(s, &min_cost);
   if (rc != 0)
     return rc;
-  bool exact_turns = dg_param_bool(p, P_EXACT_TURNS);
+  bool exact_turns = dg_param_bool(p, LANDMARK_P_EXACT_TURNS);
   if ((rc = dg_astar_init(astar, s->width, s->height, exact_turns)) != 0)
     return rc;
-  uint16_t tunnel = clamp_cost(dg_param_int(p, P_TUNNEL_COST));
+  uint16_t tunnel = clamp_cost(dg_param_int(p, LANDMARK_P_TUNNEL_COST));
   dg_astar_query query = {.cost = s->cost,
-                          .turn_cost = (uint32_t)dg_param_int(p, P_TURN_PENALTY),
-                          .min_cost = min_cost * (uint32_t)dg_param_int(p, P_HEURISTIC_WEIGHT),
+                          .turn_cost = (uint32_t)dg_param_int(p, LANDMARK_P_TURN_PENALTY),
+                          .min_cost = min_cost * (uint32_t)dg_param_int(p, LANDMARK_P_HEURISTIC_WEIGHT),
                           .directional = exact_turns};
   long expanded = 0;
   for (int e = 0; e < planned; e++) {

@@ -13,7 +13,7 @@
 /* ---- masks ------------------------------------------------------------ */
 
 void landmark_make_mask(landmark_state *s) {
-  int mask = dg_param_enum(s->params, P_MASK);
+  int mask = dg_param_enum(s->params, LANDMARK_P_MASK);
   if (mask == MASK_RANDOM)
     mask = MASK_BOX + (int)dg_rng_below(&s->shape, MASK_COUNT - 1);
   bool flip_x = dg_rng_below(&s->shape, 2) != 0, flip_y = dg_rng_below(&s->shape, 2) != 0;
@@ -227,16 +227,16 @@ static int paint_cavern(landmark_state *s, uint8_t *canvas, int size, int *style
 int landmark_place_landmarks(landmark_state *s) {
   const dg_params *p = s->params;
   int count =
-      dg_rng_range(&s->layout, dg_param_int(p, P_LANDMARKS_MIN), dg_param_int(p, P_LANDMARKS_MAX));
-  int gap = dg_param_int(p, P_ROOM_GAP), reach = gap + 1;
-  int attempts = dg_param_int(p, P_LANDMARK_ATTEMPTS);
-  int max_size = dg_param_int(p, P_LANDMARK_SIZE_MAX);
+      dg_rng_range(&s->layout, dg_param_int(p, LANDMARK_P_LANDMARKS_MIN), dg_param_int(p, LANDMARK_P_LANDMARKS_MAX));
+  int gap = dg_param_int(p, LANDMARK_P_ROOM_GAP), reach = gap + 1;
+  int attempts = dg_param_int(p, LANDMARK_P_LANDMARK_ATTEMPTS);
+  int max_size = dg_param_int(p, LANDMARK_P_LANDMARK_SIZE_MAX);
   uint8_t *canvas = dg_arena_alloc(&s->arena, (size_t)max_size * max_size);
   if (canvas == NULL)
     return DG_ENOMEM;
   for (int l = 0; l < count; l++) {
-    int size = dg_rng_range(&s->shape, dg_param_int(p, P_LANDMARK_SIZE_MIN), max_size);
-    int style = dg_param_enum(p, P_LANDMARK_STYLE);
+    int size = dg_rng_range(&s->shape, dg_param_int(p, LANDMARK_P_LANDMARK_SIZE_MIN), max_size);
+    int style = dg_param_enum(p, LANDMARK_P_LANDMARK_STYLE);
     if (style == STYLE_RANDOM)
       style = STYLE_RECTANGLES + (int)dg_rng_below(&s->shape, STYLE_COUNT - 1);
     landmark_shape shape = {.style = style};
@@ -292,8 +292,8 @@ int landmark_place_landmarks(landmark_state *s) {
 
 int landmark_pack_rooms(landmark_state *s) {
   const dg_params *p = s->params;
-  int reach = dg_param_int(p, P_ROOM_GAP) + 1, rooms_max = dg_param_int(p, P_ROOMS_MAX);
-  double chance = dg_param_float(p, P_ROOM_CHANCE), medium = dg_param_float(p, P_MEDIUM_CHANCE);
+  int reach = dg_param_int(p, LANDMARK_P_ROOM_GAP) + 1, rooms_max = dg_param_int(p, LANDMARK_P_ROOMS_MAX);
+  double chance = dg_param_float(p, LANDMARK_P_ROOM_CHANCE), medium = dg_param_float(p, LANDMARK_P_MEDIUM_CHANCE);
   /* "I visit every odd-column cell in the map and do a random check. If it
    * passes, I try to paint a room. If I can't ... I move on. The process is
    * repeated for each odd-row." */
@@ -303,8 +303,8 @@ int landmark_pack_rooms(landmark_state *s) {
         continue;
       s->rooms_tried++;
       bool big = dg_rng_chance(&s->layout, medium);
-      int lo = dg_param_int(p, big ? P_MEDIUM_SIZE_MIN : P_SMALL_SIZE_MIN);
-      int hi = dg_param_int(p, big ? P_MEDIUM_SIZE_MAX : P_SMALL_SIZE_MAX);
+      int lo = dg_param_int(p, big ? LANDMARK_P_MEDIUM_SIZE_MIN : LANDMARK_P_SMALL_SIZE_MIN);
+      int hi = dg_param_int(p, big ? LANDMARK_P_MEDIUM_SIZE_MAX : LANDMARK_P_SMALL_SIZE_MAX);
       int w = dg_rng_range(&s->layout, lo, hi), h = dg_rng_range(&s->layout, lo, hi);
       if (!box_free(s, x - reach, y - reach, x + w - 1 + reach, y + h - 1 + reach))
         continue;

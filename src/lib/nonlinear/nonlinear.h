@@ -15,7 +15,7 @@
 #include "dungeon/rng.h"
 
 /* Parameter indices: the order of the table in nonlinear.c. */
-enum {
+enum nl_param {
   NL_P_WIDTH,
   NL_P_HEIGHT,
   NL_P_AREA_WIDTH,
