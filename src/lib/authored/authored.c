@@ -23,74 +23,82 @@ static const char *const cycle_modes[] = {"chains", "corridors", "none", NULL};
 
 static const dg_param_def authored_params[AUTHORED_P_COUNT] = {
     [AUTHORED_P_ROOMSET] = {"roomset", DG_PARAM_STRING, 0, 0, 0, NULL, "crypt",
-                   "name of a loaded room set (config/roomsets/*.json)", DG_PARAM_ROLE_ROOMSET},
-    [AUTHORED_P_ROOMS] = {"rooms", DG_PARAM_INT, 100, 1, 20000, NULL, NULL,
-                 "tree rooms to place, chain rooms come on top (fewer when nothing more fits; "
-                 "stats say so)",
-                 DG_PARAM_ROLE_ROOM_COUNT},
+                            "name of a loaded room set (config/roomsets/*.json)",
+                            DG_PARAM_ROLE_ROOMSET},
+    [AUTHORED_P_ROOMS] =
+        {"rooms", DG_PARAM_INT, 100, 1, 20000, NULL, NULL,
+         "tree rooms to place, chain rooms come on top (fewer when nothing more fits; "
+         "stats say so)",
+         DG_PARAM_ROLE_ROOM_COUNT},
     [AUTHORED_P_TRIES] = {"tries", DG_PARAM_INT, 1, 1, 100000, NULL, NULL,
-                 "move groups tried at one open connector before it is closed", DG_PARAM_ROLE_NONE},
-    [AUTHORED_P_VERTICAL_LIMIT] = {"vertical_limit", DG_PARAM_INT, 32, 4, 1024, NULL, NULL,
-                          "blocks above or below the start room's floor that rooms may reach",
+                          "move groups tried at one open connector before it is closed",
                           DG_PARAM_ROLE_NONE},
+    [AUTHORED_P_VERTICAL_LIMIT] =
+        {"vertical_limit", DG_PARAM_INT, 32, 4, 1024, NULL, NULL,
+         "blocks above or below the start room's floor that rooms may reach", DG_PARAM_ROLE_NONE},
     [AUTHORED_P_GRID] = {"grid", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
-                "also draw a top-down tile grid (for ASCII maps and grid metrics)",
-                DG_PARAM_ROLE_NONE},
+                         "also draw a top-down tile grid (for ASCII maps and grid metrics)",
+                         DG_PARAM_ROLE_NONE},
     [AUTHORED_P_CYCLES] = {"cycles", DG_PARAM_ENUM, CYCLES_CHAINS, 0, 0, cycle_modes, NULL,
-                  "chains: close cycles with chains of authored rooms; corridors: with "
-                  "procedural corridors (the old method); none: leave the tree",
-                  DG_PARAM_ROLE_NONE},
+                           "chains: close cycles with chains of authored rooms; corridors: with "
+                           "procedural corridors (the old method); none: leave the tree",
+                           DG_PARAM_ROLE_NONE},
     [AUTHORED_P_WEIGHT] = {"w", DG_PARAM_FLOAT, 3.0, 1.0, 10.0, NULL, NULL,
-                  "weighted A* inflation: f = g + w h (1 finds the cheapest chain)",
-                  DG_PARAM_ROLE_NONE},
+                           "weighted A* inflation: f = g + w h (1 finds the cheapest chain)",
+                           DG_PARAM_ROLE_NONE},
     /* 256: the point of the cutoff curve over seeds 1-8 at 1,000 rooms
      * where most failed-search time is saved (92%) and fewer real successes
      * are clipped (15%, against 24% at 64); seed 003, "Measuring instead of
      * guessing" picks the cutoff that way. */
-    [AUTHORED_P_STALL_CUTOFF] = {"stall_cutoff", DG_PARAM_INT, 256, 1, 1000000, NULL, NULL,
-                        "abandon a cycle search after this many expansions without getting "
-                        "closer to the goal",
-                        DG_PARAM_ROLE_NONE},
+    [AUTHORED_P_STALL_CUTOFF] =
+        {"stall_cutoff", DG_PARAM_INT, 256, 1, 1000000, NULL, NULL,
+         "abandon a cycle search after this many expansions without getting "
+         "closer to the goal",
+         DG_PARAM_ROLE_NONE},
     [AUTHORED_P_EXPANSIONS_MAX] = {"expansions_max", DG_PARAM_INT, 20000, 1, 10000000, NULL, NULL,
-                          "hard limit on expansions of one cycle search", DG_PARAM_ROLE_NONE},
+                                   "hard limit on expansions of one cycle search",
+                                   DG_PARAM_ROLE_NONE},
     [AUTHORED_P_CANDIDATE_DISTANCE] = {"candidate_distance", DG_PARAM_INT, 48, 1, 96, NULL, NULL,
-                              "largest distance in blocks between two doorways to join",
-                              DG_PARAM_ROLE_NONE},
+                                       "largest distance in blocks between two doorways to join",
+                                       DG_PARAM_ROLE_NONE},
     [AUTHORED_P_HOP_CAP] = {"hop_cap", DG_PARAM_INT, 8, 2, 64, NULL, NULL,
-                   "rooms two doorways must be apart through the dungeon to be joined",
-                   DG_PARAM_ROLE_NONE},
-    [AUTHORED_P_MIN_STRETCH] = {"min_stretch", DG_PARAM_FLOAT, 0.5, 0.0, 1000.0, NULL, NULL,
-                       "least tree distance (rooms) per block of distance for a candidate pair",
-                       DG_PARAM_ROLE_NONE},
+                            "rooms two doorways must be apart through the dungeon to be joined",
+                            DG_PARAM_ROLE_NONE},
+    [AUTHORED_P_MIN_STRETCH] =
+        {"min_stretch", DG_PARAM_FLOAT, 0.5, 0.0, 1000.0, NULL, NULL,
+         "least tree distance (rooms) per block of distance for a candidate pair",
+         DG_PARAM_ROLE_NONE},
     [AUTHORED_P_CHAIN_MAX] = {"chain_max", DG_PARAM_INT, 8, 1, 32, NULL, NULL,
-                     "most rooms in one cycle's chain", DG_PARAM_ROLE_NONE},
+                              "most rooms in one cycle's chain", DG_PARAM_ROLE_NONE},
     [AUTHORED_P_SHIMS] = {"shims", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
-                 "let chains use shims (rooms tagged shim)", DG_PARAM_ROLE_NONE},
-    [AUTHORED_P_SPACING] = {"spacing", DG_PARAM_INT, 0, 0, 16, NULL, NULL,
-                   "blocks the tree keeps between a new room and every room but its parent "
-                   "(room for cycles)",
-                   DG_PARAM_ROLE_NONE},
+                          "let chains use shims (rooms tagged shim)", DG_PARAM_ROLE_NONE},
+    [AUTHORED_P_SPACING] =
+        {"spacing", DG_PARAM_INT, 0, 0, 16, NULL, NULL,
+         "blocks the tree keeps between a new room and every room but its parent "
+         "(room for cycles)",
+         DG_PARAM_ROLE_NONE},
     [AUTHORED_P_CYCLE_INTERVAL] = {"cycle_interval", DG_PARAM_INT, 20, 0, 20000, NULL, NULL,
-                          "close cycles every this many tree rooms while growing (0: only "
-                          "once the tree is grown)",
-                          DG_PARAM_ROLE_NONE},
+                                   "close cycles every this many tree rooms while growing (0: only "
+                                   "once the tree is grown)",
+                                   DG_PARAM_ROLE_NONE},
     [AUTHORED_P_FAILURES_MAX] = {"failures_max", DG_PARAM_INT, 3, 1, 1000, NULL, NULL,
-                        "failed cycle searches after which a doorway is paired only with "
-                        "doorways that failed fewer times",
-                        DG_PARAM_ROLE_NONE},
-    [AUTHORED_P_GROUPING] = {"grouping", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
-                    "search move groups (same geometry) once instead of every room's moves",
-                    DG_PARAM_ROLE_NONE},
+                                 "failed cycle searches after which a doorway is paired only with "
+                                 "doorways that failed fewer times",
+                                 DG_PARAM_ROLE_NONE},
+    [AUTHORED_P_GROUPING] =
+        {"grouping", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
+         "search move groups (same geometry) once instead of every room's moves",
+         DG_PARAM_ROLE_NONE},
     DG_COMMON_PARAM_DEFS(AUTHORED_P_COMMON),
 };
 
 /* The placement's footprint seen from above, in world x and z. */
-static void footprint(const au_state *s, const au_placement *p, int *x0, int *z0, int *x1,
-                      int *z1) {
-  const rs_box *first = &s->occupancy.boxes.items[p->box_first];
+static void footprint(const authored_state *s, const authored_placement *p, int *x0, int *z0,
+                      int *x1, int *z1) {
+  const authored_box *first = &s->occupancy.boxes.items[p->box_first];
   *x0 = first->x0, *z0 = first->z0, *x1 = first->x1, *z1 = first->z1;
   for (int b = 1; b < p->box_count; b++) {
-    const rs_box *w = &s->occupancy.boxes.items[p->box_first + b];
+    const authored_box *w = &s->occupancy.boxes.items[p->box_first + b];
     *x0 = w->x0 < *x0 ? w->x0 : *x0;
     *z0 = w->z0 < *z0 ? w->z0 : *z0;
     *x1 = w->x1 > *x1 ? w->x1 : *x1;
@@ -117,7 +125,7 @@ static inline long frame_index(const grid_frame *frame, int x, int y) {
  * placement pass then digs the stairs a way to the rooms. Without this a
  * set failed when 16 seeds in a row drew a smaller map (2.5% of
  * four-floor sets). */
-static void size_grid(const au_state *s, grid_frame *frame, int max_x, int max_z) {
+static void size_grid(const authored_state *s, grid_frame *frame, int max_x, int max_z) {
   const dg_level *level = s->level;
   frame->width = max_x - frame->min_x + 2;
   frame->height = max_z - frame->min_z + 2;
@@ -131,14 +139,14 @@ static void size_grid(const au_state *s, grid_frame *frame, int max_x, int max_z
 
 /* owner[] per tile: the placement whose boxes cover it, -1 for none, -2
  * for several (rooms stacked at different heights). */
-static void mark_owners(const au_state *s, const grid_frame *frame, int *owner) {
+static void mark_owners(const authored_state *s, const grid_frame *frame, int *owner) {
   long cells = (long)frame->width * frame->height;
   for (long i = 0; i < cells; i++)
     owner[i] = -1;
   for (int i = 0; i < s->placements.count; i++) {
-    const au_placement *p = &s->placements.items[i];
+    const authored_placement *p = &s->placements.items[i];
     for (int b = 0; b < p->box_count; b++) {
-      const rs_box *w = &s->occupancy.boxes.items[p->box_first + b];
+      const authored_box *w = &s->occupancy.boxes.items[p->box_first + b];
       for (int z = w->z0; z < w->z1; z++)
         for (int x = w->x0; x < w->x1; x++) {
           long at = frame_index(frame, x - frame->min_x + 1, z - frame->min_z + 1);
@@ -169,11 +177,11 @@ static void draw_rooms(dg_grid *grid, const grid_frame *frame, const int *owner)
 }
 
 /* The inner blocks of carved corridors, where no room lies. */
-static void draw_corridors(const au_state *s, const grid_frame *frame, const int *owner) {
+static void draw_corridors(const authored_state *s, const grid_frame *frame, const int *owner) {
   for (int i = 0; i < s->connections.count; i++) {
-    const au_connection *c = &s->connections.items[i];
+    const authored_connection *c = &s->connections.items[i];
     for (int k = 1; k < c->path_count - 1; k++) {
-      const au_block *b = &s->path.items[c->path_first + k];
+      const authored_block *b = &s->path.items[c->path_first + k];
       int x = b->x - frame->min_x + 1, y = b->z - frame->min_z + 1;
       if (owner[frame_index(frame, x, y)] == -1)
         dg_grid_set(&s->level->grid, x, y, DG_TILE_CORRIDOR);
@@ -184,11 +192,11 @@ static void draw_corridors(const au_state *s, const grid_frame *frame, const int
 /* Both doorways of every connection as doors. The level's doors are the
  * grid's: one per door tile (doorways stacked at other heights share it),
  * on its connector's room. */
-static int draw_doors(au_state *s, const grid_frame *frame) {
+static int draw_doors(authored_state *s, const grid_frame *frame) {
   dg_level *level = s->level;
   for (int i = 0; i < s->connections.count; i++) {
-    const au_connector *ends[2] = {&s->connectors.items[s->connections.items[i].a],
-                                   &s->connectors.items[s->connections.items[i].b]};
+    const authored_connector *ends[2] = {&s->connectors.items[s->connections.items[i].a],
+                                         &s->connectors.items[s->connections.items[i].b]};
     for (int k = 0; k < 2; k++) {
       int x = ends[k]->x - frame->min_x + 1, y = ends[k]->z - frame->min_z + 1;
       if (dg_grid_get(&level->grid, x, y) == DG_TILE_DOOR)
@@ -209,7 +217,7 @@ static int draw_doors(au_state *s, const grid_frame *frame) {
  * below them. Rooms stacked at different heights project onto the same
  * tiles; such shared tiles are drawn as floor so that the map never shows
  * a wall that is not there on some level. Returns 0, DG_ENOMEM or DG_EINVAL (too large a map). */
-static int draw_grid(au_state *s, int min_x, int min_z, int max_x, int max_z, dg_error *err) {
+static int draw_grid(authored_state *s, int min_x, int min_z, int max_x, int max_z, dg_error *err) {
   dg_level *level = s->level;
   grid_frame frame = {.min_x = min_x, .min_z = min_z};
   size_grid(s, &frame, max_x, max_z);
@@ -241,7 +249,7 @@ done:
 
 /* The world x, z extent (half-open) of everything drawn: the rooms'
  * footprints and the corridors' blocks. */
-static void extent(const au_state *s, int *min_x, int *min_z, int *max_x, int *max_z) {
+static void extent(const authored_state *s, int *min_x, int *min_z, int *max_x, int *max_z) {
   for (int i = 0; i < s->placements.count; i++) {
     int x0, z0, x1, z1;
     footprint(s, &s->placements.items[i], &x0, &z0, &x1, &z1);
@@ -251,7 +259,7 @@ static void extent(const au_state *s, int *min_x, int *min_z, int *max_x, int *m
     *max_z = i == 0 || z1 > *max_z ? z1 : *max_z;
   }
   for (int i = 0; i < s->path.count; i++) {
-    const au_block *b = &s->path.items[i];
+    const authored_block *b = &s->path.items[i];
     *min_x = b->x < *min_x ? b->x : *min_x;
     *min_z = b->z < *min_z ? b->z : *min_z;
     *max_x = b->x + 1 > *max_x ? b->x + 1 : *max_x;
@@ -260,16 +268,16 @@ static void extent(const au_state *s, int *min_x, int *min_z, int *max_x, int *m
 }
 
 /* Rooms, graph and grid of the level from the placements. */
-static int fill_level(au_state *s, dg_error *err) {
+static int fill_level(authored_state *s, dg_error *err) {
   dg_level *level = s->level;
   int min_x = 0, min_z = 0, max_x = 0, max_z = 0;
   extent(s, &min_x, &min_z, &max_x, &max_z);
   bool grid = dg_param_bool(s->params, AUTHORED_P_GRID);
   for (int i = 0; i < s->placements.count; i++) {
-    const au_placement *p = &s->placements.items[i];
+    const authored_placement *p = &s->placements.items[i];
     int x0, z0, x1, z1;
     footprint(s, p, &x0, &z0, &x1, &z1);
-    const rs_room *room = &s->set->rooms[p->room];
+    const authored_room *room = &s->set->rooms[p->room];
     /* dg_room is the floor inside the walls on the grid; rooms of the set
      * include their walls, hence the one-block inset where there is one. */
     int inset_x = x1 - x0 > 2, inset_z = z1 - z0 > 2;
@@ -290,7 +298,7 @@ static int fill_level(au_state *s, dg_error *err) {
     level->graph.nodes[node].depth = p->depth;
   }
   for (int i = 0; i < s->connections.count; i++) {
-    const au_connection *c = &s->connections.items[i];
+    const authored_connection *c = &s->connections.items[i];
     int a = s->connectors.items[c->a].placement, b = s->connectors.items[c->b].placement;
     const dg_node *na = &level->graph.nodes[a], *nb = &level->graph.nodes[b];
     /* A corridor's length is its walk (steps between its blocks). */
@@ -314,7 +322,7 @@ static int by_ns(const void *a, const void *b) {
 
 /* The cycle pass's deterministic figures as stats; the wall-clock cost of
  * failed searches (seed 003's "Failed connection cost" table) as timings. */
-static void set_cycle_figures(dg_level *level, au_cycles *cy) {
+static void set_cycle_figures(dg_level *level, authored_cycles *cy) {
   dg_level_set_stat(level, "cycle_candidates", cy->candidates);
   dg_level_set_stat(level, "cycle_attempts", cy->attempts);
   dg_level_set_stat(level, "cycles_built", cy->built.count);
@@ -340,7 +348,7 @@ static void set_cycle_figures(dg_level *level, au_cycles *cy) {
 }
 
 /* The growth's figures as the level's stats. */
-static void set_growth_stats(const au_state *s, int tree_rooms) {
+static void set_growth_stats(const authored_state *s, int tree_rooms) {
   dg_level *level = s->level;
   int max_depth = 0;
   for (int i = 0; i < s->placements.count; i++)
@@ -357,12 +365,12 @@ static void set_growth_stats(const au_state *s, int tree_rooms) {
 }
 
 /* The level's authored extension: the set's names and rooms copied, the
- * state's arrays taken over (set to NULL in s, so that au_state_close
+ * state's arrays taken over (set to NULL in s, so that authored_state_close
  * frees only the rest). Output: *out_ptr, owned by the caller until the
  * level takes it; it is set even on failure so that it can be freed. */
-static int build_output(au_state *s, int min_x, int min_z, au_output **out_ptr) {
-  const rs_set *set = s->set;
-  au_output *out = *out_ptr = calloc(1, sizeof *out);
+static int build_output(authored_state *s, int min_x, int min_z, authored_output **out_ptr) {
+  const authored_roomset *set = s->set;
+  authored_output *out = *out_ptr = calloc(1, sizeof *out);
   if (out == NULL)
     return DG_ENOMEM;
   snprintf(out->roomset, sizeof out->roomset, "%s", set->name);
@@ -396,23 +404,24 @@ static int authored_generate(const dg_context *context, const dg_request *reques
                              dg_cancel *cancel, dg_level *level, dg_error *err) {
   const dg_params *p = &request->params;
   const char *name = dg_param_string(p, AUTHORED_P_ROOMSET);
-  const rs_set *set = dg_context_find_roomset(context, name);
+  const authored_roomset *set = dg_context_find_roomset(context, name);
   if (set == NULL)
     return dg_error_set(err, DG_ENOENT, "params.roomset",
                         "params.roomset: no room set named '%s' is loaded (%d loaded)", name,
                         dg_context_roomset_count(context));
-  au_state s = {.set = set, .params = p, .level = level, .current_chain = -1, .cancel = cancel};
-  au_output *out = NULL;
+  authored_state s = {
+      .set = set, .params = p, .level = level, .current_chain = -1, .cancel = cancel};
+  authored_output *out = NULL;
   dg_rng_seed(&s.layout, request->seed, DG_STREAM_LAYOUT);
   dg_rng_seed(&s.choice, request->seed, DG_STREAM_CHOICE);
-  int rc = occ_init(&s.occupancy);
+  int rc = authored_occ_init(&s.occupancy);
   if (rc != 0)
     goto fail;
   uint64_t started = dg_monotonic_ns();
-  if ((rc = au_grow(&s, cancel, au_close_cycles)) != 0)
+  if ((rc = authored_grow(&s, cancel, authored_close_cycles)) != 0)
     goto fail;
   int tree_rooms = s.tree_count;
-  if ((rc = au_close_cycles(&s, cancel)) != 0)
+  if ((rc = authored_close_cycles(&s, cancel)) != 0)
     goto fail;
   /* Cycle passes run inside growth too: growth's own time is the rest. */
   dg_level_set_timing(level, "tree_growth", dg_monotonic_ns() - started - s.cycles->ns);
@@ -425,14 +434,14 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   set_growth_stats(&s, tree_rooms);
   if ((rc = build_output(&s, min_x, min_z, &out)) != 0)
     goto fail;
-  level->extension = (dg_level_extension){out, au_output_free, au_write_json, NULL};
-  au_search_free(&s);
-  au_state_close(&s);
+  level->extension = (dg_level_extension){out, authored_output_free, authored_write_json, NULL};
+  authored_search_free(&s);
+  authored_state_close(&s);
   return 0;
 fail:
-  au_output_free(out);
-  au_search_free(&s);
-  au_state_close(&s);
+  authored_output_free(out);
+  authored_search_free(&s);
+  authored_state_close(&s);
   if (err != NULL && err->code != 0)
     return err->code;
   return dg_error_from_code(err, rc);

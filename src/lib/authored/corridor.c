@@ -36,13 +36,13 @@ typedef struct cnode {
   int g;
 } cnode;
 
-struct au_corridor_search {
+struct authored_corridor_search {
   dg_hash visited;     /* cell key -> cheapest g, cleared per search */
   DG_VEC(cnode) nodes; /* the search's nodes, by index */
   dg_heap open;        /* node indices by f */
 };
 
-void au_corridor_free(au_state *s) {
+void authored_corridor_free(authored_state *s) {
   if (s->corridors == NULL)
     return;
   dg_hash_close(&s->corridors->visited);
@@ -57,10 +57,10 @@ static uint64_t ckey(int x, int y, int z) {
          (uint64_t)(uint32_t)(z + (1 << 20));
 }
 
-static bool column_free(const au_state *s, int x, int y, int z) {
-  rs_box column = {x, y - 1, z, x + 1, y + 3, z + 1};
+static bool column_free(const authored_state *s, int x, int y, int z) {
+  authored_box column = {x, y - 1, z, x + 1, y + 3, z + 1};
   int limit = dg_param_int(s->params, AUTHORED_P_VERTICAL_LIMIT);
-  return y - 1 >= -limit && y + 3 <= limit && occ_is_free(&s->occupancy, &column);
+  return y - 1 >= -limit && y + 3 <= limit && authored_occ_is_free(&s->occupancy, &column);
 }
 
 static bool near_end(int x, int z, int sx, int sz, int gx, int gz) {
@@ -70,16 +70,17 @@ static bool near_end(int x, int z, int sx, int sz, int gx, int gz) {
 /* What a corridor cell fills: next to a doorway only its column; elsewhere
  * the column and one block on every side, its walls, as a built corridor
  * has (the same 3-block cross-section as the room sets' passages). */
-static rs_box cell_box(int x, int y, int z, int sx, int sz, int gx, int gz) {
+static authored_box cell_box(int x, int y, int z, int sx, int sz, int gx, int gz) {
   if (near_end(x, z, sx, sz, gx, gz))
-    return (rs_box){x, y - 1, z, x + 1, y + 3, z + 1};
-  return (rs_box){x - 1, y - 1, z - 1, x + 2, y + 3, z + 2};
+    return (authored_box){x, y - 1, z, x + 1, y + 3, z + 1};
+  return (authored_box){x - 1, y - 1, z - 1, x + 2, y + 3, z + 2};
 }
 
-static bool cell_free(const au_state *s, int x, int y, int z, int sx, int sz, int gx, int gz) {
-  rs_box box = cell_box(x, y, z, sx, sz, gx, gz);
+static bool cell_free(const authored_state *s, int x, int y, int z, int sx, int sz, int gx,
+                      int gz) {
+  authored_box box = cell_box(x, y, z, sx, sz, gx, gz);
   int limit = dg_param_int(s->params, AUTHORED_P_VERTICAL_LIMIT);
-  return y - 1 >= -limit && y + 3 <= limit && occ_is_free(&s->occupancy, &box);
+  return y - 1 >= -limit && y + 3 <= limit && authored_occ_is_free(&s->occupancy, &box);
 }
 
 static int iabs(int v) {
@@ -91,7 +92,8 @@ static int iabs(int v) {
  * climbing in a zig-zag over itself or a lane doubling back beside itself.
  * The parent and its parent are skipped: neighbouring cells share walls
  * by design. */
-static bool crosses_itself(const struct au_corridor_search *q, int parent, int x, int y, int z) {
+static bool crosses_itself(const struct authored_corridor_search *q, int parent, int x, int y,
+                           int z) {
   int skip = 2;
   for (int i = parent; i >= 0; i = q->nodes.items[i].parent) {
     if (skip > 0) {
@@ -107,34 +109,35 @@ static bool crosses_itself(const struct au_corridor_search *q, int parent, int x
 
 /* The stair block between cells p and n (heights one apart): the lower
  * cell's x and z at the higher cell's y. */
-static au_block stair_block(const cnode *p, const cnode *n) {
-  return n->y > p->y ? (au_block){p->x, n->y, p->z} : (au_block){n->x, p->y, n->z};
+static authored_block stair_block(const cnode *p, const cnode *n) {
+  return n->y > p->y ? (authored_block){p->x, n->y, p->z} : (authored_block){n->x, p->y, n->z};
 }
 
 /* Appends the path from doorway `a` through the search's nodes ending at
  * `found` to doorway `b` onto s->path, and carves it into the occupancy.
  * *first and *count locate it. 0 or DG_ENOMEM. */
-static int carve(au_state *s, const struct au_corridor_search *q, int found, const au_connector *a,
-                 const au_connector *b, int sx, int sz, int gx, int gz, int *first, int *count) {
+static int carve(authored_state *s, const struct authored_corridor_search *q, int found,
+                 const authored_connector *a, const authored_connector *b, int sx, int sz, int gx,
+                 int gz, int *first, int *count) {
   const cnode *nodes = q->nodes.items;
   int total = 2;
   for (int i = found; i >= 0; i = nodes[i].parent)
     total += 1 + (nodes[i].parent >= 0 && nodes[nodes[i].parent].y != nodes[i].y);
   if (dg_vec_reserve(&s->path, s->path.count + total) != 0)
     return DG_ENOMEM;
-  au_block *path = s->path.items + s->path.count;
+  authored_block *path = s->path.items + s->path.count;
   int at = total - 1;
-  path[at--] = (au_block){b->x, b->y, b->z};
+  path[at--] = (authored_block){b->x, b->y, b->z};
   for (int i = found; i >= 0; i = nodes[i].parent) {
     const cnode *n = &nodes[i];
-    path[at--] = (au_block){n->x, n->y, n->z};
+    path[at--] = (authored_block){n->x, n->y, n->z};
     if (n->parent >= 0 && nodes[n->parent].y != n->y)
       path[at--] = stair_block(&nodes[n->parent], n);
   }
-  path[at] = (au_block){a->x, a->y, a->z};
+  path[at] = (authored_block){a->x, a->y, a->z};
   for (int i = 1; i < total - 1; i++) {
-    rs_box box = cell_box(path[i].x, path[i].y, path[i].z, sx, sz, gx, gz);
-    if (occ_add(&s->occupancy, &box, -1) != 0)
+    authored_box box = cell_box(path[i].x, path[i].y, path[i].z, sx, sz, gx, gz);
+    if (authored_occ_add(&s->occupancy, &box, -1) != 0)
       return DG_ENOMEM;
   }
   *first = s->path.count;
@@ -152,15 +155,15 @@ typedef struct corridor_ends {
 } corridor_ends;
 
 /* The search scratch, created on the first corridor (a half-built one is
- * freed by au_corridor_free), cleared and holding the start node. */
-static int start_search(au_state *s, const corridor_ends *ends) {
+ * freed by authored_corridor_free), cleared and holding the start node. */
+static int start_search(authored_state *s, const corridor_ends *ends) {
   if (s->corridors == NULL) {
     if ((s->corridors = calloc(1, sizeof *s->corridors)) == NULL ||
         dg_heap_init(&s->corridors->open, 256) != 0 ||
         dg_hash_init(&s->corridors->visited, CORRIDOR_CELLS_MAX) != 0)
       return DG_ENOMEM;
   }
-  struct au_corridor_search *q = s->corridors;
+  struct authored_corridor_search *q = s->corridors;
   dg_hash_clear(&q->visited);
   dg_heap_clear(&q->open);
   q->nodes.count = 0;
@@ -174,8 +177,8 @@ static int start_search(au_state *s, const corridor_ends *ends) {
  * four directions, within reach, free, not crossing the corridor itself,
  * cheaper than before, while the visited table has room. 0 or
  * DG_ENOMEM. */
-static int expand_cell(au_state *s, struct au_corridor_search *q, const corridor_ends *ends,
-                       uint32_t at, const cnode *n) {
+static int expand_cell(authored_state *s, struct authored_corridor_search *q,
+                       const corridor_ends *ends, uint32_t at, const cnode *n) {
   static const int dx[4] = {0, 1, 0, -1}, dz[4] = {-1, 0, 1, 0};
   int sx = ends->sx, sz = ends->sz, gx = ends->gx, gy = ends->gy, gz = ends->gz;
   for (int d = 0; d < 4; d++)
@@ -191,7 +194,7 @@ static int expand_cell(au_state *s, struct au_corridor_search *q, const corridor
         continue;
       if (up != 0) {
         cnode next = {x, y, z, (int)at, g};
-        au_block stair = stair_block(n, &next);
+        authored_block stair = stair_block(n, &next);
         if (!cell_free(s, stair.x, stair.y, stair.z, sx, sz, gx, gz))
           continue;
       }
@@ -210,9 +213,9 @@ static int expand_cell(au_state *s, struct au_corridor_search *q, const corridor
   return 0;
 }
 
-int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *length,
-                int64_t *expanded) {
-  const au_connector *a = &s->connectors.items[from], *b = &s->connectors.items[to];
+int authored_corridor(authored_state *s, int from, int to, int cycle, bool *built, int *length,
+                      int64_t *expanded) {
+  const authored_connector *a = &s->connectors.items[from], *b = &s->connectors.items[to];
   corridor_ends ends = {.sx = a->x + facing_dx(a->facing),
                         .sy = a->y,
                         .sz = a->z + facing_dz(a->facing),
@@ -231,7 +234,7 @@ int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *leng
     return rc;
   /* The search scratch belongs to the state: no exit below frees
    * anything. */
-  struct au_corridor_search *q = s->corridors;
+  struct authored_corridor_search *q = s->corridors;
   uint32_t at;
   int found = -1;
   while (found < 0 && dg_heap_pop(&q->open, NULL, &at) && *expanded < expansions_max) {
@@ -254,7 +257,7 @@ int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *leng
     return rc;
   *length = q->nodes.items[found].g + 2;
   *built = true;
-  if ((rc = au_connect(s, from, to, "corridor", cycle)) != 0)
+  if ((rc = authored_connect(s, from, to, "corridor", cycle)) != 0)
     return rc;
   s->connections.items[s->connections.count - 1].path_first = first;
   s->connections.items[s->connections.count - 1].path_count = count;

@@ -21,50 +21,50 @@
 #include "corridor.h"
 #include "cycles_internal.h"
 
-void au_search_free(au_state *s) {
-  au_corridor_free(s);
-  struct au_search *q = s->search;
+void authored_search_free(authored_state *s) {
+  authored_corridor_free(s);
+  struct authored_search *q = s->search;
   if (q == NULL)
     return;
-  au_chain_close(&q->chain);
-  au_graph_close(&q->graph);
-  au_pairs_close(&q->pairs);
+  authored_chain_close(&q->chain);
+  authored_graph_close(&q->graph);
+  authored_pairs_close(&q->pairs);
   free(q);
   s->search = NULL;
 }
 
 /* The generation's results and search scratch, created on first use.
- * 0 or DG_ENOMEM (a half-made scratch is freed by au_search_free). */
-static int search_prepare(au_state *s) {
+ * 0 or DG_ENOMEM (a half-made scratch is freed by authored_search_free). */
+static int search_prepare(authored_state *s) {
   if (s->cycles == NULL && (s->cycles = calloc(1, sizeof *s->cycles)) == NULL)
     return DG_ENOMEM;
   if (s->search != NULL)
     return 0;
   if ((s->search = calloc(1, sizeof *s->search)) == NULL)
     return DG_ENOMEM;
-  au_chain_search *chain = &s->search->chain;
-  if (dg_hash_init(&chain->seen, AU_SEEN_FIRST) != 0 || dg_heap_init(&chain->open, 1024) != 0)
+  authored_chain_search *chain = &s->search->chain;
+  if (dg_hash_init(&chain->seen, AUTHORED_SEEN_FIRST) != 0 || dg_heap_init(&chain->open, 1024) != 0)
     return DG_ENOMEM;
   return 0;
 }
 
-int au_search_pair(au_state *s, int from, int to, int *status, int *cost, int *rooms,
-                   int64_t *expanded) {
+int authored_search_pair(authored_state *s, int from, int to, int *status, int *cost, int *rooms,
+                         int64_t *expanded) {
   int rc = search_prepare(s);
   if (rc != 0)
     return rc;
-  const au_chain_search *q = &s->search->chain;
+  const authored_chain_search *q = &s->search->chain;
   int last = -1;
-  if ((rc = au_run_search(s, &s->search->chain, from, to, status, &last, expanded)) != 0)
+  if ((rc = authored_run_search(s, &s->search->chain, from, to, status, &last, expanded)) != 0)
     return rc;
-  *cost = *status == AU_FOUND ? q->nodes.items[last].g : -1;
-  *rooms = *status == AU_FOUND ? q->nodes.items[last].depth : -1;
+  *cost = *status == AUTHORED_FOUND ? q->nodes.items[last].g : -1;
+  *rooms = *status == AUTHORED_FOUND ? q->nodes.items[last].depth : -1;
   return 0;
 }
 
 /* Exact distance (uncapped), for the report of built cycles. */
-static int graph_distance_exact(au_graph *graph, int a, int b) {
-  return au_graph_distance(graph, a, b, 1 << 30);
+static int graph_distance_exact(authored_graph *graph, int a, int b) {
+  return authored_graph_distance(graph, a, b, 1 << 30);
 }
 
 /* One attempt at closing a cycle between connectors a and b: what it
@@ -83,24 +83,25 @@ typedef struct attempt {
 /* Rebuilds the dungeon graph in the scratch from the connections so far,
  * with room for every chain room the search could add without growing the
  * per-placement graph arrays during the pass. */
-static int load_dungeon_graph(au_state *s, au_graph *graph, int pair_count) {
+static int load_dungeon_graph(authored_state *s, authored_graph *graph, int pair_count) {
   int most = s->placements.count + pair_count * dg_param_int(s->params, AUTHORED_P_CHAIN_MAX) + 1;
-  int rc = au_graph_reset(graph, most);
+  int rc = authored_graph_reset(graph, most);
   for (int i = 0; rc == 0 && i < s->connections.count; i++) {
-    const au_connection *c = &s->connections.items[i];
-    rc = au_graph_add(graph, s->connectors.items[c->a].placement,
-                      s->connectors.items[c->b].placement);
+    const authored_connection *c = &s->connections.items[i];
+    rc = authored_graph_add(graph, s->connectors.items[c->a].placement,
+                            s->connectors.items[c->b].placement);
   }
   return rc;
 }
 
 /* Whether the pair (a, b) is still worth a search; counts it in cy when
  * not. */
-static bool worth_trying(au_state *s, au_graph *graph, int a, int b, int cap, int failures_max) {
-  au_cycles *cy = s->cycles;
-  au_connector *ka = &s->connectors.items[a], *kb = &s->connectors.items[b];
-  if (ka->state == CONN_CONNECTED || kb->state == CONN_CONNECTED || !au_usable(s, a) ||
-      !au_usable(s, b)) {
+static bool worth_trying(authored_state *s, authored_graph *graph, int a, int b, int cap,
+                         int failures_max) {
+  authored_cycles *cy = s->cycles;
+  authored_connector *ka = &s->connectors.items[a], *kb = &s->connectors.items[b];
+  if (ka->state == CONN_CONNECTED || kb->state == CONN_CONNECTED || !authored_usable(s, a) ||
+      !authored_usable(s, b)) {
     cy->skipped_used++;
     return false;
   }
@@ -113,7 +114,7 @@ static bool worth_trying(au_state *s, au_graph *graph, int a, int b, int cap, in
     cy->skipped_used++;
     return false;
   }
-  if (au_graph_distance(graph, ka->placement, kb->placement, cap) < cap) {
+  if (authored_graph_distance(graph, ka->placement, kb->placement, cap) < cap) {
     cy->skipped_shortened++;
     return false;
   }
@@ -122,26 +123,26 @@ static bool worth_trying(au_state *s, au_graph *graph, int a, int b, int cap, in
 
 /* The chain search for one attempt; a found chain is committed and
  * recorded in cy->built, a failure counted by its reason. */
-static int search_chain(au_state *s, attempt *try) {
-  au_cycles *cy = s->cycles;
-  au_chain_search *chain = &s->search->chain;
+static int search_chain(authored_state *s, attempt *try) {
+  authored_cycles *cy = s->cycles;
+  authored_chain_search *chain = &s->search->chain;
   int result, last = -1;
-  int rc = au_run_search(s, chain, try->a, try->b, &result, &last, &try->expanded);
+  int rc = authored_run_search(s, chain, try->a, try->b, &result, &last, &try->expanded);
   if (rc != 0)
     return rc;
-  if (result == AU_FOUND) {
+  if (result == AUTHORED_FOUND) {
     try->cost = chain->nodes.items[last].g;
     try->chain_rooms = chain->nodes.items[last].depth;
     int distance = graph_distance_exact(&s->search->graph, try->pa, try->pb);
-    if ((rc = au_commit_chain(s, chain, try->a, try->b, last, cy->built.count)) != 0)
+    if ((rc = authored_commit_chain(s, chain, try->a, try->b, last, cy->built.count)) != 0)
       return rc;
     try->built = true;
-    return dg_vec_push(&cy->built, (au_cycle){try->a, try->b, try->chain_rooms, try->cost, distance,
-                                              try->expanded});
+    return dg_vec_push(&cy->built, (authored_cycle){try->a, try->b, try->chain_rooms, try->cost,
+                                                    distance, try->expanded});
   }
-  if (result == AU_FAIL_TABLE)
+  if (result == AUTHORED_FAIL_TABLE)
     cy->failed_table++;
-  else if (result == AU_FAIL_CUTOFF)
+  else if (result == AUTHORED_FAIL_CUTOFF)
     cy->failed_cutoff++;
   else
     cy->failed_exhausted++;
@@ -150,9 +151,9 @@ static int search_chain(au_state *s, attempt *try) {
 
 /* After an attempt: a built one joins the dungeon graph (its rooms in a
  * line from pa to pb); a failed one counts against both doorways. */
-static int record_attempt(au_state *s, int mode, const attempt *try) {
-  au_cycles *cy = s->cycles;
-  au_graph *graph = &s->search->graph;
+static int record_attempt(authored_state *s, int mode, const attempt *try) {
+  authored_cycles *cy = s->cycles;
+  authored_graph *graph = &s->search->graph;
   int rc = 0;
   cy->expansions += try->expanded;
   if (!try->built) {
@@ -162,25 +163,25 @@ static int record_attempt(au_state *s, int mode, const attempt *try) {
     return dg_vec_push(&cy->fail_ns, dg_monotonic_ns() - try->started);
   }
   if (mode == CYCLES_CORRIDORS &&
-      (rc = dg_vec_push(&cy->built, (au_cycle){try->a, try->b, 0, try->cost,
-                                               graph_distance_exact(graph, try->pa, try->pb),
-                                               try->expanded})) != 0)
+      (rc = dg_vec_push(&cy->built, (authored_cycle){try->a, try->b, 0, try->cost,
+                                                     graph_distance_exact(graph, try->pa, try->pb),
+                                                     try->expanded})) != 0)
     return rc;
   cy->rooms_added += try->chain_rooms;
   cy->cost_total += try->cost;
   /* The dungeon graph gains the chain's rooms and connections. */
   int prev = try->pa;
   for (int p = try->before; p < s->placements.count; p++) {
-    if ((rc = au_graph_add(graph, prev, p)) != 0)
+    if ((rc = authored_graph_add(graph, prev, p)) != 0)
       return rc;
     prev = p;
   }
-  return au_graph_add(graph, prev, try->pb);
+  return authored_graph_add(graph, prev, try->pb);
 }
 
 /* One attempt at joining connectors a and b by the pass's mode. */
-static int attempt_pair(au_state *s, int mode, int a, int b) {
-  au_cycles *cy = s->cycles;
+static int attempt_pair(authored_state *s, int mode, int a, int b) {
+  authored_cycles *cy = s->cycles;
   cy->attempts++;
   attempt try = {.a = a,
                  .b = b,
@@ -190,7 +191,7 @@ static int attempt_pair(au_state *s, int mode, int a, int b) {
                  .before = s->placements.count};
   int rc;
   if (mode == CYCLES_CORRIDORS) {
-    rc = au_corridor(s, a, b, cy->built.count, &try.built, &try.cost, &try.expanded);
+    rc = authored_corridor(s, a, b, cy->built.count, &try.built, &try.cost, &try.expanded);
     if (rc != 0)
       return rc;
     if (!try.built)
@@ -201,10 +202,10 @@ static int attempt_pair(au_state *s, int mode, int a, int b) {
   return record_attempt(s, mode, &try);
 }
 
-int au_close_cycles(au_state *s, dg_cancel *cancel) {
+int authored_close_cycles(authored_state *s, dg_cancel *cancel) {
   if (s->cycles == NULL && (s->cycles = calloc(1, sizeof *s->cycles)) == NULL)
     return DG_ENOMEM;
-  au_cycles *cy = s->cycles;
+  authored_cycles *cy = s->cycles;
   int mode = dg_param_enum(s->params, AUTHORED_P_CYCLES);
   if (mode == CYCLES_NONE)
     return 0;
@@ -216,10 +217,10 @@ int au_close_cycles(au_state *s, dg_cancel *cancel) {
   int rc = search_prepare(s);
   if (rc != 0)
     goto done;
-  struct au_search *scratch = s->search;
-  if ((rc = au_find_candidates(s, &scratch->pairs)) != 0)
+  struct authored_search *scratch = s->search;
+  if ((rc = authored_find_candidates(s, &scratch->pairs)) != 0)
     goto done;
-  const au_candidate *pairs = scratch->pairs.ranked.items;
+  const authored_candidate *pairs = scratch->pairs.ranked.items;
   int pair_count = scratch->pairs.ranked.count;
   cy->candidates += pair_count;
   if ((rc = load_dungeon_graph(s, &scratch->graph, pair_count)) != 0)

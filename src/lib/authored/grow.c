@@ -10,8 +10,8 @@
 
 /* The first room: drawn by weight among rooms tagged `start` (all rooms if
  * none is), unrotated, centred on the origin. */
-static int place_start(au_state *s) {
-  const rs_set *set = s->set;
+static int place_start(authored_state *s) {
+  const authored_roomset *set = s->set;
   bool any_start = false;
   for (int r = 0; r < set->room_count; r++)
     any_start = any_start || (set->rooms[r].tag_bits & TAG_START) != 0;
@@ -30,20 +30,20 @@ static int place_start(au_state *s) {
     }
     pick -= (uint64_t)set->rooms[r].weight;
   }
-  const rs_room *room = &set->rooms[chosen];
+  const authored_room *room = &set->rooms[chosen];
   int origin[3] = {-room->size[0] / 2, 0, -room->size[2] / 2};
-  return au_place_start(s, chosen, origin);
+  return authored_place_start(s, chosen, origin);
 }
 
 /* Extends open connector `open`: draws groups by weight without replacement
  * until one fits or `tries` are spent; commits a concrete room of the
  * winning group by spawn weight. Returns 1 when a room was placed, 0 when
  * the connector was closed, or a negative code. */
-static int extend(au_state *s, int open) {
-  const rs_set *set = s->set;
-  au_connector *c = &s->connectors.items[open];
+static int extend(authored_state *s, int open) {
+  const authored_roomset *set = s->set;
+  authored_connector *c = &s->connectors.items[open];
   /* Most dead connectors open straight into a wall: no move can fit. */
-  if (!au_front_free(s, open)) {
+  if (!authored_front_free(s, open)) {
     c->state = CONN_CLOSED;
     s->closed_connectors++;
     return 0;
@@ -69,12 +69,12 @@ static int extend(au_state *s, int open) {
       }
       pick -= w;
     }
-    const rs_group *group = &set->groups[g];
-    if (au_fits(s, open, &set->moves[set->members[group->member_first]])) {
+    const authored_group *group = &set->groups[g];
+    if (authored_fits(s, open, &set->moves[set->members[group->member_first]])) {
       /* The concrete room, by spawn weight within the group (seed 003,
        * "Deduplicating the moves": chosen only at commit time). */
-      int m = au_pick_member(s, g);
-      int rc = au_commit(s, open, m, "tree");
+      int m = authored_pick_member(s, g);
+      int rc = authored_commit(s, open, m, "tree");
       return rc < 0 ? rc : 1;
     }
     s->rejected_moves++;
@@ -86,21 +86,21 @@ static int extend(au_state *s, int open) {
   return 0;
 }
 
-static int rescue(au_state *s) {
+static int rescue(authored_state *s) {
   s->rescue = true;
   for (int k = 0; k < s->connectors.count; k++) {
-    au_connector *c = &s->connectors.items[k];
-    if (c->state != CONN_CLOSED || !au_front_free(s, k))
+    authored_connector *c = &s->connectors.items[k];
+    if (c->state != CONN_CLOSED || !authored_front_free(s, k))
       continue;
     c->state = CONN_OPEN;
     s->closed_connectors--;
-    if (au_queue(s, k) != 0)
+    if (authored_queue(s, k) != 0)
       return DG_ENOMEM;
   }
   return 0;
 }
 
-int au_grow(au_state *s, dg_cancel *cancel, au_grow_hook every_interval) {
+int authored_grow(authored_state *s, dg_cancel *cancel, authored_grow_hook every_interval) {
   int rc;
   if ((rc = dg_heap_init(&s->open, 256)) != 0)
     return rc;
@@ -111,8 +111,8 @@ int au_grow(au_state *s, dg_cancel *cancel, au_grow_hook every_interval) {
     return rc;
   int target = dg_param_int(s->params, AUTHORED_P_ROOMS);
   int interval = dg_param_int(s->params, AUTHORED_P_CYCLE_INTERVAL);
-  bool cycling =
-      every_interval != NULL && dg_param_enum(s->params, AUTHORED_P_CYCLES) != CYCLES_NONE && interval > 0;
+  bool cycling = every_interval != NULL &&
+                 dg_param_enum(s->params, AUTHORED_P_CYCLES) != CYCLES_NONE && interval > 0;
   int tree_rooms = 1;
   uint32_t open;
   for (long step = 1; tree_rooms < target; step++) {

@@ -12,8 +12,8 @@
 #include "roomset.h"
 
 /* Inserts or lowers `key`; returns true when the entry is new or cheaper. */
-static bool relax(rs_pdb *pdb, uint32_t key, int cost) {
-  uint32_t slot = pdb_find(pdb, key);
+static bool relax(authored_pdb *pdb, uint32_t key, int cost) {
+  uint32_t slot = authored_pdb_find(pdb, key);
   if (pdb->keys[slot] == key) {
     if (pdb->costs[slot] <= cost)
       return false;
@@ -51,16 +51,17 @@ typedef DG_VEC(uint32_t) bucket;
 
 /* The search's dense cube of costs, one byte a state (0xff: not reached).
  * A state's relative x and z cannot pass cost_max + 1 (reach), its height
- * PDB_Y_RANGE: direct indexing with neighbours close in memory. */
+ * AUTHORED_PDB_Y_RANGE: direct indexing with neighbours close in memory. */
 typedef struct cost_cube {
   uint8_t *cost; /* span_xz * span_xz * span_y * 4 entries */
   int reach;     /* cost_max + 1: the largest |x| or |z| */
   int span_xz;   /* 2 reach + 1 */
-  int span_y;    /* 2 PDB_Y_RANGE + 1 */
+  int span_y;    /* 2 AUTHORED_PDB_Y_RANGE + 1 */
 } cost_cube;
 
 static inline size_t cube_cell(const cost_cube *cube, int x, int y, int z, int f) {
-  return (((size_t)f * (size_t)cube->span_y + (size_t)(y + PDB_Y_RANGE)) * (size_t)cube->span_xz +
+  return (((size_t)f * (size_t)cube->span_y + (size_t)(y + AUTHORED_PDB_Y_RANGE)) *
+              (size_t)cube->span_xz +
           (size_t)(z + cube->reach)) *
              (size_t)cube->span_xz +
          (size_t)(x + cube->reach);
@@ -69,12 +70,13 @@ static inline size_t cube_cell(const cost_cube *cube, int x, int y, int z, int f
 /* The backward edges of every group, by the facing they step back from,
  * cheapest first and without repeats. edges[f] must hold exit_total
  * entries; edge_count[f] is set. */
-static void collect_back_edges(const rs_set *set, back_edge *edges[4], int edge_count[4]) {
+static void collect_back_edges(const authored_roomset *set, back_edge *edges[4],
+                               int edge_count[4]) {
   /* Each group once: members share the geometry. */
   for (int g = 0; g < set->group_count; g++) {
-    const rs_move *m = &set->moves[set->members[set->groups[g].member_first]];
+    const authored_move *m = &set->moves[set->members[set->groups[g].member_first]];
     for (int e = 0; e < m->exit_count; e++) {
-      const rs_exit *x = &set->exits[m->exit_first + e];
+      const authored_exit *x = &set->exits[m->exit_first + e];
       edges[x->facing][edge_count[x->facing]++] =
           (back_edge){x->x, x->y, x->z, m->open_facing, x->cost};
     }
@@ -121,7 +123,7 @@ static int search_backward(cost_cube *cube, back_edge *const edges[4], const int
       rest /= (size_t)span_xz;
       int z = (int)(rest % (size_t)span_xz) - reach;
       rest /= (size_t)span_xz;
-      int y = (int)(rest % (size_t)span_y) - PDB_Y_RANGE;
+      int y = (int)(rest % (size_t)span_y) - AUTHORED_PDB_Y_RANGE;
       int f = (int)(rest / (size_t)span_y);
       for (int i = 0; i < edge_count[f]; i++) {
         const back_edge *b = &edges[f][i];
@@ -129,8 +131,8 @@ static int search_backward(cost_cube *cube, back_edge *const edges[4], const int
         if (next > cost_max)
           break;
         int px = x - b->dx, py = y - b->dy, pz = z - b->dz;
-        if (py < -PDB_Y_RANGE || py > PDB_Y_RANGE || px < -reach || px > reach || pz < -reach ||
-            pz > reach)
+        if (py < -AUTHORED_PDB_Y_RANGE || py > AUTHORED_PDB_Y_RANGE || px < -reach || px > reach ||
+            pz < -reach || pz > reach)
           continue;
         size_t k = cube_cell(cube, px, py, pz, b->facing);
         if (dense[k] <= next)
@@ -149,7 +151,7 @@ static int search_backward(cost_cube *cube, back_edge *const edges[4], const int
 
 /* Packs the reached states of the cube into pdb's open-addressed table, at
  * up to 80% load so that a state costs at most 15 bytes. */
-static int pack_states(const cost_cube *cube, int states, rs_pdb *pdb) {
+static int pack_states(const cost_cube *cube, int states, authored_pdb *pdb) {
   uint32_t slots = 1024;
   while ((uint64_t)states * 5 > (uint64_t)slots * 4)
     slots *= 2;
@@ -160,15 +162,15 @@ static int pack_states(const cost_cube *cube, int states, rs_pdb *pdb) {
   if (pdb->keys == NULL || pdb->costs == NULL)
     return DG_ENOMEM;
   for (uint32_t i = 0; i < slots; i++)
-    pdb->keys[i] = PDB_EMPTY;
+    pdb->keys[i] = AUTHORED_PDB_EMPTY;
   int reach = cube->reach;
   for (int f = 0; f < 4; f++)
-    for (int y = -PDB_Y_RANGE; y <= PDB_Y_RANGE; y++)
+    for (int y = -AUTHORED_PDB_Y_RANGE; y <= AUTHORED_PDB_Y_RANGE; y++)
       for (int z = -reach; z <= reach; z++)
         for (int x = -reach; x <= reach; x++) {
           uint8_t cost = cube->cost[cube_cell(cube, x, y, z, f)];
           if (cost != 0xff)
-            relax(pdb, pdb_key(x, y, z, f), cost);
+            relax(pdb, authored_pdb_key(x, y, z, f), cost);
         }
   /* Each cube cell is one distinct key: the table holds exactly the
    * states the search counted, so it never filled past 80%. */
@@ -176,12 +178,12 @@ static int pack_states(const cost_cube *cube, int states, rs_pdb *pdb) {
   return 0;
 }
 
-int pdb_build(const rs_set *set, int cost_max, rs_pdb *pdb) {
+int authored_pdb_build(const authored_roomset *set, int cost_max, authored_pdb *pdb) {
   uint64_t started = dg_monotonic_ns();
-  *pdb = (rs_pdb){.cost_max = cost_max};
+  *pdb = (authored_pdb){.cost_max = cost_max};
   /* The search runs over a dense cube of costs; the result is then
    * packed. */
-  cost_cube cube = {.reach = cost_max + 1, .span_y = 2 * PDB_Y_RANGE + 1};
+  cost_cube cube = {.reach = cost_max + 1, .span_y = 2 * AUTHORED_PDB_Y_RANGE + 1};
   cube.span_xz = 2 * cube.reach + 1;
   size_t cells = (size_t)cube.span_xz * (size_t)cube.span_xz * (size_t)cube.span_y * 4;
   cube.cost = malloc(cells);
@@ -209,12 +211,12 @@ fail:
     dg_vec_free(&queue[c]);
   free(queue);
   if (rc != 0)
-    pdb_free(pdb);
+    authored_pdb_free(pdb);
   return rc;
 }
 
-void pdb_free(rs_pdb *pdb) {
+void authored_pdb_free(authored_pdb *pdb) {
   free(pdb->keys);
   free(pdb->costs);
-  *pdb = (rs_pdb){0};
+  *pdb = (authored_pdb){0};
 }
