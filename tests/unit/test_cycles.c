@@ -60,7 +60,7 @@ static int dijkstra(const authored_roomset *set, int cost_max, int x, int y, int
     int cz = rest % span - reach;
     rest /= span;
     int cy = rest % span_y - AUTHORED_PDB_Y_RANGE, cf = rest / span_y;
-    if (cx == 0 && cy == 0 && cz == -1 && cf == FACING_S) {
+    if (cx == 0 && cy == 0 && cz == -1 && cf == AUTHORED_FACING_S) {
       answer = best[cell];
       break;
     }
@@ -120,9 +120,9 @@ Test(cycles, table_bounds) {
   authored_roomset *set = load_set(CONFIG_DIR "bench.json");
   authored_pdb pdb;
   cr_assert_eq(authored_pdb_build(set, 64, &pdb), 0);
-  cr_assert_eq(authored_pdb_lookup(&pdb, authored_pdb_key(0, 0, -1, FACING_S)), 0);
-  cr_assert_eq(authored_pdb_lookup(&pdb, authored_pdb_key(0, 0, -300, FACING_N)), -1);
-  cr_assert_eq(authored_pdb_lookup(&pdb, authored_pdb_key(0, 0, -1, FACING_N)) > 0, true,
+  cr_assert_eq(authored_pdb_lookup(&pdb, authored_pdb_key(0, 0, -1, AUTHORED_FACING_S)), 0);
+  cr_assert_eq(authored_pdb_lookup(&pdb, authored_pdb_key(0, 0, -300, AUTHORED_FACING_N)), -1);
+  cr_assert_eq(authored_pdb_lookup(&pdb, authored_pdb_key(0, 0, -1, AUTHORED_FACING_N)) > 0, true,
                "next to the goal but facing away costs a detour");
   /* At most 16 bytes per state (issue 6). */
   cr_assert_leq((double)pdb.slots * (sizeof *pdb.keys + sizeof *pdb.costs) / pdb.states, 16.0);
@@ -146,8 +146,10 @@ typedef struct chain_world {
  * move groups whose rooms do not overlap one another, ending in a doorway
  * that meets the goal. -1 if none. */
 static int exhaustive(chain_world *w, int x, int y, int z, int f, int depth, int cost) {
-  if (x == w->gx + (w->gfacing == FACING_E) - (w->gfacing == FACING_W) && y == w->gy &&
-      z == w->gz + (w->gfacing == FACING_S) - (w->gfacing == FACING_N) && f == (w->gfacing ^ 2))
+  if (x == w->gx + (w->gfacing == AUTHORED_FACING_E) - (w->gfacing == AUTHORED_FACING_W) &&
+      y == w->gy &&
+      z == w->gz + (w->gfacing == AUTHORED_FACING_S) - (w->gfacing == AUTHORED_FACING_N) &&
+      f == (w->gfacing ^ 2))
     return cost;
   if (depth == w->chain_max)
     return -1;
@@ -193,27 +195,23 @@ Test(cycles, weight_one_finds_the_optimum) {
   cr_assert_eq(dg_request_set_text(&request, "expansions_max", "1000000", &err), 0);
   authored_state s = {.set = set, .params = &request.params, .current_chain = -1};
   cr_assert_eq(authored_occ_init(&s.occupancy), 0);
-  authored_connector ends[2] = {{0, 0, 0, FACING_N, 0, CONN_OPEN, 0}, {0}};
+  authored_connector ends[2] = {{0, 0, 0, AUTHORED_FACING_N, 0, AUTHORED_CONN_OPEN, 0}, {0}};
   s.connectors.items = ends;
   s.connectors.count = 2;
   dg_rng rng;
   dg_rng_seed(&rng, 7, 1);
   int found = 0, agreed_none = 0;
   for (int sample = 0; sample < 24; sample++) {
-    ends[1] = (authored_connector){dg_rng_range(&rng, -14, 14),
-                                   0,
-                                   dg_rng_range(&rng, -20, 2),
-                                   (int)dg_rng_below(&rng, 4),
-                                   1,
-                                   CONN_OPEN,
-                                   0};
+    ends[1] = (authored_connector){
+        dg_rng_range(&rng, -14, 14), 0, dg_rng_range(&rng, -20, 2), (int)dg_rng_below(&rng, 4), 1,
+        AUTHORED_CONN_OPEN,          0};
     chain_world world = {.set = set,
                          .gx = ends[1].x,
                          .gy = ends[1].y,
                          .gz = ends[1].z,
                          .gfacing = ends[1].facing,
                          .chain_max = 3};
-    int expected = exhaustive(&world, 0, 0, 0, FACING_N, 0, 0);
+    int expected = exhaustive(&world, 0, 0, 0, AUTHORED_FACING_N, 0, 0);
     int status, cost, rooms;
     int64_t expanded;
     cr_assert_eq(authored_search_pair(&s, 0, 1, &status, &cost, &rooms, &expanded), 0);
@@ -231,7 +229,7 @@ Test(cycles, weight_one_finds_the_optimum) {
   }
   cr_assert_gt(found, 3, "the samples must include reachable goals");
   /* Fail-fast: a goal far beyond the table's reach costs no expansion. */
-  ends[1] = (authored_connector){0, 0, -400, FACING_N, 1, CONN_OPEN, 0};
+  ends[1] = (authored_connector){0, 0, -400, AUTHORED_FACING_N, 1, AUTHORED_CONN_OPEN, 0};
   int status, cost, rooms;
   int64_t expanded = -1;
   cr_assert_eq(authored_search_pair(&s, 0, 1, &status, &cost, &rooms, &expanded), 0);

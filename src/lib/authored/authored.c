@@ -39,7 +39,7 @@ static const dg_param_def authored_params[AUTHORED_P_COUNT] = {
     [AUTHORED_P_GRID] = {"grid", DG_PARAM_BOOL, 1, 0, 1, NULL, NULL,
                          "also draw a top-down tile grid (for ASCII maps and grid metrics)",
                          DG_PARAM_ROLE_NONE},
-    [AUTHORED_P_CYCLES] = {"cycles", DG_PARAM_ENUM, CYCLES_CHAINS, 0, 0, cycle_modes, NULL,
+    [AUTHORED_P_CYCLES] = {"cycles", DG_PARAM_ENUM, AUTHORED_CYCLES_CHAINS, 0, 0, cycle_modes, NULL,
                            "chains: close cycles with chains of authored rooms; corridors: with "
                            "procedural corridors (the old method); none: leave the tree",
                            DG_PARAM_ROLE_NONE},
@@ -285,10 +285,10 @@ static int fill_level(authored_state *s, dg_error *err) {
                  .y = z0 - min_z + 1 + inset_z,
                  .width = x1 - x0 - 2 * inset_x,
                  .height = z1 - z0 - 2 * inset_z,
-                 .kind = i == 0                        ? "start"
-                         : (room->tag_bits & TAG_SHIM) ? "shim"
-                         : p->chain >= 0               ? "chain"
-                                                       : "room"};
+                 .kind = i == 0                                 ? "start"
+                         : (room->tag_bits & AUTHORED_TAG_SHIM) ? "shim"
+                         : p->chain >= 0                        ? "chain"
+                                                                : "room"};
     snprintf(r.label, sizeof r.label, "%d", i);
     int node;
     if (dg_level_add_room(level, &r, NULL) != 0 ||

@@ -60,7 +60,7 @@ int dg_context_roomset_info(const dg_context *context, int index, dg_roomset_inf
   const authored_roomset *set = context->roomsets[index];
   int shims = 0;
   for (int r = 0; r < set->room_count; r++)
-    shims += (set->rooms[r].tag_bits & TAG_SHIM) != 0;
+    shims += (set->rooms[r].tag_bits & AUTHORED_TAG_SHIM) != 0;
   *info =
       (dg_roomset_info){.name = set->name,
                         .biome = set->biome,

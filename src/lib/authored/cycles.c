@@ -100,8 +100,8 @@ static bool worth_trying(authored_state *s, authored_graph *graph, int a, int b,
                          int failures_max) {
   authored_cycles *cy = s->cycles;
   authored_connector *ka = &s->connectors.items[a], *kb = &s->connectors.items[b];
-  if (ka->state == CONN_CONNECTED || kb->state == CONN_CONNECTED || !authored_usable(s, a) ||
-      !authored_usable(s, b)) {
+  if (ka->state == AUTHORED_CONN_CONNECTED || kb->state == AUTHORED_CONN_CONNECTED ||
+      !authored_usable(s, a) || !authored_usable(s, b)) {
     cy->skipped_used++;
     return false;
   }
@@ -162,7 +162,7 @@ static int record_attempt(authored_state *s, int mode, const attempt *try) {
     cy->failed_expansions += try->expanded;
     return dg_vec_push(&cy->fail_ns, dg_monotonic_ns() - try->started);
   }
-  if (mode == CYCLES_CORRIDORS &&
+  if (mode == AUTHORED_CYCLES_CORRIDORS &&
       (rc = dg_vec_push(&cy->built, (authored_cycle){try->a, try->b, 0, try->cost,
                                                      graph_distance_exact(graph, try->pa, try->pb),
                                                      try->expanded})) != 0)
@@ -190,7 +190,7 @@ static int attempt_pair(authored_state *s, int mode, int a, int b) {
                  .started = dg_monotonic_ns(),
                  .before = s->placements.count};
   int rc;
-  if (mode == CYCLES_CORRIDORS) {
+  if (mode == AUTHORED_CYCLES_CORRIDORS) {
     rc = authored_corridor(s, a, b, cy->built.count, &try.built, &try.cost, &try.expanded);
     if (rc != 0)
       return rc;
@@ -207,7 +207,7 @@ int authored_close_cycles(authored_state *s, dg_cancel *cancel) {
     return DG_ENOMEM;
   authored_cycles *cy = s->cycles;
   int mode = dg_param_enum(s->params, AUTHORED_P_CYCLES);
-  if (mode == CYCLES_NONE)
+  if (mode == AUTHORED_CYCLES_NONE)
     return 0;
   uint64_t pass_started = dg_monotonic_ns();
   int cap = dg_param_int(s->params, AUTHORED_P_HOP_CAP);

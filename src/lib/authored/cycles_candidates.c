@@ -78,7 +78,7 @@ void authored_graph_close(authored_graph *graph) {
 /* ---- candidates ---- */
 
 bool authored_usable(const authored_state *s, int c) {
-  return s->connectors.items[c].state != CONN_CONNECTED && authored_front_free(s, c);
+  return s->connectors.items[c].state != AUTHORED_CONN_CONNECTED && authored_front_free(s, c);
 }
 
 static int tree_distance(const authored_state *s, int a, int b) {

@@ -166,7 +166,7 @@ static int expand_node(authored_state *s, authored_chain_search *q, const search
     int group = grouping ? set->by_facing[n.facing][i] : -1;
     int m = grouping ? set->members[set->groups[group].member_first]
                      : set->moves_by_facing[n.facing][i];
-    if (!settings->shims && (set->rooms[set->moves[m].room].tag_bits & TAG_SHIM))
+    if (!settings->shims && (set->rooms[set->moves[m].room].tag_bits & AUTHORED_TAG_SHIM))
       continue;
     const authored_move *move = &set->moves[m];
     if (move->exit_count == 0)

@@ -14,15 +14,15 @@ static int place_start(authored_state *s) {
   const authored_roomset *set = s->set;
   bool any_start = false;
   for (int r = 0; r < set->room_count; r++)
-    any_start = any_start || (set->rooms[r].tag_bits & TAG_START) != 0;
+    any_start = any_start || (set->rooms[r].tag_bits & AUTHORED_TAG_START) != 0;
   uint64_t total = 0;
   for (int r = 0; r < set->room_count; r++)
-    if (!any_start || (set->rooms[r].tag_bits & TAG_START) != 0)
+    if (!any_start || (set->rooms[r].tag_bits & AUTHORED_TAG_START) != 0)
       total += (uint64_t)set->rooms[r].weight;
   uint64_t pick = dg_rng_below64(&s->choice, total);
   int chosen = 0;
   for (int r = 0; r < set->room_count; r++) {
-    if (any_start && (set->rooms[r].tag_bits & TAG_START) == 0)
+    if (any_start && (set->rooms[r].tag_bits & AUTHORED_TAG_START) == 0)
       continue;
     if (pick < (uint64_t)set->rooms[r].weight) {
       chosen = r;
@@ -44,7 +44,7 @@ static int extend(authored_state *s, int open) {
   authored_connector *c = &s->connectors.items[open];
   /* Most dead connectors open straight into a wall: no move can fit. */
   if (!authored_front_free(s, open)) {
-    c->state = CONN_CLOSED;
+    c->state = AUTHORED_CONN_CLOSED;
     s->closed_connectors++;
     return 0;
   }
@@ -81,7 +81,7 @@ static int extend(authored_state *s, int open) {
     s->tried[g] = s->attempt;
     total -= (uint64_t)group->weight;
   }
-  s->connectors.items[open].state = CONN_CLOSED;
+  s->connectors.items[open].state = AUTHORED_CONN_CLOSED;
   s->closed_connectors++;
   return 0;
 }
@@ -90,9 +90,9 @@ static int rescue(authored_state *s) {
   s->rescue = true;
   for (int k = 0; k < s->connectors.count; k++) {
     authored_connector *c = &s->connectors.items[k];
-    if (c->state != CONN_CLOSED || !authored_front_free(s, k))
+    if (c->state != AUTHORED_CONN_CLOSED || !authored_front_free(s, k))
       continue;
-    c->state = CONN_OPEN;
+    c->state = AUTHORED_CONN_OPEN;
     s->closed_connectors--;
     if (authored_queue(s, k) != 0)
       return DG_ENOMEM;
@@ -112,7 +112,8 @@ int authored_grow(authored_state *s, dg_cancel *cancel, authored_grow_hook every
   int target = dg_param_int(s->params, AUTHORED_P_ROOMS);
   int interval = dg_param_int(s->params, AUTHORED_P_CYCLE_INTERVAL);
   bool cycling = every_interval != NULL &&
-                 dg_param_enum(s->params, AUTHORED_P_CYCLES) != CYCLES_NONE && interval > 0;
+                 dg_param_enum(s->params, AUTHORED_P_CYCLES) != AUTHORED_CYCLES_NONE &&
+                 interval > 0;
   int tree_rooms = 1;
   uint32_t open;
   for (long step = 1; tree_rooms < target; step++) {
@@ -127,7 +128,7 @@ int authored_grow(authored_state *s, dg_cancel *cancel, authored_grow_hook every
         break;
       }
     }
-    if (s->connectors.items[open].state != CONN_OPEN)
+    if (s->connectors.items[open].state != AUTHORED_CONN_OPEN)
       continue;
     rc = extend(s, (int)open);
     if (rc < 0)

@@ -176,7 +176,7 @@ static int allocate_moves(authored_roomset *set, int *move_capacity) {
   int total_moves = 0, total_boxes = 0, total_exits = 0;
   for (int r = 0; r < set->room_count; r++) {
     const authored_room *room = &set->rooms[r];
-    if (room->tag_bits & TAG_START)
+    if (room->tag_bits & AUTHORED_TAG_START)
       continue;
     total_moves += room->connector_count * 4;
     total_boxes += room->connector_count * 4 * room->box_count;
@@ -240,7 +240,7 @@ static void lay_out_members(authored_roomset *set) {
     const authored_room *room = &set->rooms[set->moves[m].room];
     set->members[g->member_first + g->member_count++] = m;
     g->weight += room->weight;
-    g->shim = g->shim && (room->tag_bits & TAG_SHIM) != 0;
+    g->shim = g->shim && (room->tag_bits & AUTHORED_TAG_SHIM) != 0;
   }
 }
 
@@ -281,7 +281,8 @@ int authored_roomset_build_moves(authored_roomset *set) {
   /* A start room is the dungeon's entrance: placed once, at the origin,
    * never as a move. */
   for (int r = 0; r < set->room_count; r++)
-    for (int c = 0; c < set->rooms[r].connector_count && !(set->rooms[r].tag_bits & TAG_START); c++)
+    for (int c = 0;
+         c < set->rooms[r].connector_count && !(set->rooms[r].tag_bits & AUTHORED_TAG_START); c++)
       for (int rotation = 0; rotation < 4; rotation++)
         build_move(set, r, c, rotation, &set->moves[set->move_count++]);
   assert(set->move_count == move_capacity);

@@ -109,9 +109,9 @@ static int search_backward(cost_cube *cube, back_edge *const edges[4], const int
   uint8_t *dense = cube->cost;
   /* The goal faces north at the origin; a chain ends in an exit standing in
    * front of it (z = -1) facing back south. */
-  dense[cube_cell(cube, 0, 0, -1, FACING_S)] = 0;
+  dense[cube_cell(cube, 0, 0, -1, AUTHORED_FACING_S)] = 0;
   int states = 1;
-  if (dg_vec_push(&queue[0], (uint32_t)cube_cell(cube, 0, 0, -1, FACING_S)) != 0)
+  if (dg_vec_push(&queue[0], (uint32_t)cube_cell(cube, 0, 0, -1, AUTHORED_FACING_S)) != 0)
     return DG_ENOMEM;
   for (int cost = 0; cost <= cost_max; cost++) {
     for (int at = 0; at < queue[cost].count; at++) {

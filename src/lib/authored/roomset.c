@@ -205,8 +205,8 @@ static bool connector_placed_well(const authored_room *room, size_t index, const
             room->id, index, at[0], at[1], at[2], room->size[0] - 1, room->size[2] - 1);
     return false;
   }
-  bool outward = (facing == FACING_N && north) || (facing == FACING_S && south) ||
-                 (facing == FACING_E && east) || (facing == FACING_W && west);
+  bool outward = (facing == AUTHORED_FACING_N && north) || (facing == AUTHORED_FACING_S && south) ||
+                 (facing == AUTHORED_FACING_E && east) || (facing == AUTHORED_FACING_W && west);
   if (!outward) {
     problem(report, DG_EINVAL, facing_field,
             "room '%s': connector %zu at [%d, %d, %d] is not facing outward: '%s' points "
@@ -322,9 +322,9 @@ static void parse_tags(const json_t *tags, authored_room *room, const char *pref
     }
     snprintf(room->tags[room->tag_count++], AUTHORED_TAG_MAX, "%s", text);
     if (strcmp(text, "start") == 0)
-      room->tag_bits |= TAG_START;
+      room->tag_bits |= AUTHORED_TAG_START;
     else if (strcmp(text, "shim") == 0)
-      room->tag_bits |= TAG_SHIM;
+      room->tag_bits |= AUTHORED_TAG_SHIM;
   }
 }
 
@@ -438,7 +438,7 @@ static void check_set_grows(const authored_roomset *set, authored_report *report
   bool grows = false, movable = false;
   for (int i = 0; i < set->room_count; i++) {
     grows = grows || set->rooms[i].connector_count >= 2;
-    movable = movable || !(set->rooms[i].tag_bits & TAG_START);
+    movable = movable || !(set->rooms[i].tag_bits & AUTHORED_TAG_START);
   }
   if (!grows)
     problem(report, DG_EINVAL, "rooms",

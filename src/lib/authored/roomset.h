@@ -21,7 +21,7 @@
  * roomset.c, the parser, needs jansson itself. */
 struct json_t;
 
-enum { FACING_N, FACING_E, FACING_S, FACING_W };
+enum { AUTHORED_FACING_N, AUTHORED_FACING_E, AUTHORED_FACING_S, AUTHORED_FACING_W };
 
 #define AUTHORED_NAME_MAX 32       /* room-set names and room ids, with the NUL */
 #define AUTHORED_TAG_MAX 16        /* one tag, with the NUL */
@@ -33,7 +33,7 @@ enum { FACING_N, FACING_E, FACING_S, FACING_W };
 #define AUTHORED_WEIGHT_MAX 1000000
 
 /* Room tags the generators act on; any other tag is kept and reported. */
-enum { TAG_START = 1u << 0, TAG_SHIM = 1u << 1 };
+enum { AUTHORED_TAG_START = 1u << 0, AUTHORED_TAG_SHIM = 1u << 1 };
 
 typedef struct authored_box {
   int x0, y0, z0; /* inclusive low corner */
@@ -141,10 +141,10 @@ void authored_roomset_free(authored_roomset *set);
 
 /* Unit steps of each facing. */
 static inline int facing_dx(int facing) {
-  return facing == FACING_E ? 1 : facing == FACING_W ? -1 : 0;
+  return facing == AUTHORED_FACING_E ? 1 : facing == AUTHORED_FACING_W ? -1 : 0;
 }
 static inline int facing_dz(int facing) {
-  return facing == FACING_S ? 1 : facing == FACING_N ? -1 : 0;
+  return facing == AUTHORED_FACING_S ? 1 : facing == AUTHORED_FACING_N ? -1 : 0;
 }
 
 extern const char *const authored_facing_names[4];

@@ -40,7 +40,8 @@ int authored_queue(authored_state *s, int c) {
 /* Queues the open connectors first .. first + count - 1 but `except`. */
 static int queue_open(authored_state *s, int first, int count, int except) {
   for (int k = first; k < first + count; k++)
-    if (k != except && s->connectors.items[k].state == CONN_OPEN && authored_queue(s, k) != 0)
+    if (k != except && s->connectors.items[k].state == AUTHORED_CONN_OPEN &&
+        authored_queue(s, k) != 0)
       return DG_ENOMEM;
   return 0;
 }
@@ -72,7 +73,7 @@ static int place(authored_state *s, int room_index, int rotation, const int orig
   for (int k = 0; k < room->connector_count; k++) {
     authored_connector c = connectors[k];
     c.placement = id;
-    c.state = CONN_OPEN;
+    c.state = AUTHORED_CONN_OPEN;
     s->connectors.items[s->connectors.count++] = c;
   }
   return id;
@@ -90,7 +91,7 @@ int authored_place_start(authored_state *s, int chosen, const int origin[3]) {
   for (int k = 0; k < room->connector_count; k++) {
     const authored_room_connector *c = &room->connectors[k];
     connectors[k] = (authored_connector){
-        c->x + origin[0], c->y + origin[1], c->z + origin[2], c->facing, 0, CONN_OPEN, 0};
+        c->x + origin[0], c->y + origin[1], c->z + origin[2], c->facing, 0, AUTHORED_CONN_OPEN, 0};
   }
   int id = place(s, chosen, 0, origin, boxes, connectors, -1);
   if (id < 0)
@@ -130,17 +131,13 @@ int authored_commit(authored_state *s, int open, int m, const char *kind) {
     boxes[b] = (authored_box){r->x0 + at.x, r->y0 + at.y, r->z0 + at.z,
                               r->x1 + at.x, r->y1 + at.y, r->z1 + at.z};
   }
-  connectors[move->connector] = (authored_connector){at.x + facing_dx(at.facing),
-                                                     at.y,
-                                                     at.z + facing_dz(at.facing),
-                                                     at.facing ^ 2,
-                                                     0,
-                                                     CONN_OPEN,
-                                                     0};
+  connectors[move->connector] = (authored_connector){
+      at.x + facing_dx(at.facing), at.y, at.z + facing_dz(at.facing), at.facing ^ 2, 0,
+      AUTHORED_CONN_OPEN,          0};
   for (int e = 0; e < move->exit_count; e++) {
     const authored_exit *x = &s->set->exits[move->exit_first + e];
-    connectors[x->connector] =
-        (authored_connector){x->x + at.x, x->y + at.y, x->z + at.z, x->facing, 0, CONN_OPEN, 0};
+    connectors[x->connector] = (authored_connector){
+        x->x + at.x, x->y + at.y, x->z + at.z, x->facing, 0, AUTHORED_CONN_OPEN, 0};
   }
   int origin[3] = {move->origin[0] + at.x, move->origin[1] + at.y, move->origin[2] + at.z};
   int id = place(s, move->room, move->rotation, origin, boxes, connectors, at.placement);
@@ -156,8 +153,8 @@ int authored_commit(authored_state *s, int open, int m, const char *kind) {
 int authored_connect(authored_state *s, int a, int b, const char *kind, int cycle) {
   if (dg_vec_push(&s->connections, (authored_connection){a, b, kind, cycle, 0, 0}) != 0)
     return DG_ENOMEM;
-  s->connectors.items[a].state = CONN_CONNECTED;
-  s->connectors.items[b].state = CONN_CONNECTED;
+  s->connectors.items[a].state = AUTHORED_CONN_CONNECTED;
+  s->connectors.items[b].state = AUTHORED_CONN_CONNECTED;
   return 0;
 }
 

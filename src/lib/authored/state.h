@@ -43,13 +43,13 @@ enum authored_param {
   AUTHORED_P_COUNT = AUTHORED_P_COMMON + DG_COMMON_PARAM_COUNT
 };
 
-enum { CYCLES_CHAINS, CYCLES_CORRIDORS, CYCLES_NONE };
+enum { AUTHORED_CYCLES_CHAINS, AUTHORED_CYCLES_CORRIDORS, AUTHORED_CYCLES_NONE };
 
 /* Stall cutoffs whose effect every search records (seed 003, "Measuring
  * instead of guessing"; the values are authored_cutoffs in cycles.h). */
 #define AUTHORED_CUTOFFS 12
 
-enum { CONN_OPEN, CONN_CONNECTED, CONN_CLOSED };
+enum { AUTHORED_CONN_OPEN, AUTHORED_CONN_CONNECTED, AUTHORED_CONN_CLOSED };
 
 /* A room placed in the world. */
 typedef struct authored_placement {

@@ -19,52 +19,57 @@ static const char *const style_names[] = {"follow", "cleanup", "plain", NULL};
  * floors are 3-14 wide and 2-5 high; doors secret one time in eight. */
 static const dg_param_def classic_params[CLASSIC_P_COUNT] = {
     [CLASSIC_P_WIDTH] = {"width", DG_PARAM_INT, 80, 20, 1000, NULL, NULL, "map width in tiles",
-                 DG_PARAM_ROLE_WIDTH},
+                         DG_PARAM_ROLE_WIDTH},
     [CLASSIC_P_HEIGHT] = {"height", DG_PARAM_INT, 21, 10, 1000, NULL, NULL, "map height in tiles",
-                  DG_PARAM_ROLE_HEIGHT},
+                          DG_PARAM_ROLE_HEIGHT},
     [CLASSIC_P_ROOMS_MIN] = {"rooms_min", DG_PARAM_INT, 6, 1, 2000, NULL, NULL,
-                     "fewest rooms wanted (fewer when they do not fit)", DG_PARAM_ROLE_NONE},
+                             "fewest rooms wanted (fewer when they do not fit)",
+                             DG_PARAM_ROLE_NONE},
     [CLASSIC_P_ROOMS_MAX] = {"rooms_max", DG_PARAM_INT, 9, 1, 2000, NULL, NULL, "most rooms placed",
-                     DG_PARAM_ROLE_ROOM_COUNT},
+                             DG_PARAM_ROLE_ROOM_COUNT},
     [CLASSIC_P_ROOM_WIDTH_MIN] = {"room_width_min", DG_PARAM_INT, 3, 1, 100, NULL, NULL,
-                          "narrowest room floor in tiles", DG_PARAM_ROLE_NONE},
+                                  "narrowest room floor in tiles", DG_PARAM_ROLE_NONE},
     [CLASSIC_P_ROOM_WIDTH_MAX] = {"room_width_max", DG_PARAM_INT, 14, 1, 100, NULL, NULL,
-                          "widest room floor in tiles", DG_PARAM_ROLE_NONE},
+                                  "widest room floor in tiles", DG_PARAM_ROLE_NONE},
     [CLASSIC_P_ROOM_HEIGHT_MIN] = {"room_height_min", DG_PARAM_INT, 2, 1, 100, NULL, NULL,
-                           "lowest room floor in tiles", DG_PARAM_ROLE_NONE},
+                                   "lowest room floor in tiles", DG_PARAM_ROLE_NONE},
     [CLASSIC_P_ROOM_HEIGHT_MAX] = {"room_height_max", DG_PARAM_INT, 5, 1, 100, NULL, NULL,
-                           "highest room floor in tiles", DG_PARAM_ROLE_NONE},
+                                   "highest room floor in tiles", DG_PARAM_ROLE_NONE},
     [CLASSIC_P_ROOM_GAP] = {"room_gap", DG_PARAM_INT, 2, 1, 10, NULL, NULL,
-                    "least stone between two rooms' walls", DG_PARAM_ROLE_NONE},
+                            "least stone between two rooms' walls", DG_PARAM_ROLE_NONE},
     [CLASSIC_P_PLACEMENT_ATTEMPTS] = {"placement_attempts", DG_PARAM_INT, 60, 1, 10000, NULL, NULL,
-                              "random positions tried per room before giving up on it",
-                              DG_PARAM_ROLE_NONE},
-    [CLASSIC_P_CORRIDOR_STYLE] = {"corridor_style", DG_PARAM_ENUM, STYLE_FOLLOW, 0, 0, style_names, NULL,
-                          "follow: dig only stretches not yet connected; cleanup: dig, then "
-                          "prune unnecessary squares; plain: dig every line",
-                          DG_PARAM_ROLE_NONE},
+                                      "random positions tried per room before giving up on it",
+                                      DG_PARAM_ROLE_NONE},
+    [CLASSIC_P_CORRIDOR_STYLE] =
+        {"corridor_style", DG_PARAM_ENUM, CLASSIC_STYLE_FOLLOW, 0, 0, style_names, NULL,
+         "follow: dig only stretches not yet connected; cleanup: dig, then "
+         "prune unnecessary squares; plain: dig every line",
+         DG_PARAM_ROLE_NONE},
     [CLASSIC_P_CLOSET_CHANCE] = {"closet_chance", DG_PARAM_FLOAT, 0.2, 0, 1, NULL, NULL,
-                         "chance that a corridor dug whole gets a closet with a chest",
-                         DG_PARAM_ROLE_NONE},
-    [CLASSIC_P_CLOSET_STONE_CHANCE] = {"closet_stone_chance", DG_PARAM_FLOAT, 0.25, 0, 1, NULL, NULL,
-                               "chance that a closet's middle square is stone, not secret corridor",
-                               DG_PARAM_ROLE_NONE},
+                                 "chance that a corridor dug whole gets a closet with a chest",
+                                 DG_PARAM_ROLE_NONE},
+    [CLASSIC_P_CLOSET_STONE_CHANCE] =
+        {"closet_stone_chance", DG_PARAM_FLOAT, 0.25, 0, 1, NULL, NULL,
+         "chance that a closet's middle square is stone, not secret corridor", DG_PARAM_ROLE_NONE},
     [CLASSIC_P_SECRET_DOOR_CHANCE] = {"secret_door_chance", DG_PARAM_FLOAT, 0.125, 0, 1, NULL, NULL,
-                              "chance that a door is secret", DG_PARAM_ROLE_NONE},
+                                      "chance that a door is secret", DG_PARAM_ROLE_NONE},
     DG_COMMON_PARAM_DEFS(CLASSIC_P_COMMON),
 };
 
 static int classic_validate(const dg_params *params, dg_error *err) {
-  int width = dg_param_int(params, CLASSIC_P_WIDTH), height = dg_param_int(params, CLASSIC_P_HEIGHT);
+  int width = dg_param_int(params, CLASSIC_P_WIDTH),
+      height = dg_param_int(params, CLASSIC_P_HEIGHT);
   if (dg_param_int(params, CLASSIC_P_ROOMS_MIN) > dg_param_int(params, CLASSIC_P_ROOMS_MAX))
     return dg_error_set(err, DG_EINVAL, "params.rooms_min",
                         "params.rooms_min must be at most params.rooms_max (%d)",
                         dg_param_int(params, CLASSIC_P_ROOMS_MAX));
-  if (dg_param_int(params, CLASSIC_P_ROOM_WIDTH_MIN) > dg_param_int(params, CLASSIC_P_ROOM_WIDTH_MAX))
+  if (dg_param_int(params, CLASSIC_P_ROOM_WIDTH_MIN) >
+      dg_param_int(params, CLASSIC_P_ROOM_WIDTH_MAX))
     return dg_error_set(err, DG_EINVAL, "params.room_width_min",
                         "params.room_width_min must be at most params.room_width_max (%d)",
                         dg_param_int(params, CLASSIC_P_ROOM_WIDTH_MAX));
-  if (dg_param_int(params, CLASSIC_P_ROOM_HEIGHT_MIN) > dg_param_int(params, CLASSIC_P_ROOM_HEIGHT_MAX))
+  if (dg_param_int(params, CLASSIC_P_ROOM_HEIGHT_MIN) >
+      dg_param_int(params, CLASSIC_P_ROOM_HEIGHT_MAX))
     return dg_error_set(err, DG_EINVAL, "params.room_height_min",
                         "params.room_height_min must be at most params.room_height_max (%d)",
                         dg_param_int(params, CLASSIC_P_ROOM_HEIGHT_MAX));
@@ -110,8 +115,10 @@ static int by_x(const void *a, const void *b) {
 static int place_rooms(classic_state *s, dg_cancel *cancel) {
   const dg_params *p = s->params;
   int width = s->grid->width, height = s->grid->height;
-  int target = dg_rng_range(&s->layout, dg_param_int(p, CLASSIC_P_ROOMS_MIN), dg_param_int(p, CLASSIC_P_ROOMS_MAX));
-  int attempts = dg_param_int(p, CLASSIC_P_PLACEMENT_ATTEMPTS), gap = dg_param_int(p, CLASSIC_P_ROOM_GAP);
+  int target = dg_rng_range(&s->layout, dg_param_int(p, CLASSIC_P_ROOMS_MIN),
+                            dg_param_int(p, CLASSIC_P_ROOMS_MAX));
+  int attempts = dg_param_int(p, CLASSIC_P_PLACEMENT_ATTEMPTS),
+      gap = dg_param_int(p, CLASSIC_P_ROOM_GAP);
   int64_t tried = 0;
   for (int n = 0; n < target; n++) {
     /* Up to rooms_max x placement_attempts tries: poll the deadline. */
@@ -202,7 +209,7 @@ static int classic_generate(const dg_context *context, const dg_request *request
     goto fail;
   if ((rc = classic_join_rooms(&s, cancel)) != 0)
     goto fail;
-  if (dg_param_enum(p, CLASSIC_P_CORRIDOR_STYLE) == STYLE_CLEANUP &&
+  if (dg_param_enum(p, CLASSIC_P_CORRIDOR_STYLE) == CLASSIC_STYLE_CLEANUP &&
       (rc = classic_cleanup(&s, cancel)) != 0)
     goto fail;
   if ((rc = classic_make_closets(&s)) != 0)

@@ -31,7 +31,7 @@ enum classic_param {
   CLASSIC_P_COUNT = CLASSIC_P_COMMON + DG_COMMON_PARAM_COUNT
 };
 
-enum { STYLE_FOLLOW, STYLE_CLEANUP, STYLE_PLAIN };
+enum { CLASSIC_STYLE_FOLLOW, CLASSIC_STYLE_CLEANUP, CLASSIC_STYLE_PLAIN };
 
 /* One closet: three squares in a line from a corridor end (seed 000). */
 typedef struct classic_closet {

@@ -225,7 +225,7 @@ static int join(classic_state *s, int a, int b) {
   const classic_path *path = &s->path;
   int style = dg_param_enum(s->params, CLASSIC_P_CORRIDOR_STYLE);
   bool start_dug;
-  if (style == STYLE_FOLLOW) {
+  if (style == CLASSIC_STYLE_FOLLOW) {
     bool met;
     start_dug = dig_follow(s, cell_of(grid, ra->x, ra->y), cell_of(grid, rb->x, rb->y), &met);
     s->intersections += met;

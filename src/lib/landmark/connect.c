@@ -58,8 +58,10 @@ static bool door_candidate(const landmark_state *s, int x, int y) {
  * ring, door candidates; floors and everything outside the mask closed. */
 static int build_costs(landmark_state *s, uint32_t *min_cost) {
   const dg_params *p = s->params;
-  long base = dg_param_int(p, LANDMARK_P_ROCK_BASE), weight = dg_param_int(p, LANDMARK_P_ROCK_WEIGHT);
-  long perimeter = dg_param_int(p, LANDMARK_P_PERIMETER_PENALTY), door = dg_param_int(p, LANDMARK_P_DOOR_COST);
+  long base = dg_param_int(p, LANDMARK_P_ROCK_BASE),
+       weight = dg_param_int(p, LANDMARK_P_ROCK_WEIGHT);
+  long perimeter = dg_param_int(p, LANDMARK_P_PERIMETER_PENALTY),
+       door = dg_param_int(p, LANDMARK_P_DOOR_COST);
   float *density = dg_arena_calloc(&s->arena, (size_t)s->cells, sizeof *density);
   void *scratch = dg_arena_alloc(&s->arena, dg_noise_scratch_size(s->width));
   if (density == NULL || scratch == NULL)
@@ -262,7 +264,8 @@ static int dig_tunnels(landmark_state *s, dg_astar *astar, const planned_edge *p
   uint16_t tunnel = clamp_cost(dg_param_int(p, LANDMARK_P_TUNNEL_COST));
   dg_astar_query query = {.cost = s->cost,
                           .turn_cost = (uint32_t)dg_param_int(p, LANDMARK_P_TURN_PENALTY),
-                          .min_cost = min_cost * (uint32_t)dg_param_int(p, LANDMARK_P_HEURISTIC_WEIGHT),
+                          .min_cost =
+                              min_cost * (uint32_t)dg_param_int(p, LANDMARK_P_HEURISTIC_WEIGHT),
                           .directional = exact_turns};
   long expanded = 0;
   for (int e = 0; e < planned; e++) {

@@ -22,72 +22,80 @@ const char *const landmark_style_names[] = {"random", "rectangles", "round", "ca
  * rooms, and each room joined to two or three others (the seed's aim). */
 static const dg_param_def landmark_params[LANDMARK_P_COUNT] = {
     [LANDMARK_P_WIDTH] = {"width", DG_PARAM_INT, 100, 32, 1000, NULL, NULL, "map width in tiles",
-                 DG_PARAM_ROLE_WIDTH},
+                          DG_PARAM_ROLE_WIDTH},
     [LANDMARK_P_HEIGHT] = {"height", DG_PARAM_INT, 60, 32, 1000, NULL, NULL, "map height in tiles",
-                  DG_PARAM_ROLE_HEIGHT},
-    [LANDMARK_P_MASK] = {"mask", DG_PARAM_ENUM, MASK_RANDOM, 0, 0, landmark_mask_names, NULL,
-                "outline of the level: box, cross, t, l, ring, or random among them",
-                DG_PARAM_ROLE_NONE},
+                           DG_PARAM_ROLE_HEIGHT},
+    [LANDMARK_P_MASK] = {"mask", DG_PARAM_ENUM, LANDMARK_MASK_RANDOM, 0, 0, landmark_mask_names,
+                         NULL, "outline of the level: box, cross, t, l, ring, or random among them",
+                         DG_PARAM_ROLE_NONE},
     [LANDMARK_P_LANDMARKS_MIN] = {"landmarks_min", DG_PARAM_INT, 1, 0, 2, NULL, NULL,
-                         "fewest landmark rooms (fewer when they do not fit)", DG_PARAM_ROLE_NONE},
-    [LANDMARK_P_LANDMARKS_MAX] = {"landmarks_max", DG_PARAM_INT, 2, 0, 2, NULL, NULL, "most landmark rooms",
-                         DG_PARAM_ROLE_NONE},
-    [LANDMARK_P_LANDMARK_STYLE] = {"landmark_style", DG_PARAM_ENUM, STYLE_RANDOM, 0, 0, landmark_style_names,
-                          NULL,
-                          "how landmarks are painted: overlapping rectangles, round, cavern, "
-                          "or random per landmark",
-                          DG_PARAM_ROLE_NONE},
+                                  "fewest landmark rooms (fewer when they do not fit)",
+                                  DG_PARAM_ROLE_NONE},
+    [LANDMARK_P_LANDMARKS_MAX] = {"landmarks_max", DG_PARAM_INT, 2, 0, 2, NULL, NULL,
+                                  "most landmark rooms", DG_PARAM_ROLE_NONE},
+    [LANDMARK_P_LANDMARK_STYLE] =
+        {"landmark_style", DG_PARAM_ENUM, LANDMARK_STYLE_RANDOM, 0, 0, landmark_style_names, NULL,
+         "how landmarks are painted: overlapping rectangles, round, cavern, "
+         "or random per landmark",
+         DG_PARAM_ROLE_NONE},
     [LANDMARK_P_LANDMARK_SIZE_MIN] = {"landmark_size_min", DG_PARAM_INT, 12, 6, 200, NULL, NULL,
-                             "smallest landmark canvas side in tiles", DG_PARAM_ROLE_NONE},
+                                      "smallest landmark canvas side in tiles", DG_PARAM_ROLE_NONE},
     [LANDMARK_P_LANDMARK_SIZE_MAX] = {"landmark_size_max", DG_PARAM_INT, 20, 6, 200, NULL, NULL,
-                             "largest landmark canvas side in tiles", DG_PARAM_ROLE_NONE},
+                                      "largest landmark canvas side in tiles", DG_PARAM_ROLE_NONE},
     [LANDMARK_P_LANDMARK_ATTEMPTS] = {"landmark_attempts", DG_PARAM_INT, 100, 1, 10000, NULL, NULL,
-                             "random positions tried per landmark before giving up on it",
-                             DG_PARAM_ROLE_NONE},
+                                      "random positions tried per landmark before giving up on it",
+                                      DG_PARAM_ROLE_NONE},
     [LANDMARK_P_ROOM_CHANCE] = {"room_chance", DG_PARAM_FLOAT, 0.15, 0, 1, NULL, NULL,
-                       "chance that an odd cell tries to start a room", DG_PARAM_ROLE_NONE},
+                                "chance that an odd cell tries to start a room",
+                                DG_PARAM_ROLE_NONE},
     [LANDMARK_P_MEDIUM_CHANCE] = {"medium_chance", DG_PARAM_FLOAT, 0.35, 0, 1, NULL, NULL,
-                         "chance that a room tried is medium rather than small",
-                         DG_PARAM_ROLE_NONE},
+                                  "chance that a room tried is medium rather than small",
+                                  DG_PARAM_ROLE_NONE},
     [LANDMARK_P_SMALL_SIZE_MIN] = {"small_size_min", DG_PARAM_INT, 3, 1, 100, NULL, NULL,
-                          "smallest side of a small room's floor", DG_PARAM_ROLE_NONE},
+                                   "smallest side of a small room's floor", DG_PARAM_ROLE_NONE},
     [LANDMARK_P_SMALL_SIZE_MAX] = {"small_size_max", DG_PARAM_INT, 5, 1, 100, NULL, NULL,
-                          "largest side of a small room's floor", DG_PARAM_ROLE_NONE},
+                                   "largest side of a small room's floor", DG_PARAM_ROLE_NONE},
     [LANDMARK_P_MEDIUM_SIZE_MIN] = {"medium_size_min", DG_PARAM_INT, 6, 1, 100, NULL, NULL,
-                           "smallest side of a medium room's floor", DG_PARAM_ROLE_NONE},
+                                    "smallest side of a medium room's floor", DG_PARAM_ROLE_NONE},
     [LANDMARK_P_MEDIUM_SIZE_MAX] = {"medium_size_max", DG_PARAM_INT, 10, 1, 100, NULL, NULL,
-                           "largest side of a medium room's floor", DG_PARAM_ROLE_NONE},
-    [LANDMARK_P_ROOM_GAP] = {"room_gap", DG_PARAM_INT, 2, 1, 20, NULL, NULL,
-                    "least rock between two rooms' walls, and between a wall and the mask edge",
-                    DG_PARAM_ROLE_NONE},
+                                    "largest side of a medium room's floor", DG_PARAM_ROLE_NONE},
+    [LANDMARK_P_ROOM_GAP] =
+        {"room_gap", DG_PARAM_INT, 2, 1, 20, NULL, NULL,
+         "least rock between two rooms' walls, and between a wall and the mask edge",
+         DG_PARAM_ROLE_NONE},
     [LANDMARK_P_ROOMS_MAX] = {"rooms_max", DG_PARAM_INT, 20000, 1, 100000, NULL, NULL,
-                     "most rooms in a level, landmarks included", DG_PARAM_ROLE_ROOM_COUNT},
+                              "most rooms in a level, landmarks included",
+                              DG_PARAM_ROLE_ROOM_COUNT},
     [LANDMARK_P_TARGET_DEGREE] = {"target_degree", DG_PARAM_FLOAT, 2.5, 1, 6, NULL, NULL,
-                         "mean connections per room that extra edges aim at", DG_PARAM_ROLE_NONE},
+                                  "mean connections per room that extra edges aim at",
+                                  DG_PARAM_ROLE_NONE},
     [LANDMARK_P_TURN_PENALTY] = {"turn_penalty", DG_PARAM_INT, 3, 0, 1000, NULL, NULL,
-                        "tunnel cost added per change of direction", DG_PARAM_ROLE_NONE},
+                                 "tunnel cost added per change of direction", DG_PARAM_ROLE_NONE},
     [LANDMARK_P_EXACT_TURNS] = {"exact_turns", DG_PARAM_BOOL, 0, 0, 1, NULL, NULL,
-                       "search tiles by direction so turn penalties are charged exactly "
-                       "(slower); otherwise against each tile's best arrival",
-                       DG_PARAM_ROLE_NONE},
+                                "search tiles by direction so turn penalties are charged exactly "
+                                "(slower); otherwise against each tile's best arrival",
+                                DG_PARAM_ROLE_NONE},
     [LANDMARK_P_HEURISTIC_WEIGHT] = {"heuristic_weight", DG_PARAM_INT, 2, 1, 10, NULL, NULL,
-                            "A* heuristic weight: 1 digs cheapest tunnels, w digs tunnels "
-                            "costing at most w times that, faster",
-                            DG_PARAM_ROLE_NONE},
+                                     "A* heuristic weight: 1 digs cheapest tunnels, w digs tunnels "
+                                     "costing at most w times that, faster",
+                                     DG_PARAM_ROLE_NONE},
     [LANDMARK_P_PERIMETER_PENALTY] = {"perimeter_penalty", DG_PARAM_INT, 12, 0, 10000, NULL, NULL,
-                             "extra cost of rock touching a room's wall", DG_PARAM_ROLE_NONE},
+                                      "extra cost of rock touching a room's wall",
+                                      DG_PARAM_ROLE_NONE},
     [LANDMARK_P_DOOR_COST] = {"door_cost", DG_PARAM_INT, 4, 1, 10000, NULL, NULL,
-                     "cost of cutting a door through a wall", DG_PARAM_ROLE_NONE},
+                              "cost of cutting a door through a wall", DG_PARAM_ROLE_NONE},
     [LANDMARK_P_TUNNEL_COST] = {"tunnel_cost", DG_PARAM_INT, 1, 1, 1000, NULL, NULL,
-                       "cost of walking an existing tunnel or room floor", DG_PARAM_ROLE_NONE},
+                                "cost of walking an existing tunnel or room floor",
+                                DG_PARAM_ROLE_NONE},
     [LANDMARK_P_ROCK_BASE] = {"rock_base", DG_PARAM_INT, 3, 1, 1000, NULL, NULL,
-                     "cost of digging the softest rock", DG_PARAM_ROLE_NONE},
+                              "cost of digging the softest rock", DG_PARAM_ROLE_NONE},
     [LANDMARK_P_ROCK_WEIGHT] = {"rock_weight", DG_PARAM_INT, 14, 0, 10000, NULL, NULL,
-                       "extra cost of digging the hardest rock (noise-driven)", DG_PARAM_ROLE_NONE},
+                                "extra cost of digging the hardest rock (noise-driven)",
+                                DG_PARAM_ROLE_NONE},
     [LANDMARK_P_ROCK_SCALE] = {"rock_scale", DG_PARAM_INT, 24, 2, 1024, NULL, NULL,
-                      "size in tiles of the largest rock clusters", DG_PARAM_ROLE_NONE},
+                               "size in tiles of the largest rock clusters", DG_PARAM_ROLE_NONE},
     [LANDMARK_P_ROCK_OCTAVES] = {"rock_octaves", DG_PARAM_INT, 4, 1, 8, NULL, NULL,
-                        "octaves of the fractal rock noise", DG_PARAM_ROLE_NONE},
+                                 "octaves of the fractal rock noise", DG_PARAM_ROLE_NONE},
     DG_COMMON_PARAM_DEFS(LANDMARK_P_COMMON),
 };
 
@@ -107,10 +115,12 @@ static int landmark_validate(const dg_params *p, dg_error *err) {
   }
   /* A landmark or a room, its walls and its gap on both sides must fit in
    * the narrower side of the map. */
-  int side = dg_param_int(p, LANDMARK_P_WIDTH) < dg_param_int(p, LANDMARK_P_HEIGHT) ? dg_param_int(p, LANDMARK_P_WIDTH)
-                                                                  : dg_param_int(p, LANDMARK_P_HEIGHT);
+  int side = dg_param_int(p, LANDMARK_P_WIDTH) < dg_param_int(p, LANDMARK_P_HEIGHT)
+                 ? dg_param_int(p, LANDMARK_P_WIDTH)
+                 : dg_param_int(p, LANDMARK_P_HEIGHT);
   int margin = 2 * (dg_param_int(p, LANDMARK_P_ROOM_GAP) + 1) + 2;
-  static const int sizes[] = {LANDMARK_P_LANDMARK_SIZE_MAX, LANDMARK_P_MEDIUM_SIZE_MAX, LANDMARK_P_SMALL_SIZE_MAX};
+  static const int sizes[] = {LANDMARK_P_LANDMARK_SIZE_MAX, LANDMARK_P_MEDIUM_SIZE_MAX,
+                              LANDMARK_P_SMALL_SIZE_MAX};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     if (dg_param_int(p, sizes[i]) + margin <= side)
       continue;

@@ -46,19 +46,33 @@ enum landmark_param {
   LANDMARK_P_COUNT = LANDMARK_P_COMMON + DG_COMMON_PARAM_COUNT
 };
 
-/* Mask shapes (seed 001: "box, cross, T-shaped, etc."); MASK_RANDOM picks one. */
-enum { MASK_RANDOM, MASK_BOX, MASK_CROSS, MASK_T, MASK_L, MASK_RING, MASK_COUNT };
+/* Mask shapes (seed 001: "box, cross, T-shaped, etc."); LANDMARK_MASK_RANDOM picks one. */
+enum {
+  LANDMARK_MASK_RANDOM,
+  LANDMARK_MASK_BOX,
+  LANDMARK_MASK_CROSS,
+  LANDMARK_MASK_T,
+  LANDMARK_MASK_L,
+  LANDMARK_MASK_RING,
+  LANDMARK_MASK_COUNT
+};
 
 /* Landmark painters (seed 001, step 0, and the ones it plans). */
-enum { STYLE_RANDOM, STYLE_RECTANGLES, STYLE_ROUND, STYLE_CAVERN, STYLE_COUNT };
+enum {
+  LANDMARK_STYLE_RANDOM,
+  LANDMARK_STYLE_RECTANGLES,
+  LANDMARK_STYLE_ROUND,
+  LANDMARK_STYLE_CAVERN,
+  LANDMARK_STYLE_COUNT
+};
 
 #define LANDMARK_RECTS_MAX 6
 
 /* How one landmark room was painted, for the level JSON. */
 typedef struct landmark_shape {
-  int room;                         /* index into level->rooms */
-  int style;                        /* STYLE_RECTANGLES, STYLE_ROUND or STYLE_CAVERN */
-  int rect_count;                   /* rectangles (STYLE_RECTANGLES) */
+  int room;       /* index into level->rooms */
+  int style;      /* LANDMARK_STYLE_RECTANGLES, LANDMARK_STYLE_ROUND or LANDMARK_STYLE_CAVERN */
+  int rect_count; /* rectangles (LANDMARK_STYLE_RECTANGLES) */
   int rects[LANDMARK_RECTS_MAX][4]; /* x, y, width, height in map tiles */
 } landmark_shape;
 

@@ -14,8 +14,8 @@
 
 void landmark_make_mask(landmark_state *s) {
   int mask = dg_param_enum(s->params, LANDMARK_P_MASK);
-  if (mask == MASK_RANDOM)
-    mask = MASK_BOX + (int)dg_rng_below(&s->shape, MASK_COUNT - 1);
+  if (mask == LANDMARK_MASK_RANDOM)
+    mask = LANDMARK_MASK_BOX + (int)dg_rng_below(&s->shape, LANDMARK_MASK_COUNT - 1);
   bool flip_x = dg_rng_below(&s->shape, 2) != 0, flip_y = dg_rng_below(&s->shape, 2) != 0;
   s->extension.mask = mask;
   s->extension.flip_x = flip_x;
@@ -28,10 +28,10 @@ void landmark_make_mask(landmark_state *s) {
       bool mid_x = fx >= w / 3 && fx < w - w / 3, mid_y = fy >= h / 3 && fy < h - h / 3;
       bool in = true;
       switch (mask) {
-      case MASK_CROSS: in = mid_x || mid_y; break;
-      case MASK_T: in = fy < h * 2 / 5 || mid_x; break;
-      case MASK_L: in = fx < w * 2 / 5 || fy >= h - h * 2 / 5; break;
-      case MASK_RING: in = !(mid_x && mid_y); break;
+      case LANDMARK_MASK_CROSS: in = mid_x || mid_y; break;
+      case LANDMARK_MASK_T: in = fy < h * 2 / 5 || mid_x; break;
+      case LANDMARK_MASK_L: in = fx < w * 2 / 5 || fy >= h - h * 2 / 5; break;
+      case LANDMARK_MASK_RING: in = !(mid_x && mid_y); break;
       default: break;
       }
       /* The map's own edge is never inside: walls need a tile beyond. */
@@ -215,19 +215,19 @@ static int paint_cavern(landmark_state *s, uint8_t *canvas, int size, int *style
       memcpy(canvas, next, (size_t)n);
     }
     if (keep_largest_blob(canvas, size, queue, mark) * 4 >= n) {
-      *style = STYLE_CAVERN;
+      *style = LANDMARK_STYLE_CAVERN;
       return 0;
     }
   }
   paint_round(s, canvas, size);
-  *style = STYLE_ROUND;
+  *style = LANDMARK_STYLE_ROUND;
   return 0;
 }
 
 int landmark_place_landmarks(landmark_state *s) {
   const dg_params *p = s->params;
-  int count =
-      dg_rng_range(&s->layout, dg_param_int(p, LANDMARK_P_LANDMARKS_MIN), dg_param_int(p, LANDMARK_P_LANDMARKS_MAX));
+  int count = dg_rng_range(&s->layout, dg_param_int(p, LANDMARK_P_LANDMARKS_MIN),
+                           dg_param_int(p, LANDMARK_P_LANDMARKS_MAX));
   int gap = dg_param_int(p, LANDMARK_P_ROOM_GAP), reach = gap + 1;
   int attempts = dg_param_int(p, LANDMARK_P_LANDMARK_ATTEMPTS);
   int max_size = dg_param_int(p, LANDMARK_P_LANDMARK_SIZE_MAX);
@@ -237,13 +237,13 @@ int landmark_place_landmarks(landmark_state *s) {
   for (int l = 0; l < count; l++) {
     int size = dg_rng_range(&s->shape, dg_param_int(p, LANDMARK_P_LANDMARK_SIZE_MIN), max_size);
     int style = dg_param_enum(p, LANDMARK_P_LANDMARK_STYLE);
-    if (style == STYLE_RANDOM)
-      style = STYLE_RECTANGLES + (int)dg_rng_below(&s->shape, STYLE_COUNT - 1);
+    if (style == LANDMARK_STYLE_RANDOM)
+      style = LANDMARK_STYLE_RECTANGLES + (int)dg_rng_below(&s->shape, LANDMARK_STYLE_COUNT - 1);
     landmark_shape shape = {.style = style};
     memset(canvas, 0, (size_t)size * size);
-    if (style == STYLE_RECTANGLES)
+    if (style == LANDMARK_STYLE_RECTANGLES)
       paint_rectangles(s, canvas, size, &shape);
-    else if (style == STYLE_ROUND)
+    else if (style == LANDMARK_STYLE_ROUND)
       paint_round(s, canvas, size);
     else {
       int rc = paint_cavern(s, canvas, size, &shape.style);
@@ -292,8 +292,10 @@ int landmark_place_landmarks(landmark_state *s) {
 
 int landmark_pack_rooms(landmark_state *s) {
   const dg_params *p = s->params;
-  int reach = dg_param_int(p, LANDMARK_P_ROOM_GAP) + 1, rooms_max = dg_param_int(p, LANDMARK_P_ROOMS_MAX);
-  double chance = dg_param_float(p, LANDMARK_P_ROOM_CHANCE), medium = dg_param_float(p, LANDMARK_P_MEDIUM_CHANCE);
+  int reach = dg_param_int(p, LANDMARK_P_ROOM_GAP) + 1,
+      rooms_max = dg_param_int(p, LANDMARK_P_ROOMS_MAX);
+  double chance = dg_param_float(p, LANDMARK_P_ROOM_CHANCE),
+         medium = dg_param_float(p, LANDMARK_P_MEDIUM_CHANCE);
   /* "I visit every odd-column cell in the map and do a random check. If it
    * passes, I try to paint a room. If I can't ... I move on. The process is
    * repeated for each odd-row." */
