@@ -93,12 +93,12 @@ static const dg_param_def authored_params[AUTHORED_P_COUNT] = {
 };
 
 /* The placement's footprint seen from above, in world x and z. */
-static void footprint(const authored_state *s, const authored_placement *p, int *x0, int *z0,
+static void footprint(const authored_state *state, const authored_placement *p, int *x0, int *z0,
                       int *x1, int *z1) {
-  const authored_box *first = &s->occupancy.boxes.items[p->box_first];
+  const authored_box *first = &state->occupancy.boxes.items[p->box_first];
   *x0 = first->x0, *z0 = first->z0, *x1 = first->x1, *z1 = first->z1;
   for (int b = 1; b < p->box_count; b++) {
-    const authored_box *w = &s->occupancy.boxes.items[p->box_first + b];
+    const authored_box *w = &state->occupancy.boxes.items[p->box_first + b];
     *x0 = w->x0 < *x0 ? w->x0 : *x0;
     *z0 = w->z0 < *z0 ? w->z0 : *z0;
     *x1 = w->x1 > *x1 ? w->x1 : *x1;
@@ -125,12 +125,14 @@ static inline long frame_index(const grid_frame *frame, int x, int y) {
  * placement pass then digs the stairs a way to the rooms. Without this a
  * set failed when 16 seeds in a row drew a smaller map (2.5% of
  * four-floor sets). */
-static void size_grid(const authored_state *s, grid_frame *frame, int max_x, int max_z) {
-  const dg_level *level = s->level;
+static void size_grid(const authored_state *state, grid_frame *frame, int max_x, int max_z) {
+  const dg_level *level = state->level;
   frame->width = max_x - frame->min_x + 2;
   frame->height = max_z - frame->min_z + 2;
-  int forced_x = dg_param_int(s->params, dg_common_param(level->algorithm, DG_COMMON_STAIRS_UP_X));
-  int forced_y = dg_param_int(s->params, dg_common_param(level->algorithm, DG_COMMON_STAIRS_UP_Y));
+  int forced_x =
+      dg_param_int(state->params, dg_common_param(level->algorithm, DG_COMMON_STAIRS_UP_X));
+  int forced_y =
+      dg_param_int(state->params, dg_common_param(level->algorithm, DG_COMMON_STAIRS_UP_Y));
   if (forced_x >= 0 && forced_y >= 0) {
     frame->width = forced_x + 2 > frame->width ? forced_x + 2 : frame->width;
     frame->height = forced_y + 2 > frame->height ? forced_y + 2 : frame->height;
@@ -139,14 +141,14 @@ static void size_grid(const authored_state *s, grid_frame *frame, int max_x, int
 
 /* owner[] per tile: the placement whose boxes cover it, -1 for none, -2
  * for several (rooms stacked at different heights). */
-static void mark_owners(const authored_state *s, const grid_frame *frame, int *owner) {
+static void mark_owners(const authored_state *state, const grid_frame *frame, int *owner) {
   long cells = (long)frame->width * frame->height;
   for (long i = 0; i < cells; i++)
     owner[i] = -1;
-  for (int i = 0; i < s->placements.count; i++) {
-    const authored_placement *p = &s->placements.items[i];
+  for (int i = 0; i < state->placements.count; i++) {
+    const authored_placement *p = &state->placements.items[i];
     for (int b = 0; b < p->box_count; b++) {
-      const authored_box *w = &s->occupancy.boxes.items[p->box_first + b];
+      const authored_box *w = &state->occupancy.boxes.items[p->box_first + b];
       for (int z = w->z0; z < w->z1; z++)
         for (int x = w->x0; x < w->x1; x++) {
           long at = frame_index(frame, x - frame->min_x + 1, z - frame->min_z + 1);
@@ -177,14 +179,14 @@ static void draw_rooms(dg_grid *grid, const grid_frame *frame, const int *owner)
 }
 
 /* The inner blocks of carved corridors, where no room lies. */
-static void draw_corridors(const authored_state *s, const grid_frame *frame, const int *owner) {
-  for (int i = 0; i < s->connections.count; i++) {
-    const authored_connection *c = &s->connections.items[i];
+static void draw_corridors(const authored_state *state, const grid_frame *frame, const int *owner) {
+  for (int i = 0; i < state->connections.count; i++) {
+    const authored_connection *c = &state->connections.items[i];
     for (int k = 1; k < c->path_count - 1; k++) {
-      const authored_block *b = &s->path.items[c->path_first + k];
+      const authored_block *b = &state->path.items[c->path_first + k];
       int x = b->x - frame->min_x + 1, y = b->z - frame->min_z + 1;
       if (owner[frame_index(frame, x, y)] == -1)
-        dg_grid_set(&s->level->grid, x, y, DG_TILE_CORRIDOR);
+        dg_grid_set(&state->level->grid, x, y, DG_TILE_CORRIDOR);
     }
   }
 }
@@ -192,11 +194,11 @@ static void draw_corridors(const authored_state *s, const grid_frame *frame, con
 /* Both doorways of every connection as doors. The level's doors are the
  * grid's: one per door tile (doorways stacked at other heights share it),
  * on its connector's room. */
-static int draw_doors(authored_state *s, const grid_frame *frame) {
-  dg_level *level = s->level;
-  for (int i = 0; i < s->connections.count; i++) {
-    const authored_connector *ends[2] = {&s->connectors.items[s->connections.items[i].a],
-                                         &s->connectors.items[s->connections.items[i].b]};
+static int draw_doors(authored_state *state, const grid_frame *frame) {
+  dg_level *level = state->level;
+  for (int i = 0; i < state->connections.count; i++) {
+    const authored_connector *ends[2] = {&state->connectors.items[state->connections.items[i].a],
+                                         &state->connectors.items[state->connections.items[i].b]};
     for (int k = 0; k < 2; k++) {
       int x = ends[k]->x - frame->min_x + 1, y = ends[k]->z - frame->min_z + 1;
       if (dg_grid_get(&level->grid, x, y) == DG_TILE_DOOR)
@@ -217,10 +219,11 @@ static int draw_doors(authored_state *s, const grid_frame *frame) {
  * below them. Rooms stacked at different heights project onto the same
  * tiles; such shared tiles are drawn as floor so that the map never shows
  * a wall that is not there on some level. Returns 0, DG_ENOMEM or DG_EINVAL (too large a map). */
-static int draw_grid(authored_state *s, int min_x, int min_z, int max_x, int max_z, dg_error *err) {
-  dg_level *level = s->level;
+static int draw_grid(authored_state *state, int min_x, int min_z, int max_x, int max_z,
+                     dg_error *err) {
+  dg_level *level = state->level;
   grid_frame frame = {.min_x = min_x, .min_z = min_z};
-  size_grid(s, &frame, max_x, max_z);
+  size_grid(state, &frame, max_x, max_z);
   int *owner = NULL;
   int rc = dg_grid_init(&level->grid, frame.width, frame.height);
   if (rc != 0) {
@@ -238,10 +241,10 @@ static int draw_grid(authored_state *s, int min_x, int min_z, int max_x, int max
   rc = DG_ENOMEM;
   if (owner == NULL)
     goto done;
-  mark_owners(s, &frame, owner);
+  mark_owners(state, &frame, owner);
   draw_rooms(&level->grid, &frame, owner);
-  draw_corridors(s, &frame, owner);
-  rc = draw_doors(s, &frame);
+  draw_corridors(state, &frame, owner);
+  rc = draw_doors(state, &frame);
 done:
   free(owner);
   return rc;
@@ -249,17 +252,17 @@ done:
 
 /* The world x, z extent (half-open) of everything drawn: the rooms'
  * footprints and the corridors' blocks. */
-static void extent(const authored_state *s, int *min_x, int *min_z, int *max_x, int *max_z) {
-  for (int i = 0; i < s->placements.count; i++) {
+static void extent(const authored_state *state, int *min_x, int *min_z, int *max_x, int *max_z) {
+  for (int i = 0; i < state->placements.count; i++) {
     int x0, z0, x1, z1;
-    footprint(s, &s->placements.items[i], &x0, &z0, &x1, &z1);
+    footprint(state, &state->placements.items[i], &x0, &z0, &x1, &z1);
     *min_x = i == 0 || x0 < *min_x ? x0 : *min_x;
     *min_z = i == 0 || z0 < *min_z ? z0 : *min_z;
     *max_x = i == 0 || x1 > *max_x ? x1 : *max_x;
     *max_z = i == 0 || z1 > *max_z ? z1 : *max_z;
   }
-  for (int i = 0; i < s->path.count; i++) {
-    const authored_block *b = &s->path.items[i];
+  for (int i = 0; i < state->path.count; i++) {
+    const authored_block *b = &state->path.items[i];
     *min_x = b->x < *min_x ? b->x : *min_x;
     *min_z = b->z < *min_z ? b->z : *min_z;
     *max_x = b->x + 1 > *max_x ? b->x + 1 : *max_x;
@@ -268,16 +271,16 @@ static void extent(const authored_state *s, int *min_x, int *min_z, int *max_x, 
 }
 
 /* Rooms, graph and grid of the level from the placements. */
-static int fill_level(authored_state *s, dg_error *err) {
-  dg_level *level = s->level;
+static int fill_level(authored_state *state, dg_error *err) {
+  dg_level *level = state->level;
   int min_x = 0, min_z = 0, max_x = 0, max_z = 0;
-  extent(s, &min_x, &min_z, &max_x, &max_z);
-  bool grid = dg_param_bool(s->params, AUTHORED_P_GRID);
-  for (int i = 0; i < s->placements.count; i++) {
-    const authored_placement *p = &s->placements.items[i];
+  extent(state, &min_x, &min_z, &max_x, &max_z);
+  bool grid = dg_param_bool(state->params, AUTHORED_P_GRID);
+  for (int i = 0; i < state->placements.count; i++) {
+    const authored_placement *p = &state->placements.items[i];
     int x0, z0, x1, z1;
-    footprint(s, p, &x0, &z0, &x1, &z1);
-    const authored_room *room = &s->set->rooms[p->room];
+    footprint(state, p, &x0, &z0, &x1, &z1);
+    const authored_room *room = &state->set->rooms[p->room];
     /* dg_room is the floor inside the walls on the grid; rooms of the set
      * include their walls, hence the one-block inset where there is one. */
     int inset_x = x1 - x0 > 2, inset_z = z1 - z0 > 2;
@@ -297,9 +300,9 @@ static int fill_level(authored_state *s, dg_error *err) {
       return DG_ENOMEM;
     level->graph.nodes[node].depth = p->depth;
   }
-  for (int i = 0; i < s->connections.count; i++) {
-    const authored_connection *c = &s->connections.items[i];
-    int a = s->connectors.items[c->a].placement, b = s->connectors.items[c->b].placement;
+  for (int i = 0; i < state->connections.count; i++) {
+    const authored_connection *c = &state->connections.items[i];
+    int a = state->connectors.items[c->a].placement, b = state->connectors.items[c->b].placement;
     const dg_node *na = &level->graph.nodes[a], *nb = &level->graph.nodes[b];
     /* A corridor's length is its walk (steps between its blocks). */
     int length = c->path_count > 1 ? c->path_count - 1 : abs(na->x - nb->x) + abs(na->y - nb->y);
@@ -308,7 +311,7 @@ static int fill_level(authored_state *s, dg_error *err) {
       return DG_ENOMEM;
   }
   if (grid) {
-    int rc = draw_grid(s, min_x, min_z, max_x, max_z, err);
+    int rc = draw_grid(state, min_x, min_z, max_x, max_z, err);
     if (rc != 0)
       return rc;
   }
@@ -348,55 +351,56 @@ static void set_cycle_figures(dg_level *level, authored_cycles *cy) {
 }
 
 /* The growth's figures as the level's stats. */
-static void set_growth_stats(const authored_state *s, int tree_rooms) {
-  dg_level *level = s->level;
+static void set_growth_stats(const authored_state *state, int tree_rooms) {
+  dg_level *level = state->level;
   int max_depth = 0;
-  for (int i = 0; i < s->placements.count; i++)
-    max_depth = s->placements.items[i].depth > max_depth ? s->placements.items[i].depth : max_depth;
-  dg_level_set_stat(level, "rooms_requested", dg_param_int(s->params, AUTHORED_P_ROOMS));
+  for (int i = 0; i < state->placements.count; i++)
+    max_depth =
+        state->placements.items[i].depth > max_depth ? state->placements.items[i].depth : max_depth;
+  dg_level_set_stat(level, "rooms_requested", dg_param_int(state->params, AUTHORED_P_ROOMS));
   dg_level_set_stat(level, "rooms_placed", tree_rooms);
-  dg_level_set_stat(level, "out_of_space", s->out_of_space);
+  dg_level_set_stat(level, "out_of_space", state->out_of_space);
   dg_level_set_stat(level, "tree_depth_max", max_depth);
-  dg_level_set_stat(level, "fit_checks", s->fit_checks);
-  dg_level_set_stat(level, "moves_rejected", s->rejected_moves);
-  dg_level_set_stat(level, "connectors_closed", s->closed_connectors);
-  dg_level_set_stat(level, "roomset_moves", s->set->move_count);
-  dg_level_set_stat(level, "roomset_move_groups", s->set->group_count);
+  dg_level_set_stat(level, "fit_checks", state->fit_checks);
+  dg_level_set_stat(level, "moves_rejected", state->rejected_moves);
+  dg_level_set_stat(level, "connectors_closed", state->closed_connectors);
+  dg_level_set_stat(level, "roomset_moves", state->set->move_count);
+  dg_level_set_stat(level, "roomset_move_groups", state->set->group_count);
 }
 
 /* The level's authored extension: the set's names and rooms copied, the
- * state's arrays taken over (set to NULL in s, so that authored_state_close
+ * state's arrays taken over (set to NULL in state, so that authored_state_close
  * frees only the rest). Output: *out_ptr, owned by the caller until the
  * level takes it; it is set even on failure so that it can be freed. */
-static int build_output(authored_state *s, int min_x, int min_z, authored_output **out_ptr) {
-  const authored_roomset *set = s->set;
+static int build_output(authored_state *state, int min_x, int min_z, authored_output **out_ptr) {
+  const authored_roomset *set = state->set;
   authored_output *out = *out_ptr = calloc(1, sizeof *out);
   if (out == NULL)
     return DG_ENOMEM;
   snprintf(out->roomset, sizeof out->roomset, "%s", set->name);
-  memcpy(s->level->roomset_sha256, set->sha256, sizeof s->level->roomset_sha256);
+  memcpy(state->level->roomset_sha256, set->sha256, sizeof state->level->roomset_sha256);
   snprintf(out->biome, sizeof out->biome, "%s", set->biome);
-  out->out_of_space = s->out_of_space;
+  out->out_of_space = state->out_of_space;
   out->grid_origin[0] = min_x - 1;
   out->grid_origin[1] = min_z - 1;
   out->rooms = malloc((size_t)set->room_count * sizeof *out->rooms);
   if (out->rooms == NULL)
     return DG_ENOMEM;
   memcpy(out->rooms, set->rooms, (size_t)set->room_count * sizeof *out->rooms);
-  out->placements = s->placements.items;
-  out->placement_count = s->placements.count;
-  out->connectors = s->connectors.items;
-  out->connections = s->connections.items;
-  out->connection_count = s->connections.count;
-  out->boxes = s->occupancy.boxes.items;
-  out->path = s->path.items;
-  s->path.items = NULL;
-  s->placements.items = NULL;
-  s->connectors.items = NULL;
-  s->connections.items = NULL;
-  s->occupancy.boxes.items = NULL;
-  out->cycles = s->cycles;
-  s->cycles = NULL;
+  out->placements = state->placements.items;
+  out->placement_count = state->placements.count;
+  out->connectors = state->connectors.items;
+  out->connections = state->connections.items;
+  out->connection_count = state->connections.count;
+  out->boxes = state->occupancy.boxes.items;
+  out->path = state->path.items;
+  state->path.items = NULL;
+  state->placements.items = NULL;
+  state->connectors.items = NULL;
+  state->connections.items = NULL;
+  state->occupancy.boxes.items = NULL;
+  out->cycles = state->cycles;
+  state->cycles = NULL;
   return 0;
 }
 
@@ -409,39 +413,39 @@ static int authored_generate(const dg_context *context, const dg_request *reques
     return dg_error_set(err, DG_ENOENT, "params.roomset",
                         "params.roomset: no room set named '%s' is loaded (%d loaded)", name,
                         dg_context_roomset_count(context));
-  authored_state s = {
+  authored_state state = {
       .set = set, .params = p, .level = level, .current_chain = -1, .cancel = cancel};
   authored_output *out = NULL;
-  dg_rng_seed(&s.layout, request->seed, DG_STREAM_LAYOUT);
-  dg_rng_seed(&s.choice, request->seed, DG_STREAM_CHOICE);
-  int rc = authored_occ_init(&s.occupancy);
+  dg_rng_seed(&state.layout, request->seed, DG_STREAM_LAYOUT);
+  dg_rng_seed(&state.choice, request->seed, DG_STREAM_CHOICE);
+  int rc = authored_occ_init(&state.occupancy);
   if (rc != 0)
     goto fail;
   uint64_t started = dg_monotonic_ns();
-  if ((rc = authored_grow(&s, cancel, authored_close_cycles)) != 0)
+  if ((rc = authored_grow(&state, cancel, authored_close_cycles)) != 0)
     goto fail;
-  int tree_rooms = s.tree_count;
-  if ((rc = authored_close_cycles(&s, cancel)) != 0)
+  int tree_rooms = state.tree_count;
+  if ((rc = authored_close_cycles(&state, cancel)) != 0)
     goto fail;
   /* Cycle passes run inside growth too: growth's own time is the rest. */
-  dg_level_set_timing(level, "tree_growth", dg_monotonic_ns() - started - s.cycles->ns);
-  dg_level_set_timing(level, "cycles", s.cycles->ns);
-  set_cycle_figures(level, s.cycles);
-  if ((rc = fill_level(&s, err)) != 0)
+  dg_level_set_timing(level, "tree_growth", dg_monotonic_ns() - started - state.cycles->ns);
+  dg_level_set_timing(level, "cycles", state.cycles->ns);
+  set_cycle_figures(level, state.cycles);
+  if ((rc = fill_level(&state, err)) != 0)
     goto fail;
   int min_x = 0, min_z = 0, max_x = 0, max_z = 0;
-  extent(&s, &min_x, &min_z, &max_x, &max_z);
-  set_growth_stats(&s, tree_rooms);
-  if ((rc = build_output(&s, min_x, min_z, &out)) != 0)
+  extent(&state, &min_x, &min_z, &max_x, &max_z);
+  set_growth_stats(&state, tree_rooms);
+  if ((rc = build_output(&state, min_x, min_z, &out)) != 0)
     goto fail;
   level->extension = (dg_level_extension){out, authored_output_free, authored_write_json, NULL};
-  authored_search_free(&s);
-  authored_state_close(&s);
+  authored_search_free(&state);
+  authored_state_close(&state);
   return 0;
 fail:
   authored_output_free(out);
-  authored_search_free(&s);
-  authored_state_close(&s);
+  authored_search_free(&state);
+  authored_state_close(&state);
   if (err != NULL && err->code != 0)
     return err->code;
   return dg_error_from_code(err, rc);

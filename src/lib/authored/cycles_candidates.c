@@ -77,12 +77,13 @@ void authored_graph_close(authored_graph *graph) {
 
 /* ---- candidates ---- */
 
-bool authored_usable(const authored_state *s, int c) {
-  return s->connectors.items[c].state != AUTHORED_CONN_CONNECTED && authored_front_free(s, c);
+bool authored_usable(const authored_state *state, int c) {
+  return state->connectors.items[c].state != AUTHORED_CONN_CONNECTED &&
+         authored_front_free(state, c);
 }
 
-static int tree_distance(const authored_state *s, int a, int b) {
-  const authored_placement *placements = s->placements.items;
+static int tree_distance(const authored_state *state, int a, int b) {
+  const authored_placement *placements = state->placements.items;
   int hops = 0;
   while (a != b) {
     if (placements[a].depth >= placements[b].depth)
@@ -116,12 +117,12 @@ static int floor_div(int v, int d) {
 
 /* Pairs close in space (square buckets as wide as the candidate distance,
  * so that only neighbouring buckets need looking at) and far in the tree. */
-int authored_find_candidates(authored_state *s, authored_pairs *pairs) {
-  const dg_params *p = s->params;
+int authored_find_candidates(authored_state *state, authored_pairs *pairs) {
+  const dg_params *p = state->params;
   int reach = dg_param_int(p, AUTHORED_P_CANDIDATE_DISTANCE),
       cap = dg_param_int(p, AUTHORED_P_HOP_CAP);
   double min_stretch = dg_param_float(p, AUTHORED_P_MIN_STRETCH);
-  int n = s->connectors.count;
+  int n = state->connectors.count;
   pairs->usable.count = 0;
   pairs->ranked.count = 0;
   if (dg_vec_reserve(&pairs->usable, n) != 0 || dg_vec_reserve(&pairs->next, n) != 0)
@@ -133,10 +134,10 @@ int authored_find_candidates(authored_state *s, authored_pairs *pairs) {
   pairs->next.count = n;
   int *next = pairs->next.items;
   for (int c = 0; c < n; c++) {
-    if (!authored_usable(s, c))
+    if (!authored_usable(state, c))
       continue;
     pairs->usable.items[pairs->usable.count++] = c;
-    const authored_connector *k = &s->connectors.items[c];
+    const authored_connector *k = &state->connectors.items[c];
     int32_t *head;
     if (dg_hash_put(&pairs->buckets, cell_key(floor_div(k->x, reach), floor_div(k->z, reach)), -1,
                     &head) < 0)
@@ -146,7 +147,7 @@ int authored_find_candidates(authored_state *s, authored_pairs *pairs) {
   }
   for (int i = 0; i < pairs->usable.count; i++) {
     int a = pairs->usable.items[i];
-    const authored_connector *ka = &s->connectors.items[a];
+    const authored_connector *ka = &state->connectors.items[a];
     int cx = floor_div(ka->x, reach), cz = floor_div(ka->z, reach);
     for (int dx = -1; dx <= 1; dx++)
       for (int dz = -1; dz <= 1; dz++) {
@@ -156,13 +157,13 @@ int authored_find_candidates(authored_state *s, authored_pairs *pairs) {
         for (int b = *head; b >= 0; b = next[b]) {
           if (b <= a)
             continue;
-          const authored_connector *kb = &s->connectors.items[b];
+          const authored_connector *kb = &state->connectors.items[b];
           if (kb->placement == ka->placement || iabs(kb->y - ka->y) > AUTHORED_PDB_Y_RANGE)
             continue;
           int blocks = iabs(kb->x - ka->x) + iabs(kb->y - ka->y) + iabs(kb->z - ka->z);
           if (blocks > reach)
             continue;
-          int tree = tree_distance(s, ka->placement, kb->placement);
+          int tree = tree_distance(state, ka->placement, kb->placement);
           if (tree < cap || tree < min_stretch * (blocks > 0 ? blocks : 1))
             continue;
           if (dg_vec_push(&pairs->ranked,

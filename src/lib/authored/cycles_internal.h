@@ -78,7 +78,7 @@ struct authored_search {
 };
 
 /* Connector c may end a cycle: not yet joined, its doorway onto free space. */
-bool authored_usable(const authored_state *s, int c);
+bool authored_usable(const authored_state *state, int c);
 
 /* Empties the graph for `nodes` placements (edges added later must stay
  * below that). 0 or DG_ENOMEM. */
@@ -95,22 +95,22 @@ void authored_graph_close(authored_graph *graph);
 
 /* The pass's candidates into pairs->ranked (seed 003, footnote 2). 0 or
  * DG_ENOMEM. */
-int authored_find_candidates(authored_state *s, authored_pairs *pairs);
+int authored_find_candidates(authored_state *state, authored_pairs *pairs);
 
 void authored_pairs_close(authored_pairs *pairs);
 
 /* Weighted A* from connector `from` to connector `to` (seed 003, "The
  * pattern database", "Knowing when to stop"). *result is AUTHORED_FOUND (then
  * *goal_node is the node whose doorway meets `to`) or AUTHORED_FAIL_*; records
- * the cutoff curve in s->cycles. 0, DG_ENOMEM, DG_ECANCELED, DG_ETIMEDOUT. */
-int authored_run_search(authored_state *s, authored_chain_search *q, int from, int to, int *result,
-                        int *goal_node, int64_t *expanded);
+ * the cutoff curve in state->cycles. 0, DG_ENOMEM, DG_ECANCELED, DG_ETIMEDOUT. */
+int authored_run_search(authored_state *state, authored_chain_search *chain, int from, int to,
+                        int *result, int *goal_node, int64_t *expanded);
 
 /* Places the chain the search found ending at node `last` and joins it to
  * `to`, as cycle `cycle`. 0 or DG_ENOMEM. */
-int authored_commit_chain(authored_state *s, const authored_chain_search *q, int from, int to,
-                          int last, int cycle);
+int authored_commit_chain(authored_state *state, const authored_chain_search *chain, int from,
+                          int to, int last, int cycle);
 
-void authored_chain_close(authored_chain_search *q);
+void authored_chain_close(authored_chain_search *chain);
 
 #endif

@@ -35,50 +35,50 @@ static authored_box shifted(const authored_box *b, int x, int y, int z) {
 
 /* True when move `m` placed at node `at`'s doorway is clear of the dungeon
  * and of the rooms the chain up to `at` has placed. */
-static bool chain_fits(authored_state *s, const authored_chain_search *q, int at,
+static bool chain_fits(authored_state *state, const authored_chain_search *chain, int at,
                        const authored_move *m) {
-  const authored_node *nodes = q->nodes.items;
+  const authored_node *nodes = chain->nodes.items;
   const authored_node *n = &nodes[at];
-  int limit = dg_param_int(s->params, AUTHORED_P_VERTICAL_LIMIT);
+  int limit = dg_param_int(state->params, AUTHORED_P_VERTICAL_LIMIT);
   if (m->bounds.y0 + n->y < -limit || m->bounds.y1 + n->y > limit)
     return false;
   authored_box bounds = shifted(&m->bounds, n->x, n->y, n->z);
   for (int up = at; nodes[up].parent >= 0; up = nodes[up].parent) {
     const authored_node *placed = &nodes[up];
     const authored_node *base = &nodes[placed->parent];
-    const authored_move *pm = &s->set->moves[placed->move];
+    const authored_move *pm = &state->set->moves[placed->move];
     authored_box pb = shifted(&pm->bounds, base->x, base->y, base->z);
     if (!authored_box_overlap(&pb, &bounds))
       continue;
     for (int i = 0; i < m->box_count; i++) {
-      authored_box w = shifted(&s->set->boxes[m->box_first + i], n->x, n->y, n->z);
+      authored_box w = shifted(&state->set->boxes[m->box_first + i], n->x, n->y, n->z);
       for (int j = 0; j < pm->box_count; j++) {
-        authored_box v = shifted(&s->set->boxes[pm->box_first + j], base->x, base->y, base->z);
+        authored_box v = shifted(&state->set->boxes[pm->box_first + j], base->x, base->y, base->z);
         if (authored_box_overlap(&w, &v))
           return false;
       }
     }
   }
-  s->fit_checks++;
+  state->fit_checks++;
   for (int i = 0; i < m->box_count; i++) {
-    authored_box w = shifted(&s->set->boxes[m->box_first + i], n->x, n->y, n->z);
-    if (!authored_occ_is_free(&s->occupancy, &w))
+    authored_box w = shifted(&state->set->boxes[m->box_first + i], n->x, n->y, n->z);
+    if (!authored_occ_is_free(&state->occupancy, &w))
       return false;
   }
   return true;
 }
 
-static int push_node(authored_chain_search *q, authored_node n, uint64_t priority) {
-  if (dg_vec_push(&q->nodes, n) != 0)
+static int push_node(authored_chain_search *chain, authored_node n, uint64_t priority) {
+  if (dg_vec_push(&chain->nodes, n) != 0)
     return DG_ENOMEM;
-  return dg_heap_push(&q->open, priority, (uint32_t)(q->nodes.count - 1));
+  return dg_heap_push(&chain->open, priority, (uint32_t)(chain->nodes.count - 1));
 }
 
 /* Lowers the best g of visited-table key `key` to g: 1 when the state is
  * new or cheaper, 0 when not, DG_ENOMEM. */
-static int seen_relax(authored_chain_search *q, uint64_t key, int g) {
+static int seen_relax(authored_chain_search *chain, uint64_t key, int g) {
   int32_t *best;
-  int added = dg_hash_put(&q->seen, key, g, &best);
+  int added = dg_hash_put(&chain->seen, key, g, &best);
   if (added != 0)
     return added; /* 1, or DG_ENOMEM */
   if (*best <= g)
@@ -123,9 +123,10 @@ static bool stalled(stall_watch *watch, int h, int64_t expanded, int cutoff) {
 /* Pushes the children of node `at` (n) through each exit of move m (of
  * group `group`, or -1) that reaches a state the table knows, more
  * cheaply than before at that chain length. */
-static int push_exits(authored_state *s, authored_chain_search *q, const search_settings *settings,
-                      uint32_t at, const authored_node *n, int m, int group) {
-  const authored_roomset *set = s->set;
+static int push_exits(authored_state *state, authored_chain_search *chain,
+                      const search_settings *settings, uint32_t at, const authored_node *n, int m,
+                      int group) {
+  const authored_roomset *set = state->set;
   const authored_move *move = &set->moves[m];
   for (int e = 0; e < move->exit_count; e++) {
     const authored_exit *x = &set->exits[move->exit_first + e];
@@ -136,18 +137,18 @@ static int push_exits(authored_state *s, authored_chain_search *q, const search_
      * reached cheaply but late must not hide the same state reached
      * dearer but with rooms to spare. */
     uint64_t seen_key = (uint64_t)key << 8 | (uint64_t)(n->depth + 1);
-    const int32_t *seen_g = dg_hash_get(&q->seen, seen_key);
+    const int32_t *seen_g = dg_hash_get(&chain->seen, seen_key);
     if (seen_g != NULL && *seen_g <= cg)
       continue;
     int ch = authored_pdb_lookup(&set->pdb, key);
     if (ch < 0)
       continue; /* table miss: the goal is out of reach from there */
-    int rc = seen_relax(q, seen_key, cg);
+    int rc = seen_relax(chain, seen_key, cg);
     if (rc < 0)
       return rc;
     uint64_t priority = (uint64_t)((cg + dg_fp_mul(settings->weight, ch)) * 16.0);
     authored_node child = {cx, cy, cz, x->facing, (int)at, m, group, e, cg, n->depth + 1};
-    if ((rc = push_node(q, child, priority)) != 0)
+    if ((rc = push_node(chain, child, priority)) != 0)
       return rc;
   }
   return 0;
@@ -155,11 +156,11 @@ static int push_exits(authored_state *s, authored_chain_search *q, const search_
 
 /* Expands node `at`: every move (or group) that opens onto its facing and
  * fits where the chain stands. */
-static int expand_node(authored_state *s, authored_chain_search *q, const search_settings *settings,
-                       uint32_t at) {
-  const authored_roomset *set = s->set;
+static int expand_node(authored_state *state, authored_chain_search *chain,
+                       const search_settings *settings, uint32_t at) {
+  const authored_roomset *set = state->set;
   /* A copy: pushing children may move the node pool. */
-  authored_node n = q->nodes.items[at];
+  authored_node n = chain->nodes.items[at];
   bool grouping = settings->grouping;
   int count = grouping ? set->by_facing_count[n.facing] : set->moves_by_facing_count[n.facing];
   for (int i = 0; i < count; i++) {
@@ -174,9 +175,9 @@ static int expand_node(authored_state *s, authored_chain_search *q, const search
     /* Collision first: in the tight pockets between branches most rooms
      * do not fit, and the check is cheaper than the children's table
      * lookups (each a likely cache miss). */
-    if (!chain_fits(s, q, (int)at, move))
+    if (!chain_fits(state, chain, (int)at, move))
       continue;
-    int rc = push_exits(s, q, settings, at, &n, m, group);
+    int rc = push_exits(state, chain, settings, at, &n, m, group);
     if (rc != 0)
       return rc;
   }
@@ -184,10 +185,10 @@ static int expand_node(authored_state *s, authored_chain_search *q, const search
 }
 
 /* What each cutoff would have saved (on a failed search) or lost (on a
- * found one), into s->cycles. */
-static void record_cutoffs(authored_state *s, const stall_watch *watch, int result,
+ * found one), into state->cycles. */
+static void record_cutoffs(authored_state *state, const stall_watch *watch, int result,
                            int64_t expanded) {
-  authored_cycles *cy = s->cycles;
+  authored_cycles *cy = state->cycles;
   for (int c = 0; c < AUTHORED_CUTOFFS - 1; c++) {
     if (watch->first_cut[c] < 0)
       continue;
@@ -198,22 +199,22 @@ static void record_cutoffs(authored_state *s, const stall_watch *watch, int resu
   }
 }
 
-int authored_run_search(authored_state *s, authored_chain_search *q, int from, int to, int *result,
-                        int *goal_node, int64_t *expanded) {
-  const authored_roomset *set = s->set;
-  const authored_connector *start = &s->connectors.items[from];
+int authored_run_search(authored_state *state, authored_chain_search *chain, int from, int to,
+                        int *result, int *goal_node, int64_t *expanded) {
+  const authored_roomset *set = state->set;
+  const authored_connector *start = &state->connectors.items[from];
   search_settings settings = {
-      .goal = &s->connectors.items[to],
-      .weight = dg_param_float(s->params, AUTHORED_P_WEIGHT),
-      .stall_cutoff = dg_param_int(s->params, AUTHORED_P_STALL_CUTOFF),
-      .expansions_max = dg_param_int(s->params, AUTHORED_P_EXPANSIONS_MAX),
-      .chain_max = dg_param_int(s->params, AUTHORED_P_CHAIN_MAX),
-      .shims = dg_param_bool(s->params, AUTHORED_P_SHIMS),
-      .grouping = dg_param_bool(s->params, AUTHORED_P_GROUPING),
+      .goal = &state->connectors.items[to],
+      .weight = dg_param_float(state->params, AUTHORED_P_WEIGHT),
+      .stall_cutoff = dg_param_int(state->params, AUTHORED_P_STALL_CUTOFF),
+      .expansions_max = dg_param_int(state->params, AUTHORED_P_EXPANSIONS_MAX),
+      .chain_max = dg_param_int(state->params, AUTHORED_P_CHAIN_MAX),
+      .shims = dg_param_bool(state->params, AUTHORED_P_SHIMS),
+      .grouping = dg_param_bool(state->params, AUTHORED_P_GROUPING),
   };
-  q->nodes.count = 0;
-  dg_heap_clear(&q->open);
-  dg_hash_clear(&q->seen);
+  chain->nodes.count = 0;
+  dg_heap_clear(&chain->open);
+  dg_hash_clear(&chain->seen);
   *expanded = 0;
   int h0 = authored_pdb_lookup(
       &set->pdb, goal_key(settings.goal, start->x, start->y, start->z, start->facing));
@@ -222,7 +223,7 @@ int authored_run_search(authored_state *s, authored_chain_search *q, int from, i
     return 0;
   }
   int rc = push_node(
-      q, (authored_node){start->x, start->y, start->z, start->facing, -1, -1, -1, -1, 0, 0},
+      chain, (authored_node){start->x, start->y, start->z, start->facing, -1, -1, -1, -1, 0, 0},
       (uint64_t)(settings.weight * h0 * 16.0));
   if (rc != 0)
     return rc;
@@ -231,8 +232,8 @@ int authored_run_search(authored_state *s, authored_chain_search *q, int from, i
     watch.first_cut[c] = -1;
   uint32_t at;
   *result = AUTHORED_FAIL_EXHAUSTED;
-  while (dg_heap_pop(&q->open, NULL, &at)) {
-    const authored_node *n = &q->nodes.items[at];
+  while (dg_heap_pop(&chain->open, NULL, &at)) {
+    const authored_node *n = &chain->nodes.items[at];
     int h = authored_pdb_lookup(&set->pdb, goal_key(settings.goal, n->x, n->y, n->z, n->facing));
     if (h == 0) {
       *result = AUTHORED_FOUND;
@@ -242,7 +243,7 @@ int authored_run_search(authored_state *s, authored_chain_search *q, int from, i
     (*expanded)++;
     /* One search may run up to expansions_max (10 million) steps: the
      * deadline must be able to stop it in the middle. */
-    if ((*expanded & 4095) == 0 && (rc = dg_cancel_check(s->cancel)) != 0)
+    if ((*expanded & 4095) == 0 && (rc = dg_cancel_check(state->cancel)) != 0)
       return rc;
     if (stalled(&watch, h, *expanded, settings.stall_cutoff) ||
         *expanded >= settings.expansions_max) {
@@ -251,41 +252,41 @@ int authored_run_search(authored_state *s, authored_chain_search *q, int from, i
     }
     if (n->depth >= settings.chain_max)
       continue;
-    if ((rc = expand_node(s, q, &settings, at)) != 0)
+    if ((rc = expand_node(state, chain, &settings, at)) != 0)
       return rc;
   }
-  record_cutoffs(s, &watch, *result, *expanded);
+  record_cutoffs(state, &watch, *result, *expanded);
   return 0;
 }
 
-int authored_commit_chain(authored_state *s, const authored_chain_search *q, int from, int to,
-                          int last, int cycle) {
-  const authored_roomset *set = s->set;
-  const authored_node *nodes = q->nodes.items;
+int authored_commit_chain(authored_state *state, const authored_chain_search *chain, int from,
+                          int to, int last, int cycle) {
+  const authored_roomset *set = state->set;
+  const authored_node *nodes = chain->nodes.items;
   int path[64], length = 0;
   for (int at = last; nodes[at].parent >= 0 && length < 64; at = nodes[at].parent)
     path[length++] = at;
   int open = from, rc;
-  s->current_chain = cycle;
+  state->current_chain = cycle;
   for (int i = length - 1; i >= 0; i--) {
     const authored_node *n = &nodes[path[i]];
     /* The concrete room by spawn weight within the group (seed 003,
      * "Deduplicating the moves"). */
-    int m = n->group >= 0 ? authored_pick_member(s, n->group) : n->move;
-    if ((rc = authored_commit(s, open, m, "chain")) != 0)
+    int m = n->group >= 0 ? authored_pick_member(state, n->group) : n->move;
+    if ((rc = authored_commit(state, open, m, "chain")) != 0)
       return rc;
-    const authored_placement *p = &s->placements.items[s->placements.count - 1];
+    const authored_placement *p = &state->placements.items[state->placements.count - 1];
     const authored_move *move = &set->moves[m];
     /* The chain's other doorways stay open: the tree may grow on from
      * them (cycles are closed while it grows). */
     open = p->conn_first + set->exits[move->exit_first + n->exit].connector;
   }
-  s->current_chain = -1;
-  return authored_connect(s, open, to, "chain", cycle);
+  state->current_chain = -1;
+  return authored_connect(state, open, to, "chain", cycle);
 }
 
-void authored_chain_close(authored_chain_search *q) {
-  dg_vec_free(&q->nodes);
-  dg_heap_close(&q->open);
-  dg_hash_close(&q->seen);
+void authored_chain_close(authored_chain_search *chain) {
+  dg_vec_free(&chain->nodes);
+  dg_heap_close(&chain->open);
+  dg_hash_close(&chain->seen);
 }

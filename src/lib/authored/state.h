@@ -154,37 +154,37 @@ void authored_cycles_free(authored_cycles *cycles);
 /* Places move `m` of the set at open connector `open` (already checked to
  * fit), records the connection of kind `kind` (static) and queues the new
  * room's other doorways as open. 0 or DG_ENOMEM. */
-int authored_commit(authored_state *s, int open, int m, const char *kind);
+int authored_commit(authored_state *state, int open, int m, const char *kind);
 
 /* Places the start room `room` unrotated with its low corner at `origin`
  * and queues its doorways. 0 or DG_ENOMEM. */
-int authored_place_start(authored_state *s, int room, const int origin[3]);
+int authored_place_start(authored_state *state, int room, const int origin[3]);
 
 /* Records a connection between connectors a and b (both become connected).
  * 0 or DG_ENOMEM. */
-int authored_connect(authored_state *s, int a, int b, const char *kind, int cycle);
+int authored_connect(authored_state *state, int a, int b, const char *kind, int cycle);
 
 /* Queues connector `c` on the open heap by its distance from the centre
  * (seed 003, footnote 1). 0 or DG_ENOMEM. */
-int authored_queue(authored_state *s, int c);
+int authored_queue(authored_state *state, int c);
 
 /* True when the move fits at open connector `open`: all its boxes free and
  * inside the vertical limit. */
-bool authored_fits(authored_state *s, int open, const authored_move *move);
+bool authored_fits(authored_state *state, int open, const authored_move *move);
 
 /* A concrete move of group `g`, drawn by its room's spawn weight from the
  * `choice` stream (seed 003, "Deduplicating the moves": the room is chosen
  * only at commit time, by spawn weight). */
-int authored_pick_member(authored_state *s, int g);
+int authored_pick_member(authored_state *state, int g);
 
 /* True when connector c's doorway opens onto a free block. */
-static inline bool authored_front_free(const authored_state *s, int c) {
-  const authored_connector *k = &s->connectors.items[c];
-  return authored_occ_block_free(&s->occupancy, k->x + facing_dx(k->facing), k->y,
+static inline bool authored_front_free(const authored_state *state, int c) {
+  const authored_connector *k = &state->connectors.items[c];
+  return authored_occ_block_free(&state->occupancy, k->x + facing_dx(k->facing), k->y,
                                  k->z + facing_dz(k->facing));
 }
 
 /* Frees the state's own arrays (not the search scratch). */
-void authored_state_close(authored_state *s);
+void authored_state_close(authored_state *state);
 
 #endif

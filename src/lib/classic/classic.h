@@ -86,28 +86,28 @@ static inline int cell_of(const dg_grid *grid, int x, int y) {
 
 /* Makes a tile walkable with `tile` and joins it to its walkable
  * neighbours in the union-find. */
-void classic_dig(classic_state *s, int x, int y, dg_tile tile);
+void classic_dig(classic_state *state, int x, int y, dg_tile tile);
 
 /* True when (x, y) lies inside room r's wall box (walls included). */
 bool classic_in_box(const dg_room *room, int x, int y);
 
 /* Routes a corridor from (x0, y0) to (x1, y1): the straight line, walked
  * around every room box it meets (seed 000: "route the line around
- * intervening rooms"). Result in s->path. 0, or DG_EINTERNAL if an end
+ * intervening rooms"). Result in state->path. 0, or DG_EINTERNAL if an end
  * lies inside a room box (which room placement rules out). */
-int classic_route(classic_state *s, int x0, int y0, int x1, int y1);
+int classic_route(classic_state *state, int x0, int y0, int x1, int y1);
 
 /* Joins every room into one connected set (seed 000's loop), polling
  * `cancel` between joins. 0, DG_ENOMEM, DG_ECANCELED or DG_ETIMEDOUT. */
-int classic_join_rooms(classic_state *s, dg_cancel *cancel);
+int classic_join_rooms(classic_state *state, dg_cancel *cancel);
 
 /* Builds the closets at the recorded sites where there is still space:
  * after all digging, so that nothing opens them later. 0 or DG_ENOMEM. */
-int classic_make_closets(classic_state *s);
+int classic_make_closets(classic_state *state);
 
 /* Removes unnecessary corridor squares until none is left (seed 000's
  * second proposal), polling `cancel` once per pass over the map. */
-int classic_cleanup(classic_state *s, dg_cancel *cancel);
+int classic_cleanup(classic_state *state, dg_cancel *cancel);
 
 /* output.c: the closets (data: a classic_closets) as the level's extension
  * members, through the library's JSON writer. 0 or the writer's failure. */

@@ -137,59 +137,60 @@ static int landmark_generate(const dg_context *context, const dg_request *reques
                              dg_cancel *cancel, dg_level *level, dg_error *err) {
   (void)context;
   const dg_params *p = &request->params;
-  landmark_state s = {
+  landmark_state state = {
       .level = level, .grid = &level->grid, .params = p, .cancel = cancel, .seed = request->seed};
-  s.width = dg_param_int(p, LANDMARK_P_WIDTH);
-  s.height = dg_param_int(p, LANDMARK_P_HEIGHT);
-  s.cells = (long)s.width * s.height;
-  int rc = dg_grid_init(&level->grid, s.width, s.height);
+  state.width = dg_param_int(p, LANDMARK_P_WIDTH);
+  state.height = dg_param_int(p, LANDMARK_P_HEIGHT);
+  state.cells = (long)state.width * state.height;
+  int rc = dg_grid_init(&level->grid, state.width, state.height);
   if (rc != 0)
-    return dg_error_set(err, rc, "params.width", "cannot allocate a %dx%d map", s.width, s.height);
+    return dg_error_set(err, rc, "params.width", "cannot allocate a %dx%d map", state.width,
+                        state.height);
   level->has_grid = true;
-  dg_rng_seed(&s.shape, request->seed, DG_STREAM_SHAPE);
-  dg_rng_seed(&s.layout, request->seed, DG_STREAM_LAYOUT);
-  dg_rng_seed(&s.connect, request->seed, DG_STREAM_CONNECT);
-  dg_arena_init(&s.arena, (size_t)s.cells * 20 + 65536);
+  dg_rng_seed(&state.shape, request->seed, DG_STREAM_SHAPE);
+  dg_rng_seed(&state.layout, request->seed, DG_STREAM_LAYOUT);
+  dg_rng_seed(&state.connect, request->seed, DG_STREAM_CONNECT);
+  dg_arena_init(&state.arena, (size_t)state.cells * 20 + 65536);
   landmark_extension *extension = calloc(1, sizeof *extension);
-  s.inside = dg_arena_alloc(&s.arena, (size_t)s.cells);
-  s.taken = dg_arena_alloc(&s.arena, (size_t)s.cells);
-  s.room_of = dg_arena_calloc(&s.arena, (size_t)s.cells, sizeof *s.room_of);
-  s.cost = dg_arena_calloc(&s.arena, (size_t)s.cells, sizeof *s.cost);
-  s.path = dg_arena_calloc(&s.arena, (size_t)s.cells, sizeof *s.path);
+  state.inside = dg_arena_alloc(&state.arena, (size_t)state.cells);
+  state.taken = dg_arena_alloc(&state.arena, (size_t)state.cells);
+  state.room_of = dg_arena_calloc(&state.arena, (size_t)state.cells, sizeof *state.room_of);
+  state.cost = dg_arena_calloc(&state.arena, (size_t)state.cells, sizeof *state.cost);
+  state.path = dg_arena_calloc(&state.arena, (size_t)state.cells, sizeof *state.path);
   rc = DG_ENOMEM;
-  if (extension == NULL || s.inside == NULL || s.taken == NULL || s.room_of == NULL ||
-      s.cost == NULL || s.path == NULL)
+  if (extension == NULL || state.inside == NULL || state.taken == NULL || state.room_of == NULL ||
+      state.cost == NULL || state.path == NULL)
     goto fail;
-  for (long i = 0; i < s.cells; i++)
-    s.room_of[i] = -1;
-  landmark_make_mask(&s);
-  if ((rc = landmark_place_landmarks(&s)) != 0 || (rc = landmark_pack_rooms(&s)) != 0 ||
-      (rc = landmark_finish_rooms(&s)) != 0 || (rc = dg_cancel_check(cancel)) != 0 ||
-      (rc = landmark_connect(&s)) != 0)
+  for (long i = 0; i < state.cells; i++)
+    state.room_of[i] = -1;
+  landmark_make_mask(&state);
+  if ((rc = landmark_place_landmarks(&state)) != 0 || (rc = landmark_pack_rooms(&state)) != 0 ||
+      (rc = landmark_finish_rooms(&state)) != 0 || (rc = dg_cancel_check(cancel)) != 0 ||
+      (rc = landmark_connect(&state)) != 0)
     goto fail;
   /* Nothing outside the mask: it is void, not rock. */
-  for (long i = 0; i < s.cells; i++)
-    if (!s.inside[i])
+  for (long i = 0; i < state.cells; i++)
+    if (!state.inside[i])
       level->grid.tiles[i] = DG_TILE_VOID;
   /* The rooms' tiles for the passes after us: floors, and wall tiles (of
    * which the walkable ones are the doors cut) by the room they enclose. */
-  for (long i = 0; i < s.cells; i++)
-    s.room_of[i] = s.room_of[i] <= -2 ? -2 - s.room_of[i] : s.room_of[i];
-  if ((rc = dg_level_keep_room_of(level, s.room_of)) != 0)
+  for (long i = 0; i < state.cells; i++)
+    state.room_of[i] = state.room_of[i] <= -2 ? -2 - state.room_of[i] : state.room_of[i];
+  if ((rc = dg_level_keep_room_of(level, state.room_of)) != 0)
     goto fail;
-  dg_level_set_stat(level, "landmarks", s.extension.shape_count);
-  dg_level_set_stat(level, "landmark_attempts", s.landmark_attempts);
-  dg_level_set_stat(level, "rooms_tried", s.rooms_tried);
-  dg_level_set_stat(level, "tunnel_tiles", s.tunnel_tiles);
-  dg_level_set_stat(level, "doors", s.doors_made);
-  dg_level_set_stat(level, "tunnels_failed", s.tunnels_failed);
-  *extension = s.extension;
+  dg_level_set_stat(level, "landmarks", state.extension.shape_count);
+  dg_level_set_stat(level, "landmark_attempts", state.landmark_attempts);
+  dg_level_set_stat(level, "rooms_tried", state.rooms_tried);
+  dg_level_set_stat(level, "tunnel_tiles", state.tunnel_tiles);
+  dg_level_set_stat(level, "doors", state.doors_made);
+  dg_level_set_stat(level, "tunnels_failed", state.tunnels_failed);
+  *extension = state.extension;
   level->extension = (dg_level_extension){extension, free, landmark_write_json, NULL};
-  dg_arena_close(&s.arena);
+  dg_arena_close(&state.arena);
   return 0;
 fail:
   free(extension);
-  dg_arena_close(&s.arena);
+  dg_arena_close(&state.arena);
   return dg_error_from_code(err, rc);
 }
 

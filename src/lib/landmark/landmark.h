@@ -107,25 +107,25 @@ typedef struct landmark_state {
   int64_t rooms_tried, landmark_attempts, tunnels_failed, tunnel_tiles, doors_made;
 } landmark_state;
 
-static inline int cell_at(const landmark_state *s, int x, int y) {
-  return y * s->width + x;
+static inline int cell_at(const landmark_state *state, int x, int y) {
+  return y * state->width + x;
 }
 
-/* Fills s->inside for the mask chosen by parameter or at random. */
-void landmark_make_mask(landmark_state *s);
+/* Fills state->inside for the mask chosen by parameter or at random. */
+void landmark_make_mask(landmark_state *state);
 
 /* Seed 001, step 0: 0-2 landmark rooms. 0 or DG_ENOMEM. */
-int landmark_place_landmarks(landmark_state *s);
+int landmark_place_landmarks(landmark_state *state);
 
 /* Seed 001, step 1: medium and small rooms packed over the odd cells. */
-int landmark_pack_rooms(landmark_state *s);
+int landmark_pack_rooms(landmark_state *state);
 
 /* Walls round every floor, and the per-room cell lists. 0 or DG_ENOMEM. */
-int landmark_finish_rooms(landmark_state *s);
+int landmark_finish_rooms(landmark_state *state);
 
 /* Seed 001, steps 2 and 3: graph (Delaunay, MST, extra edges) and tunnels
  * dug along it by A* over the rock-cost field, with doors. */
-int landmark_connect(landmark_state *s);
+int landmark_connect(landmark_state *state);
 
 /* The names of the MASK_* and STYLE_* values (landmark.c's parameter
  * choices, NULL-terminated), also used by output.c. */
