@@ -8,6 +8,7 @@
  * every search records what each cutoff of authored_cutoffs would have saved and
  * lost ("Measuring instead of guessing"). The open list, the node pool and
  * the visited table are reused from one search to the next. */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "core/fp.h"
@@ -263,9 +264,12 @@ int authored_commit_chain(authored_state *state, const authored_chain_search *ch
                           int to, int last, int cycle) {
   const authored_roomset *set = state->set;
   const authored_node *nodes = chain->nodes.items;
-  int path[64], length = 0;
-  for (int at = last; nodes[at].parent >= 0 && length < 64; at = nodes[at].parent)
+  int path[64], length = 0, at = last;
+  for (; nodes[at].parent >= 0 && length < 64; at = nodes[at].parent)
     path[length++] = at;
+  /* The search never extends a chain past chain_max (at most 32) rooms, so
+   * the walk back reaches the root: no room of the chain is cut off. */
+  assert(nodes[at].parent < 0);
   int open = from, rc;
   state->current_chain = cycle;
   for (int i = length - 1; i >= 0; i--) {
