@@ -444,7 +444,7 @@ def main():
         shown = page.eval("document.querySelector('#stage svg').getAttribute('data-seed')")
         want = str(state["levelset"]["floors"][1]["level"]["seed"])
         check(shown == want, f"floor 2 shows seed {shown}, the set's floor 2 is {want}")
-        check("2 of 3 floors" in page.eval("document.getElementById('metrics').textContent"),
+        check("floor 2 of 3" in page.eval("document.getElementById('metrics').textContent"),
               page.eval("document.getElementById('metrics').textContent"))
         # The party survives a reload of the link.
         page.call("Page.reload")
