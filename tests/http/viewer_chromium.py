@@ -498,6 +498,35 @@ def main():
         check(b"floor 1 of 3" in read("classic-3-3floors.txt"), "ASCII")
         shutil.rmtree(folder, ignore_errors=True)
 
+    @test("authored levels by storey: the selector draws one storey, its stairs marked (issue 25 item 1)")
+    def _():
+        go("algorithm=authored&seed=1&rooms=60&storey=0")
+        level = json.loads(d.request("GET", "/v1/levels?algorithm=authored&seed=1&rooms=60")[2])
+
+        def storeys(placement):
+            opened = {c["at"][1] - 1 for c in placement["connectors"] if c["state"] == "connected"}
+            return opened or {b["at"][1] for b in placement["boxes"]}
+        heights = sorted(set().union(*(storeys(p) for p in level["placements"])))
+        check(len(heights) > 1, f"storeys {heights}")
+        options = page.eval("[...document.getElementById('storey').options].map(o => o.value)")
+        check(options == ["all"] + [str(h) for h in heights], f"storeys offered {options}")
+        drawn = "[...document.querySelectorAll('#stage svg g.room')].map(g => Number(g.dataset.room))"
+        page.wait("document.querySelector('#stage svg')?.getAttribute('data-storey') === '0'")
+        want = [i for i, p in enumerate(level["placements"]) if 0 in storeys(p)]
+        check(page.eval(drawn) == want, f"storey 0 draws {page.eval(drawn)}, want {want}")
+        stairs = page.eval("[...document.querySelectorAll('#stage path.stair')].map(p => p.dataset.to)")
+        check(stairs and all(int(t) != 0 and int(t) in heights for t in stairs), f"stairs {stairs}")
+        top = str(heights[-1])
+        page.eval(f"(() => {{ const s = document.getElementById('storey'); s.value = '{top}';"
+                  " s.dispatchEvent(new Event('change')); })()")
+        want = [i for i, p in enumerate(level["placements"]) if heights[-1] in storeys(p)]
+        check(page.eval(drawn) == want, f"storey {top} draws {page.eval(drawn)}")
+        check(f"storey={top}" in page.eval("location.hash"), page.eval("location.hash"))
+        page.eval("(() => { const s = document.getElementById('storey'); s.value = 'all';"
+                  " s.dispatchEvent(new Event('change')); })()")
+        check(page.eval("document.querySelector('#stage svg').getAttribute('data-storey')") is None,
+              "'all' is the daemon's picture")
+
     @test("side by side: two seeds with their metrics, differences marked")
     def _():
         go("algorithm=classic&seed=5&view=compare&b_seed=6")
