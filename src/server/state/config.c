@@ -507,6 +507,37 @@ static int load_trusted_proxies(config *cfg, const json_t *value, dg_error *err)
   return 0;
 }
 
+/* Drops the compiled profiles. */
+static void release_profiles(config *cfg) {
+  for (int i = 0; i < cfg->profile_count; i++)
+    profile_release(&cfg->profile_list[i]);
+  free(cfg->profile_list);
+  cfg->profile_list = NULL;
+  cfg->profile_count = 0;
+}
+
+/* Compiles `profiles` once, so that requests only evaluate them. 0, or
+ * profile_compile's error naming the profile's key. */
+static int compile_profiles(config *cfg, dg_error *err) {
+  release_profiles(cfg);
+  if (cfg->profiles == NULL)
+    return 0;
+  cfg->profile_list = calloc(json_object_size(cfg->profiles) + 1, sizeof *cfg->profile_list);
+  if (cfg->profile_list == NULL)
+    return dg_error_set(err, DG_ENOMEM, "", "out of memory");
+  const char *name;
+  json_t *json;
+  json_object_foreach(cfg->profiles, name, json) {
+    int rc = profile_compile(name, json, &cfg->profile_list[cfg->profile_count], err);
+    if (rc != 0) {
+      release_profiles(cfg);
+      return rc;
+    }
+    cfg->profile_count++;
+  }
+  return 0;
+}
+
 /* Applies the parsed configuration `root` (taken: decref'd here) over
  * `cfg`; `path` only names it in messages. Shared by the file and the
  * buffer loaders so both check exactly the same keys. */
@@ -633,10 +664,19 @@ static int load_root(config *cfg, json_t *root, const char *path, dg_error *err)
     }
   }
   json_decref(root);
+  if ((rc = compile_profiles(cfg, err)) != 0)
+    return rc;
   return config_validate(cfg, err);
 fail:
   json_decref(root);
   return rc;
+}
+
+const party_profile *config_profile(const config *cfg, const char *name) {
+  for (int i = 0; name != NULL && i < cfg->profile_count; i++)
+    if (strcmp(cfg->profile_list[i].name, name) == 0)
+      return &cfg->profile_list[i];
+  return NULL;
 }
 
 int config_validate(const config *cfg, dg_error *err) {
@@ -645,20 +685,13 @@ int config_validate(const config *cfg, dg_error *err) {
                         "limits.deadline_ms_default must be at most limits.deadline_ms_max "
                         "(%ld)",
                         cfg->limits.deadline_ms_max);
-  if (cfg->profiles != NULL) {
-    const char *name;
-    json_t *profile;
-    json_object_foreach(cfg->profiles, name, profile) {
-      int rc = profile_check(name, profile, err);
-      if (rc == 0)
-        rc = profile_check_finite(name, profile, cfg->limits.players_max,
+  for (int i = 0; i < cfg->profile_count; i++) {
+    int rc = profile_check_finite(&cfg->profile_list[i], cfg->limits.players_max,
                                   (double)cfg->limits.player_attribute_value_max, err);
-      if (rc != 0)
-        return rc;
-    }
+    if (rc != 0)
+      return rc;
   }
-  if (cfg->default_profile[0] != '\0' &&
-      (cfg->profiles == NULL || json_object_get(cfg->profiles, cfg->default_profile) == NULL))
+  if (cfg->default_profile[0] != '\0' && config_profile(cfg, cfg->default_profile) == NULL)
     return dg_error_set(err, DG_ENOENT, "default_profile",
                         "default_profile '%s' is not in profiles", cfg->default_profile);
   return 0;
@@ -697,6 +730,7 @@ int config_loadb(config *cfg, const char *data, size_t size, const char *name, d
 void config_close(config *cfg) {
   json_decref(cfg->profiles);
   cfg->profiles = NULL;
+  release_profiles(cfg);
   json_decref(cfg->auth_tokens);
   cfg->auth_tokens = NULL;
   json_decref(cfg->cors_allowed_origins);
