@@ -27,6 +27,7 @@ int dg_context_add_parsed_roomset(dg_context *context, struct authored_roomset *
     goto fail;
   }
   context->roomsets[context->roomset_count++] = set;
+  context->release = dg_context_close_roomsets;
   return 0;
 fail:
   authored_roomset_free(set);

@@ -10,6 +10,10 @@ struct dg_context {
   int roomset_count;                  /* loaded room sets (the authored generator's) */
   int roomset_capacity;               /* allocated entries in roomsets */
   struct authored_roomset **roomsets; /* owned, in load order */
+  /* Frees what a generator loaded into the context, set by the loader (the
+   * authored generator's room sets): the model knows no generator. NULL
+   * while the context holds nothing. */
+  void (*release)(dg_context *context);
 };
 
 /* Frees the room sets a context holds (dg_context_free calls it). */
