@@ -16,7 +16,7 @@ int dg_context_new(dg_context **out) {
 }
 
 void dg_context_free(dg_context *context) {
-  if (context != NULL)
-    dg_context_close_roomsets(context);
+  if (context != NULL && context->release != NULL)
+    context->release(context);
   free(context);
 }
