@@ -38,6 +38,8 @@ struct dg_writer;
 #define DG_GENERATOR_VERSION 7
 #define DG_STATS_MAX 48
 #define DG_OBJECT_ITEMS_MAX 6
+/* "sha256:", 64 hex digits and a NUL: a level_hash (dg_level_hash). */
+#define DG_LEVEL_HASH_SIZE (7 + DG_SHA256_HEX_SIZE)
 
 typedef struct dg_room {
   int x, y;                 /* top-left floor tile (walls lie outside) */
@@ -249,6 +251,15 @@ struct dg_level {
   char roomset_sha256[DG_SHA256_HEX_SIZE];
   int *room_of; /* grid tile -> room index or -1, owned; NULL: rooms' rectangles and doors */
   bool grid_is_projection; /* the grid only draws the level (authored): metrics use the graph */
+  /* The client view (dg_level_client_view): every writer then leaves out
+   * what only the game server may know (docs/level-format.md, "The client
+   * view"). False for every level a generator makes. */
+  bool client_view;
+  bool client_progression_tiles; /* client view of a level with locks or one-way doors: their
+                                    visible tiles stay, so the legend lists them */
+  /* "sha256:" and the hex SHA-256 of the full level's JSON (dg_level_hash),
+   * or "" when nobody asked; SVG and Tiled carry it when set. */
+  char level_hash[DG_LEVEL_HASH_SIZE];
 };
 
 /* Allocates an empty level for `request` (algorithm, seed, params copied).
@@ -290,6 +301,49 @@ int dg_level_compute_metrics(dg_level *level, dg_cancel *cancel);
  * extension's text (a legend) when it has one. Caller frees with free().
  * 0 or DG_ENOMEM. */
 int dg_level_dump_ascii(const dg_level *level, char **text, size_t *length);
+
+/* Which view of a level a request asks for (`view`, `--view`). */
+typedef enum dg_view {
+  DG_VIEW_DEFAULT, /* not asked: the full level, bytes as before views existed */
+  DG_VIEW_FULL,    /* "full": the full level, carrying its level_hash in every representation */
+  DG_VIEW_CLIENT,  /* "client": dg_level_client_view */
+} dg_view;
+
+/* The values `view` takes, for error messages: "full, client". Static. */
+#define DG_VIEW_CHOICES "full, client"
+
+/* Parses "full" or "client" into *view. 0, or DG_EINVAL for anything else
+ * (the caller names the field and DG_VIEW_CHOICES). Thread-safe. */
+int dg_view_parse(const char *name, dg_view *view);
+
+/* Turns *level into the view asked for: DG_VIEW_DEFAULT leaves it alone,
+ * DG_VIEW_FULL sets its level_hash, DG_VIEW_CLIENT replaces it with its
+ * client view (the full level is freed; on failure *level is unchanged).
+ * 0, DG_ENOMEM, DG_ECANCELED or DG_ETIMEDOUT. */
+int dg_level_apply_view(dg_level **level, dg_view view, dg_cancel *cancel);
+
+/* The level's identity for desync checks: "sha256:" and the lowercase hex
+ * SHA-256 of its `dungeond.level/1` JSON as dg_level_dump_json writes it
+ * (which never holds level_id or level_hash), into `out`. The daemon's
+ * level_hash is the same figure. `cancel` (may be NULL) is polled while
+ * the JSON is written. 0, DG_ENOMEM, DG_ECANCELED or DG_ETIMEDOUT.
+ * Thread-safe for a level nobody modifies. */
+int dg_level_hash(const dg_level *level, dg_cancel *cancel, char out[DG_LEVEL_HASH_SIZE]);
+
+/* The client view of `full`: what a game server may send its players
+ * without giving a secret away (docs/level-format.md, "The client view").
+ * A new level in *out (the caller frees it with dg_level_free) with
+ * client_view set and level_hash the full level's (full->level_hash when
+ * set, else computed): secret doors drawn as wall and gone from `doors`,
+ * secret corridors as stone, walkable bits cut off by them (closets) as
+ * stone too, key tiles as what lies under them; no keys, no seed or
+ * parameters, no progression, population, placement figures, metrics,
+ * stats, targets or generator extension; objects without their contents;
+ * features without distances or key ids; a grid level without its graph.
+ * Every writer (JSON, ASCII, SVG, Tiled, and the set writers) renders it.
+ * 0, DG_ENOMEM, DG_ECANCELED or DG_ETIMEDOUT (nothing in *out).
+ * Thread-safe for a `full` nobody modifies. */
+int dg_level_client_view(const dg_level *full, dg_cancel *cancel, dg_level **out);
 
 #ifdef __cplusplus
 }

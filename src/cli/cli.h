@@ -64,6 +64,7 @@ typedef struct cli_output_options {
   const char *format; /* json (default), ascii, svg or tiled */
   int floors;         /* 0: one level; 1 or more: a dungeond.levelset/1 */
   dg_svg_options svg; /* --tile-size, --no-labels, --graph */
+  dg_view view;       /* --view full|client; DG_VIEW_DEFAULT without it */
 } cli_output_options;
 
 /* The defaults: one level as JSON, default SVG options. */

@@ -12,6 +12,7 @@ static void usage(void) {
        "                        [--target name=value ...] [--floors N]\n"
        "                        [--format json|ascii|svg|tiled] [--roomsets DIR] [--quiet]\n"
        "                        [--tile-size PX] [--no-labels] [--graph]\n"
+       "                        [--view full|client]\n"
        "                        [--players JSON] [--profile NAME|JSON] [--config FILE]\n"
        "  --algorithm NAME  one of 'dungeon algorithms' (default classic)\n"
        "  --seed N          0 to 18446744073709551615; without it a random seed is\n"
@@ -32,6 +33,9 @@ static void usage(void) {
        "                    dungeond-tiles.png, or dungeond-tiles-progression.png\n"
        "                    with locks or one-way doors, installed beside the room\n"
        "                    sets)\n"
+       "  --view V          full (the level with its level_hash) or client (what a\n"
+       "                    game server may send its players: no secrets, no seed;\n"
+       "                    docs/level-format.md); without it, the full level\n"
        "  --tile-size PX    svg: pixels per tile, 1 to 64 (default 12)\n"
        "  --no-labels       svg: no room labels\n"
        "  --graph           svg: draw the connectivity graph over the map\n"
@@ -89,6 +93,12 @@ int cli_take_output_option(int argc, char **argv, int *index, cli_output_options
       return DG_EINVAL;
     }
     output->floors = (int)value;
+  } else if (strcmp(arg, "--view") == 0 || strncmp(arg, "--view=", 7) == 0) {
+    const char *text = arg[6] == '=' ? arg + 7 : *index + 1 < argc ? argv[++*index] : "";
+    if (dg_view_parse(text, &output->view) != 0) {
+      cli_error("--view must be one of " DG_VIEW_CHOICES ", not '%s'", text);
+      return DG_EINVAL;
+    }
   } else if (strcmp(arg, "--format") == 0) {
     if (*index + 1 >= argc) {
       cli_error("--format needs a value: json, ascii, svg or tiled");
@@ -123,14 +133,16 @@ static int produce_floors(const dg_context *context, const dg_request *request,
   int rc = dg_levelset_generate(context, request, output->floors, NULL, levels, requests, err);
   if (rc != 0)
     return rc;
+  for (int k = 0; k < output->floors && rc == 0; k++)
+    rc = dg_level_apply_view(&levels[k], output->view, NULL);
   uint64_t generated = dg_monotonic_ns();
-  if (strcmp(format, "json") == 0)
+  if (rc == 0 && strcmp(format, "json") == 0)
     rc = dg_levelset_dump_json(levels, requests, output->floors, &out->text, &out->length);
-  else if (strcmp(format, "svg") == 0)
+  else if (rc == 0 && strcmp(format, "svg") == 0)
     rc = dg_levelset_dump_svg(levels, output->floors, &output->svg, &out->text, &out->length);
-  else if (strcmp(format, "tiled") == 0)
+  else if (rc == 0 && strcmp(format, "tiled") == 0)
     rc = dg_levelset_dump_tiled(levels, output->floors, &out->text, &out->length);
-  else
+  else if (rc == 0)
     rc = dg_levelset_dump_ascii(levels, requests, output->floors, &out->text, &out->length);
   for (int k = 0; k < output->floors; k++)
     dg_level_free(levels[k]);
@@ -155,6 +167,19 @@ static int end_json_line(cli_output *out) {
   return 0;
 }
 
+/* `,"level_hash":"..."` over the closing brace of the level in out->text. */
+static int append_level_hash(const dg_level *level, cli_output *out) {
+  size_t extra = sizeof ",\"level_hash\":\"\"}" + DG_LEVEL_HASH_SIZE;
+  char *grown = realloc(out->text, out->length + extra);
+  if (grown == NULL)
+    return DG_ENOMEM;
+  out->text = grown;
+  out->length = out->length - 1 +
+                (size_t)snprintf(grown + out->length - 1, extra + 1, ",\"level_hash\":\"%s\"}",
+                                 level->level_hash);
+  return 0;
+}
+
 int cli_produce(const dg_context *context, const dg_request *request,
                 const cli_output_options *output, cli_output *out, dg_error *err) {
   *out = (cli_output){0};
@@ -169,11 +194,19 @@ int cli_produce(const dg_context *context, const dg_request *request,
     uint64_t generated = dg_monotonic_ns();
     if (rc != 0)
       return rc;
+    if ((rc = dg_level_apply_view(&level, output->view, NULL)) != 0) {
+      dg_level_free(level);
+      return rc;
+    }
     rc = strcmp(format, "json") == 0 ? dg_level_dump_json(level, &out->text, &out->length)
          : strcmp(format, "svg") == 0
              ? dg_level_dump_svg(level, &output->svg, &out->text, &out->length)
          : strcmp(format, "tiled") == 0 ? dg_level_dump_tiled(level, &out->text, &out->length)
                                         : dg_level_dump_ascii(level, &out->text, &out->length);
+    /* An explicit full view carries its level_hash like the daemon's
+     * levels: after the last member. */
+    if (rc == 0 && output->view == DG_VIEW_FULL && strcmp(format, "json") == 0)
+      rc = append_level_hash(level, out);
     out->generate_ns = generated - started;
     out->serialise_ns = dg_monotonic_ns() - generated;
     /* Phase timings (not part of the level) for the timing line. */

@@ -87,8 +87,12 @@ int dg_levelset_dump_ascii(dg_level *const *levels, const dg_request *requests, 
   dg_writer w = {0};
   for (int k = 0; k < floors; k++) {
     char header[96];
-    int n = snprintf(header, sizeof header, "%sfloor %d of %d (seed %llu)\n", k > 0 ? "\n" : "",
-                     k + 1, floors, (unsigned long long)requests[k].seed);
+    /* A client view names no seed: with it anyone makes the full floor. */
+    int n = levels[k]->client_view
+                ? snprintf(header, sizeof header, "%sfloor %d of %d\n", k > 0 ? "\n" : "", k + 1,
+                           floors)
+                : snprintf(header, sizeof header, "%sfloor %d of %d (seed %llu)\n",
+                           k > 0 ? "\n" : "", k + 1, floors, (unsigned long long)requests[k].seed);
     dg_writer_raw(&w, header, (size_t)n);
     char *map = NULL;
     size_t map_length = 0;

@@ -349,5 +349,22 @@ check "a profile for another algorithm says so" grep -q "is for algorithm classi
 run generate --seed 3 --quiet --players 3
 check "--players N sets one spawn per player" jq -e '.params.spawns == 3' "$out"
 
+# The client view (issue 20 item 4): no secrets, the full level's level_hash.
+run generate --seed 7 --quiet --param locks=2 --param secret_door_chance=0.5
+full_hash="sha256:$(tr -d '\n' <"$out" | sha256sum | cut -d' ' -f1)"
+run generate --seed 7 --quiet --param locks=2 --param secret_door_chance=0.5 --view client
+check "--view client exits 0" [ "$status" -eq 0 ]
+check "--view client carries the full level's level_hash" \
+  jq -e --arg h "$full_hash" '.view == "client" and .level_hash == $h' "$out"
+check "--view client holds no seed, params, secret or key" \
+  sh -c "! grep -Eq '\"seed\"|\"params\"|secret|\"key\"' '$out'"
+run generate --seed 7 --quiet --param locks=2 --param secret_door_chance=0.5 --view full
+check "--view full appends level_hash" jq -e --arg h "$full_hash" '.level_hash == $h and .seed == 7' "$out"
+run generate --seed 7 --quiet --param locks=2 --param secret_door_chance=0.5 --view client --format ascii
+check "--view client ascii has no secret door or key glyph" sh -c "! grep -q '[Sk=]' '$out'"
+run generate --seed 7 --quiet --view everything
+check "an unknown view exits 2" [ "$status" -eq 2 ]
+check "an unknown view lists the views" grep -q "view must be one of full, client" "$err"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

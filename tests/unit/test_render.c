@@ -2,7 +2,8 @@
  * tile paths cover exactly the grid's tiles, objects are drawn by kind with a
  * fallback, options do what they say; the Tiled map parses back (jansson)
  * into the structure the Tiled JSON map format defines, with gids that
- * reproduce the grid and objects inside the map. */
+ * reproduce the grid and objects inside the map; a level's client view
+ * hides its secrets in every writer and keeps the full level's level_hash. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,4 +428,88 @@ Test(tiled, gridless_levels_get_a_painted_tile_layer) {
   json_decref(map);
   dg_level_free(level);
   dg_context_free(context);
+}
+
+/* The client view (dg_level_client_view, docs/level-format.md "The client
+ * view"): secret doors become wall, secret corridors stone, keys vanish,
+ * its level_hash is the full level's, and every writer renders it. */
+Test(client_view, hides_secrets_and_keeps_the_full_level_hash) {
+  const char *params[] = {"secret_door_chance",
+                          "0.5",
+                          "closet_chance",
+                          "0.6",
+                          "locks",
+                          "2",
+                          "population",
+                          "true",
+                          NULL};
+  int secret_doors = 0;
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    dg_level *full = make(NULL, "classic", seed, params);
+    dg_level *client = NULL;
+    cr_assert_eq(dg_level_client_view(full, NULL, &client), 0);
+    char hash[DG_LEVEL_HASH_SIZE];
+    cr_assert_eq(dg_level_hash(full, NULL, hash), 0);
+    cr_assert_str_eq(client->level_hash, hash);
+    cr_assert(client->client_view);
+    cr_assert_eq(client->seed, 0);
+    for (int y = 0; y < full->grid.height; y++)
+      for (int x = 0; x < full->grid.width; x++) {
+        dg_tile before = dg_grid_get(&full->grid, x, y), after = dg_grid_get(&client->grid, x, y);
+        cr_assert(after != DG_TILE_SECRET_DOOR && after != DG_TILE_SECRET_CORRIDOR &&
+                  after != DG_TILE_KEY);
+        if (before == DG_TILE_SECRET_DOOR) {
+          cr_assert_eq(after, DG_TILE_WALL, "seed %llu (%d, %d)", (unsigned long long)seed, x, y);
+          secret_doors++;
+        }
+        if (before == DG_TILE_SECRET_CORRIDOR)
+          cr_assert_eq(after, DG_TILE_STONE);
+      }
+    for (int i = 0; i < client->feature_count; i++)
+      cr_assert_str_neq(client->features[i].kind, "key");
+    for (int i = 0; i < client->door_count; i++)
+      cr_assert(!client->doors[i].secret);
+    char *text = NULL;
+    size_t length = 0;
+    cr_assert_eq(dg_level_dump_json(client, &text, &length), 0);
+    cr_assert_null(strstr(text, "\"seed\""));
+    cr_assert_null(strstr(text, "secret"));
+    cr_assert_null(strstr(text, "\"population\""));
+    free(text);
+    cr_assert_eq(dg_level_dump_ascii(client, &text, &length), 0);
+    cr_assert_null(strpbrk(text, "S=k"));
+    free(text);
+    cr_assert_eq(dg_level_dump_svg(client, NULL, &text, &length), 0);
+    cr_assert_null(strstr(text, "secret"));
+    cr_assert_not_null(strstr(text, hash));
+    free(text);
+    cr_assert_eq(dg_level_dump_tiled(client, &text, &length), 0);
+    cr_assert_null(strstr(text, "secret"));
+    cr_assert_not_null(strstr(text, hash));
+    free(text);
+    dg_level_free(client);
+    dg_level_free(full);
+  }
+  cr_assert_gt(secret_doors, 20, "too few secret doors to check: %d", secret_doors);
+}
+
+Test(client_view, views_parse_and_apply) {
+  dg_view view = DG_VIEW_DEFAULT;
+  cr_assert_eq(dg_view_parse("client", &view), 0);
+  cr_assert_eq(view, DG_VIEW_CLIENT);
+  cr_assert_eq(dg_view_parse("full", &view), 0);
+  cr_assert_eq(view, DG_VIEW_FULL);
+  cr_assert_eq(dg_view_parse("server", &view), DG_EINVAL);
+  cr_assert_eq(dg_view_parse(NULL, &view), DG_EINVAL);
+  dg_level *level = make(NULL, "landmark", 3, NULL);
+  cr_assert_eq(dg_level_apply_view(&level, DG_VIEW_DEFAULT, NULL), 0);
+  cr_assert_eq(level->level_hash[0], '\0');
+  cr_assert_eq(dg_level_apply_view(&level, DG_VIEW_FULL, NULL), 0);
+  cr_assert_eq(strncmp(level->level_hash, "sha256:", 7), 0);
+  char hash[DG_LEVEL_HASH_SIZE];
+  memcpy(hash, level->level_hash, sizeof hash);
+  cr_assert_eq(dg_level_apply_view(&level, DG_VIEW_CLIENT, NULL), 0);
+  cr_assert(level->client_view);
+  cr_assert_str_eq(level->level_hash, hash);
+  dg_level_free(level);
 }

@@ -6,6 +6,9 @@
 import type { components } from "./schema.js";
 
 export type Level = components["schemas"]["Level"];
+/** What players may see (view=client): no secrets, no seed or level_id,
+ * the full level's level_hash (docs/level-format.md, "The client view"). */
+export type ClientLevel = components["schemas"]["ClientLevel"];
 export type LevelRequest = components["schemas"]["LevelRequest"];
 export type Lobby = components["schemas"]["Lobby"];
 export type LobbySettings = components["schemas"]["LobbySettings"];
@@ -46,6 +49,15 @@ export class DungeondProblem extends Error {
 /** A level as served: its bytes (what level_hash covers), parsed. */
 export interface LevelAnswer {
   level: Level & { level_id: string; level_hash: string };
+  bytes: Uint8Array;
+  etag: string | null;
+  pregen: string | null;
+}
+
+/** A client view as served: its bytes, parsed. Its level_hash is the full
+ * level's, so a client checks it against the room's, not against its bytes. */
+export interface ClientLevelAnswer {
+  level: ClientLevel;
   bytes: Uint8Array;
   etag: string | null;
   pregen: string | null;
@@ -151,6 +163,31 @@ export class DungeondClient {
   /** GET /v1/levels/{level_id}: a late joiner's copy, from any replica. */
   async levelById(levelId: string): Promise<LevelAnswer> {
     return this.levelAnswer(await this.send("GET", `/v1/levels/${levelId}`));
+  }
+
+  /** The client view of a level (POST /v1/levels?view=client): what the
+   * game server sends its players. */
+  async clientLevel(request: LevelRequest): Promise<ClientLevelAnswer> {
+    const answer = await this.levelAnswer(await this.send("POST", "/v1/levels?view=client", request));
+    return answer as unknown as ClientLevelAnswer;
+  }
+
+  /** GET /v1/levels/{level_id}?view=client: a late joiner's client view,
+   * fetched by the game server (the id itself stays on the server: it
+   * fetches the full level). */
+  async clientLevelById(levelId: string): Promise<ClientLevelAnswer> {
+    const answer = await this.levelAnswer(
+      await this.send("GET", `/v1/levels/${levelId}?view=client`));
+    return answer as unknown as ClientLevelAnswer;
+  }
+
+  /** The start's client view (view=client, made now: X-Pregen miss), for
+   * the players; `start` gives the server its full level. */
+  async startClientView(id: string, whole: LobbySettings & { players: Players }):
+      Promise<ClientLevelAnswer> {
+    const answer = await this.levelAnswer(await this.send(
+      "POST", `/v1/lobbies/${encodeURIComponent(id)}/start?view=client`, whole));
+    return answer as unknown as ClientLevelAnswer;
   }
 
   /** GET /v1/lobbies/{id}. */

@@ -251,6 +251,10 @@ export interface paths {
          *     rebuilt from the party and its level made now (`X-Pregen: miss`): the
          *     level the lost lobby would have made, never one for another party.
          *
+         *     `view=client` (query, or a `view` member of the body, which is not
+         *     part of the party) answers the level's client view: made now (`X-Pregen:
+         *     miss`), since the pre-generated level is the full view's JSON.
+         *
          */
         post: operations["startLobby"];
         delete?: never;
@@ -423,6 +427,11 @@ export interface components {
         LevelRequest: {
             /** @description a name from GET /v1/algorithms */
             algorithm: string;
+            /**
+             * @description as the `view` query parameter (the member wins when both are given)
+             * @enum {string}
+             */
+            view?: "full" | "client";
             seed?: components["schemas"]["Seed"];
             /** @description parameter values by name (see GET /v1/algorithms); they win over a profile's */
             params?: {
@@ -560,6 +569,65 @@ export interface components {
                     targets?: components["schemas"]["Targets"];
                 };
                 level: components["schemas"]["Level"];
+            }[];
+        };
+        /** @description A level's client view (`view=client`, docs/level-format.md "The client
+         *     view"): only these members, secret doors drawn as wall, secret
+         *     corridors and what they cut off as stone, no key anywhere.
+         *      */
+        ClientLevel: {
+            /** @constant */
+            format: "dungeond.level/1";
+            generator_version: number;
+            algorithm: string;
+            /** @constant */
+            view: "client";
+            grid?: Record<string, never>;
+            rooms: {
+                id?: number;
+                kind?: string;
+                x?: number;
+                y?: number;
+                width?: number;
+                height?: number;
+                label?: string;
+            }[];
+            doors: {
+                x?: number;
+                y?: number;
+                room?: number;
+            }[];
+            objects: {
+                kind?: string;
+                x?: number;
+                y?: number;
+            }[];
+            features: {
+                /** @enum {string} */
+                kind?: "stairs_up" | "stairs_down" | "spawn" | "locked_door" | "one_way_door";
+                player?: number;
+                player_id?: string;
+                x?: number;
+                y?: number;
+                room?: number;
+                direction?: string;
+                edge?: number;
+                from?: number;
+                to?: number;
+            }[];
+            /** @description levels without a grid only (their rooms' connections), without roles or dice */
+            graph?: Record<string, never>;
+            /** @description the full level's level_hash, so server and clients can check they hold the same level */
+            level_hash: string;
+        };
+        ClientLevelSet: {
+            /** @constant */
+            format: "dungeond.levelset/1";
+            /** @constant */
+            view: "client";
+            floors: {
+                floor: number;
+                level: components["schemas"]["ClientLevel"];
             }[];
         };
         LobbySettings: {
@@ -1041,7 +1109,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Level"] | components["schemas"]["LevelSet"];
+                "application/json": components["schemas"]["Level"] | components["schemas"]["LevelSet"] | components["schemas"]["ClientLevel"] | components["schemas"]["ClientLevelSet"];
                 "text/plain": string;
                 "image/svg+xml": string;
                 "application/vnd.dungeond.tiled+json": components["schemas"]["TiledMap"];
@@ -1135,6 +1203,16 @@ export interface components {
         AcceptEncoding: string;
         /** @description an ETag from an earlier answer (or *); 304 when it still matches */
         IfNoneMatch: string;
+        /** @description `client`: the level a game server may send its players, without its
+         *     secrets (no seed, params, level_id, keys, secret doors or corridors,
+         *     progression, population, entities: docs/level-format.md, "The client
+         *     view"), carrying the full level's `level_hash`; `full`: the full
+         *     level, carrying its `level_hash` in every representation (SVG
+         *     `data-level-hash`, Tiled map property `level_hash`). Without it, the
+         *     full level as before. POST bodies may carry it as the member `view`
+         *     instead. Anything else: 422 naming `view`.
+         *      */
+        View: "full" | "client";
         /** @description image/svg+xml: draw the connectivity graph (1/true or 0/false, default 0) */
         SvgGraph: "0" | "1" | "true" | "false";
         /** @description image/svg+xml: room labels (default 1) */
@@ -1180,6 +1258,16 @@ export interface operations {
                 svg_labels?: components["parameters"]["SvgLabels"];
                 /** @description image/svg+xml: pixels per tile, 1 to 64 (default 12) */
                 svg_tile?: components["parameters"]["SvgTile"];
+                /** @description `client`: the level a game server may send its players, without its
+                 *     secrets (no seed, params, level_id, keys, secret doors or corridors,
+                 *     progression, population, entities: docs/level-format.md, "The client
+                 *     view"), carrying the full level's `level_hash`; `full`: the full
+                 *     level, carrying its `level_hash` in every representation (SVG
+                 *     `data-level-hash`, Tiled map property `level_hash`). Without it, the
+                 *     full level as before. POST bodies may carry it as the member `view`
+                 *     instead. Anything else: 422 naming `view`.
+                 *      */
+                view?: components["parameters"]["View"];
                 /** @description any other name is a parameter of the algorithm (GET /v1/algorithms) */
                 params?: {
                     [key: string]: string;
@@ -1223,6 +1311,16 @@ export interface operations {
                 svg_labels?: components["parameters"]["SvgLabels"];
                 /** @description image/svg+xml: pixels per tile, 1 to 64 (default 12) */
                 svg_tile?: components["parameters"]["SvgTile"];
+                /** @description `client`: the level a game server may send its players, without its
+                 *     secrets (no seed, params, level_id, keys, secret doors or corridors,
+                 *     progression, population, entities: docs/level-format.md, "The client
+                 *     view"), carrying the full level's `level_hash`; `full`: the full
+                 *     level, carrying its `level_hash` in every representation (SVG
+                 *     `data-level-hash`, Tiled map property `level_hash`). Without it, the
+                 *     full level as before. POST bodies may carry it as the member `view`
+                 *     instead. Anything else: 422 naming `view`.
+                 *      */
+                view?: components["parameters"]["View"];
             };
             header?: {
                 /** @description echoed when it is 1-64 characters of [A-Za-z0-9._:-]; made otherwise */
@@ -1325,7 +1423,18 @@ export interface operations {
     };
     getLevelById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `client`: the level a game server may send its players, without its
+                 *     secrets (no seed, params, level_id, keys, secret doors or corridors,
+                 *     progression, population, entities: docs/level-format.md, "The client
+                 *     view"), carrying the full level's `level_hash`; `full`: the full
+                 *     level, carrying its `level_hash` in every representation (SVG
+                 *     `data-level-hash`, Tiled map property `level_hash`). Without it, the
+                 *     full level as before. POST bodies may carry it as the member `view`
+                 *     instead. Anything else: 422 naming `view`.
+                 *      */
+                view?: components["parameters"]["View"];
+            };
             header?: {
                 /** @description media ranges with q-values: application/json (default), text/plain,
                  *     image/svg+xml, application/vnd.dungeond.tiled+json; the highest q wins,
@@ -1351,7 +1460,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Level"];
+                    "application/json": components["schemas"]["Level"] | components["schemas"]["ClientLevel"];
                 };
             };
             /** @description If-None-Match matched */
@@ -1505,6 +1614,16 @@ export interface operations {
                 svg_labels?: components["parameters"]["SvgLabels"];
                 /** @description image/svg+xml: pixels per tile, 1 to 64 (default 12) */
                 svg_tile?: components["parameters"]["SvgTile"];
+                /** @description `client`: the level a game server may send its players, without its
+                 *     secrets (no seed, params, level_id, keys, secret doors or corridors,
+                 *     progression, population, entities: docs/level-format.md, "The client
+                 *     view"), carrying the full level's `level_hash`; `full`: the full
+                 *     level, carrying its `level_hash` in every representation (SVG
+                 *     `data-level-hash`, Tiled map property `level_hash`). Without it, the
+                 *     full level as before. POST bodies may carry it as the member `view`
+                 *     instead. Anything else: 422 naming `view`.
+                 *      */
+                view?: components["parameters"]["View"];
             };
             header?: {
                 /** @description media ranges with q-values: application/json (default), text/plain,
@@ -1535,7 +1654,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Level"];
+                    "application/json": components["schemas"]["Level"] | components["schemas"]["ClientLevel"];
                     "text/plain": string;
                     "image/svg+xml": string;
                     "application/vnd.dungeond.tiled+json": components["schemas"]["TiledMap"];

@@ -44,6 +44,25 @@ after(() => {
   for (const child of daemons) if (child.exitCode === null) child.kill("SIGTERM");
 });
 
+test("the client view: no secrets, the full level's level_hash, by id and at the start", async () => {
+  const { url } = await daemon();
+  const client = new DungeondClient({ baseUrl: url });
+  const request = { algorithm: "classic", seed: 3, params: { locks: 2, secret_door_chance: 0.5 } };
+  const full = await client.level(request);
+  const view = await client.clientLevel(request);
+  assert.equal(view.level.view, "client");
+  assert.equal(view.level.level_hash, full.level.level_hash);
+  const text = new TextDecoder().decode(view.bytes);
+  for (const secret of ['"seed"', '"level_id"', "secret", '"key"', '"progression"'])
+    assert.ok(!text.includes(secret), `client view holds ${secret}`);
+  const late = await client.clientLevelById(full.level.level_id);
+  assert.deepEqual(late.bytes, view.bytes);
+  const whole = { players: { ann: { level: 3 } } };
+  const started = await client.start("ts-view", whole);
+  const players = await client.startClientView("ts-view", whole);
+  assert.equal(players.level.level_hash, started.level.level_hash);
+});
+
 test("a level names itself; its level_hash checks; a late joiner gets the same bytes by id", async () => {
   const { url } = await daemon();
   const client = new DungeondClient({ baseUrl: url });

@@ -44,9 +44,21 @@ static void write_params(dg_writer *w, const dg_algorithm *algorithm, const dg_p
   dg_writer_char(w, '}');
 }
 
-/* `tiles`: how many tile kinds the legend lists (DG_TILE_BASE_COUNT unless
- * the progression pass ran, so that other levels keep their bytes). */
-static void write_grid(dg_writer *w, const dg_grid *grid, int tiles) {
+/* The tiles a level's legend lists, as a bit mask by tile: the base tiles,
+ * and the progression's only when that pass ran, so that other levels keep
+ * their bytes. A client view lists no secret tile and no key: a legend
+ * naming them would say what the map hides. */
+static uint32_t legend_tiles(const dg_level *level) {
+  uint32_t base = (1u << DG_TILE_BASE_COUNT) - 1;
+  uint32_t all = (1u << DG_TILE_COUNT) - 1;
+  if (!level->client_view)
+    return level->progression.placed ? all : base;
+  uint32_t hidden =
+      (1u << DG_TILE_SECRET_DOOR) | (1u << DG_TILE_SECRET_CORRIDOR) | (1u << DG_TILE_KEY);
+  return (level->client_progression_tiles ? all : base) & ~hidden;
+}
+
+static void write_grid(dg_writer *w, const dg_grid *grid, uint32_t tiles) {
   dg_writer_raw(w, "{\"width\":", 9);
   dg_writer_int(w, grid->width);
   dg_writer_raw(w, ",\"height\":", 10);
@@ -58,7 +70,9 @@ static void write_grid(dg_writer *w, const dg_grid *grid, int tiles) {
   char legend[2 * DG_TILE_COUNT * (6 + DG_LEGEND_NAME_MAX) + 16];
   memcpy(legend, ",\"legend\":{", 11);
   size_t at = 11;
-  for (int tile = 0; tile < tiles; tile++) {
+  for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
+    if (!(tiles & (1u << tile)))
+      continue;
     const dg_legend_entry *entry = &dg_legend[tile];
     size_t name_length = strlen(entry->name);
     for (int pass = entry->joined_glyph != '\0' ? 0 : 1; pass < 2; pass++) {
@@ -264,6 +278,117 @@ static int write_extension(dg_writer *w, const dg_level *level) {
   return rc != 0 ? rc : dg_writer_status(w);
 }
 
+/* A feature as a client sees it: what it is and where (a spawn's player),
+ * a one-way door's direction; never a distance or a key id. */
+static void write_client_feature(dg_writer *w, const dg_level *level, const dg_feature *feature,
+                                 bool first) {
+  dg_writer_raw(w, first ? "{\"kind\":" : ",{\"kind\":", first ? 8 : 9);
+  dg_writer_cstring(w, feature->kind);
+  if (feature->player >= 0) {
+    dg_writer_key(w, "player", false);
+    dg_writer_int(w, feature->player);
+  }
+  if (feature->player_id != NULL) {
+    dg_writer_key(w, "player_id", false);
+    dg_writer_cstring(w, feature->player_id);
+  }
+  dg_writer_key(w, "x", false);
+  dg_writer_int(w, feature->x);
+  dg_writer_key(w, "y", false);
+  dg_writer_int(w, feature->y);
+  if (feature->room >= 0) {
+    dg_writer_key(w, "room", false);
+    dg_writer_int(w, feature->room);
+  }
+  bool one_way = strcmp(feature->kind, "one_way_door") == 0;
+  bool lock = strcmp(feature->kind, "locked_door") == 0;
+  if (!level->has_grid && (one_way || lock)) {
+    dg_writer_key(w, "edge", false);
+    dg_writer_int(w, feature->edge);
+  }
+  if (one_way && feature->direction != NULL) {
+    dg_writer_key(w, "direction", false);
+    dg_writer_cstring(w, feature->direction);
+  }
+  if (one_way && !level->has_grid) {
+    dg_writer_key(w, "from", false);
+    dg_writer_int(w, feature->from);
+    dg_writer_key(w, "to", false);
+    dg_writer_int(w, feature->to);
+  }
+  dg_writer_char(w, '}');
+}
+
+/* A client view (dg_level_client_view) as JSON: a whitelist of members,
+ * in the full level's order, then its level_hash (docs/level-format.md,
+ * "The client view"). */
+static void write_client(dg_writer *w, const dg_level *level) {
+  dg_writer_raw(w, "{\"format\":\"" DG_LEVEL_FORMAT "\",\"generator_version\":",
+                sizeof("{\"format\":\"" DG_LEVEL_FORMAT "\",\"generator_version\":") - 1);
+  dg_writer_int(w, DG_GENERATOR_VERSION);
+  dg_writer_key(w, "algorithm", false);
+  dg_writer_cstring(w, level->algorithm->name);
+  dg_writer_literal(w, ",\"view\":\"client\"");
+  if (level->has_grid) {
+    dg_writer_key(w, "grid", false);
+    write_grid(w, &level->grid, legend_tiles(level));
+  }
+  dg_writer_raw(w, ",\"rooms\":[", 10);
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *room = &level->rooms[i];
+    dg_writer_raw(w, i > 0 ? ",{\"id\":" : "{\"id\":", i > 0 ? 7 : 6);
+    dg_writer_int(w, i);
+    dg_writer_key(w, "kind", false);
+    dg_writer_cstring(w, room->kind);
+    dg_writer_key(w, "x", false);
+    dg_writer_int(w, room->x);
+    dg_writer_key(w, "y", false);
+    dg_writer_int(w, room->y);
+    dg_writer_key(w, "width", false);
+    dg_writer_int(w, room->width);
+    dg_writer_key(w, "height", false);
+    dg_writer_int(w, room->height);
+    if (room->label[0] != '\0') {
+      dg_writer_key(w, "label", false);
+      dg_writer_string(w, room->label, strnlen(room->label, DG_LABEL_MAX));
+    }
+    dg_writer_char(w, '}');
+  }
+  dg_writer_raw(w, "],\"doors\":[", 11);
+  for (int i = 0; i < level->door_count; i++) {
+    const dg_door *door = &level->doors[i];
+    dg_writer_raw(w, i > 0 ? ",{\"x\":" : "{\"x\":", i > 0 ? 6 : 5);
+    dg_writer_int(w, door->x);
+    dg_writer_key(w, "y", false);
+    dg_writer_int(w, door->y);
+    dg_writer_key(w, "room", false);
+    dg_writer_int(w, door->room);
+    dg_writer_char(w, '}');
+  }
+  dg_writer_raw(w, "],\"objects\":[", 13);
+  for (int i = 0; i < level->object_count; i++) {
+    const dg_object *object = &level->objects[i];
+    dg_writer_raw(w, i > 0 ? ",{\"kind\":" : "{\"kind\":", i > 0 ? 9 : 8);
+    dg_writer_cstring(w, object->kind);
+    dg_writer_key(w, "x", false);
+    dg_writer_int(w, object->x);
+    dg_writer_key(w, "y", false);
+    dg_writer_int(w, object->y);
+    dg_writer_char(w, '}');
+  }
+  dg_writer_raw(w, "],\"features\":[", 14);
+  for (int i = 0; i < level->feature_count; i++)
+    write_client_feature(w, level, &level->features[i], i == 0);
+  dg_writer_char(w, ']');
+  if (!level->has_grid) {
+    dg_writer_raw(w, ",\"graph\":", 9);
+    write_graph(w, &level->graph, NULL);
+  }
+  dg_writer_key(w, "level_hash", false);
+  dg_writer_cstring(w, level->level_hash);
+  dg_writer_char(w, '}');
+}
+
 int dg_level_dump_json(const dg_level *level, char **text, size_t *length) {
   return dg_level_dump_json_cancellable(level, NULL, text, length);
 }
@@ -274,6 +399,10 @@ int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, cha
   /* A level finished just at its deadline is not worth serialising. */
   if (dg_writer_poll(&w) != 0)
     return w.cancel_rc;
+  if (level->client_view) {
+    write_client(&w, level);
+    return dg_writer_take(&w, text, length);
+  }
   dg_writer_raw(&w, "{\"format\":\"" DG_LEVEL_FORMAT "\",\"generator_version\":",
                 sizeof("{\"format\":\"" DG_LEVEL_FORMAT "\",\"generator_version\":") - 1);
   dg_writer_int(&w, DG_GENERATOR_VERSION);
@@ -289,7 +418,7 @@ int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, cha
   }
   if (level->has_grid) {
     dg_writer_key(&w, "grid", false);
-    write_grid(&w, &level->grid, level->progression.placed ? DG_TILE_COUNT : DG_TILE_BASE_COUNT);
+    write_grid(&w, &level->grid, legend_tiles(level));
   }
   dg_writer_raw(&w, ",\"rooms\":[", 10);
   for (int i = 0; i < level->room_count; i++) {

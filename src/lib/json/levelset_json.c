@@ -8,8 +8,37 @@
 #include "core/writer.h"
 #include "dungeon/json.h"
 
+/* A set of client views: no seed and no floor's request (either makes the
+ * full levels again), each floor's client view with its own level_hash. */
+static int dump_client_set(dg_level *const *levels, int floors, char **text, size_t *length) {
+  dg_writer w = {0};
+  dg_writer_literal(&w, "{\"format\":\"" DG_LEVELSET_FORMAT "\",\"view\":\"client\",\"floors\":[");
+  int rc = 0;
+  for (int k = 0; k < floors && rc == 0; k++) {
+    dg_writer_raw(&w, k > 0 ? ",{\"floor\":" : "{\"floor\":", k > 0 ? 10 : 9);
+    dg_writer_int(&w, k);
+    char *level_text = NULL;
+    size_t level_length = 0;
+    rc = dg_level_dump_json(levels[k], &level_text, &level_length);
+    if (rc == 0) {
+      dg_writer_key(&w, "level", false);
+      dg_writer_raw(&w, level_text, level_length);
+      dg_writer_char(&w, '}');
+    }
+    free(level_text);
+  }
+  dg_writer_raw(&w, "]}", 2);
+  if (rc != 0) {
+    free(w.text);
+    return rc;
+  }
+  return dg_writer_take(&w, text, length);
+}
+
 int dg_levelset_dump_json(dg_level *const *levels, const dg_request *requests, int floors,
                           char **text, size_t *length) {
+  if (floors > 0 && levels[0]->client_view)
+    return dump_client_set(levels, floors, text, length);
   dg_writer w = {0};
   dg_writer_raw(&w, "{\"format\":\"" DG_LEVELSET_FORMAT "\",\"seed\":",
                 sizeof("{\"format\":\"" DG_LEVELSET_FORMAT "\",\"seed\":") - 1);

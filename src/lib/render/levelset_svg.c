@@ -84,9 +84,12 @@ static int put_floor(dg_writer *w, const dg_level *level, const dg_svg_options *
     free(text);
     return DG_EINVAL;
   }
-  dg_writer_format(w, "<text class=\"floor-title\" x=\"%ld\" y=\"%d\">floor %d of %d, seed ",
-                   place->x, SET_MARGIN_PX + 16, k + 1, floors);
-  dg_writer_uint(w, level->seed);
+  dg_writer_format(w, "<text class=\"floor-title\" x=\"%ld\" y=\"%d\">floor %d of %d", place->x,
+                   SET_MARGIN_PX + 16, k + 1, floors);
+  if (!level->client_view) { /* a client view names no seed */
+    dg_writer_literal(w, ", seed ");
+    dg_writer_uint(w, level->seed);
+  }
   dg_writer_literal(w, "</text>");
   dg_writer_format(w, "<svg x=\"%ld\" y=\"%ld\" ", place->x, place->y);
   size_t rest = length - (size_t)(body - text) - 5;
@@ -128,12 +131,18 @@ int dg_levelset_dump_svg(dg_level *const *levels, int floors, const dg_svg_optio
   dg_writer_literal(&w, XML_DECLARATION);
   dg_writer_format(&w,
                    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%ld\" "
-                   "height=\"%ld\" viewBox=\"0 0 %ld %ld\" data-floors=\"%d\" data-seed=\"",
+                   "height=\"%ld\" viewBox=\"0 0 %ld %ld\" data-floors=\"%d\"",
                    total_width, total_height, total_width, total_height, floors);
-  dg_writer_uint(&w, levels[0]->seed);
-  dg_writer_format(&w, "\"><title>%s, %d floors, seed ", levels[0]->algorithm->name, floors);
-  dg_writer_uint(&w, levels[0]->seed);
-  dg_writer_literal(&w, "</title>");
+  if (levels[0]->client_view) {
+    dg_writer_format(&w, " data-view=\"client\"><title>%s, %d floors (client view)</title>",
+                     levels[0]->algorithm->name, floors);
+  } else {
+    dg_writer_literal(&w, " data-seed=\"");
+    dg_writer_uint(&w, levels[0]->seed);
+    dg_writer_format(&w, "\"><title>%s, %d floors, seed ", levels[0]->algorithm->name, floors);
+    dg_writer_uint(&w, levels[0]->seed);
+    dg_writer_literal(&w, "</title>");
+  }
   dg_writer_raw(&w, set_style, sizeof set_style - 1);
   dg_writer_format(&w, "<rect fill=\"#101018\" width=\"%ld\" height=\"%ld\"/>", total_width,
                    total_height);

@@ -29,21 +29,28 @@ static const struct {
     {"spawn", MARK_DOT},
 };
 
-static const char style[] =
-    "<style>"
-    ".bg{fill:#16161d}"
-    ".t-floor{fill:#d8cfbd}.t-corridor,.t-chest{fill:#9b9183}.t-wall{fill:#5b4b3f}"
-    ".t-door{fill:#b0672a}.t-secret_door{fill:#8e44ad}.t-secret_corridor{fill:#7d6f96}"
-    ".t-stairs_up{fill:#9fd8a8}.t-stairs_down{fill:#e8a99e}.t-void{fill:#0b0b0f}"
-    ".o{stroke:#111;stroke-width:.08}.o-chest{fill:#e6b422}.o-stairs_up{fill:#2e8b57}"
-    ".o-stairs_down{fill:#c0392b}.o-spawn{fill:#2e86de}.o-other{fill:#ff00ff}"
-    ".label{font:1.2px sans-serif;fill:#1d1d1d;stroke:#fff;stroke-width:.25;paint-order:stroke;"
-    "text-anchor:middle;dominant-baseline:central}"
-    ".e{stroke:#1f77b4;stroke-width:.2;stroke-opacity:.85}"
-    ".e.c{stroke:#e67e22;stroke-dasharray:.6 .35}"
-    ".n{fill:#1f77b4;stroke:#fff;stroke-width:.08}.n-junction{fill:#7f8c8d}"
-    ".n-dead_end{fill:#95a5a6}"
-    "</style>";
+/* The style's parts: a client view's leaves out the secret tiles' classes
+ * (a picture naming them would say what its map hides). */
+#define STYLE_HEAD                                                                                 \
+  "<style>"                                                                                        \
+  ".bg{fill:#16161d}"                                                                              \
+  ".t-floor{fill:#d8cfbd}.t-corridor,.t-chest{fill:#9b9183}.t-wall{fill:#5b4b3f}"                  \
+  ".t-door{fill:#b0672a}"
+#define STYLE_SECRETS ".t-secret_door{fill:#8e44ad}.t-secret_corridor{fill:#7d6f96}"
+#define STYLE_TAIL                                                                                 \
+  ".t-stairs_up{fill:#9fd8a8}.t-stairs_down{fill:#e8a99e}.t-void{fill:#0b0b0f}"                    \
+  ".o{stroke:#111;stroke-width:.08}.o-chest{fill:#e6b422}.o-stairs_up{fill:#2e8b57}"               \
+  ".o-stairs_down{fill:#c0392b}.o-spawn{fill:#2e86de}.o-other{fill:#ff00ff}"                       \
+  ".label{font:1.2px sans-serif;fill:#1d1d1d;stroke:#fff;stroke-width:.25;paint-order:stroke;"     \
+  "text-anchor:middle;dominant-baseline:central}"                                                  \
+  ".e{stroke:#1f77b4;stroke-width:.2;stroke-opacity:.85}"                                          \
+  ".e.c{stroke:#e67e22;stroke-dasharray:.6 .35}"                                                   \
+  ".n{fill:#1f77b4;stroke:#fff;stroke-width:.08}.n-junction{fill:#7f8c8d}"                         \
+  ".n-dead_end{fill:#95a5a6}"                                                                      \
+  "</style>"
+
+static const char style[] = STYLE_HEAD STYLE_SECRETS STYLE_TAIL;
+static const char client_style[] = STYLE_HEAD STYLE_TAIL;
 
 /* Added only to a level the progression pass ran on, so that other
  * pictures keep their bytes: its tiles, one colour per key id (keys and
@@ -68,6 +75,15 @@ static const char population_style[] =
     ".th7{fill-opacity:.42}.th8{fill-opacity:.48}.th9{fill-opacity:.55}"
     ".tier{font:bold 1px sans-serif;fill:#8a6d00;stroke:#fff;stroke-width:.15;"
     "paint-order:stroke;dominant-baseline:hanging}"
+    "</style>";
+
+/* A client view's locks and one-way doors: no key, no key colours. */
+static const char client_progression_style[] =
+    "<style>"
+    ".t-locked_door{fill:#7b241c}"
+    ".t-one_way_north,.t-one_way_east,.t-one_way_south,.t-one_way_west{fill:#b0672a}"
+    ".lock{fill:#7b241c;stroke:#111;stroke-width:.12;fill-opacity:.9}"
+    ".arrow{fill:#fff;stroke:#111;stroke-width:.06}"
     "</style>";
 
 static bool progression_feature(const char *kind) {
@@ -342,11 +358,18 @@ static void put_progression(dg_writer *w, const dg_level *level) {
                                    {1, 1, 9, 1, 5, 9},  /* south */
                                    {9, 1, 9, 9, 1, 5}}; /* west */
   static const char *const ways[4] = {"north", "east", "south", "west"};
-  put(w, "<g class=\"progression\">");
+  /* A client view's group is named for what it shows: the progression
+   * (its keys, its witness) is the server's. */
+  put(w, level->client_view ? "<g class=\"locks\">" : "<g class=\"progression\">");
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *f = &level->features[i];
     bool key = strcmp(f->kind, "key") == 0, lock = strcmp(f->kind, "locked_door") == 0;
-    if (key || lock) {
+    if (lock && level->client_view) {
+      /* Which key opens it is the server's. */
+      put(w, "<path class=\"lock\" d=\"");
+      put_polygon(w, f->x, f->y, square, 4);
+      put(w, "\"/>");
+    } else if (key || lock) {
       put(w, key ? "<circle class=\"key k" : "<path class=\"lock k");
       dg_writer_int(w, f->key % 8);
       put(w, "\" data-key=\"");
@@ -551,16 +574,34 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
   dg_writer_int(&w, height);
   put(&w, "\" data-algorithm=\"");
   put_escaped(&w, level->algorithm->name, strlen(level->algorithm->name));
-  put(&w, "\" data-seed=\"");
-  dg_writer_uint(&w, level->seed);
+  if (level->client_view) {
+    /* No seed: with it anyone makes the full level. */
+    put(&w, "\" data-view=\"client");
+  } else {
+    put(&w, "\" data-seed=\"");
+    dg_writer_uint(&w, level->seed);
+  }
+  if (level->level_hash[0] != '\0') {
+    put(&w, "\" data-level-hash=\"");
+    put(&w, level->level_hash);
+  }
   put(&w, "\"><title>");
   put_escaped(&w, level->algorithm->name, strlen(level->algorithm->name));
-  put(&w, " seed ");
-  dg_writer_uint(&w, level->seed);
+  if (level->client_view) {
+    put(&w, " (client view)");
+  } else {
+    put(&w, " seed ");
+    dg_writer_uint(&w, level->seed);
+  }
   put(&w, "</title>");
-  dg_writer_raw(&w, style, sizeof style - 1);
+  if (level->client_view)
+    dg_writer_raw(&w, client_style, sizeof client_style - 1);
+  else
+    dg_writer_raw(&w, style, sizeof style - 1);
   if (level->progression.placed)
     dg_writer_raw(&w, progression_style, sizeof progression_style - 1);
+  if (level->client_progression_tiles)
+    dg_writer_raw(&w, client_progression_style, sizeof client_progression_style - 1);
   if (level->population.placed)
     dg_writer_raw(&w, population_style, sizeof population_style - 1);
   put(&w, "<rect class=\"bg\" x=\"");
@@ -579,7 +620,7 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
   if (level->population.placed)
     put_population(&w, level);
   put_objects(&w, level);
-  if (level->progression.placed)
+  if (level->progression.placed || level->client_progression_tiles)
     put_progression(&w, level);
   if (options->graph || !level->has_grid)
     put_graph(&w, &level->graph);

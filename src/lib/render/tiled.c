@@ -61,7 +61,7 @@ static void put_map_head(dg_writer *w, int width, int height) {
 /* `tiles`: DG_TILE_BASE_COUNT, or DG_TILE_COUNT when the progression pass
  * ran (its tiles follow the others in the strip), so that other levels'
  * maps keep their bytes. */
-static void put_tileset(dg_writer *w, int tiles) {
+static void put_tileset(dg_writer *w, int tiles, bool client_view) {
   put(w, "[{\"firstgid\":1,\"name\":\"dungeond\",\"class\":\"\",\"tilewidth\":");
   dg_writer_int(w, DG_TILED_TILE_SIZE);
   put(w, ",\"tileheight\":");
@@ -78,6 +78,11 @@ static void put_tileset(dg_writer *w, int tiles) {
   dg_writer_int(w, DG_TILED_TILE_SIZE);
   put(w, ",\"tiles\":[");
   for (int tile = 0; tile < tiles; tile++) {
+    /* A client view's map never holds these tiles, and a tileset naming
+     * them would say what the map hides; their gids stay unused. */
+    if (client_view &&
+        (tile == DG_TILE_SECRET_DOOR || tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_KEY))
+      continue;
     put(w, tile == 0 ? "{\"id\":" : ",{\"id\":");
     dg_writer_int(w, tile);
     put(w, ",\"type\":");
@@ -187,6 +192,7 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
   for (int i = 0; i < level->door_count; i++) {
     const dg_door *door = &level->doors[i];
     const char *type = door->secret ? "secret_door" : "door";
+    bool client = level->client_view;
     id++;
     open_object(w, id == first, id, type, strlen(type), type, (door->x + dx) * size,
                 (door->y + dy) * size);
@@ -198,8 +204,10 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     put_property(w, true, "room", "int");
     dg_writer_int(w, door->room);
     put(w, "}");
-    put_property(w, false, "secret", "bool");
-    put(w, door->secret ? "true}" : "false}");
+    if (!client) {
+      put_property(w, false, "secret", "bool");
+      put(w, door->secret ? "true}" : "false}");
+    }
     put_tile_position(w, false, door->x + dx, door->y + dy);
     put(w, "]}");
   }
@@ -211,6 +219,10 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
                 (object->y + dy) * size + size / 2);
     put(w, ",\"width\":0,\"height\":0,\"point\":true,\"properties\":[");
     put_tile_position(w, true, object->x + dx, object->y + dy);
+    if (level->client_view) { /* what a chest holds is the server's */
+      put(w, "]}");
+      continue;
+    }
     put_property(w, false, "gold", "int");
     dg_writer_int(w, object->gold);
     put(w, "}");
@@ -241,7 +253,14 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     put(w, "}");
     bool key = strcmp(kind, "key") == 0, lock = strcmp(kind, "locked_door") == 0;
     bool one_way = strcmp(kind, "one_way_door") == 0;
-    if (key || lock) {
+    if (level->client_view) {
+      /* No key id, no distance: the server's (dg_level_client_view). */
+      if (one_way) {
+        put_property(w, false, "direction", "string");
+        dg_writer_cstring(w, feature->direction != NULL ? feature->direction : "");
+        put(w, "}");
+      }
+    } else if (key || lock) {
       put_property(w, false, "key_id", "int");
       dg_writer_int(w, feature->key);
       put(w, "}");
@@ -293,6 +312,26 @@ static void paint_rooms(const dg_level *level, dg_grid *grid, int dx, int dy) {
   }
 }
 
+/* A level's seed (the full view's), or that it is a client view (which
+ * names no seed), then its level_hash when set: map or floor properties. */
+static void put_identity(dg_writer *w, const dg_level *level) {
+  if (level->client_view) {
+    put_property(w, false, "view", "string");
+    put(w, "\"client\"}");
+  } else {
+    /* A string: Tiled's int property is 32-bit in places, seeds are 64-bit. */
+    put_property(w, false, "seed", "string");
+    dg_writer_char(w, '"');
+    dg_writer_uint(w, level->seed);
+    put(w, "\"}");
+  }
+  if (level->level_hash[0] != '\0') {
+    put_property(w, false, "level_hash", "string");
+    dg_writer_cstring(w, level->level_hash);
+    put(w, "}");
+  }
+}
+
 int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
   int x0, y0, x1, y1;
   dg_render_extent(level, &x0, &y0, &x1, &y1);
@@ -313,18 +352,17 @@ int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
   put_property(&w, false, "algorithm", "string");
   dg_writer_cstring(&w, level->algorithm->name);
   put(&w, "}");
-  /* A string: Tiled's int property is 32-bit in places, seeds are 64-bit. */
-  put_property(&w, false, "seed", "string");
-  dg_writer_char(&w, '"');
-  dg_writer_uint(&w, level->seed);
-  put(&w, "\"}");
+  put_identity(&w, level);
   put_property(&w, false, "origin_x", "int");
   dg_writer_int(&w, x0);
   put(&w, "}");
   put_property(&w, false, "origin_y", "int");
   dg_writer_int(&w, y0);
   put(&w, "}],\"tilesets\":");
-  put_tileset(&w, level->progression.placed ? DG_TILE_COUNT : DG_TILE_BASE_COUNT);
+  put_tileset(&w,
+              level->progression.placed || level->client_progression_tiles ? DG_TILE_COUNT
+                                                                           : DG_TILE_BASE_COUNT,
+              level->client_view);
   put(&w, ",\"layers\":[{\"id\":1,\"name\":\"tiles\",\"type\":\"tilelayer\",\"x\":0,\"y\":0,"
           "\"width\":");
   dg_writer_int(&w, grid->width);
@@ -377,10 +415,7 @@ static int put_floor_group(dg_writer *w, const dg_level *level, int k, int floor
   dg_writer_format(w, "%d}", k + 1);
   put_property(w, false, "of", "int");
   dg_writer_format(w, "%d}", floors);
-  put_property(w, false, "seed", "string");
-  dg_writer_char(w, '"');
-  dg_writer_uint(w, level->seed);
-  put(w, "\"}");
+  put_identity(w, level);
   put_property(w, false, "origin_x", "int");
   dg_writer_format(w, "%d}", x0);
   put_property(w, false, "origin_y", "int");
@@ -411,7 +446,7 @@ int dg_levelset_dump_tiled(dg_level *const *levels, int floors, char **text, siz
     dg_render_extent(levels[k], &x0, &y0, &x1, &y1);
     width = x1 - x0 > width ? x1 - x0 : width;
     height = y1 - y0 > height ? y1 - y0 : height;
-    if (levels[k]->progression.placed)
+    if (levels[k]->progression.placed || levels[k]->client_progression_tiles)
       tiles = DG_TILE_COUNT;
   }
   dg_writer w = {0};
@@ -423,11 +458,17 @@ int dg_levelset_dump_tiled(dg_level *const *levels, int floors, char **text, siz
   put(&w, "}");
   put_property(&w, false, "floors", "int");
   dg_writer_format(&w, "%d}", floors);
-  put_property(&w, false, "seed", "string");
-  dg_writer_char(&w, '"');
-  dg_writer_uint(&w, levels[0]->seed);
-  put(&w, "\"}],\"tilesets\":");
-  put_tileset(&w, tiles);
+  if (levels[0]->client_view) {
+    put_property(&w, false, "view", "string");
+    put(&w, "\"client\"}");
+  } else {
+    put_property(&w, false, "seed", "string");
+    dg_writer_char(&w, '"');
+    dg_writer_uint(&w, levels[0]->seed);
+    put(&w, "\"}");
+  }
+  put(&w, "],\"tilesets\":");
+  put_tileset(&w, tiles, levels[0]->client_view);
   put(&w, ",\"layers\":[");
   int next_layer = 1, next_object = 0, rc = 0;
   for (int k = 0; k < floors && rc == 0; k++)

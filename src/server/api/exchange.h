@@ -23,10 +23,11 @@ typedef struct exchange {
   int format;                                   /* JOB_FORMAT_*, -1: none acceptable */
   job_encoding encoding;                        /* gzip, ETag and cacheability of a level */
   dg_svg_options svg;                           /* SVG options from the query */
-  char timing[160];                             /* Server-Timing's value, when has_job */
-  uint64_t client; /* who asked, for fairness: its bearer token when tokens are set, else its
-                      IPv4 address (routes.c) */
-  job_audit audit; /* POST /v1/audit: the seeds to run (audit.c); seeds 0 otherwise */
+  dg_view view; /* `view` from the body or the query (level_view_query); DG_VIEW_DEFAULT without */
+  char timing[160]; /* Server-Timing's value, when has_job */
+  uint64_t client;  /* who asked, for fairness: its bearer token when tokens are set, else its
+                       IPv4 address (routes.c) */
+  job_audit audit;  /* POST /v1/audit: the seeds to run (audit.c); seeds 0 otherwise */
 } exchange;
 
 /* The route state of `r`. */

@@ -103,9 +103,12 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
   j->format = (job_format)format;
   j->svg = exchange_of(r)->svg;
   j->encoding = exchange_of(r)->encoding;
+  j->view = exchange_of(r)->view;
   /* One level's JSON names itself (level_id, level_hash); floors of a set
-   * are not fetched by id. */
-  j->identify = floors == 1 && exchange_of(r)->audit.seeds == 0;
+   * are not fetched by id. A client view carries no level_id: the id
+   * fetches the full level (GET /v1/levels/{level_id}), a capability the
+   * game server keeps. */
+  j->identify = floors == 1 && exchange_of(r)->audit.seeds == 0 && j->view != DG_VIEW_CLIENT;
   j->audit = exchange_of(r)->audit;
   memcpy(j->level_key, s->cfg->lobby_seed_key, sizeof j->level_key);
   dg_cancel_init(&j->cancel, dg_monotonic_ns() + (uint64_t)deadline_ms * 1000000u);
@@ -145,6 +148,8 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
 
 void level_handle_body(request *r, json_t *body) {
   server *s = server_of(r);
+  if (level_view_query(r, body) != 0)
+    return;
   dg_error err;
   dg_error_clear(&err);
   /* `floors` asks for a multi-floor set: checked here, the rest of the body

@@ -51,4 +51,11 @@ void level_not_acceptable(request *r);
 json_t *level_query_body(request *r, dg_error *err);
 int level_svg_query(request *r);
 
+/* `view` (full or client, docs/level-format.md "The client view") from the
+ * member of `body` (may be NULL; the member is removed, so the level
+ * request never sees it) or else the query, into the exchange; left as it
+ * is when neither names one. 0, or DG_EINVAL after answering 422 naming
+ * `view` and the values it takes. */
+int level_view_query(request *r, json_t *body);
+
 #endif

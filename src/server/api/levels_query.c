@@ -14,9 +14,10 @@
 #include "api/respond.h"
 #include "state/level_request.h"
 
+/* Query names that are options of the answer, not of the level. */
 static bool is_svg_option(const char *name) {
-  return strcmp(name, "svg_graph") == 0 || strcmp(name, "svg_labels") == 0 ||
-         strcmp(name, "svg_tile") == 0;
+  return strcmp(name, "view") == 0 || strcmp(name, "svg_graph") == 0 ||
+         strcmp(name, "svg_labels") == 0 || strcmp(name, "svg_tile") == 0;
 }
 
 typedef struct collect {
@@ -104,6 +105,25 @@ static json_t *typed_value(const dg_param_def *def, const char *text) {
     }
   }
   return json_string(text);
+}
+
+int level_view_query(request *r, json_t *body) {
+  const json_t *member = body != NULL ? json_object_get(body, "view") : NULL;
+  const char *value = member != NULL ? json_string_value(member) : http_query(r, "view");
+  int rc = 0;
+  if (member == NULL && value == NULL)
+    return 0;
+  dg_view view;
+  if (value == NULL || dg_view_parse(value, &view) != 0) {
+    dg_error err;
+    rc = dg_error_set(&err, DG_EINVAL, "view", "view must be one of " DG_VIEW_CHOICES);
+    respond_error(r, &err);
+  } else {
+    exchange_of(r)->view = view;
+  }
+  if (member != NULL)
+    json_object_del(body, "view");
+  return rc;
 }
 
 int level_svg_query(request *r) {

@@ -235,7 +235,7 @@ static void start(request *r, lobby *l, bool rebuilt) {
     level_not_acceptable(r);
     return;
   }
-  if (level_svg_query(r) != 0)
+  if (level_svg_query(r) != 0 || level_view_query(r, NULL) != 0)
     return;
   exchange_of(r)->algorithm = l->effective.algorithm->name;
   start_wait *wait = calloc(1, sizeof *wait);
@@ -250,7 +250,10 @@ static void start(request *r, lobby *l, bool rebuilt) {
   if (rebuilt)
     lobby_start_rebuilt(&s->lobbies, l, &result);
   else
-    lobby_start(&s->lobbies, l, format == JOB_FORMAT_JSON, &wait->waiter, &result);
+    /* The pre-generated level is the full view's JSON: any other answer
+     * (a picture, a client view) is made now, as a miss. */
+    lobby_start(&s->lobbies, l, format == JOB_FORMAT_JSON && exchange_of(r)->view != DG_VIEW_CLIENT,
+                &wait->waiter, &result);
   if (result.kind == LOBBY_WAIT) {
     exchange_of(r)->pregen = "wait";
     exchange_of(r)->seed = l->effective.seed;
@@ -325,6 +328,12 @@ static int party_of_start(request *r, const char *id, json_t **settings, json_t 
   json_t *body = body_object(r);
   if (body == NULL)
     return -1;
+  /* `view` is the answer's, not the lobby's: taken out before the party
+   * is compared with the lobby this replica knows. */
+  if (level_view_query(r, body) != 0) {
+    json_decref(body);
+    return -1;
+  }
   dg_error err;
   dg_error_clear(&err);
   int rc = whole_from_body(server_of(r), id, body, settings, players, seed, &err);

@@ -218,11 +218,27 @@ static void after_serialising(job *j, const char *what) {
     dg_error_set(&j->err, j->rc, "", "serialising %s failed: %s", what, dg_strerror(j->rc));
 }
 
+/* The view the job asks for (dg_level_apply_view). A full view's JSON
+ * gets its level_hash from level_identify, over the bytes it sends, so it
+ * is not hashed twice here. Sets j->err on failure. */
+static int apply_view(job *j, dg_level **level) {
+  if (j->view == DG_VIEW_FULL && j->format == JOB_FORMAT_JSON && j->identify)
+    return 0;
+  int rc = dg_level_apply_view(level, j->view, &j->cancel);
+  if (rc != 0)
+    dg_error_set(&j->err, rc, rc == DG_ETIMEDOUT ? "deadline_ms" : "",
+                 "making the %s view failed: %s", j->view == DG_VIEW_CLIENT ? "client" : "full",
+                 dg_strerror(rc));
+  return rc;
+}
+
 static void work_floors(job *j) {
   dg_level *levels[DG_FLOORS_MAX] = {0};
   dg_request requests[DG_FLOORS_MAX];
   j->rc = dg_levelset_generate(j->context, &j->request, j->floors, &j->cancel, levels, requests,
                                &j->err);
+  for (int k = 0; k < j->floors && j->rc == 0; k++)
+    j->rc = apply_view(j, &levels[k]);
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
     if (j->format == JOB_FORMAT_ASCII)
@@ -304,12 +320,15 @@ static void work(uv_work_t *req) {
     work_audit(j);
     return;
   }
-  if (j->rc == 0)
+  if (j->rc == 0) {
     j->rc = dg_generate(j->context, &j->request, &j->cancel, &level, &j->err);
-  else
+    if (j->rc == 0)
+      j->rc = apply_view(j, &level);
+  } else {
     dg_error_set(&j->err, j->rc, j->rc == DG_ETIMEDOUT ? "deadline_ms" : "",
                  j->rc == DG_ETIMEDOUT ? "the deadline passed before generation started"
                                        : "generation was cancelled");
+  }
   j->generated_ns = dg_monotonic_ns();
   if (j->rc == 0) {
     if (j->identify && j->format == JOB_FORMAT_JSON)

@@ -82,6 +82,7 @@ struct job {
   dg_svg_options svg;        /* for JOB_FORMAT_SVG */
   job_encoding encoding;     /* gzip and ETag: inputs from the submitter, outputs from the worker */
   bool identify;             /* JSON of one level: append level_id and level_hash (issue 21) */
+  dg_view view;              /* the view asked for: client replaces the level by its client view */
   job_audit audit;           /* seeds > 0: an audit of the request instead of one level */
   uint8_t level_key[16];     /* the key level ids are signed with, when identify */
   dg_cancel cancel;          /* deadline and cancellation flag */
