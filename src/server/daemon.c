@@ -144,6 +144,9 @@ int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context
     client_workers = cfg->workers > 1 ? cfg->workers - 1 : 1;
   jobs_set_client_limits(&s->queues, (uint64_t)cfg->limits.client_queued_cost_max,
                          (int)client_workers);
+  /* Heavy maps yield the CPU to light ones (issue 24 item 3): without the
+   * lane they share the pool at normal priority, as /v1/stats then says. */
+  jobs_set_heavy_lane(&s->queues, (uint64_t)cfg->limits.heavy_job_cost_min);
   if ((rc = lobbies_init(&s->lobbies, loop, cfg, &s->queues, &s->counters)) != 0) {
     jobs_close(&s->queues);
     return dg_error_set(err, DG_ENOMEM, "", "cannot start the lobbies: %s", uv_strerror(rc));

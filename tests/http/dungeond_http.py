@@ -445,7 +445,8 @@ def _(d):
     check(0 < latency["p50"] <= latency["p90"] <= latency["p99"], f"latency {latency}")
     check(stats["queues"]["interactive"]["max"] == 1024, f"queues {stats['queues']}")
     check(stats["workers"] == {"total": 2, "busy": 0, "speculative_busy": 0,
-                                "speculative_priority": "idle", "speculative_reruns": 0},
+                                "speculative_priority": "idle", "speculative_reruns": 0,
+                                "heavy_priority": "lowered"},
           f"workers {stats['workers']}")
     check(stats["rejections"]["too_large"] == 1, f"rejections {stats['rejections']}")
 
@@ -644,6 +645,48 @@ def idle_threads(d):
         if int(fields[41 - 3]) == 5:
             found.append(tid)
     return found
+
+
+def thread_table(d):
+    """{thread id: (nice, CPU ticks used)} of the daemon, from /proc stat
+    (fields 19 and 14 + 15)."""
+    table = {}
+    task_dir = f"/proc/{d.proc.pid}/task"
+    for tid in os.listdir(task_dir):
+        try:
+            with open(f"{task_dir}/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        table[tid] = (int(fields[19 - 3]), int(fields[14 - 3]) + int(fields[15 - 3]))
+    return table
+
+
+@test("[lobby] heavy maps run on threads lowered to nice 10, light ones never do")
+def _(d):
+    check(d.stats()["workers"]["heavy_priority"] == "lowered", f"{d.stats()['workers']}")
+    lowered = [tid for tid, (nice, _) in thread_table(d).items() if nice == 10]
+    check(len(lowered) == 2, f"{len(lowered)} threads at nice 10, expected one per worker")
+
+    def lowered_ticks():
+        table = thread_table(d)
+        return sum(table[tid][1] for tid in lowered if tid in table)
+
+    before = lowered_ticks()
+    for seed in range(60):
+        status, _, _ = d.request("POST", "/v1/levels", {"algorithm": "landmark", "seed": seed,
+                                                         "params": {"width": 100, "height": 100}})
+        check(status == 200, f"light request {status}")
+    light = lowered_ticks() - before
+    heavy_doc = {"algorithm": "landmark", "params": {"width": 600, "height": 600}}
+    for seed in range(4):
+        status, _, _ = d.request("POST", "/v1/levels", dict(heavy_doc, seed=seed))
+        check(status == 200, f"heavy request {status}")
+    heavy = lowered_ticks() - before - light
+    # A tick is 10 ms: 60 light maps on the lowered threads would show; four
+    # 600x600 maps (about 0.1 s of CPU each) must.
+    check(light == 0, f"light maps ran on the lowered threads ({light} ticks)")
+    check(heavy >= 5, f"heavy maps did not run on the lowered threads ({heavy} ticks)")
 
 
 @test("[lobby] a running speculative job takes no worker from interactive jobs; start raises it")

@@ -1073,6 +1073,11 @@ export interface components {
                 speculative_priority: "idle" | "shared";
                 /** @description promoted jobs (a match start waiting) whose idle thread could not be raised, run again on an interactive worker */
                 speculative_reruns: number;
+                /**
+                 * @description lowered: interactive jobs of estimated cost >= limits.heavy_job_cost_min run on threads of their own at nice 10; shared: those threads could not be started or lowered, so heavy jobs share the pool; off: heavy_job_cost_min is 0
+                 * @enum {string}
+                 */
+                heavy_priority: "lowered" | "shared" | "off";
             };
             /** @description open connections on the API listener */
             connections: number;

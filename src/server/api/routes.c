@@ -107,6 +107,9 @@ static stats_gauges gauges(const server *s) {
       .workers_busy = s->queues.running,
       .speculative_busy = s->queues.running_kind[JOB_SPECULATIVE],
       .speculative_idle = s->queues.idle_speculative,
+      .heavy_priority = s->queues.heavy_cost_min == 0 ? "off"
+                        : s->queues.heavy_lowered     ? "lowered"
+                                                      : "shared",
       .speculative_reruns = s->queues.reruns,
       .connections = s->http.api.open,
       .health_connections = s->http.health.open,

@@ -19,15 +19,16 @@
 #define CONFIG_TRUSTED_PROXIES_MAX 16 /* entries of trusted_proxies */
 
 typedef struct config_limits {
-  long body_bytes_max;            /* largest request body accepted (413 above) */
-  long grid_cells_max;            /* width * height ceiling for any algorithm (422 above) */
-  long rooms_max;                 /* ceiling for room-count parameters (422 above) */
-  long players_max;               /* entries in `players` (422 above) */
-  long deadline_ms_default;       /* deadline of a request without deadline_ms */
-  long deadline_ms_max;           /* largest deadline_ms accepted (422 above) */
-  long interactive_queue_max;     /* queued POST /v1/levels jobs (503 above) */
-  long client_queued_cost_max;    /* estimated cost one client may have queued (429 above) */
-  long client_workers_max;        /* interactive jobs one client may run at once; 0: workers - 1 */
+  long body_bytes_max;         /* largest request body accepted (413 above) */
+  long grid_cells_max;         /* width * height ceiling for any algorithm (422 above) */
+  long rooms_max;              /* ceiling for room-count parameters (422 above) */
+  long players_max;            /* entries in `players` (422 above) */
+  long deadline_ms_default;    /* deadline of a request without deadline_ms */
+  long deadline_ms_max;        /* largest deadline_ms accepted (422 above) */
+  long interactive_queue_max;  /* queued POST /v1/levels jobs (503 above) */
+  long client_queued_cost_max; /* estimated cost one client may have queued (429 above) */
+  long client_workers_max;     /* interactive jobs one client may run at once; 0: workers - 1 */
+  long heavy_job_cost_min; /* estimated cost from which an interactive job runs lowered; 0: never */
   long lobbies_per_client_max;    /* lobbies one client may have made and alive (429 above) */
   long speculative_queue_max;     /* queued pre-generation jobs (dropped above) */
   long connections_max;           /* simultaneous HTTP connections */

@@ -5,10 +5,12 @@
 #include "state/jobs.h"
 #include "state/level_id.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,13 +43,22 @@ static int set_idle(bool idle) {
   return pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER, &no_priority);
 }
 
+static int lower_to_idle(void) {
+  return set_idle(true);
+}
+
+/* A thread's nice value is its own on Linux (setpriority on its thread
+ * id); raising it (lower priority) needs no privilege. */
+static int lower_to_heavy(void) {
+  return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), JOBS_HEAVY_NICE) == 0 ? 0 : errno;
+}
+
 static void work(uv_work_t *req);
 
-/* An idle thread: lowered once, then runs the jobs handed to it. */
-static void *idle_thread(void *data) {
-  jobs *q = data;
-  idle_threads *t = &q->idle;
-  if (set_idle(true) == 0)
+/* A lane's thread: lowered once, then runs the jobs handed to it. */
+static void *lane_thread(void *data) {
+  job_lane *t = data;
+  if (t->lower() == 0)
     atomic_fetch_add(&t->lowered, 1);
   pthread_mutex_lock(&t->lock);
   for (;;) {
@@ -62,9 +73,9 @@ static void *idle_thread(void *data) {
     pthread_mutex_unlock(&t->lock);
     work(&j->work);
     /* A promotion may have raised this thread (root): it goes back down
-     * for the next speculative job. Read before the job is handed back. */
+     * for the next job. Read before the job is handed back. */
     if (atomic_load(&j->raised))
-      set_idle(true);
+      t->lower();
     pthread_mutex_lock(&t->lock);
     j->idle_next = t->done;
     t->done = j;
@@ -78,13 +89,13 @@ static void *idle_thread(void *data) {
 
 static void after_job(job *j, int status);
 
-/* Loop thread: the jobs the idle threads finished. */
-static void on_idle_done(uv_async_t *wake) {
-  jobs *q = wake->data;
-  pthread_mutex_lock(&q->idle.lock);
-  job *done = q->idle.done;
-  q->idle.done = NULL;
-  pthread_mutex_unlock(&q->idle.lock);
+/* Loop thread: the jobs a lane's threads finished. */
+static void on_lane_done(uv_async_t *wake) {
+  job_lane *t = wake->data;
+  pthread_mutex_lock(&t->lock);
+  job *done = t->done;
+  t->done = NULL;
+  pthread_mutex_unlock(&t->lock);
   while (done != NULL) {
     job *j = done;
     done = j->idle_next;
@@ -92,7 +103,20 @@ static void on_idle_done(uv_async_t *wake) {
   }
 }
 
-static void stop_idle_threads(idle_threads *t) {
+/* Hands `j` to one of the lane's threads. */
+static void lane_hand(job_lane *t, job *j) {
+  pthread_mutex_lock(&t->lock);
+  j->idle_next = NULL;
+  if (t->handed_tail != NULL)
+    t->handed_tail->idle_next = j;
+  else
+    t->handed = j;
+  t->handed_tail = j;
+  pthread_cond_signal(&t->ready);
+  pthread_mutex_unlock(&t->lock);
+}
+
+static void stop_lane_threads(job_lane *t) {
   pthread_mutex_lock(&t->lock);
   t->stop = true;
   pthread_cond_broadcast(&t->ready);
@@ -100,19 +124,57 @@ static void stop_idle_threads(idle_threads *t) {
   for (int i = 0; i < t->count; i++)
     pthread_join(t->threads[i], NULL);
   t->count = 0;
+  t->stop = false;
 }
 
-/* Starts `count` idle threads; false (none left running) if one cannot be. */
-static bool start_idle_threads(jobs *q, int count) {
-  idle_threads *t = &q->idle;
+/* Prepares lane `t` on `loop` with its lowering; no thread yet. 0 or a
+ * libuv error (nothing to close then). */
+static int lane_init(job_lane *t, uv_loop_t *loop, int (*lower)(void)) {
+  pthread_mutex_init(&t->lock, NULL);
+  pthread_cond_init(&t->ready, NULL);
+  t->lower = lower;
+  t->wake.data = t;
+  int rc = uv_async_init(loop, &t->wake, on_lane_done);
+  if (rc != 0) {
+    pthread_cond_destroy(&t->ready);
+    pthread_mutex_destroy(&t->lock);
+    return rc;
+  }
+  t->started = true;
+  return 0;
+}
+
+/* Starts `count` threads on lane `t` and waits (at most a second) for
+ * each to lower itself, so that /v1/stats reports what the kernel was
+ * told. True when all run lowered; otherwise none is left running and the
+ * lane's jobs must share libuv's pool at normal priority. */
+static bool lane_start(job_lane *t, int count) {
+  count = count < JOBS_LANE_THREADS_MAX ? count : JOBS_LANE_THREADS_MAX;
   for (int i = 0; i < count; i++) {
-    if (pthread_create(&t->threads[i], NULL, idle_thread, q) != 0) {
-      stop_idle_threads(t);
+    if (pthread_create(&t->threads[i], NULL, lane_thread, t) != 0) {
+      stop_lane_threads(t);
       return false;
     }
     t->count++;
   }
+  for (int waited_ms = 0; atomic_load(&t->lowered) < t->count; waited_ms++) {
+    if (waited_ms == 1000) {
+      stop_lane_threads(t);
+      return false;
+    }
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
   return true;
+}
+
+static void lane_close(job_lane *t) {
+  if (!t->started)
+    return;
+  stop_lane_threads(t);
+  uv_close((uv_handle_t *)&t->wake, NULL);
+  pthread_cond_destroy(&t->ready);
+  pthread_mutex_destroy(&t->lock);
+  t->started = false;
 }
 
 int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interactive_max,
@@ -125,35 +187,24 @@ int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interact
   int rc = uv_timer_init(loop, &q->sweep);
   if (rc != 0)
     return rc;
-  idle_threads *t = &q->idle;
-  pthread_mutex_init(&t->lock, NULL);
-  pthread_cond_init(&t->ready, NULL);
-  t->wake.data = q;
-  if ((rc = uv_async_init(loop, &t->wake, on_idle_done)) != 0) {
-    pthread_cond_destroy(&t->ready);
-    pthread_mutex_destroy(&t->lock);
+  if ((rc = lane_init(&q->idle, loop, lower_to_idle)) != 0) {
     uv_close((uv_handle_t *)&q->sweep, NULL);
     return rc;
   }
-  t->started = true;
-  int slots = speculative_slots(workers, reserved);
-  if (slots > JOBS_IDLE_THREADS_MAX)
-    slots = JOBS_IDLE_THREADS_MAX;
   /* Idle only if every thread runs and every one was lowered; otherwise
    * speculative jobs share the pool at normal priority, as before. */
-  q->idle_speculative = start_idle_threads(q, slots);
-  /* The threads lower themselves as they start: wait (at most a second)
-   * for their word, so that /v1/stats reports what the kernel was told. A
-   * thread refused SCHED_IDLE never counts: then speculative jobs share
-   * the pool at normal priority. */
-  for (int waited_ms = 0; q->idle_speculative && atomic_load(&t->lowered) < t->count; waited_ms++) {
-    if (waited_ms == 1000) {
-      q->idle_speculative = false;
-      break;
-    }
-    nanosleep(&(struct timespec){0, 1000000}, NULL);
-  }
+  q->idle_speculative = lane_start(&q->idle, speculative_slots(workers, reserved));
   return 0;
+}
+
+bool jobs_set_heavy_lane(jobs *q, uint64_t cost_min) {
+  q->heavy_cost_min = cost_min;
+  if (cost_min == 0 || q->heavy.started)
+    return q->heavy_lowered;
+  if (lane_init(&q->heavy, q->loop, lower_to_heavy) != 0)
+    return false;
+  q->heavy_lowered = lane_start(&q->heavy, q->workers);
+  return q->heavy_lowered;
 }
 
 void jobs_set_client_limits(jobs *q, uint64_t cost_max, int running_max) {
@@ -358,6 +409,7 @@ static bool rerun(jobs *q, job *j) {
     return false;
   j->rerun = false;
   j->lower = false;
+  j->lane = NULL;
   q->reruns++;
   uint64_t deadline_ns = atomic_load(&j->cancel.deadline_ns);
   dg_cancel_init(&j->cancel, deadline_ns);
@@ -516,6 +568,14 @@ static void sweep(uv_timer_t *timer) {
     uv_timer_stop(&q->sweep);
 }
 
+/* Where `j` runs: the idle lane (speculative), the heavy lane
+ * (interactive of cost >= heavy_cost_min), or libuv's pool (NULL). */
+static job_lane *lane_of(jobs *q, const job *j) {
+  if (j->kind == JOB_SPECULATIVE)
+    return q->idle_speculative ? &q->idle : NULL;
+  return q->heavy_lowered && j->cost >= q->heavy_cost_min ? &q->heavy : NULL;
+}
+
 static void dispatch(jobs *q) {
   /* Interactive first, up to `workers` of them whatever speculative jobs
    * run; speculative ones only while `reserved` workers stay free. */
@@ -539,24 +599,16 @@ static void dispatch(jobs *q) {
     }
     if (atomic_load(&j->cancel.deadline_ns) == 0)
       dg_cancel_set_deadline(&j->cancel, dg_monotonic_ns() + j->budget_ns);
-    j->lower = j->kind == JOB_SPECULATIVE && q->idle_speculative;
+    j->lane = lane_of(q, j);
+    j->lower = j->lane == &q->idle;
     atomic_store(&j->raised, false);
     atomic_store(&j->thread, 0);
     j->rerun = false;
     int rc = 0;
-    if (j->lower) {
-      pthread_mutex_lock(&q->idle.lock);
-      j->idle_next = NULL;
-      if (q->idle.handed_tail != NULL)
-        q->idle.handed_tail->idle_next = j;
-      else
-        q->idle.handed = j;
-      q->idle.handed_tail = j;
-      pthread_cond_signal(&q->idle.ready);
-      pthread_mutex_unlock(&q->idle.lock);
-    } else {
+    if (j->lane != NULL)
+      lane_hand(j->lane, j);
+    else
       rc = uv_queue_work(q->loop, &j->work, work, after_work);
-    }
     if (rc == 0) {
       j->running = true;
       if (j->client != NULL)
@@ -639,7 +691,7 @@ void jobs_cancel(jobs *q, job *j) {
   j->stopped = true;
   if (j->running) {
     dg_cancel_request(&j->cancel);
-    if (!j->lower) /* libuv's: it may not have started yet */
+    if (j->lane == NULL) /* libuv's: it may not have started yet */
       uv_cancel((uv_req_t *)&j->work);
     return;
   }
@@ -704,11 +756,6 @@ void jobs_promote(jobs *q, job *j) {
 
 void jobs_close(jobs *q) {
   uv_close((uv_handle_t *)&q->sweep, NULL);
-  if (q->idle.started) {
-    stop_idle_threads(&q->idle);
-    uv_close((uv_handle_t *)&q->idle.wake, NULL);
-    pthread_cond_destroy(&q->idle.ready);
-    pthread_mutex_destroy(&q->idle.lock);
-    q->idle.started = false;
-  }
+  lane_close(&q->idle);
+  lane_close(&q->heavy);
 }

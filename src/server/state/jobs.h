@@ -42,6 +42,7 @@
 typedef enum job_kind { JOB_INTERACTIVE, JOB_SPECULATIVE, JOB_KINDS } job_kind;
 
 typedef struct job job;
+typedef struct job_lane job_lane;
 
 /* An audit job (POST /v1/audit): the request over `seeds` seeds from
  * `first_seed`, answered as dungeond.audit/1 with `bins` histogram bins.
@@ -64,18 +65,19 @@ typedef void (*job_done_fn)(job *j);
 typedef bool (*job_wanted_fn)(job *j);
 
 struct job {
-  uv_work_t work;     /* libuv's request; work.data unused */
-  job *next;          /* queue link, or running-list link inside the pool */
-  struct jobs *owner; /* the queues it went through */
-  job_kind kind;      /* which queue */
-  bool running;       /* inside the pool */
-  bool lower;         /* runs on an idle thread (set before it is handed to one) */
-  bool rerun;         /* promoted on an idle thread that could not be raised: run again */
-  bool stopped;       /* cancelled for good (jobs_cancel, jobs_cancel_all) */
-  job *idle_next; /* link in the idle threads' handed or done list (`next` links it in `active`) */
-  _Atomic bool raised;       /* promoted while running: back to normal priority */
-  _Atomic pid_t thread;      /* the worker running it (Linux thread id), 0 outside */
-  dg_request request;        /* what to generate (seed already chosen) */
+  uv_work_t work;       /* libuv's request; work.data unused */
+  job *next;            /* queue link, or running-list link inside the pool */
+  struct jobs *owner;   /* the queues it went through */
+  job_kind kind;        /* which queue */
+  bool running;         /* inside the pool */
+  bool lower;           /* runs on the idle lane (set before it is handed to one) */
+  job_lane *lane;       /* the lane running it, or NULL for libuv's pool */
+  bool rerun;           /* promoted on an idle thread that could not be raised: run again */
+  bool stopped;         /* cancelled for good (jobs_cancel, jobs_cancel_all) */
+  job *idle_next;       /* link in its lane's handed or done list (`next` links it in `active`) */
+  _Atomic bool raised;  /* promoted while running: back to normal priority */
+  _Atomic pid_t thread; /* the worker running it (Linux thread id), 0 outside */
+  dg_request request;   /* what to generate (seed already chosen) */
   const dg_context *context; /* the room sets current when it was submitted (a reload swaps them) */
   int floors;                /* > 1: a multi-floor set of that many floors (request is floor 0's) */
   job_format format;         /* serialisation wanted */
@@ -102,12 +104,16 @@ struct job {
   uint64_t queued_ns, started_ns, generated_ns, finished_ns; /* monotonic */
 };
 
-/* The speculative jobs' own threads, at SCHED_IDLE from their start. */
-#define JOBS_IDLE_THREADS_MAX 256
-typedef struct idle_threads {
-  pthread_t threads[JOBS_IDLE_THREADS_MAX];
+/* Threads of their own for jobs that must yield the CPU: each lowers
+ * itself once as it starts (`lower`) and never rises again, so no
+ * privilege is needed. Two lanes: the speculative jobs' (SCHED_IDLE) and
+ * the heavy interactive jobs' (nice JOBS_HEAVY_NICE). */
+#define JOBS_LANE_THREADS_MAX 256
+struct job_lane {
+  pthread_t threads[JOBS_LANE_THREADS_MAX];
   int count;                 /* started */
-  _Atomic int lowered;       /* of which reached SCHED_IDLE */
+  _Atomic int lowered;       /* of which `lower` succeeded */
+  int (*lower)(void);        /* lowers the calling thread: 0 or the errno of the refusal */
   pthread_mutex_t lock;      /* guards the two lists and `stop` */
   pthread_cond_t ready;      /* a job was handed over, or stop */
   job *handed, *handed_tail; /* handed to the threads, oldest first */
@@ -115,7 +121,14 @@ typedef struct idle_threads {
   bool stop;
   uv_async_t wake; /* tells the loop that `done` has jobs */
   bool started;    /* lock, cond and wake initialised */
-} idle_threads;
+};
+
+/* How far heavy interactive jobs are lowered: at nice 10 a thread weighs
+ * about a tenth of one at 0 (the kernel's weights fall by 1.25 a step),
+ * so a light job that wakes beside a heavy one gets the core at once, and
+ * the heavy one still gets what no one else wants. */
+#define JOBS_HEAVY_NICE 10
+
 /* A client with interactive jobs queued or running. */
 struct job_client {
   job_client *next;     /* hash chain */
@@ -127,7 +140,8 @@ struct job_client {
 
 typedef struct jobs {
   uv_loop_t *loop;
-  idle_threads idle;
+  job_lane idle;    /* speculative jobs, at SCHED_IDLE */
+  job_lane heavy;   /* interactive jobs of cost >= heavy_cost_min, at nice JOBS_HEAVY_NICE */
   uv_timer_t sweep; /* expires queued jobs past their deadline */
   job *head[JOB_KINDS], *tail[JOB_KINDS];
   long depth[JOB_KINDS];       /* jobs queued, per queue */
@@ -141,6 +155,8 @@ typedef struct jobs {
   uint64_t expired, dropped;   /* jobs that never ran: deadline, client gone */
   uint64_t reruns;             /* promoted jobs run again: their idle thread could not be raised */
   bool idle_speculative;       /* speculative jobs run on the idle threads */
+  bool heavy_lowered;          /* heavy interactive jobs run on the heavy lane */
+  uint64_t heavy_cost_min;     /* cost from which an interactive job is heavy; 0: none is */
   job_client *clients[JOB_CLIENT_BUCKETS]; /* clients with interactive work */
   uint64_t virtual_time;                   /* fair queuing: tag of the last job started */
   uint64_t client_cost_max;                /* queued cost one client may have */
@@ -159,6 +175,14 @@ int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interact
               long speculative_max, const dg_context *context);
 /* The per-client bounds of interactive work (see above); after jobs_init. */
 void jobs_set_client_limits(jobs *q, uint64_t cost_max, int running_max);
+
+/* Interactive jobs of estimated cost >= `cost_min` (0: none) run on
+ * `workers` threads of their own at nice JOBS_HEAVY_NICE, so that light
+ * requests beside them get the CPU first (issue 24 item 3); they still
+ * count against the same `workers` slots. After jobs_init, once. Returns
+ * whether the lane runs (false: the threads could not be started or
+ * lowered; heavy jobs then share libuv's pool at normal priority). */
+bool jobs_set_heavy_lane(jobs *q, uint64_t cost_min);
 
 /* Queues `j` (request, format, cancel, done set by the caller) on queue
  * `kind` and starts it as soon as a worker is free. Every job runs under a

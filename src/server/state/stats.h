@@ -83,6 +83,7 @@ typedef struct stats_gauges {
   int workers, workers_busy;   /* interactive workers; jobs running */
   int speculative_busy;        /* of those jobs, speculative ones */
   bool speculative_idle;       /* speculative jobs run at idle priority on threads of their own */
+  const char *heavy_priority;  /* heavy interactive jobs: "lowered", "shared" or "off" */
   uint64_t speculative_reruns; /* promoted jobs run again (their thread could not be raised) */
   long connections;            /* open HTTP connections */
   long health_connections;     /* open connections on the health listener */
