@@ -118,6 +118,7 @@ enum {
   DG_COMMON_PACING,           /* enum DG_PACING_*: how threat rises from entrance to exit */
   DG_COMMON_LOOT,             /* int 0..DG_LOOT_MAX: loot points shared among the rooms */
   DG_COMMON_EASE_AFTER_LOCKS, /* int 0..100: percent off the threat of rooms just past a lock */
+  DG_COMMON_TABLE,            /* string: the content table filling the budgets, "" for none */
   DG_COMMON_PARAM_COUNT
 };
 

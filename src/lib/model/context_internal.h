@@ -5,11 +5,15 @@
 #include "dungeon/context.h"
 
 struct rs_set;
+struct dg_table;
 
 struct dg_context {
   int roomset_count;        /* loaded room sets (the authored generator's) */
   int roomset_capacity;     /* allocated entries in roomsets */
   struct rs_set **roomsets; /* owned, in load order */
+  int table_count;          /* loaded content tables (the population pass's) */
+  int table_capacity;       /* allocated entries in tables */
+  struct dg_table **tables; /* owned, in load order */
 };
 
 /* Frees the room sets a context holds (dg_context_free calls it). */

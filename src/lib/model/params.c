@@ -34,6 +34,10 @@ bool dg_param_listed(const dg_algorithm *algorithm, const dg_params *params, int
   /* A group is listed whole as soon as one of its members is not at its
    * default: each pass's parameters stay out of the bytes of levels that
    * do not use that pass. */
+  /* An optional string left empty (no content table) is not a value:
+   * levels without one keep the bytes they had before it existed. */
+  if (algorithm->params[index].type == DG_PARAM_STRING && params->text[index][0] == '\0')
+    return false;
   int first = index < population ? progression : population;
   int end = index < population ? population : algorithm->param_count;
   for (int i = first; i < end; i++)
@@ -124,7 +128,9 @@ static int check_value(const dg_param_def *def, double number, const char *text,
     return out_of_range(def, field, err);
   case DG_PARAM_STRING: {
     size_t length = strlen(text);
-    bool ok = length >= 1 && length < DG_PARAM_STRING_MAX;
+    /* A string whose default is empty is optional: "" means none. */
+    bool optional = def->default_string != NULL && def->default_string[0] == '\0';
+    bool ok = (length >= 1 || optional) && length < DG_PARAM_STRING_MAX;
     for (size_t i = 0; ok && i < length; i++) {
       char c = text[i];
       ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||

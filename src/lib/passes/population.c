@@ -19,6 +19,8 @@
  * and before the metrics; with params.population false it does nothing. */
 #include "passes/population.h"
 
+#include "passes/entities.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -403,7 +405,6 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
 
 int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, dg_error *err) {
   (void)request;
-  (void)rng; /* content picks (tables) draw from it; the budgets do not */
   const dg_algorithm *algorithm = level->algorithm;
   const dg_params *params = &level->params;
   if (!dg_population_wanted(algorithm, params))
@@ -428,6 +429,12 @@ int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, 
   heat(level, &s);
   share_loot(level, s.sorted);
   achieved(level, s.sorted, s.rank_distance, s.rank_threat);
+  /* Only the content picks draw from the stream, after every budget is
+   * known: adding a table changes no budget. */
+  if (out->table != NULL) {
+    out->filled = true;
+    rc = dg_population_fill(level, out->table, rng);
+  }
 done:
   scratch_free(&s);
   if (rc != 0)

@@ -1,0 +1,272 @@
+/* The population pass's content picks (docs/population.md, "Entities"):
+ * DCSS-style weighted tables. Each room's threat budget is spent on
+ * encounters whose difficulty window holds the level's difficulty, drawn by
+ * weight among those still affordable, until nothing affordable fits; its
+ * loot share buys one item of its tier per DG_LOOT_POINTS_PER_ITEM points.
+ * Every entity stands on room floor (so never on a corridor, the only
+ * passable tile of one included), off doors, stairs, keys, locked doors,
+ * spawns and objects, and more than two tiles (Chebyshev) from every spawn,
+ * its whole footprint inside its room. Integer arithmetic and the
+ * population stream only: the same request gives the same entities on
+ * every build and thread count. */
+#include "passes/entities.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SPAWN_CLEARANCE 2 /* Chebyshev tiles kept free around a spawn */
+
+/* Why a budget stayed unfilled (dg_population_room.unfilled). */
+static const char NO_GRID[] = "the level has no tiles to place entities on";
+static const char NO_WINDOW[] = "no entry in the difficulty window";
+static const char TOO_DEAR[] = "every entry in the difficulty window costs more than the budget";
+static const char NO_TILE[] = "no free tile";
+static const char NO_TIER[] = "no loot entry of the room's tier";
+
+typedef struct fill {
+  dg_level *level;
+  const dg_table *table;
+  dg_rng *rng;
+  uint8_t *blocked; /* grid tile: 1 when no entity may cover it (or one does) */
+  int *tiles;       /* scratch: the free tiles of the room being filled */
+  int tile_count;
+  int *eligible; /* encounters whose window holds the difficulty */
+  int eligible_count;
+  uint8_t *failed; /* per encounter: found no place in this room */
+  int *tier_loot;  /* scratch: loot entries of one tier */
+} fill;
+
+static bool in_room(const dg_level *level, int room, int x, int y) {
+  const dg_room *r = &level->rooms[room];
+  if (x < r->x || y < r->y || x >= r->x + r->width || y >= r->y + r->height)
+    return false;
+  return level->room_of == NULL || level->room_of[(long)y * level->grid.width + x] == room;
+}
+
+/* Tiles no entity may cover: everything but plain floor, every feature and
+ * object, and the clearance around each spawn. */
+static void block_tiles(fill *f) {
+  const dg_grid *grid = &f->level->grid;
+  long cells = (long)grid->width * grid->height;
+  for (long i = 0; i < cells; i++)
+    f->blocked[i] = grid->tiles[i] != DG_TILE_FLOOR;
+  for (int i = 0; i < f->level->object_count; i++) {
+    const dg_object *o = &f->level->objects[i];
+    if (dg_grid_contains(grid, o->x, o->y))
+      f->blocked[(long)o->y * grid->width + o->x] = 1;
+  }
+  for (int i = 0; i < f->level->feature_count; i++) {
+    const dg_feature *feature = &f->level->features[i];
+    int reach = strcmp(feature->kind, "spawn") == 0 ? SPAWN_CLEARANCE : 0;
+    for (int y = feature->y - reach; y <= feature->y + reach; y++)
+      for (int x = feature->x - reach; x <= feature->x + reach; x++)
+        if (dg_grid_contains(grid, x, y))
+          f->blocked[(long)y * grid->width + x] = 1;
+  }
+}
+
+/* The free tiles of `room` into f->tiles, in row order. */
+static void collect_tiles(fill *f, int room) {
+  const dg_room *r = &f->level->rooms[room];
+  const dg_grid *grid = &f->level->grid;
+  f->tile_count = 0;
+  for (int y = r->y; y < r->y + r->height; y++)
+    for (int x = r->x; x < r->x + r->width; x++)
+      if (dg_grid_contains(grid, x, y) && !f->blocked[(long)y * grid->width + x] &&
+          in_room(f->level, room, x, y))
+        f->tiles[f->tile_count++] = y * grid->width + x;
+}
+
+/* A width x height block anchored at tile `at` lies free and in `room`. */
+static bool fits(const fill *f, int room, int at, int width, int height) {
+  const dg_grid *grid = &f->level->grid;
+  int x0 = at % grid->width, y0 = at / grid->width;
+  for (int y = y0; y < y0 + height; y++)
+    for (int x = x0; x < x0 + width; x++)
+      if (!dg_grid_contains(grid, x, y) || f->blocked[(long)y * grid->width + x] ||
+          !in_room(f->level, room, x, y))
+        return false;
+  return true;
+}
+
+/* Places a width x height entity in `room`: the first anchor that fits,
+ * scanning the room's free tiles from a random one. The tiles are then
+ * blocked. false when none fits. */
+static bool place(fill *f, int room, int width, int height, int *x, int *y) {
+  if (f->tile_count == 0)
+    return false;
+  int start = (int)dg_rng_below(f->rng, (uint32_t)f->tile_count);
+  int columns = f->level->grid.width;
+  for (int k = 0; k < f->tile_count; k++) {
+    int at = f->tiles[(start + k) % f->tile_count];
+    if (!fits(f, room, at, width, height))
+      continue;
+    *x = at % columns;
+    *y = at / columns;
+    for (int dy = 0; dy < height; dy++)
+      for (int dx = 0; dx < width; dx++)
+        f->blocked[(long)(*y + dy) * columns + *x + dx] = 1;
+    return true;
+  }
+  return false;
+}
+
+static int add_entity(dg_population *out, const dg_entity *entity) {
+  if (out->entity_count == out->entity_capacity) {
+    int capacity = out->entity_capacity ? out->entity_capacity * 2 : 32;
+    dg_entity *bigger = realloc(out->entities, (size_t)capacity * sizeof *bigger);
+    if (bigger == NULL)
+      return DG_ENOMEM;
+    out->entities = bigger;
+    out->entity_capacity = capacity;
+  }
+  out->entities[out->entity_count++] = *entity;
+  return 0;
+}
+
+/* Spends room `room`'s threat budget: weighted picks among the eligible
+ * encounters it can still afford and has not failed to place. */
+static int fill_threat(fill *f, int room) {
+  dg_population_room *budget = &f->level->population.rooms[room];
+  if (budget->threat <= 0)
+    return 0;
+  if (f->eligible_count == 0) {
+    budget->unfilled = NO_WINDOW;
+    return 0;
+  }
+  memset(f->failed, 0, (size_t)f->table->encounter_count);
+  bool misplaced = false;
+  for (;;) {
+    int left = budget->threat - budget->spent;
+    uint32_t total = 0;
+    for (int i = 0; i < f->eligible_count; i++) {
+      const dg_table_encounter *e = &f->table->encounters[f->eligible[i]];
+      if (e->cost <= left && !f->failed[f->eligible[i]])
+        total += (uint32_t)e->weight;
+    }
+    if (total == 0) {
+      if (misplaced)
+        budget->unfilled = NO_TILE;
+      else if (budget->spent == 0)
+        budget->unfilled = TOO_DEAR;
+      return 0;
+    }
+    uint32_t pick = dg_rng_below(f->rng, total);
+    int chosen = -1;
+    for (int i = 0; i < f->eligible_count && chosen < 0; i++) {
+      const dg_table_encounter *e = &f->table->encounters[f->eligible[i]];
+      if (e->cost > left || f->failed[f->eligible[i]])
+        continue;
+      if (pick < (uint32_t)e->weight)
+        chosen = f->eligible[i];
+      else
+        pick -= (uint32_t)e->weight;
+    }
+    const dg_table_encounter *e = &f->table->encounters[chosen];
+    dg_entity entity = {.kind = DG_ENTITY_ENCOUNTER,
+                        .room = room,
+                        .width = e->width,
+                        .height = e->height,
+                        .cost = e->cost};
+    if (!place(f, room, e->width, e->height, &entity.x, &entity.y)) {
+      f->failed[chosen] = 1;
+      misplaced = true;
+      continue;
+    }
+    memcpy(entity.entry, e->id, sizeof entity.entry);
+    if (add_entity(&f->level->population, &entity) != 0)
+      return DG_ENOMEM;
+    budget->spent += e->cost;
+  }
+}
+
+/* Buys room `room`'s loot: one item of its tier per
+ * DG_LOOT_POINTS_PER_ITEM points of its share (rounded up), at most
+ * DG_LOOT_ITEMS_MAX. */
+static int fill_loot(fill *f, int room) {
+  dg_population_room *budget = &f->level->population.rooms[room];
+  if (budget->loot <= 0)
+    return 0;
+  int wanted = (budget->loot + DG_LOOT_POINTS_PER_ITEM - 1) / DG_LOOT_POINTS_PER_ITEM;
+  wanted = wanted < DG_LOOT_ITEMS_MAX ? wanted : DG_LOOT_ITEMS_MAX;
+  int count = 0;
+  uint32_t total = 0;
+  for (int i = 0; i < f->table->loot_count; i++)
+    if (f->table->loot[i].tier == budget->loot_tier) {
+      f->tier_loot[count++] = i;
+      total += (uint32_t)f->table->loot[i].weight;
+    }
+  if (count == 0) {
+    budget->loot_unfilled = NO_TIER;
+    return 0;
+  }
+  for (; budget->loot_items < wanted; budget->loot_items++) {
+    uint32_t pick = dg_rng_below(f->rng, total);
+    int chosen = 0;
+    while (pick >= (uint32_t)f->table->loot[f->tier_loot[chosen]].weight)
+      pick -= (uint32_t)f->table->loot[f->tier_loot[chosen++]].weight;
+    const dg_table_loot *l = &f->table->loot[f->tier_loot[chosen]];
+    dg_entity entity = {
+        .kind = DG_ENTITY_LOOT, .room = room, .width = 1, .height = 1, .tier = l->tier};
+    if (!place(f, room, 1, 1, &entity.x, &entity.y)) {
+      budget->loot_unfilled = NO_TILE;
+      return 0;
+    }
+    memcpy(entity.entry, l->id, sizeof entity.entry);
+    if (add_entity(&f->level->population, &entity) != 0)
+      return DG_ENOMEM;
+  }
+  return 0;
+}
+
+/* A level without tiles (authored, no grid): budgets are reported, none
+ * filled. */
+static void no_grid(dg_level *level) {
+  for (int r = 0; r < level->room_count; r++) {
+    dg_population_room *room = &level->population.rooms[r];
+    if (room->threat > 0)
+      room->unfilled = NO_GRID;
+    if (room->loot > 0)
+      room->loot_unfilled = NO_GRID;
+  }
+}
+
+int dg_population_fill(dg_level *level, const dg_table *table, dg_rng *rng) {
+  if (!level->has_grid) {
+    no_grid(level);
+    return 0;
+  }
+  fill f = {.level = level, .table = table, .rng = rng};
+  size_t cells = (size_t)level->grid.width * (size_t)level->grid.height;
+  f.blocked = malloc(cells);
+  f.tiles = malloc(cells * sizeof *f.tiles);
+  f.eligible = malloc(((size_t)table->encounter_count + 1) * sizeof *f.eligible);
+  f.failed = malloc((size_t)table->encounter_count + 1);
+  f.tier_loot = malloc(((size_t)table->loot_count + 1) * sizeof *f.tier_loot);
+  int rc = 0;
+  if (f.blocked == NULL || f.tiles == NULL || f.eligible == NULL || f.failed == NULL ||
+      f.tier_loot == NULL) {
+    rc = DG_ENOMEM;
+    goto done;
+  }
+  int difficulty = level->population.difficulty;
+  for (int i = 0; i < table->encounter_count; i++)
+    if (table->encounters[i].min <= difficulty && difficulty <= table->encounters[i].max)
+      f.eligible[f.eligible_count++] = i;
+  block_tiles(&f);
+  for (int r = 0; r < level->room_count && rc == 0; r++) {
+    if (level->population.rooms[r].distance < 0)
+      continue;
+    collect_tiles(&f, r);
+    rc = fill_threat(&f, r);
+    if (rc == 0)
+      rc = fill_loot(&f, r);
+  }
+done:
+  free(f.blocked);
+  free(f.tiles);
+  free(f.eligible);
+  free(f.failed);
+  free(f.tier_loot);
+  return rc;
+}
