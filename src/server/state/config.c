@@ -33,6 +33,9 @@ void config_defaults(config *cfg) {
   bool checkout = stat("config/roomsets", &info) == 0 && S_ISDIR(info.st_mode);
   snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s",
            checkout ? "config/roomsets" : DUNGEON_ROOMSETS_DIR);
+  /* The example tables are not installed: a checkout's, else none. */
+  snprintf(cfg->tables_dir, sizeof cfg->tables_dir, "%s",
+           stat("config/tables", &info) == 0 && S_ISDIR(info.st_mode) ? "config/tables" : "");
   cfg->limits = (config_limits){
       .body_bytes_max = 65536,
       .grid_cells_max = 1000000,
@@ -620,6 +623,14 @@ static int load_root(config *cfg, json_t *root, const char *path, dg_error *err)
       }
       snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s", json_string_value(value));
       cfg->roomsets_dir_set = true;
+    } else if (strcmp(key, "tables_dir") == 0) {
+      if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->tables_dir) {
+        rc = dg_error_set(err, json_is_string(value) ? DG_EINVAL : DG_ETYPE, "tables_dir",
+                          "tables_dir must be a directory path (\"\" for no content tables)");
+        goto fail;
+      }
+      snprintf(cfg->tables_dir, sizeof cfg->tables_dir, "%s", json_string_value(value));
+      cfg->tables_dir_set = true;
     } else if (strcmp(key, "trusted_proxies") == 0) {
       if ((rc = load_trusted_proxies(cfg, value, err)) != 0)
         goto fail;
