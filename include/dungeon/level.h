@@ -165,14 +165,15 @@ typedef struct dg_entity {
 
 /* What the population pass computed (`population` in the level JSON). */
 typedef struct dg_population {
-  bool placed;                    /* the pass ran (params.population) */
-  int difficulty;                 /* params.difficulty */
-  int pacing;                     /* params.pacing, DG_PACING_* */
-  int loot;                       /* params.loot */
-  int ease;                       /* params.ease_after_locks, percent */
-  int farthest;                   /* the farthest reachable room's distance */
-  dg_population_room *rooms;      /* room_count entries, owned by the level */
-  int threat_total;               /* sum of the rooms' threat budgets */
+  bool placed;                             /* the pass ran (params.population) */
+  int difficulty;                          /* params.difficulty */
+  int pacing;                              /* params.pacing, DG_PACING_* */
+  char pacing_points[DG_PARAM_STRING_MAX]; /* DG_PACING_POINTS: params.pacing's points */
+  int loot;                                /* params.loot */
+  int ease;                                /* params.ease_after_locks, percent */
+  int farthest;                            /* the farthest reachable room's distance */
+  dg_population_room *rooms;               /* room_count entries, owned by the level */
+  int threat_total;                        /* sum of the rooms' threat budgets */
   int loot_total;                 /* sum of their loot points: params.loot, or 0 without heat */
   int curve[DG_POPULATION_CURVE]; /* mean threat of the rooms in each tenth of progress, -1 none */
   int rank_correlation;           /* Spearman distance vs threat over reachable rooms, x1000 */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "dungeon/algorithm.h"
+#include "model/params_internal.h"
 
 static const char *const pacing_names[] = {"flat", "linear", "s_curve", "exponential"};
 
@@ -110,7 +111,10 @@ void dg_population_write_json(dg_writer *w, const dg_level *level) {
   dg_writer_key(w, "difficulty", true);
   dg_writer_int(w, p->difficulty);
   dg_writer_key(w, "pacing", false);
-  dg_writer_cstring(w, pacing_names[p->pacing]);
+  if (p->pacing == DG_PACING_POINTS)
+    dg_pacing_points_write(w, p->pacing_points);
+  else
+    dg_writer_cstring(w, pacing_names[p->pacing]);
   dg_writer_key(w, "loot", false);
   dg_writer_int(w, p->loot);
   dg_writer_key(w, "ease_after_locks", false);
