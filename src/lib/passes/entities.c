@@ -28,8 +28,9 @@ typedef struct fill {
   const dg_table *table;
   dg_rng *rng;
   uint8_t *blocked; /* grid tile: 1 when no entity may cover it (or one does) */
-  int *tiles;       /* scratch: the free tiles of the room being filled */
+  int *tiles;       /* scratch: the free tiles of the room being filled, x | y << 16 */
   int tile_count;
+  int free_left;    /* of those, tiles no entity covers yet */
   int *eligible; /* encounters whose window holds the difficulty */
   int eligible_count;
   uint8_t *failed; /* per encounter: found no place in this room */
@@ -74,13 +75,13 @@ static void collect_tiles(fill *f, int room) {
     for (int x = r->x; x < r->x + r->width; x++)
       if (dg_grid_contains(grid, x, y) && !f->blocked[(long)y * grid->width + x] &&
           in_room(f->level, room, x, y))
-        f->tiles[f->tile_count++] = y * grid->width + x;
+        f->tiles[f->tile_count++] = x | y << 16;
+  f->free_left = f->tile_count;
 }
 
-/* A width x height block anchored at tile `at` lies free and in `room`. */
-static bool fits(const fill *f, int room, int at, int width, int height) {
+/* A width x height block anchored at (x0, y0) lies free and in `room`. */
+static bool fits(const fill *f, int room, int x0, int y0, int width, int height) {
   const dg_grid *grid = &f->level->grid;
-  int x0 = at % grid->width, y0 = at / grid->width;
   for (int y = y0; y < y0 + height; y++)
     for (int x = x0; x < x0 + width; x++)
       if (!dg_grid_contains(grid, x, y) || f->blocked[(long)y * grid->width + x] ||
@@ -93,16 +94,18 @@ static bool fits(const fill *f, int room, int at, int width, int height) {
  * scanning the room's free tiles from a random one. The tiles are then
  * blocked. false when none fits. */
 static bool place(fill *f, int room, int width, int height, int *x, int *y) {
-  if (f->tile_count == 0)
+  /* Fewer free tiles than the footprint: no scan (and no draw) needed. */
+  if (f->free_left < width * height)
     return false;
   int start = (int)dg_rng_below(f->rng, (uint32_t)f->tile_count);
   int columns = f->level->grid.width;
-  for (int k = 0; k < f->tile_count; k++) {
-    int at = f->tiles[(start + k) % f->tile_count];
-    if (!fits(f, room, at, width, height))
+  for (int k = 0, i = start; k < f->tile_count; k++, i = i + 1 < f->tile_count ? i + 1 : 0) {
+    int at = f->tiles[i];
+    if (!fits(f, room, at & 0xffff, at >> 16, width, height))
       continue;
-    *x = at % columns;
-    *y = at / columns;
+    *x = at & 0xffff;
+    *y = at >> 16;
+    f->free_left -= width * height;
     for (int dy = 0; dy < height; dy++)
       for (int dx = 0; dx < width; dx++)
         f->blocked[(long)(*y + dy) * columns + *x + dx] = 1;
@@ -169,7 +172,14 @@ static int fill_threat(fill *f, int room) {
                         .height = e->height,
                         .cost = e->cost};
     if (!place(f, room, e->width, e->height, &entity.x, &entity.y)) {
-      f->failed[chosen] = 1;
+      /* No spot for this footprint means none for any as wide and as
+       * tall: ruling them all out at once keeps a full room from being
+       * scanned once per entry (the cost showed in classic's profile). */
+      for (int i = 0; i < f->eligible_count; i++) {
+        const dg_table_encounter *other = &f->table->encounters[f->eligible[i]];
+        if (other->width >= e->width && other->height >= e->height)
+          f->failed[f->eligible[i]] = 1;
+      }
       misplaced = true;
       continue;
     }
