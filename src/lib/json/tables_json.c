@@ -166,6 +166,32 @@ static int parse_list(const json_t *json, const char *key, dg_table *table,
   return 0;
 }
 
+static int by_key(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* table->by_cost: the encounters cheapest first, ties in file order, so
+ * that the pass finds the affordable ones as a prefix. Keys pack (cost,
+ * index) into one integer: a total order, the same on every qsort. 0 or
+ * DG_ENOMEM. */
+static int sort_by_cost(dg_table *table) {
+  int n = table->encounter_count;
+  int64_t *keys = malloc(((size_t)n + 1) * sizeof *keys);
+  table->by_cost = malloc(((size_t)n + 1) * sizeof *table->by_cost);
+  if (keys == NULL || table->by_cost == NULL) {
+    free(keys);
+    return DG_ENOMEM;
+  }
+  for (int i = 0; i < n; i++)
+    keys[i] = (int64_t)table->encounters[i].cost << 32 | i;
+  qsort(keys, (size_t)n, sizeof *keys, by_key);
+  for (int i = 0; i < n; i++)
+    table->by_cost[i] = (int)(keys[i] & 0xffffffff);
+  free(keys);
+  return 0;
+}
+
 /* The field a message starts with ("encounters[3].cost must be ..."), so
  * that err->field names it as every other validation error does. */
 static int name_field(dg_error *err) {
@@ -219,6 +245,10 @@ int dg_table_parse(const json_t *json, dg_table **out, dg_error *err) {
   if ((rc = parse_list(json, "encounters", table, parse_encounter, e)) != 0 ||
       (rc = parse_list(json, "loot", table, parse_loot, e)) != 0) {
     name_field(e);
+    goto fail;
+  }
+  if ((rc = sort_by_cost(table)) != 0) {
+    dg_error_set(err, rc, "", "out of memory");
     goto fail;
   }
   if (table->encounter_count + table->loot_count == 0) {

@@ -13,6 +13,7 @@ void dg_table_free(dg_table *table) {
   if (table == NULL)
     return;
   free(table->encounters);
+  free(table->by_cost);
   free(table->loot);
   free(table);
 }

@@ -38,6 +38,7 @@ typedef struct dg_table {
   char name[DG_TABLE_NAME_MAX];    /* what params.table names */
   char sha256[DG_SHA256_HEX_SIZE]; /* of the file's canonical JSON */
   dg_table_encounter *encounters;  /* encounter_count, in file order */
+  int *by_cost;                    /* encounter indices, cheapest first, ties in file order */
   int encounter_count;
   dg_table_loot *loot; /* loot_count, in file order */
   int loot_count;
