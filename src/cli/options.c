@@ -97,9 +97,10 @@ int cli_take_request_option(int argc, char **argv, int *index, cli_request_optio
 }
 
 /* The profile --profile names: a JSON object given inline, or a name in
- * the `profiles` of the configuration file (a new reference in *out). 0, or
- * a negative DG_E* code after printing why. */
-static int load_profile(const cli_request_options *options, json_t **out) {
+ * the `profiles` of the configuration file, compiled into *out (the caller
+ * releases it). 0, or a negative DG_E* code after printing why (nothing to
+ * release). */
+static int load_profile(const cli_request_options *options, party_profile *out) {
   json_error_t parse_error;
   dg_error err = {0};
   json_t *config = NULL, *profile = NULL;
@@ -126,15 +127,12 @@ static int load_profile(const cli_request_options *options, json_t **out) {
       goto done;
     }
   }
-  if ((rc = profile_check(options->profile[0] == '{' ? "--profile" : options->profile, profile,
-                          &err)) != 0)
+  if ((rc = profile_compile(options->profile[0] == '{' ? "--profile" : options->profile, profile,
+                            out, &err)) != 0)
     cli_error("--profile: %s", err.message);
 done:
   json_decref(config);
-  if (rc != 0)
-    json_decref(profile);
-  else
-    *out = profile;
+  json_decref(profile);
   return rc;
 }
 
@@ -142,9 +140,8 @@ done:
  * profile for another algorithm than --algorithm is refused. NULL after
  * printing why. */
 static const dg_algorithm *choose_algorithm(const cli_request_options *options,
-                                            const json_t *profile) {
-  const char *from_profile =
-      profile != NULL ? json_string_value(json_object_get(profile, "algorithm")) : NULL;
+                                            const party_profile *profile) {
+  const char *from_profile = profile != NULL ? profile->algorithm->name : NULL;
   const char *name = options->algorithm != NULL ? options->algorithm
                      : from_profile != NULL     ? from_profile
                                                 : dg_algorithm_default()->name;
@@ -176,13 +173,18 @@ static int set_param_text(dg_request *request, const char *text) {
 }
 
 int cli_build_request(const cli_request_options *options, dg_request *request) {
-  json_t *players = NULL, *profile = NULL;
+  json_t *players = NULL;
+  party_profile profile = {0};
+  bool profiled = false;
   party members = {NULL, 0, false};
   dg_error err = {0};
   int rc = 0;
-  if (options->profile != NULL && (rc = load_profile(options, &profile)) != 0)
-    goto done;
-  const dg_algorithm *algorithm = choose_algorithm(options, profile);
+  if (options->profile != NULL) {
+    if ((rc = load_profile(options, &profile)) != 0)
+      goto done;
+    profiled = true;
+  }
+  const dg_algorithm *algorithm = choose_algorithm(options, profiled ? &profile : NULL);
   if (algorithm == NULL) {
     rc = options->algorithm != NULL && dg_algorithm_find(options->algorithm) != NULL ? DG_EINVAL
                                                                                      : DG_ENOENT;
@@ -214,7 +216,7 @@ int cli_build_request(const cli_request_options *options, dg_request *request) {
     }
   }
   /* As dungeond: derived parameters first, the explicit ones over them. */
-  if (profile != NULL && (rc = profile_apply(profile, &members, request, &err)) != 0) {
+  if (profiled && (rc = profile_apply(&profile, &members, request, &err)) != 0) {
     cli_error("--profile: %s", err.message);
     goto done;
   }
@@ -238,7 +240,7 @@ int cli_build_request(const cli_request_options *options, dg_request *request) {
     cli_error("%s", err.message);
 done:
   json_decref(players);
-  json_decref(profile);
+  profile_release(&profile);
   return rc;
 }
 

@@ -9,48 +9,62 @@
 #include "dungeon/fp.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-static bool figure_known(const char *term) {
-  return strcmp(term, "players") == 0 ||
-         ((strncmp(term, "mean.", 5) == 0 || strncmp(term, "max.", 4) == 0 ||
-           strncmp(term, "min.", 4) == 0 || strncmp(term, "sum.", 4) == 0) &&
-          strchr(term, '.')[1] != '\0');
-}
-
-/* The largest |figure| a party within the limits can give for `term`:
- * `players` up to players_max; mean, min and max of an attribute up to
- * value_max; its sum up to players_max * value_max. */
-static double figure_bound(const char *term, long players_max, double value_max) {
+/* The figure `term` names (its attribute after the dot through
+ * *attribute), or -1 for none. */
+static int figure_of(const char *term, const char **attribute) {
+  static const struct {
+    const char *prefix;
+    profile_figure figure;
+  } aggregates[] = {
+      {"mean.", PROFILE_MEAN}, {"max.", PROFILE_MAX}, {"min.", PROFILE_MIN}, {"sum.", PROFILE_SUM}};
+  *attribute = NULL;
+  if (strcmp(term, "base") == 0)
+    return PROFILE_BASE;
   if (strcmp(term, "players") == 0)
-    return (double)players_max;
-  if (strncmp(term, "sum.", 4) == 0)
-    return (double)players_max * value_max;
-  return value_max;
+    return PROFILE_PLAYERS;
+  for (size_t i = 0; i < sizeof aggregates / sizeof aggregates[0]; i++) {
+    size_t length = strlen(aggregates[i].prefix);
+    if (strncmp(term, aggregates[i].prefix, length) == 0 && term[length] != '\0') {
+      *attribute = term + length;
+      return (int)aggregates[i].figure;
+    }
+  }
+  return -1;
 }
 
-int profile_check_finite(const char *name, const json_t *profile, long players_max,
-                         double value_max, dg_error *err) {
-  const json_t *params = json_object_get(profile, "params");
-  const char *param_name;
-  json_t *formula;
-  json_object_foreach((json_t *)params, param_name, formula) {
+/* The largest |figure| a party within the limits can give: `players` up to
+ * players_max; mean, min and max of an attribute up to value_max; its sum
+ * up to players_max * value_max; the base is its coefficient alone. */
+static double figure_bound(profile_figure figure, long players_max, double value_max) {
+  switch (figure) {
+  case PROFILE_BASE: return 1;
+  case PROFILE_PLAYERS: return (double)players_max;
+  case PROFILE_SUM: return (double)players_max * value_max;
+  default: return value_max;
+  }
+}
+
+int profile_check_finite(const party_profile *p, long players_max, double value_max, dg_error *err) {
+  for (int f = 0; f < p->formula_count; f++) {
+    const profile_formula *formula = &p->formulas[f];
     /* |value| <= |base| + sum |coefficient| * bound: rounding is monotone,
      * so when this sum is finite every evaluation's partial sums are too,
      * and without an infinity no NaN can arise (only + and * are used). */
     double bound = 0;
-    const char *term;
-    json_t *coefficient;
-    json_object_foreach(formula, term, coefficient) {
-      if (strcmp(term, "base") == 0)
-        bound += fabs(json_number_value(coefficient));
-      else if (strcmp(term, "min") != 0 && strcmp(term, "max") != 0)
-        bound += dg_fp_mul(fabs(json_number_value(coefficient)),
-                           figure_bound(term, players_max, value_max));
+    for (int t = 0; t < formula->term_count; t++) {
+      const profile_term *term = &formula->terms[t];
+      bound += term->figure == PROFILE_BASE
+                   ? fabs(term->coefficient)
+                   : dg_fp_mul(fabs(term->coefficient),
+                               figure_bound(term->figure, players_max, value_max));
     }
     if (!isfinite(bound)) {
       char field[DG_ERROR_FIELD_MAX];
-      snprintf(field, sizeof field, "profiles.%s.params.%s", name, param_name);
+      snprintf(field, sizeof field, "profiles.%s.params.%s", p->name,
+               p->algorithm->params[formula->param].name);
       return dg_error_set(err, DG_EINVAL, field,
                           "%s can overflow to infinity (and NaN) for a party within the limits "
                           "(up to %ld players, attributes within +-%.0f: limits.players_max, "
@@ -62,59 +76,112 @@ int profile_check_finite(const char *name, const json_t *profile, long players_m
   return 0;
 }
 
-int profile_check(const char *name, const json_t *profile, dg_error *err) {
-  char field[DG_ERROR_FIELD_MAX];
-  snprintf(field, sizeof field, "profiles.%s", name);
-  if (!json_is_object(profile))
+/* The algorithm profile `field` names, checked: 0 with *out, or an error. */
+static int profile_algorithm(const char *field, const json_t *json, const dg_algorithm **out,
+                             dg_error *err) {
+  if (!json_is_object(json))
     return dg_error_set(err, DG_ETYPE, field, "%s must be an object {algorithm, params}", field);
-  const json_t *algorithm_name = json_object_get(profile, "algorithm");
-  const dg_algorithm *algorithm =
+  const json_t *algorithm_name = json_object_get(json, "algorithm");
+  *out =
       json_is_string(algorithm_name) ? dg_algorithm_find(json_string_value(algorithm_name)) : NULL;
-  if (algorithm == NULL)
+  if (*out == NULL)
     return dg_error_set(err, json_is_string(algorithm_name) ? DG_ENOENT : DG_ETYPE, field,
                         "%s.algorithm must name a known algorithm", field);
   const char *key;
   json_t *value;
-  json_object_foreach((json_t *)profile, key, value) {
+  json_object_foreach((json_t *)json, key, value) {
     if (strcmp(key, "algorithm") != 0 && strcmp(key, "params") != 0 && strcmp(key, "doc") != 0)
       return dg_error_set(err, DG_ENOENT, field, "%s has unknown key '%s'", field, key);
   }
-  const json_t *params = json_object_get(profile, "params");
-  if (!json_is_object(params))
+  if (!json_is_object(json_object_get(json, "params")))
     return dg_error_set(err, DG_ETYPE, field, "%s.params must be an object of formulas", field);
+  return 0;
+}
+
+/* Compiles the formula `json` for parameter `param_name` of `algorithm`
+ * into *out (zeroed by the caller; partly filled on failure, for
+ * profile_release). `field` names it in errors. */
+static int compile_formula(const dg_algorithm *algorithm, const char *param_name,
+                           const json_t *json, const char *field, profile_formula *out,
+                           dg_error *err) {
+  int index = dg_algorithm_param_index(algorithm, param_name);
+  if (index < 0 || (algorithm->params[index].type != DG_PARAM_INT &&
+                    algorithm->params[index].type != DG_PARAM_FLOAT))
+    /* No such parameter, or one a formula cannot give (enum, bool, string). */
+    return dg_error_set(err, index < 0 ? DG_ENOENT : DG_EINVAL, field,
+                        "%s must be an integer or number parameter of %s", field, algorithm->name);
+  if (!json_is_object(json))
+    return dg_error_set(err, DG_ETYPE, field,
+                        "%s must be an object {base, TERM: coefficient, min, max}", field);
+  out->param = index;
+  out->terms = calloc(json_object_size(json) + 1, sizeof *out->terms);
+  if (out->terms == NULL)
+    return dg_error_set(err, DG_ENOMEM, "", "out of memory");
+  const char *term;
+  json_t *coefficient;
+  json_object_foreach((json_t *)json, term, coefficient) {
+    bool bound = strcmp(term, "min") == 0 || strcmp(term, "max") == 0;
+    const char *attribute = NULL;
+    int figure = bound ? 0 : figure_of(term, &attribute);
+    if (figure < 0)
+      return dg_error_set(err, DG_ENOENT, field,
+                          "%s: unknown term '%s' (base, min, max, players, mean.A, max.A, "
+                          "min.A, sum.A)",
+                          field, term);
+    if (!json_is_number(coefficient))
+      return dg_error_set(err, DG_ETYPE, field, "%s.%s must be a number", field, term);
+    double number = json_number_value(coefficient);
+    if (bound) {
+      bool is_min = term[1] == 'i';
+      *(is_min ? &out->has_min : &out->has_max) = true;
+      *(is_min ? &out->min : &out->max) = number;
+      continue;
+    }
+    profile_term *compiled = &out->terms[out->term_count++];
+    *compiled = (profile_term){(profile_figure)figure, NULL, number};
+    if (attribute != NULL && (compiled->attribute = strdup(attribute)) == NULL)
+      return dg_error_set(err, DG_ENOMEM, "", "out of memory");
+  }
+  if (out->has_min && out->has_max && out->min > out->max)
+    return dg_error_set(err, DG_EINVAL, field, "%s.min must be at most %s.max", field, field);
+  return 0;
+}
+
+int profile_compile(const char *name, const json_t *json, party_profile *out, dg_error *err) {
+  char field[DG_ERROR_FIELD_MAX];
+  snprintf(field, sizeof field, "profiles.%s", name);
+  *out = (party_profile){0};
+  int rc = profile_algorithm(field, json, &out->algorithm, err);
+  const json_t *params = json_object_get(json, "params");
+  if (rc == 0 &&
+      ((out->name = strdup(name)) == NULL ||
+       (out->formulas = calloc(json_object_size(params) + 1, sizeof *out->formulas)) == NULL))
+    rc = dg_error_set(err, DG_ENOMEM, "", "out of memory");
   const char *param_name;
   json_t *formula;
-  json_object_foreach((json_t *)params, param_name, formula) {
-    int index = dg_algorithm_param_index(algorithm, param_name);
-    snprintf(field, sizeof field, "profiles.%s.params.%s", name, param_name);
-    if (index < 0 || (algorithm->params[index].type != DG_PARAM_INT &&
-                      algorithm->params[index].type != DG_PARAM_FLOAT))
-      /* No such parameter, or one a formula cannot give (enum, bool, string). */
-      return dg_error_set(err, index < 0 ? DG_ENOENT : DG_EINVAL, field,
-                          "%s must be an integer or number parameter of %s", field,
-                          algorithm->name);
-    if (!json_is_object(formula))
-      return dg_error_set(err, DG_ETYPE, field,
-                          "%s must be an object {base, TERM: coefficient, "
-                          "min, max}",
-                          field);
-    const char *term;
-    json_t *coefficient;
-    json_object_foreach(formula, term, coefficient) {
-      if (strcmp(term, "base") != 0 && strcmp(term, "min") != 0 && strcmp(term, "max") != 0 &&
-          !figure_known(term))
-        return dg_error_set(err, DG_ENOENT, field,
-                            "%s: unknown term '%s' (base, min, max, players, mean.A, max.A, "
-                            "min.A, sum.A)",
-                            field, term);
-      if (!json_is_number(coefficient))
-        return dg_error_set(err, DG_ETYPE, field, "%s.%s must be a number", field, term);
+  if (rc == 0)
+    json_object_foreach((json_t *)params, param_name, formula) {
+      snprintf(field, sizeof field, "profiles.%s.params.%s", name, param_name);
+      if ((rc = compile_formula(out->algorithm, param_name, formula, field,
+                                &out->formulas[out->formula_count++], err)) != 0)
+        break;
     }
-    const json_t *lo = json_object_get(formula, "min"), *hi = json_object_get(formula, "max");
-    if (lo != NULL && hi != NULL && json_number_value(lo) > json_number_value(hi))
-      return dg_error_set(err, DG_EINVAL, field, "%s.min must be at most %s.max", field, field);
+  if (rc != 0)
+    profile_release(out);
+  return rc;
+}
+
+void profile_release(party_profile *p) {
+  if (p == NULL)
+    return;
+  for (int f = 0; p->formulas != NULL && f < p->formula_count; f++) {
+    for (int t = 0; t < p->formulas[f].term_count; t++)
+      free(p->formulas[f].terms[t].attribute);
+    free(p->formulas[f].terms);
   }
-  return 0;
+  free(p->formulas);
+  free(p->name);
+  *p = (party_profile){0};
 }
 
 party_limits party_limits_default(void) {
@@ -216,18 +283,18 @@ int party_from_json(const json_t *players, const party_limits *limits, party *ou
   return 0;
 }
 
-/* One party figure: "players", or an aggregate of one attribute. */
-static double party_figure(const party *members, const char *term) {
-  if (strcmp(term, "players") == 0)
+/* One party figure: the party's size, or an aggregate of one attribute
+ * over the players who have it (0 when none has). */
+static double party_figure(const party *members, const profile_term *term) {
+  if (term->figure == PROFILE_PLAYERS)
     return (double)members->count;
-  const char *attribute = strchr(term, '.') + 1;
   double sum = 0, low = 0, high = 0;
   long have = 0;
   size_t i;
   const json_t *player;
   if (members->players != NULL) {
     json_array_foreach(members->players, i, player) {
-      const json_t *value = json_object_get(player, attribute);
+      const json_t *value = json_object_get(player, term->attribute);
       if (value == NULL || !json_is_number(value))
         continue;
       double number = json_number_value(value);
@@ -239,44 +306,40 @@ static double party_figure(const party *members, const char *term) {
   }
   if (have == 0)
     return 0;
-  if (strncmp(term, "mean.", 5) == 0)
-    return sum / (double)have;
-  if (strncmp(term, "max.", 4) == 0)
-    return high;
-  if (strncmp(term, "min.", 4) == 0)
-    return low;
-  return sum;
+  switch (term->figure) {
+  case PROFILE_MEAN: return sum / (double)have;
+  case PROFILE_MAX: return high;
+  case PROFILE_MIN: return low;
+  default: return sum;
+  }
 }
 
-double profile_formula_value(const json_t *formula, const party *members) {
+double profile_formula_value(const profile_formula *formula, const party *members) {
   double value = 0;
-  const char *term;
-  const json_t *coefficient;
-  /* Terms are summed in the formula's key order (jansson keeps insertion
-   * order), so the floating-point result is reproducible. */
-  json_object_foreach((json_t *)formula, term, coefficient) {
-    if (strcmp(term, "base") == 0)
-      value += json_number_value(coefficient);
-    else if (strcmp(term, "min") != 0 && strcmp(term, "max") != 0)
-      value += dg_fp_mul(json_number_value(coefficient), party_figure(members, term));
+  /* Terms are summed in the formula's written order, so the
+   * floating-point result is reproducible. */
+  for (int t = 0; t < formula->term_count; t++) {
+    const profile_term *term = &formula->terms[t];
+    if (term->figure == PROFILE_BASE)
+      value += term->coefficient;
+    else
+      value += dg_fp_mul(term->coefficient, party_figure(members, term));
   }
-  const json_t *lo = json_object_get(formula, "min"), *hi = json_object_get(formula, "max");
-  if (lo != NULL && value < json_number_value(lo))
-    value = json_number_value(lo);
-  if (hi != NULL && value > json_number_value(hi))
-    value = json_number_value(hi);
+  if (formula->has_min && value < formula->min)
+    value = formula->min;
+  if (formula->has_max && value > formula->max)
+    value = formula->max;
   return value;
 }
 
-int profile_apply(const json_t *profile, const party *members, dg_request *request, dg_error *err) {
-  const json_t *params = json_object_get(profile, "params");
-  const char *name;
-  const json_t *formula;
-  json_object_foreach((json_t *)params, name, formula) {
-    int index = dg_algorithm_param_index(request->algorithm, name);
-    if (index < 0)
-      return dg_error_set(err, DG_EINTERNAL, "profile", "profile parameter %s vanished", name);
-    const dg_param_def *def = &request->algorithm->params[index];
+int profile_apply(const party_profile *p, const party *members, dg_request *request, dg_error *err) {
+  /* The formulas hold parameter indexes of the profile's algorithm. */
+  if (request->algorithm != p->algorithm)
+    return dg_error_set(err, DG_EINTERNAL, "profile", "profile '%s' is for algorithm %s, not %s",
+                        p->name, p->algorithm->name, request->algorithm->name);
+  for (int f = 0; f < p->formula_count; f++) {
+    const profile_formula *formula = &p->formulas[f];
+    const dg_param_def *def = &request->algorithm->params[formula->param];
     double value = profile_formula_value(formula, members);
     /* NaN passes every clamp below (its comparisons are false) and jansson
      * refuses it: refuse it here, naming what made it. */
@@ -284,7 +347,7 @@ int profile_apply(const json_t *profile, const party *members, dg_request *reque
       return dg_error_set(err, DG_EINVAL, "profile",
                           "the profile's formula for params.%s gives %s for these players; "
                           "check the players' attributes and the profile",
-                          name, isnan(value) ? "NaN" : "an infinite value");
+                          def->name, isnan(value) ? "NaN" : "an infinite value");
     if (value < def->min)
       value = def->min;
     if (value > def->max)
@@ -296,7 +359,7 @@ int profile_apply(const json_t *profile, const party *members, dg_request *reque
       json = json_real(value);
     if (json == NULL)
       return dg_error_set(err, DG_ENOMEM, "", "out of memory");
-    int rc = dg_request_set_json(request, name, json, "params.", err);
+    int rc = dg_request_set_json(request, def->name, json, "params.", err);
     json_decref(json);
     if (rc != 0)
       return rc;

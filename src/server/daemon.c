@@ -7,6 +7,7 @@
  * uv_loop_close proves nothing leaked a handle. */
 #include "daemon.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,47 +91,74 @@ static int start_transport(server *s, uint32_t id_prefix, dg_error *err) {
   return http_start(&s->http, s->loop, &settings, &hooks, s, err);
 }
 
+/* The signal watchers: SIGTERM and SIGINT drain, SIGHUP reloads. 0, or
+ * libuv's code with none of them left open (s->signals then false). */
+static int watch_signals(server *s) {
+  struct {
+    uv_signal_t *handle;
+    uv_signal_cb callback;
+    int signum;
+  } watches[] = {{&s->sigterm, on_signal, SIGTERM},
+                 {&s->sigint, on_signal, SIGINT},
+                 {&s->sighup, on_sighup, SIGHUP}};
+  int count = (int)(sizeof watches / sizeof watches[0]), opened = 0, rc = 0;
+  /* Handles [0, opened) are initialised, whichever step failed. */
+  for (; opened < count && rc == 0; opened++) {
+    if ((rc = uv_signal_init(s->loop, watches[opened].handle)) != 0)
+      break;
+    watches[opened].handle->data = s;
+    rc = uv_signal_start(watches[opened].handle, watches[opened].callback, watches[opened].signum);
+  }
+  for (int i = 0; rc != 0 && i < opened; i++)
+    uv_close((uv_handle_t *)watches[i].handle, NULL);
+  s->signals = rc == 0;
+  return rc;
+}
+
+/* The daemon's own timers and stop watch. libuv documents that these
+ * initialisations cannot fail; the code says so rather than ignore it. */
+static void init_own_handles(server *s) {
+  int rc = uv_timer_init(s->loop, &s->drain_timer);
+  rc |= uv_prepare_init(s->loop, &s->stop_watch);
+  rc |= uv_timer_init(s->loop, &s->retire_timer);
+  assert(rc == 0);
+  (void)rc;
+  s->drain_timer.data = s->stop_watch.data = s->retire_timer.data = s;
+}
+
 int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context *roomsets,
                  const uint64_t entropy[2], bool signals, dg_error *err) {
   memset(s, 0, sizeof *s);
   s->cfg = cfg;
   s->loop = loop;
-  s->signals = signals;
   stats_init(&s->counters);
   dg_rng_seed(&s->seeds, entropy[0], entropy[1]);
-  jobs_init(&s->queues, loop, cfg->workers, (int)cfg->limits.speculative_reserved_workers,
-            cfg->limits.interactive_queue_max, cfg->limits.speculative_queue_max, roomsets);
+  int rc =
+      jobs_init(&s->queues, loop, cfg->workers, (int)cfg->limits.speculative_reserved_workers,
+                cfg->limits.interactive_queue_max, cfg->limits.speculative_queue_max, roomsets);
+  if (rc != 0)
+    return dg_error_set(err, DG_ENOMEM, "", "cannot start the job queues: %s", uv_strerror(rc));
   /* One worker stays free of any single client (issue 24 item 3). */
   long client_workers = cfg->limits.client_workers_max;
   if (client_workers == 0)
     client_workers = cfg->workers > 1 ? cfg->workers - 1 : 1;
   jobs_set_client_limits(&s->queues, (uint64_t)cfg->limits.client_queued_cost_max,
                          (int)client_workers);
-  lobbies_init(&s->lobbies, loop, cfg, &s->queues, &s->counters);
-  uv_timer_init(loop, &s->drain_timer);
-  s->drain_timer.data = s;
-  uv_prepare_init(loop, &s->stop_watch);
-  s->stop_watch.data = s;
-  uv_timer_init(loop, &s->retire_timer);
-  s->retire_timer.data = s;
-  if (signals) {
-    uv_signal_init(loop, &s->sigterm);
-    uv_signal_init(loop, &s->sigint);
-    s->sigterm.data = s->sigint.data = s;
-    uv_signal_start(&s->sigterm, on_signal, SIGTERM);
-    uv_signal_start(&s->sigint, on_signal, SIGINT);
-    uv_signal_init(loop, &s->sighup);
-    s->sighup.data = s;
-    uv_signal_start(&s->sighup, on_sighup, SIGHUP);
+  if ((rc = lobbies_init(&s->lobbies, loop, cfg, &s->queues, &s->counters)) != 0) {
+    jobs_close(&s->queues);
+    return dg_error_set(err, DG_ENOMEM, "", "cannot start the lobbies: %s", uv_strerror(rc));
   }
-  int rc = start_transport(s, (uint32_t)(entropy[1] >> 17), err);
+  init_own_handles(s);
+  if (signals && (rc = watch_signals(s)) != 0)
+    rc = dg_error_set(err, DG_ENOMEM, "", "cannot watch signals: %s", uv_strerror(rc));
+  if (rc == 0)
+    rc = start_transport(s, (uint32_t)(entropy[1] >> 17), err);
   if (rc != 0) {
     close_own_handles(s);
     jobs_close(&s->queues);
     lobbies_close(&s->lobbies);
-    return rc;
   }
-  return 0;
+  return rc;
 }
 
 static void on_stop_watch(uv_prepare_t *watch) {

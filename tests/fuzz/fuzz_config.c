@@ -39,11 +39,11 @@ static void apply_profiles(const config *cfg) {
       {NULL, cfg->limits.players_max, false},
       {players, 3, false},
   };
-  const char *name;
-  json_t *profile;
-  json_object_foreach(cfg->profiles, name, profile) {
-    const dg_algorithm *algorithm =
-        dg_algorithm_find(json_string_value(json_object_get(profile, "algorithm")));
+  check(cfg->profile_count == (int)json_object_size(cfg->profiles),
+        "a profile of the file was not compiled", NULL);
+  for (int n = 0; n < cfg->profile_count; n++) {
+    const party_profile *profile = &cfg->profile_list[n];
+    const dg_algorithm *algorithm = profile->algorithm;
     check(algorithm != NULL, "a loaded profile names no algorithm", NULL);
     for (size_t i = 0; i < sizeof parties / sizeof parties[0]; i++) {
       dg_request request;

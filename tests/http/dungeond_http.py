@@ -151,14 +151,12 @@ class Tap:
         if not counted:
             self.number += 1
         self.failed += 1
-        print(f"not ok {self.number} - {name}", flush=True)
-        for line in lines:
-            print(f"# {line}", flush=True)
         # Also on stderr: meson's --print-errorlogs shows a failed test's
         # stderr, and CI's log is all a failure leaves behind.
-        print(f"not ok {self.number} - {name}", file=sys.stderr, flush=True)
-        for line in lines:
-            print(f"# {line}", file=sys.stderr, flush=True)
+        for stream in (sys.stdout, sys.stderr):
+            print(f"not ok {self.number} - {name}", file=stream, flush=True)
+            for line in lines:
+                print(f"# {line}", file=stream, flush=True)
 
 
 def run_tests(tests, argv):
@@ -777,8 +775,10 @@ def drain_test():
     """SIGTERM with requests in flight: running ones finish, queued ones get
     503, readyz turns 503 on an open connection, new connections are still
     answered, the daemon exits 0 with every handle closed."""
-    # One address stands for the clients: it may use both workers.
-    d = Daemon(workers=2, limits={"client_workers_max": 2})
+    # One address stands for the clients: it may use both workers. The
+    # drain waits for the running jobs as long as they may take (a loaded
+    # machine or ASan can stretch SLOW past the default 10 s).
+    d = Daemon(workers=2, limits={"client_workers_max": 2, "drain_timeout_ms": 120000})
     results = {}
 
     def run(key):
@@ -887,9 +887,10 @@ def main():
             print(f"ok {number} - {name} # SKIP {e}", flush=True)
         except Exception as e:  # a failed check or an unexpected error
             failed += 1
-            print(f"not ok {number} - {name}", flush=True)
-            for line in str(e).splitlines() or [repr(e)]:
-                print(f"# {line}", flush=True)
+            for stream in (sys.stdout, sys.stderr):  # stderr: CI's log shows it
+                print(f"not ok {number} - {name}", file=stream, flush=True)
+                for line in str(e).splitlines() or [repr(e)]:
+                    print(f"# {line}", file=stream, flush=True)
 
     def ensure_stopped(d):
         """With --only the stop test may be skipped: never leave a daemon."""

@@ -26,44 +26,71 @@ static json_t *parse(const char *text) {
   return value;
 }
 
+/* Profile `name` compiled from `text`: profile_compile's code, *out to
+ * release when 0. */
+static int compile(const char *name, const char *text, party_profile *out, dg_error *err) {
+  json_t *json = parse(text);
+  int rc = profile_compile(name, json, out, err);
+  json_decref(json);
+  return rc;
+}
+
+/* The formula `text` of a classic profile's `width`, compiled into *holder
+ * (to release). */
+static const profile_formula *formula_of(const char *text, party_profile *holder) {
+  char profile_text[512];
+  snprintf(profile_text, sizeof profile_text,
+           "{\"algorithm\": \"classic\", \"params\": {\"width\": %s}}", text);
+  dg_error err = {0};
+  cr_assert_eq(compile("f", profile_text, holder, &err), 0, "%s", err.message);
+  return &holder->formulas[0];
+}
+
 Test(profile, formula_terms_and_clamps) {
   json_t *players = parse("[{\"level\": 10, \"gear\": 1}, {\"level\": 30}, {\"gear\": 5}]");
   party members;
   party_limits limits = bounds(64);
   cr_assert_eq(party_from_json(players, &limits, &members, NULL), 0);
   cr_assert_eq(members.count, 3);
-  json_t *formula = parse("{\"base\": 1, \"players\": 2, \"mean.level\": 0.5, \"max.gear\": 10,"
-                          " \"min.level\": 1, \"sum.gear\": 1}");
+  party_profile a, b, c;
+  const profile_formula *formula =
+      formula_of("{\"base\": 1, \"players\": 2, \"mean.level\": 0.5, \"max.gear\": 10,"
+                 " \"min.level\": 1, \"sum.gear\": 1}",
+                 &a);
   /* 1 + 2*3 + 0.5*20 + 10*5 + 1*10 + 1*6 */
   cr_assert_float_eq(profile_formula_value(formula, &members), 83.0, 1e-12);
-  json_t *clamped = parse("{\"base\": 1, \"players\": 2, \"min\": 0, \"max\": 5}");
+  const profile_formula *clamped =
+      formula_of("{\"base\": 1, \"players\": 2, \"min\": 0, \"max\": 5}", &b);
   cr_assert_float_eq(profile_formula_value(clamped, &members), 5.0, 1e-12);
-  json_t *floor = parse("{\"base\": -9, \"mean.missing\": 3, \"min\": 2}");
+  const profile_formula *floor = formula_of("{\"base\": -9, \"mean.missing\": 3, \"min\": 2}", &c);
   cr_assert_float_eq(profile_formula_value(floor, &members), 2.0, 1e-12);
   json_decref(players);
-  json_decref(formula);
-  json_decref(clamped);
-  json_decref(floor);
+  profile_release(&a);
+  profile_release(&b);
+  profile_release(&c);
 }
 
 Test(profile, apply_rounds_and_clamps_to_the_parameter_range) {
-  json_t *profile = parse("{\"algorithm\": \"classic\", \"params\": {"
-                          "\"width\": {\"base\": 5000},"
-                          "\"rooms_max\": {\"base\": 7, \"players\": 1.5},"
-                          "\"closet_chance\": {\"base\": 0.5, \"players\": -0.1}}}");
-  cr_assert_eq(profile_check("p", profile, NULL), 0);
+  party_profile profile;
+  cr_assert_eq(compile("p",
+                       "{\"algorithm\": \"classic\", \"params\": {"
+                       "\"width\": {\"base\": 5000},"
+                       "\"rooms_max\": {\"base\": 7, \"players\": 1.5},"
+                       "\"closet_chance\": {\"base\": 0.5, \"players\": -0.1}}}",
+                       &profile, NULL),
+               0);
   party members = {NULL, 3, false};
   dg_request request;
   dg_request_init(&request, dg_algorithm_find("classic"));
   dg_error err;
-  cr_assert_eq(profile_apply(profile, &members, &request, &err), 0, "%s", err.message);
+  cr_assert_eq(profile_apply(&profile, &members, &request, &err), 0, "%s", err.message);
   int width = dg_algorithm_param_index(request.algorithm, "width");
   int rooms = dg_algorithm_param_index(request.algorithm, "rooms_max");
   int closet = dg_algorithm_param_index(request.algorithm, "closet_chance");
   cr_assert_eq(dg_param_int(&request.params, width), 1000, "clamped to the table's max");
   cr_assert_eq(dg_param_int(&request.params, rooms), 12, "11.5 rounds half away from zero");
   cr_assert_float_eq(dg_param_float(&request.params, closet), 0.2, 1e-12);
-  json_decref(profile);
+  profile_release(&profile);
 }
 
 Test(profile, players_validation_names_the_field) {
@@ -86,22 +113,27 @@ Test(profile, players_validation_names_the_field) {
 
 Test(profile, check_rejects_unknown_parameters_and_terms) {
   dg_error err;
-  json_t *unknown_param =
-      parse("{\"algorithm\": \"classic\", \"params\": {\"colour\": {\"base\": 1}}}");
-  cr_assert_neq(profile_check("p", unknown_param, &err), 0);
+  party_profile profile;
+  cr_assert_neq(compile("p",
+                        "{\"algorithm\": \"classic\", \"params\": {\"colour\": {\"base\": 1}}}",
+                        &profile, &err),
+                0);
   cr_assert_str_eq(err.field, "profiles.p.params.colour");
-  json_t *unknown_term =
-      parse("{\"algorithm\": \"classic\", \"params\": {\"width\": {\"median.level\": 1}}}");
-  cr_assert_neq(profile_check("p", unknown_term, &err), 0);
-  json_t *enum_param =
-      parse("{\"algorithm\": \"classic\", \"params\": {\"corridor_style\": {\"base\": 1}}}");
-  cr_assert_neq(profile_check("p", enum_param, &err), 0);
-  json_t *bad_algorithm = parse("{\"algorithm\": \"nope\", \"params\": {}}");
-  cr_assert_neq(profile_check("p", bad_algorithm, &err), 0);
-  json_decref(unknown_param);
-  json_decref(unknown_term);
-  json_decref(enum_param);
-  json_decref(bad_algorithm);
+  cr_assert_neq(
+      compile("p", "{\"algorithm\": \"classic\", \"params\": {\"width\": {\"median.level\": 1}}}",
+              &profile, &err),
+      0);
+  cr_assert_neq(
+      compile("p", "{\"algorithm\": \"classic\", \"params\": {\"corridor_style\": {\"base\": 1}}}",
+              &profile, &err),
+      0);
+  cr_assert_neq(compile("p", "{\"algorithm\": \"nope\", \"params\": {}}", &profile, &err), 0);
+  cr_assert_neq(
+      compile("p",
+              "{\"algorithm\": \"classic\", \"params\": {\"width\": {\"min\": 9, \"max\": 2}}}",
+              &profile, &err),
+      0);
+  cr_assert_str_eq(err.field, "profiles.p.params.width");
 }
 
 static int load_text(const char *text, config *cfg, dg_error *err) {
@@ -201,48 +233,58 @@ Test(profile, player_attribute_limits_name_the_field) {
  * limits is a configuration error naming the profile and parameter. */
 Test(profile, check_finite_rejects_formulas_that_overflow) {
   dg_error err;
-  json_t *fine = parse("{\"algorithm\": \"classic\", \"params\": {"
+  party_profile fine, big, cancelling;
+  cr_assert_eq(compile("fine",
+                       "{\"algorithm\": \"classic\", \"params\": {"
                        "\"width\": {\"base\": 60, \"players\": 10, \"sum.level\": 1e290},"
-                       "\"closet_chance\": {\"base\": 0.3, \"mean.level\": -0.01}}}");
-  cr_assert_eq(profile_check("fine", fine, &err), 0, "%s", err.message);
-  cr_assert_eq(profile_check_finite("fine", fine, 64, 1e9, &err), 0, "%s", err.message);
-  json_t *huge_coefficient =
-      parse("{\"algorithm\": \"classic\", \"params\": {\"width\": {\"base\": 60},"
-            "\"closet_chance\": {\"base\": 0.1, \"players\": 1e308}}}");
-  cr_assert_eq(profile_check("big", huge_coefficient, &err), 0, "%s", err.message);
-  cr_assert_neq(profile_check_finite("big", huge_coefficient, 64, 1e9, &err), 0);
+                       "\"closet_chance\": {\"base\": 0.3, \"mean.level\": -0.01}}}",
+                       &fine, &err),
+               0, "%s", err.message);
+  cr_assert_eq(profile_check_finite(&fine, 64, 1e9, &err), 0, "%s", err.message);
+  cr_assert_eq(compile("big",
+                       "{\"algorithm\": \"classic\", \"params\": {\"width\": {\"base\": 60},"
+                       "\"closet_chance\": {\"base\": 0.1, \"players\": 1e308}}}",
+                       &big, &err),
+               0, "%s", err.message);
+  cr_assert_neq(profile_check_finite(&big, 64, 1e9, &err), 0);
   cr_assert_str_eq(err.field, "profiles.big.params.closet_chance");
   /* inf - inf: each term alone is finite only for tiny parties. */
-  json_t *cancelling = parse("{\"algorithm\": \"classic\", \"params\": {\"closet_chance\": "
-                             "{\"base\": 0.1, \"sum.level\": 1e300, \"mean.level\": -1e300}}}");
-  cr_assert_neq(profile_check_finite("nan", cancelling, 64, 1e9, &err), 0);
+  cr_assert_eq(compile("nan",
+                       "{\"algorithm\": \"classic\", \"params\": {\"closet_chance\": "
+                       "{\"base\": 0.1, \"sum.level\": 1e300, \"mean.level\": -1e300}}}",
+                       &cancelling, &err),
+               0, "%s", err.message);
+  cr_assert_neq(profile_check_finite(&cancelling, 64, 1e9, &err), 0);
   cr_assert_str_eq(err.field, "profiles.nan.params.closet_chance");
-  cr_assert_eq(profile_check_finite("nan", cancelling, 1, 1, &err), 0,
+  cr_assert_eq(profile_check_finite(&cancelling, 1, 1, &err), 0,
                "finite for one player with attributes within +-1");
-  json_decref(fine);
-  json_decref(huge_coefficient);
-  json_decref(cancelling);
+  profile_release(&fine);
+  profile_release(&big);
+  profile_release(&cancelling);
 }
 
 /* The run-time defence: a party outside the limits (not possible through
  * party_from_json) that drives a formula to NaN is a 422-class error
  * naming `profile`, never a NaN parameter or "out of memory". */
 Test(profile, apply_refuses_a_non_finite_value) {
-  json_t *profile = parse("{\"algorithm\": \"classic\", \"params\": {\"closet_chance\": "
-                          "{\"base\": 0.1, \"sum.level\": 1, \"mean.level\": -1}}}");
+  party_profile profile;
+  cr_assert_eq(compile("p",
+                       "{\"algorithm\": \"classic\", \"params\": {\"closet_chance\": "
+                       "{\"base\": 0.1, \"sum.level\": 1, \"mean.level\": -1}}}",
+                       &profile, NULL),
+               0);
   json_t *players = parse("[{\"level\": 1e308}, {\"level\": 1e308}]");
   party members = {players, 2, false};
-  cr_assert(isnan(profile_formula_value(
-                json_object_get(json_object_get(profile, "params"), "closet_chance"), &members)),
+  cr_assert(isnan(profile_formula_value(&profile.formulas[0], &members)),
             "the formula really gives NaN here (inf - inf)");
   dg_request request;
   dg_request_init(&request, dg_algorithm_find("classic"));
   dg_error err;
   dg_error_clear(&err);
-  cr_assert_eq(profile_apply(profile, &members, &request, &err), DG_EINVAL);
+  cr_assert_eq(profile_apply(&profile, &members, &request, &err), DG_EINVAL);
   cr_assert_str_eq(err.field, "profile");
   cr_assert_not_null(strstr(err.message, "NaN"), "%s", err.message);
-  json_decref(profile);
+  profile_release(&profile);
   json_decref(players);
 }
 

@@ -53,28 +53,36 @@ Test(profile_fp, the_constants_are_the_ones_meant) {
 Test(profile_fp, the_formula_rounds_its_product_alone) {
   if (!can_fuse())
     cr_skip_test("no FMA on this processor: nothing to fuse");
-  json_t *formula = parse("{\"base\": -0.5000000223517419, \"max.level\": 1.0000000149011612}");
+  json_t *json = parse("{\"algorithm\": \"classic\", \"params\": {\"width\": "
+                       "{\"base\": -0.5000000223517419, \"max.level\": 1.0000000149011612}}}");
+  party_profile profile;
+  cr_assert_eq(profile_compile("p", json, &profile, NULL), 0);
+  const profile_formula *formula = &profile.formulas[0];
   json_t *players = parse("[{\"level\": 1.0000000074505806}]");
   party members = {players, 1, false};
   cr_assert_eq(profile_formula_value(formula, &members), 0.5 - 0x1p-53,
                "the product was fused into the sum: %a", profile_formula_value(formula, &members));
-  json_decref(formula);
+  profile_release(&profile);
+  json_decref(json);
   json_decref(players);
 }
 
 Test(profile_fp, the_derived_parameter_is_the_unfused_one) {
   if (!can_fuse())
     cr_skip_test("no FMA on this processor: nothing to fuse");
-  json_t *profile = parse("{\"algorithm\": \"classic\", \"params\": {\"locks\": "
-                          "{\"base\": -0.5000000223517419, \"max.level\": 1.0000000149011612}}}");
+  json_t *json = parse("{\"algorithm\": \"classic\", \"params\": {\"locks\": "
+                       "{\"base\": -0.5000000223517419, \"max.level\": 1.0000000149011612}}}");
+  party_profile profile;
+  cr_assert_eq(profile_compile("p", json, &profile, NULL), 0);
   json_t *players = parse("[{\"level\": 1.0000000074505806}]");
   party members = {players, 1, false};
   dg_request request;
   dg_request_init(&request, dg_algorithm_find("classic"));
   dg_error err = {0};
-  cr_assert_eq(profile_apply(profile, &members, &request, &err), 0, "%s", err.message);
+  cr_assert_eq(profile_apply(&profile, &members, &request, &err), 0, "%s", err.message);
   int locks = dg_algorithm_param_index(request.algorithm, "locks");
   cr_assert_eq(dg_param_int(&request.params, locks), 0, "1/2 - 2^-53 rounds to 0 locks, not 1");
-  json_decref(profile);
+  profile_release(&profile);
+  json_decref(json);
   json_decref(players);
 }

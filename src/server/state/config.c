@@ -489,7 +489,7 @@ static bool parse_network(const char *text, uint8_t network[16], uint8_t mask[16
 
 /* "trusted_proxies": the IPv4 or IPv6 addresses or networks of the proxies
  * (nginx) whose X-Forwarded-For the access log believes. */
-static int load_trusted_proxies(config *cfg, const json_t *value, dg_error *err) {
+static int load_trusted_proxies(config *cfg, json_t *value, dg_error *err) {
   if (!json_is_array(value) || json_array_size(value) > CONFIG_TRUSTED_PROXIES_MAX)
     return dg_error_set(err, json_is_array(value) ? DG_EINVAL : DG_ETYPE, "trusted_proxies",
                         "trusted_proxies must be an array of at most %d IPv4 or IPv6 addresses "
@@ -510,144 +510,208 @@ static int load_trusted_proxies(config *cfg, const json_t *value, dg_error *err)
   return 0;
 }
 
-/* Applies the parsed configuration `root` (taken: decref'd here) over
- * `cfg`; `path` only names it in messages. Shared by the file and the
- * buffer loaders so both check exactly the same keys. */
-static int load_root(config *cfg, json_t *root, const char *path, dg_error *err) {
-  int rc;
-  if (!json_is_object(root)) {
-    rc = dg_error_set(err, DG_ETYPE, "", "%s: the configuration must be a JSON object", path);
-    goto fail;
+/* Drops the compiled profiles. */
+static void release_profiles(config *cfg) {
+  for (int i = 0; i < cfg->profile_count; i++)
+    profile_release(&cfg->profile_list[i]);
+  free(cfg->profile_list);
+  cfg->profile_list = NULL;
+  cfg->profile_count = 0;
+}
+
+/* Compiles `profiles` once, so that requests only evaluate them. 0, or
+ * profile_compile's error naming the profile's key. */
+static int compile_profiles(config *cfg, dg_error *err) {
+  release_profiles(cfg);
+  if (cfg->profiles == NULL)
+    return 0;
+  cfg->profile_list = calloc(json_object_size(cfg->profiles) + 1, sizeof *cfg->profile_list);
+  if (cfg->profile_list == NULL)
+    return dg_error_set(err, DG_ENOMEM, "", "out of memory");
+  const char *name;
+  json_t *json;
+  json_object_foreach(cfg->profiles, name, json) {
+    int rc = profile_compile(name, json, &cfg->profile_list[cfg->profile_count], err);
+    if (rc != 0) {
+      release_profiles(cfg);
+      return rc;
+    }
+    cfg->profile_count++;
   }
-  if ((rc = load_secret_files(root, err)) != 0)
-    goto fail;
+  return 0;
+}
+
+static int load_listen(config *cfg, json_t *value, dg_error *err) {
+  if (!json_is_string(value))
+    return dg_error_set(err, DG_ETYPE, "listen", "listen must be a string HOST:PORT");
+  return config_set_listen(cfg, json_string_value(value), err);
+}
+
+static int load_health_listen(config *cfg, json_t *value, dg_error *err) {
+  if (!json_is_string(value))
+    return dg_error_set(err, DG_ETYPE, "health_listen",
+                        "health_listen must be a string HOST:PORT or \"\"");
+  return config_set_health_listen(cfg, json_string_value(value), err);
+}
+
+static int load_workers(config *cfg, json_t *value, dg_error *err) {
+  if (!json_is_integer(value) || json_integer_value(value) < 1 || json_integer_value(value) > 256)
+    return dg_error_set(err, json_is_integer(value) ? DG_EINVAL : DG_ETYPE, "workers",
+                        "workers must be an integer from 1 to 256");
+  cfg->workers = (int)json_integer_value(value);
+  return 0;
+}
+
+static int load_log_requests(config *cfg, json_t *value, dg_error *err) {
+  if (!json_is_boolean(value))
+    return dg_error_set(err, DG_ETYPE, "log_requests", "log_requests must be true or false");
+  cfg->log_requests = json_is_true(value);
+  return 0;
+}
+
+/* Kept as JSON here; compile_profiles checks and compiles them once the
+ * whole file (its limits too) is read. */
+static int load_profiles(config *cfg, json_t *value, dg_error *err) {
+  if (!json_is_object(value))
+    return dg_error_set(err, DG_ETYPE, "profiles", "profiles must be an object of named profiles");
+  json_decref(cfg->profiles);
+  cfg->profiles = json_incref(value);
+  return 0;
+}
+
+static int load_default_profile(config *cfg, json_t *value, dg_error *err) {
+  if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->default_profile)
+    return dg_error_set(err, json_is_string(value) ? DG_EINVAL : DG_ETYPE, "default_profile",
+                        "default_profile must be a profile name");
+  snprintf(cfg->default_profile, sizeof cfg->default_profile, "%s", json_string_value(value));
+  return 0;
+}
+
+static int load_auth_tokens(config *cfg, json_t *value, dg_error *err) {
+  /* Not an array or a token not a string: the wrong type; a short token: a
+   * bad value. */
+  int code = json_is_array(value) ? 0 : DG_ETYPE;
+  size_t i;
+  json_t *token;
+  json_array_foreach(value, i, token) {
+    if (!json_is_string(token))
+      code = DG_ETYPE;
+    else if (json_string_length(token) < 16 && code == 0)
+      code = DG_EINVAL;
+  }
+  if (code != 0)
+    return dg_error_set(err, code, "auth_tokens",
+                        "auth_tokens must be an array of strings of at least 16 characters");
+  json_decref(cfg->auth_tokens);
+  cfg->auth_tokens = json_incref(value);
+  return 0;
+}
+
+static int load_cors_allowed_origins(config *cfg, json_t *value, dg_error *err) {
+  /* Exact origins as browsers send them (scheme://host[:port]), or "*". */
+  int code = json_is_array(value) ? 0 : DG_ETYPE;
+  size_t i;
+  json_t *origin;
+  json_array_foreach(value, i, origin) {
+    if (!json_is_string(origin))
+      code = DG_ETYPE;
+    else if (code == 0 && strcmp(json_string_value(origin), "*") != 0 &&
+             (strstr(json_string_value(origin), "://") == NULL ||
+              json_string_length(origin) > 255 ||
+              json_string_value(origin)[json_string_length(origin) - 1] == '/'))
+      code = DG_EINVAL;
+  }
+  if (code != 0)
+    return dg_error_set(err, code, "cors_allowed_origins",
+                        "cors_allowed_origins must be an array of origins like "
+                        "\"https://game.example:8443\" (no path, no trailing slash) or \"*\"");
+  json_decref(cfg->cors_allowed_origins);
+  cfg->cors_allowed_origins = json_incref(value);
+  return 0;
+}
+
+static int load_roomsets_dir(config *cfg, json_t *value, dg_error *err) {
+  if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->roomsets_dir)
+    return dg_error_set(err, json_is_string(value) ? DG_EINVAL : DG_ETYPE, "roomsets_dir",
+                        "roomsets_dir must be a directory path (\"\" for no room sets)");
+  snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s", json_string_value(value));
+  cfg->roomsets_dir_set = true;
+  return 0;
+}
+
+static int load_tables_dir(config *cfg, json_t *value, dg_error *err) {
+  if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->tables_dir)
+    return dg_error_set(err, json_is_string(value) ? DG_EINVAL : DG_ETYPE, "tables_dir",
+                        "tables_dir must be a directory path (\"\" for no content tables)");
+  snprintf(cfg->tables_dir, sizeof cfg->tables_dir, "%s", json_string_value(value));
+  cfg->tables_dir_set = true;
+  return 0;
+}
+
+static int load_seed_secret(config *cfg, json_t *value, dg_error *err) {
+  return config_set_seed_secret(cfg, json_is_string(value) ? json_string_value(value) : NULL, err);
+}
+
+static int load_comment(config *cfg, json_t *value, dg_error *err) {
+  (void)cfg, (void)value, (void)err;
+  return 0;
+}
+
+/* Every top-level key of the file and the function that reads it. */
+static const struct {
+  const char *key;
+  int (*load)(config *cfg, json_t *value, dg_error *err);
+} top_level_keys[] = {
+    {"listen", load_listen},
+    {"health_listen", load_health_listen},
+    {"workers", load_workers},
+    {"log_requests", load_log_requests},
+    {"limits", load_limits},
+    {"compression", load_compression},
+    {"profiles", load_profiles},
+    {"default_profile", load_default_profile},
+    {"auth_tokens", load_auth_tokens},
+    {"cors_allowed_origins", load_cors_allowed_origins},
+    {"roomsets_dir", load_roomsets_dir},
+    {"tables_dir", load_tables_dir},
+    {"trusted_proxies", load_trusted_proxies},
+    {"lobby_seed_secret", load_seed_secret},
+    {"$comment", load_comment},
+};
+
+/* Applies the parsed configuration `root` (taken: decref'd here) over
+ * `cfg`, each key through its loader, then compiles the profiles and checks
+ * the rules across keys; `path` only names it in messages. Shared by the
+ * file and the buffer loaders so both check exactly the same keys. */
+static int load_root(config *cfg, json_t *root, const char *path, dg_error *err) {
+  int rc = 0;
+  if (!json_is_object(root))
+    rc = dg_error_set(err, DG_ETYPE, "", "%s: the configuration must be a JSON object", path);
+  if (rc == 0)
+    rc = load_secret_files(root, err);
   const char *key;
   json_t *value;
-  json_object_foreach(root, key, value) {
-    if (strcmp(key, "listen") == 0) {
-      if (!json_is_string(value)) {
-        rc = dg_error_set(err, DG_ETYPE, "listen", "listen must be a string HOST:PORT");
-        goto fail;
-      }
-      if ((rc = config_set_listen(cfg, json_string_value(value), err)) != 0)
-        goto fail;
-    } else if (strcmp(key, "health_listen") == 0) {
-      if (!json_is_string(value)) {
-        rc = dg_error_set(err, DG_ETYPE, "health_listen",
-                          "health_listen must be a string HOST:PORT or \"\"");
-        goto fail;
-      }
-      if ((rc = config_set_health_listen(cfg, json_string_value(value), err)) != 0)
-        goto fail;
-    } else if (strcmp(key, "workers") == 0) {
-      if (!json_is_integer(value) || json_integer_value(value) < 1 ||
-          json_integer_value(value) > 256) {
-        rc = dg_error_set(err, json_is_integer(value) ? DG_EINVAL : DG_ETYPE, "workers",
-                          "workers must be an integer from 1 to 256");
-        goto fail;
-      }
-      cfg->workers = (int)json_integer_value(value);
-    } else if (strcmp(key, "log_requests") == 0) {
-      if (!json_is_boolean(value)) {
-        rc = dg_error_set(err, DG_ETYPE, "log_requests", "log_requests must be true or false");
-        goto fail;
-      }
-      cfg->log_requests = json_is_true(value);
-    } else if (strcmp(key, "limits") == 0) {
-      if ((rc = load_limits(cfg, value, err)) != 0)
-        goto fail;
-    } else if (strcmp(key, "compression") == 0) {
-      if ((rc = load_compression(cfg, value, err)) != 0)
-        goto fail;
-    } else if (strcmp(key, "profiles") == 0) {
-      if (!json_is_object(value)) {
-        rc =
-            dg_error_set(err, DG_ETYPE, "profiles", "profiles must be an object of named profiles");
-        goto fail;
-      }
-      json_decref(cfg->profiles);
-      cfg->profiles = json_incref(value);
-    } else if (strcmp(key, "default_profile") == 0) {
-      if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->default_profile) {
-        rc = dg_error_set(err, json_is_string(value) ? DG_EINVAL : DG_ETYPE, "default_profile",
-                          "default_profile must be a profile name");
-        goto fail;
-      }
-      snprintf(cfg->default_profile, sizeof cfg->default_profile, "%s", json_string_value(value));
-    } else if (strcmp(key, "auth_tokens") == 0) {
-      /* Not an array or a token not a string: the wrong type; a short
-       * token: a bad value. */
-      int code = json_is_array(value) ? 0 : DG_ETYPE;
-      size_t i;
-      json_t *token;
-      json_array_foreach(value, i, token) {
-        if (!json_is_string(token))
-          code = DG_ETYPE;
-        else if (json_string_length(token) < 16 && code == 0)
-          code = DG_EINVAL;
-      }
-      if (code != 0) {
-        rc = dg_error_set(err, code, "auth_tokens",
-                          "auth_tokens must be an array of strings of at least 16 characters");
-        goto fail;
-      }
-      json_decref(cfg->auth_tokens);
-      cfg->auth_tokens = json_incref(value);
-    } else if (strcmp(key, "cors_allowed_origins") == 0) {
-      /* Exact origins as browsers send them (scheme://host[:port]), or "*". */
-      int code = json_is_array(value) ? 0 : DG_ETYPE;
-      size_t i;
-      json_t *origin;
-      json_array_foreach(value, i, origin) {
-        if (!json_is_string(origin))
-          code = DG_ETYPE;
-        else if (code == 0 && strcmp(json_string_value(origin), "*") != 0 &&
-                 (strstr(json_string_value(origin), "://") == NULL ||
-                  json_string_length(origin) > 255 ||
-                  json_string_value(origin)[json_string_length(origin) - 1] == '/'))
-          code = DG_EINVAL;
-      }
-      if (code != 0) {
-        rc = dg_error_set(err, code, "cors_allowed_origins",
-                          "cors_allowed_origins must be an array of origins like "
-                          "\"https://game.example:8443\" (no path, no trailing slash) or \"*\"");
-        goto fail;
-      }
-      json_decref(cfg->cors_allowed_origins);
-      cfg->cors_allowed_origins = json_incref(value);
-    } else if (strcmp(key, "roomsets_dir") == 0) {
-      if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->roomsets_dir) {
-        rc = dg_error_set(err, json_is_string(value) ? DG_EINVAL : DG_ETYPE, "roomsets_dir",
-                          "roomsets_dir must be a directory path (\"\" for no room sets)");
-        goto fail;
-      }
-      snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s", json_string_value(value));
-      cfg->roomsets_dir_set = true;
-    } else if (strcmp(key, "tables_dir") == 0) {
-      if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->tables_dir) {
-        rc = dg_error_set(err, json_is_string(value) ? DG_EINVAL : DG_ETYPE, "tables_dir",
-                          "tables_dir must be a directory path (\"\" for no content tables)");
-        goto fail;
-      }
-      snprintf(cfg->tables_dir, sizeof cfg->tables_dir, "%s", json_string_value(value));
-      cfg->tables_dir_set = true;
-    } else if (strcmp(key, "trusted_proxies") == 0) {
-      if ((rc = load_trusted_proxies(cfg, value, err)) != 0)
-        goto fail;
-    } else if (strcmp(key, "lobby_seed_secret") == 0) {
-      if ((rc = config_set_seed_secret(cfg, json_is_string(value) ? json_string_value(value) : NULL,
-                                       err)) != 0)
-        goto fail;
-    } else if (strcmp(key, "$comment") != 0) {
-      rc = dg_error_set(err, DG_ENOENT, key, "unknown key %s", key);
-      goto fail;
+  if (rc == 0)
+    json_object_foreach(root, key, value) {
+      size_t k = 0, count = sizeof top_level_keys / sizeof top_level_keys[0];
+      while (k < count && strcmp(top_level_keys[k].key, key) != 0)
+        k++;
+      rc = k < count ? top_level_keys[k].load(cfg, value, err)
+                     : dg_error_set(err, DG_ENOENT, key, "unknown key %s", key);
+      if (rc != 0)
+        break;
     }
-  }
   json_decref(root);
-  return config_validate(cfg, err);
-fail:
-  json_decref(root);
-  return rc;
+  if (rc == 0)
+    rc = compile_profiles(cfg, err);
+  return rc == 0 ? config_validate(cfg, err) : rc;
+}
+
+const party_profile *config_profile(const config *cfg, const char *name) {
+  for (int i = 0; name != NULL && i < cfg->profile_count; i++)
+    if (strcmp(cfg->profile_list[i].name, name) == 0)
+      return &cfg->profile_list[i];
+  return NULL;
 }
 
 int config_validate(const config *cfg, dg_error *err) {
@@ -656,20 +720,13 @@ int config_validate(const config *cfg, dg_error *err) {
                         "limits.deadline_ms_default must be at most limits.deadline_ms_max "
                         "(%ld)",
                         cfg->limits.deadline_ms_max);
-  if (cfg->profiles != NULL) {
-    const char *name;
-    json_t *profile;
-    json_object_foreach(cfg->profiles, name, profile) {
-      int rc = profile_check(name, profile, err);
-      if (rc == 0)
-        rc = profile_check_finite(name, profile, cfg->limits.players_max,
+  for (int i = 0; i < cfg->profile_count; i++) {
+    int rc = profile_check_finite(&cfg->profile_list[i], cfg->limits.players_max,
                                   (double)cfg->limits.player_attribute_value_max, err);
-      if (rc != 0)
-        return rc;
-    }
+    if (rc != 0)
+      return rc;
   }
-  if (cfg->default_profile[0] != '\0' &&
-      (cfg->profiles == NULL || json_object_get(cfg->profiles, cfg->default_profile) == NULL))
+  if (cfg->default_profile[0] != '\0' && config_profile(cfg, cfg->default_profile) == NULL)
     return dg_error_set(err, DG_ENOENT, "default_profile",
                         "default_profile '%s' is not in profiles", cfg->default_profile);
   return 0;
@@ -708,6 +765,7 @@ int config_loadb(config *cfg, const char *data, size_t size, const char *name, d
 void config_close(config *cfg) {
   json_decref(cfg->profiles);
   cfg->profiles = NULL;
+  release_profiles(cfg);
   json_decref(cfg->auth_tokens);
   cfg->auth_tokens = NULL;
   json_decref(cfg->cors_allowed_origins);

@@ -77,7 +77,9 @@ typedef struct config {
   config_limits limits;                  /* every hard limit */
   config_compression compression;        /* gzip of level responses */
   json_t *profiles;                      /* object name -> profile (owned reference) */
-  char default_profile[64];              /* profile used when `players` come without one */
+  party_profile *profile_list;                 /* `profiles` compiled at load, in its order (owned) */
+  int profile_count;
+  char default_profile[64];     /* profile used when `players` come without one */
   json_t *auth_tokens;          /* array of accepted bearer tokens; NULL or empty: none asked */
   json_t *cors_allowed_origins; /* browser origins allowed by CORS ("*": any); NULL: none */
   char roomsets_dir[CONFIG_PATH_MAX]; /* room-set directory loaded at start-up; "" for none */
@@ -134,6 +136,10 @@ int config_set_seed_secret(config *cfg, const char *text, dg_error *err);
  * lobby seeds not foreseen; they then hold only within this process.
  * Returns whether it did (the caller warns). */
 bool config_use_process_key(config *cfg, const uint8_t process_key[16]);
+
+/* The compiled profile called `name`, or NULL when there is none. The
+ * configuration owns it; it lives as long as `cfg`. */
+const party_profile *config_profile(const config *cfg, const char *name);
 
 /* Checks cross-key rules and the profiles against the algorithm tables.
  * 0, or a DG_E* code with `err` naming the key (DG_EINVAL for a rule

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/problem.h"
+#include "state/errors.h"
 
 /* How often queued jobs are checked against their deadlines. */
 #define SWEEP_INTERVAL_MS 20

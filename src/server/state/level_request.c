@@ -79,39 +79,31 @@ static int check_members(const json_t *body, dg_error *err) {
 /* The profile the body names, or the default one when it brings players
  * for the default profile's algorithm; NULL for none. */
 static int find_profile(const config *cfg, const json_t *body, const dg_request *parsed,
-                        const json_t **out, dg_error *err) {
+                        const party_profile **out, dg_error *err) {
   const json_t *players = json_object_get(body, "players");
   const json_t *profile_name = json_object_get(body, "profile");
   *out = NULL;
   if (profile_name != NULL && !json_is_null(profile_name)) {
     if (!json_is_string(profile_name))
       return dg_error_set(err, DG_ETYPE, "profile", "profile must be a string");
-    const json_t *profile = cfg->profiles != NULL
-                                ? json_object_get(cfg->profiles, json_string_value(profile_name))
-                                : NULL;
-    if (profile == NULL) {
+    const party_profile *named = config_profile(cfg, json_string_value(profile_name));
+    if (named == NULL) {
       char names[160] = "";
-      const char *name;
-      json_t *ignored;
-      if (cfg->profiles != NULL)
-        json_object_foreach(cfg->profiles, name, ignored) {
-          size_t at = strlen(names);
-          snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "", name);
-        }
+      for (int i = 0; i < cfg->profile_count; i++) {
+        size_t at = strlen(names);
+        snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "", cfg->profile_list[i].name);
+      }
       return dg_error_set(err, DG_ENOENT, "profile", "unknown profile '%s'; known: %s",
                           json_string_value(profile_name), names[0] ? names : "(none)");
     }
-    const char *profile_algorithm = json_string_value(json_object_get(profile, "algorithm"));
-    if (strcmp(profile_algorithm, parsed->algorithm->name) != 0)
+    if (named->algorithm != parsed->algorithm)
       return dg_error_set(err, DG_EINVAL, "profile", "profile '%s' is for algorithm %s, not %s",
-                          json_string_value(profile_name), profile_algorithm,
-                          parsed->algorithm->name);
-    *out = profile;
+                          named->name, named->algorithm->name, parsed->algorithm->name);
+    *out = named;
   } else if (players != NULL && !json_is_null(players) && cfg->default_profile[0]) {
-    const json_t *profile = json_object_get(cfg->profiles, cfg->default_profile);
-    if (strcmp(json_string_value(json_object_get(profile, "algorithm")), parsed->algorithm->name) ==
-        0)
-      *out = profile;
+    const party_profile *fallback = config_profile(cfg, cfg->default_profile);
+    if (fallback != NULL && fallback->algorithm == parsed->algorithm)
+      *out = fallback;
   }
   return 0;
 }
@@ -125,7 +117,7 @@ static int apply_profile(const config *cfg, const json_t *body, dg_request *pars
   const json_t *players = json_object_get(body, "players");
   bool has_players = players != NULL && !json_is_null(players);
   *player_count = -1;
-  const json_t *profile = NULL;
+  const party_profile *profile = NULL;
   int rc = find_profile(cfg, body, parsed, &profile, err);
   if (rc != 0)
     return rc;

@@ -19,6 +19,7 @@
  * change that still does not fit is refused (SRV_ELOBBY_BYTES). */
 #include "state/lobby.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,8 +192,10 @@ static void lobby_free(lobbies *table, lobby *l) {
 
 void lobby_remove(lobbies *table, lobby *l) {
   lobby **link = slot_of(table, l->id);
-  if (*link == l)
-    *link = l->next;
+  /* Every lobby is in its bucket under its id (lobby_put adds it, only
+   * this unlinks it): not finding it would leave a freed lobby linked. */
+  assert(*link == l);
+  *link = l->next;
   lobby_free(table, l);
 }
 
@@ -433,11 +436,10 @@ static int evaluate(const lobbies *table, const json_t *settings, const json_t *
     const json_t *profile_name = json_object_get(body, "profile");
     const char *name =
         json_is_string(profile_name) ? json_string_value(profile_name) : cfg->default_profile;
-    const json_t *profile = cfg->profiles != NULL ? json_object_get(cfg->profiles, name) : NULL;
-    const json_t *algorithm = json_object_get(profile, "algorithm");
-    json_object_set_new(body, "algorithm",
-                        json_string(json_is_string(algorithm) ? json_string_value(algorithm)
-                                                              : dg_algorithm_default()->name));
+    const party_profile *named = config_profile(cfg, name);
+    json_object_set_new(
+        body, "algorithm",
+        json_string(named != NULL ? named->algorithm->name : dg_algorithm_default()->name));
   }
   json_object_set_new(body, "seed", dg_seed_to_json(seed));
   if (json_array_size(players) > 0)
@@ -448,28 +450,39 @@ static int evaluate(const lobbies *table, const json_t *settings, const json_t *
   return rc;
 }
 
-static void recompute(lobbies *table, lobby *l) {
-  long deadline_ms;
-  dg_request fresh;
-  int rc = evaluate(table, l->settings, l->players, l->seed, &fresh, &deadline_ms, &l->invalid);
+/* Makes `fresh` (already judged valid by evaluate, with its deadline) the
+ * lobby's effective request: when it differs, the stale job and ready
+ * level are dropped and the new level is scheduled. */
+static void adopt(lobbies *table, lobby *l, const dg_request *fresh, long deadline_ms) {
   bool was_valid = l->valid;
-  l->valid = rc == 0;
-  if (!l->valid) {
-    drop_job(table, l);
-    return;
-  }
+  l->valid = true;
+  dg_error_clear(&l->invalid);
   l->deadline_ms = deadline_ms;
-  if (was_valid && same_request(&fresh, &l->effective))
+  if (was_valid && same_request(fresh, &l->effective))
     return;
-  l->effective = fresh;
+  l->effective = *fresh;
   l->pregen_failed = false;
-  if (l->job != NULL && !same_request(&l->job->work.request, &fresh)) {
+  if (l->job != NULL && !same_request(&l->job->work.request, fresh)) {
     drop_job(table, l);
     table->superseded++;
   }
-  if (l->ready != NULL && !same_request(&l->ready_request, &fresh))
+  if (l->ready != NULL && !same_request(&l->ready_request, fresh))
     drop_ready(table, l);
   schedule(table, l);
+}
+
+/* Judges the lobby's current settings and party and adopts the result; an
+ * invalid lobby keeps why in l->invalid and runs no job. For changes that
+ * were not judged before they were applied (a player leaving, creation). */
+static void recompute(lobbies *table, lobby *l) {
+  long deadline_ms;
+  dg_request fresh;
+  if (evaluate(table, l->settings, l->players, l->seed, &fresh, &deadline_ms, &l->invalid) != 0) {
+    l->valid = false;
+    drop_job(table, l);
+    return;
+  }
+  adopt(table, l, &fresh, deadline_ms);
 }
 
 json_t *lobby_json(const lobby *l) {
@@ -586,7 +599,8 @@ int lobby_put_settings(lobbies *table, lobby *l, json_t *settings, uint64_t seed
     account(table, l);
     return rc;
   }
-  recompute(table, l);
+  /* Judged above: adopted as it is, not evaluated a second time. */
+  adopt(table, l, &candidate, candidate_deadline_ms);
   json_decref(old_settings);
   l->touched_ns = dg_monotonic_ns();
   return 0;
@@ -618,7 +632,8 @@ int lobby_put_whole(lobbies *table, lobby *l, json_t *settings, json_t *players_
     account(table, l);
     return rc;
   }
-  recompute(table, l);
+  /* Judged above: adopted as it is, not evaluated a second time. */
+  adopt(table, l, &candidate, candidate_deadline_ms);
   json_decref(old_settings);
   json_decref(old_players);
   l->touched_ns = dg_monotonic_ns();
@@ -724,7 +739,8 @@ int lobby_put_player(lobbies *table, lobby *l, const char *player, json_t *attri
     return rc;
   }
   json_decref(attributes); /* taken: l->players holds its own reference now */
-  recompute(table, l);
+  /* Judged above: adopted as it is, not evaluated a second time. */
+  adopt(table, l, &candidate, candidate_deadline_ms);
   json_decref(previous);
   l->touched_ns = dg_monotonic_ns();
   return 0;

@@ -142,22 +142,12 @@ static double uptime_s(const stats *s) {
   return (double)(dg_monotonic_ns() - s->start_ns) / 1e9;
 }
 
-char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
-  json_t *root = json_object(), *statuses = json_object(), *algorithms = json_object();
-  char *text = NULL;
-  if (root == NULL || statuses == NULL || algorithms == NULL)
-    goto done;
-  uint64_t total = 0;
-  for (int code = 0; code < STATS_STATUS_MAX; code++) {
-    if (s->by_status[code] == 0)
-      continue;
-    char key[8];
-    snprintf(key, sizeof key, "%d", code);
-    json_object_set_new(statuses, key, json_integer((json_int_t)s->by_status[code]));
-    total += s->by_status[code];
-  }
+/* Per algorithm: requests, outcomes, latency quantiles, mean generation
+ * and serialisation times; NULL when out of memory. */
+static json_t *algorithms_json(const stats *s) {
+  json_t *algorithms = json_object();
   double scratch[STATS_SAMPLES];
-  for (int i = 0; i < s->algorithm_count; i++) {
+  for (int i = 0; algorithms != NULL && i < s->algorithm_count; i++) {
     const algorithm_stats *a = &s->algorithms[i];
     json_object_set_new(
         algorithms, a->name,
@@ -171,6 +161,46 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
             "serialisation_ms_mean",
             a->serialisation.count ? a->serialisation.sum * 1000.0 / (double)a->serialisation.count
                                    : 0.0));
+  }
+  return algorithms;
+}
+
+/* Requests refused by each limit. */
+static json_t *rejections_json(const stats *s, const stats_gauges *g) {
+  return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "queue_full",
+                   (json_int_t)s->rejected_queue_full, "draining", (json_int_t)s->rejected_draining,
+                   "too_large", (json_int_t)g->transport->rejected_too_large, "deadline_exceeded",
+                   (json_int_t)s->deadline_exceeded, "clients_gone", (json_int_t)s->clients_gone,
+                   "send_queue_full", (json_int_t)g->transport->rejected_send_queue, "client_busy",
+                   (json_int_t)s->rejected_client_busy, "client_lobbies",
+                   (json_int_t)s->rejected_client_lobbies);
+}
+
+/* Lobbies, their starts and the pre-generation cache. */
+static json_t *lobbies_json(const stats_gauges *g) {
+  return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}", "active",
+                   (int)g->lobbies, "hits", (json_int_t)g->lobby_hits, "waits",
+                   (json_int_t)g->lobby_waits, "misses", (json_int_t)g->lobby_misses, "jobs",
+                   (json_int_t)g->lobby_jobs, "superseded", (json_int_t)g->lobby_superseded,
+                   "expired", (json_int_t)g->lobby_expired, "evicted", (json_int_t)g->lobby_evicted,
+                   "generation_s_saved", g->lobby_saved_s, "ready_bytes",
+                   (json_int_t)g->lobby_ready_bytes, "bytes", (json_int_t)g->lobby_bytes,
+                   "bytes_max", (json_int_t)g->lobby_bytes_max);
+}
+
+char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
+  json_t *root = json_object(), *statuses = json_object(), *algorithms = algorithms_json(s);
+  char *text = NULL;
+  if (root == NULL || statuses == NULL || algorithms == NULL)
+    goto done;
+  uint64_t total = 0;
+  for (int code = 0; code < STATS_STATUS_MAX; code++) {
+    if (s->by_status[code] == 0)
+      continue;
+    char key[8];
+    snprintf(key, sizeof key, "%d", code);
+    json_object_set_new(statuses, key, json_integer((json_int_t)s->by_status[code]));
+    total += s->by_status[code];
   }
   json_object_set_new(root, "version", json_string(DUNGEON_VERSION));
   json_object_set_new(root, "uptime_s", json_real(uptime_s(s)));
@@ -202,25 +232,8 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
     json_object_set_new(events, conn_event_names[i],
                         json_integer((json_int_t)g->transport->conn_events[i]));
   json_object_set_new(root, "connection_events", events);
-  json_object_set_new(
-      root, "rejections",
-      json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "queue_full",
-                (json_int_t)s->rejected_queue_full, "draining", (json_int_t)s->rejected_draining,
-                "too_large", (json_int_t)g->transport->rejected_too_large, "deadline_exceeded",
-                (json_int_t)s->deadline_exceeded, "clients_gone", (json_int_t)s->clients_gone,
-                "send_queue_full", (json_int_t)g->transport->rejected_send_queue, "client_busy",
-                (json_int_t)s->rejected_client_busy, "client_lobbies",
-                (json_int_t)s->rejected_client_lobbies));
-  json_object_set_new(
-      root, "lobbies",
-      json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}", "active",
-                (int)g->lobbies, "hits", (json_int_t)g->lobby_hits, "waits",
-                (json_int_t)g->lobby_waits, "misses", (json_int_t)g->lobby_misses, "jobs",
-                (json_int_t)g->lobby_jobs, "superseded", (json_int_t)g->lobby_superseded, "expired",
-                (json_int_t)g->lobby_expired, "evicted", (json_int_t)g->lobby_evicted,
-                "generation_s_saved", g->lobby_saved_s, "ready_bytes",
-                (json_int_t)g->lobby_ready_bytes, "bytes", (json_int_t)g->lobby_bytes, "bytes_max",
-                (json_int_t)g->lobby_bytes_max));
+  json_object_set_new(root, "rejections", rejections_json(s, g));
+  json_object_set_new(root, "lobbies", lobbies_json(g));
   text = json_text(root, length);
 done:
   json_decref(statuses);
@@ -316,22 +329,22 @@ static void append_process(text_buffer *b, const process_figures *p) {
            p->max_fds);
 }
 
-char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
-  text_buffer b = {0};
-  append(&b,
+/* The daemon's identity and state: build, uptime, draining, configuration reloads. */
+static void append_daemon(text_buffer *b, const stats *s, const stats_gauges *g) {
+  append(b,
          "# HELP dungeond_build_info Version of dungeond and libdungeon; always 1.\n"
          "# TYPE dungeond_build_info gauge\n"
          "dungeond_build_info{version=\"%s\",libdungeon=\"%s\"} 1\n",
          DUNGEON_VERSION, dg_version());
-  append(&b,
+  append(b,
          "# HELP dungeond_uptime_seconds Seconds since the daemon started.\n"
          "# TYPE dungeond_uptime_seconds gauge\ndungeond_uptime_seconds %.3f\n",
          uptime_s(s));
-  append(&b,
+  append(b,
          "# HELP dungeond_draining 1 after SIGTERM while the daemon drains.\n"
          "# TYPE dungeond_draining gauge\ndungeond_draining %d\n",
          g->draining ? 1 : 0);
-  append(&b,
+  append(b,
          "# HELP dungeond_config_generation Configuration reloads applied since start (SIGHUP).\n"
          "# TYPE dungeond_config_generation gauge\ndungeond_config_generation %llu\n"
          "# HELP dungeond_config_reloads_total Configuration reloads by result.\n"
@@ -340,25 +353,34 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "dungeond_config_reloads_total{result=\"failed\"} %llu\n",
          (unsigned long long)g->config_generation, (unsigned long long)g->reloads_ok,
          (unsigned long long)g->reloads_failed);
-  append(&b, "# HELP dungeond_http_requests_total HTTP responses by status code.\n"
-             "# TYPE dungeond_http_requests_total counter\n");
+}
+
+/* HTTP answers: by status, bytes sent, by outcome. */
+static void append_http(text_buffer *b, const stats *s) {
+  append(b, "# HELP dungeond_http_requests_total HTTP responses by status code.\n"
+            "# TYPE dungeond_http_requests_total counter\n");
   for (int code = 0; code < STATS_STATUS_MAX; code++)
     if (s->by_status[code] != 0)
-      append(&b, "dungeond_http_requests_total{code=\"%d\"} %llu\n", code,
+      append(b, "dungeond_http_requests_total{code=\"%d\"} %llu\n", code,
              (unsigned long long)s->by_status[code]);
-  append(&b,
+  append(b,
          "# HELP dungeond_http_response_bytes_total Response body bytes sent.\n"
          "# TYPE dungeond_http_response_bytes_total counter\n"
          "dungeond_http_response_bytes_total %llu\n",
          (unsigned long long)s->body_bytes_out);
-  append(&b, "# HELP dungeond_http_responses_total HTTP responses by outcome.\n"
-             "# TYPE dungeond_http_responses_total counter\n");
+  append(b, "# HELP dungeond_http_responses_total HTTP responses by outcome.\n"
+            "# TYPE dungeond_http_responses_total counter\n");
   for (int i = 0; i < OUTCOME_COUNT; i++)
-    append(&b, "dungeond_http_responses_total{outcome=\"%s\"} %llu\n", stats_outcome_names[i],
+    append(b, "dungeond_http_responses_total{outcome=\"%s\"} %llu\n", stats_outcome_names[i],
            (unsigned long long)s->by_outcome[i]);
-  append(&b, "# HELP dungeond_http_request_duration_seconds Time from first byte read to "
-             "response queued, by route and method.\n"
-             "# TYPE dungeond_http_request_duration_seconds histogram\n");
+}
+
+/* The latency histograms: per route and method, queue wait, generation and serialisation per
+ * algorithm. */
+static void append_durations(text_buffer *b, const stats *s) {
+  append(b, "# HELP dungeond_http_request_duration_seconds Time from first byte read to "
+            "response queued, by route and method.\n"
+            "# TYPE dungeond_http_request_duration_seconds histogram\n");
   for (int route = 0; route < STATS_ROUTES; route++)
     for (int method = 0; method < STATS_METHODS; method++) {
       /* Only pairs seen: most of the table never is (GET /v1/levels/start). */
@@ -367,37 +389,45 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
       char labels[96];
       snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\"", stats_route_names[route],
                stats_method_names[method]);
-      append_histogram(&b, "dungeond_http_request_duration_seconds", labels,
+      append_histogram(b, "dungeond_http_request_duration_seconds", labels,
                        &s->request[route][method]);
     }
-  append(&b, "# HELP dungeond_queue_wait_seconds Time generation jobs spent queued.\n"
-             "# TYPE dungeond_queue_wait_seconds histogram\n");
-  append_histogram(&b, "dungeond_queue_wait_seconds", "", &s->queue_wait);
-  append(&b, "# HELP dungeond_generation_duration_seconds Generation time per level, "
-             "without serialisation.\n# TYPE dungeond_generation_duration_seconds histogram\n");
+  append(b, "# HELP dungeond_queue_wait_seconds Time generation jobs spent queued.\n"
+            "# TYPE dungeond_queue_wait_seconds histogram\n");
+  append_histogram(b, "dungeond_queue_wait_seconds", "", &s->queue_wait);
+  append(b, "# HELP dungeond_generation_duration_seconds Generation time per level, "
+            "without serialisation.\n# TYPE dungeond_generation_duration_seconds histogram\n");
   for (int i = 0; i < s->algorithm_count; i++) {
     char labels[80];
     snprintf(labels, sizeof labels, "algorithm=\"%s\"", s->algorithms[i].name);
-    append_histogram(&b, "dungeond_generation_duration_seconds", labels,
+    append_histogram(b, "dungeond_generation_duration_seconds", labels,
                      &s->algorithms[i].generation);
   }
-  append(&b, "# HELP dungeond_serialisation_duration_seconds Time to write a generated level "
-             "in the format asked for.\n"
-             "# TYPE dungeond_serialisation_duration_seconds histogram\n");
+  append(b, "# HELP dungeond_serialisation_duration_seconds Time to write a generated level "
+            "in the format asked for.\n"
+            "# TYPE dungeond_serialisation_duration_seconds histogram\n");
   for (int i = 0; i < s->algorithm_count; i++) {
     char labels[80];
     snprintf(labels, sizeof labels, "algorithm=\"%s\"", s->algorithms[i].name);
-    append_histogram(&b, "dungeond_serialisation_duration_seconds", labels,
+    append_histogram(b, "dungeond_serialisation_duration_seconds", labels,
                      &s->algorithms[i].serialisation);
   }
-  append(&b, "# HELP dungeond_level_requests_total POST /v1/levels answers by algorithm "
-             "and outcome.\n# TYPE dungeond_level_requests_total counter\n");
+}
+
+/* Level answers by algorithm and outcome. */
+static void append_levels(text_buffer *b, const stats *s) {
+  append(b, "# HELP dungeond_level_requests_total POST /v1/levels answers by algorithm "
+            "and outcome.\n# TYPE dungeond_level_requests_total counter\n");
   for (int i = 0; i < s->algorithm_count; i++)
     for (int o = 0; o < OUTCOME_COUNT; o++)
-      append(&b, "dungeond_level_requests_total{algorithm=\"%s\",outcome=\"%s\"} %llu\n",
+      append(b, "dungeond_level_requests_total{algorithm=\"%s\",outcome=\"%s\"} %llu\n",
              s->algorithms[i].name, stats_outcome_names[o],
              (unsigned long long)s->algorithms[i].outcomes[o]);
-  append(&b,
+}
+
+/* Refusals by limit, queues, workers. */
+static void append_capacity(text_buffer *b, const stats *s, const stats_gauges *g) {
+  append(b,
          "# HELP dungeond_rejections_total Requests refused by a limit.\n"
          "# TYPE dungeond_rejections_total counter\n"
          "dungeond_rejections_total{reason=\"queue_full\"} %llu\n"
@@ -414,19 +444,19 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          (unsigned long long)g->transport->rejected_send_queue,
          (unsigned long long)s->rejected_client_busy,
          (unsigned long long)s->rejected_client_lobbies);
-  append(&b,
+  append(b,
          "# HELP dungeond_queue_depth Generation jobs waiting, by queue.\n"
          "# TYPE dungeond_queue_depth gauge\n"
          "dungeond_queue_depth{queue=\"interactive\"} %ld\n"
          "dungeond_queue_depth{queue=\"speculative\"} %ld\n",
          g->interactive_depth, g->speculative_depth);
-  append(&b,
+  append(b,
          "# HELP dungeond_queue_capacity Most jobs each queue holds.\n"
          "# TYPE dungeond_queue_capacity gauge\n"
          "dungeond_queue_capacity{queue=\"interactive\"} %ld\n"
          "dungeond_queue_capacity{queue=\"speculative\"} %ld\n",
          g->interactive_max, g->speculative_max);
-  append(&b,
+  append(b,
          "# HELP dungeond_workers Generation worker threads.\n"
          "# TYPE dungeond_workers gauge\ndungeond_workers %d\n"
          "# HELP dungeond_workers_busy Worker threads running a job.\n"
@@ -435,31 +465,39 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "# TYPE dungeond_speculative_jobs_running gauge\n"
          "dungeond_speculative_jobs_running %d\n",
          g->workers, g->workers_busy, g->speculative_busy);
-  append(&b,
+}
+
+/* Connections, the send queue, log failures, connection events. */
+static void append_connections(text_buffer *b, const stats_gauges *g) {
+  append(b,
          "# HELP dungeond_connections Open HTTP connections.\n"
          "# TYPE dungeond_connections gauge\ndungeond_connections %ld\n",
          g->connections);
-  append(&b,
+  append(b,
          "# HELP dungeond_health_connections Open connections on the health listener.\n"
          "# TYPE dungeond_health_connections gauge\ndungeond_health_connections %ld\n"
          "# HELP dungeond_send_queue_bytes Response bytes queued to clients, not yet sent.\n"
          "# TYPE dungeond_send_queue_bytes gauge\ndungeond_send_queue_bytes %ld\n",
          g->health_connections, g->send_queue_bytes);
-  append(&b,
+  append(b,
          "# HELP dungeond_log_write_failures_total Log lines that could not be written "
          "(disk full, file size limit).\n# TYPE dungeond_log_write_failures_total counter\n"
          "dungeond_log_write_failures_total %llu\n",
          g->log_write_failures);
-  append(&b, "# HELP dungeond_connection_events_total Connections refused, cut or dropped, "
-             "by event.\n# TYPE dungeond_connection_events_total counter\n");
+  append(b, "# HELP dungeond_connection_events_total Connections refused, cut or dropped, "
+            "by event.\n# TYPE dungeond_connection_events_total counter\n");
   for (int i = 0; i < CONN_EVENT_COUNT; i++)
-    append(&b, "dungeond_connection_events_total{event=\"%s\"} %llu\n", conn_event_names[i],
+    append(b, "dungeond_connection_events_total{event=\"%s\"} %llu\n", conn_event_names[i],
            (unsigned long long)g->transport->conn_events[i]);
-  append(&b,
+}
+
+/* Lobbies, their starts, speculative jobs and the pre-generation cache. */
+static void append_lobbies(text_buffer *b, const stats_gauges *g) {
+  append(b,
          "# HELP dungeond_lobbies Lobbies alive.\n# TYPE dungeond_lobbies gauge\n"
          "dungeond_lobbies %ld\n",
          g->lobbies);
-  append(&b,
+  append(b,
          "# HELP dungeond_lobby_starts_total Match starts by pre-generation outcome.\n"
          "# TYPE dungeond_lobby_starts_total counter\n"
          "dungeond_lobby_starts_total{pregen=\"hit\"} %llu\n"
@@ -467,7 +505,7 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "dungeond_lobby_starts_total{pregen=\"miss\"} %llu\n",
          (unsigned long long)g->lobby_hits, (unsigned long long)g->lobby_waits,
          (unsigned long long)g->lobby_misses);
-  append(&b,
+  append(b,
          "# HELP dungeond_speculative_jobs_total Speculative jobs by fate.\n"
          "# TYPE dungeond_speculative_jobs_total counter\n"
          "dungeond_speculative_jobs_total{fate=\"started\"} %llu\n"
@@ -476,7 +514,7 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "dungeond_speculative_jobs_total{fate=\"evicted\"} %llu\n",
          (unsigned long long)g->lobby_jobs, (unsigned long long)g->lobby_superseded,
          (unsigned long long)g->lobby_expired, (unsigned long long)g->lobby_evicted);
-  append(&b,
+  append(b,
          "# HELP dungeond_pregen_saved_seconds_total Generation seconds saved by hits.\n"
          "# TYPE dungeond_pregen_saved_seconds_total counter\n"
          "dungeond_pregen_saved_seconds_total %.6f\n"
@@ -488,6 +526,19 @@ char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
          "# HELP dungeond_lobby_bytes_max The limit on dungeond_lobby_bytes.\n"
          "# TYPE dungeond_lobby_bytes_max gauge\ndungeond_lobby_bytes_max %ld\n",
          g->lobby_saved_s, g->lobby_ready_bytes, g->lobby_bytes, g->lobby_bytes_max);
+}
+
+/* The Prometheus text: one family group after another, then the process_*
+ * families; NULL when an allocation failed. */
+char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
+  text_buffer b = {0};
+  append_daemon(&b, s, g);
+  append_http(&b, s);
+  append_durations(&b, s);
+  append_levels(&b, s);
+  append_capacity(&b, s, g);
+  append_connections(&b, g);
+  append_lobbies(&b, g);
   append_process(&b, &g->process);
   if (b.failed) {
     free(b.data);
