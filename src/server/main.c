@@ -269,6 +269,7 @@ static void log_listening(const server *s, const config *cfg, const dg_context *
   if (listening != NULL) {
     json_object_set_new(listening, "workers", json_integer(cfg->workers));
     json_object_set_new(listening, "roomsets", json_integer(dg_context_roomset_count(roomsets)));
+    json_object_set_new(listening, "tables", json_integer(dg_context_table_count(roomsets)));
     json_object_set_new(listening, "version", json_string(DUNGEON_VERSION));
   }
   log_event("info", "listening", listening);

@@ -26,9 +26,9 @@ int roomsets_load(const char *dir, bool required, FILE *log, dg_context **out);
 /* Reads every *.json file of `dir` as a content table into `context`
  * (docs/population.md), reporting each bad file on `log` with its path and
  * the field at fault, as roomsets_load does. `dir` "" loads nothing; a
- * directory that does not exist loads nothing with a warning on `log`
- * (`required`, given in the file, only changes its words): the shipped
- * configuration names the checkout's examples. 0, DG_EINVAL (a file
+ * directory that does not exist loads nothing, given in the file
+ * (`required`) or not: the shipped configuration names the checkout's
+ * examples, and the start-up line counts the tables. 0, DG_EINVAL (a file
  * failed), DG_ENOENT (the directory cannot be read) or DG_ENOMEM. */
 int tables_load(const char *dir, bool required, FILE *log, dg_context *context);
 
