@@ -28,15 +28,23 @@ typedef struct fill {
   const dg_table *table;
   dg_rng *rng;
   uint8_t *blocked; /* grid tile: 1 when no entity may cover it (or one does) */
-  int *tiles;       /* scratch: the free tiles of the room being filled, x | y << 16 */
-  int tile_count;
-  int free_left; /* of those, tiles no entity covers yet */
-  int *eligible; /* encounters whose window holds the difficulty */
+  int *tiles;       /* the free tiles of the room being filled, x | y << 16, in no order */
+  int tile_count;   /* how many are still free */
+  int *slot;        /* grid tile -> its place in `tiles` (set for the room's free tiles) */
+  int *eligible;    /* encounters whose window holds the difficulty */
   int eligible_count;
   uint32_t *live; /* per eligible: its weight, 0 once it found no place in this room */
   uint32_t *sum;  /* eligible_count + 1 running sums of live */
   int *tier_loot; /* scratch: loot entries of one tier */
 } fill;
+
+/* A draw below `bound` by multiply-shift: no division (dg_rng_below's
+ * two modulos showed in classic's profile), a bias under bound / 2^32,
+ * which content picks can bear; still integers only, so the same on every
+ * build. */
+static uint32_t draw(dg_rng *rng, uint32_t bound) {
+  return (uint32_t)(((uint64_t)dg_rng_next(rng) * bound) >> 32);
+}
 
 static bool in_room(const dg_level *level, int room, int x, int y) {
   const dg_room *r = &level->rooms[room];
@@ -75,9 +83,10 @@ static void collect_tiles(fill *f, int room) {
   for (int y = r->y; y < r->y + r->height; y++)
     for (int x = r->x; x < r->x + r->width; x++)
       if (dg_grid_contains(grid, x, y) && !f->blocked[(long)y * grid->width + x] &&
-          in_room(f->level, room, x, y))
+          in_room(f->level, room, x, y)) {
+        f->slot[(long)y * grid->width + x] = f->tile_count;
         f->tiles[f->tile_count++] = x | y << 16;
-  f->free_left = f->tile_count;
+      }
 }
 
 /* A width x height block anchored at (x0, y0) lies free and in `room`. */
@@ -91,31 +100,42 @@ static bool fits(const fill *f, int room, int x0, int y0, int width, int height)
   return true;
 }
 
-/* Places a width x height entity in `room`: the first anchor that fits,
- * scanning the room's free tiles from a random one. The tiles are then
- * blocked. false when none fits. */
+/* Covers the free tile (x, y): blocked, and swapped out of the list, so
+ * that the list holds only free tiles and a 1 x 1 entity needs no scan. */
+static void cover(fill *f, int x, int y) {
+  int columns = f->level->grid.width;
+  long cell = (long)y * columns + x;
+  int k = f->slot[cell], last = f->tiles[--f->tile_count];
+  f->tiles[k] = last;
+  f->slot[(long)(last >> 16) * columns + (last & 0xffff)] = k;
+  f->blocked[cell] = 1;
+}
+
+/* Places a width x height entity in `room`: a random free tile for 1 x 1,
+ * else the first free anchor that fits scanning the free tiles from a
+ * random one. Its tiles are then covered. false when none fits. */
 static bool place(fill *f, int room, int width, int height, int *x, int *y) {
   /* Fewer free tiles than the footprint: no scan (and no draw) needed. */
-  if (f->free_left < width * height)
+  if (f->tile_count < width * height)
     return false;
-  int start = (int)dg_rng_below(f->rng, (uint32_t)f->tile_count);
-  int columns = f->level->grid.width;
+  int start = (int)draw(f->rng, (uint32_t)f->tile_count);
   for (int k = 0, i = start; k < f->tile_count; k++, i = i + 1 < f->tile_count ? i + 1 : 0) {
     int at = f->tiles[i];
-    if (!fits(f, room, at & 0xffff, at >> 16, width, height))
+    if ((width > 1 || height > 1) && !fits(f, room, at & 0xffff, at >> 16, width, height))
       continue;
     *x = at & 0xffff;
     *y = at >> 16;
-    f->free_left -= width * height;
     for (int dy = 0; dy < height; dy++)
       for (int dx = 0; dx < width; dx++)
-        f->blocked[(long)(*y + dy) * columns + *x + dx] = 1;
+        cover(f, *x + dx, *y + dy);
     return true;
   }
   return false;
 }
 
-static int add_entity(dg_population *out, const dg_entity *entity) {
+/* A new entity slot at the end of the level's list, zeroed, into *out.
+ * 0 or DG_ENOMEM. */
+static int add_entity(dg_population *out, dg_entity **slot) {
   if (out->entity_count == out->entity_capacity) {
     int capacity = out->entity_capacity ? out->entity_capacity * 2 : 32;
     dg_entity *bigger = realloc(out->entities, (size_t)capacity * sizeof *bigger);
@@ -124,7 +144,27 @@ static int add_entity(dg_population *out, const dg_entity *entity) {
     out->entities = bigger;
     out->entity_capacity = capacity;
   }
-  out->entities[out->entity_count++] = *entity;
+  *slot = &out->entities[out->entity_count++];
+  return 0;
+}
+
+/* Records an entity of `kind` from table entry `id` at (x, y) in `room`,
+ * written in place (an entity is mostly its id: copying whole structs
+ * showed in the profile). 0 or DG_ENOMEM. */
+static int record(fill *f, dg_entity_kind kind, const char *id, int room, int x, int y, int width,
+                  int height, int cost, int tier) {
+  dg_entity *e;
+  if (add_entity(&f->level->population, &e) != 0)
+    return DG_ENOMEM;
+  e->kind = kind;
+  e->room = room;
+  e->x = x;
+  e->y = y;
+  e->width = width;
+  e->height = height;
+  e->cost = cost;
+  e->tier = tier;
+  memcpy(e->entry, id, strlen(id) + 1); /* ids are validated shorter than entry */
   return 0;
 }
 
@@ -168,7 +208,7 @@ static int fill_threat(fill *f, int room) {
       return 0;
     }
     /* The first k whose running sum passes the pick: sum[k] <= pick < sum[k + 1]. */
-    uint32_t pick = dg_rng_below(f->rng, total);
+    uint32_t pick = draw(f->rng, total);
     int lo = 0, hi = affordable - 1;
     while (lo < hi) {
       int mid = (lo + hi) / 2;
@@ -178,12 +218,8 @@ static int fill_threat(fill *f, int room) {
         lo = mid + 1;
     }
     const dg_table_encounter *e = &f->table->encounters[f->eligible[lo]];
-    dg_entity entity = {.kind = DG_ENTITY_ENCOUNTER,
-                        .room = room,
-                        .width = e->width,
-                        .height = e->height,
-                        .cost = e->cost};
-    if (!place(f, room, e->width, e->height, &entity.x, &entity.y)) {
+    int x, y;
+    if (!place(f, room, e->width, e->height, &x, &y)) {
       /* No spot for this footprint means none for any as wide and as
        * tall: ruling them all out at once keeps a full room from being
        * scanned once per entry. */
@@ -196,8 +232,7 @@ static int fill_threat(fill *f, int room) {
       misplaced = true;
       continue;
     }
-    memcpy(entity.entry, e->id, sizeof entity.entry);
-    if (add_entity(&f->level->population, &entity) != 0)
+    if (record(f, DG_ENTITY_ENCOUNTER, e->id, room, x, y, e->width, e->height, e->cost, 0) != 0)
       return DG_ENOMEM;
     budget->spent += e->cost;
   }
@@ -224,19 +259,17 @@ static int fill_loot(fill *f, int room) {
     return 0;
   }
   for (; budget->loot_items < wanted; budget->loot_items++) {
-    uint32_t pick = dg_rng_below(f->rng, total);
+    uint32_t pick = draw(f->rng, total);
     int chosen = 0;
     while (pick >= (uint32_t)f->table->loot[f->tier_loot[chosen]].weight)
       pick -= (uint32_t)f->table->loot[f->tier_loot[chosen++]].weight;
     const dg_table_loot *l = &f->table->loot[f->tier_loot[chosen]];
-    dg_entity entity = {
-        .kind = DG_ENTITY_LOOT, .room = room, .width = 1, .height = 1, .tier = l->tier};
-    if (!place(f, room, 1, 1, &entity.x, &entity.y)) {
+    int x, y;
+    if (!place(f, room, 1, 1, &x, &y)) {
       budget->loot_unfilled = NO_TILE;
       return 0;
     }
-    memcpy(entity.entry, l->id, sizeof entity.entry);
-    if (add_entity(&f->level->population, &entity) != 0)
+    if (record(f, DG_ENTITY_LOOT, l->id, room, x, y, 1, 1, 0, l->tier) != 0)
       return DG_ENOMEM;
   }
   return 0;
@@ -264,7 +297,7 @@ int dg_population_fill(dg_level *level, const dg_table *table, dg_rng *rng) {
    * runs on every level that names a table. */
   size_t cells = (size_t)level->grid.width * (size_t)level->grid.height;
   size_t entries = (size_t)table->encounter_count + 1, loot = (size_t)table->loot_count + 1;
-  char *scratch = malloc(cells * sizeof *f.tiles +
+  char *scratch = malloc(cells * (sizeof *f.tiles + sizeof *f.slot) +
                          entries * (sizeof *f.eligible + sizeof *f.live + sizeof *f.sum) +
                          loot * sizeof *f.tier_loot + cells);
   int rc = 0;
@@ -273,7 +306,8 @@ int dg_population_fill(dg_level *level, const dg_table *table, dg_rng *rng) {
     goto done;
   }
   f.tiles = (int *)scratch;
-  f.eligible = f.tiles + cells;
+  f.slot = f.tiles + cells;
+  f.eligible = f.slot + cells;
   f.tier_loot = f.eligible + entries;
   f.live = (uint32_t *)(f.tier_loot + loot);
   f.sum = f.live + entries;
