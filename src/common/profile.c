@@ -47,7 +47,8 @@ static double figure_bound(profile_figure figure, long players_max, double value
   }
 }
 
-int profile_check_finite(const party_profile *p, long players_max, double value_max, dg_error *err) {
+int profile_check_finite(const party_profile *p, long players_max, double value_max,
+                         dg_error *err) {
   for (int f = 0; f < p->formula_count; f++) {
     const profile_formula *formula = &p->formulas[f];
     /* |value| <= |base| + sum |coefficient| * bound: rounding is monotone,
@@ -332,7 +333,8 @@ double profile_formula_value(const profile_formula *formula, const party *member
   return value;
 }
 
-int profile_apply(const party_profile *p, const party *members, dg_request *request, dg_error *err) {
+int profile_apply(const party_profile *p, const party *members, dg_request *request,
+                  dg_error *err) {
   /* The formulas hold parameter indexes of the profile's algorithm. */
   if (request->algorithm != p->algorithm)
     return dg_error_set(err, DG_EINTERNAL, "profile", "profile '%s' is for algorithm %s, not %s",

@@ -1,5 +1,8 @@
 /* Internal: the algorithm descriptors that registry.c lists. Each generator
- * defines exactly one of these in its own file. */
+ * defines exactly one of these in its own file. Its internal names carry
+ * one prefix (classic_, landmark_, nl_, authored_; capitals for macros and
+ * enum values) and its parameter indexes <PREFIX>_P_<NAME> in an enum
+ * <prefix>_param: README.md, "Development". */
 #ifndef DUNGEON_GENERATORS_H
 #define DUNGEON_GENERATORS_H
 
@@ -7,7 +10,7 @@
 
 /* The common parameters (DG_COMMON_* in dungeon/algorithm.h) as table
  * entries from index `first` on: every generator ends its table with
- * DG_COMMON_PARAM_DEFS(P_COMMON), so they are declared once. Ranges are
+ * DG_COMMON_PARAM_DEFS(<PREFIX>_P_COMMON), so they are declared once. Ranges are
  * the library's own; the daemon may hold them tighter (limits.*). Their
  * role stays DG_PARAM_ROLE_NONE: they are in every table, so a role here
  * would make every algorithm answer dg_algorithm_param_with_role() with a

@@ -353,13 +353,241 @@ def main():
         doc = json.loads(real.stdout)
         check(doc["status"] == 422 and doc["errors"][0]["field"] == "params.roomset", f"{doc}")
 
-    @test("screenshot saved in the build directory")
-    def _():
+    def screenshot(path):
         shot = page.call("Page.captureScreenshot", {"format": "png"})
         data = base64.b64decode(shot["data"])
         check(data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000, f"{len(data)} bytes")
-        with open(screenshot_path, "wb") as f:
+        with open(path, "wb") as f:
             f.write(data)
+
+    def shot_path(name):
+        root, ext = os.path.splitext(screenshot_path)
+        return f"{root}-{name}{ext}"
+
+    def go(fragment):
+        """Pastes a link that differs only after # and waits for its level."""
+        before = page.eval(renders)
+        page.eval(f"location.hash = {json.dumps(fragment)}")
+        page.wait(f"{renders} > {before}")
+
+    def click(selector):
+        page.eval(f"document.querySelector({json.dumps(selector)}).click()")
+
+    @test("a pasted link that differs only after # reloads the state (hashchange)")
+    def _():
+        go("algorithm=classic&seed=7&width=100")
+        seed = page.eval(svg_attr.format("data-seed"))
+        check(seed == "7", seed)
+        check(page.eval(svg_attr.format("viewBox")) == "0 0 100 21",
+              page.eval(svg_attr.format("viewBox")))
+        check(page.eval("document.getElementById('param-width').value") == "100", "width field")
+        check(page.eval("document.getElementById('param-roomset')") is None, "still authored")
+        # What the link does not name goes back to its default.
+        go("algorithm=classic&seed=8")
+        check(page.eval("document.getElementById('param-width').value") == "80", "width kept")
+        metrics = page.eval("document.getElementById('metrics').textContent")
+        check("rooms" in metrics and "path" in metrics, f"metrics: {metrics}")
+
+    @test("zoom buttons, wheel and drag change the transform; fit keeps a large map in the pane")
+    def _():
+        go("algorithm=landmark&seed=2&width=400&height=300")
+        transform = "document.getElementById('stage').style.transform"
+        inside = ("(() => { const p = document.getElementById('picture').getBoundingClientRect();"
+                  " const s = document.querySelector('#stage svg').getBoundingClientRect();"
+                  " return s.left >= p.left - 1 && s.right <= p.right + 1 && s.top >= p.top - 1"
+                  " && s.bottom <= p.bottom + 1 && s.width > p.width / 3; })()")
+        check(page.eval(inside), "a 400x300 map is not fitted in the pane")
+        fitted = page.eval(transform)
+        click("#zoom-in")
+        zoomed = page.eval(transform)
+        check(zoomed != fitted and "scale" in zoomed, f"{fitted} -> {zoomed}")
+        page.eval("document.getElementById('picture').dispatchEvent(new WheelEvent('wheel',"
+                  " {deltaY: -300, clientX: 600, clientY: 400, bubbles: true, cancelable: true}))")
+        wheeled = page.eval(transform)
+        check(wheeled != zoomed, "the wheel did not zoom")
+        page.call("Input.dispatchMouseEvent", {"type": "mousePressed", "x": 800, "y": 500,
+                                               "button": "left", "clickCount": 1})
+        page.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": 700, "y": 450,
+                                               "button": "left", "buttons": 1})
+        page.call("Input.dispatchMouseEvent", {"type": "mouseReleased", "x": 700, "y": 450,
+                                               "button": "left", "clickCount": 1})
+        dragged = page.eval(transform)
+        check(dragged != wheeled, "the drag did not pan")
+        check(not page.eval(inside), "zoomed in, the map should be larger than the pane")
+        click("#zoom-fit")
+        check(page.eval(inside) and page.eval(transform) == fitted, page.eval(transform))
+
+    @test("party, targets and floors go in the request; the floor selector shows one floor")
+    def _():
+        go("algorithm=classic&seed=3")
+        page.eval("document.getElementById('add-player').click()")
+        page.eval("document.getElementById('add-player').click()")
+        page.eval("(() => { const rows = document.querySelectorAll('#players .player');"
+                  " rows[0].querySelector('.p-id').value = 'ann';"
+                  " rows[0].querySelector('.p-level').value = '12';"
+                  " rows[1].querySelector('.p-id').value = 'bob';"
+                  " rows[1].querySelector('.p-attrs').value = 'level=7 str=3';"
+                  " document.getElementById('target-cycles_max').value = '5'; })()")
+        # (The clicks above each asked for a level: wait for this one's.)
+        set_input("floors", "3")
+        page.wait(svg_attr.format("data-floors") + " === '3'")
+        page.eval("document.body.dataset.copied = ''")
+        click("#copy-json")
+        body = json.loads(page.wait("document.body.dataset.copied"))
+        check(body == {"algorithm": "classic", "seed": 3, "floors": 3,
+                       "players": [{"id": "ann", "level": 12}, {"id": "bob", "level": 7, "str": 3}],
+                       "targets": {"cycles_max": 5}}, f"body {body}")
+        state["levelset"] = json.loads(d.request("POST", "/v1/levels", body)[2])
+        options = page.eval("[...document.getElementById('floor').options].map(o => o.value)")
+        check(options == ["all", "1", "2", "3"], f"floors offered {options}")
+        page.eval("(() => { const s = document.getElementById('floor'); s.value = '2';"
+                  " s.dispatchEvent(new Event('change')); })()")
+        shown = page.eval("document.querySelector('#stage svg').getAttribute('data-seed')")
+        want = str(state["levelset"]["floors"][1]["level"]["seed"])
+        check(shown == want, f"floor 2 shows seed {shown}, the set's floor 2 is {want}")
+        check("floor 2 of 3" in page.eval("document.getElementById('metrics').textContent"),
+              page.eval("document.getElementById('metrics').textContent"))
+        # The party survives a reload of the link.
+        page.call("Page.reload")
+        page.wait(f"{renders} >= 1 && document.querySelectorAll('#players .player').length == 2")
+        page.wait(f"{renders} >= 1")
+        check(page.eval(svg_attr.format("data-floors")) == "3", "floors lost on reload")
+
+    @test("downloads: JSON, SVG, Tiled with its tileset, PNG and ASCII land as files")
+    def _():
+        folder = tempfile.mkdtemp(prefix="dungeond-downloads-")
+        state["downloads"] = folder
+        page.call("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": folder})
+        page.eval("(() => { const s = document.getElementById('floor'); s.value = '1';"
+                  " s.dispatchEvent(new Event('change')); })()")
+        page.eval("document.body.dataset.downloads = '[]'")
+        for kind in ["json", "svg", "tiled", "png", "ascii"]:
+            click(f"[data-download={kind}]")
+        saved = json.loads(page.wait("JSON.parse(document.body.dataset.downloads).length >= 6"
+                                     " && document.body.dataset.downloads"))
+        types = {item["name"]: item["type"] for item in saved}
+        check(types == {"classic-3-3floors.json": "application/json",
+                        "classic-3-3floors.svg": "image/svg+xml",
+                        "classic-3-3floors.tmj": "application/vnd.dungeond.tiled+json",
+                        "dungeond-tiles.png": "image/png",
+                        "classic-3-3floors-floor1.png": "image/png",
+                        "classic-3-3floors.txt": "text/plain"}, f"saved {types}")
+        end = time.monotonic() + 20
+        while time.monotonic() < end:
+            files = sorted(os.listdir(folder))
+            if len(files) == 6 and not any(f.endswith(".crdownload") for f in files):
+                break
+            time.sleep(0.1)
+        check(sorted(files) == sorted(types), f"files {files}")
+
+        def read(name):
+            with open(os.path.join(folder, name), "rb") as f:
+                return f.read()
+        check(json.loads(read("classic-3-3floors.json")) == state["levelset"], "JSON differs")
+        check(b"data-floors=\"3\"" in read("classic-3-3floors.svg"), "SVG")
+        tiled = json.loads(read("classic-3-3floors.tmj"))
+        check(tiled["type"] == "map" and tiled["tilesets"][0]["image"] == "dungeond-tiles.png",
+              f"{tiled['tilesets'][0].get('image')}")
+        check(read("dungeond-tiles.png") == d.request("GET", "/v1/dungeond-tiles.png")[2],
+              "tileset")
+        png = read("classic-3-3floors-floor1.png")
+        check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 2000, f"PNG {len(png)} bytes")
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        grid = state["levelset"]["floors"][0]["level"]["grid"]
+        check((width, height) == (12 * grid["width"], 12 * grid["height"]),
+              f"PNG {width}x{height}: not floor 1 at 12 px")
+        check(b"floor 1 of 3" in read("classic-3-3floors.txt"), "ASCII")
+        shutil.rmtree(folder, ignore_errors=True)
+
+    @test("authored levels by storey: one storey drawn, its stairs marked (issue 25 item 1)")
+    def _():
+        go("algorithm=authored&seed=1&rooms=60&storey=0")
+        level = json.loads(d.request("GET", "/v1/levels?algorithm=authored&seed=1&rooms=60")[2])
+
+        def storeys(placement):
+            opened = {c["at"][1] - 1 for c in placement["connectors"] if c["state"] == "connected"}
+            return opened or {b["at"][1] for b in placement["boxes"]}
+        heights = sorted(set().union(*(storeys(p) for p in level["placements"])))
+        check(len(heights) > 1, f"storeys {heights}")
+        options = page.eval("[...document.getElementById('storey').options].map(o => o.value)")
+        check(options == ["all"] + [str(h) for h in heights], f"storeys offered {options}")
+        drawn = ("[...document.querySelectorAll('#stage svg g.room')]"
+                 ".map(g => Number(g.dataset.room))")
+        page.wait("document.querySelector('#stage svg')?.getAttribute('data-storey') === '0'")
+        want = [i for i, p in enumerate(level["placements"]) if 0 in storeys(p)]
+        check(page.eval(drawn) == want, f"storey 0 draws {page.eval(drawn)}, want {want}")
+        stairs = page.eval("[...document.querySelectorAll('#stage path.stair')]"
+                           ".map(p => p.dataset.to)")
+        check(stairs and all(int(t) != 0 and int(t) in heights for t in stairs), f"stairs {stairs}")
+        top = str(heights[-1])
+        page.eval(f"(() => {{ const s = document.getElementById('storey'); s.value = '{top}';"
+                  " s.dispatchEvent(new Event('change')); })()")
+        want = [i for i, p in enumerate(level["placements"]) if heights[-1] in storeys(p)]
+        check(page.eval(drawn) == want, f"storey {top} draws {page.eval(drawn)}")
+        check(f"storey={top}" in page.eval("location.hash"), page.eval("location.hash"))
+        page.eval("(() => { const s = document.getElementById('storey'); s.value = 'all';"
+                  " s.dispatchEvent(new Event('change')); })()")
+        check(page.eval("document.querySelector('#stage svg').getAttribute('data-storey')") is None,
+              "'all' is the daemon's picture")
+
+    @test("side by side: two seeds with their metrics, differences marked")
+    def _():
+        go("algorithm=classic&seed=5&view=compare&b_seed=6")
+        page.wait("Number(document.body.dataset.compares || 0) >= 1")
+        check(page.eval("document.querySelectorAll('#compare .pic > svg').length") == 2, "two maps")
+        seeds = page.eval("[...document.querySelectorAll('#compare .pic > svg')]"
+                          ".map(s => s.getAttribute('data-seed'))")
+        check(seeds == ["5", "6"], f"seeds {seeds}")
+        rows = page.eval("document.querySelectorAll('#side-a tr').length")
+        check(rows > 5, f"{rows} metric rows")
+        check(page.eval("document.querySelectorAll('#compare tr.diff').length") > 0, "no diff")
+        screenshot(shot_path("compare"))
+
+    @test("lobby view: a lobby made over HTTP shows its players, request and state, live")
+    def _():
+        for player, level in [("ann", 12), ("bob", 7)]:
+            status = d.request("PUT", f"/v1/lobbies/viewer-test/players/{player}",
+                               {"level": level})[0]
+            check(status in (200, 201), f"PUT {player}: {status}")
+        page.eval("document.getElementById('lobby-id').value = 'viewer-test'")
+        click("[data-tab=lobby]")
+        page.wait("document.querySelectorAll('#lobby-players tbody tr').length == 2")
+        effective = json.loads(page.eval("document.getElementById('lobby-effective').textContent"))
+        check([p["id"] for p in effective["players"]] == ["ann", "bob"], f"{effective}")
+        page.wait("/ready/.test(document.getElementById('lobby-pregen').textContent)", 20)
+        d.request("PUT", "/v1/lobbies/viewer-test/players/cy", {"level": 3})
+        page.wait("document.querySelectorAll('#lobby-players tbody tr').length == 3", 5)
+        check("lobby=viewer-test" in page.eval("location.hash"), page.eval("location.hash"))
+        screenshot(shot_path("lobby"))
+        before = page.eval(renders)
+        click("#lobby-load")
+        page.wait(f"{renders} > {before}")
+        check(page.eval("document.querySelectorAll('#players .player').length") == 3, "party")
+        check(page.eval(svg_attr.format("data-seed")) == str(effective["seed"]), "lobby seed")
+
+    @test("distributions: POST /v1/audit drawn as a bar chart per figure with its quantiles")
+    def _():
+        go("algorithm=classic&seed=1&view=audit")
+        page.eval("document.getElementById('audit-seeds').value = '60'")
+        click("#audit-run")
+        page.wait("Number(document.body.dataset.audits || 0) >= 1", 30)
+        expected = json.loads(d.request("POST", "/v1/audit", {"algorithm": "classic", "seeds": 60,
+                                                              "first_seed": 1, "bins": 10})[2])
+        drawn = page.eval("[...document.querySelectorAll('#audit svg')].map(s => s.dataset.figure)")
+        check(drawn == list(expected["figures"]), f"charts {drawn}")
+        counts = page.eval("[...document.querySelectorAll('#audit svg[data-figure=rooms] .bar')]"
+                           ".map(b => Number(b.dataset.count))")
+        check(counts == [b["count"] for b in expected["figures"]["rooms"]["histogram"]],
+              f"bars {counts}")
+        check(page.eval("document.querySelectorAll('#audit .q.p50').length") == len(drawn), "p50")
+        screenshot(shot_path("audit"))
+
+    @test("screenshot saved in the build directory")
+    def _():
+        players = json.dumps([{"id": "ann", "level": 12}, {"id": "bob", "level": 7, "str": 3}])
+        go("algorithm=landmark&seed=3&population=true&svg_graph=1&"
+           + urllib.parse.urlencode({"players": players}))
+        screenshot(screenshot_path)
 
     print(f"1..{len(tests) + 1}", flush=True)
     tap = harness.Tap()

@@ -15,16 +15,16 @@
 
 #define CONFIG_DIR TEST_DATA_DIR "/../../config/roomsets/"
 
-static rs_set *load_set(const char *path) {
+static authored_roomset *load_set(const char *path) {
   json_error_t error;
   json_t *json = json_load_file(path, 0, &error);
   cr_assert_not_null(json, "%s: %s", path, error.text);
   dg_error problems[4];
-  rs_report report = {problems, 4, 0};
-  rs_set *set = NULL;
-  cr_assert_eq(rs_set_parse(json, &report, &set), 0);
+  authored_report report = {problems, 4, 0};
+  authored_roomset *set = NULL;
+  cr_assert_eq(authored_roomset_parse(json, &report, &set), 0);
   json_decref(json);
-  cr_assert_eq(rs_set_build_moves(set), 0);
+  cr_assert_eq(authored_roomset_build_moves(set), 0);
   return set;
 }
 
@@ -33,8 +33,8 @@ static rs_set *load_set(const char *path) {
  * the table; -1 when the goal costs more than `cost_max`. A deliberately
  * plain implementation, forward rather than backward: arrays indexed by a
  * dense cube and a binary heap. */
-static int dijkstra(const rs_set *set, int cost_max, int x, int y, int z, int f) {
-  int reach = cost_max + 1, span = 2 * reach + 1, span_y = 2 * PDB_Y_RANGE + 1;
+static int dijkstra(const authored_roomset *set, int cost_max, int x, int y, int z, int f) {
+  int reach = cost_max + 1, span = 2 * reach + 1, span_y = 2 * AUTHORED_PDB_Y_RANGE + 1;
   size_t cells = (size_t)span * span * span_y * 4;
   int *best = malloc(cells * sizeof *best);
   unsigned char *done = calloc(cells, 1);
@@ -43,7 +43,8 @@ static int dijkstra(const rs_set *set, int cost_max, int x, int y, int z, int f)
   for (size_t i = 0; i < cells; i++)
     best[i] = -1;
 #define IDX(X, Y, Z, F)                                                                            \
-  ((((size_t)(F)*span_y + (size_t)((Y) + PDB_Y_RANGE)) * span + (size_t)((Z) + reach)) * span +    \
+  ((((size_t)(F)*span_y + (size_t)((Y) + AUTHORED_PDB_Y_RANGE)) * span + (size_t)((Z) + reach)) *  \
+       span +                                                                                      \
    (size_t)((X) + reach))
   best[IDX(x, y, z, f)] = 0;
   cr_assert_eq(dg_heap_push(&open, 0, (uint32_t)IDX(x, y, z, f)), 0);
@@ -58,20 +59,20 @@ static int dijkstra(const rs_set *set, int cost_max, int x, int y, int z, int f)
     rest /= span;
     int cz = rest % span - reach;
     rest /= span;
-    int cy = rest % span_y - PDB_Y_RANGE, cf = rest / span_y;
-    if (cx == 0 && cy == 0 && cz == -1 && cf == FACING_S) {
+    int cy = rest % span_y - AUTHORED_PDB_Y_RANGE, cf = rest / span_y;
+    if (cx == 0 && cy == 0 && cz == -1 && cf == AUTHORED_FACING_S) {
       answer = best[cell];
       break;
     }
     for (int g = 0; g < set->group_count; g++) {
-      const rs_move *m = &set->moves[set->members[set->groups[g].member_first]];
+      const authored_move *m = &set->moves[set->members[set->groups[g].member_first]];
       if (m->open_facing != cf)
         continue;
       for (int e = 0; e < m->exit_count; e++) {
-        const rs_exit *ex = &set->exits[m->exit_first + e];
+        const authored_exit *ex = &set->exits[m->exit_first + e];
         int nx = cx + ex->x, ny = cy + ex->y, nz = cz + ex->z, cost = best[cell] + ex->cost;
         if (cost > cost_max || nx < -reach || nx > reach || nz < -reach || nz > reach ||
-            ny < -PDB_Y_RANGE || ny > PDB_Y_RANGE)
+            ny < -AUTHORED_PDB_Y_RANGE || ny > AUTHORED_PDB_Y_RANGE)
           continue;
         size_t n = IDX(nx, ny, nz, ex->facing);
         if (!done[n] && (best[n] < 0 || best[n] > cost)) {
@@ -89,10 +90,10 @@ static int dijkstra(const rs_set *set, int cost_max, int x, int y, int z, int f)
 }
 
 Test(cycles, table_equals_dijkstra_on_empty_space) {
-  rs_set *set = load_set(CONFIG_DIR "crypt.json");
+  authored_roomset *set = load_set(CONFIG_DIR "crypt.json");
   const int cost_max = 40; /* small enough for the plain Dijkstra */
-  rs_pdb pdb;
-  cr_assert_eq(pdb_build(set, cost_max, &pdb), 0);
+  authored_pdb pdb;
+  cr_assert_eq(authored_pdb_build(set, cost_max, &pdb), 0);
   cr_assert_gt(pdb.states, 100);
   dg_rng rng;
   dg_rng_seed(&rng, 2024, 1);
@@ -101,7 +102,7 @@ Test(cycles, table_equals_dijkstra_on_empty_space) {
     int x = dg_rng_range(&rng, -20, 20), z = dg_rng_range(&rng, -20, 20);
     int y = dg_rng_range(&rng, -4, 4), f = dg_rng_range(&rng, 0, 3);
     int expected = dijkstra(set, cost_max, x, y, z, f);
-    int got = pdb_lookup(&pdb, pdb_key(x, y, z, f));
+    int got = authored_pdb_lookup(&pdb, authored_pdb_key(x, y, z, f));
     cr_assert_eq(got, expected, "state (%d, %d, %d, %d): table %d, Dijkstra %d", x, y, z, f, got,
                  expected);
     hits += got >= 0;
@@ -109,24 +110,24 @@ Test(cycles, table_equals_dijkstra_on_empty_space) {
   }
   cr_assert_gt(hits, 5, "the sample must include reachable states");
   cr_assert_gt(misses, 5, "and unreachable ones");
-  pdb_free(&pdb);
-  rs_set_free(set);
+  authored_pdb_free(&pdb);
+  authored_roomset_free(set);
 }
 
 /* Fail-fast: the goal state itself costs 0 and a state facing straight
  * away far beyond the bound has no entry. */
 Test(cycles, table_bounds) {
-  rs_set *set = load_set(CONFIG_DIR "bench.json");
-  rs_pdb pdb;
-  cr_assert_eq(pdb_build(set, 64, &pdb), 0);
-  cr_assert_eq(pdb_lookup(&pdb, pdb_key(0, 0, -1, FACING_S)), 0);
-  cr_assert_eq(pdb_lookup(&pdb, pdb_key(0, 0, -300, FACING_N)), -1);
-  cr_assert_eq(pdb_lookup(&pdb, pdb_key(0, 0, -1, FACING_N)) > 0, true,
+  authored_roomset *set = load_set(CONFIG_DIR "bench.json");
+  authored_pdb pdb;
+  cr_assert_eq(authored_pdb_build(set, 64, &pdb), 0);
+  cr_assert_eq(authored_pdb_lookup(&pdb, authored_pdb_key(0, 0, -1, AUTHORED_FACING_S)), 0);
+  cr_assert_eq(authored_pdb_lookup(&pdb, authored_pdb_key(0, 0, -300, AUTHORED_FACING_N)), -1);
+  cr_assert_eq(authored_pdb_lookup(&pdb, authored_pdb_key(0, 0, -1, AUTHORED_FACING_N)) > 0, true,
                "next to the goal but facing away costs a detour");
   /* At most 16 bytes per state (issue 6). */
   cr_assert_leq((double)pdb.slots * (sizeof *pdb.keys + sizeof *pdb.costs) / pdb.states, 16.0);
-  pdb_free(&pdb);
-  rs_set_free(set);
+  authored_pdb_free(&pdb);
+  authored_roomset_free(set);
 }
 
 /* ---- the search itself, on small cases in empty space ---- */
@@ -134,10 +135,10 @@ Test(cycles, table_bounds) {
 #include "../../src/lib/authored/cycles.h"
 
 typedef struct chain_world {
-  const rs_set *set;
+  const authored_roomset *set;
   int gx, gy, gz, gfacing; /* the goal doorway */
   int chain_max;
-  rs_box placed[8][RS_BOXES_MAX];
+  authored_box placed[8][AUTHORED_BOXES_MAX];
   int placed_count[8];
 } chain_world;
 
@@ -145,31 +146,34 @@ typedef struct chain_world {
  * move groups whose rooms do not overlap one another, ending in a doorway
  * that meets the goal. -1 if none. */
 static int exhaustive(chain_world *w, int x, int y, int z, int f, int depth, int cost) {
-  if (x == w->gx + (w->gfacing == FACING_E) - (w->gfacing == FACING_W) && y == w->gy &&
-      z == w->gz + (w->gfacing == FACING_S) - (w->gfacing == FACING_N) && f == (w->gfacing ^ 2))
+  if (x == w->gx + (w->gfacing == AUTHORED_FACING_E) - (w->gfacing == AUTHORED_FACING_W) &&
+      y == w->gy &&
+      z == w->gz + (w->gfacing == AUTHORED_FACING_S) - (w->gfacing == AUTHORED_FACING_N) &&
+      f == (w->gfacing ^ 2))
     return cost;
   if (depth == w->chain_max)
     return -1;
   int best = -1;
-  const rs_set *set = w->set;
+  const authored_roomset *set = w->set;
   for (int i = 0; i < set->by_facing_count[f]; i++) {
-    const rs_move *m = &set->moves[set->members[set->groups[set->by_facing[f][i]].member_first]];
+    const authored_move *m =
+        &set->moves[set->members[set->groups[set->by_facing[f][i]].member_first]];
     if (m->exit_count == 0)
       continue;
-    rs_box *boxes = w->placed[depth];
+    authored_box *boxes = w->placed[depth];
     bool clash = false;
     for (int b = 0; b < m->box_count && !clash; b++) {
-      const rs_box *r = &set->boxes[m->box_first + b];
-      boxes[b] = (rs_box){r->x0 + x, r->y0 + y, r->z0 + z, r->x1 + x, r->y1 + y, r->z1 + z};
+      const authored_box *r = &set->boxes[m->box_first + b];
+      boxes[b] = (authored_box){r->x0 + x, r->y0 + y, r->z0 + z, r->x1 + x, r->y1 + y, r->z1 + z};
       for (int d = 0; d < depth && !clash; d++)
         for (int k = 0; k < w->placed_count[d] && !clash; k++)
-          clash = rs_box_overlap(&boxes[b], &w->placed[d][k]);
+          clash = authored_box_overlap(&boxes[b], &w->placed[d][k]);
     }
     if (clash)
       continue;
     w->placed_count[depth] = m->box_count;
     for (int e = 0; e < m->exit_count; e++) {
-      const rs_exit *ex = &set->exits[m->exit_first + e];
+      const authored_exit *ex = &set->exits[m->exit_first + e];
       int c =
           exhaustive(w, x + ex->x, y + ex->y, z + ex->z, ex->facing, depth + 1, cost + ex->cost);
       if (c >= 0 && (best < 0 || c < best))
@@ -180,8 +184,8 @@ static int exhaustive(chain_world *w, int x, int y, int z, int f, int depth, int
 }
 
 Test(cycles, weight_one_finds_the_optimum) {
-  rs_set *set = load_set(CONFIG_DIR "crypt.json");
-  cr_assert_eq(pdb_build(set, 64, &set->pdb), 0);
+  authored_roomset *set = load_set(CONFIG_DIR "crypt.json");
+  cr_assert_eq(authored_pdb_build(set, 64, &set->pdb), 0);
   dg_request request;
   dg_request_init(&request, dg_algorithm_find("authored"));
   dg_error err = {0};
@@ -189,37 +193,34 @@ Test(cycles, weight_one_finds_the_optimum) {
   cr_assert_eq(dg_request_set_text(&request, "chain_max", "3", &err), 0);
   cr_assert_eq(dg_request_set_text(&request, "stall_cutoff", "1000000", &err), 0);
   cr_assert_eq(dg_request_set_text(&request, "expansions_max", "1000000", &err), 0);
-  au_state s = {.set = set, .params = &request.params, .current_chain = -1};
-  cr_assert_eq(occ_init(&s.occupancy), 0);
-  au_connector ends[2] = {{0, 0, 0, FACING_N, 0, CONN_OPEN, 0}, {0}};
+  authored_state s = {.set = set, .params = &request.params, .current_chain = -1};
+  cr_assert_eq(authored_occ_init(&s.occupancy), 0);
+  authored_connector ends[2] = {{0, 0, 0, AUTHORED_FACING_N, 0, AUTHORED_CONN_OPEN, 0}, {0}};
   s.connectors.items = ends;
   s.connectors.count = 2;
   dg_rng rng;
   dg_rng_seed(&rng, 7, 1);
   int found = 0, agreed_none = 0;
   for (int sample = 0; sample < 24; sample++) {
-    ends[1] = (au_connector){dg_rng_range(&rng, -14, 14),
-                             0,
-                             dg_rng_range(&rng, -20, 2),
-                             (int)dg_rng_below(&rng, 4),
-                             1,
-                             CONN_OPEN,
-                             0};
+    ends[1] = (authored_connector){
+        dg_rng_range(&rng, -14, 14), 0, dg_rng_range(&rng, -20, 2), (int)dg_rng_below(&rng, 4), 1,
+        AUTHORED_CONN_OPEN,          0};
     chain_world world = {.set = set,
                          .gx = ends[1].x,
                          .gy = ends[1].y,
                          .gz = ends[1].z,
                          .gfacing = ends[1].facing,
                          .chain_max = 3};
-    int expected = exhaustive(&world, 0, 0, 0, FACING_N, 0, 0);
+    int expected = exhaustive(&world, 0, 0, 0, AUTHORED_FACING_N, 0, 0);
     int status, cost, rooms;
     int64_t expanded;
-    cr_assert_eq(au_search_pair(&s, 0, 1, &status, &cost, &rooms, &expanded), 0);
+    cr_assert_eq(authored_search_pair(&s, 0, 1, &status, &cost, &rooms, &expanded), 0);
     if (expected < 0) {
-      cr_assert_neq(status, AU_FOUND, "sample %d: A* found a chain brute force did not", sample);
+      cr_assert_neq(status, AUTHORED_FOUND, "sample %d: A* found a chain brute force did not",
+                    sample);
       agreed_none++;
     } else {
-      cr_assert_eq(status, AU_FOUND, "sample %d: brute force found cost %d, A* none", sample,
+      cr_assert_eq(status, AUTHORED_FOUND, "sample %d: brute force found cost %d, A* none", sample,
                    expected);
       cr_assert_eq(cost, expected, "sample %d: A* cost %d, optimum %d", sample, cost, expected);
       cr_assert_leq(rooms, 3);
@@ -228,17 +229,17 @@ Test(cycles, weight_one_finds_the_optimum) {
   }
   cr_assert_gt(found, 3, "the samples must include reachable goals");
   /* Fail-fast: a goal far beyond the table's reach costs no expansion. */
-  ends[1] = (au_connector){0, 0, -400, FACING_N, 1, CONN_OPEN, 0};
+  ends[1] = (authored_connector){0, 0, -400, AUTHORED_FACING_N, 1, AUTHORED_CONN_OPEN, 0};
   int status, cost, rooms;
   int64_t expanded = -1;
-  cr_assert_eq(au_search_pair(&s, 0, 1, &status, &cost, &rooms, &expanded), 0);
-  cr_assert_eq(status, AU_FAIL_TABLE);
+  cr_assert_eq(authored_search_pair(&s, 0, 1, &status, &cost, &rooms, &expanded), 0);
+  cr_assert_eq(status, AUTHORED_FAIL_TABLE);
   cr_assert_eq(expanded, 0);
   (void)agreed_none;
-  au_search_free(&s); /* the search scratch belongs to the state */
-  au_cycles_free(s.cycles);
-  occ_close(&s.occupancy);
-  rs_set_free(set);
+  authored_search_free(&s); /* the search scratch belongs to the state */
+  authored_cycles_free(s.cycles);
+  authored_occ_close(&s.occupancy);
+  authored_roomset_free(set);
 }
 
 /* Every cycle parameter is range-checked by the registry with its field. */

@@ -9,13 +9,15 @@
 #include "model/context_internal.h"
 #include "roomset.h"
 
-int dg_context_add_parsed_roomset(dg_context *context, struct rs_set *set, dg_error *err) {
+int dg_context_add_parsed_roomset(dg_context *context, struct authored_roomset *set,
+                                  dg_error *err) {
   int rc;
   if (dg_context_find_roomset(context, set->name) != NULL) {
     rc = dg_error_set(err, DG_EINVAL, "name", "a room set named '%s' is already loaded", set->name);
     goto fail;
   }
-  if ((rc = rs_set_build_moves(set)) != 0 || (rc = pdb_build(set, PDB_COST_MAX, &set->pdb)) != 0) {
+  if ((rc = authored_roomset_build_moves(set)) != 0 ||
+      (rc = authored_pdb_build(set, AUTHORED_PDB_COST_MAX, &set->pdb)) != 0) {
     dg_error_set(err, rc, "", "out of memory precomputing the moves of '%s'", set->name);
     goto fail;
   }
@@ -25,21 +27,22 @@ int dg_context_add_parsed_roomset(dg_context *context, struct rs_set *set, dg_er
     goto fail;
   }
   context->roomsets[context->roomset_count++] = set;
+  context->release = dg_context_close_roomsets;
   return 0;
 fail:
-  rs_set_free(set);
+  authored_roomset_free(set);
   return rc;
 }
 
 void dg_context_close_roomsets(dg_context *context) {
   for (int i = 0; i < context->roomset_count; i++)
-    rs_set_free(context->roomsets[i]);
+    authored_roomset_free(context->roomsets[i]);
   free(context->roomsets);
   context->roomsets = NULL;
   context->roomset_count = context->roomset_capacity = 0;
 }
 
-const rs_set *dg_context_find_roomset(const dg_context *context, const char *name) {
+const authored_roomset *dg_context_find_roomset(const dg_context *context, const char *name) {
   if (context == NULL)
     return NULL;
   for (int i = 0; i < context->roomset_count; i++)
@@ -55,10 +58,10 @@ int dg_context_roomset_count(const dg_context *context) {
 int dg_context_roomset_info(const dg_context *context, int index, dg_roomset_info *info) {
   if (context == NULL || index < 0 || index >= context->roomset_count)
     return DG_EINVAL;
-  const rs_set *set = context->roomsets[index];
+  const authored_roomset *set = context->roomsets[index];
   int shims = 0;
   for (int r = 0; r < set->room_count; r++)
-    shims += (set->rooms[r].tag_bits & TAG_SHIM) != 0;
+    shims += (set->rooms[r].tag_bits & AUTHORED_TAG_SHIM) != 0;
   *info =
       (dg_roomset_info){.name = set->name,
                         .biome = set->biome,

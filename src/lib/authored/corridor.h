@@ -8,12 +8,12 @@
 /* A procedural corridor between connectors `from` and `to`: *built, its
  * walking *length and the cells *expanded. A built corridor is carved into
  * the occupancy, recorded as a "corridor" connection of cycle `cycle` and
- * its path appended to s->path. The search scratch lives in s->corridors
+ * its path appended to state->path. The search scratch lives in state->corridors
  * (created on first use). 0, DG_ENOMEM, DG_ECANCELED or DG_ETIMEDOUT. */
-int au_corridor(au_state *s, int from, int to, int cycle, bool *built, int *length,
-                int64_t *expanded);
+int authored_corridor(authored_state *state, int from, int to, int cycle, bool *built, int *length,
+                      int64_t *expanded);
 
-/* Frees the scratch of au_corridor (NULL-safe). */
-void au_corridor_free(au_state *s);
+/* Frees the scratch of authored_corridor (NULL-safe). */
+void authored_corridor_free(authored_state *state);
 
 #endif

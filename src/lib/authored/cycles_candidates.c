@@ -16,35 +16,35 @@ static int iabs(int v) {
 
 /* ---- the dungeon graph ---- */
 
-int au_graph_reset(au_graph *graph, int nodes) {
+int authored_graph_reset(authored_graph *graph, int nodes) {
   if (dg_vec_reserve(&graph->nodes, nodes) != 0 || dg_vec_reserve(&graph->queue, nodes) != 0)
     return DG_ENOMEM;
   /* Marks of 0 read as unvisited: stamps start at 1. */
   for (int i = 0; i < nodes; i++)
-    graph->nodes.items[i] = (au_graph_node){-1, 0, 0};
+    graph->nodes.items[i] = (authored_graph_node){-1, 0, 0};
   graph->nodes.count = nodes;
   graph->edges.count = 0;
   graph->stamp = 0;
   return 0;
 }
 
-int au_graph_add(au_graph *graph, int a, int b) {
+int authored_graph_add(authored_graph *graph, int a, int b) {
   if (dg_vec_reserve(&graph->edges, graph->edges.count + 2) != 0)
     return DG_ENOMEM;
-  au_graph_node *nodes = graph->nodes.items;
-  au_graph_edge *edges = graph->edges.items;
-  edges[graph->edges.count] = (au_graph_edge){b, nodes[a].head};
+  authored_graph_node *nodes = graph->nodes.items;
+  authored_graph_edge *edges = graph->edges.items;
+  edges[graph->edges.count] = (authored_graph_edge){b, nodes[a].head};
   nodes[a].head = graph->edges.count++;
-  edges[graph->edges.count] = (au_graph_edge){a, nodes[b].head};
+  edges[graph->edges.count] = (authored_graph_edge){a, nodes[b].head};
   nodes[b].head = graph->edges.count++;
   return 0;
 }
 
-int au_graph_distance(au_graph *graph, int a, int b, int cap) {
+int authored_graph_distance(authored_graph *graph, int a, int b, int cap) {
   if (a == b)
     return 0;
-  au_graph_node *nodes = graph->nodes.items;
-  const au_graph_edge *edges = graph->edges.items;
+  authored_graph_node *nodes = graph->nodes.items;
+  const authored_graph_edge *edges = graph->edges.items;
   int *queue = graph->queue.items;
   int stamp = ++graph->stamp;
   int head = 0, tail = 0;
@@ -69,7 +69,7 @@ int au_graph_distance(au_graph *graph, int a, int b, int cap) {
   return cap;
 }
 
-void au_graph_close(au_graph *graph) {
+void authored_graph_close(authored_graph *graph) {
   dg_vec_free(&graph->nodes);
   dg_vec_free(&graph->edges);
   dg_vec_free(&graph->queue);
@@ -77,12 +77,13 @@ void au_graph_close(au_graph *graph) {
 
 /* ---- candidates ---- */
 
-bool au_usable(const au_state *s, int c) {
-  return s->connectors.items[c].state != CONN_CONNECTED && au_front_free(s, c);
+bool authored_usable(const authored_state *state, int c) {
+  return state->connectors.items[c].state != AUTHORED_CONN_CONNECTED &&
+         authored_front_free(state, c);
 }
 
-static int tree_distance(const au_state *s, int a, int b) {
-  const au_placement *placements = s->placements.items;
+static int tree_distance(const authored_state *state, int a, int b) {
+  const authored_placement *placements = state->placements.items;
   int hops = 0;
   while (a != b) {
     if (placements[a].depth >= placements[b].depth)
@@ -96,7 +97,7 @@ static int tree_distance(const au_state *s, int a, int b) {
 
 /* Worst stretch first; ties by connector indices (deterministic). */
 static int by_stretch(const void *x, const void *y) {
-  const au_candidate *p = x, *q = y;
+  const authored_candidate *p = x, *q = y;
   /* p.tree / p.blocks > q.tree / q.blocks, in integers */
   int64_t l = (int64_t)p->tree_distance * q->blocks, r = (int64_t)q->tree_distance * p->blocks;
   if (l != r)
@@ -116,11 +117,12 @@ static int floor_div(int v, int d) {
 
 /* Pairs close in space (square buckets as wide as the candidate distance,
  * so that only neighbouring buckets need looking at) and far in the tree. */
-int au_find_candidates(au_state *s, au_pairs *pairs) {
-  const dg_params *p = s->params;
-  int reach = dg_param_int(p, P_CANDIDATE_DISTANCE), cap = dg_param_int(p, P_HOP_CAP);
-  double min_stretch = dg_param_float(p, P_MIN_STRETCH);
-  int n = s->connectors.count;
+int authored_find_candidates(authored_state *state, authored_pairs *pairs) {
+  const dg_params *p = state->params;
+  int reach = dg_param_int(p, AUTHORED_P_CANDIDATE_DISTANCE),
+      cap = dg_param_int(p, AUTHORED_P_HOP_CAP);
+  double min_stretch = dg_param_float(p, AUTHORED_P_MIN_STRETCH);
+  int n = state->connectors.count;
   pairs->usable.count = 0;
   pairs->ranked.count = 0;
   if (dg_vec_reserve(&pairs->usable, n) != 0 || dg_vec_reserve(&pairs->next, n) != 0)
@@ -132,10 +134,10 @@ int au_find_candidates(au_state *s, au_pairs *pairs) {
   pairs->next.count = n;
   int *next = pairs->next.items;
   for (int c = 0; c < n; c++) {
-    if (!au_usable(s, c))
+    if (!authored_usable(state, c))
       continue;
     pairs->usable.items[pairs->usable.count++] = c;
-    const au_connector *k = &s->connectors.items[c];
+    const authored_connector *k = &state->connectors.items[c];
     int32_t *head;
     if (dg_hash_put(&pairs->buckets, cell_key(floor_div(k->x, reach), floor_div(k->z, reach)), -1,
                     &head) < 0)
@@ -145,7 +147,7 @@ int au_find_candidates(au_state *s, au_pairs *pairs) {
   }
   for (int i = 0; i < pairs->usable.count; i++) {
     int a = pairs->usable.items[i];
-    const au_connector *ka = &s->connectors.items[a];
+    const authored_connector *ka = &state->connectors.items[a];
     int cx = floor_div(ka->x, reach), cz = floor_div(ka->z, reach);
     for (int dx = -1; dx <= 1; dx++)
       for (int dz = -1; dz <= 1; dz++) {
@@ -155,16 +157,17 @@ int au_find_candidates(au_state *s, au_pairs *pairs) {
         for (int b = *head; b >= 0; b = next[b]) {
           if (b <= a)
             continue;
-          const au_connector *kb = &s->connectors.items[b];
-          if (kb->placement == ka->placement || iabs(kb->y - ka->y) > PDB_Y_RANGE)
+          const authored_connector *kb = &state->connectors.items[b];
+          if (kb->placement == ka->placement || iabs(kb->y - ka->y) > AUTHORED_PDB_Y_RANGE)
             continue;
           int blocks = iabs(kb->x - ka->x) + iabs(kb->y - ka->y) + iabs(kb->z - ka->z);
           if (blocks > reach)
             continue;
-          int tree = tree_distance(s, ka->placement, kb->placement);
+          int tree = tree_distance(state, ka->placement, kb->placement);
           if (tree < cap || tree < min_stretch * (blocks > 0 ? blocks : 1))
             continue;
-          if (dg_vec_push(&pairs->ranked, (au_candidate){a, b, tree, blocks > 0 ? blocks : 1}) != 0)
+          if (dg_vec_push(&pairs->ranked,
+                          (authored_candidate){a, b, tree, blocks > 0 ? blocks : 1}) != 0)
             return DG_ENOMEM;
         }
       }
@@ -175,7 +178,7 @@ int au_find_candidates(au_state *s, au_pairs *pairs) {
   return 0;
 }
 
-void au_pairs_close(au_pairs *pairs) {
+void authored_pairs_close(authored_pairs *pairs) {
   dg_vec_free(&pairs->usable);
   dg_vec_free(&pairs->next);
   dg_hash_close(&pairs->buckets);

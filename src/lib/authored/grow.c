@@ -10,19 +10,19 @@
 
 /* The first room: drawn by weight among rooms tagged `start` (all rooms if
  * none is), unrotated, centred on the origin. */
-static int place_start(au_state *s) {
-  const rs_set *set = s->set;
+static int place_start(authored_state *state) {
+  const authored_roomset *set = state->set;
   bool any_start = false;
   for (int r = 0; r < set->room_count; r++)
-    any_start = any_start || (set->rooms[r].tag_bits & TAG_START) != 0;
+    any_start = any_start || (set->rooms[r].tag_bits & AUTHORED_TAG_START) != 0;
   uint64_t total = 0;
   for (int r = 0; r < set->room_count; r++)
-    if (!any_start || (set->rooms[r].tag_bits & TAG_START) != 0)
+    if (!any_start || (set->rooms[r].tag_bits & AUTHORED_TAG_START) != 0)
       total += (uint64_t)set->rooms[r].weight;
-  uint64_t pick = dg_rng_below64(&s->choice, total);
+  uint64_t pick = dg_rng_below64(&state->choice, total);
   int chosen = 0;
   for (int r = 0; r < set->room_count; r++) {
-    if (any_start && (set->rooms[r].tag_bits & TAG_START) == 0)
+    if (any_start && (set->rooms[r].tag_bits & AUTHORED_TAG_START) == 0)
       continue;
     if (pick < (uint64_t)set->rooms[r].weight) {
       chosen = r;
@@ -30,22 +30,22 @@ static int place_start(au_state *s) {
     }
     pick -= (uint64_t)set->rooms[r].weight;
   }
-  const rs_room *room = &set->rooms[chosen];
+  const authored_room *room = &set->rooms[chosen];
   int origin[3] = {-room->size[0] / 2, 0, -room->size[2] / 2};
-  return au_place_start(s, chosen, origin);
+  return authored_place_start(state, chosen, origin);
 }
 
 /* Extends open connector `open`: draws groups by weight without replacement
  * until one fits or `tries` are spent; commits a concrete room of the
  * winning group by spawn weight. Returns 1 when a room was placed, 0 when
  * the connector was closed, or a negative code. */
-static int extend(au_state *s, int open) {
-  const rs_set *set = s->set;
-  au_connector *c = &s->connectors.items[open];
+static int extend(authored_state *state, int open) {
+  const authored_roomset *set = state->set;
+  authored_connector *c = &state->connectors.items[open];
   /* Most dead connectors open straight into a wall: no move can fit. */
-  if (!au_front_free(s, open)) {
-    c->state = CONN_CLOSED;
-    s->closed_connectors++;
+  if (!authored_front_free(state, open)) {
+    c->state = AUTHORED_CONN_CLOSED;
+    state->closed_connectors++;
     return 0;
   }
   const int *groups = set->by_facing[c->facing];
@@ -53,14 +53,14 @@ static int extend(au_state *s, int open) {
   uint64_t total = 0;
   for (int i = 0; i < group_count; i++)
     total += (uint64_t)set->groups[groups[i]].weight;
-  s->attempt++;
-  int tries = s->rescue ? group_count : dg_param_int(s->params, P_TRIES);
+  state->attempt++;
+  int tries = state->rescue ? group_count : dg_param_int(state->params, AUTHORED_P_TRIES);
   for (int attempt = 0; attempt < tries && total > 0; attempt++) {
-    uint64_t pick = dg_rng_below64(&s->layout, total);
+    uint64_t pick = dg_rng_below64(&state->layout, total);
     int g = -1;
     for (int i = 0; i < group_count; i++) {
       int candidate = groups[i];
-      if (s->tried[candidate] == s->attempt)
+      if (state->tried[candidate] == state->attempt)
         continue;
       uint64_t w = (uint64_t)set->groups[candidate].weight;
       if (pick < w) {
@@ -69,67 +69,68 @@ static int extend(au_state *s, int open) {
       }
       pick -= w;
     }
-    const rs_group *group = &set->groups[g];
-    if (au_fits(s, open, &set->moves[set->members[group->member_first]])) {
+    const authored_group *group = &set->groups[g];
+    if (authored_fits(state, open, &set->moves[set->members[group->member_first]])) {
       /* The concrete room, by spawn weight within the group (seed 003,
        * "Deduplicating the moves": chosen only at commit time). */
-      int m = au_pick_member(s, g);
-      int rc = au_commit(s, open, m, "tree");
+      int m = authored_pick_member(state, g);
+      int rc = authored_commit(state, open, m, "tree");
       return rc < 0 ? rc : 1;
     }
-    s->rejected_moves++;
-    s->tried[g] = s->attempt;
+    state->rejected_moves++;
+    state->tried[g] = state->attempt;
     total -= (uint64_t)group->weight;
   }
-  s->connectors.items[open].state = CONN_CLOSED;
-  s->closed_connectors++;
+  state->connectors.items[open].state = AUTHORED_CONN_CLOSED;
+  state->closed_connectors++;
   return 0;
 }
 
-static int rescue(au_state *s) {
-  s->rescue = true;
-  for (int k = 0; k < s->connectors.count; k++) {
-    au_connector *c = &s->connectors.items[k];
-    if (c->state != CONN_CLOSED || !au_front_free(s, k))
+static int rescue(authored_state *state) {
+  state->rescue = true;
+  for (int k = 0; k < state->connectors.count; k++) {
+    authored_connector *c = &state->connectors.items[k];
+    if (c->state != AUTHORED_CONN_CLOSED || !authored_front_free(state, k))
       continue;
-    c->state = CONN_OPEN;
-    s->closed_connectors--;
-    if (au_queue(s, k) != 0)
+    c->state = AUTHORED_CONN_OPEN;
+    state->closed_connectors--;
+    if (authored_queue(state, k) != 0)
       return DG_ENOMEM;
   }
   return 0;
 }
 
-int au_grow(au_state *s, dg_cancel *cancel, au_grow_hook every_interval) {
+int authored_grow(authored_state *state, dg_cancel *cancel, authored_grow_hook every_interval) {
   int rc;
-  if ((rc = dg_heap_init(&s->open, 256)) != 0)
+  if ((rc = dg_heap_init(&state->open, 256)) != 0)
     return rc;
-  s->tried = calloc((size_t)s->set->group_count + 1, sizeof *s->tried);
-  if (s->tried == NULL)
+  state->tried = calloc((size_t)state->set->group_count + 1, sizeof *state->tried);
+  if (state->tried == NULL)
     return DG_ENOMEM;
-  if ((rc = place_start(s)) != 0)
+  if ((rc = place_start(state)) != 0)
     return rc;
-  int target = dg_param_int(s->params, P_ROOMS);
-  int interval = dg_param_int(s->params, P_CYCLE_INTERVAL);
-  bool cycling =
-      every_interval != NULL && dg_param_enum(s->params, P_CYCLES) != CYCLES_NONE && interval > 0;
+  int target = dg_param_int(state->params, AUTHORED_P_ROOMS);
+  int interval = dg_param_int(state->params, AUTHORED_P_CYCLE_INTERVAL);
+  bool cycling = every_interval != NULL &&
+                 dg_param_enum(state->params, AUTHORED_P_CYCLES) != AUTHORED_CYCLES_NONE &&
+                 interval > 0;
   int tree_rooms = 1;
   uint32_t open;
   for (long step = 1; tree_rooms < target; step++) {
-    if (!dg_heap_pop(&s->open, NULL, &open)) {
+    if (!dg_heap_pop(&state->open, NULL, &open)) {
       /* The frontier died out with few tries per connector: give every
        * closed connector that still opens onto free space a second chance
        * with every group, before saying that nothing fits. */
-      if (s->rescue || (rc = rescue(s)) != 0 || !dg_heap_pop(&s->open, NULL, &open)) {
+      if (state->rescue || (rc = rescue(state)) != 0 || !dg_heap_pop(&state->open, NULL, &open)) {
         if (rc != 0)
           return rc;
-        s->out_of_space = true;
+        state->out_of_space = true;
         break;
       }
     }
-    if (s->connectors.items[open].state != CONN_OPEN)
+    if (state->connectors.items[open].state != AUTHORED_CONN_OPEN)
       continue;
-    rc = extend(s, (int)open);
+    rc = extend(state, (int)open);
     if (rc < 0)
       return rc;
     tree_rooms += rc;
@@ -138,11 +139,11 @@ int au_grow(au_state *s, dg_cancel *cancel, au_grow_hook every_interval) {
      * their shortcuts are searched (seed 003, footnote 2: "the biggest
      * shortcuts get built before the space between them fills up"). */
     if (rc == 1 && cycling && tree_rooms % interval == 0 && tree_rooms < target &&
-        (rc = every_interval(s, cancel)) != 0)
+        (rc = every_interval(state, cancel)) != 0)
       return rc;
     if ((step & 255) == 0 && (rc = dg_cancel_check(cancel)) != 0)
       return rc;
   }
-  s->tree_count = tree_rooms;
+  state->tree_count = tree_rooms;
   return 0;
 }

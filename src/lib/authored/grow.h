@@ -8,12 +8,12 @@
 /* Called while the tree grows (every `cycle_interval` tree rooms): the
  * cycle pass, handed in by the driver so that growth does not depend on
  * it. 0 or a negative code, which stops growth. */
-typedef int (*au_grow_hook)(au_state *s, dg_cancel *cancel);
+typedef int (*authored_grow_hook)(authored_state *state, dg_cancel *cancel);
 
 /* Grows the tree: start room at the origin, then always the open
  * connector nearest the centre, calling `every_interval` (may be NULL)
  * after every `cycle_interval` tree rooms. 0, DG_ENOMEM, DG_ECANCELED,
  * DG_ETIMEDOUT, or what the hook returned. */
-int au_grow(au_state *s, dg_cancel *cancel, au_grow_hook every_interval);
+int authored_grow(authored_state *state, dg_cancel *cancel, authored_grow_hook every_interval);
 
 #endif

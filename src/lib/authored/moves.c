@@ -5,6 +5,7 @@
  * moves grouped by geometry ("Deduplicating the moves") so that a search
  * explores each shape once and picks a concrete room by spawn weight only
  * when it commits. Runs once per room set at load; the result is read-only. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,12 +22,12 @@ static void turn_point(int *x, int *z, int *sx, int *sz) {
   *sz = t;
 }
 
-static rs_box turn_box(rs_box b, int sz) {
-  return (rs_box){sz - b.z1, b.y0, b.x0, sz - b.z0, b.y1, b.x1};
+static authored_box turn_box(authored_box b, int sz) {
+  return (authored_box){sz - b.z1, b.y0, b.x0, sz - b.z0, b.y1, b.x1};
 }
 
 static int compare_box(const void *a, const void *b) {
-  const rs_box *p = a, *q = b;
+  const authored_box *p = a, *q = b;
   const int *x = &p->x0, *y = &q->x0;
   for (int i = 0; i < 6; i++)
     if (x[i] != y[i])
@@ -35,7 +36,7 @@ static int compare_box(const void *a, const void *b) {
 }
 
 static int compare_exit(const void *a, const void *b) {
-  const rs_exit *p = a, *q = b;
+  const authored_exit *p = a, *q = b;
   int x[4] = {p->x, p->y, p->z, p->facing}, y[4] = {q->x, q->y, q->z, q->facing};
   for (int i = 0; i < 4; i++)
     if (x[i] != y[i])
@@ -49,11 +50,12 @@ static int iabs(int v) {
 
 /* Builds the move of `room` entering by connector `c` turned `rotation`
  * quarter turns; boxes and exits are appended at the set's cursors. */
-static void build_move(rs_set *set, int room_index, int c, int rotation, rs_move *move) {
-  const rs_room *room = &set->rooms[room_index];
+static void build_move(authored_roomset *set, int room_index, int c, int rotation,
+                       authored_move *move) {
+  const authored_room *room = &set->rooms[room_index];
   int sx = room->size[0], sz = room->size[2];
-  rs_box boxes[RS_BOXES_MAX];
-  rs_connector connectors[RS_CONNECTORS_MAX];
+  authored_box boxes[AUTHORED_BOXES_MAX];
+  authored_room_connector connectors[AUTHORED_CONNECTORS_MAX];
   memcpy(boxes, room->boxes, sizeof boxes);
   memcpy(connectors, room->connectors, sizeof connectors);
   for (int r = 0; r < rotation; r++) {
@@ -68,31 +70,31 @@ static void build_move(rs_set *set, int room_index, int c, int rotation, rs_move
     sx = sz;
     sz = t;
   }
-  const rs_connector *entry = &connectors[c];
+  const authored_room_connector *entry = &connectors[c];
   /* The entry doorway sits in the block in front of the open doorway, which
    * is at the origin of the move's frame; the open one faces the other way. */
   int open_facing = entry->facing ^ 2;
   int ox = facing_dx(open_facing) - entry->x, oy = -entry->y,
       oz = facing_dz(open_facing) - entry->z;
-  *move = (rs_move){.room = room_index,
-                    .connector = c,
-                    .rotation = rotation,
-                    .open_facing = open_facing,
-                    .origin = {ox, oy, oz},
-                    .box_first = set->box_total,
-                    .box_count = room->box_count,
-                    .exit_first = set->exit_total,
-                    .exit_count = room->connector_count - 1,
-                    .group = -1};
-  rs_box *out_boxes = &set->boxes[set->box_total];
+  *move = (authored_move){.room = room_index,
+                          .connector = c,
+                          .rotation = rotation,
+                          .open_facing = open_facing,
+                          .origin = {ox, oy, oz},
+                          .box_first = set->box_total,
+                          .box_count = room->box_count,
+                          .exit_first = set->exit_total,
+                          .exit_count = room->connector_count - 1,
+                          .group = -1};
+  authored_box *out_boxes = &set->boxes[set->box_total];
   for (int b = 0; b < room->box_count; b++) {
-    rs_box w = boxes[b];
-    out_boxes[b] = (rs_box){w.x0 + ox, w.y0 + oy, w.z0 + oz, w.x1 + ox, w.y1 + oy, w.z1 + oz};
+    authored_box w = boxes[b];
+    out_boxes[b] = (authored_box){w.x0 + ox, w.y0 + oy, w.z0 + oz, w.x1 + ox, w.y1 + oy, w.z1 + oz};
   }
   qsort(out_boxes, (size_t)room->box_count, sizeof *out_boxes, compare_box);
-  rs_box bounds = out_boxes[0];
+  authored_box bounds = out_boxes[0];
   for (int b = 1; b < room->box_count; b++) {
-    const rs_box *w = &out_boxes[b];
+    const authored_box *w = &out_boxes[b];
     bounds.x0 = w->x0 < bounds.x0 ? w->x0 : bounds.x0;
     bounds.y0 = w->y0 < bounds.y0 ? w->y0 : bounds.y0;
     bounds.z0 = w->z0 < bounds.z0 ? w->z0 : bounds.z0;
@@ -102,13 +104,13 @@ static void build_move(rs_set *set, int room_index, int c, int rotation, rs_move
   }
   move->bounds = bounds;
   set->box_total += room->box_count;
-  rs_exit *out_exits = &set->exits[set->exit_total];
+  authored_exit *out_exits = &set->exits[set->exit_total];
   int ex = facing_dx(open_facing), ez = facing_dz(open_facing), longest = 0, n = 0;
   for (int k = 0; k < room->connector_count; k++) {
     if (k == c)
       continue;
-    const rs_connector *o = &connectors[k];
-    rs_exit e = {o->x + ox, o->y + oy, o->z + oz, o->facing, k, 0};
+    const authored_room_connector *o = &connectors[k];
+    authored_exit e = {o->x + ox, o->y + oy, o->z + oz, o->facing, k, 0};
     /* Walking length from the open doorway through the entry to this exit. */
     e.cost = 1 + iabs(e.x - ex) + iabs(e.y) + iabs(e.z - ez);
     longest = e.cost > longest ? e.cost : longest;
@@ -121,7 +123,8 @@ static void build_move(rs_set *set, int room_index, int c, int rotation, rs_move
 }
 
 /* Same filled space and same exits: interchangeable for the search. */
-static bool same_geometry(const rs_set *set, const rs_move *a, const rs_move *b) {
+static bool same_geometry(const authored_roomset *set, const authored_move *a,
+                          const authored_move *b) {
   if (a->open_facing != b->open_facing || a->box_count != b->box_count ||
       a->exit_count != b->exit_count)
     return false;
@@ -139,7 +142,7 @@ static uint64_t mix(uint64_t h, int64_t v) {
   return h * 0xbf58476d1ce4e5b9ull;
 }
 
-static uint64_t geometry_hash(const rs_set *set, const rs_move *m) {
+static uint64_t geometry_hash(const authored_roomset *set, const authored_move *m) {
   uint64_t h = mix(0, m->open_facing);
   for (int i = 0; i < m->box_count; i++) {
     const int *v = &set->boxes[m->box_first + i].x0;
@@ -147,7 +150,7 @@ static uint64_t geometry_hash(const rs_set *set, const rs_move *m) {
       h = mix(h, v[k]);
   }
   for (int i = 0; i < m->exit_count; i++) {
-    const rs_exit *e = &set->exits[m->exit_first + i];
+    const authored_exit *e = &set->exits[m->exit_first + i];
     h = mix(mix(mix(mix(h, e->x), e->y), e->z), e->facing);
   }
   return h;
@@ -165,38 +168,37 @@ static int compare_keyed(const void *a, const void *b) {
   return (p->move > q->move) - (p->move < q->move);
 }
 
-int rs_set_build_moves(rs_set *set) {
+/* Allocates the set's move, box, exit, group and member arrays for every
+ * rotation of every doorway of every room but the start rooms. 0 or
+ * DG_ENOMEM (what was allocated is freed by authored_roomset_free). Output:
+ * *move_capacity, the number of moves there is room for. */
+static int allocate_moves(authored_roomset *set, int *move_capacity) {
   int total_moves = 0, total_boxes = 0, total_exits = 0;
   for (int r = 0; r < set->room_count; r++) {
-    const rs_room *room = &set->rooms[r];
-    if (room->tag_bits & TAG_START)
+    const authored_room *room = &set->rooms[r];
+    if (room->tag_bits & AUTHORED_TAG_START)
       continue;
     total_moves += room->connector_count * 4;
     total_boxes += room->connector_count * 4 * room->box_count;
     total_exits += room->connector_count * 4 * (room->connector_count - 1);
   }
-  keyed *order = NULL;
-  int *group_of_first = NULL;
   set->moves = calloc((size_t)total_moves + 1, sizeof *set->moves);
   set->boxes = calloc((size_t)total_boxes + 1, sizeof *set->boxes);
   set->exits = calloc((size_t)(total_exits > 0 ? total_exits : 1), sizeof *set->exits);
   set->groups = calloc((size_t)total_moves + 1, sizeof *set->groups);
   set->members = calloc((size_t)total_moves + 1, sizeof *set->members);
-  order = calloc((size_t)total_moves + 1, sizeof *order);
-  group_of_first = calloc((size_t)total_moves + 1, sizeof *group_of_first);
+  *move_capacity = total_moves;
   if (set->moves == NULL || set->boxes == NULL || set->exits == NULL || set->groups == NULL ||
-      set->members == NULL || order == NULL || group_of_first == NULL)
-    goto fail;
-  /* A start room is the dungeon's entrance: placed once, at the origin,
-   * never as a move. */
-  for (int r = 0; r < set->room_count; r++)
-    for (int c = 0; c < set->rooms[r].connector_count && !(set->rooms[r].tag_bits & TAG_START); c++)
-      for (int rotation = 0; rotation < 4; rotation++)
-        build_move(set, r, c, rotation, &set->moves[set->move_count++]);
+      set->members == NULL)
+    return DG_ENOMEM;
+  return 0;
+}
 
-  /* Group: sort by geometry hash, then split runs by exact comparison. A
-   * group is identified by its lowest move index, so that group numbering
-   * follows the file's room order, not hash values. */
+/* Group: sort by geometry hash, then split runs by exact comparison. A
+ * group is identified by its lowest move index, so that group numbering
+ * follows the file's room order, not hash values. order[] and
+ * group_of_first[] are scratch of move_count entries. */
+static void group_moves(authored_roomset *set, keyed *order, int *group_of_first) {
   for (int m = 0; m < set->move_count; m++)
     order[m] = (keyed){geometry_hash(set, &set->moves[m]), m};
   qsort(order, (size_t)set->move_count, sizeof *order, compare_keyed);
@@ -215,12 +217,16 @@ int rs_set_build_moves(rs_set *set) {
     if (leader == m) {
       set->moves[m].group = set->group_count;
       set->groups[set->group_count++] =
-          (rs_group){.open_facing = set->moves[m].open_facing, .shim = true};
+          (authored_group){.open_facing = set->moves[m].open_facing, .shim = true};
     } else {
       set->moves[m].group = set->moves[leader].group;
     }
   }
-  /* Members laid out group by group, each in move order. */
+}
+
+/* Members laid out group by group, each in move order; a group's weight
+ * is its members', and it is a shim group when all of them are shims. */
+static void lay_out_members(authored_roomset *set) {
   for (int m = 0; m < set->move_count; m++)
     set->groups[set->moves[m].group].member_count++;
   int at = 0;
@@ -230,16 +236,21 @@ int rs_set_build_moves(rs_set *set) {
     set->groups[g].member_count = 0;
   }
   for (int m = 0; m < set->move_count; m++) {
-    rs_group *g = &set->groups[set->moves[m].group];
-    const rs_room *room = &set->rooms[set->moves[m].room];
+    authored_group *g = &set->groups[set->moves[m].group];
+    const authored_room *room = &set->rooms[set->moves[m].room];
     set->members[g->member_first + g->member_count++] = m;
     g->weight += room->weight;
-    g->shim = g->shim && (room->tag_bits & TAG_SHIM) != 0;
+    g->shim = g->shim && (room->tag_bits & AUTHORED_TAG_SHIM) != 0;
   }
+}
+
+/* The groups and the moves by the facing of their open doorway, for the
+ * search's expansion. 0 or DG_ENOMEM. */
+static int index_by_facing(authored_roomset *set) {
   for (int f = 0; f < 4; f++) {
     set->by_facing[f] = calloc((size_t)set->group_count + 1, sizeof(int));
     if (set->by_facing[f] == NULL)
-      goto fail;
+      return DG_ENOMEM;
   }
   for (int g = 0; g < set->group_count; g++) {
     int f = set->groups[g].open_facing;
@@ -247,16 +258,39 @@ int rs_set_build_moves(rs_set *set) {
   }
   for (int f = 0; f < 4; f++)
     if ((set->moves_by_facing[f] = calloc((size_t)set->move_count + 1, sizeof(int))) == NULL)
-      goto fail;
+      return DG_ENOMEM;
   for (int m = 0; m < set->move_count; m++) {
     int f = set->moves[m].open_facing;
     set->moves_by_facing[f][set->moves_by_facing_count[f]++] = m;
   }
-  free(order);
-  free(group_of_first);
   return 0;
-fail:
+}
+
+int authored_roomset_build_moves(authored_roomset *set) {
+  int move_capacity = 0;
+  keyed *order = NULL;
+  int *group_of_first = NULL;
+  int rc = allocate_moves(set, &move_capacity);
+  if (rc != 0)
+    goto done;
+  order = calloc((size_t)move_capacity + 1, sizeof *order);
+  group_of_first = calloc((size_t)move_capacity + 1, sizeof *group_of_first);
+  rc = DG_ENOMEM;
+  if (order == NULL || group_of_first == NULL)
+    goto done;
+  /* A start room is the dungeon's entrance: placed once, at the origin,
+   * never as a move. */
+  for (int r = 0; r < set->room_count; r++)
+    for (int c = 0;
+         c < set->rooms[r].connector_count && !(set->rooms[r].tag_bits & AUTHORED_TAG_START); c++)
+      for (int rotation = 0; rotation < 4; rotation++)
+        build_move(set, r, c, rotation, &set->moves[set->move_count++]);
+  assert(set->move_count == move_capacity);
+  group_moves(set, order, group_of_first);
+  lay_out_members(set);
+  rc = index_by_facing(set);
+done:
   free(order);
   free(group_of_first);
-  return DG_ENOMEM;
+  return rc;
 }

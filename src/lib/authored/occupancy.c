@@ -4,30 +4,32 @@
 
 #include <stdlib.h>
 
-#define OCC_BIAS (1 << 20) /* bucket coordinates are biased to stay positive */
+#define AUTHORED_OCC_BIAS (1 << 20) /* bucket coordinates are biased to stay positive */
 
 static int bucket_of(int v) {
-  return v >= 0 ? v >> OCC_BUCKET_SHIFT : -((-v + (1 << OCC_BUCKET_SHIFT) - 1) >> OCC_BUCKET_SHIFT);
+  return v >= 0 ? v >> AUTHORED_OCC_BUCKET_SHIFT
+                : -((-v + (1 << AUTHORED_OCC_BUCKET_SHIFT) - 1) >> AUTHORED_OCC_BUCKET_SHIFT);
 }
 
 static uint64_t pack(int bx, int by, int bz) {
-  return (uint64_t)(uint32_t)(bx + OCC_BIAS) << 42 | (uint64_t)(uint32_t)(by + OCC_BIAS) << 21 |
-         (uint64_t)(uint32_t)(bz + OCC_BIAS);
+  return (uint64_t)(uint32_t)(bx + AUTHORED_OCC_BIAS) << 42 |
+         (uint64_t)(uint32_t)(by + AUTHORED_OCC_BIAS) << 21 |
+         (uint64_t)(uint32_t)(bz + AUTHORED_OCC_BIAS);
 }
 
-int occ_init(occ_index *index) {
-  *index = (occ_index){0};
+int authored_occ_init(authored_occ_index *index) {
+  *index = (authored_occ_index){0};
   return dg_hash_init(&index->buckets, 512);
 }
 
-void occ_close(occ_index *index) {
+void authored_occ_close(authored_occ_index *index) {
   dg_hash_close(&index->buckets);
   dg_vec_free(&index->entries);
   dg_vec_free(&index->boxes);
   dg_vec_free(&index->owner);
 }
 
-int occ_add(occ_index *index, const rs_box *box, int owner) {
+int authored_occ_add(authored_occ_index *index, const authored_box *box, int owner) {
   if (dg_vec_push(&index->boxes, *box) != 0 || dg_vec_push(&index->owner, owner) != 0)
     return DG_ENOMEM;
   int id = index->boxes.count - 1;
@@ -40,22 +42,23 @@ int occ_add(occ_index *index, const rs_box *box, int owner) {
         int32_t *head;
         if (dg_hash_put(&index->buckets, pack(bx, by, bz), -1, &head) < 0)
           return DG_ENOMEM;
-        if (dg_vec_push(&index->entries, (occ_entry){id, *head}) != 0)
+        if (dg_vec_push(&index->entries, (authored_occ_entry){id, *head}) != 0)
           return DG_ENOMEM;
         *head = index->entries.count - 1;
       }
   return 0;
 }
 
-bool occ_is_free(const occ_index *index, const rs_box *box) {
-  return occ_is_free_except(index, box, -2);
+bool authored_occ_is_free(const authored_occ_index *index, const authored_box *box) {
+  return authored_occ_is_free_except(index, box, -2);
 }
 
-bool occ_is_free_except(const occ_index *index, const rs_box *box, int owner) {
+bool authored_occ_is_free_except(const authored_occ_index *index, const authored_box *box,
+                                 int owner) {
   int bx0 = bucket_of(box->x0), bx1 = bucket_of(box->x1 - 1);
   int by0 = bucket_of(box->y0), by1 = bucket_of(box->y1 - 1);
   int bz0 = bucket_of(box->z0), bz1 = bucket_of(box->z1 - 1);
-  const occ_entry *entries = index->entries.items;
+  const authored_occ_entry *entries = index->entries.items;
   for (int bx = bx0; bx <= bx1; bx++)
     for (int by = by0; by <= by1; by++)
       for (int bz = bz0; bz <= bz1; bz++) {
@@ -63,7 +66,7 @@ bool occ_is_free_except(const occ_index *index, const rs_box *box, int owner) {
         if (head == NULL)
           continue;
         for (int e = *head; e >= 0; e = entries[e].next)
-          if (rs_box_overlap(&index->boxes.items[entries[e].box], box) &&
+          if (authored_box_overlap(&index->boxes.items[entries[e].box], box) &&
               index->owner.items[entries[e].box] != owner)
             return false;
       }

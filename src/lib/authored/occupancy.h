@@ -16,39 +16,40 @@
 #include "core/vec.h"
 #include "roomset.h"
 
-#define OCC_BUCKET_SHIFT 4 /* buckets of 16 x 16 x 16 blocks */
+#define AUTHORED_OCC_BUCKET_SHIFT 4 /* buckets of 16 x 16 x 16 blocks */
 
 /* One box reaching into one bucket. */
-typedef struct occ_entry {
+typedef struct authored_occ_entry {
   int box;  /* index in boxes */
   int next; /* next entry of the same bucket, -1 ends */
-} occ_entry;
+} authored_occ_entry;
 
-typedef struct occ_index {
-  dg_hash buckets;           /* packed bucket coordinates -> first entry */
-  DG_VEC(occ_entry) entries; /* the buckets' chains */
-  DG_VEC(rs_box) boxes;      /* every box added, in order */
-  DG_VEC(int) owner;         /* box -> owner id (a placement), parallel to boxes */
-} occ_index;
+typedef struct authored_occ_index {
+  dg_hash buckets;                    /* packed bucket coordinates -> first entry */
+  DG_VEC(authored_occ_entry) entries; /* the buckets' chains */
+  DG_VEC(authored_box) boxes;         /* every box added, in order */
+  DG_VEC(int) owner;                  /* box -> owner id (a placement), parallel to boxes */
+} authored_occ_index;
 
 /* Empty index. 0 or DG_ENOMEM. */
-int occ_init(occ_index *index);
-void occ_close(occ_index *index);
+int authored_occ_init(authored_occ_index *index);
+void authored_occ_close(authored_occ_index *index);
 
 /* Adds a world box owned by `owner`. 0 or DG_ENOMEM. */
-int occ_add(occ_index *index, const rs_box *box, int owner);
+int authored_occ_add(authored_occ_index *index, const authored_box *box, int owner);
 
 /* True when `box` overlaps no box in the index. */
-bool occ_is_free(const occ_index *index, const rs_box *box);
+bool authored_occ_is_free(const authored_occ_index *index, const authored_box *box);
 
 /* True when `box` overlaps no box in the index other than those owned by
  * `owner`. */
-bool occ_is_free_except(const occ_index *index, const rs_box *box, int owner);
+bool authored_occ_is_free_except(const authored_occ_index *index, const authored_box *box,
+                                 int owner);
 
 /* True when no box in the index holds the block (x, y, z). */
-static inline bool occ_block_free(const occ_index *index, int x, int y, int z) {
-  rs_box block = {x, y, z, x + 1, y + 1, z + 1};
-  return occ_is_free(index, &block);
+static inline bool authored_occ_block_free(const authored_occ_index *index, int x, int y, int z) {
+  authored_box block = {x, y, z, x + 1, y + 1, z + 1};
+  return authored_occ_is_free(index, &block);
 }
 
 #endif

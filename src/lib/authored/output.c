@@ -9,8 +9,8 @@
 #include "core/writer.h"
 #include "cycles.h"
 
-void au_output_free(void *data) {
-  au_output *out = data;
+void authored_output_free(void *data) {
+  authored_output *out = data;
   if (out == NULL)
     return;
   free(out->rooms);
@@ -19,7 +19,7 @@ void au_output_free(void *data) {
   free(out->connections);
   free(out->boxes);
   free(out->path);
-  au_cycles_free(out->cycles);
+  authored_cycles_free(out->cycles);
   free(out);
 }
 
@@ -40,8 +40,8 @@ static void write_triple(dg_writer *w, int x, int y, int z) {
 
 /* {"placement":P,"connector":K}: a connector by its room and its index
  * within the room. */
-static void write_end(dg_writer *w, const au_output *out, int connector) {
-  const au_connector *c = &out->connectors[connector];
+static void write_end(dg_writer *w, const authored_output *out, int connector) {
+  const authored_connector *c = &out->connectors[connector];
   dg_writer_literal(w, "{\"placement\":");
   dg_writer_int(w, c->placement);
   write_member(w, "connector", connector - out->placements[c->placement].conn_first);
@@ -51,11 +51,11 @@ static void write_end(dg_writer *w, const au_output *out, int connector) {
 /* The cycles built and the stall-cutoff curve (seed 003, "Measuring
  * instead of guessing"): for each cutoff, the cycles it would have lost and
  * the failed-search expansions it would have saved. */
-static void write_cycles(dg_writer *w, const au_output *out) {
-  const au_cycles *cy = out->cycles;
+static void write_cycles(dg_writer *w, const authored_output *out) {
+  const authored_cycles *cy = out->cycles;
   dg_writer_literal(w, ",\"cycles\":{\"built\":[");
   for (int i = 0; i < cy->built.count; i++) {
-    const au_cycle *c = &cy->built.items[i];
+    const authored_cycle *c = &cy->built.items[i];
     if (i > 0)
       dg_writer_char(w, ',');
     dg_writer_literal(w, "{\"from\":");
@@ -69,11 +69,11 @@ static void write_cycles(dg_writer *w, const au_output *out) {
     dg_writer_char(w, '}');
   }
   dg_writer_literal(w, "],\"cutoff_curve\":[");
-  for (int k = 0; k < AU_CUTOFFS - 1; k++) {
+  for (int k = 0; k < AUTHORED_CUTOFFS - 1; k++) {
     if (k > 0)
       dg_writer_char(w, ',');
     dg_writer_literal(w, "{\"cutoff\":");
-    dg_writer_int(w, au_cutoffs[k]);
+    dg_writer_int(w, authored_cutoffs[k]);
     write_member(w, "lost_cycles", cy->lost[k]);
     write_member(w, "saved_expansions", cy->saved[k]);
     dg_writer_char(w, '}');
@@ -83,12 +83,12 @@ static void write_cycles(dg_writer *w, const au_output *out) {
 
 /* Placements: everything a client needs without the room set, including
  * world-space boxes so that overlaps can be checked. */
-static void write_placements(dg_writer *w, const au_output *out) {
+static void write_placements(dg_writer *w, const authored_output *out) {
   static const char *const states[] = {"open", "connected", "closed"};
   dg_writer_literal(w, ",\"placements\":[");
   for (int i = 0; i < out->placement_count; i++) {
-    const au_placement *p = &out->placements[i];
-    const rs_room *room = &out->rooms[p->room];
+    const authored_placement *p = &out->placements[i];
+    const authored_room *room = &out->rooms[p->room];
     if (i > 0)
       dg_writer_char(w, ',');
     dg_writer_literal(w, "{\"id\":");
@@ -109,7 +109,7 @@ static void write_placements(dg_writer *w, const au_output *out) {
     }
     dg_writer_literal(w, "],\"boxes\":[");
     for (int b = 0; b < p->box_count; b++) {
-      const rs_box *box = &out->boxes[p->box_first + b];
+      const authored_box *box = &out->boxes[p->box_first + b];
       if (b > 0)
         dg_writer_char(w, ',');
       dg_writer_literal(w, "{\"at\":");
@@ -120,13 +120,13 @@ static void write_placements(dg_writer *w, const au_output *out) {
     }
     dg_writer_literal(w, "],\"connectors\":[");
     for (int k = 0; k < p->conn_count; k++) {
-      const au_connector *c = &out->connectors[p->conn_first + k];
+      const authored_connector *c = &out->connectors[p->conn_first + k];
       if (k > 0)
         dg_writer_char(w, ',');
       dg_writer_literal(w, "{\"at\":");
       write_triple(w, c->x, c->y, c->z);
       dg_writer_key(w, "facing", false);
-      dg_writer_cstring(w, rs_facing_names[c->facing]);
+      dg_writer_cstring(w, authored_facing_names[c->facing]);
       dg_writer_key(w, "state", false);
       dg_writer_cstring(w, states[c->state]);
       dg_writer_char(w, '}');
@@ -136,10 +136,10 @@ static void write_placements(dg_writer *w, const au_output *out) {
   dg_writer_char(w, ']');
 }
 
-static void write_connections(dg_writer *w, const au_output *out) {
+static void write_connections(dg_writer *w, const authored_output *out) {
   dg_writer_literal(w, ",\"connections\":[");
   for (int i = 0; i < out->connection_count; i++) {
-    const au_connection *c = &out->connections[i];
+    const authored_connection *c = &out->connections[i];
     if (i > 0)
       dg_writer_char(w, ',');
     dg_writer_literal(w, "{\"kind\":");
@@ -153,7 +153,7 @@ static void write_connections(dg_writer *w, const au_output *out) {
       /* A corridor's blocks, doorway to doorway (corridor.c). */
       dg_writer_literal(w, ",\"path\":[");
       for (int k = 0; k < c->path_count; k++) {
-        const au_block *block = &out->path[c->path_first + k];
+        const authored_block *block = &out->path[c->path_first + k];
         if (k > 0)
           dg_writer_char(w, ',');
         write_triple(w, block->x, block->y, block->z);
@@ -165,8 +165,8 @@ static void write_connections(dg_writer *w, const au_output *out) {
   dg_writer_char(w, ']');
 }
 
-int au_write_json(const void *data, dg_writer *w) {
-  const au_output *out = data;
+int authored_write_json(const void *data, dg_writer *w) {
+  const authored_output *out = data;
   if (out->cycles != NULL)
     write_cycles(w, out);
   dg_writer_literal(w, ",\"roomset\":{\"name\":");

@@ -12,26 +12,26 @@
 #include "dungeon/rng.h"
 
 /* Parameter indices: the order of the table in classic.c. */
-enum {
-  P_WIDTH,
-  P_HEIGHT,
-  P_ROOMS_MIN,
-  P_ROOMS_MAX,
-  P_ROOM_WIDTH_MIN,
-  P_ROOM_WIDTH_MAX,
-  P_ROOM_HEIGHT_MIN,
-  P_ROOM_HEIGHT_MAX,
-  P_ROOM_GAP,
-  P_PLACEMENT_ATTEMPTS,
-  P_CORRIDOR_STYLE,
-  P_CLOSET_CHANCE,
-  P_CLOSET_STONE_CHANCE,
-  P_SECRET_DOOR_CHANCE,
-  P_COMMON, /* the common parameters (DG_COMMON_PARAM_DEFS) */
-  P_COUNT = P_COMMON + DG_COMMON_PARAM_COUNT
+enum classic_param {
+  CLASSIC_P_WIDTH,
+  CLASSIC_P_HEIGHT,
+  CLASSIC_P_ROOMS_MIN,
+  CLASSIC_P_ROOMS_MAX,
+  CLASSIC_P_ROOM_WIDTH_MIN,
+  CLASSIC_P_ROOM_WIDTH_MAX,
+  CLASSIC_P_ROOM_HEIGHT_MIN,
+  CLASSIC_P_ROOM_HEIGHT_MAX,
+  CLASSIC_P_ROOM_GAP,
+  CLASSIC_P_PLACEMENT_ATTEMPTS,
+  CLASSIC_P_CORRIDOR_STYLE,
+  CLASSIC_P_CLOSET_CHANCE,
+  CLASSIC_P_CLOSET_STONE_CHANCE,
+  CLASSIC_P_SECRET_DOOR_CHANCE,
+  CLASSIC_P_COMMON, /* the common parameters (DG_COMMON_PARAM_DEFS) */
+  CLASSIC_P_COUNT = CLASSIC_P_COMMON + DG_COMMON_PARAM_COUNT
 };
 
-enum { STYLE_FOLLOW, STYLE_CLEANUP, STYLE_PLAIN };
+enum { CLASSIC_STYLE_FOLLOW, CLASSIC_STYLE_CLEANUP, CLASSIC_STYLE_PLAIN };
 
 /* One closet: three squares in a line from a corridor end (seed 000). */
 typedef struct classic_closet {
@@ -86,28 +86,28 @@ static inline int cell_of(const dg_grid *grid, int x, int y) {
 
 /* Makes a tile walkable with `tile` and joins it to its walkable
  * neighbours in the union-find. */
-void classic_dig(classic_state *s, int x, int y, dg_tile tile);
+void classic_dig(classic_state *state, int x, int y, dg_tile tile);
 
 /* True when (x, y) lies inside room r's wall box (walls included). */
 bool classic_in_box(const dg_room *room, int x, int y);
 
 /* Routes a corridor from (x0, y0) to (x1, y1): the straight line, walked
  * around every room box it meets (seed 000: "route the line around
- * intervening rooms"). Result in s->path. 0, or DG_EINTERNAL if an end
+ * intervening rooms"). Result in state->path. 0, or DG_EINTERNAL if an end
  * lies inside a room box (which room placement rules out). */
-int classic_route(classic_state *s, int x0, int y0, int x1, int y1);
+int classic_route(classic_state *state, int x0, int y0, int x1, int y1);
 
 /* Joins every room into one connected set (seed 000's loop), polling
  * `cancel` between joins. 0, DG_ENOMEM, DG_ECANCELED or DG_ETIMEDOUT. */
-int classic_join_rooms(classic_state *s, dg_cancel *cancel);
+int classic_join_rooms(classic_state *state, dg_cancel *cancel);
 
 /* Builds the closets at the recorded sites where there is still space:
  * after all digging, so that nothing opens them later. 0 or DG_ENOMEM. */
-int classic_make_closets(classic_state *s);
+int classic_make_closets(classic_state *state);
 
 /* Removes unnecessary corridor squares until none is left (seed 000's
  * second proposal), polling `cancel` once per pass over the map. */
-int classic_cleanup(classic_state *s, dg_cancel *cancel);
+int classic_cleanup(classic_state *state, dg_cancel *cancel);
 
 /* output.c: the closets (data: a classic_closets) as the level's extension
  * members, through the library's JSON writer. 0 or the writer's failure. */

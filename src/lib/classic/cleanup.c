@@ -63,8 +63,8 @@ static bool removable(const dg_grid *grid, int x, int y) {
   return runs_with_neighbours == 1;
 }
 
-int classic_cleanup(classic_state *s, dg_cancel *cancel) {
-  dg_grid *grid = s->grid;
+int classic_cleanup(classic_state *state, dg_cancel *cancel) {
+  dg_grid *grid = state->grid;
   bool changed = true;
   while (changed) {
     int rc = dg_cancel_check(cancel);
@@ -75,7 +75,7 @@ int classic_cleanup(classic_state *s, dg_cancel *cancel) {
       for (int x = 0; x < grid->width; x++)
         if (dg_grid_get(grid, x, y) == DG_TILE_CORRIDOR && removable(grid, x, y)) {
           dg_grid_set(grid, x, y, DG_TILE_STONE);
-          s->cleanup_removed++;
+          state->cleanup_removed++;
           changed = true;
         }
   }

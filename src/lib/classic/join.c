@@ -37,16 +37,16 @@
 static const int step_x[4] = {0, 1, 0, -1};
 static const int step_y[4] = {-1, 0, 1, 0};
 
-void classic_dig(classic_state *s, int x, int y, dg_tile tile) {
-  dg_grid *grid = s->grid;
+void classic_dig(classic_state *state, int x, int y, dg_tile tile) {
+  dg_grid *grid = state->grid;
   int cell = cell_of(grid, x, y);
   if (dg_grid_get(grid, x, y) == DG_TILE_STONE)
-    s->tiles_dug++;
+    state->tiles_dug++;
   dg_grid_set(grid, x, y, tile);
   for (int d = 0; d < 4; d++) {
     int nx = x + step_x[d], ny = y + step_y[d];
     if (dg_grid_contains(grid, nx, ny) && dg_tile_walkable(dg_grid_get(grid, nx, ny)))
-      dg_uf_union(s->parent, cell, cell_of(grid, nx, ny));
+      dg_uf_union(state->parent, cell, cell_of(grid, nx, ny));
   }
 }
 
@@ -90,34 +90,35 @@ static void find_door(const dg_room *room, int px, int py, int qx, int qy, int *
   *out_y = horizontal_wall ? (y == top ? -1 : 1) : 0;
 }
 
-static int make_door(classic_state *s, int room, int x, int y) {
-  dg_tile tile = dg_grid_get(s->grid, x, y);
+static int make_door(classic_state *state, int room, int x, int y) {
+  dg_tile tile = dg_grid_get(state->grid, x, y);
   if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
     return 0;
-  bool secret = dg_rng_chance(&s->detail, dg_param_float(s->params, P_SECRET_DOOR_CHANCE));
-  s->secret_doors += secret;
-  s->room_of[cell_of(s->grid, x, y)] = room;
-  classic_dig(s, x, y, secret ? DG_TILE_SECRET_DOOR : DG_TILE_DOOR);
+  bool secret =
+      dg_rng_chance(&state->detail, dg_param_float(state->params, CLASSIC_P_SECRET_DOOR_CHANCE));
+  state->secret_doors += secret;
+  state->room_of[cell_of(state->grid, x, y)] = room;
+  classic_dig(state, x, y, secret ? DG_TILE_SECRET_DOOR : DG_TILE_DOOR);
   dg_door door = {.x = x, .y = y, .room = room, .secret = secret};
-  return dg_level_add_door(s->level, &door);
+  return dg_level_add_door(state->level, &door);
 }
 
-static void dig_stretch(classic_state *s, int from, int to) {
-  const classic_path *path = &s->path;
+static void dig_stretch(classic_state *state, int from, int to) {
+  const classic_path *path = &state->path;
   for (int i = from; i <= to; i++) {
     int cell = path->cells[i];
-    int x = cell % s->grid->width, y = cell / s->grid->width;
+    int x = cell % state->grid->width, y = cell / state->grid->width;
     /* Existing walkable squares (chests, secret corridors) stay as they are. */
-    dg_tile tile = dg_grid_get(s->grid, x, y);
+    dg_tile tile = dg_grid_get(state->grid, x, y);
     if (!dg_tile_walkable(tile))
-      classic_dig(s, x, y, DG_TILE_CORRIDOR);
+      classic_dig(state, x, y, DG_TILE_CORRIDOR);
   }
 }
 
 /* The existing corridor a planned square meets (itself or a neighbour), or
  * -1. Only plain corridor counts: a sealed closet's chest is not connected. */
-static int meeting(classic_state *s, int cell) {
-  const dg_grid *grid = s->grid;
+static int meeting(classic_state *state, int cell) {
+  const dg_grid *grid = state->grid;
   int x = cell % grid->width, y = cell / grid->width;
   if (dg_grid_get(grid, x, y) == DG_TILE_CORRIDOR)
     return cell;
@@ -132,8 +133,8 @@ static int meeting(classic_state *s, int cell) {
 /* Digs the planned path for `follow`. Returns whether the start stretch (at
  * the connected room's door) was dug; *met says whether the plan met or ran
  * beside any existing corridor. */
-static bool dig_follow(classic_state *s, int start_room_cell, int end_room_cell, bool *met) {
-  const classic_path *path = &s->path;
+static bool dig_follow(classic_state *state, int start_room_cell, int end_room_cell, bool *met) {
+  const classic_path *path = &state->path;
   int previous_index = -1, previous_set = start_room_cell;
   bool start_dug = false;
   *met = false;
@@ -142,15 +143,15 @@ static bool dig_follow(classic_state *s, int start_room_cell, int end_room_cell,
     if (i == path->count) {
       set = end_room_cell;
     } else {
-      set = meeting(s, path->cells[i]);
+      set = meeting(state, path->cells[i]);
       if (set < 0)
         continue;
       *met = true;
     }
-    if (dg_uf_find(s->parent, previous_set) != dg_uf_find(s->parent, set)) {
+    if (dg_uf_find(state->parent, previous_set) != dg_uf_find(state->parent, set)) {
       int from = previous_index < 0 ? 0 : previous_index;
       int to = i == path->count ? path->count - 1 : i;
-      dig_stretch(s, from, to);
+      dig_stretch(state, from, to);
       if (previous_index < 0)
         start_dug = true;
     }
@@ -164,8 +165,8 @@ static bool dig_follow(classic_state *s, int start_room_cell, int end_room_cell,
  * 3). The middle space will be a secret corridor (or sometimes plain stone),
  * and the second space will be a regular corridor with a chest". Tries to
  * extend from the corridor end `end` away from its neighbour `inner`. */
-static int try_closet(classic_state *s, int end, int inner) {
-  dg_grid *grid = s->grid;
+static int try_closet(classic_state *state, int end, int inner) {
+  dg_grid *grid = state->grid;
   int ex = end % grid->width, ey = end / grid->width;
   int dx = ex - inner % grid->width, dy = ey - inner / grid->width;
   if (dg_grid_get(grid, ex, ey) != DG_TILE_CORRIDOR)
@@ -174,7 +175,7 @@ static int try_closet(classic_state *s, int end, int inner) {
     int x = ex + k * dx, y = ey + k * dy;
     if (!dg_grid_contains(grid, x, y) || dg_grid_get(grid, x, y) != DG_TILE_STONE)
       return 0;
-    if (s->box_of[cell_of(grid, x, y)] >= 0)
+    if (state->box_of[cell_of(grid, x, y)] >= 0)
       return 0;
     /* Only the closet's own squares may touch it: it must stay a dead end. */
     for (int d = 0; d < 4; d++) {
@@ -187,118 +188,120 @@ static int try_closet(classic_state *s, int end, int inner) {
         return 0;
     }
   }
-  bool sealed = dg_rng_chance(&s->detail, dg_param_float(s->params, P_CLOSET_STONE_CHANCE));
+  bool sealed =
+      dg_rng_chance(&state->detail, dg_param_float(state->params, CLASSIC_P_CLOSET_STONE_CHANCE));
   if (!sealed)
-    classic_dig(s, ex + dx, ey + dy, DG_TILE_SECRET_CORRIDOR);
-  classic_dig(s, ex + 2 * dx, ey + 2 * dy, DG_TILE_CHEST);
+    classic_dig(state, ex + dx, ey + dy, DG_TILE_SECRET_CORRIDOR);
+  classic_dig(state, ex + 2 * dx, ey + 2 * dy, DG_TILE_CHEST);
   static const char *const treasure[] = {"potion", "scroll", "ring",   "wand",  "amulet",   "gem",
                                          "tool",   "food",   "weapon", "armor", "spellbook"};
   dg_object chest = {.x = ex + 2 * dx, .y = ey + 2 * dy, .kind = "chest"};
-  chest.gold = dg_rng_chance(&s->detail, 0.5) ? dg_rng_range(&s->detail, 1, 150) : 0;
-  chest.item_count = dg_rng_range(&s->detail, 0, 3);
+  chest.gold = dg_rng_chance(&state->detail, 0.5) ? dg_rng_range(&state->detail, 1, 150) : 0;
+  chest.item_count = dg_rng_range(&state->detail, 0, 3);
   for (int i = 0; i < chest.item_count; i++)
-    chest.items[i] = treasure[dg_rng_below(&s->detail, sizeof treasure / sizeof treasure[0])];
-  if (dg_level_add_object(s->level, &chest) != 0)
+    chest.items[i] = treasure[dg_rng_below(&state->detail, sizeof treasure / sizeof treasure[0])];
+  if (dg_level_add_object(state->level, &chest) != 0)
     return DG_ENOMEM;
-  if (dg_vec_grow(&s->closets.items, &s->closet_capacity, s->closets.count + 1,
-                  sizeof *s->closets.items) != 0)
+  if (dg_vec_grow(&state->closets.items, &state->closet_capacity, state->closets.count + 1,
+                  sizeof *state->closets.items) != 0)
     return DG_ENOMEM;
-  s->closets.items[s->closets.count++] =
+  state->closets.items[state->closets.count++] =
       (classic_closet){.x = ex, .y = ey, .dx = dx, .dy = dy, .sealed = sealed};
   return 1;
 }
 
 /* One step of the seed's loop: join room b (outside) from room a (inside). */
-static int join(classic_state *s, int a, int b) {
-  const dg_room *ra = &s->level->rooms[a], *rb = &s->level->rooms[b];
-  const dg_grid *grid = s->grid;
-  int pax = dg_rng_range(&s->connect, ra->x, ra->x + ra->width - 1);
-  int pay = dg_rng_range(&s->connect, ra->y, ra->y + ra->height - 1);
-  int pbx = dg_rng_range(&s->connect, rb->x, rb->x + rb->width - 1);
-  int pby = dg_rng_range(&s->connect, rb->y, rb->y + rb->height - 1);
+static int join(classic_state *state, int a, int b) {
+  const dg_room *ra = &state->level->rooms[a], *rb = &state->level->rooms[b];
+  const dg_grid *grid = state->grid;
+  int pax = dg_rng_range(&state->connect, ra->x, ra->x + ra->width - 1);
+  int pay = dg_rng_range(&state->connect, ra->y, ra->y + ra->height - 1);
+  int pbx = dg_rng_range(&state->connect, rb->x, rb->x + rb->width - 1);
+  int pby = dg_rng_range(&state->connect, rb->y, rb->y + rb->height - 1);
   int door_ax, door_ay, out_ax, out_ay, door_bx, door_by, out_bx, out_by;
   find_door(ra, pax, pay, pbx, pby, &door_ax, &door_ay, &out_ax, &out_ay);
   find_door(rb, pbx, pby, pax, pay, &door_bx, &door_by, &out_bx, &out_by);
-  int rc = classic_route(s, door_ax + out_ax, door_ay + out_ay, door_bx + out_bx, door_by + out_by);
+  int rc =
+      classic_route(state, door_ax + out_ax, door_ay + out_ay, door_bx + out_bx, door_by + out_by);
   if (rc != 0)
     return rc;
-  const classic_path *path = &s->path;
-  int style = dg_param_enum(s->params, P_CORRIDOR_STYLE);
+  const classic_path *path = &state->path;
+  int style = dg_param_enum(state->params, CLASSIC_P_CORRIDOR_STYLE);
   bool start_dug;
-  if (style == STYLE_FOLLOW) {
+  if (style == CLASSIC_STYLE_FOLLOW) {
     bool met;
-    start_dug = dig_follow(s, cell_of(grid, ra->x, ra->y), cell_of(grid, rb->x, rb->y), &met);
-    s->intersections += met;
+    start_dug = dig_follow(state, cell_of(grid, ra->x, ra->y), cell_of(grid, rb->x, rb->y), &met);
+    state->intersections += met;
   } else {
     int first = 0;
     while (first < path->count && dg_grid_get(grid, path->cells[first] % grid->width,
                                               path->cells[first] / grid->width) != DG_TILE_CORRIDOR)
       first++;
     start_dug = first == path->count;
-    s->intersections += !start_dug;
-    dig_stretch(s, start_dug ? 0 : first, path->count - 1);
+    state->intersections += !start_dug;
+    dig_stretch(state, start_dug ? 0 : first, path->count - 1);
   }
-  if (start_dug && (rc = make_door(s, a, door_ax, door_ay)) != 0)
+  if (start_dug && (rc = make_door(state, a, door_ax, door_ay)) != 0)
     return rc;
-  if ((rc = make_door(s, b, door_bx, door_by)) != 0)
+  if ((rc = make_door(state, b, door_bx, door_by)) != 0)
     return rc;
   /* A closet only where the corridor met nothing and was dug whole. It is
    * built after every corridor is dug (classic_make_closets), so that no
    * later corridor can break into it. */
   if (start_dug && path->count >= 2 &&
-      dg_rng_chance(&s->detail, dg_param_float(s->params, P_CLOSET_CHANCE))) {
-    if (s->site_count == s->site_capacity) {
-      int capacity = s->site_capacity != 0 ? s->site_capacity * 2 : 8;
+      dg_rng_chance(&state->detail, dg_param_float(state->params, CLASSIC_P_CLOSET_CHANCE))) {
+    if (state->site_count == state->site_capacity) {
+      int capacity = state->site_capacity != 0 ? state->site_capacity * 2 : 8;
       classic_closet_site *sites =
-          dg_arena_alloc_uninit(&s->arena, (size_t)capacity * sizeof *sites);
+          dg_arena_alloc_uninit(&state->arena, (size_t)capacity * sizeof *sites);
       if (sites == NULL)
         return DG_ENOMEM;
-      for (int i = 0; i < s->site_count; i++)
-        sites[i] = s->sites[i];
-      s->sites = sites;
-      s->site_capacity = capacity;
+      for (int i = 0; i < state->site_count; i++)
+        sites[i] = state->sites[i];
+      state->sites = sites;
+      state->site_capacity = capacity;
     }
-    s->sites[s->site_count++] = (classic_closet_site){
+    state->sites[state->site_count++] = (classic_closet_site){
         path->cells[0], path->cells[1], path->cells[path->count - 1], path->cells[path->count - 2]};
   }
   return 0;
 }
 
-int classic_make_closets(classic_state *s) {
-  for (int i = 0; i < s->site_count; i++) {
-    const classic_closet_site *site = &s->sites[i];
-    int rc = try_closet(s, site->start, site->start_inner);
+int classic_make_closets(classic_state *state) {
+  for (int i = 0; i < state->site_count; i++) {
+    const classic_closet_site *site = &state->sites[i];
+    int rc = try_closet(state, site->start, site->start_inner);
     if (rc == 0)
-      rc = try_closet(s, site->end, site->end_inner);
+      rc = try_closet(state, site->end, site->end_inner);
     if (rc < 0)
       return rc;
   }
   return 0;
 }
 
-int classic_join_rooms(classic_state *s, dg_cancel *cancel) {
-  int count = s->level->room_count;
+int classic_join_rooms(classic_state *state, dg_cancel *cancel) {
+  int count = state->level->room_count;
   if (count < 2)
     return 0;
   /* connected[0..joined) are in the set; the rest wait, order shuffled by
    * the random picks below. */
-  int *order = dg_arena_calloc(&s->arena, (size_t)count, sizeof *order);
+  int *order = dg_arena_calloc(&state->arena, (size_t)count, sizeof *order);
   if (order == NULL)
     return DG_ENOMEM;
   for (int i = 0; i < count; i++)
     order[i] = i;
-  int first = (int)dg_rng_below(&s->connect, (uint32_t)count);
+  int first = (int)dg_rng_below(&state->connect, (uint32_t)count);
   order[0] = first;
   order[first] = 0;
   for (int joined = 1; joined < count; joined++) {
-    int inside = order[dg_rng_below(&s->connect, (uint32_t)joined)];
-    int pick = joined + (int)dg_rng_below(&s->connect, (uint32_t)(count - joined));
+    int inside = order[dg_rng_below(&state->connect, (uint32_t)joined)];
+    int pick = joined + (int)dg_rng_below(&state->connect, (uint32_t)(count - joined));
     int outside = order[pick];
     order[pick] = order[joined];
     order[joined] = outside;
     int rc = dg_cancel_check(cancel);
     if (rc == 0)
-      rc = join(s, inside, outside);
+      rc = join(state, inside, outside);
     if (rc != 0)
       return rc;
   }

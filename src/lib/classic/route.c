@@ -35,14 +35,14 @@ static int walk_line(const dg_grid *grid, int x0, int y0, int x1, int y1, int *o
 }
 
 /* Appends a tile to the route, cutting out any loop it closes. */
-static void append(classic_state *s, int cell) {
-  classic_path *path = &s->path;
-  if (s->stamp[cell] == s->stamp_now) {
-    path->count = s->stamp_index[cell] + 1;
+static void append(classic_state *state, int cell) {
+  classic_path *path = &state->path;
+  if (state->stamp[cell] == state->stamp_now) {
+    path->count = state->stamp_index[cell] + 1;
     return;
   }
-  s->stamp[cell] = s->stamp_now;
-  s->stamp_index[cell] = path->count;
+  state->stamp[cell] = state->stamp_now;
+  state->stamp_index[cell] = path->count;
   path->cells[path->count++] = cell;
 }
 
@@ -76,8 +76,8 @@ static void ring_tile(int rx0, int ry0, int rx1, int ry1, int index, int *x, int
 }
 
 /* Walks the ring round `room` from (x, y) to the ring tile `to`. */
-static void go_round(classic_state *s, const dg_room *room, int x, int y, int to) {
-  const dg_grid *grid = s->grid;
+static void go_round(classic_state *state, const dg_room *room, int x, int y, int to) {
+  const dg_grid *grid = state->grid;
   int rx0 = room->x - 2, ry0 = room->y - 2;
   int rx1 = room->x + room->width + 1, ry1 = room->y + room->height + 1;
   int length = 2 * (rx1 - rx0) + 2 * (ry1 - ry0);
@@ -89,28 +89,28 @@ static void go_round(classic_state *s, const dg_room *room, int x, int y, int to
   for (int k = 1; k <= steps; k++) {
     int tx, ty;
     ring_tile(rx0, ry0, rx1, ry1, ((from_index + step * k) % length + length) % length, &tx, &ty);
-    append(s, cell_of(grid, tx, ty));
+    append(state, cell_of(grid, tx, ty));
   }
 }
 
-int classic_route(classic_state *s, int x0, int y0, int x1, int y1) {
-  const dg_grid *grid = s->grid;
-  const dg_level *level = s->level;
-  s->path.count = 0;
-  if (++s->stamp_now == 0) { /* wrapped: forget every old mark */
+int classic_route(classic_state *state, int x0, int y0, int x1, int y1) {
+  const dg_grid *grid = state->grid;
+  const dg_level *level = state->level;
+  state->path.count = 0;
+  if (++state->stamp_now == 0) { /* wrapped: forget every old mark */
     for (long i = 0; i < (long)grid->width * grid->height; i++)
-      s->stamp[i] = 0;
-    s->stamp_now = 1;
+      state->stamp[i] = 0;
+    state->stamp_now = 1;
   }
-  append(s, cell_of(grid, x0, y0));
-  int count = walk_line(grid, x0, y0, x1, y1, s->line);
+  append(state, cell_of(grid, x0, y0));
+  int count = walk_line(grid, x0, y0, x1, y1, state->line);
   int x = x0, y = y0;
   for (int i = 0; i < count; i++) {
-    int cell = s->line[i];
+    int cell = state->line[i];
     int cx = cell % grid->width, cy = cell / grid->width;
-    int blocking = s->box_of[cell];
+    int blocking = state->box_of[cell];
     if (blocking < 0) {
-      append(s, cell);
+      append(state, cell);
       x = cx;
       y = cy;
       continue;
@@ -118,14 +118,15 @@ int classic_route(classic_state *s, int x0, int y0, int x1, int y1) {
     /* The line crosses a box in one stretch; come out where it leaves. */
     const dg_room *room = &level->rooms[blocking];
     int j = i;
-    while (j < count && classic_in_box(room, s->line[j] % grid->width, s->line[j] / grid->width))
+    while (j < count &&
+           classic_in_box(room, state->line[j] % grid->width, state->line[j] / grid->width))
       j++;
     if (j >= count)
       return DG_EINTERNAL; /* the end point lies outside every box */
-    go_round(s, room, x, y, s->line[j]);
-    s->detours++;
-    x = s->line[j] % grid->width;
-    y = s->line[j] / grid->width;
+    go_round(state, room, x, y, state->line[j]);
+    state->detours++;
+    x = state->line[j] % grid->width;
+    y = state->line[j] / grid->width;
     i = j;
   }
   return 0;

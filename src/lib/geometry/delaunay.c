@@ -128,30 +128,30 @@ int dg_incircle(const int32_t *a, const int32_t *b, const int32_t *c, const int3
 
 /* ---- storage ------------------------------------------------------------ */
 
-void dg_delaunay_init(dg_delaunay *d) {
-  memset(d, 0, sizeof *d);
+void dg_delaunay_init(dg_delaunay *delaunay) {
+  memset(delaunay, 0, sizeof *delaunay);
 }
 
-void dg_delaunay_close(dg_delaunay *d) {
-  free(d->triangles);
-  free(d->halfedges);
-  free(d->alias);
-  free(d->line);
-  free(d->order);
-  free(d->order_tmp);
-  free(d->hull_next);
-  free(d->hull_prev);
-  free(d->hull_tri);
-  free(d->hull_hash);
-  free(d->stack);
-  free(d->keys);
-  free(d->keys_tmp);
-  free(d->fcoords);
-  memset(d, 0, sizeof *d);
+void dg_delaunay_close(dg_delaunay *delaunay) {
+  free(delaunay->triangles);
+  free(delaunay->halfedges);
+  free(delaunay->alias);
+  free(delaunay->line);
+  free(delaunay->order);
+  free(delaunay->order_tmp);
+  free(delaunay->hull_next);
+  free(delaunay->hull_prev);
+  free(delaunay->hull_tri);
+  free(delaunay->hull_hash);
+  free(delaunay->stack);
+  free(delaunay->keys);
+  free(delaunay->keys_tmp);
+  free(delaunay->fcoords);
+  memset(delaunay, 0, sizeof *delaunay);
 }
 
-static int reserve(dg_delaunay *d, int count) {
-  if (count <= d->capacity)
+static int reserve(dg_delaunay *delaunay, int count) {
+  if (count <= delaunay->capacity)
     return 0;
   int capacity = count < 16 ? 16 : count;
   /* Triangles take four slots during the sweep (see SLOTS). */
@@ -181,22 +181,22 @@ static int reserve(dg_delaunay *d, int count) {
     free(fcoords);
     return DG_ENOMEM;
   }
-  dg_delaunay_close(d); /* results are rebuilt by the caller anyway */
-  d->triangles = arrays[0];
-  d->halfedges = arrays[1];
-  d->alias = arrays[2];
-  d->line = arrays[3];
-  d->order = arrays[4];
-  d->order_tmp = arrays[5];
-  d->hull_next = arrays[6];
-  d->hull_prev = arrays[7];
-  d->hull_tri = arrays[8];
-  d->hull_hash = arrays[9];
-  d->stack = arrays[10];
-  d->keys = keys;
-  d->keys_tmp = keys_tmp;
-  d->fcoords = fcoords;
-  d->capacity = capacity;
+  dg_delaunay_close(delaunay); /* results are rebuilt by the caller anyway */
+  delaunay->triangles = arrays[0];
+  delaunay->halfedges = arrays[1];
+  delaunay->alias = arrays[2];
+  delaunay->line = arrays[3];
+  delaunay->order = arrays[4];
+  delaunay->order_tmp = arrays[5];
+  delaunay->hull_next = arrays[6];
+  delaunay->hull_prev = arrays[7];
+  delaunay->hull_tri = arrays[8];
+  delaunay->hull_hash = arrays[9];
+  delaunay->stack = arrays[10];
+  delaunay->keys = keys;
+  delaunay->keys_tmp = keys_tmp;
+  delaunay->fcoords = fcoords;
+  delaunay->capacity = capacity;
   return 0;
 }
 
@@ -209,18 +209,18 @@ static int reserve(dg_delaunay *d, int count) {
  * together in memory rather than scattered over the caller's array; the
  * triangles are mapped back to the caller's ids at the end. */
 typedef struct sweep {
-  dg_delaunay *d;
+  dg_delaunay *delaunay;
   const double *fcoords; /* x, y of sweep id i at 2 i, 2 i + 1 */
   int hash_size;
   double cx, cy; /* hash centre (the point i0) */
   double bound;  /* in-circle error bound for this point set */
-  int *key_of;   /* hash bucket of each point (in d->order_tmp, free after
+  int *key_of;   /* hash bucket of each point (in delaunay->order_tmp, free after
                     the sort) */
   int stack_capacity;
 } sweep;
 
-static inline const double *fpt(const sweep *s, int i) {
-  return s->fcoords + 2 * i;
+static inline const double *fpt(const sweep *state, int i) {
+  return state->fcoords + 2 * i;
 }
 
 /* During the sweep triangle t keeps its corners in slots 4 t .. 4 t + 2
@@ -238,20 +238,20 @@ static inline int next_he(int h) {
   return h % 3 == 2 ? h - 2 : h + 1;
 }
 
-static inline void link(dg_delaunay *d, int a, int b) {
-  d->halfedges[a] = b;
+static inline void link(dg_delaunay *delaunay, int a, int b) {
+  delaunay->halfedges[a] = b;
   if (b != -1)
-    d->halfedges[b] = a;
+    delaunay->halfedges[b] = a;
 }
 
-static int add_triangle(dg_delaunay *d, int i0, int i1, int i2, int a, int b, int c) {
-  int t = SLOTS * d->triangle_count++;
-  d->triangles[t] = i0;
-  d->triangles[t + 1] = i1;
-  d->triangles[t + 2] = i2;
-  link(d, t, a);
-  link(d, t + 1, b);
-  link(d, t + 2, c);
+static int add_triangle(dg_delaunay *delaunay, int i0, int i1, int i2, int a, int b, int c) {
+  int t = SLOTS * delaunay->triangle_count++;
+  delaunay->triangles[t] = i0;
+  delaunay->triangles[t + 1] = i1;
+  delaunay->triangles[t + 2] = i2;
+  link(delaunay, t, a);
+  link(delaunay, t + 1, b);
+  link(delaunay, t + 2, c);
   return t;
 }
 
@@ -259,26 +259,26 @@ static int add_triangle(dg_delaunay *d, int i0, int i1, int i2, int a, int b, in
  * hull search only, so its rounding does not matter. Computed for every
  * point in one pass before the sweep (the loop then has no dependencies
  * and its divisions overlap) and looked up as key_of. */
-static int hash_key(const sweep *s, int p) {
-  double dx = fpt(s, p)[0] - s->cx, dy = fpt(s, p)[1] - s->cy;
+static int hash_key(const sweep *state, int p) {
+  double dx = fpt(state, p)[0] - state->cx, dy = fpt(state, p)[1] - state->cy;
   double sum = fabs(dx) + fabs(dy);
   double q = sum > 0 ? dx / sum : 0;
   double angle = (dy > 0 ? 3 - q : 1 + q) / 4; /* [0, 1] */
-  int key = (int)(angle * s->hash_size);
-  return key >= s->hash_size ? s->hash_size - 1 : key < 0 ? 0 : key;
+  int key = (int)(angle * state->hash_size);
+  return key >= state->hash_size ? state->hash_size - 1 : key < 0 ? 0 : key;
 }
 
 /* Lawson flips from half-edge `a` until every edge touched is locally
  * Delaunay. Returns DG_EINTERNAL if the stack would overflow (cannot happen:
  * it holds every half-edge). */
-__attribute__((always_inline)) static inline int legalize(sweep *s, int a, int p) {
-  /* Locals rather than s->d->...: the stores below are to int arrays, and
+__attribute__((always_inline)) static inline int legalize(sweep *state, int a, int p) {
+  /* Locals rather than state->delaunay->...: the stores below are to int arrays, and
    * without them the compiler reloads every base pointer after each one. */
-  int *restrict tri = s->d->triangles, *restrict twin = s->d->halfedges;
-  int *restrict hull_tri = s->d->hull_tri, *restrict stack = s->d->stack;
-  const double *restrict xy = s->fcoords;
-  const double bound = s->bound, px = xy[2 * p], py = xy[2 * p + 1];
-  int top = 0, capacity = s->stack_capacity;
+  int *restrict tri = state->delaunay->triangles, *restrict twin = state->delaunay->halfedges;
+  int *restrict hull_tri = state->delaunay->hull_tri, *restrict stack = state->delaunay->stack;
+  const double *restrict xy = state->fcoords;
+  const double bound = state->bound, px = xy[2 * p], py = xy[2 * p + 1];
+  int top = 0, capacity = state->stack_capacity;
   for (;;) {
     int b = twin[a];
     if (b == -1) {
@@ -325,9 +325,9 @@ __attribute__((always_inline)) static inline int legalize(sweep *s, int a, int p
 
 /* Radix sort of order[] by keys[] (LSD, 11-bit digits), then each run of
  * equal keys by (x, y) so that duplicates end up side by side. */
-static void sort_points(dg_delaunay *d, const int32_t *coords, int n, uint64_t max_key) {
-  int *order = d->order, *order_tmp = d->order_tmp;
-  uint64_t *keys = d->keys, *keys_tmp = d->keys_tmp;
+static void sort_points(dg_delaunay *delaunay, const int32_t *coords, int n, uint64_t max_key) {
+  int *order = delaunay->order, *order_tmp = delaunay->order_tmp;
+  uint64_t *keys = delaunay->keys, *keys_tmp = delaunay->keys_tmp;
   /* Digits of up to 11 bits, or 14 for large sets (three passes instead
    * of four for 2^20 coordinates), their counts then in the flip stack
    * (unused until the sweep; 8 n + 16 >= 2^14 ints once n >= 4096). Any
@@ -339,7 +339,7 @@ static void sort_points(dg_delaunay *d, const int32_t *coords, int n, uint64_t m
   int widest = n >= 4096 ? 14 : 11;
   int passes = (bits + widest - 1) / widest;
   int width = passes > 0 ? (bits + passes - 1) / passes : 0;
-  unsigned *counts = n >= 4096 ? (unsigned *)d->stack : small_counts, radix = 1u << width,
+  unsigned *counts = n >= 4096 ? (unsigned *)delaunay->stack : small_counts, radix = 1u << width,
            mask = radix - 1;
   for (int shift = 0; shift < bits; shift += width) {
     memset(counts, 0, radix * sizeof *counts);
@@ -363,12 +363,12 @@ static void sort_points(dg_delaunay *d, const int32_t *coords, int n, uint64_t m
     order = order_tmp;
     order_tmp = ot;
   }
-  if (order != d->order) {
-    memcpy(d->order, order, (size_t)n * sizeof *order);
-    memcpy(d->keys, keys, (size_t)n * sizeof *keys);
+  if (order != delaunay->order) {
+    memcpy(delaunay->order, order, (size_t)n * sizeof *order);
+    memcpy(delaunay->keys, keys, (size_t)n * sizeof *keys);
   }
-  order = d->order;
-  keys = d->keys;
+  order = delaunay->order;
+  keys = delaunay->keys;
   for (int i = 1; i < n; i++) {
     if (keys[i] != keys[i - 1])
       continue;
@@ -397,30 +397,30 @@ static int64_t along(const double *origin, const double *direction_end, const do
  * are already sorted outwards, as are those ahead: reversing the first run
  * and appending the second sorts them in linear time (an insertion sort
  * here was quadratic: 30 ms for 10,000 collinear points and one more). */
-static void order_chain(const sweep *s, int *line, int count) {
+static void order_chain(const sweep *state, int *line, int count) {
   int behind = 0;
   for (int i = 1; i < count; i++)
-    behind += along(fpt(s, 0), fpt(s, 1), fpt(s, i)) < 0;
+    behind += along(fpt(state, 0), fpt(state, 1), fpt(state, i)) < 0;
   int back = behind - 1, ahead = behind + 1;
   line[behind] = 0;
   for (int i = 1; i < count; i++)
-    if (along(fpt(s, 0), fpt(s, 1), fpt(s, i)) < 0)
+    if (along(fpt(state, 0), fpt(state, 1), fpt(state, i)) < 0)
       line[back--] = i;
     else
       line[ahead++] = i;
 }
 
 /* Inserts point p, known to lie outside the current hull. */
-static int insert_point(sweep *s, int p) {
-  dg_delaunay *d = s->d;
-  int *next = d->hull_next, *prev = d->hull_prev;
-  const int *key_of = s->key_of;
+static int insert_point(sweep *state, int p) {
+  dg_delaunay *delaunay = state->delaunay;
+  int *next = delaunay->hull_next, *prev = delaunay->hull_prev;
+  const int *key_of = state->key_of;
   int key = key_of[p], start = -1;
-  for (int j = 0; j < s->hash_size; j++) {
-    start = d->hull_hash[key];
+  for (int j = 0; j < state->hash_size; j++) {
+    start = delaunay->hull_hash[key];
     if (start != -1 && next[start] != start)
       break;
-    key = key + 1 == s->hash_size ? 0 : key + 1;
+    key = key + 1 == state->hash_size ? 0 : key + 1;
   }
   if (start == -1 || next[start] == start)
     return DG_EINTERNAL;
@@ -430,36 +430,36 @@ static int insert_point(sweep *s, int p) {
   start = prev[start];
   /* Find a hull edge e -> next[e] that sees p (p strictly on its right). */
   int e = start;
-  while (orient_double(fpt(s, e), fpt(s, next[e]), fpt(s, p)) >= 0) {
+  while (orient_double(fpt(state, e), fpt(state, next[e]), fpt(state, p)) >= 0) {
     e = next[e];
     if (e == start)
       return DG_EINTERNAL; /* p inside the hull: the ordering invariant broke */
   }
   int n = next[e];
-  int t = add_triangle(d, e, p, n, -1, -1, d->hull_tri[e]);
-  d->hull_tri[p] = t + 1; /* p -> n, provisional */
-  d->hull_tri[e] = t;     /* e -> p */
-  int rc = legalize(s, t + 2, p);
+  int t = add_triangle(delaunay, e, p, n, -1, -1, delaunay->hull_tri[e]);
+  delaunay->hull_tri[p] = t + 1; /* p -> n, provisional */
+  delaunay->hull_tri[e] = t;     /* e -> p */
+  int rc = legalize(state, t + 2, p);
   if (rc != 0)
     return rc;
   /* Forward: more edges n -> next[n] visible from p. */
   int q = next[n];
-  while (orient_double(fpt(s, n), fpt(s, q), fpt(s, p)) < 0) {
-    t = add_triangle(d, n, p, q, d->hull_tri[p], -1, d->hull_tri[n]);
-    d->hull_tri[p] = t + 1;
+  while (orient_double(fpt(state, n), fpt(state, q), fpt(state, p)) < 0) {
+    t = add_triangle(delaunay, n, p, q, delaunay->hull_tri[p], -1, delaunay->hull_tri[n]);
+    delaunay->hull_tri[p] = t + 1;
     next[n] = n; /* n leaves the hull */
-    if ((rc = legalize(s, t + 2, p)) != 0)
+    if ((rc = legalize(state, t + 2, p)) != 0)
       return rc;
     n = q;
     q = next[n];
   }
   /* Backward: edges prev[e] -> e visible from p. */
   int r = prev[e];
-  while (orient_double(fpt(s, r), fpt(s, e), fpt(s, p)) < 0) {
-    t = add_triangle(d, r, p, e, -1, d->hull_tri[e], d->hull_tri[r]);
-    d->hull_tri[r] = t; /* before the flips, which keep it up to date */
+  while (orient_double(fpt(state, r), fpt(state, e), fpt(state, p)) < 0) {
+    t = add_triangle(delaunay, r, p, e, -1, delaunay->hull_tri[e], delaunay->hull_tri[r]);
+    delaunay->hull_tri[r] = t; /* before the flips, which keep it up to date */
     next[e] = e;
-    if ((rc = legalize(s, t + 2, p)) != 0)
+    if ((rc = legalize(state, t + 2, p)) != 0)
       return rc;
     e = r;
     r = prev[e];
@@ -468,27 +468,15 @@ static int insert_point(sweep *s, int p) {
   next[e] = p;
   prev[n] = p;
   next[p] = n;
-  d->hull_hash[key_of[p]] = p;
-  d->hull_hash[key_of[e]] = e;
+  delaunay->hull_hash[key_of[p]] = p;
+  delaunay->hull_hash[key_of[e]] = e;
   return 0;
 }
 
-int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
-  if (count < 0)
-    return DG_EINVAL;
-  for (int i = 0; i < 2 * count; i++)
-    if (coords[i] > DG_DELAUNAY_COORD_MAX || coords[i] < -DG_DELAUNAY_COORD_MAX)
-      return DG_EINVAL;
-  int rc = reserve(d, count);
-  if (rc != 0)
-    return rc;
-  d->triangle_count = 0;
-  d->line_count = 0;
-  d->point_count = count;
-  if (count == 0)
-    return 0;
-  sweep s = {.d = d, .fcoords = d->fcoords, .stack_capacity = 3 * 2 * d->capacity + 16};
-  /* i0: the point nearest the middle of the bounding box. */
+/* Bounding box of the points: sets state->bound, the in-circle error bound
+ * for their extent, and returns i0, the point nearest the middle of the
+ * box (the sweep's centre). */
+static int find_centre(sweep *state, const int32_t *coords, int count) {
   int32_t min_x = coords[0], max_x = coords[0], min_y = coords[1], max_y = coords[1];
   for (int i = 1; i < count; i++) {
     int32_t x = coords[2 * i], y = coords[2 * i + 1];
@@ -502,7 +490,7 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   double extent = (double)(span_x > span_y ? span_x : span_y);
   /* Three rounded products and two sums: an error of a few units of 2^-53
    * of the permanent; 1e-14 leaves a wide margin. */
-  s.bound = 1e-14 * 12.0 * extent * extent * extent * extent;
+  state->bound = 1e-14 * 12.0 * extent * extent * extent * extent;
   int i0 = 0;
   uint64_t best = UINT64_MAX;
   for (int i = 0; i < count; i++) {
@@ -513,55 +501,54 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
       i0 = i;
     }
   }
-  s.cx = coords[2 * i0];
-  s.cy = coords[2 * i0 + 1];
+  return i0;
+}
+
+/* Orders the points by squared distance from the centre (state->cx, state->cy),
+ * aliases each duplicate to the first of its run, and renumbers the
+ * distinct ones in sweep order with their coordinates copied as doubles.
+ * Returns the number of distinct points. */
+static int order_distinct(sweep *state, const int32_t *coords, int count) {
+  dg_delaunay *delaunay = state->delaunay;
   uint64_t max_key = 0;
   for (int i = 0; i < count; i++) {
-    int64_t dx = (int64_t)coords[2 * i] - s.cx, dy = (int64_t)coords[2 * i + 1] - s.cy;
-    d->keys[i] = (uint64_t)(dx * dx + dy * dy);
-    d->order[i] = i;
-    max_key = d->keys[i] > max_key ? d->keys[i] : max_key;
+    int64_t dx = (int64_t)coords[2 * i] - state->cx, dy = (int64_t)coords[2 * i + 1] - state->cy;
+    delaunay->keys[i] = (uint64_t)(dx * dx + dy * dy);
+    delaunay->order[i] = i;
+    max_key = delaunay->keys[i] > max_key ? delaunay->keys[i] : max_key;
   }
-  sort_points(d, coords, count, max_key);
+  sort_points(delaunay, coords, count, max_key);
   /* Duplicates sit side by side now: alias each to the first of its run. */
   for (int i = 0; i < count; i++)
-    d->alias[i] = i;
+    delaunay->alias[i] = i;
   int distinct = 0;
   for (int i = 0; i < count; i++) {
-    int id = d->order[i];
+    int id = delaunay->order[i];
     if (distinct > 0) {
-      int last = d->order[distinct - 1];
+      int last = delaunay->order[distinct - 1];
       if (coords[2 * id] == coords[2 * last] && coords[2 * id + 1] == coords[2 * last + 1]) {
-        d->alias[id] = last;
+        delaunay->alias[id] = last;
         continue;
       }
     }
-    d->order[distinct++] = id;
+    delaunay->order[distinct++] = id;
   }
   /* From here on a point is named by its sweep id i (the caller's id is
    * order[i]). */
-  int *order = d->order;
+  const int *order = delaunay->order;
   for (int i = 0; i < distinct; i++) {
-    d->fcoords[2 * i] = coords[2 * order[i]];
-    d->fcoords[2 * i + 1] = coords[2 * order[i] + 1];
+    delaunay->fcoords[2 * i] = coords[2 * order[i]];
+    delaunay->fcoords[2 * i + 1] = coords[2 * order[i] + 1];
   }
-  /* The first distinct points collinear with the first two form a chain. */
-  int k = 2;
-  while (k < distinct && orient_double(fpt(&s, 0), fpt(&s, 1), fpt(&s, k)) == 0)
-    k++;
-  int *line = d->line;
-  int chain = k < distinct ? k : distinct;
-  order_chain(&s, line, chain);
-  if (k >= distinct) {
-    for (int i = 0; i < distinct; i++)
-      line[i] = order[line[i]];
-    d->line_count = distinct; /* every distinct point lies on one line */
-    return 0;
-  }
-  /* Fan from the first point off the line to the chain: the only
-   * triangulation of a line plus one point. */
-  int apex = k;
-  if (orient_double(fpt(&s, line[0]), fpt(&s, line[chain - 1]), fpt(&s, apex)) < 0)
+  return distinct;
+}
+
+/* Fans the first point off the line, apex, to the chain line[0 .. chain
+ * - 1] (the only triangulation of a line plus one point) and starts the
+ * hull and its hash from that fan. */
+static void fan_from_chain(sweep *state, int *line, int chain, int apex, int distinct) {
+  dg_delaunay *delaunay = state->delaunay;
+  if (orient_double(fpt(state, line[0]), fpt(state, line[chain - 1]), fpt(state, apex)) < 0)
     for (int i = 0, j = chain - 1; i < j; i++, j--) {
       int t = line[i];
       line[i] = line[j];
@@ -570,34 +557,35 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
   int hash_size = 1;
   while (hash_size * hash_size < distinct)
     hash_size++;
-  s.hash_size = hash_size;
-  s.key_of = d->order_tmp;
+  state->hash_size = hash_size;
+  state->key_of = delaunay->order_tmp;
   for (int i = 0; i < distinct; i++)
-    s.key_of[i] = hash_key(&s, i);
+    state->key_of[i] = hash_key(state, i);
   for (int i = 0; i < hash_size; i++)
-    d->hull_hash[i] = -1;
+    delaunay->hull_hash[i] = -1;
   for (int i = 0; i + 1 < chain; i++) {
     int previous_slot = i > 0 ? SLOTS * (i - 1) + 1 : -1;
-    int t = add_triangle(d, line[i], line[i + 1], apex, -1, -1, previous_slot);
-    d->hull_tri[line[i]] = t;
+    int t = add_triangle(delaunay, line[i], line[i + 1], apex, -1, -1, previous_slot);
+    delaunay->hull_tri[line[i]] = t;
   }
-  d->hull_tri[line[chain - 1]] = SLOTS * (chain - 2) + 1;
-  d->hull_tri[apex] = 2;
+  delaunay->hull_tri[line[chain - 1]] = SLOTS * (chain - 2) + 1;
+  delaunay->hull_tri[apex] = 2;
   for (int i = 0; i < chain; i++) {
-    d->hull_next[line[i]] = i + 1 < chain ? line[i + 1] : apex;
-    d->hull_prev[line[i]] = i > 0 ? line[i - 1] : apex;
-    d->hull_hash[s.key_of[line[i]]] = line[i];
+    delaunay->hull_next[line[i]] = i + 1 < chain ? line[i + 1] : apex;
+    delaunay->hull_prev[line[i]] = i > 0 ? line[i - 1] : apex;
+    delaunay->hull_hash[state->key_of[line[i]]] = line[i];
   }
-  d->hull_next[apex] = line[0];
-  d->hull_prev[apex] = line[chain - 1];
-  d->hull_hash[s.key_of[apex]] = apex;
-  for (int i = k + 1; i < distinct; i++)
-    if ((rc = insert_point(&s, i)) != 0)
-      return rc;
-  /* Pack to three slots (in place: slot 3 t + j never lies past 4 t + j)
-   * and back to the caller's point ids. */
-  int *tri = d->triangles, *twin = d->halfedges;
-  for (int t = 0; t < d->triangle_count; t++) {
+  delaunay->hull_next[apex] = line[0];
+  delaunay->hull_prev[apex] = line[chain - 1];
+  delaunay->hull_hash[state->key_of[apex]] = apex;
+}
+
+/* Packs the triangles to three slots (in place: slot 3 t + j never lies
+ * past 4 t + j) and maps them back to the caller's point ids. */
+static void pack_triangles(dg_delaunay *delaunay) {
+  int *tri = delaunay->triangles, *twin = delaunay->halfedges;
+  const int *order = delaunay->order;
+  for (int t = 0; t < delaunay->triangle_count; t++) {
     const int *from = tri + SLOTS * t, *from_twin = twin + SLOTS * t;
     int v0 = from[0], v1 = from[1], v2 = from[2];
     int h0 = from_twin[0], h1 = from_twin[1], h2 = from_twin[2];
@@ -609,33 +597,74 @@ int dg_delaunay_build(dg_delaunay *d, const int32_t *coords, int count) {
     twin[3 * t + 1] = h1 < 0 ? -1 : h1 - h1 / SLOTS;
     twin[3 * t + 2] = h2 < 0 ? -1 : h2 - h2 / SLOTS;
   }
+}
+
+int dg_delaunay_build(dg_delaunay *delaunay, const int32_t *coords, int count) {
+  if (count < 0)
+    return DG_EINVAL;
+  for (int i = 0; i < 2 * count; i++)
+    if (coords[i] > DG_DELAUNAY_COORD_MAX || coords[i] < -DG_DELAUNAY_COORD_MAX)
+      return DG_EINVAL;
+  int rc = reserve(delaunay, count);
+  if (rc != 0)
+    return rc;
+  delaunay->triangle_count = 0;
+  delaunay->line_count = 0;
+  delaunay->point_count = count;
+  if (count == 0)
+    return 0;
+  sweep state = {.delaunay = delaunay,
+                 .fcoords = delaunay->fcoords,
+                 .stack_capacity = 3 * 2 * delaunay->capacity + 16};
+  int i0 = find_centre(&state, coords, count);
+  state.cx = coords[2 * i0];
+  state.cy = coords[2 * i0 + 1];
+  int distinct = order_distinct(&state, coords, count);
+  /* The first distinct points collinear with the first two form a chain. */
+  int k = 2;
+  while (k < distinct && orient_double(fpt(&state, 0), fpt(&state, 1), fpt(&state, k)) == 0)
+    k++;
+  int *line = delaunay->line;
+  int chain = k < distinct ? k : distinct;
+  order_chain(&state, line, chain);
+  if (k >= distinct) {
+    for (int i = 0; i < distinct; i++)
+      line[i] = delaunay->order[line[i]];
+    delaunay->line_count = distinct; /* every distinct point lies on one line */
+    return 0;
+  }
+  fan_from_chain(&state, line, chain, k, distinct);
+  for (int i = k + 1; i < distinct; i++)
+    if ((rc = insert_point(&state, i)) != 0)
+      return rc;
+  pack_triangles(delaunay);
   return 0;
 }
 
-int dg_delaunay_edge_capacity(const dg_delaunay *d) {
-  return 3 * d->triangle_count + d->point_count + 1;
+int dg_delaunay_edge_capacity(const dg_delaunay *delaunay) {
+  return 3 * delaunay->triangle_count + delaunay->point_count + 1;
 }
 
-void dg_delaunay_edges(const dg_delaunay *d, int *pairs, int *count) {
+void dg_delaunay_edges(const dg_delaunay *delaunay, int *pairs, int *count) {
   int n = 0;
-  for (int h = 0; h < 3 * d->triangle_count; h++) {
-    int twin = d->halfedges[h];
+  for (int h = 0; h < 3 * delaunay->triangle_count; h++) {
+    int twin = delaunay->halfedges[h];
     if (twin != -1 && twin < h)
       continue;
-    int a = d->triangles[h], b = d->triangles[next_he(h)];
+    int a = delaunay->triangles[h], b = delaunay->triangles[next_he(h)];
     pairs[2 * n] = a < b ? a : b;
     pairs[2 * n + 1] = a < b ? b : a;
     n++;
   }
-  for (int i = 0; i + 1 < d->line_count; i++) {
-    int a = d->line[i], b = d->line[i + 1];
+  for (int i = 0; i + 1 < delaunay->line_count; i++) {
+    int a = delaunay->line[i], b = delaunay->line[i + 1];
     pairs[2 * n] = a < b ? a : b;
     pairs[2 * n + 1] = a < b ? b : a;
     n++;
   }
-  for (int i = 0; i < d->point_count; i++)
-    if (d->alias[i] != i) {
-      int a = d->alias[i];
+  for (int i = 0; i < delaunay->point_count; i++)
+    if (delaunay->alias[i] != i) {
+      int a = delaunay->alias[i];
       pairs[2 * n] = a < i ? a : i;
       pairs[2 * n + 1] = a < i ? i : a;
       n++;

@@ -6,19 +6,19 @@
 #include "model/context_internal.h"
 
 int dg_roomset_check(const json_t *json, dg_error *errors, int max, int *count) {
-  rs_report report = {errors, max, 0};
-  rs_set *set = NULL;
-  int rc = rs_set_parse(json, &report, &set);
-  rs_set_free(set);
+  authored_report report = {errors, max, 0};
+  authored_roomset *set = NULL;
+  int rc = authored_roomset_parse(json, &report, &set);
+  authored_roomset_free(set);
   *count = report.count;
   return rc;
 }
 
 int dg_context_add_roomset(dg_context *context, const json_t *json, dg_error *err) {
   dg_error first = {0};
-  rs_report report = {&first, 1, 0};
-  rs_set *set = NULL;
-  int rc = rs_set_parse(json, &report, &set);
+  authored_report report = {&first, 1, 0};
+  authored_roomset *set = NULL;
+  int rc = authored_roomset_parse(json, &report, &set);
   if (rc != 0) {
     if (rc == DG_ENOMEM)
       return dg_error_set(err, rc, "", "out of memory loading a room set");

@@ -31,59 +31,64 @@ static uint16_t clamp_cost(long cost) {
   return (uint16_t)(cost < 1 ? 1 : cost > COST_MAX ? COST_MAX : cost);
 }
 
-static bool is_floor(const landmark_state *s, int x, int y) {
-  return dg_grid_get(s->grid, x, y) == DG_TILE_FLOOR;
+static bool is_floor(const landmark_state *state, int x, int y) {
+  return dg_grid_get(state->grid, x, y) == DG_TILE_FLOOR;
 }
-static bool is_wall(const landmark_state *s, int x, int y) {
-  dg_tile t = dg_grid_get(s->grid, x, y);
+static bool is_wall(const landmark_state *state, int x, int y) {
+  dg_tile t = dg_grid_get(state->grid, x, y);
   return t == DG_TILE_WALL || t == DG_TILE_DOOR;
 }
 
 /* A wall tile a tunnel may cross: floor on one side, open rock on the other,
  * and wall on both sides along the wall, so a tunnel entering it can only go
  * straight through (it is marked DG_ASTAR_STRAIGHT), never along the wall. */
-static bool door_candidate(const landmark_state *s, int x, int y) {
-  if (x < 1 || y < 1 || x >= s->width - 1 || y >= s->height - 1)
+static bool door_candidate(const landmark_state *state, int x, int y) {
+  if (x < 1 || y < 1 || x >= state->width - 1 || y >= state->height - 1)
     return false;
-  bool across_x = ((is_floor(s, x - 1, y) && !is_floor(s, x + 1, y) && !is_wall(s, x + 1, y)) ||
-                   (is_floor(s, x + 1, y) && !is_floor(s, x - 1, y) && !is_wall(s, x - 1, y))) &&
-                  is_wall(s, x, y - 1) && is_wall(s, x, y + 1);
-  bool across_y = ((is_floor(s, x, y - 1) && !is_floor(s, x, y + 1) && !is_wall(s, x, y + 1)) ||
-                   (is_floor(s, x, y + 1) && !is_floor(s, x, y - 1) && !is_wall(s, x, y - 1))) &&
-                  is_wall(s, x - 1, y) && is_wall(s, x + 1, y);
+  bool across_x =
+      ((is_floor(state, x - 1, y) && !is_floor(state, x + 1, y) && !is_wall(state, x + 1, y)) ||
+       (is_floor(state, x + 1, y) && !is_floor(state, x - 1, y) && !is_wall(state, x - 1, y))) &&
+      is_wall(state, x, y - 1) && is_wall(state, x, y + 1);
+  bool across_y =
+      ((is_floor(state, x, y - 1) && !is_floor(state, x, y + 1) && !is_wall(state, x, y + 1)) ||
+       (is_floor(state, x, y + 1) && !is_floor(state, x, y - 1) && !is_wall(state, x, y - 1))) &&
+      is_wall(state, x - 1, y) && is_wall(state, x + 1, y);
   return across_x || across_y;
 }
 
 /* The cost field before any tunnel: noise-hardened rock, the perimeter
  * ring, door candidates; floors and everything outside the mask closed. */
-static int build_costs(landmark_state *s, uint32_t *min_cost) {
-  const dg_params *p = s->params;
-  long base = dg_param_int(p, P_ROCK_BASE), weight = dg_param_int(p, P_ROCK_WEIGHT);
-  long perimeter = dg_param_int(p, P_PERIMETER_PENALTY), door = dg_param_int(p, P_DOOR_COST);
-  float *density = dg_arena_calloc(&s->arena, (size_t)s->cells, sizeof *density);
-  void *scratch = dg_arena_alloc(&s->arena, dg_noise_scratch_size(s->width));
+static int build_costs(landmark_state *state, uint32_t *min_cost) {
+  const dg_params *p = state->params;
+  long base = dg_param_int(p, LANDMARK_P_ROCK_BASE),
+       weight = dg_param_int(p, LANDMARK_P_ROCK_WEIGHT);
+  long perimeter = dg_param_int(p, LANDMARK_P_PERIMETER_PENALTY),
+       door = dg_param_int(p, LANDMARK_P_DOOR_COST);
+  float *density = dg_arena_calloc(&state->arena, (size_t)state->cells, sizeof *density);
+  void *scratch = dg_arena_alloc(&state->arena, dg_noise_scratch_size(state->width));
   if (density == NULL || scratch == NULL)
     return DG_ENOMEM;
   dg_noise noise;
-  int rc = dg_noise_init(&noise, s->seed, dg_param_int(p, P_ROCK_OCTAVES),
-                         1.0f / (float)dg_param_int(p, P_ROCK_SCALE), 2.0f, 0.5f);
+  int rc = dg_noise_init(&noise, state->seed, dg_param_int(p, LANDMARK_P_ROCK_OCTAVES),
+                         1.0f / (float)dg_param_int(p, LANDMARK_P_ROCK_SCALE), 2.0f, 0.5f);
   if (rc == 0)
-    rc = dg_noise_fill(&noise, density, s->width, s->height, scratch);
+    rc = dg_noise_fill(&noise, density, state->width, state->height, scratch);
   if (rc != 0)
     return rc;
   *min_cost = (uint32_t)(base < door ? base : door);
-  long tunnel = dg_param_int(p, P_TUNNEL_COST);
+  long tunnel = dg_param_int(p, LANDMARK_P_TUNNEL_COST);
   *min_cost = (uint32_t)tunnel < *min_cost ? (uint32_t)tunnel : *min_cost;
-  for (int y = 0; y < s->height; y++)
-    for (int x = 0; x < s->width; x++) {
-      int c = cell_at(s, x, y);
-      dg_tile t = dg_grid_get(s->grid, x, y);
-      if (!s->inside[c] || t == DG_TILE_FLOOR) {
-        s->cost[c] = 0;
+  for (int y = 0; y < state->height; y++)
+    for (int x = 0; x < state->width; x++) {
+      int c = cell_at(state, x, y);
+      dg_tile t = dg_grid_get(state->grid, x, y);
+      if (!state->inside[c] || t == DG_TILE_FLOOR) {
+        state->cost[c] = 0;
         continue;
       }
       if (t == DG_TILE_WALL) {
-        s->cost[c] = door_candidate(s, x, y) ? (uint16_t)(clamp_cost(door) | DG_ASTAR_STRAIGHT) : 0;
+        state->cost[c] =
+            door_candidate(state, x, y) ? (uint16_t)(clamp_cost(door) | DG_ASTAR_STRAIGHT) : 0;
         continue;
       }
       /* Hardness in [0, 1]: fBm rarely strays far from 0, so it is
@@ -96,42 +101,42 @@ static int build_costs(landmark_state *s, uint32_t *min_cost) {
       bool near_wall = false;
       for (int dy = -1; dy <= 1 && !near_wall; dy++)
         for (int dx = -1; dx <= 1; dx++)
-          if (dg_grid_contains(s->grid, x + dx, y + dy) &&
-              dg_grid_get(s->grid, x + dx, y + dy) == DG_TILE_WALL) {
+          if (dg_grid_contains(state->grid, x + dx, y + dy) &&
+              dg_grid_get(state->grid, x + dx, y + dy) == DG_TILE_WALL) {
             near_wall = true;
             break;
           }
       if (near_wall)
         cost += perimeter;
-      s->cost[c] = clamp_cost(cost);
+      state->cost[c] = clamp_cost(cost);
     }
   return 0;
 }
 
-static void set_room_floor_cost(landmark_state *s, int room, uint16_t cost) {
-  for (int i = s->room_start[room]; i < s->room_start[room + 1]; i++)
-    s->cost[s->room_cells[i]] = cost;
+static void set_room_floor_cost(landmark_state *state, int room, uint16_t cost) {
+  for (int i = state->room_start[room]; i < state->room_start[room + 1]; i++)
+    state->cost[state->room_cells[i]] = cost;
 }
 
-/* Digs one tunnel along s->path: rock becomes corridor, crossed walls
+/* Digs one tunnel along state->path: rock becomes corridor, crossed walls
  * become doors; both then cost as little as a tunnel so later ones reuse
  * them. */
-static int dig(landmark_state *s, int length, uint16_t tunnel) {
+static int dig(landmark_state *state, int length, uint16_t tunnel) {
   for (int i = 0; i < length; i++) {
-    int c = s->path[i], x = c % s->width, y = c / s->width;
-    dg_tile t = dg_grid_get(s->grid, x, y);
+    int c = state->path[i], x = c % state->width, y = c / state->width;
+    dg_tile t = dg_grid_get(state->grid, x, y);
     if (t == DG_TILE_WALL) {
-      dg_grid_set(s->grid, x, y, DG_TILE_DOOR);
-      s->cost[c] = (uint16_t)(tunnel | DG_ASTAR_STRAIGHT);
-      dg_door door = {.x = x, .y = y, .room = -2 - s->room_of[c], .secret = false};
-      int rc = dg_level_add_door(s->level, &door);
+      dg_grid_set(state->grid, x, y, DG_TILE_DOOR);
+      state->cost[c] = (uint16_t)(tunnel | DG_ASTAR_STRAIGHT);
+      dg_door door = {.x = x, .y = y, .room = -2 - state->room_of[c], .secret = false};
+      int rc = dg_level_add_door(state->level, &door);
       if (rc != 0)
         return rc;
-      s->doors_made++;
+      state->doors_made++;
     } else if (t == DG_TILE_STONE) {
-      dg_grid_set(s->grid, x, y, DG_TILE_CORRIDOR);
-      s->cost[c] = tunnel;
-      s->tunnel_tiles++;
+      dg_grid_set(state->grid, x, y, DG_TILE_CORRIDOR);
+      state->cost[c] = tunnel;
+      state->tunnel_tiles++;
     }
   }
   return 0;
@@ -152,60 +157,33 @@ static int by_length(const void *pa, const void *pb) {
   return (a->b > b->b) - (a->b < b->b);
 }
 
-int landmark_connect(landmark_state *s) {
-  dg_level *level = s->level;
-  const dg_params *p = s->params;
-  int rooms = level->room_count, rc = 0;
-  dg_delaunay delaunay;
-  dg_delaunay_init(&delaunay);
-  dg_astar astar = {0};
-  int32_t *points = dg_arena_calloc(&s->arena, 2 * (size_t)rooms + 2, sizeof *points);
-  int *node_cell = dg_arena_calloc(&s->arena, (size_t)rooms + 1, sizeof *node_cell);
-  int *degree = dg_arena_calloc(&s->arena, (size_t)rooms + 1, sizeof *degree);
-  if (points == NULL || node_cell == NULL || degree == NULL)
-    return DG_ENOMEM;
-  /* Step 2: "I take a random cell from each one." */
-  for (int r = 0; r < rooms; r++) {
-    int count = s->room_start[r + 1] - s->room_start[r];
-    int c = s->room_cells[s->room_start[r] + (int)dg_rng_below(&s->connect, (uint32_t)count)];
+/* Step 2: "I take a random cell from each one." One draw per room, in room
+ * order; the cell becomes the room's graph node and its Delaunay point. */
+static int pick_room_cells(landmark_state *state, int32_t *points, int *node_cell) {
+  dg_level *level = state->level;
+  for (int r = 0; r < level->room_count; r++) {
+    int count = state->room_start[r + 1] - state->room_start[r];
+    int c = state->room_cells[state->room_start[r] +
+                              (int)dg_rng_below(&state->connect, (uint32_t)count)];
     node_cell[r] = c;
-    points[2 * r] = c % s->width;
-    points[2 * r + 1] = c / s->width;
+    points[2 * r] = c % state->width;
+    points[2 * r + 1] = c / state->width;
     const char *kind = strcmp(level->rooms[r].kind, "landmark") == 0 ? "landmark" : "room";
-    if ((rc = dg_graph_add_node(&level->graph, kind, c % s->width, c / s->width, r, NULL)) != 0)
-      goto done;
+    int rc = dg_graph_add_node(&level->graph, kind, c % state->width, c / state->width, r, NULL);
+    if (rc != 0)
+      return rc;
   }
-  if ((rc = dg_delaunay_build(&delaunay, points, rooms)) != 0)
-    goto done;
-  int capacity = dg_delaunay_edge_capacity(&delaunay), pair_count = 0;
-  int *pairs = dg_arena_calloc(&s->arena, 2 * (size_t)capacity, sizeof *pairs);
-  dg_weighted_edge *weighted = dg_arena_calloc(&s->arena, (size_t)capacity + 1, sizeof *weighted);
-  bool *in_tree = dg_arena_calloc(&s->arena, (size_t)capacity + 1, sizeof *in_tree);
-  planned_edge *plan = dg_arena_calloc(&s->arena, (size_t)capacity + 1, sizeof *plan);
-  rc = DG_ENOMEM;
-  if (pairs == NULL || weighted == NULL || in_tree == NULL || plan == NULL)
-    goto done;
-  dg_delaunay_edges(&delaunay, pairs, &pair_count);
-  for (int e = 0; e < pair_count; e++) {
-    int a = pairs[2 * e], b = pairs[2 * e + 1];
-    int64_t dx = points[2 * a] - points[2 * b], dy = points[2 * a + 1] - points[2 * b + 1];
-    weighted[e] = (dg_weighted_edge){a, b, dx * dx + dy * dy};
-  }
-  int trees = 0;
-  if ((rc = dg_mst(rooms, weighted, pair_count, in_tree, NULL, &trees)) != 0)
-    goto done;
-  /* The tree first, then extra triangulation edges shortest first while
-   * the mean degree is below the target and both ends are below its
-   * ceiling. */
-  int planned = 0, mst_edges = 0;
-  for (int e = 0; e < pair_count; e++)
-    if (in_tree[e]) {
-      plan[planned++] = (planned_edge){weighted[e].a, weighted[e].b, weighted[e].weight, true};
-      degree[weighted[e].a]++;
-      degree[weighted[e].b]++;
-    }
-  mst_edges = planned;
-  qsort(plan, (size_t)planned, sizeof *plan, by_length);
+  return 0;
+}
+
+/* Appends to plan[planned..] the triangulation edges outside the tree,
+ * shortest first, while the mean degree is below the target and both ends
+ * are below its ceiling. extra[] (past the tree's edges in plan[]) is the
+ * scratch they are sorted in. Returns the new number of planned edges. */
+static int add_extra_edges(const landmark_state *state, const dg_weighted_edge *weighted,
+                           const bool *in_tree, int pair_count, planned_edge *plan, int planned,
+                           int *degree) {
+  int rooms = state->level->room_count;
   planned_edge *extra = plan + planned;
   int extra_count = 0;
   for (int e = 0; e < pair_count; e++)
@@ -213,7 +191,7 @@ int landmark_connect(landmark_state *s) {
       extra[extra_count++] =
           (planned_edge){weighted[e].a, weighted[e].b, weighted[e].weight, false};
   qsort(extra, (size_t)extra_count, sizeof *extra, by_length);
-  double target = dg_param_float(p, P_TARGET_DEGREE);
+  double target = dg_param_float(state->params, LANDMARK_P_TARGET_DEGREE);
   int cap = (int)target;
   cap += (double)cap < target ? 1 : 0;
   /* Chosen extras are appended to plan[] over extra[] itself: the write
@@ -226,51 +204,123 @@ int landmark_connect(landmark_state *s) {
     degree[edge.b]++;
     plan[planned++] = edge;
   }
+  return planned;
+}
+
+/* The edges to dig: the minimum spanning tree of the Delaunay
+ * triangulation of points[] (so no room is left out), shortest first, then
+ * the extras (add_extra_edges). Outputs: *plan_out (arena memory) and
+ * *planned_out, its length. */
+static int plan_edges(landmark_state *state, dg_delaunay *delaunay, const int32_t *points,
+                      int *degree, planned_edge **plan_out, int *planned_out) {
+  dg_level *level = state->level;
+  int rooms = level->room_count;
+  int rc = dg_delaunay_build(delaunay, points, rooms);
+  if (rc != 0)
+    return rc;
+  int capacity = dg_delaunay_edge_capacity(delaunay), pair_count = 0;
+  int *pairs = dg_arena_calloc(&state->arena, 2 * (size_t)capacity, sizeof *pairs);
+  dg_weighted_edge *weighted =
+      dg_arena_calloc(&state->arena, (size_t)capacity + 1, sizeof *weighted);
+  bool *in_tree = dg_arena_calloc(&state->arena, (size_t)capacity + 1, sizeof *in_tree);
+  planned_edge *plan = dg_arena_calloc(&state->arena, (size_t)capacity + 1, sizeof *plan);
+  if (pairs == NULL || weighted == NULL || in_tree == NULL || plan == NULL)
+    return DG_ENOMEM;
+  dg_delaunay_edges(delaunay, pairs, &pair_count);
+  for (int e = 0; e < pair_count; e++) {
+    int a = pairs[2 * e], b = pairs[2 * e + 1];
+    int64_t dx = points[2 * a] - points[2 * b], dy = points[2 * a + 1] - points[2 * b + 1];
+    weighted[e] = (dg_weighted_edge){a, b, dx * dx + dy * dy};
+  }
+  int trees = 0;
+  if ((rc = dg_mst(rooms, weighted, pair_count, in_tree, NULL, &trees)) != 0)
+    return rc;
+  int planned = 0;
+  for (int e = 0; e < pair_count; e++)
+    if (in_tree[e]) {
+      plan[planned++] = (planned_edge){weighted[e].a, weighted[e].b, weighted[e].weight, true};
+      degree[weighted[e].a]++;
+      degree[weighted[e].b]++;
+    }
+  int mst_edges = planned;
+  qsort(plan, (size_t)planned, sizeof *plan, by_length);
+  planned = add_extra_edges(state, weighted, in_tree, pair_count, plan, planned, degree);
   dg_level_set_stat(level, "triangulation_edges", pair_count);
   dg_level_set_stat(level, "mst_edges", mst_edges);
   dg_level_set_stat(level, "extra_edges", planned - mst_edges);
-  /* Step 3: tunnels. */
+  *plan_out = plan;
+  *planned_out = planned;
+  return 0;
+}
+
+/* Step 3: digs each planned edge in order by A* over the cost field, from
+ * one room's chosen cell to the other's, and records it in the graph. An
+ * edge A* cannot join is counted in tunnels_failed, not an error. */
+static int dig_tunnels(landmark_state *state, dg_astar *astar, const planned_edge *plan,
+                       int planned, const int *node_cell) {
+  const dg_params *p = state->params;
   uint32_t min_cost = 1;
-  if ((rc = build_costs(s, &min_cost)) != 0)
-    goto done;
-  bool exact_turns = dg_param_bool(p, P_EXACT_TURNS);
-  if ((rc = dg_astar_init(&astar, s->width, s->height, exact_turns)) != 0)
-    goto done;
-  uint16_t tunnel = clamp_cost(dg_param_int(p, P_TUNNEL_COST));
-  dg_astar_query query = {.cost = s->cost,
-                          .turn_cost = (uint32_t)dg_param_int(p, P_TURN_PENALTY),
-                          .min_cost = min_cost * (uint32_t)dg_param_int(p, P_HEURISTIC_WEIGHT),
+  int rc = build_costs(state, &min_cost);
+  if (rc != 0)
+    return rc;
+  bool exact_turns = dg_param_bool(p, LANDMARK_P_EXACT_TURNS);
+  if ((rc = dg_astar_init(astar, state->width, state->height, exact_turns)) != 0)
+    return rc;
+  uint16_t tunnel = clamp_cost(dg_param_int(p, LANDMARK_P_TUNNEL_COST));
+  dg_astar_query query = {.cost = state->cost,
+                          .turn_cost = (uint32_t)dg_param_int(p, LANDMARK_P_TURN_PENALTY),
+                          .min_cost =
+                              min_cost * (uint32_t)dg_param_int(p, LANDMARK_P_HEURISTIC_WEIGHT),
                           .directional = exact_turns};
   long expanded = 0;
   for (int e = 0; e < planned; e++) {
-    if ((e & 15) == 0 && (rc = dg_cancel_check(s->cancel)) != 0)
-      goto done;
+    if ((e & 15) == 0 && (rc = dg_cancel_check(state->cancel)) != 0)
+      return rc;
     int a = plan[e].a, b = plan[e].b;
     /* Only the two rooms being joined are open: a tunnel never runs
      * through another room. */
-    set_room_floor_cost(s, a, tunnel);
-    set_room_floor_cost(s, b, tunnel);
+    set_room_floor_cost(state, a, tunnel);
+    set_room_floor_cost(state, b, tunnel);
     query.start = node_cell[a];
     query.goal = node_cell[b];
     dg_astar_result result;
-    int found = dg_astar_find(&astar, &query, s->path, &result);
-    set_room_floor_cost(s, a, 0);
-    set_room_floor_cost(s, b, 0);
+    int found = dg_astar_find(astar, &query, state->path, &result);
+    set_room_floor_cost(state, a, 0);
+    set_room_floor_cost(state, b, 0);
     expanded += result.expanded;
     if (found == DG_EUNSAT) {
-      s->tunnels_failed++;
+      state->tunnels_failed++;
       continue;
     }
     if ((rc = found) != 0)
-      goto done;
-    if ((rc = dig(s, result.length, tunnel)) != 0)
-      goto done;
-    if ((rc = dg_graph_add_edge(&level->graph, a, b, plan[e].mst ? "mst" : "extra",
+      return rc;
+    if ((rc = dig(state, result.length, tunnel)) != 0)
+      return rc;
+    if ((rc = dg_graph_add_edge(&state->level->graph, a, b, plan[e].mst ? "mst" : "extra",
                                 result.length > 1 ? result.length - 1 : 1)) != 0)
-      goto done;
+      return rc;
   }
-  dg_level_set_stat(level, "astar_expanded", expanded);
-  rc = 0;
+  dg_level_set_stat(state->level, "astar_expanded", expanded);
+  return 0;
+}
+
+int landmark_connect(landmark_state *state) {
+  int rooms = state->level->room_count, rc = DG_ENOMEM;
+  dg_delaunay delaunay;
+  dg_delaunay_init(&delaunay);
+  dg_astar astar = {0};
+  int32_t *points = dg_arena_calloc(&state->arena, 2 * (size_t)rooms + 2, sizeof *points);
+  int *node_cell = dg_arena_calloc(&state->arena, (size_t)rooms + 1, sizeof *node_cell);
+  int *degree = dg_arena_calloc(&state->arena, (size_t)rooms + 1, sizeof *degree);
+  planned_edge *plan = NULL;
+  int planned = 0;
+  if (points == NULL || node_cell == NULL || degree == NULL)
+    goto done;
+  if ((rc = pick_room_cells(state, points, node_cell)) != 0)
+    goto done;
+  if ((rc = plan_edges(state, &delaunay, points, degree, &plan, &planned)) != 0)
+    goto done;
+  rc = dig_tunnels(state, &astar, plan, planned, node_cell);
 done:
   dg_astar_close(&astar);
   dg_delaunay_close(&delaunay);

@@ -13,52 +13,66 @@
 #include "path/astar.h"
 
 /* Parameter indices: the order of the table in landmark.c. */
-enum {
-  P_WIDTH,
-  P_HEIGHT,
-  P_MASK,
-  P_LANDMARKS_MIN,
-  P_LANDMARKS_MAX,
-  P_LANDMARK_STYLE,
-  P_LANDMARK_SIZE_MIN,
-  P_LANDMARK_SIZE_MAX,
-  P_LANDMARK_ATTEMPTS,
-  P_ROOM_CHANCE,
-  P_MEDIUM_CHANCE,
-  P_SMALL_SIZE_MIN,
-  P_SMALL_SIZE_MAX,
-  P_MEDIUM_SIZE_MIN,
-  P_MEDIUM_SIZE_MAX,
-  P_ROOM_GAP,
-  P_ROOMS_MAX,
-  P_TARGET_DEGREE,
-  P_TURN_PENALTY,
-  P_EXACT_TURNS,
-  P_HEURISTIC_WEIGHT,
-  P_PERIMETER_PENALTY,
-  P_DOOR_COST,
-  P_TUNNEL_COST,
-  P_ROCK_BASE,
-  P_ROCK_WEIGHT,
-  P_ROCK_SCALE,
-  P_ROCK_OCTAVES,
-  P_COMMON, /* the common parameters (DG_COMMON_PARAM_DEFS) */
-  P_COUNT = P_COMMON + DG_COMMON_PARAM_COUNT
+enum landmark_param {
+  LANDMARK_P_WIDTH,
+  LANDMARK_P_HEIGHT,
+  LANDMARK_P_MASK,
+  LANDMARK_P_LANDMARKS_MIN,
+  LANDMARK_P_LANDMARKS_MAX,
+  LANDMARK_P_LANDMARK_STYLE,
+  LANDMARK_P_LANDMARK_SIZE_MIN,
+  LANDMARK_P_LANDMARK_SIZE_MAX,
+  LANDMARK_P_LANDMARK_ATTEMPTS,
+  LANDMARK_P_ROOM_CHANCE,
+  LANDMARK_P_MEDIUM_CHANCE,
+  LANDMARK_P_SMALL_SIZE_MIN,
+  LANDMARK_P_SMALL_SIZE_MAX,
+  LANDMARK_P_MEDIUM_SIZE_MIN,
+  LANDMARK_P_MEDIUM_SIZE_MAX,
+  LANDMARK_P_ROOM_GAP,
+  LANDMARK_P_ROOMS_MAX,
+  LANDMARK_P_TARGET_DEGREE,
+  LANDMARK_P_TURN_PENALTY,
+  LANDMARK_P_EXACT_TURNS,
+  LANDMARK_P_HEURISTIC_WEIGHT,
+  LANDMARK_P_PERIMETER_PENALTY,
+  LANDMARK_P_DOOR_COST,
+  LANDMARK_P_TUNNEL_COST,
+  LANDMARK_P_ROCK_BASE,
+  LANDMARK_P_ROCK_WEIGHT,
+  LANDMARK_P_ROCK_SCALE,
+  LANDMARK_P_ROCK_OCTAVES,
+  LANDMARK_P_COMMON, /* the common parameters (DG_COMMON_PARAM_DEFS) */
+  LANDMARK_P_COUNT = LANDMARK_P_COMMON + DG_COMMON_PARAM_COUNT
 };
 
-/* Mask shapes (seed 001: "box, cross, T-shaped, etc."); MASK_RANDOM picks one. */
-enum { MASK_RANDOM, MASK_BOX, MASK_CROSS, MASK_T, MASK_L, MASK_RING, MASK_COUNT };
+/* Mask shapes (seed 001: "box, cross, T-shaped, etc."); LANDMARK_MASK_RANDOM picks one. */
+enum {
+  LANDMARK_MASK_RANDOM,
+  LANDMARK_MASK_BOX,
+  LANDMARK_MASK_CROSS,
+  LANDMARK_MASK_T,
+  LANDMARK_MASK_L,
+  LANDMARK_MASK_RING,
+  LANDMARK_MASK_COUNT
+};
 
 /* Landmark painters (seed 001, step 0, and the ones it plans). */
-enum { STYLE_RANDOM, STYLE_RECTANGLES, STYLE_ROUND, STYLE_CAVERN, STYLE_COUNT };
+enum {
+  LANDMARK_STYLE_RANDOM,
+  LANDMARK_STYLE_RECTANGLES,
+  LANDMARK_STYLE_ROUND,
+  LANDMARK_STYLE_CAVERN,
+  LANDMARK_STYLE_COUNT
+};
 
 #define LANDMARK_RECTS_MAX 6
 
 /* How one landmark room was painted, for the level JSON. */
 typedef struct landmark_shape {
-  int room;                         /* index into level->rooms */
-  int style;                        /* STYLE_RECTANGLES, STYLE_ROUND or STYLE_CAVERN */
-  int rect_count;                   /* rectangles (STYLE_RECTANGLES) */
+  int room;       /* index into level->rooms */
+  int style;      /* LANDMARK_STYLE_RECTANGLES, LANDMARK_STYLE_ROUND or LANDMARK_STYLE_CAVERN */
+  int rect_count; /* rectangles (LANDMARK_STYLE_RECTANGLES) */
   int rects[LANDMARK_RECTS_MAX][4]; /* x, y, width, height in map tiles */
 } landmark_shape;
 
@@ -93,25 +107,25 @@ typedef struct landmark_state {
   int64_t rooms_tried, landmark_attempts, tunnels_failed, tunnel_tiles, doors_made;
 } landmark_state;
 
-static inline int cell_at(const landmark_state *s, int x, int y) {
-  return y * s->width + x;
+static inline int cell_at(const landmark_state *state, int x, int y) {
+  return y * state->width + x;
 }
 
-/* Fills s->inside for the mask chosen by parameter or at random. */
-void landmark_make_mask(landmark_state *s);
+/* Fills state->inside for the mask chosen by parameter or at random. */
+void landmark_make_mask(landmark_state *state);
 
 /* Seed 001, step 0: 0-2 landmark rooms. 0 or DG_ENOMEM. */
-int landmark_place_landmarks(landmark_state *s);
+int landmark_place_landmarks(landmark_state *state);
 
 /* Seed 001, step 1: medium and small rooms packed over the odd cells. */
-int landmark_pack_rooms(landmark_state *s);
+int landmark_pack_rooms(landmark_state *state);
 
 /* Walls round every floor, and the per-room cell lists. 0 or DG_ENOMEM. */
-int landmark_finish_rooms(landmark_state *s);
+int landmark_finish_rooms(landmark_state *state);
 
 /* Seed 001, steps 2 and 3: graph (Delaunay, MST, extra edges) and tunnels
  * dug along it by A* over the rock-cost field, with doors. */
-int landmark_connect(landmark_state *s);
+int landmark_connect(landmark_state *state);
 
 /* The names of the MASK_* and STYLE_* values (landmark.c's parameter
  * choices, NULL-terminated), also used by output.c. */

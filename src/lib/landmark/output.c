@@ -21,7 +21,7 @@ int landmark_write_json(const void *data, dg_writer *w) {
     dg_writer_int(w, shape->room);
     dg_writer_key(w, "painter", false);
     dg_writer_cstring(w, landmark_style_names[shape->style]);
-    if (shape->style == STYLE_RECTANGLES) {
+    if (shape->style == LANDMARK_STYLE_RECTANGLES) {
       dg_writer_literal(w, ",\"rectangles\":[");
       for (int r = 0; r < shape->rect_count; r++) {
         const int *q = shape->rects[r];

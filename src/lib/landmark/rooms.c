@@ -12,15 +12,15 @@
 
 /* ---- masks ------------------------------------------------------------ */
 
-void landmark_make_mask(landmark_state *s) {
-  int mask = dg_param_enum(s->params, P_MASK);
-  if (mask == MASK_RANDOM)
-    mask = MASK_BOX + (int)dg_rng_below(&s->shape, MASK_COUNT - 1);
-  bool flip_x = dg_rng_below(&s->shape, 2) != 0, flip_y = dg_rng_below(&s->shape, 2) != 0;
-  s->extension.mask = mask;
-  s->extension.flip_x = flip_x;
-  s->extension.flip_y = flip_y;
-  int w = s->width, h = s->height;
+void landmark_make_mask(landmark_state *state) {
+  int mask = dg_param_enum(state->params, LANDMARK_P_MASK);
+  if (mask == LANDMARK_MASK_RANDOM)
+    mask = LANDMARK_MASK_BOX + (int)dg_rng_below(&state->shape, LANDMARK_MASK_COUNT - 1);
+  bool flip_x = dg_rng_below(&state->shape, 2) != 0, flip_y = dg_rng_below(&state->shape, 2) != 0;
+  state->extension.mask = mask;
+  state->extension.flip_x = flip_x;
+  state->extension.flip_y = flip_y;
+  int w = state->width, h = state->height;
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
       /* Work in a frame flipped at random so that T and L point anywhere. */
@@ -28,27 +28,28 @@ void landmark_make_mask(landmark_state *s) {
       bool mid_x = fx >= w / 3 && fx < w - w / 3, mid_y = fy >= h / 3 && fy < h - h / 3;
       bool in = true;
       switch (mask) {
-      case MASK_CROSS: in = mid_x || mid_y; break;
-      case MASK_T: in = fy < h * 2 / 5 || mid_x; break;
-      case MASK_L: in = fx < w * 2 / 5 || fy >= h - h * 2 / 5; break;
-      case MASK_RING: in = !(mid_x && mid_y); break;
+      case LANDMARK_MASK_CROSS: in = mid_x || mid_y; break;
+      case LANDMARK_MASK_T: in = fy < h * 2 / 5 || mid_x; break;
+      case LANDMARK_MASK_L: in = fx < w * 2 / 5 || fy >= h - h * 2 / 5; break;
+      case LANDMARK_MASK_RING: in = !(mid_x && mid_y); break;
       default: break;
       }
       /* The map's own edge is never inside: walls need a tile beyond. */
       if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
         in = false;
-      s->inside[cell_at(s, x, y)] = in;
+      state->inside[cell_at(state, x, y)] = in;
     }
 }
 
 /* ---- placement checks --------------------------------------------------- */
 
 /* True when every tile of [x0, x1] x [y0, y1] is inside the mask and free. */
-static bool box_free(const landmark_state *s, int x0, int y0, int x1, int y1) {
-  if (x0 < 0 || y0 < 0 || x1 >= s->width || y1 >= s->height)
+static bool box_free(const landmark_state *state, int x0, int y0, int x1, int y1) {
+  if (x0 < 0 || y0 < 0 || x1 >= state->width || y1 >= state->height)
     return false;
   for (int y = y0; y <= y1; y++) {
-    const uint8_t *in = s->inside + (long)y * s->width, *tk = s->taken + (long)y * s->width;
+    const uint8_t *in = state->inside + (long)y * state->width,
+                  *tk = state->taken + (long)y * state->width;
     for (int x = x0; x <= x1; x++)
       if (!in[x] || tk[x])
         return false;
@@ -57,38 +58,40 @@ static bool box_free(const landmark_state *s, int x0, int y0, int x1, int y1) {
 }
 
 /* Paints a floor tile of room `room` and marks it and its wall ring taken. */
-static void paint_floor(landmark_state *s, int x, int y, int room) {
-  s->room_of[cell_at(s, x, y)] = room;
-  dg_grid_set(s->grid, x, y, DG_TILE_FLOOR);
+static void paint_floor(landmark_state *state, int x, int y, int room) {
+  state->room_of[cell_at(state, x, y)] = room;
+  dg_grid_set(state->grid, x, y, DG_TILE_FLOOR);
   for (int dy = -1; dy <= 1; dy++)
     for (int dx = -1; dx <= 1; dx++)
-      s->taken[cell_at(s, x + dx, y + dy)] = 1;
+      state->taken[cell_at(state, x + dx, y + dy)] = 1;
 }
 
-static int add_room(landmark_state *s, int x, int y, int w, int h, const char *kind, int *index) {
+static int add_room(landmark_state *state, int x, int y, int w, int h, const char *kind,
+                    int *index) {
   dg_room room = {.x = x, .y = y, .width = w, .height = h, .kind = kind};
-  return dg_level_add_room(s->level, &room, index);
+  return dg_level_add_room(state->level, &room, index);
 }
 
 /* ---- landmark painters (step 0) ----------------------------------------- */
 
 /* Overlapping rectangles on a size x size canvas: each new one covers a
  * tile of those before, so the union stays in one piece. */
-static void paint_rectangles(landmark_state *s, uint8_t *canvas, int size, landmark_shape *shape) {
-  int count = dg_rng_range(&s->shape, 3, LANDMARK_RECTS_MAX);
-  int w = dg_rng_range(&s->shape, size / 3 + 1, size * 2 / 3);
-  int h = dg_rng_range(&s->shape, size / 3 + 1, size * 2 / 3);
+static void paint_rectangles(landmark_state *state, uint8_t *canvas, int size,
+                             landmark_shape *shape) {
+  int count = dg_rng_range(&state->shape, 3, LANDMARK_RECTS_MAX);
+  int w = dg_rng_range(&state->shape, size / 3 + 1, size * 2 / 3);
+  int h = dg_rng_range(&state->shape, size / 3 + 1, size * 2 / 3);
   int x = (size - w) / 2, y = (size - h) / 2;
   shape->rect_count = 0;
   for (int r = 0; r < count; r++) {
     if (r > 0) {
-      const int *base = shape->rects[dg_rng_below(&s->shape, (uint32_t)shape->rect_count)];
-      int ax = base[0] + dg_rng_range(&s->shape, 0, base[2] - 1);
-      int ay = base[1] + dg_rng_range(&s->shape, 0, base[3] - 1);
-      w = dg_rng_range(&s->shape, size / 4 + 1, size / 2 + 1);
-      h = dg_rng_range(&s->shape, size / 4 + 1, size / 2 + 1);
-      x = ax - dg_rng_range(&s->shape, 0, w - 1);
-      y = ay - dg_rng_range(&s->shape, 0, h - 1);
+      const int *base = shape->rects[dg_rng_below(&state->shape, (uint32_t)shape->rect_count)];
+      int ax = base[0] + dg_rng_range(&state->shape, 0, base[2] - 1);
+      int ay = base[1] + dg_rng_range(&state->shape, 0, base[3] - 1);
+      w = dg_rng_range(&state->shape, size / 4 + 1, size / 2 + 1);
+      h = dg_rng_range(&state->shape, size / 4 + 1, size / 2 + 1);
+      x = ax - dg_rng_range(&state->shape, 0, w - 1);
+      y = ay - dg_rng_range(&state->shape, 0, h - 1);
       /* Clamping keeps the anchor tile inside (see the docs). */
       x = x < 0 ? 0 : x > size - w ? size - w : x;
       y = y < 0 ? 0 : y > size - h ? size - h : y;
@@ -104,8 +107,8 @@ static void paint_rectangles(landmark_state *s, uint8_t *canvas, int size, landm
 }
 
 /* An ellipse filling the canvas width and a random share of its height. */
-static void paint_round(landmark_state *s, uint8_t *canvas, int size) {
-  int64_t rx2 = size - 1, ry2 = dg_rng_range(&s->shape, size * 2 / 3, size) - 1;
+static void paint_round(landmark_state *state, uint8_t *canvas, int size) {
+  int64_t rx2 = size - 1, ry2 = dg_rng_range(&state->shape, size * 2 / 3, size) - 1;
   if (ry2 < 2)
     ry2 = 2;
   for (int y = 0; y < size; y++)
@@ -188,18 +191,18 @@ static int keep_largest_blob(uint8_t *canvas, int size, int *queue, uint8_t *mar
  * tile is floor when at least 5 of its 3x3 block are), the largest blob
  * kept and its holes filled. Falls back to the plain ellipse when the blob
  * comes out small. */
-static int paint_cavern(landmark_state *s, uint8_t *canvas, int size, int *style) {
+static int paint_cavern(landmark_state *state, uint8_t *canvas, int size, int *style) {
   long n = (long)size * size;
-  uint8_t *ellipse = dg_arena_alloc(&s->arena, (size_t)n);
-  uint8_t *next = dg_arena_alloc(&s->arena, (size_t)n);
-  uint8_t *mark = dg_arena_alloc(&s->arena, (size_t)n);
-  int *queue = dg_arena_calloc(&s->arena, (size_t)n, sizeof *queue);
+  uint8_t *ellipse = dg_arena_alloc(&state->arena, (size_t)n);
+  uint8_t *next = dg_arena_alloc(&state->arena, (size_t)n);
+  uint8_t *mark = dg_arena_alloc(&state->arena, (size_t)n);
+  int *queue = dg_arena_calloc(&state->arena, (size_t)n, sizeof *queue);
   if (ellipse == NULL || next == NULL || mark == NULL || queue == NULL)
     return DG_ENOMEM;
   for (int attempt = 0; attempt < 4; attempt++) {
-    paint_round(s, ellipse, size);
+    paint_round(state, ellipse, size);
     for (long i = 0; i < n; i++)
-      canvas[i] = ellipse[i] && dg_rng_below(&s->shape, 100) < 58;
+      canvas[i] = ellipse[i] && dg_rng_below(&state->shape, 100) < 58;
     for (int round = 0; round < 4; round++) {
       for (int y = 0; y < size; y++)
         for (int x = 0; x < size; x++) {
@@ -215,63 +218,64 @@ static int paint_cavern(landmark_state *s, uint8_t *canvas, int size, int *style
       memcpy(canvas, next, (size_t)n);
     }
     if (keep_largest_blob(canvas, size, queue, mark) * 4 >= n) {
-      *style = STYLE_CAVERN;
+      *style = LANDMARK_STYLE_CAVERN;
       return 0;
     }
   }
-  paint_round(s, canvas, size);
-  *style = STYLE_ROUND;
+  paint_round(state, canvas, size);
+  *style = LANDMARK_STYLE_ROUND;
   return 0;
 }
 
-int landmark_place_landmarks(landmark_state *s) {
-  const dg_params *p = s->params;
-  int count =
-      dg_rng_range(&s->layout, dg_param_int(p, P_LANDMARKS_MIN), dg_param_int(p, P_LANDMARKS_MAX));
-  int gap = dg_param_int(p, P_ROOM_GAP), reach = gap + 1;
-  int attempts = dg_param_int(p, P_LANDMARK_ATTEMPTS);
-  int max_size = dg_param_int(p, P_LANDMARK_SIZE_MAX);
-  uint8_t *canvas = dg_arena_alloc(&s->arena, (size_t)max_size * max_size);
+int landmark_place_landmarks(landmark_state *state) {
+  const dg_params *p = state->params;
+  int count = dg_rng_range(&state->layout, dg_param_int(p, LANDMARK_P_LANDMARKS_MIN),
+                           dg_param_int(p, LANDMARK_P_LANDMARKS_MAX));
+  int gap = dg_param_int(p, LANDMARK_P_ROOM_GAP), reach = gap + 1;
+  int attempts = dg_param_int(p, LANDMARK_P_LANDMARK_ATTEMPTS);
+  int max_size = dg_param_int(p, LANDMARK_P_LANDMARK_SIZE_MAX);
+  uint8_t *canvas = dg_arena_alloc(&state->arena, (size_t)max_size * max_size);
   if (canvas == NULL)
     return DG_ENOMEM;
   for (int l = 0; l < count; l++) {
-    int size = dg_rng_range(&s->shape, dg_param_int(p, P_LANDMARK_SIZE_MIN), max_size);
-    int style = dg_param_enum(p, P_LANDMARK_STYLE);
-    if (style == STYLE_RANDOM)
-      style = STYLE_RECTANGLES + (int)dg_rng_below(&s->shape, STYLE_COUNT - 1);
+    int size = dg_rng_range(&state->shape, dg_param_int(p, LANDMARK_P_LANDMARK_SIZE_MIN), max_size);
+    int style = dg_param_enum(p, LANDMARK_P_LANDMARK_STYLE);
+    if (style == LANDMARK_STYLE_RANDOM)
+      style =
+          LANDMARK_STYLE_RECTANGLES + (int)dg_rng_below(&state->shape, LANDMARK_STYLE_COUNT - 1);
     landmark_shape shape = {.style = style};
     memset(canvas, 0, (size_t)size * size);
-    if (style == STYLE_RECTANGLES)
-      paint_rectangles(s, canvas, size, &shape);
-    else if (style == STYLE_ROUND)
-      paint_round(s, canvas, size);
+    if (style == LANDMARK_STYLE_RECTANGLES)
+      paint_rectangles(state, canvas, size, &shape);
+    else if (style == LANDMARK_STYLE_ROUND)
+      paint_round(state, canvas, size);
     else {
-      int rc = paint_cavern(s, canvas, size, &shape.style);
+      int rc = paint_cavern(state, canvas, size, &shape.style);
       if (rc != 0)
         return rc;
     }
     /* Random positions until the canvas box, grown by wall and gap, fits
      * inside the mask and clear of the landmark before. */
     for (int a = 0; a < attempts; a++) {
-      s->landmark_attempts++;
-      int x = dg_rng_range(&s->layout, reach, s->width - size - reach);
-      int y = dg_rng_range(&s->layout, reach, s->height - size - reach);
-      if (!box_free(s, x - reach, y - reach, x + size - 1 + reach, y + size - 1 + reach))
+      state->landmark_attempts++;
+      int x = dg_rng_range(&state->layout, reach, state->width - size - reach);
+      int y = dg_rng_range(&state->layout, reach, state->height - size - reach);
+      if (!box_free(state, x - reach, y - reach, x + size - 1 + reach, y + size - 1 + reach))
         continue;
-      int index = 0, rc = add_room(s, x, y, size, size, "landmark", &index);
+      int index = 0, rc = add_room(state, x, y, size, size, "landmark", &index);
       if (rc != 0)
         return rc;
       int min_x = size, min_y = size, max_x = -1, max_y = -1;
       for (int yy = 0; yy < size; yy++)
         for (int xx = 0; xx < size; xx++)
           if (canvas[yy * size + xx]) {
-            paint_floor(s, x + xx, y + yy, index);
+            paint_floor(state, x + xx, y + yy, index);
             min_x = xx < min_x ? xx : min_x;
             min_y = yy < min_y ? yy : min_y;
             max_x = xx > max_x ? xx : max_x;
             max_y = yy > max_y ? yy : max_y;
           }
-      dg_room *room = &s->level->rooms[index];
+      dg_room *room = &state->level->rooms[index];
       room->x = x + min_x;
       room->y = y + min_y;
       room->width = max_x - min_x + 1;
@@ -281,7 +285,7 @@ int landmark_place_landmarks(landmark_state *s) {
         shape.rects[r][1] += y;
       }
       shape.room = index;
-      s->extension.shapes[s->extension.shape_count++] = shape;
+      state->extension.shapes[state->extension.shape_count++] = shape;
       break;
     }
   }
@@ -290,32 +294,34 @@ int landmark_place_landmarks(landmark_state *s) {
 
 /* ---- packed rooms (step 1) ---------------------------------------------- */
 
-int landmark_pack_rooms(landmark_state *s) {
-  const dg_params *p = s->params;
-  int reach = dg_param_int(p, P_ROOM_GAP) + 1, rooms_max = dg_param_int(p, P_ROOMS_MAX);
-  double chance = dg_param_float(p, P_ROOM_CHANCE), medium = dg_param_float(p, P_MEDIUM_CHANCE);
+int landmark_pack_rooms(landmark_state *state) {
+  const dg_params *p = state->params;
+  int reach = dg_param_int(p, LANDMARK_P_ROOM_GAP) + 1,
+      rooms_max = dg_param_int(p, LANDMARK_P_ROOMS_MAX);
+  double chance = dg_param_float(p, LANDMARK_P_ROOM_CHANCE),
+         medium = dg_param_float(p, LANDMARK_P_MEDIUM_CHANCE);
   /* "I visit every odd-column cell in the map and do a random check. If it
    * passes, I try to paint a room. If I can't ... I move on. The process is
    * repeated for each odd-row." */
-  for (int y = 1; y < s->height; y += 2) {
-    for (int x = 1; x < s->width && s->level->room_count < rooms_max; x += 2) {
-      if (!dg_rng_chance(&s->layout, chance))
+  for (int y = 1; y < state->height; y += 2) {
+    for (int x = 1; x < state->width && state->level->room_count < rooms_max; x += 2) {
+      if (!dg_rng_chance(&state->layout, chance))
         continue;
-      s->rooms_tried++;
-      bool big = dg_rng_chance(&s->layout, medium);
-      int lo = dg_param_int(p, big ? P_MEDIUM_SIZE_MIN : P_SMALL_SIZE_MIN);
-      int hi = dg_param_int(p, big ? P_MEDIUM_SIZE_MAX : P_SMALL_SIZE_MAX);
-      int w = dg_rng_range(&s->layout, lo, hi), h = dg_rng_range(&s->layout, lo, hi);
-      if (!box_free(s, x - reach, y - reach, x + w - 1 + reach, y + h - 1 + reach))
+      state->rooms_tried++;
+      bool big = dg_rng_chance(&state->layout, medium);
+      int lo = dg_param_int(p, big ? LANDMARK_P_MEDIUM_SIZE_MIN : LANDMARK_P_SMALL_SIZE_MIN);
+      int hi = dg_param_int(p, big ? LANDMARK_P_MEDIUM_SIZE_MAX : LANDMARK_P_SMALL_SIZE_MAX);
+      int w = dg_rng_range(&state->layout, lo, hi), h = dg_rng_range(&state->layout, lo, hi);
+      if (!box_free(state, x - reach, y - reach, x + w - 1 + reach, y + h - 1 + reach))
         continue;
-      int index = 0, rc = add_room(s, x, y, w, h, big ? "medium" : "small", &index);
+      int index = 0, rc = add_room(state, x, y, w, h, big ? "medium" : "small", &index);
       if (rc != 0)
         return rc;
       for (int yy = y; yy < y + h; yy++)
         for (int xx = x; xx < x + w; xx++)
-          paint_floor(s, xx, yy, index);
+          paint_floor(state, xx, yy, index);
     }
-    int rc = y % 32 == 1 ? dg_cancel_check(s->cancel) : 0;
+    int rc = y % 32 == 1 ? dg_cancel_check(state->cancel) : 0;
     if (rc != 0)
       return rc;
   }
@@ -324,37 +330,39 @@ int landmark_pack_rooms(landmark_state *s) {
 
 /* ---- walls and cell lists ----------------------------------------------- */
 
-int landmark_finish_rooms(landmark_state *s) {
-  int room_count = s->level->room_count;
-  s->room_start = dg_arena_calloc(&s->arena, (size_t)room_count + 1, sizeof *s->room_start);
-  s->room_cells = dg_arena_calloc(&s->arena, (size_t)s->cells + 1, sizeof *s->room_cells);
-  if (s->room_start == NULL || s->room_cells == NULL)
+int landmark_finish_rooms(landmark_state *state) {
+  int room_count = state->level->room_count;
+  state->room_start =
+      dg_arena_calloc(&state->arena, (size_t)room_count + 1, sizeof *state->room_start);
+  state->room_cells =
+      dg_arena_calloc(&state->arena, (size_t)state->cells + 1, sizeof *state->room_cells);
+  if (state->room_start == NULL || state->room_cells == NULL)
     return DG_ENOMEM;
-  for (long c = 0; c < s->cells; c++)
-    if (s->room_of[c] >= 0)
-      s->room_start[s->room_of[c] + 1]++;
+  for (long c = 0; c < state->cells; c++)
+    if (state->room_of[c] >= 0)
+      state->room_start[state->room_of[c] + 1]++;
   for (int r = 0; r < room_count; r++)
-    s->room_start[r + 1] += s->room_start[r];
-  int *fill = dg_arena_calloc(&s->arena, (size_t)room_count + 1, sizeof *fill);
+    state->room_start[r + 1] += state->room_start[r];
+  int *fill = dg_arena_calloc(&state->arena, (size_t)room_count + 1, sizeof *fill);
   if (fill == NULL)
     return DG_ENOMEM;
-  memcpy(fill, s->room_start, (size_t)room_count * sizeof *fill);
-  for (long c = 0; c < s->cells; c++)
-    if (s->room_of[c] >= 0)
-      s->room_cells[fill[s->room_of[c]]++] = (int)c;
+  memcpy(fill, state->room_start, (size_t)room_count * sizeof *fill);
+  for (long c = 0; c < state->cells; c++)
+    if (state->room_of[c] >= 0)
+      state->room_cells[fill[state->room_of[c]]++] = (int)c;
   /* A wall on every non-floor tile touching a floor, even diagonally; it
    * belongs to that floor's room (gaps keep rooms' walls apart). */
-  for (int y = 1; y < s->height - 1; y++)
-    for (int x = 1; x < s->width - 1; x++) {
-      int c = cell_at(s, x, y);
-      if (s->room_of[c] >= 0)
+  for (int y = 1; y < state->height - 1; y++)
+    for (int x = 1; x < state->width - 1; x++) {
+      int c = cell_at(state, x, y);
+      if (state->room_of[c] >= 0)
         continue;
       for (int dy = -1; dy <= 1; dy++)
         for (int dx = -1; dx <= 1; dx++) {
-          int n = cell_at(s, x + dx, y + dy);
-          if (dg_grid_get(s->grid, x + dx, y + dy) == DG_TILE_FLOOR) {
-            dg_grid_set(s->grid, x, y, DG_TILE_WALL);
-            s->room_of[c] = -2 - s->room_of[n]; /* walls: -2 - room */
+          int n = cell_at(state, x + dx, y + dy);
+          if (dg_grid_get(state->grid, x + dx, y + dy) == DG_TILE_FLOOR) {
+            dg_grid_set(state->grid, x, y, DG_TILE_WALL);
+            state->room_of[c] = -2 - state->room_of[n]; /* walls: -2 - room */
           }
         }
     }

@@ -19,7 +19,9 @@ int dg_context_new(dg_context **out) {
 
 void dg_context_free(dg_context *context) {
   if (context != NULL) {
-    dg_context_close_roomsets(context);
+    if (context->release != NULL)
+      context->release(context);
+    /* Tables are the model's own data, not a generator's. */
     dg_context_close_tables(context);
   }
   free(context);

@@ -4,14 +4,18 @@
 
 #include "dungeon/context.h"
 
-struct rs_set;
+struct authored_roomset;
 struct dg_table;
 
 struct dg_context {
-  int roomset_count;        /* loaded room sets (the authored generator's) */
-  int roomset_capacity;     /* allocated entries in roomsets */
-  struct rs_set **roomsets; /* owned, in load order */
-  int table_count;          /* loaded content tables (the population pass's) */
+  int roomset_count;                  /* loaded room sets (the authored generator's) */
+  int roomset_capacity;               /* allocated entries in roomsets */
+  struct authored_roomset **roomsets; /* owned, in load order */
+  /* Frees what a generator loaded into the context, set by the loader (the
+   * authored generator's room sets): the model knows no generator. NULL
+   * while the context holds nothing. */
+  void (*release)(dg_context *context);
+  int table_count;          /* loaded content tables (the population pass's, model/table.h) */
   int table_capacity;       /* allocated entries in tables */
   struct dg_table **tables; /* owned, in load order */
 };
@@ -22,9 +26,9 @@ void dg_context_close_roomsets(dg_context *context);
 /* Adds a parsed, validated room set (ownership passes to the context,
  * also on failure): precomputes its moves and pattern database. 0, or
  * DG_EINVAL (the name is taken) / DG_ENOMEM with `err` set. */
-int dg_context_add_parsed_roomset(dg_context *context, struct rs_set *set, dg_error *err);
+int dg_context_add_parsed_roomset(dg_context *context, struct authored_roomset *set, dg_error *err);
 
 /* The loaded room set called `name`, or NULL. */
-const struct rs_set *dg_context_find_roomset(const dg_context *context, const char *name);
+const struct authored_roomset *dg_context_find_roomset(const dg_context *context, const char *name);
 
 #endif

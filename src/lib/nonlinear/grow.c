@@ -12,6 +12,7 @@
  * stops early where it meets a room, a point or a corridor ("the new
  * corridor connects with it"). An unmapped destination rolls the d10. Every
  * new point takes an empty area, so the growth ends within the map. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,28 +39,29 @@ static int sign(int value) {
   return (value > 0) - (value < 0);
 }
 
-void nl_cell_centre(const nl_state *s, int cell, int *x, int *y) {
-  *x = s->origin_x + (cell % s->columns) * s->area_width + s->area_width / 2;
-  *y = s->origin_y + (cell / s->columns) * s->area_height + s->area_height / 2;
+void nl_cell_centre(const nl_state *state, int cell, int *x, int *y) {
+  *x = state->origin_x + (cell % state->columns) * state->area_width + state->area_width / 2;
+  *y = state->origin_y + (cell / state->columns) * state->area_height + state->area_height / 2;
 }
 
 /* Walking length in tiles between two area centres on one row or column. */
-static int tile_distance(const nl_state *s, int a, int b) {
-  return abs(a % s->columns - b % s->columns) * s->area_width +
-         abs(a / s->columns - b / s->columns) * s->area_height;
+static int tile_distance(const nl_state *state, int a, int b) {
+  return abs(a % state->columns - b % state->columns) * state->area_width +
+         abs(a / state->columns - b / state->columns) * state->area_height;
 }
 
 /* One area from `cell` towards `target` (on the same row or column). */
-static int step_toward(const nl_state *s, int cell, int target) {
-  int dx = sign(target % s->columns - cell % s->columns);
-  int dy = sign(target / s->columns - cell / s->columns);
-  return cell + dy * s->columns + dx;
+static int step_toward(const nl_state *state, int cell, int target) {
+  int dx = sign(target % state->columns - cell % state->columns);
+  int dy = sign(target / state->columns - cell / state->columns);
+  return cell + dy * state->columns + dx;
 }
 
 /* True when `cell` lies on the straight stretch from a to b inclusive. */
-static bool on_stretch(const nl_state *s, int a, int b, int cell) {
-  int ax = a % s->columns, ay = a / s->columns, bx = b % s->columns, by = b / s->columns;
-  int x = cell % s->columns, y = cell / s->columns;
+static bool on_stretch(const nl_state *state, int a, int b, int cell) {
+  int ax = a % state->columns, ay = a / state->columns, bx = b % state->columns,
+      by = b / state->columns;
+  int x = cell % state->columns, y = cell / state->columns;
   if (ay == by && y == ay)
     return x >= (ax < bx ? ax : bx) && x <= (ax > bx ? ax : bx);
   if (ax == bx && x == ax)
@@ -89,54 +91,55 @@ static void sub_label(char *out, int room_number, int index) {
 
 /* Appends a point node at `cell`. Its label is a sub-point of room `owner`
  * unless it is a room. */
-static int add_point(nl_state *s, const char *kind, int cell, int owner, const char *form, int room,
-                     int *id) {
+static int add_point(nl_state *state, const char *kind, int cell, int owner, const char *form,
+                     int room, int *id) {
   int x, y;
-  nl_cell_centre(s, cell, &x, &y);
-  int rc = dg_graph_add_node(&s->level->graph, kind, x, y, room, id);
+  nl_cell_centre(state, cell, &x, &y);
+  int rc = dg_graph_add_node(&state->level->graph, kind, x, y, room, id);
   if (rc != 0)
     return rc;
-  s->points[*id] =
+  state->points[*id] =
       (nl_point){.cell = cell, .owner = owner, .d10 = -1, .rolls = {-1, -1}, .form = form};
-  s->cells[cell].node = *id;
-  dg_node *node = &s->level->graph.nodes[*id];
+  state->cells[cell].node = *id;
+  dg_node *node = &state->level->graph.nodes[*id];
   if (room >= 0)
-    memcpy(node->label, s->level->rooms[room].label, DG_LABEL_MAX);
+    memcpy(node->label, state->level->rooms[room].label, DG_LABEL_MAX);
   else
-    sub_label(node->label, owner, s->letters[owner]++);
+    sub_label(node->label, owner, state->letters[owner]++);
   return 0;
 }
 
 /* The room whose area holds tile (x, y), or -1. */
-static int room_at_tile(const nl_state *s, int x, int y) {
-  int column = (x - s->origin_x) / s->area_width, row = (y - s->origin_y) / s->area_height;
-  if (x < s->origin_x || y < s->origin_y || column >= s->columns || row >= s->rows)
+static int room_at_tile(const nl_state *state, int x, int y) {
+  int column = (x - state->origin_x) / state->area_width,
+      row = (y - state->origin_y) / state->area_height;
+  if (x < state->origin_x || y < state->origin_y || column >= state->columns || row >= state->rows)
     return -1;
-  int node = s->cells[row * s->columns + column].node;
-  return node >= 0 ? s->level->graph.nodes[node].room : -1;
+  int node = state->cells[row * state->columns + column].node;
+  return node >= 0 ? state->level->graph.nodes[node].room : -1;
 }
 
 /* Digs one tile of corridor: stone becomes corridor, a room wall a door. */
-static int dig_tile(nl_state *s, int x, int y) {
-  dg_grid *grid = &s->level->grid;
+static int dig_tile(nl_state *state, int x, int y) {
+  dg_grid *grid = &state->level->grid;
   dg_tile tile = dg_grid_get(grid, x, y);
   if (tile == DG_TILE_STONE) {
     dg_grid_set(grid, x, y, DG_TILE_CORRIDOR);
   } else if (tile == DG_TILE_WALL) {
     dg_grid_set(grid, x, y, DG_TILE_DOOR);
-    dg_door door = {.x = x, .y = y, .room = room_at_tile(s, x, y), .secret = false};
-    return dg_level_add_door(s->level, &door);
+    dg_door door = {.x = x, .y = y, .room = room_at_tile(state, x, y), .secret = false};
+    return dg_level_add_door(state->level, &door);
   }
   return 0;
 }
 
-static int dig_line(nl_state *s, int from, int to) {
+static int dig_line(nl_state *state, int from, int to) {
   int x0, y0, x1, y1;
-  nl_cell_centre(s, from, &x0, &y0);
-  nl_cell_centre(s, to, &x1, &y1);
+  nl_cell_centre(state, from, &x0, &y0);
+  nl_cell_centre(state, to, &x1, &y1);
   int dx = sign(x1 - x0), dy = sign(y1 - y0);
   for (int x = x0, y = y0;; x += dx, y += dy) {
-    int rc = dig_tile(s, x, y);
+    int rc = dig_tile(state, x, y);
     if (rc != 0)
       return rc;
     if (x == x1 && y == y1)
@@ -145,89 +148,91 @@ static int dig_line(nl_state *s, int from, int to) {
 }
 
 /* Grows the per-edge corner array so that edge `edge` fits. */
-static int reserve_edge(nl_state *s, int edge) {
-  return dg_vec_grow(&s->corner, &s->edge_capacity, edge + 1, sizeof *s->corner);
+static int reserve_edge(nl_state *state, int edge) {
+  return dg_vec_grow(&state->corner, &state->edge_capacity, edge + 1, sizeof *state->corner);
 }
 
 /* Records a corridor from node `from` to node `to` turning at area
  * `corner` (equal to from's area when straight), digs its tiles, and hands
- * the areas it passed through (s->pending) to the new edge. */
-static int add_corridor(nl_state *s, int from, int to, const char *kind, int roll, int corner) {
-  int a = s->points[from].cell, b = s->points[to].cell;
-  int length = tile_distance(s, a, corner) + tile_distance(s, corner, b);
-  int edge = s->level->graph.edge_count;
-  int rc = reserve_edge(s, edge);
+ * the areas it passed through (state->pending) to the new edge. */
+static int add_corridor(nl_state *state, int from, int to, const char *kind, int roll, int corner) {
+  int a = state->points[from].cell, b = state->points[to].cell;
+  int length = tile_distance(state, a, corner) + tile_distance(state, corner, b);
+  int edge = state->level->graph.edge_count;
+  int rc = reserve_edge(state, edge);
   if (rc == 0)
-    rc = dg_graph_add_edge(&s->level->graph, from, to, kind, length);
+    rc = dg_graph_add_edge(&state->level->graph, from, to, kind, length);
   if (rc != 0)
     return rc;
-  s->level->graph.edges[edge].roll = roll;
-  s->corner[edge] = corner;
-  for (int i = 0; i < s->pending_count; i++)
-    s->cells[s->pending[i]].edge = edge;
-  s->pending_count = 0;
-  if ((rc = dig_line(s, a, corner)) != 0)
+  state->level->graph.edges[edge].roll = roll;
+  state->corner[edge] = corner;
+  for (int i = 0; i < state->pending_count; i++)
+    state->cells[state->pending[i]].edge = edge;
+  state->pending_count = 0;
+  if ((rc = dig_line(state, a, corner)) != 0)
     return rc;
-  return dig_line(s, corner, b);
+  return dig_line(state, corner, b);
 }
 
 /* Splits the corridor passing through area `cell` with a new junction
  * there, so that a new corridor can join or cross it. *id gets the node. */
-static int split_corridor(nl_state *s, int cell, int owner, const char *form, int *id) {
-  int edge = s->cells[cell].edge;
+static int split_corridor(nl_state *state, int cell, int owner, const char *form, int *id) {
+  int edge = state->cells[cell].edge;
   if (edge < 0)
     return DG_EINTERNAL;
-  int from = s->level->graph.edges[edge].from, to = s->level->graph.edges[edge].to;
-  int a = s->points[from].cell, b = s->points[to].cell, corner = s->corner[edge];
+  int from = state->level->graph.edges[edge].from, to = state->level->graph.edges[edge].to;
+  int a = state->points[from].cell, b = state->points[to].cell, corner = state->corner[edge];
   /* The L from a to b, cut at `cell`: each half is again an L or a line. */
-  bool first_leg = on_stretch(s, a, corner, cell);
+  bool first_leg = on_stretch(state, a, corner, cell);
   int corner_before = first_leg ? a : corner, corner_after = first_leg ? corner : cell;
-  int rc = add_point(s, "junction", cell, owner, form, -1, id);
+  int rc = add_point(state, "junction", cell, owner, form, -1, id);
   if (rc != 0)
     return rc;
-  int second = s->level->graph.edge_count;
-  if ((rc = reserve_edge(s, second)) != 0)
+  int second = state->level->graph.edge_count;
+  if ((rc = reserve_edge(state, second)) != 0)
     return rc;
-  dg_edge old = s->level->graph.edges[edge];
+  dg_edge old = state->level->graph.edges[edge];
   /* A sublevel link is the stretch just past the stairs: the far half is an
    * ordinary corridor again. */
   const char *kind = strcmp(old.kind, "sublevel") == 0 ? "corridor" : old.kind;
-  rc = dg_graph_add_edge(&s->level->graph, *id, to, kind,
-                         tile_distance(s, cell, corner_after) + tile_distance(s, corner_after, b));
+  rc = dg_graph_add_edge(&state->level->graph, *id, to, kind,
+                         tile_distance(state, cell, corner_after) +
+                             tile_distance(state, corner_after, b));
   if (rc != 0)
     return rc;
-  dg_edge *first = &s->level->graph.edges[edge];
+  dg_edge *first = &state->level->graph.edges[edge];
   first->to = *id;
-  first->length = tile_distance(s, a, corner_before) + tile_distance(s, corner_before, cell);
-  s->level->graph.edges[second].roll = old.roll;
-  s->corner[edge] = corner_before;
-  s->corner[second] = corner_after;
+  first->length =
+      tile_distance(state, a, corner_before) + tile_distance(state, corner_before, cell);
+  state->level->graph.edges[second].roll = old.roll;
+  state->corner[edge] = corner_before;
+  state->corner[second] = corner_after;
   /* The areas past the cut now belong to the second half. */
   int at = cell;
   while (at != corner_after) {
-    at = step_toward(s, at, corner_after);
-    if (s->cells[at].edge == edge)
-      s->cells[at].edge = second;
+    at = step_toward(state, at, corner_after);
+    if (state->cells[at].edge == edge)
+      state->cells[at].edge = second;
   }
   while (at != b) {
-    at = step_toward(s, at, b);
-    if (s->cells[at].edge == edge)
-      s->cells[at].edge = second;
+    at = step_toward(state, at, b);
+    if (state->cells[at].edge == edge)
+      state->cells[at].edge = second;
   }
   return 0;
 }
 
-static int push_exit(nl_state *s, int node, int roll) {
-  if (s->queue_tail >= s->queue_capacity)
+static int push_exit(nl_state *state, int node, int roll) {
+  if (state->queue_tail >= state->queue_capacity)
     return DG_EINTERNAL;
-  s->queue[s->queue_tail++] = (nl_exit){node, roll};
-  s->points[node].exits++;
+  state->queue[state->queue_tail++] = (nl_exit){node, roll};
+  state->points[node].exits++;
   return 0;
 }
 
 /* Paints a room's floor and walls, cutting the corners of a cross. */
-static void paint_room(nl_state *s, const dg_room *room, bool cross) {
-  dg_grid *grid = &s->level->grid;
+static void paint_room(nl_state *state, const dg_room *room, bool cross) {
+  dg_grid *grid = &state->level->grid;
   int x0 = room->x, y0 = room->y, x1 = room->x + room->width - 1, y1 = room->y + room->height - 1;
   for (int y = y0 - 1; y <= y1 + 1; y++)
     for (int x = x0 - 1; x <= x1 + 1; x++) {
@@ -251,187 +256,253 @@ static void paint_room(nl_state *s, const dg_room *room, bool cross) {
 /* A room in area `cell`: a line of the room table (seed 002: "roll on any
  * table you prefer to determine room size, shape"), clamped to the area so
  * that rooms never touch, centred on the area's centre. Then its exits. */
-static int add_room(nl_state *s, int cell, const char *form, int exits, int *id) {
-  int line = dg_rng_die(&s->layout, s->table.count);
-  nl_room_entry entry = s->table.entries[line - 1];
-  int width = entry.width < s->area_width - 3 ? entry.width : s->area_width - 3;
-  int height = entry.height < s->area_height - 3 ? entry.height : s->area_height - 3;
+static int add_room(nl_state *state, int cell, const char *form, int exits, int *id) {
+  int line = dg_rng_die(&state->layout, state->table.count);
+  nl_room_entry entry = state->table.entries[line - 1];
+  int width = entry.width < state->area_width - 3 ? entry.width : state->area_width - 3;
+  int height = entry.height < state->area_height - 3 ? entry.height : state->area_height - 3;
   bool cross = entry.cross && width >= 3 && height >= 3;
   int cx, cy;
-  nl_cell_centre(s, cell, &cx, &cy);
+  nl_cell_centre(state, cell, &cx, &cy);
   dg_room room = {.x = cx - (width - 1) / 2,
                   .y = cy - (height - 1) / 2,
                   .width = width,
                   .height = height,
                   .kind = cross ? "cross" : "room"};
-  int number = s->level->room_count + 1, index;
+  int number = state->level->room_count + 1, index;
   snprintf(room.label, sizeof room.label, "%d", number);
-  int rc = dg_level_add_room(s->level, &room, &index);
+  int rc = dg_level_add_room(state->level, &room, &index);
   if (rc != 0)
     return rc;
-  paint_room(s, &room, cross);
-  if ((rc = add_point(s, "room", cell, number, form, index, id)) != 0)
+  paint_room(state, &room, cross);
+  if ((rc = add_point(state, "room", cell, number, form, index, id)) != 0)
     return rc;
-  s->points[*id].shape_entry = line;
+  state->points[*id].shape_entry = line;
   for (int i = 0; i < exits && rc == 0; i++)
-    rc = push_exit(s, *id, nl_roll_destination(&s->dice, s->method));
+    rc = push_exit(state, *id, nl_roll_destination(&state->dice, state->method));
   return rc;
 }
 
 /* Seed 002's d10 for an unmapped destination: 0 a dead end; up to the
  * threshold a junction that rolls twice for its own destinations, doubles
  * making it a turn rather than an intersection; above it a room. */
-static int fill_area(nl_state *s, int cell, int owner, int *id) {
-  int d10 = nl_roll_d10(&s->dice);
-  nl_area_roll what = nl_area_of_d10(d10, s->threshold);
-  s->d10_counts[what]++;
+static int fill_area(nl_state *state, int cell, int owner, int *id) {
+  int d10 = nl_roll_d10(&state->dice);
+  nl_area_roll what = nl_area_of_d10(d10, state->threshold);
+  state->d10_counts[what]++;
   int rc;
   if (what == NL_DEAD_END) {
-    rc = add_point(s, "dead_end", cell, owner, "dead_end", -1, id);
+    rc = add_point(state, "dead_end", cell, owner, "dead_end", -1, id);
   } else if (what == NL_JUNCTION) {
-    rc = add_point(s, "junction", cell, owner, "intersection", -1, id);
-    int first = nl_roll_destination(&s->dice, s->method);
-    int second = nl_roll_destination(&s->dice, s->method);
+    rc = add_point(state, "junction", cell, owner, "intersection", -1, id);
+    int first = nl_roll_destination(&state->dice, state->method);
+    int second = nl_roll_destination(&state->dice, state->method);
     if (rc == 0) {
-      s->points[*id].rolls[0] = first;
-      s->points[*id].rolls[1] = second;
+      state->points[*id].rolls[0] = first;
+      state->points[*id].rolls[1] = second;
       if (first == second) {
-        s->points[*id].form = "turn";
-        s->turns++;
-        rc = push_exit(s, *id, first);
+        state->points[*id].form = "turn";
+        state->turns++;
+        rc = push_exit(state, *id, first);
       } else {
-        s->intersections++;
-        rc = push_exit(s, *id, first);
+        state->intersections++;
+        rc = push_exit(state, *id, first);
         if (rc == 0)
-          rc = push_exit(s, *id, second);
+          rc = push_exit(state, *id, second);
       }
     }
   } else {
-    int exits = s->room_exits_max > 0 ? dg_rng_die(&s->layout, s->room_exits_max) : 0;
-    rc = add_room(s, cell, "room", exits, id);
+    int exits = state->room_exits_max > 0 ? dg_rng_die(&state->layout, state->room_exits_max) : 0;
+    rc = add_room(state, cell, "room", exits, id);
   }
   if (rc == 0)
-    s->points[*id].d10 = d10;
+    state->points[*id].d10 = d10;
   return rc;
 }
 
-/* Digs the corridor of one exit, as far as it goes. */
-static int dig_exit(nl_state *s, nl_exit exit) {
-  int start = s->points[exit.node].cell, owner = s->points[exit.node].owner;
-  int sx = start % s->columns, sy = start / s->columns, dx, dy;
-  nl_destination_offset(s->method, exit.roll, &dx, &dy);
-  s->exits_rolled++;
+/* One exit's corridor as it is dug, cell by cell. */
+typedef struct exit_walk {
+  nl_exit exit;               /* the exit being dug */
+  int owner;                  /* owner of the exit's point, for new points */
+  int target;                 /* the rolled destination (clamped to the map) */
+  int corner;                 /* where the corridor turns (target if straight) */
+  int at;                     /* the cell the walk stands on */
+  int from;                   /* point the current segment starts at */
+  int segment_start;          /* cell the current segment starts at */
+  bool past_corner;           /* the walk has reached the corner */
+  bool segment_before_corner; /* the current segment started before it */
+  bool following;             /* walking along an older corridor */
+  const char *kind;           /* kind of the next edge: corridor or sublevel */
+} exit_walk;
+
+/* A step's result when the walk goes on (else 0 or a DG_E code: it ended). */
+enum { WALK_ON = 1 };
+
+/* Rolls where the exit's corridor heads and starts the walk there; false
+ * (counted in exits_off_map) when the destination is the exit's own area. */
+static bool aim_exit(nl_state *state, nl_exit exit, exit_walk *walk) {
+  int start = state->points[exit.node].cell;
+  int sx = start % state->columns, sy = start / state->columns, dx, dy;
+  nl_destination_offset(state->method, exit.roll, &dx, &dy);
+  state->exits_rolled++;
   /* Off the map the corridor stops at its edge: what lies there is rolled
    * like any other destination. */
-  int tx = sx + dx < 0 ? 0 : sx + dx >= s->columns ? s->columns - 1 : sx + dx;
-  int ty = sy + dy < 0 ? 0 : sy + dy >= s->rows ? s->rows - 1 : sy + dy;
-  int target = ty * s->columns + tx;
+  int tx = sx + dx < 0 ? 0 : sx + dx >= state->columns ? state->columns - 1 : sx + dx;
+  int ty = sy + dy < 0 ? 0 : sy + dy >= state->rows ? state->rows - 1 : sy + dy;
+  int target = ty * state->columns + tx;
   if (target == start) {
-    s->exits_off_map++;
-    return 0;
+    state->exits_off_map++;
+    return false;
   }
   /* The short side first, then the turn (ties: across first, as the
    * seed's west-then-south example). */
-  int corner = abs(dx) <= abs(dy) ? sy * s->columns + tx : ty * s->columns + sx;
-  int from = exit.node, at = start, segment_start = start, id, rc;
-  bool past_corner = corner == start, segment_before_corner = !past_corner, following = false;
-  const char *kind = "corridor";
-  s->pending_count = 0;
+  int corner = abs(dx) <= abs(dy) ? sy * state->columns + tx : ty * state->columns + sx;
+  *walk = (exit_walk){.exit = exit,
+                      .owner = state->points[exit.node].owner,
+                      .target = target,
+                      .corner = corner,
+                      .at = start,
+                      .from = exit.node,
+                      .segment_start = start,
+                      .past_corner = corner == start,
+                      .segment_before_corner = corner != start,
+                      .following = false,
+                      .kind = "corridor"};
+  return true;
+}
+
+/* A new segment starts at point `node` in cell `cell`. */
+static void start_segment(exit_walk *walk, int node, int cell) {
+  walk->from = node;
+  walk->segment_start = cell;
+  walk->segment_before_corner = !walk->past_corner;
+}
+
+/* A corridor already leaves `at` the walk's way (through the same door,
+ * or along the same stretch): walk along it rather than dig beside it, and
+ * branch off where the ways part. 0 when it leads to the target. */
+static int follow_corridor(nl_state *state, exit_walk *walk, int next, bool last) {
+  walk->following = true;
+  if (last) {
+    state->exits_merged++;
+    return 0;
+  }
+  if (state->cells[next].node >= 0)
+    start_segment(walk, state->cells[next].node, next);
+  walk->at = next;
+  return WALK_ON;
+}
+
+/* The walk enters `next`, where a corridor lies (`existing` its links)
+ * but no point: joins it head on, along it or at a bend, else crosses it,
+ * at an intersection or by stairs over or under it. */
+static int meet_corridor(nl_state *state, exit_walk *walk, int next, uint8_t way, uint8_t existing,
+                         bool ends_here, int ndx, int ndy, int edge_corner) {
+  int id, rc;
+  uint8_t across = (way & (NL_EAST | NL_WEST)) ? (NL_NORTH | NL_SOUTH) : (NL_EAST | NL_WEST);
+  if (ends_here || existing != across) {
+    /* Meeting a corridor head on, along it, or at a bend: join it. */
+    state->joins++;
+    if ((rc = split_corridor(state, next, walk->owner, "joined", &id)) != 0)
+      return rc;
+    return add_corridor(state, walk->from, id, walk->kind, walk->exit.roll, edge_corner);
+  }
+  state->crossings++;
+  if (dg_rng_chance(&state->crossing, state->sublevel_chance)) {
+    /* Seed 002 via SubMethod I's crossing table: stairs take this
+     * corridor to a level above or below and back, so the two corridors
+     * do not meet. */
+    bool below = dg_rng_die(&state->crossing, 2) == 1;
+    state->sublevels++;
+    int x, y;
+    if ((rc = add_point(state, "sublevel", next, walk->owner, below ? "below" : "above", -1,
+                        &id)) != 0 ||
+        (rc = add_corridor(state, walk->from, id, walk->kind, walk->exit.roll, edge_corner)) != 0)
+      return rc;
+    nl_cell_centre(state, next, &x, &y);
+    dg_grid_set(&state->level->grid, x - sign(ndx), y - sign(ndy),
+                below ? DG_TILE_STAIRS_DOWN : DG_TILE_STAIRS_UP);
+    dg_grid_set(&state->level->grid, x + sign(ndx), y + sign(ndy),
+                below ? DG_TILE_STAIRS_UP : DG_TILE_STAIRS_DOWN);
+    walk->kind = "sublevel";
+  } else {
+    if ((rc = split_corridor(state, next, walk->owner, "crossing", &id)) != 0 ||
+        (rc = add_corridor(state, walk->from, id, walk->kind, walk->exit.roll, edge_corner)) != 0)
+      return rc;
+    walk->kind = "corridor";
+  }
+  start_segment(walk, id, next);
+  walk->at = next;
+  return WALK_ON;
+}
+
+/* The walk enters `next`, where a room or point already is: connect with
+ * it (a dead end it reaches becomes a junction). */
+static int join_point(nl_state *state, const exit_walk *walk, int node_id, int edge_corner) {
+  state->joins++;
+  dg_node *node = &state->level->graph.nodes[node_id];
+  if (strcmp(node->kind, "dead_end") == 0) {
+    node->kind = "junction";
+    state->points[node_id].form = "joined";
+  }
+  return add_corridor(state, walk->from, node_id, walk->kind, walk->exit.roll, edge_corner);
+}
+
+/* Digs the corridor of one exit, as far as it goes. */
+static int dig_exit(nl_state *state, nl_exit exit) {
+  exit_walk walk;
+  if (!aim_exit(state, exit, &walk))
+    return 0;
+  int id, rc;
+  state->pending_count = 0;
   for (;;) {
-    if (!past_corner && at == corner)
-      past_corner = true;
-    int next = step_toward(s, at, past_corner ? target : corner);
-    int ndx = next % s->columns - at % s->columns, ndy = next / s->columns - at / s->columns;
+    if (!walk.past_corner && walk.at == walk.corner)
+      walk.past_corner = true;
+    int at = walk.at;
+    int next = step_toward(state, at, walk.past_corner ? walk.target : walk.corner);
+    int ndx = next % state->columns - at % state->columns,
+        ndy = next / state->columns - at / state->columns;
     uint8_t way = direction_of(ndx, ndy);
-    bool last = next == target, turning = !past_corner && next == corner && corner != target;
-    if (s->cells[at].links & way) {
-      /* A corridor already leaves this way (through the same door, or
-       * along the same stretch): walk along it rather than dig beside it,
-       * and branch off where the ways part. */
-      following = true;
-      if (last) {
-        s->exits_merged++;
-        return 0;
-      }
-      if (s->cells[next].node >= 0) {
-        from = s->cells[next].node;
-        segment_start = next;
-        segment_before_corner = !past_corner;
-      }
-      at = next;
+    bool last = next == walk.target,
+         turning = !walk.past_corner && next == walk.corner && walk.corner != walk.target;
+    if (state->cells[at].links & way) {
+      if ((rc = follow_corridor(state, &walk, next, last)) != WALK_ON)
+        return rc;
       continue;
     }
-    if (following && s->cells[at].node < 0) {
+    if (walk.following && state->cells[at].node < 0) {
       /* Leaving a corridor it followed: a fork there. */
-      s->forks++;
-      if ((rc = split_corridor(s, at, owner, "fork", &id)) != 0)
+      state->forks++;
+      if ((rc = split_corridor(state, at, walk.owner, "fork", &id)) != 0)
         return rc;
-      from = id;
-      segment_start = at;
-      segment_before_corner = !past_corner;
+      start_segment(&walk, id, at);
     }
-    following = false;
-    int edge_corner = segment_before_corner && past_corner ? corner : segment_start;
-    nl_cell *cell = &s->cells[next];
-    s->cells[at].links |= way;
+    walk.following = false;
+    int edge_corner =
+        walk.segment_before_corner && walk.past_corner ? walk.corner : walk.segment_start;
+    nl_cell *cell = &state->cells[next];
+    state->cells[at].links |= way;
     uint8_t existing = cell->links;
     cell->links |= opposite(way);
-    if (cell->node >= 0) {
-      /* A room or point already there: connect with it. */
-      s->joins++;
-      dg_node *node = &s->level->graph.nodes[cell->node];
-      if (strcmp(node->kind, "dead_end") == 0) {
-        node->kind = "junction";
-        s->points[cell->node].form = "joined";
-      }
-      return add_corridor(s, from, cell->node, kind, exit.roll, edge_corner);
-    }
+    if (cell->node >= 0)
+      return join_point(state, &walk, cell->node, edge_corner);
     if (existing != 0) {
-      uint8_t across = (way & (NL_EAST | NL_WEST)) ? (NL_NORTH | NL_SOUTH) : (NL_EAST | NL_WEST);
-      if (last || turning || existing != across) {
-        /* Meeting a corridor head on, along it, or at a bend: join it. */
-        s->joins++;
-        if ((rc = split_corridor(s, next, owner, "joined", &id)) != 0)
-          return rc;
-        return add_corridor(s, from, id, kind, exit.roll, edge_corner);
-      }
-      s->crossings++;
-      if (dg_rng_chance(&s->crossing, s->sublevel_chance)) {
-        /* Seed 002 via SubMethod I's crossing table: stairs take this
-         * corridor to a level above or below and back, so the two corridors
-         * do not meet. */
-        bool below = dg_rng_die(&s->crossing, 2) == 1;
-        s->sublevels++;
-        int x, y;
-        if ((rc = add_point(s, "sublevel", next, owner, below ? "below" : "above", -1, &id)) != 0 ||
-            (rc = add_corridor(s, from, id, kind, exit.roll, edge_corner)) != 0)
-          return rc;
-        nl_cell_centre(s, next, &x, &y);
-        dg_grid_set(&s->level->grid, x - sign(ndx), y - sign(ndy),
-                    below ? DG_TILE_STAIRS_DOWN : DG_TILE_STAIRS_UP);
-        dg_grid_set(&s->level->grid, x + sign(ndx), y + sign(ndy),
-                    below ? DG_TILE_STAIRS_UP : DG_TILE_STAIRS_DOWN);
-        kind = "sublevel";
-      } else {
-        if ((rc = split_corridor(s, next, owner, "crossing", &id)) != 0 ||
-            (rc = add_corridor(s, from, id, kind, exit.roll, edge_corner)) != 0)
-          return rc;
-        kind = "corridor";
-      }
-      from = id;
-      segment_start = next;
-      segment_before_corner = !past_corner;
-      at = next;
+      rc = meet_corridor(state, &walk, next, way, existing, last || turning, ndx, ndy, edge_corner);
+      if (rc != WALK_ON)
+        return rc;
       continue;
     }
     if (last) {
-      rc = fill_area(s, next, owner, &id);
+      rc = fill_area(state, next, walk.owner, &id);
       if (rc == 0)
-        rc = add_corridor(s, from, id, kind, exit.roll, edge_corner);
+        rc = add_corridor(state, walk.from, id, walk.kind, walk.exit.roll, edge_corner);
       return rc;
     }
-    s->pending[s->pending_count++] = next;
-    at = next;
+    /* Every step moves towards the corner or the target, so the walk
+     * never returns to a cell: pending cannot outgrow the map. */
+    assert(state->pending_count < state->columns * state->rows);
+    state->pending[state->pending_count++] = next;
+    walk.at = next;
   }
 }
 
@@ -445,38 +516,39 @@ static int dig_exit(nl_state *s, nl_exit exit) {
  * so the dungeon keeps growing door by door instead of ending small (with
  * the defaults, growth alone stopped short of 12 rooms in 97% of levels and
  * at the start room alone in 3%). The queue is empty, so it starts over. */
-static int reopen_rooms(nl_state *s) {
-  s->queue_head = s->queue_tail = 0;
-  const dg_graph *graph = &s->level->graph;
+static int reopen_rooms(nl_state *state) {
+  state->queue_head = state->queue_tail = 0;
+  const dg_graph *graph = &state->level->graph;
   for (int i = 0; i < graph->node_count; i++) {
     if (graph->nodes[i].room < 0 && strcmp(graph->nodes[i].kind, "junction") != 0)
       continue;
-    int rc = push_exit(s, i, nl_roll_destination(&s->dice, s->method));
+    int rc = push_exit(state, i, nl_roll_destination(&state->dice, state->method));
     if (rc != 0)
       return rc;
     /* A point's `exits` stay the ones it rolled itself (the article's). */
-    s->points[i].exits--;
-    s->exits_reopened++;
+    state->points[i].exits--;
+    state->exits_reopened++;
   }
   return 0;
 }
 
-int nl_grow(nl_state *s, dg_cancel *cancel) {
-  int start = (s->rows / 2) * s->columns + s->columns / 2, id;
-  int rc = add_room(s, start, "start", s->start_exits, &id);
+int nl_grow(nl_state *state, dg_cancel *cancel) {
+  int start = (state->rows / 2) * state->columns + state->columns / 2, id;
+  int rc = add_room(state, start, "start", state->start_exits, &id);
   for (int pass = 0, idle = 0; rc == 0; pass++) {
-    int points_before = s->level->graph.node_count;
-    while (rc == 0 && s->queue_head < s->queue_tail && s->level->room_count < s->rooms_target) {
-      if ((s->queue_head & 63) == 0 && (rc = dg_cancel_check(cancel)) != 0)
+    int points_before = state->level->graph.node_count;
+    while (rc == 0 && state->queue_head < state->queue_tail &&
+           state->level->room_count < state->rooms_target) {
+      if ((state->queue_head & 63) == 0 && (rc = dg_cancel_check(cancel)) != 0)
         break;
-      rc = dig_exit(s, s->queue[s->queue_head++]);
+      rc = dig_exit(state, state->queue[state->queue_head++]);
     }
-    idle = s->level->graph.node_count == points_before ? idle + 1 : 0;
+    idle = state->level->graph.node_count == points_before ? idle + 1 : 0;
     /* Done: enough rooms, or reopening no longer finds room to grow. */
-    if (rc != 0 || s->level->room_count >= s->rooms_target || pass == REOPEN_PASSES_MAX ||
+    if (rc != 0 || state->level->room_count >= state->rooms_target || pass == REOPEN_PASSES_MAX ||
         idle == REOPEN_IDLE_MAX)
       break;
-    rc = reopen_rooms(s);
+    rc = reopen_rooms(state);
   }
   return rc;
 }

@@ -134,100 +134,132 @@ done:
   return rc;
 }
 
-static int nonlinear_generate(const dg_context *context, const dg_request *request,
-                              dg_cancel *cancel, dg_level *level, dg_error *err) {
-  (void)context;
-  const dg_params *p = &request->params;
-  nl_state s = {.level = level, .params = p};
-  nl_extension *extension = NULL;
-  int width = dg_param_int(p, NL_P_WIDTH), height = dg_param_int(p, NL_P_HEIGHT);
-  int rc = nl_room_table_parse(dg_param_string(p, NL_P_ROOM_TABLE), &s.table, err);
-  if (rc != 0)
-    return rc;
-  rc = dg_grid_init(&level->grid, width, height);
-  if (rc != 0)
-    return dg_error_set(err, rc, "params.width", "cannot allocate a %dx%d map", width, height);
-  level->has_grid = true;
-  s.method = dg_param_enum(p, NL_P_METHOD);
-  s.threshold = dg_param_int(p, NL_P_THRESHOLD);
-  s.rooms_target = dg_param_int(p, NL_P_ROOMS);
-  s.start_exits = dg_param_int(p, NL_P_START_EXITS);
-  s.room_exits_max = dg_param_int(p, NL_P_ROOM_EXITS_MAX);
-  s.sublevel_chance = dg_param_float(p, NL_P_SUBLEVEL_CHANCE);
-  s.area_width = dg_param_int(p, NL_P_AREA_WIDTH);
-  s.area_height = dg_param_int(p, NL_P_AREA_HEIGHT);
+/* The growth's settings from the parameters, the areas laid out on a
+ * width by height map, and the random streams seeded. */
+static void read_settings(nl_state *state, const dg_params *p, uint64_t seed, int width,
+                          int height) {
+  state->method = dg_param_enum(p, NL_P_METHOD);
+  state->threshold = dg_param_int(p, NL_P_THRESHOLD);
+  state->rooms_target = dg_param_int(p, NL_P_ROOMS);
+  state->start_exits = dg_param_int(p, NL_P_START_EXITS);
+  state->room_exits_max = dg_param_int(p, NL_P_ROOM_EXITS_MAX);
+  state->sublevel_chance = dg_param_float(p, NL_P_SUBLEVEL_CHANCE);
+  state->area_width = dg_param_int(p, NL_P_AREA_WIDTH);
+  state->area_height = dg_param_int(p, NL_P_AREA_HEIGHT);
   /* Keep at least one tile of stone round the areas, and centre them. */
-  s.columns = (width - 2) / s.area_width;
-  s.rows = (height - 2) / s.area_height;
-  s.origin_x = (width - s.columns * s.area_width) / 2;
-  s.origin_y = (height - s.rows * s.area_height) / 2;
-  dg_rng_seed(&s.dice, request->seed, DG_STREAM_DICE);
-  dg_rng_seed(&s.layout, request->seed, DG_STREAM_LAYOUT);
-  dg_rng_seed(&s.crossing, request->seed, DG_STREAM_CONNECT);
-  int cells = s.columns * s.rows;
+  state->columns = (width - 2) / state->area_width;
+  state->rows = (height - 2) / state->area_height;
+  state->origin_x = (width - state->columns * state->area_width) / 2;
+  state->origin_y = (height - state->rows * state->area_height) / 2;
+  dg_rng_seed(&state->dice, seed, DG_STREAM_DICE);
+  dg_rng_seed(&state->layout, seed, DG_STREAM_LAYOUT);
+  dg_rng_seed(&state->crossing, seed, DG_STREAM_CONNECT);
+}
+
+/* The per-area arrays and the exit queue, from one arena (closed by the
+ * caller in every case). 0 or DG_ENOMEM. */
+static int allocate_areas(nl_state *state) {
+  int cells = state->columns * state->rows;
   /* Every node owns an area, so nodes <= cells; each pushes at most this
    * many exits. */
-  int most_exits = s.start_exits > s.room_exits_max ? s.start_exits : s.room_exits_max;
+  int most_exits =
+      state->start_exits > state->room_exits_max ? state->start_exits : state->room_exits_max;
   most_exits = most_exits > 2 ? most_exits : 2;
-  s.queue_capacity = cells * most_exits;
-  dg_arena_init(&s.arena, (size_t)cells * (sizeof(nl_cell) + sizeof(nl_point) + 3 * sizeof(int)) +
-                              (size_t)s.queue_capacity * sizeof(nl_exit) + 1024);
-  s.cells = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.cells);
-  s.points = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.points);
-  s.letters = dg_arena_calloc(&s.arena, (size_t)cells + 2, sizeof *s.letters);
-  s.pending = dg_arena_calloc(&s.arena, (size_t)cells, sizeof *s.pending);
-  s.queue = dg_arena_calloc(&s.arena, (size_t)s.queue_capacity, sizeof *s.queue);
-  extension = calloc(1, sizeof *extension);
-  rc = DG_ENOMEM;
-  if (s.cells == NULL || s.points == NULL || s.letters == NULL || s.pending == NULL ||
-      s.queue == NULL || extension == NULL)
-    goto fail;
+  state->queue_capacity = cells * most_exits;
+  dg_arena_init(&state->arena,
+                (size_t)cells * (sizeof(nl_cell) + sizeof(nl_point) + 3 * sizeof(int)) +
+                    (size_t)state->queue_capacity * sizeof(nl_exit) + 1024);
+  state->cells = dg_arena_calloc(&state->arena, (size_t)cells, sizeof *state->cells);
+  state->points = dg_arena_calloc(&state->arena, (size_t)cells, sizeof *state->points);
+  state->letters = dg_arena_calloc(&state->arena, (size_t)cells + 2, sizeof *state->letters);
+  state->pending = dg_arena_calloc(&state->arena, (size_t)cells, sizeof *state->pending);
+  state->queue =
+      dg_arena_calloc(&state->arena, (size_t)state->queue_capacity, sizeof *state->queue);
+  if (state->cells == NULL || state->points == NULL || state->letters == NULL ||
+      state->pending == NULL || state->queue == NULL)
+    return DG_ENOMEM;
   for (int i = 0; i < cells; i++)
-    s.cells[i] = (nl_cell){.node = -1, .edge = -1, .links = 0};
-  if ((rc = nl_grow(&s, cancel)) != 0 || (rc = rooms_first(level, s.points)) != 0)
-    goto fail;
-  dg_level_set_stat(level, "areas", cells);
-  dg_level_set_stat(level, "exits_rolled", s.exits_rolled);
-  dg_level_set_stat(level, "exits_left_open", s.queue_tail - s.queue_head);
-  dg_level_set_stat(level, "exits_along_existing_corridor", s.exits_merged);
-  dg_level_set_stat(level, "exits_off_map", s.exits_off_map);
-  dg_level_set_stat(level, "d10_dead_end", s.d10_counts[NL_DEAD_END]);
-  dg_level_set_stat(level, "d10_junction", s.d10_counts[NL_JUNCTION]);
-  dg_level_set_stat(level, "d10_room", s.d10_counts[NL_ROOM]);
-  dg_level_set_stat(level, "junction_turns", s.turns);
-  dg_level_set_stat(level, "junction_intersections", s.intersections);
-  dg_level_set_stat(level, "joins", s.joins);
-  dg_level_set_stat(level, "forks", s.forks);
-  dg_level_set_stat(level, "crossings", s.crossings);
-  dg_level_set_stat(level, "sublevels", s.sublevels);
-  dg_level_set_stat(level, "exits_reopened", s.exits_reopened);
+    state->cells[i] = (nl_cell){.node = -1, .edge = -1, .links = 0};
+  return 0;
+}
+
+/* The growth's counters as the level's stats. */
+static void set_growth_stats(dg_level *level, const nl_state *state) {
+  dg_level_set_stat(level, "areas", state->columns * state->rows);
+  dg_level_set_stat(level, "exits_rolled", state->exits_rolled);
+  dg_level_set_stat(level, "exits_left_open", state->queue_tail - state->queue_head);
+  dg_level_set_stat(level, "exits_along_existing_corridor", state->exits_merged);
+  dg_level_set_stat(level, "exits_off_map", state->exits_off_map);
+  dg_level_set_stat(level, "d10_dead_end", state->d10_counts[NL_DEAD_END]);
+  dg_level_set_stat(level, "d10_junction", state->d10_counts[NL_JUNCTION]);
+  dg_level_set_stat(level, "d10_room", state->d10_counts[NL_ROOM]);
+  dg_level_set_stat(level, "junction_turns", state->turns);
+  dg_level_set_stat(level, "junction_intersections", state->intersections);
+  dg_level_set_stat(level, "joins", state->joins);
+  dg_level_set_stat(level, "forks", state->forks);
+  dg_level_set_stat(level, "crossings", state->crossings);
+  dg_level_set_stat(level, "sublevels", state->sublevels);
+  dg_level_set_stat(level, "exits_reopened", state->exits_reopened);
+}
+
+/* Fills the level's extension (owned by the caller) from the grown
+ * state: the points with their graph labels and kinds, and the area
+ * layout. 0 or DG_ENOMEM. */
+static int fill_extension(nl_extension *extension, const nl_state *state, const dg_level *level) {
   int points = level->graph.node_count;
   extension->points = malloc((size_t)points * sizeof *extension->points);
-  rc = DG_ENOMEM;
   if (extension->points == NULL)
-    goto fail;
-  memcpy(extension->points, s.points, (size_t)points * sizeof *extension->points);
+    return DG_ENOMEM;
+  memcpy(extension->points, state->points, (size_t)points * sizeof *extension->points);
   for (int i = 0; i < points; i++) {
     memcpy(extension->points[i].label, level->graph.nodes[i].label, DG_LABEL_MAX);
     extension->points[i].kind = level->graph.nodes[i].kind;
   }
   extension->point_count = points;
-  extension->method = s.method;
-  extension->columns = s.columns;
-  extension->rows = s.rows;
-  extension->area_width = s.area_width;
-  extension->area_height = s.area_height;
-  extension->origin_x = s.origin_x;
-  extension->origin_y = s.origin_y;
-  extension->table = s.table;
+  extension->method = state->method;
+  extension->columns = state->columns;
+  extension->rows = state->rows;
+  extension->area_width = state->area_width;
+  extension->area_height = state->area_height;
+  extension->origin_x = state->origin_x;
+  extension->origin_y = state->origin_y;
+  extension->table = state->table;
+  return 0;
+}
+
+static int nonlinear_generate(const dg_context *context, const dg_request *request,
+                              dg_cancel *cancel, dg_level *level, dg_error *err) {
+  (void)context;
+  const dg_params *p = &request->params;
+  nl_state state = {.level = level, .params = p};
+  nl_extension *extension = NULL;
+  int width = dg_param_int(p, NL_P_WIDTH), height = dg_param_int(p, NL_P_HEIGHT);
+  int rc = nl_room_table_parse(dg_param_string(p, NL_P_ROOM_TABLE), &state.table, err);
+  if (rc != 0)
+    return rc; /* nothing allocated yet; err names the table */
+  rc = dg_grid_init(&level->grid, width, height);
+  if (rc != 0)
+    return dg_error_set(err, rc, "params.width", "cannot allocate a %dx%d map", width, height);
+  level->has_grid = true;
+  read_settings(&state, p, request->seed, width, height);
+  if ((rc = allocate_areas(&state)) != 0)
+    goto fail;
+  rc = DG_ENOMEM;
+  if ((extension = calloc(1, sizeof *extension)) == NULL)
+    goto fail;
+  if ((rc = nl_grow(&state, cancel)) != 0 || (rc = rooms_first(level, state.points)) != 0)
+    goto fail;
+  set_growth_stats(level, &state);
+  if ((rc = fill_extension(extension, &state, level)) != 0)
+    goto fail;
   level->extension = (dg_level_extension){extension, extension_free, nl_write_json, nl_write_text};
-  free(s.corner);
-  dg_arena_close(&s.arena);
+  free(state.corner);
+  dg_arena_close(&state.arena);
   return 0;
 fail:
   extension_free(extension);
-  free(s.corner);
-  dg_arena_close(&s.arena);
+  free(state.corner);
+  dg_arena_close(&state.arena);
   return dg_error_from_code(err, rc);
 }
 

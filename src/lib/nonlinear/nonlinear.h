@@ -15,7 +15,7 @@
 #include "dungeon/rng.h"
 
 /* Parameter indices: the order of the table in nonlinear.c. */
-enum {
+enum nl_param {
   NL_P_WIDTH,
   NL_P_HEIGHT,
   NL_P_AREA_WIDTH,
@@ -144,12 +144,12 @@ typedef struct nl_state {
 } nl_state;
 
 /* Grows the whole dungeon from the start room (seed 002's procedure), into
- * s->level's grid, rooms, doors and graph. 0, DG_ENOMEM, DG_ECANCELED or
+ * state->level's grid, rooms, doors and graph. 0, DG_ENOMEM, DG_ECANCELED or
  * DG_ETIMEDOUT. */
-int nl_grow(nl_state *s, dg_cancel *cancel);
+int nl_grow(nl_state *state, dg_cancel *cancel);
 
 /* The centre tile of area `cell`. */
-void nl_cell_centre(const nl_state *s, int cell, int *x, int *y);
+void nl_cell_centre(const nl_state *state, int cell, int *x, int *y);
 
 /* The names of the NL_METHOD_* values (nonlinear.c's parameter choices,
  * NULL-terminated), also used by output.c. */

@@ -111,39 +111,38 @@ static bool beside_walkable(const dg_grid *grid, int x, int y) {
   return false;
 }
 
-/* Digs from tile `start` to the nearest walkable tile of component `main`
- * (comp as main_component gives it), cheapest way through stone (walls cost
- * more, so a connection enters a room through one wall tile beside its
- * floor, which becomes a door, and never runs along walls or cuts a
- * corner). Walkable tiles of other components on the way are walked, not
- * dug. Returns the tile reached in *joined; tiles dug are counted in
- * level->placement.carved. 0, DG_ENOMEM or DG_EUNSAT (no way there). */
-static int carve_connection(dg_level *level, int start, const int *comp, int main, int *joined) {
-  dg_grid *grid = &level->grid;
+/* The scratch of one carve_connection search, per tile of the grid. */
+typedef struct way_search {
+  long *cost;   /* cheapest cost from start so far, LONG_MAX unreached */
+  int *parent;  /* previous tile on the cheapest way, -1 at start */
+  dg_heap open; /* tiles by cost */
+} way_search;
+
+/* Dijkstra from `start` to the nearest walkable tile of component `main`.
+ * Output: *found, that tile, or -1 when none can be reached. 0 or
+ * DG_ENOMEM. */
+static int find_way(const dg_grid *grid, way_search *search, int start, const int *comp, int main,
+                    int *found) {
   int width = grid->width;
   long cells = (long)width * grid->height;
-  long *cost = malloc((size_t)cells * sizeof *cost);
-  int *parent = malloc((size_t)cells * sizeof *parent);
-  dg_heap heap = {0};
-  int rc = DG_ENOMEM;
-  if (cost == NULL || parent == NULL || dg_heap_init(&heap, 256) != 0)
-    goto done;
+  long *cost = search->cost;
   for (long i = 0; i < cells; i++)
     cost[i] = LONG_MAX;
   cost[start] = 0;
-  parent[start] = -1;
-  int found = -1;
-  if ((rc = dg_heap_push(&heap, 0, (uint32_t)start)) != 0)
-    goto done;
+  search->parent[start] = -1;
+  *found = -1;
+  int rc = dg_heap_push(&search->open, 0, (uint32_t)start);
+  if (rc != 0)
+    return rc;
   uint64_t priority;
   uint32_t popped;
-  while (found < 0 && dg_heap_pop(&heap, &priority, &popped)) {
+  while (dg_heap_pop(&search->open, &priority, &popped)) {
     int p = (int)popped;
     if ((long)priority != cost[p])
       continue;
     if (p != start && comp[p] == main) {
-      found = p;
-      break;
+      *found = p;
+      return 0;
     }
     /* Out of a wall only onto the floor behind it: one door, no L. */
     bool from_wall = p != start && grid->tiles[p] == DG_TILE_WALL;
@@ -164,17 +163,20 @@ static int carve_connection(dg_level *level, int start, const int *comp, int mai
       long step = dg_tile_walkable(tile) ? 1 : tile == DG_TILE_WALL ? 8 : 1;
       if (cost[p] + step < cost[n]) {
         cost[n] = cost[p] + step;
-        parent[n] = p;
-        if ((rc = dg_heap_push(&heap, (uint64_t)cost[n], (uint32_t)n)) != 0)
-          goto done;
+        search->parent[n] = p;
+        if ((rc = dg_heap_push(&search->open, (uint64_t)cost[n], (uint32_t)n)) != 0)
+          return rc;
       }
     }
   }
-  rc = 0;
-  if (found < 0) {
-    rc = DG_EUNSAT;
-    goto done;
-  }
+  return 0;
+}
+
+/* Digs the way find_way found, from `found` back to `start` (neither
+ * dug): stone becomes corridor, a wall a door of the room behind it. */
+static int dig_way(dg_level *level, const int *parent, int start, int found) {
+  dg_grid *grid = &level->grid;
+  int width = grid->width;
   for (int p = parent[found]; p != start && p >= 0; p = parent[p]) {
     int x = p % width, y = p / width;
     if (grid->tiles[p] == DG_TILE_WALL) {
@@ -185,19 +187,44 @@ static int carve_connection(dg_level *level, int start, const int *comp, int mai
       room = room >= 0 ? room : room_at(level, x + 1, y);
       dg_grid_set(grid, x, y, DG_TILE_DOOR);
       dg_door door = {x, y, room >= 0 ? room : 0, false};
-      if ((rc = dg_level_add_door(level, &door)) != 0)
-        goto done;
+      int rc = dg_level_add_door(level, &door);
+      if (rc != 0)
+        return rc;
       level->placement.carved++;
     } else if (!dg_tile_walkable((dg_tile)grid->tiles[p])) {
       dg_grid_set(grid, x, y, DG_TILE_CORRIDOR);
       level->placement.carved++;
     }
   }
+  return 0;
+}
+
+/* Digs from tile `start` to the nearest walkable tile of component `main`
+ * (comp as main_component gives it), cheapest way through stone (walls cost
+ * more, so a connection enters a room through one wall tile beside its
+ * floor, which becomes a door, and never runs along walls or cuts a
+ * corner). Walkable tiles of other components on the way are walked, not
+ * dug. Returns the tile reached in *joined; tiles dug are counted in
+ * level->placement.carved. 0, DG_ENOMEM or DG_EUNSAT (no way there). */
+static int carve_connection(dg_level *level, int start, const int *comp, int main, int *joined) {
+  long cells = (long)level->grid.width * level->grid.height;
+  way_search search = {.cost = malloc((size_t)cells * sizeof *search.cost),
+                       .parent = malloc((size_t)cells * sizeof *search.parent)};
+  int found = -1, rc = DG_ENOMEM;
+  if (search.cost == NULL || search.parent == NULL || dg_heap_init(&search.open, 256) != 0)
+    goto done;
+  if ((rc = find_way(&level->grid, &search, start, comp, main, &found)) != 0)
+    goto done;
+  rc = DG_EUNSAT;
+  if (found < 0)
+    goto done;
+  if ((rc = dig_way(level, search.parent, start, found)) != 0)
+    goto done;
   *joined = found;
 done:
-  free(cost);
-  free(parent);
-  dg_heap_close(&heap);
+  free(search.cost);
+  free(search.parent);
+  dg_heap_close(&search.open);
   return rc;
 }
 

@@ -77,7 +77,7 @@ typedef struct config {
   config_limits limits;                  /* every hard limit */
   config_compression compression;        /* gzip of level responses */
   json_t *profiles;                      /* object name -> profile (owned reference) */
-  party_profile *profile_list;                 /* `profiles` compiled at load, in its order (owned) */
+  party_profile *profile_list;           /* `profiles` compiled at load, in its order (owned) */
   int profile_count;
   char default_profile[64];     /* profile used when `players` come without one */
   json_t *auth_tokens;          /* array of accepted bearer tokens; NULL or empty: none asked */
