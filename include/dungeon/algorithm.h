@@ -118,6 +118,7 @@ enum {
   DG_COMMON_PACING,           /* enum DG_PACING_*: how threat rises from entrance to exit */
   DG_COMMON_LOOT,             /* int 0..DG_LOOT_MAX: loot points shared among the rooms */
   DG_COMMON_EASE_AFTER_LOCKS, /* int 0..100: percent off the threat of rooms just past a lock */
+  DG_COMMON_TABLE,            /* string: the content table filling the budgets, "" for none */
   DG_COMMON_PARAM_COUNT
 };
 
@@ -130,7 +131,25 @@ enum {
 /* Values of DG_COMMON_PACING: the threat curve over a room's progress
  * (its distance from the entrance over the farthest room's), see
  * docs/population.md. */
-enum { DG_PACING_FLAT, DG_PACING_LINEAR, DG_PACING_S_CURVE, DG_PACING_EXPONENTIAL };
+enum {
+  DG_PACING_FLAT,
+  DG_PACING_LINEAR,
+  DG_PACING_S_CURVE,
+  DG_PACING_EXPONENTIAL,
+  /* Control points instead of a name: piecewise linear through them. Not
+   * one of the enum's choices; the points live in the parameter's text
+   * (dg_pacing_points). */
+  DG_PACING_POINTS
+};
+
+#define DG_PACING_POINTS_MIN 2  /* control points a pacing curve needs */
+#define DG_PACING_POINTS_MAX 16 /* and may have */
+
+/* The control points of a pacing parameter set to DG_PACING_POINTS
+ * (`text`: its dg_params text) into xs and ys (DG_PACING_POINTS_MAX
+ * each), x rising from 0 to 100, y within 0..100. Returns how many, 0 when
+ * `text` holds none. Pure. */
+int dg_pacing_points(const char *text, int *xs, int *ys);
 
 #define DG_DIFFICULTY_MAX 100 /* the range of DG_COMMON_DIFFICULTY */
 #define DG_LOOT_MAX 100000    /* the range of DG_COMMON_LOOT */

@@ -8,7 +8,11 @@
  * Room sets are the authored generator's data (seeds/003, docs/
  * roomset-format.md): hand-built rooms with connectors. Adding one validates
  * it and precomputes its moves (every room, connector and rotation) and
- * their geometric groups. */
+ * their geometric groups.
+ *
+ * Content tables are the population pass's data (docs/population.md): the
+ * encounters and loot a game fills rooms with, added through
+ * dg_context_add_table. */
 #ifndef DUNGEON_CONTEXT_H
 #define DUNGEON_CONTEXT_H
 
@@ -38,6 +42,17 @@ typedef struct dg_roomset_info {
   const char *sha256;      /* digest of the set's canonical JSON, as levels name it */
 } dg_roomset_info;
 
+#define DG_TABLE_NAME_MAX 64 /* bytes of a content table's name, NUL included */
+
+/* Figures of one loaded content table (docs/population.md), as GET
+ * /v1/tables reports them. Strings point into the context. */
+typedef struct dg_table_info {
+  const char *name;   /* what a request's `table` parameter names */
+  int encounters;     /* encounter entries */
+  int loot;           /* loot entries */
+  const char *sha256; /* digest of the table's canonical JSON */
+} dg_table_info;
+
 /* Allocates an empty context into *out. The caller owns it. 0 or DG_ENOMEM. */
 int dg_context_new(dg_context **out);
 
@@ -51,6 +66,13 @@ int dg_context_roomset_count(const dg_context *context);
 /* Figures of loaded room set `index` (0 .. count - 1, in load order) into
  * *info. 0 or DG_EINVAL for a bad index. */
 int dg_context_roomset_info(const dg_context *context, int index, dg_roomset_info *info);
+
+/* Number of loaded content tables. */
+int dg_context_table_count(const dg_context *context);
+
+/* Figures of loaded table `index` (0 .. count - 1, in load order) into
+ * *info. 0 or DG_EINVAL for a bad index. */
+int dg_context_table_info(const dg_context *context, int index, dg_table_info *info);
 
 #ifdef __cplusplus
 }

@@ -125,6 +125,22 @@ int dg_roomset_check(const json_t *json, dg_error *errors, int max, int *count);
  * New reference; NULL on ENOMEM. Thread-safe on a built context. */
 json_t *dg_context_roomsets_to_json(const dg_context *context);
 
+/* ---- content tables --------------------------------------------------- */
+
+/* Validates the content table `json` (borrowed; the parsed content of one
+ * table file, docs/population.md "Content tables") and adds it to
+ * `context`. On failure the context is unchanged and `err` holds the
+ * problem, its field naming the entry and member
+ * ("encounters[3].difficulty"); a name already loaded is DG_EINVAL on
+ * field "name". Returns 0, DG_EINVAL, DG_ETYPE or DG_ENOMEM. Not
+ * thread-safe: call before sharing the context. */
+int dg_context_add_table(dg_context *context, const json_t *json, dg_error *err);
+
+/* Every loaded table's figures as the JSON array GET /v1/tables serves:
+ * [{name, encounters, loot, sha256}]. New reference; NULL on ENOMEM.
+ * Thread-safe on a built context. */
+json_t *dg_context_tables_to_json(const dg_context *context);
+
 #ifdef __cplusplus
 }
 #endif

@@ -140,21 +140,50 @@ typedef struct dg_population_room {
   int loot_tier; /* 0..DG_LOOT_TIER_MAX, from the heat */
   int loot;      /* loot points: params.loot shared by heat */
   unsigned why;  /* DG_POPULATION_* bits */
+  /* With a content table (params.table) only: */
+  int spent;                 /* threat points spent on the room's encounters */
+  int loot_items;            /* loot entities placed in the room */
+  const char *unfilled;      /* static: why the threat budget was not filled, or NULL */
+  const char *loot_unfilled; /* static: why fewer loot entities than its share, or NULL */
 } dg_population_room;
+
+/* What an entity is (dg_entity.kind). */
+typedef enum dg_entity_kind { DG_ENTITY_ENCOUNTER, DG_ENTITY_LOOT } dg_entity_kind;
+
+#define DG_ENTITY_ENTRY_MAX 64 /* bytes of a table entry's id, NUL included */
+
+/* One thing the population pass placed from a content table (`entities`
+ * in the level JSON, docs/population.md): an encounter or a loot item,
+ * numbered in generation order ("e1", "e2", ...). */
+typedef struct dg_entity {
+  dg_entity_kind kind;             /* encounter or loot */
+  char entry[DG_ENTITY_ENTRY_MAX]; /* the table entry's id, copied: tables may be reloaded */
+  int room;                        /* the room it stands in */
+  int x, y;                        /* its top-left tile */
+  int width, height;               /* its footprint in tiles (loot: 1 x 1) */
+  int cost;                        /* encounter: threat points; loot: 0 */
+  int tier;                        /* loot: its tier; encounter: 0 */
+} dg_entity;
 
 /* What the population pass computed (`population` in the level JSON). */
 typedef struct dg_population {
-  bool placed;                    /* the pass ran (params.population) */
-  int difficulty;                 /* params.difficulty */
-  int pacing;                     /* params.pacing, DG_PACING_* */
-  int loot;                       /* params.loot */
-  int ease;                       /* params.ease_after_locks, percent */
-  int farthest;                   /* the farthest reachable room's distance */
-  dg_population_room *rooms;      /* room_count entries, owned by the level */
-  int threat_total;               /* sum of the rooms' threat budgets */
+  bool placed;                             /* the pass ran (params.population) */
+  int difficulty;                          /* params.difficulty */
+  int pacing;                              /* params.pacing, DG_PACING_* */
+  char pacing_points[DG_PARAM_STRING_MAX]; /* DG_PACING_POINTS: params.pacing's points */
+  int loot;                                /* params.loot */
+  int ease;                                /* params.ease_after_locks, percent */
+  int farthest;                            /* the farthest reachable room's distance */
+  dg_population_room *rooms;               /* room_count entries, owned by the level */
+  int threat_total;                        /* sum of the rooms' threat budgets */
   int loot_total;                 /* sum of their loot points: params.loot, or 0 without heat */
   int curve[DG_POPULATION_CURVE]; /* mean threat of the rooms in each tenth of progress, -1 none */
   int rank_correlation;           /* Spearman distance vs threat over reachable rooms, x1000 */
+  const struct dg_table *table;   /* params.table's, borrowed from the context during the pass */
+  bool filled;                    /* a content table filled the budgets: entities, spent */
+  dg_entity *entities;            /* entity_count entities, owned by the level */
+  int entity_count;               /* entities placed (only with a table) */
+  int entity_capacity;            /* allocated entries in entities */
 } dg_population;
 
 /* What the placement pass measured (`placement` in the level JSON). */

@@ -23,7 +23,7 @@ static uint64_t thread_cpu_ns(void) {
 
 static void usage(void) {
   puts("usage: dungeon bench [--algorithm NAME] [--param name=value ...] [--seconds S]\n"
-       "                     [--runs N] [--roomsets DIR] [--no-compare] [--json]\n"
+       "                     [--runs N] [--roomsets DIR] [--tables DIR] [--no-compare] [--json]\n"
        "  --seconds S  length of each timed run (default 1)\n"
        "  --runs N     timed runs, at least 5 (default 5); the median is reported\n"
        "  --no-compare do not also time the same levels with params.placement=false\n"
@@ -314,6 +314,8 @@ static void plan_compare(bench *b) {
   b->unplaced = *request;
   if (b->population) {
     b->unplaced.params.number[dg_common_param(request->algorithm, DG_COMMON_POPULATION)] = 0;
+    /* A content table needs population: the pass and its picks go together. */
+    b->unplaced.params.text[dg_common_param(request->algorithm, DG_COMMON_TABLE)][0] = '\0';
   } else if (b->progression) {
     b->unplaced.params.number[dg_common_param(request->algorithm, DG_COMMON_LOCKS)] = 0;
     b->unplaced.params.number[dg_common_param(request->algorithm, DG_COMMON_ONE_WAY)] = 0;

@@ -17,6 +17,7 @@ typedef struct cli_request_options {
   const char *params[DG_PARAMS_MAX * 2]; /* --param name=value texts */
   int param_count;
   const char *roomsets;                     /* --roomsets DIR or NULL */
+  const char *tables;                       /* --tables DIR or NULL */
   const char *targets[DG_TARGET_COUNT + 1]; /* --target name=value texts */
   int target_count;
   const char *players; /* --players JSON (an array of players or a count) or NULL */
@@ -29,7 +30,7 @@ typedef struct cli_request_options {
 #define CLI_CONFIG_DEFAULT "config/dungeond.json"
 
 /* Consumes the option at argv[*index] if it is one of --algorithm, --seed,
- * --param, --target, --roomsets, --players, --profile, --config (either "--x value" or
+ * --param, --target, --roomsets, --tables, --players, --profile, --config (either "--x value" or
  * "--x=value"); returns 1 if consumed, 0 if not one of them, a negative DG_E* code after printing a
  * usage error (DG_EINVAL: no value; DG_ELIMIT: too many --param or
  * --target). */
@@ -53,7 +54,8 @@ void cli_print_params(const dg_algorithm *algorithm);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A context for the request options: room sets loaded when the algorithm
- * is authored or --roomsets was given. Caller frees with dg_context_free.
+ * is authored or --roomsets was given; content tables when --tables was
+ * given or a --param names a table. Caller frees with dg_context_free.
  * Prints the problem and returns its negative DG_E* code on failure
  * (DG_ENOMEM, DG_ENOENT: no such directory, DG_EINVAL: an invalid file). */
 int cli_make_context(const cli_request_options *options, dg_context **out);

@@ -11,6 +11,7 @@ static void usage(void) {
   puts("usage: dungeon generate [--algorithm NAME] [--seed N] [--param name=value ...]\n"
        "                        [--target name=value ...] [--floors N]\n"
        "                        [--format json|ascii|svg|tiled] [--roomsets DIR] [--quiet]\n"
+       "                        [--tables DIR]\n"
        "                        [--tile-size PX] [--no-labels] [--graph]\n"
        "                        [--view full|client]\n"
        "                        [--players JSON] [--profile NAME|JSON] [--config FILE]\n"
@@ -42,6 +43,8 @@ static void usage(void) {
        "  --roomsets DIR    room-set directory for authored (default $DUNGEON_ROOMSETS,\n"
        "                    else ./config/roomsets if present, else\n"
        "                    " DUNGEON_ROOMSETS_DIR ")\n"
+       "  --tables DIR      content-table directory for --param table=NAME (default\n"
+       "                    $DUNGEON_TABLES, else ./config/tables, the example set)\n"
        "  --players JSON    the party, as dungeond's `players`: [{\"level\":12},...]\n"
        "                    or a count; one spawn per player unless --param spawns\n"
        "  --profile P       derive parameters from the party as dungeond does: P is\n"
@@ -311,9 +314,17 @@ static int ensure_seed(dg_request *request, bool quiet) {
 /* A failed cli_produce: its message, and the exit code. With --floors,
  * DG_EINVAL from generation means the set refused the parameters given
  * (e.g. floors above 1 with params.placement=false): the caller's mistake,
- * so a usage error; anything else a failure. */
+ * so a usage error, as an unknown params.table is; anything else a
+ * failure. */
 static int report_failure(int rc, const cli_output *out, const dg_error *err,
                           const cli_output_options *output) {
+  /* A name only the loaded content resolves (params.table against the
+   * tables read from --tables) is the caller's mistake too: exit 2 naming
+   * the field, as the daemon's 422 does. */
+  if (rc == DG_ENOENT && !out->serialise_failed && strncmp(err->field, "params.", 7) == 0) {
+    cli_error("%s: %s", err->field, err->message);
+    return CLI_EXIT_USAGE;
+  }
   cli_error("%s%s", out->serialise_failed ? "" : "generation failed: ", err->message);
   return output->floors > 0 && rc == DG_EINVAL && !out->serialise_failed ? CLI_EXIT_USAGE
                                                                          : CLI_EXIT_FAILURE;

@@ -53,6 +53,11 @@ int cli_take_request_option(int argc, char **argv, int *index, cli_request_optio
       options->roomsets = value;
     return taken;
   }
+  if ((taken = take_value(argc, argv, index, "--tables", &value)) != 0) {
+    if (taken > 0)
+      options->tables = value;
+    return taken;
+  }
   if ((taken = take_value(argc, argv, index, "--players", &value)) != 0) {
     if (taken > 0)
       options->players = value;

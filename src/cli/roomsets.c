@@ -3,7 +3,8 @@
  * the library never reads files). The directory is --roomsets DIR, else
  * $DUNGEON_ROOMSETS, else config/roomsets relative to the working
  * directory when it exists, else the directory `meson install` fills
- * (DUNGEON_ROOMSETS_DIR). */
+ * (DUNGEON_ROOMSETS_DIR). Content tables likewise: --tables DIR, else
+ * $DUNGEON_TABLES, else config/tables, read only when asked for or named. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,6 +49,35 @@ static int load_roomsets(dg_context *context, const char *dir) {
   return rc;
 }
 
+/* The content-table directory: `option` (--tables) if given, else
+ * $DUNGEON_TABLES, else "config/tables" (a checkout's example set). */
+static const char *tables_dir(const char *option) {
+  if (option != NULL)
+    return option;
+  const char *env = getenv("DUNGEON_TABLES");
+  return env != NULL && env[0] != '\0' ? env : "config/tables";
+}
+
+/* Loads every *.json of `dir` as content tables, stopping at the first
+ * invalid file. 0 or the DG_E* code of content_dir_load. */
+static int load_tables(dg_context *context, const char *dir) {
+  int rc =
+      content_dir_load(context, dir, dg_context_add_table, false, report_to_stderr, NULL, NULL);
+  if (rc == DG_ENOENT)
+    cli_error("cannot open the table directory '%s' (use --tables DIR or DUNGEON_TABLES)", dir);
+  else if (rc == DG_ENOMEM)
+    cli_error("out of memory loading tables from '%s'", dir);
+  return rc;
+}
+
+/* A --param naming a content table (table=NAME, not empty). */
+static bool names_table(const cli_request_options *options) {
+  for (int i = 0; i < options->param_count; i++)
+    if (strncmp(options->params[i], "table=", 6) == 0 && options->params[i][6] != '\0')
+      return true;
+  return false;
+}
+
 int cli_make_context(const cli_request_options *options, dg_context **out) {
   dg_context *context = NULL;
   int rc = dg_context_new(&context);
@@ -63,6 +93,8 @@ int cli_make_context(const cli_request_options *options, dg_context **out) {
       algorithm != NULL && dg_algorithm_param_with_role(algorithm, DG_PARAM_ROLE_ROOMSET) >= 0;
   if (options->roomsets != NULL || reads_roomsets)
     rc = load_roomsets(context, roomsets_dir(options->roomsets));
+  if (rc == 0 && (options->tables != NULL || names_table(options)))
+    rc = load_tables(context, tables_dir(options->tables));
   if (rc != 0) {
     dg_context_free(context);
     return rc;

@@ -1,5 +1,6 @@
 /* The one room-set directory loader of the daemon and the CLI (see
- * roomset_dir.h): list, sort, parse, hand to the library, report. */
+ * roomset_dir.h): list, sort, parse, hand to the library, report. Content
+ * tables (tables_dir, --tables) go through the same loader. */
 #include "roomset_dir.h"
 
 #include <dirent.h>
@@ -85,8 +86,8 @@ int roomset_dir_read_file(const char *path, json_t **out, json_error_t *error) {
 /* Reads, parses and adds one file to `context`; a problem goes to `report`.
  * 0, DG_EPARSE (syntax) or the library's code (DG_EINVAL, DG_ETYPE,
  * DG_ENOMEM). */
-static int load_file(dg_context *context, const char *path, roomset_dir_report_fn report,
-                     void *user) {
+static int load_file(dg_context *context, const char *path, content_dir_add_fn add,
+                     roomset_dir_report_fn report, void *user) {
   json_error_t parse_error;
   json_t *json = NULL;
   if (roomset_dir_read_file(path, &json, &parse_error) != 0) {
@@ -100,7 +101,7 @@ static int load_file(dg_context *context, const char *path, roomset_dir_report_f
   }
   dg_error err;
   dg_error_clear(&err);
-  int rc = dg_context_add_roomset(context, json, &err);
+  int rc = add(context, json, &err);
   json_decref(json);
   if (rc != 0)
     report(user, path, err.field, err.message);
@@ -108,6 +109,11 @@ static int load_file(dg_context *context, const char *path, roomset_dir_report_f
 }
 
 int roomset_dir_load(dg_context *context, const char *dir, bool keep_going,
+                     roomset_dir_report_fn report, void *user, roomset_dir_result *result) {
+  return content_dir_load(context, dir, dg_context_add_roomset, keep_going, report, user, result);
+}
+
+int content_dir_load(dg_context *context, const char *dir, content_dir_add_fn add, bool keep_going,
                      roomset_dir_report_fn report, void *user, roomset_dir_result *result) {
   roomset_dir_result counts = {0, 0};
   char **names = NULL;
@@ -137,7 +143,7 @@ int roomset_dir_load(dg_context *context, const char *dir, bool keep_going,
     memcpy(path, dir, dir_length);
     path[dir_length] = '/';
     memcpy(path + dir_length + 1, names[i], name_length + 1);
-    counts.failed += load_file(context, path, report, user) != 0;
+    counts.failed += load_file(context, path, add, report, user) != 0;
     free(path);
   }
   if (counts.failed > 0)

@@ -44,4 +44,14 @@ int roomset_dir_read_file(const char *path, json_t **out, json_error_t *error);
 int roomset_dir_load(dg_context *context, const char *dir, bool keep_going,
                      roomset_dir_report_fn report, void *user, roomset_dir_result *result);
 
+/* What a directory's files are handed to: dg_context_add_roomset or
+ * dg_context_add_table. */
+typedef int (*content_dir_add_fn)(dg_context *context, const json_t *json, dg_error *err);
+
+/* roomset_dir_load for any kind of content: every file through `add`
+ * (content tables, tables_dir / --tables, use dg_context_add_table). Same
+ * order, reports and return codes. */
+int content_dir_load(dg_context *context, const char *dir, content_dir_add_fn add, bool keep_going,
+                     roomset_dir_report_fn report, void *user, roomset_dir_result *result);
+
 #endif

@@ -5,9 +5,12 @@
  * targets it tries seed-derived candidates and keeps the first that meets
  * them (or the best, saying what it missed).
  * Also the library version. The context's lifecycle is in model/context.c. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dungeon/dungeon.h"
+#include "model/table.h"
 #include "passes/placement.h"
 #include "passes/population.h"
 #include "passes/progression.h"
@@ -16,14 +19,42 @@ const char *dg_version(void) {
   return DUNGEON_VERSION;
 }
 
+/* The content table params.table names, from `context`, into *out (NULL
+ * when none is named). An unknown name is DG_ENOENT on params.table,
+ * listing the loaded ones. */
+static int find_table(const dg_context *context, const dg_request *request, const dg_table **out,
+                      dg_error *err) {
+  const char *name =
+      dg_param_string(&request->params, dg_common_param(request->algorithm, DG_COMMON_TABLE));
+  *out = NULL;
+  if (name[0] == '\0')
+    return 0;
+  if ((*out = dg_context_find_table(context, name)) != NULL)
+    return 0;
+  char known[160] = "";
+  for (int i = 0; i < dg_context_table_count(context); i++) {
+    dg_table_info info;
+    dg_context_table_info(context, i, &info);
+    size_t at = strlen(known);
+    snprintf(known + at, sizeof known - at, "%s%s", at ? ", " : "", info.name);
+  }
+  return dg_error_set(err, DG_ENOENT, "params.table", "unknown table '%s'; known: %s", name,
+                      known[0] ? known : "(none loaded)");
+}
+
 /* One candidate: the generator, then the shared placement pass, then the
  * metrics (which see the stairs and any connection dug for them). */
 static int generate_one(const dg_context *context, const dg_request *request, dg_cancel *cancel,
                         dg_level **out, dg_error *err) {
   dg_level *level = NULL;
-  int rc = dg_level_new(request, &level);
+  const dg_table *table = NULL;
+  int rc = find_table(context, request, &table, err);
+  if (rc != 0)
+    return rc;
+  rc = dg_level_new(request, &level);
   if (rc != 0)
     return dg_error_set(err, rc, "", "out of memory");
+  level->population.table = table;
   rc = request->algorithm->generate(context, request, cancel, level, err);
   if (rc == 0) {
     rc = dg_placement_run(level, err);
@@ -41,6 +72,9 @@ static int generate_one(const dg_context *context, const dg_request *request, dg
     started = dg_monotonic_ns();
     if (rc == 0)
       rc = dg_pass_population(level, request, &population_rng, err);
+    /* Borrowed for the pass only: a level may outlive the context its
+     * table came from (a reload). */
+    level->population.table = NULL;
     if (rc == 0 && level->population.placed)
       dg_level_set_timing(level, "population", dg_monotonic_ns() - started);
   } else if (err != NULL && err->code == 0) {

@@ -160,7 +160,17 @@
                                                 "with population and locks: percent taken off "    \
                                                 "the threat of the rooms just past each lock "     \
                                                 "(0: none)",                                       \
-                                                DG_PARAM_ROLE_NONE}
+                                                DG_PARAM_ROLE_NONE},                               \
+      [(first) + DG_COMMON_TABLE] = {"table",                                                      \
+                                     DG_PARAM_STRING,                                              \
+                                     0,                                                            \
+                                     0,                                                            \
+                                     0,                                                            \
+                                     NULL,                                                         \
+                                     "",                                                           \
+                                     "with population: the content table whose encounters and "    \
+                                     "loot fill the budgets (GET /v1/tables); empty for none",     \
+                                     DG_PARAM_ROLE_NONE}
 
 /* The choices of the key_kind parameter, in DG_KEY_* order (model/params.c). */
 extern const char *const dg_key_kind_choices[];

@@ -91,12 +91,13 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
 #undef PUT
   /* Tokens are secrets: --check-config says how many, never which. */
   json_t *root = json_pack(
-      "{s:s, s:s, s:i, s:b, s:o, s:o, s:s, s:i, s:s, s:o}", "listen", cfg->listen, "health_listen",
-      cfg->health_listen, "workers", cfg->workers, "log_requests", cfg->log_requests, "limits",
-      limits, "profiles", cfg->profiles != NULL ? json_incref(cfg->profiles) : json_object(),
-      "default_profile", cfg->default_profile, "auth_tokens",
-      (int)json_array_size(cfg->auth_tokens), "roomsets_dir", cfg->roomsets_dir, "roomsets",
-      dg_context_roomsets_to_json(roomsets));
+      "{s:s, s:s, s:i, s:b, s:o, s:o, s:s, s:i, s:s, s:o, s:s, s:o}", "listen", cfg->listen,
+      "health_listen", cfg->health_listen, "workers", cfg->workers, "log_requests",
+      cfg->log_requests, "limits", limits, "profiles",
+      cfg->profiles != NULL ? json_incref(cfg->profiles) : json_object(), "default_profile",
+      cfg->default_profile, "auth_tokens", (int)json_array_size(cfg->auth_tokens), "roomsets_dir",
+      cfg->roomsets_dir, "roomsets", dg_context_roomsets_to_json(roomsets), "tables_dir",
+      cfg->tables_dir, "tables", dg_context_tables_to_json(roomsets));
   /* The seed key is a secret too: only whether it is set. */
   if (root != NULL)
     json_object_set_new(root, "lobby_seed_secret",
@@ -268,6 +269,7 @@ static void log_listening(const server *s, const config *cfg, const dg_context *
   if (listening != NULL) {
     json_object_set_new(listening, "workers", json_integer(cfg->workers));
     json_object_set_new(listening, "roomsets", json_integer(dg_context_roomset_count(roomsets)));
+    json_object_set_new(listening, "tables", json_integer(dg_context_table_count(roomsets)));
     json_object_set_new(listening, "version", json_string(DUNGEON_VERSION));
   }
   log_event("info", "listening", listening);
@@ -339,6 +341,9 @@ int main(int argc, char **argv) {
   /* Room sets are part of the configuration: a broken file stops the
    * daemon (and --check-config) with the file and the library's error. */
   if (status < 0 && roomsets_load(cfg.roomsets_dir, cfg.roomsets_dir_set, stderr, &roomsets) != 0)
+    status = 2;
+  /* Content tables likewise (issue 20): a broken one names its file and field. */
+  if (status < 0 && tables_load(cfg.tables_dir, cfg.tables_dir_set, stderr, roomsets) != 0)
     status = 2;
   if (status < 0 && f.check_only) {
     print_config(&cfg, roomsets);

@@ -89,6 +89,10 @@ static int load_roomsets(const config *cfg, dg_context **out, char *why, size_t 
     return DG_ENOMEM;
   }
   int rc = roomsets_load(cfg->roomsets_dir, cfg->roomsets_dir_set, messages, out);
+  if (rc == 0 && (rc = tables_load(cfg->tables_dir, cfg->tables_dir_set, messages, *out)) != 0) {
+    dg_context_free(*out);
+    *out = NULL;
+  }
   fclose(messages);
   /* One line: the loader's lines joined by "; ". */
   size_t at = 0;

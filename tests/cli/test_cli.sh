@@ -298,6 +298,26 @@ run generate --seed 5 --quiet --param population=true --param placement=false
 check "population without placement exits 2" [ "$status" -eq 2 ]
 check "population without placement names the field" grep -q "params.population needs params.placement=true" "$err"
 
+# Content tables (issue 20): --tables DIR with --param table=NAME.
+tables="$golden/../../../config/tables"
+run generate --seed 7 --quiet --tables "$tables" --param population=true --param table=fantasy
+check "a table fills the level with entities" grep -q '"entities":\[{"id":"e1","kind":"' "$out"
+check "the table is listed in params" grep -q '"table":"fantasy"' "$out"
+run generate --seed 7 --quiet --tables "$tables" --param population=true --param table=fantasy --format ascii
+check "ASCII draws encounters as e" grep -q 'e' "$out"
+run generate --seed 7 --quiet --tables "$tables" --param population=true --param table=nope
+check "an unknown table exits 2" [ "$status" -eq 2 ]
+check "an unknown table names the field and the known ones" grep -q "params.table.*unknown table 'nope'; known: fantasy" "$err"
+run generate --seed 7 --quiet --tables /nonexistent --param population=true --param table=fantasy
+check "a missing table directory exits non-zero" [ "$status" -ne 0 ]
+check "a missing table directory is named" grep -q "/nonexistent" "$err"
+run generate --seed 7 --quiet --param population=true --param pacing=0:0,50:80,100:100
+check "pacing control points are accepted" [ "$status" -eq 0 ]
+check "control points come back as pairs" grep -q '"pacing":\[\[0,0\],\[50,80\],\[100,100\]\]' "$out"
+run generate --seed 7 --quiet --param population=true --param pacing=0:0,50:80
+check "control points not reaching 100 exit 2" [ "$status" -eq 2 ]
+check "bad control points name the range" grep -q "2 to 16 control points" "$err"
+
 # dungeon catalogue: the digest of exactly what generate prints.
 cases=$(mktemp)
 trap 'rm -f "$out" "$err" "$out.2" "$cases"' EXIT

@@ -52,8 +52,10 @@ class Daemon:
             config = json.load(f)
         config["workers"] = workers
         config["limits"].update(limits or {})
-        # Tests run from the build directory: name the room sets absolutely.
+        # Tests run from the build directory: name the room sets and the
+        # content tables absolutely.
         config["roomsets_dir"] = os.path.join(here, "..", "..", "config", "roomsets")
+        config["tables_dir"] = os.path.join(here, "..", "..", "config", "tables")
         config.update(extra or {})
         self.dir = tempfile.mkdtemp(prefix="dungeond-test-")
         self.config_path = os.path.join(self.dir, "dungeond.json")

@@ -152,6 +152,12 @@ def main():
                                 "targets": {"path_min": 1000000, "attempts_max": 2}}, {}, 200),
         ("post", "/v1/levels", {"algorithm": "classic", "targets": {"nope": 1}}, {}, 422),
         ("get", "/v1/roomsets", None, {}, 200),
+        ("get", "/v1/tables", None, {}, 200),
+        ("post", "/v1/levels", {"algorithm": "classic", "seed": 3,
+                                "params": {"population": True, "table": "fantasy",
+                                           "pacing": [[0, 0], [50, 80], [100, 100]]}}, {}, 200),
+        ("post", "/v1/levels", {"algorithm": "classic", "seed": 3,
+                                "params": {"population": True, "table": "nope"}}, {}, 422),
         ("get", "/v1/algorithms", None, {}, 200),
         ("get", "/v1/stats", None, {}, 200),
         ("get", "/metrics", None, {}, 200),
@@ -169,7 +175,10 @@ def main():
         ("get", "/v1/lobbies/{lobby}-none", None, {}, 404),
     ]
     problems = []
-    d = harness.Daemon(limits={"body_bytes_max": 4096})
+    # The example content tables, so that levels with entities are checked too.
+    tables = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "config",
+                          "tables")
+    d = harness.Daemon(limits={"body_bytes_max": 4096}, extra={"tables_dir": tables})
     try:
         for method, path, body, headers, expected in cases:
             template = path.split("?")[0]

@@ -45,6 +45,13 @@ def need(condition, message):
 
 
 def pacing_curve(pacing, t):
+    if isinstance(pacing, list):
+        # Control points [[x, y], ...] in percent: piecewise linear.
+        at = t * 100
+        for (x0, y0), (x1, y1) in zip(pacing, pacing[1:]):
+            if at <= x1:
+                return (y0 + (y1 - y0) * (at - x0) / (x1 - x0)) / 100
+        return pacing[-1][1] / 100
     if pacing == "flat":
         return 1.0
     if pacing == "s_curve":

@@ -333,6 +333,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Loaded content tables and their entry counts
+         * @description The content tables the daemon loaded from `tables_dir` at start-up, in
+         *     name order: what a request's `params.table` may name to fill the
+         *     population budgets with entities (docs/population.md).
+         *
+         */
+        get: operations["listTables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/stats": {
         parameters: {
             query?: never;
@@ -433,9 +456,9 @@ export interface components {
              */
             view?: "full" | "client";
             seed?: components["schemas"]["Seed"];
-            /** @description parameter values by name (see GET /v1/algorithms); they win over a profile's */
+            /** @description parameter values by name (see GET /v1/algorithms); they win over a profile's. `pacing` also takes control points [[x, y], ...] (docs/population.md); `table` names a content table (GET /v1/tables) */
             params?: {
-                [key: string]: number | boolean | string;
+                [key: string]: number | boolean | string | unknown[];
             };
             /** @description the party, as objects of numeric attributes or a count. With an `id` on every player, spawn i is the i-th id in byte order (`features[].player_id`), whatever the order of the array; ids on some players only is 422 naming `players[i].id`. */
             players?: ({
@@ -808,8 +831,7 @@ export interface components {
             /** @description every room's threat budget, loot heat, tier and share, and the curve achieved; present only when params.population is true (docs/population.md) */
             population?: {
                 difficulty: number;
-                /** @enum {string} */
-                pacing: "flat" | "linear" | "s_curve" | "exponential";
+                pacing: ("flat" | "linear" | "s_curve" | "exponential") | components["schemas"]["PacingPoints"];
                 loot: number;
                 ease_after_locks: number;
                 /** @description the farthest reachable room's walking distance from the entrance */
@@ -835,8 +857,18 @@ export interface components {
                     loot_tier: number;
                     loot: number;
                     why: ("entrance" | "spawn" | "eased" | "boss" | "unreachable")[];
+                    /** @description with params.table, the threat points its encounters cost (at most threat) */
+                    spent?: number;
+                    /** @description with params.table, the loot entities placed in it */
+                    loot_items?: number;
+                    /** @description with params.table, why the threat budget was not filled ("no entry in the difficulty window", "no free tile", ...); absent when it was */
+                    unfilled?: string;
+                    /** @description with params.table, why it holds fewer loot items than its share buys */
+                    loot_unfilled?: string;
                 }[];
             };
+            /** @description present only when params.table names a content table: the encounters and loot placed into the budgets, server-only (a client view leaves them out) */
+            entities?: components["schemas"]["Entity"][];
             /** @description what the placement pass measured; absent when params.placement is false */
             placement?: {
                 entrance_to_exit: number;
@@ -958,6 +990,38 @@ export interface components {
                 state: "open" | "connected" | "closed";
             }[];
         };
+        ContentTable: {
+            /** @description what a request's params.table names */
+            name: string;
+            /** @description encounter entries */
+            encounters: number;
+            /** @description loot entries */
+            loot: number;
+            /** @description SHA-256 of the table file's canonical JSON */
+            sha256: string;
+        };
+        /** @description one encounter or loot item a content table placed (docs/population.md); ids e1, e2, ... in generation order */
+        Entity: {
+            id: string;
+            /** @enum {string} */
+            kind: "encounter" | "loot";
+            /** @description the table entry's id */
+            entry: string;
+            room: number;
+            /** @description the footprint's top-left tile */
+            x: number;
+            y: number;
+            /** @description encounters only, threat points */
+            cost?: number;
+            /** @description encounters with a footprint larger than 1x1, its width in tiles */
+            w?: number;
+            /** @description with w, the footprint's height */
+            h?: number;
+            /** @description loot only, its tier */
+            tier?: number;
+        };
+        /** @description 2 to 16 control points [x, y], x rising from 0 to 100, y 0 to 100 */
+        PacingPoints: number[][];
         RoomSet: {
             /** @description what a request's roomset (params.roomset) names */
             name: string;
@@ -1751,6 +1815,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RoomSet"][];
+                };
+            };
+        };
+    };
+    listTables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every loaded table (an empty array when none) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentTable"][];
                 };
             };
         };

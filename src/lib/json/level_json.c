@@ -10,6 +10,7 @@
 #include "core/legend.h"
 #include "core/writer.h"
 #include "dungeon/json.h"
+#include "model/params_internal.h"
 #include "json/population_json.h"
 #include "json/progression_json.h"
 
@@ -21,6 +22,22 @@ static void write_seed(dg_writer *w, uint64_t seed) {
     dg_writer_uint(w, seed);
     dg_writer_char(w, '"');
   }
+}
+
+void dg_pacing_points_write(dg_writer *w, const char *text) {
+  int xs[DG_PACING_POINTS_MAX], ys[DG_PACING_POINTS_MAX];
+  int count = dg_pacing_points(text, xs, ys);
+  dg_writer_char(w, '[');
+  for (int i = 0; i < count; i++) {
+    dg_writer_literal(w, "[");
+    dg_writer_int(w, xs[i]);
+    dg_writer_char(w, ',');
+    dg_writer_int(w, ys[i]);
+    dg_writer_char(w, ']');
+    if (i + 1 < count)
+      dg_writer_char(w, ',');
+  }
+  dg_writer_char(w, ']');
 }
 
 static void write_params(dg_writer *w, const dg_algorithm *algorithm, const dg_params *params) {
@@ -37,7 +54,12 @@ static void write_params(dg_writer *w, const dg_algorithm *algorithm, const dg_p
       dg_writer_raw(w, params->number[i] != 0.0 ? "true" : "false",
                     params->number[i] != 0.0 ? 4 : 5);
       break;
-    case DG_PARAM_ENUM: dg_writer_cstring(w, def->choices[(int)params->number[i]]); break;
+    case DG_PARAM_ENUM:
+      if (params->number[i] == DG_PACING_POINTS && dg_param_takes_points(def))
+        dg_pacing_points_write(w, params->text[i]);
+      else
+        dg_writer_cstring(w, def->choices[(int)params->number[i]]);
+      break;
     case DG_PARAM_STRING: dg_writer_cstring(w, params->text[i]); break;
     }
   }

@@ -9,7 +9,8 @@
 
 /* Writes `,"population":{...}`: the parameters used, the farthest
  * distance, each room's budgets and why, the totals and the curve
- * achieved. Only for a level whose population was placed. */
+ * achieved; with a content table each room's spending and then
+ * `,"entities":[...]`. Only for a level whose population was placed. */
 void dg_population_write_json(dg_writer *w, const dg_level *level);
 
 #endif

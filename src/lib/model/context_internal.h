@@ -5,6 +5,7 @@
 #include "dungeon/context.h"
 
 struct authored_roomset;
+struct dg_table;
 
 struct dg_context {
   int roomset_count;                  /* loaded room sets (the authored generator's) */
@@ -14,6 +15,9 @@ struct dg_context {
    * authored generator's room sets): the model knows no generator. NULL
    * while the context holds nothing. */
   void (*release)(dg_context *context);
+  int table_count;          /* loaded content tables (the population pass's, model/table.h) */
+  int table_capacity;       /* allocated entries in tables */
+  struct dg_table **tables; /* owned, in load order */
 };
 
 /* Frees the room sets a context holds (dg_context_free calls it). */

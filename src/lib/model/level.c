@@ -35,6 +35,7 @@ void dg_level_free(dg_level *level) {
   free(level->progression.key_sphere);
   free(level->progression.walk);
   free(level->population.rooms);
+  free(level->population.entities);
   dg_graph_close(&level->graph);
   free(level->room_of);
   if (level->extension.free_data != NULL)

@@ -17,6 +17,67 @@
 const char *const dg_key_kind_choices[] = {"reusable", "consumable", NULL};
 const char *const dg_pacing_choices[] = {"flat", "linear", "s_curve", "exponential", NULL};
 
+bool dg_param_takes_points(const dg_param_def *def) {
+  return def->type == DG_PARAM_ENUM && def->choices == dg_pacing_choices;
+}
+
+/* Control points are kept in the parameter's text slot, two bytes a point
+ * (x + 1, y + 1: never 0, so the text stays a C string), so that a
+ * dg_params stays plain data the generators copy. */
+int dg_pacing_points(const char *text, int *xs, int *ys) {
+  int count = 0;
+  for (; count < DG_PACING_POINTS_MAX && text[2 * count] != '\0' && text[2 * count + 1] != '\0';
+       count++) {
+    xs[count] = (unsigned char)text[2 * count] - 1;
+    ys[count] = (unsigned char)text[2 * count + 1] - 1;
+  }
+  return count;
+}
+
+const char *dg_pacing_points_text(const char *text, char *buffer, size_t size) {
+  int xs[DG_PACING_POINTS_MAX], ys[DG_PACING_POINTS_MAX];
+  int count = dg_pacing_points(text, xs, ys);
+  size_t at = 0;
+  buffer[0] = '\0';
+  for (int i = 0; i < count && at < size; i++)
+    at += (size_t)snprintf(buffer + at, size - at, "%s%d:%d", i > 0 ? "," : "", xs[i], ys[i]);
+  return buffer;
+}
+
+/* Parses "x:y,x:y,..." (2 to DG_PACING_POINTS_MAX points, x rising
+ * strictly from 0 to 100, y from 0 to 100) into the compact form. */
+static bool parse_points(const char *text, char compact[DG_PARAM_STRING_MAX]) {
+  int count = 0, last_x = -1;
+  const char *at = text;
+  for (;;) {
+    int value[2];
+    for (int k = 0; k < 2; k++) {
+      if (*at < '0' || *at > '9')
+        return false;
+      value[k] = 0;
+      for (int digits = 0; *at >= '0' && *at <= '9'; at++, digits++) {
+        if (digits >= 3)
+          return false;
+        value[k] = value[k] * 10 + (*at - '0');
+      }
+      if (value[k] > 100 || (k == 0 && *at++ != ':'))
+        return false;
+    }
+    if (count == DG_PACING_POINTS_MAX || value[0] <= last_x || (count == 0 && value[0] != 0))
+      return false;
+    compact[2 * count] = (char)(value[0] + 1);
+    compact[2 * count + 1] = (char)(value[1] + 1);
+    count++;
+    last_x = value[0];
+    if (*at == '\0')
+      break;
+    if (*at++ != ',')
+      return false;
+  }
+  compact[2 * count] = '\0';
+  return count >= DG_PACING_POINTS_MIN && last_x == 100;
+}
+
 bool dg_population_wanted(const dg_algorithm *algorithm, const dg_params *params) {
   return dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_POPULATION));
 }
@@ -34,6 +95,10 @@ bool dg_param_listed(const dg_algorithm *algorithm, const dg_params *params, int
   /* A group is listed whole as soon as one of its members is not at its
    * default: each pass's parameters stay out of the bytes of levels that
    * do not use that pass. */
+  /* An optional string left empty (no content table) is not a value:
+   * levels without one keep the bytes they had before it existed. */
+  if (algorithm->params[index].type == DG_PARAM_STRING && params->text[index][0] == '\0')
+    return false;
   int first = index < population ? progression : population;
   int end = index < population ? population : algorithm->param_count;
   for (int i = first; i < end; i++)
@@ -66,6 +131,11 @@ const char *dg_param_describe_range(const dg_param_def *def, char *buffer, int s
     int at = snprintf(buffer, (size_t)size, "one of ");
     for (int i = 0; def->choices[i] != NULL && at < size; i++)
       at += snprintf(buffer + at, (size_t)(size - at), "%s%s", i > 0 ? ", " : "", def->choices[i]);
+    if (dg_param_takes_points(def) && at < size)
+      snprintf(buffer + at, (size_t)(size - at),
+               ", or %d to %d control points [[x,y],...] (\"x:y,...\" in text) with x rising "
+               "from 0 to 100 and y from 0 to 100",
+               DG_PACING_POINTS_MIN, DG_PACING_POINTS_MAX);
     break;
   }
   case DG_PARAM_STRING:
@@ -121,10 +191,19 @@ static int check_value(const dg_param_def *def, double number, const char *text,
         *index = i;
         return 0;
       }
+    if (dg_param_takes_points(def) && text != NULL) {
+      char compact[DG_PARAM_STRING_MAX];
+      if (parse_points(text, compact)) {
+        *index = DG_PACING_POINTS;
+        return 0;
+      }
+    }
     return out_of_range(def, field, err);
   case DG_PARAM_STRING: {
     size_t length = strlen(text);
-    bool ok = length >= 1 && length < DG_PARAM_STRING_MAX;
+    /* A string whose default is empty is optional: "" means none. */
+    bool optional = def->default_string != NULL && def->default_string[0] == '\0';
+    bool ok = (length >= 1 || optional) && length < DG_PARAM_STRING_MAX;
     for (size_t i = 0; ok && i < length; i++) {
       char c = text[i];
       ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -145,6 +224,8 @@ int dg_param_set_checked(dg_request *request, int index, double number, const ch
     return rc;
   if (def->type == DG_PARAM_ENUM)
     number = choice;
+  if (def->type == DG_PARAM_ENUM && choice == DG_PACING_POINTS)
+    parse_points(text, request->params.text[index]);
   if (def->type == DG_PARAM_STRING)
     snprintf(request->params.text[index], DG_PARAM_STRING_MAX, "%s", text);
   request->params.number[index] = number;
@@ -173,7 +254,11 @@ int dg_params_check(const dg_algorithm *algorithm, const dg_params *params, dg_e
       int choices = 0;
       while (def->choices[choices] != NULL)
         choices++;
-      if (!(number >= 0 && number < choices && number == floor(number)))
+      int xs[DG_PACING_POINTS_MAX], ys[DG_PACING_POINTS_MAX];
+      bool points = dg_param_takes_points(def) && number == DG_PACING_POINTS &&
+                    memchr(text, '\0', DG_PARAM_STRING_MAX) != NULL &&
+                    dg_pacing_points(text, xs, ys) >= DG_PACING_POINTS_MIN;
+      if (!points && !(number >= 0 && number < choices && number == floor(number)))
         return params_out_of_range(def, err);
       continue;
     }

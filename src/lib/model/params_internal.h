@@ -17,4 +17,23 @@ int dg_param_find(const dg_request *request, const char *name, const char *field
 int dg_param_set_checked(dg_request *request, int index, double number, const char *text,
                          const char *field, dg_error *err);
 
+/* Whether enum parameter `def` also takes control points (pacing: a
+ * curve given as points, docs/population.md). */
+bool dg_param_takes_points(const dg_param_def *def);
+
+/* Writes the control points of `text` (a DG_PACING_POINTS parameter's)
+ * as "x:y,x:y,..." into `buffer` (at least 8 x DG_PACING_POINTS_MAX
+ * bytes), as the CLI and query strings take them. Returns `buffer`. */
+const char *dg_pacing_points_text(const char *text, char *buffer, size_t size);
+
+/* The control points of a DG_PACING_POINTS parameter's `text` as the JSON
+ * array [[x,y],...]. New reference; NULL on ENOMEM. (json/params.c) */
+struct json_t;
+struct json_t *dg_pacing_points_to_json(const char *text);
+
+/* Writes the control points of `text` as [[x,y],...] through `w`
+ * (json/level_json.c and json/population_json.c). */
+struct dg_writer;
+void dg_pacing_points_write(struct dg_writer *w, const char *text);
+
 #endif

@@ -130,6 +130,11 @@ static int common_validate(const dg_request *request, dg_error *err) {
     return dg_error_set(err, DG_EINVAL, "params.population",
                         "params.population needs params.placement=true (threat rises with the "
                         "distance from the entrance)");
+  if (dg_param_string(params, dg_common_param(algorithm, DG_COMMON_TABLE))[0] != '\0' &&
+      !dg_population_wanted(algorithm, params))
+    return dg_error_set(err, DG_EINVAL, "params.table",
+                        "params.table needs params.population=true (a table fills the "
+                        "population's budgets)");
   return dg_targets_check(request, err);
 }
 

@@ -19,6 +19,8 @@
  * and before the metrics; with params.population false it does nothing. */
 #include "passes/population.h"
 
+#include "passes/entities.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -41,8 +43,26 @@ static const int32_t exponential_q16[65] = {
     37197, 39037, 40959, 42966, 45061, 47250, 49535, 51922, 54414, 57016, 59734, 62572, 65536};
 
 /* The pacing curve at progress `t` (Q16, 0..ONE), in Q16. */
-static int64_t pace(int pacing, int64_t t) {
-  switch (pacing) {
+/* The curve through control points (x, y in 0..100), piecewise linear,
+ * at t (Q16). */
+static int64_t pace_points(const char *points, int64_t t) {
+  int xs[DG_PACING_POINTS_MAX], ys[DG_PACING_POINTS_MAX];
+  int count = dg_pacing_points(points, xs, ys);
+  int64_t at = t * 100; /* progress in hundredths, Q16 */
+  for (int i = 1; i < count; i++)
+    if (at <= (int64_t)xs[i] * ONE || i == count - 1) {
+      int64_t x0 = (int64_t)xs[i - 1] * ONE, x1 = (int64_t)xs[i] * ONE;
+      /* At most 100 x 6.6e6 x 65536 before the division: within int64. */
+      int64_t y =
+          (int64_t)ys[i - 1] * ONE + ((int64_t)ys[i] - ys[i - 1]) * (at - x0) * ONE / (x1 - x0);
+      return y / 100;
+    }
+  return count > 0 ? (int64_t)ys[count - 1] * ONE / 100 : t;
+}
+
+static int64_t pace(const dg_population *population, int64_t t) {
+  switch (population->pacing) {
+  case DG_PACING_POINTS: return pace_points(population->pacing_points, t);
   case DG_PACING_FLAT: return ONE;
   case DG_PACING_S_CURVE: {
     /* smoothstep: 3t^2 - 2t^3 */
@@ -210,7 +230,7 @@ static void threat(dg_level *level) {
     if (room->distance < 0)
       continue;
     int64_t t = out->farthest > 0 ? (int64_t)room->distance * ONE / out->farthest : 0;
-    room->threat = (int)((peak * pace(out->pacing, t) + ONE / 2) / ONE);
+    room->threat = (int)((peak * pace(out, t) + ONE / 2) / ONE);
   }
   /* Just past lock k: the rooms of sphere k nearest the entrance, the
    * first a party enters after opening it. */
@@ -403,7 +423,6 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
 
 int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, dg_error *err) {
   (void)request;
-  (void)rng; /* content picks (tables) draw from it; the budgets do not */
   const dg_algorithm *algorithm = level->algorithm;
   const dg_params *params = &level->params;
   if (!dg_population_wanted(algorithm, params))
@@ -411,7 +430,10 @@ int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, 
   dg_population *out = &level->population;
   out->placed = true;
   out->difficulty = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_DIFFICULTY));
-  out->pacing = dg_param_enum(params, dg_common_param(algorithm, DG_COMMON_PACING));
+  int pacing = dg_common_param(algorithm, DG_COMMON_PACING);
+  out->pacing = dg_param_enum(params, pacing);
+  if (out->pacing == DG_PACING_POINTS)
+    memcpy(out->pacing_points, params->text[pacing], sizeof out->pacing_points);
   out->loot = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_LOOT));
   out->ease = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_EASE_AFTER_LOCKS));
   scratch s = {0};
@@ -428,6 +450,12 @@ int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, 
   heat(level, &s);
   share_loot(level, s.sorted);
   achieved(level, s.sorted, s.rank_distance, s.rank_threat);
+  /* Only the content picks draw from the stream, after every budget is
+   * known: adding a table changes no budget. */
+  if (out->table != NULL) {
+    out->filled = true;
+    rc = dg_population_fill(level, out->table, rng);
+  }
 done:
   scratch_free(&s);
   if (rc != 0)

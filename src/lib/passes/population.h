@@ -12,9 +12,11 @@
  * of params.loot, and reports the curve achieved (level->population).
  * Does nothing when params.population is false, so the level keeps its
  * bytes. Reads the placement (entrance and exit nodes, spawns) and the
- * progression (spheres, boss room) already on the level; `rng` (the level
- * seed's population stream) is reserved for content picks and not drawn
- * from by the budgets. 0, or DG_ENOMEM with `err` filled. */
+ * progression (spheres, boss room) already on the level. With a content
+ * table (level->population.table, set by dg_generate from params.table)
+ * it then fills the budgets with entities (passes/entities.c), drawing
+ * from `rng` (the level seed's population stream); the budgets never draw
+ * from it. 0, or DG_ENOMEM with `err` filled. */
 int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, dg_error *err);
 
 #endif

@@ -1,5 +1,6 @@
-/* The ASCII map: the grid's rows as text, or for a level without a grid a
- * readable list of its graph; then the generator's legend, if it has one. */
+/* The ASCII map: the grid's rows as text (with a content table's entities
+ * over them), or for a level without a grid a readable list of its graph;
+ * then the generator's legend, if it has one. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,21 @@ static int dump_graph(const dg_level *level, char **text, size_t *length) {
                      edge->length, edge->cycle ? " cycle" : "");
   }
   return dg_writer_take(&w, text, length);
+}
+
+/* Entities over the map (docs/population.md): 'e' on every tile of an
+ * encounter's footprint, '$' on a loot item. Only levels a content table
+ * filled have any, so every other map keeps its bytes. */
+static void draw_entities(const dg_level *level, char *rows) {
+  const dg_grid *grid = &level->grid;
+  for (int i = 0; i < level->population.entity_count; i++) {
+    const dg_entity *e = &level->population.entities[i];
+    for (int y = e->y; y < e->y + e->height; y++)
+      for (int x = e->x; x < e->x + e->width; x++)
+        if (dg_grid_contains(grid, x, y))
+          rows[(size_t)y * (size_t)(grid->width + 1) + (size_t)x] =
+              e->kind == DG_ENTITY_ENCOUNTER ? 'e' : '$';
+  }
 }
 
 int dg_level_dump_ascii(const dg_level *level, char **text, size_t *length) {
@@ -45,6 +61,7 @@ int dg_level_dump_ascii(const dg_level *level, char **text, size_t *length) {
       *at++ = dg_grid_glyph(grid, x, y);
     *at++ = '\n';
   }
+  draw_entities(level, buffer);
   if (legend_length > 0)
     memcpy(at, legend, legend_length);
   at[legend_length] = '\0';

@@ -86,6 +86,14 @@ static const char client_progression_style[] =
     ".arrow{fill:#fff;stroke:#111;stroke-width:.06}"
     "</style>";
 
+/* Added only to a level a content table filled: encounters as red
+ * squares over their footprint, loot as gold diamonds. */
+static const char entities_style[] =
+    "<style>"
+    ".ent-encounter{fill:#8e1b10;fill-opacity:.8;stroke:#fff;stroke-width:.08}"
+    ".ent-loot{fill:#f1c40f;stroke:#7d5e00;stroke-width:.08}"
+    "</style>";
+
 static bool progression_feature(const char *kind) {
   return strcmp(kind, "key") == 0 || strcmp(kind, "locked_door") == 0 ||
          strcmp(kind, "one_way_door") == 0;
@@ -460,6 +468,52 @@ static void put_population(dg_writer *w, const dg_level *level) {
   put(w, "</g>");
 }
 
+/* The entities of a content table (docs/population.md): one marker per
+ * entity carrying its id, kind, entry and room as data- attributes, and
+ * a <title> for a hover. */
+static void put_entities(dg_writer *w, const dg_level *level) {
+  const dg_population *p = &level->population;
+  put(w, "<g class=\"entities\">");
+  for (int i = 0; i < p->entity_count; i++) {
+    const dg_entity *e = &p->entities[i];
+    bool encounter = e->kind == DG_ENTITY_ENCOUNTER;
+    if (encounter) {
+      put(w, "<rect class=\"ent-encounter\" x=\"");
+      put_tenths(w, (long)e->x * 10 + 2);
+      put(w, "\" y=\"");
+      put_tenths(w, (long)e->y * 10 + 2);
+      put(w, "\" width=\"");
+      put_tenths(w, (long)e->width * 10 - 4);
+      put(w, "\" height=\"");
+      put_tenths(w, (long)e->height * 10 - 4);
+    } else {
+      static const int diamond[8] = {5, 1, 9, 5, 5, 9, 1, 5};
+      put(w, "<polygon class=\"ent-loot\" points=\"");
+      for (int k = 0; k < 8; k += 2) {
+        if (k > 0)
+          put(w, " ");
+        put_tenths(w, (long)e->x * 10 + diamond[k]);
+        put(w, ",");
+        put_tenths(w, (long)e->y * 10 + diamond[k + 1]);
+      }
+    }
+    put(w, "\" data-entity=\"e");
+    dg_writer_int(w, i + 1);
+    put(w, "\" data-entry=\"");
+    put_escaped(w, e->entry, strlen(e->entry));
+    put(w, "\" data-room=\"");
+    dg_writer_int(w, e->room);
+    put(w, "\"><title>e");
+    dg_writer_int(w, i + 1);
+    put(w, encounter ? " encounter " : " loot ");
+    put_escaped(w, e->entry, strlen(e->entry));
+    put(w, encounter ? " (cost " : " (tier ");
+    dg_writer_int(w, encounter ? e->cost : e->tier);
+    put(w, encounter ? ")</title></rect>" : ")</title></polygon>");
+  }
+  put(w, "</g>");
+}
+
 /* Each room's label (or index) at the centre of its floor. */
 static void put_labels(dg_writer *w, const dg_level *level) {
   put(w, "<g class=\"labels\">");
@@ -604,6 +658,8 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
     dg_writer_raw(&w, client_progression_style, sizeof client_progression_style - 1);
   if (level->population.placed)
     dg_writer_raw(&w, population_style, sizeof population_style - 1);
+  if (level->population.filled)
+    dg_writer_raw(&w, entities_style, sizeof entities_style - 1);
   put(&w, "<rect class=\"bg\" x=\"");
   dg_writer_int(&w, x0);
   put(&w, "\" y=\"");
@@ -622,6 +678,8 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
   put_objects(&w, level);
   if (level->progression.placed || level->client_progression_tiles)
     put_progression(&w, level);
+  if (level->population.filled && level->has_grid)
+    put_entities(&w, level);
   if (options->graph || !level->has_grid)
     put_graph(&w, &level->graph);
   if (options->labels)

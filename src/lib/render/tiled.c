@@ -332,6 +332,40 @@ static void put_identity(dg_writer *w, const dg_level *level) {
   }
 }
 
+/* The object layer "entities" (id `layer`) of a level a content table
+ * filled (docs/population.md): one rectangle per entity over its
+ * footprint, named by its table entry, typed by its kind, with its id,
+ * room and cost or tier as properties. Object ids run on from *count.
+ * Nothing for other levels, which keep their bytes. */
+static void put_entity_layer(dg_writer *w, const dg_level *level, int dx, int dy, int layer,
+                             int *count) {
+  const long size = DG_TILED_TILE_SIZE;
+  const dg_population *p = &level->population;
+  dg_writer_format(w,
+                   ",{\"id\":%d,\"name\":\"entities\",\"type\":\"objectgroup\","
+                   "\"draworder\":\"index\",\"x\":0,\"y\":0,\"opacity\":1,\"visible\":true,"
+                   "\"objects\":[",
+                   layer);
+  for (int i = 0; i < p->entity_count; i++) {
+    const dg_entity *e = &p->entities[i];
+    bool encounter = e->kind == DG_ENTITY_ENCOUNTER;
+    int id = ++*count;
+    open_object(w, i == 0, id, e->entry, strlen(e->entry), encounter ? "encounter" : "loot",
+                (e->x + dx) * size, (e->y + dy) * size);
+    dg_writer_format(w, ",\"width\":%ld,\"height\":%ld,\"properties\":[", e->width * size,
+                     e->height * size);
+    put_property(w, true, "entity", "string");
+    dg_writer_format(w, "\"e%d\"}", i + 1);
+    put_property(w, false, "room", "int");
+    dg_writer_format(w, "%d}", e->room);
+    put_property(w, false, encounter ? "cost" : "tier", "int");
+    dg_writer_format(w, "%d}", encounter ? e->cost : e->tier);
+    put_tile_position(w, false, e->x + dx, e->y + dy);
+    put(w, "]}");
+  }
+  put(w, "]}");
+}
+
 int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
   int x0, y0, x1, y1;
   dg_render_extent(level, &x0, &y0, &x1, &y1);
@@ -374,7 +408,11 @@ int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
           "\"x\":0,\"y\":0,\"opacity\":1,\"visible\":true,\"objects\":[");
   int count = 0;
   put_objects(&w, level, dx, dy, &count);
-  put(&w, "]}],\"nextlayerid\":3,\"nextobjectid\":");
+  put(&w, "]}");
+  if (level->population.filled)
+    put_entity_layer(&w, level, dx, dy, 3, &count);
+  put(&w, level->population.filled ? "],\"nextlayerid\":4,\"nextobjectid\":"
+                                   : "],\"nextlayerid\":3,\"nextobjectid\":");
   dg_writer_int(&w, count + 1);
   put(&w, "}\n");
   dg_grid_close(&painted);
@@ -432,7 +470,10 @@ static int put_floor_group(dg_writer *w, const dg_level *level, int k, int floor
                    "\"objects\":[",
                    (*next_layer)++);
   put_objects(w, level, -x0, -y0, next_object);
-  put(w, "]}]}");
+  put(w, "]}");
+  if (level->population.filled)
+    put_entity_layer(w, level, -x0, -y0, (*next_layer)++, next_object);
+  put(w, "]}");
   dg_grid_close(&painted);
   return 0;
 }

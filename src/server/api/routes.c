@@ -27,6 +27,7 @@ typedef enum route_id {
   ROUTE_LIVEZ,
   ROUTE_READYZ,
   ROUTE_ROOMSETS,            /* GET /v1/roomsets */
+  ROUTE_TABLES,              /* GET /v1/tables */
   ROUTE_LOBBIES,             /* /v1/lobbies/... (lobby_routes.c parses the rest) */
   ROUTE_LEVEL_ID,            /* GET /v1/levels/{level_id} (levels.c) */
   ROUTE_AUDIT,               /* POST /v1/audit (audit.c) */
@@ -51,6 +52,7 @@ static const struct {
     {"/healthz", ROUTE_LIVEZ, "/livez"},
     {"/readyz", ROUTE_READYZ, "/readyz"},
     {"/v1/roomsets", ROUTE_ROOMSETS, "/v1/roomsets"},
+    {"/v1/tables", ROUTE_TABLES, "/v1/tables"},
     {"/", ROUTE_VIEWER, "/"},
 };
 
@@ -269,6 +271,7 @@ void route_handle(request *r) {
     break;
   case ROUTE_LIVEZ: respond_json(r, 200, json_pack("{s:s}", "status", "ok")); break;
   case ROUTE_ROOMSETS: respond_json(r, 200, dg_context_roomsets_to_json(s->queues.context)); break;
+  case ROUTE_TABLES: respond_json(r, 200, dg_context_tables_to_json(s->queues.context)); break;
   case ROUTE_READYZ:
     /* Ready once the room sets are loaded and until a drain. */
     respond_json(r, s->draining || s->queues.context == NULL ? 503 : 200,

@@ -33,6 +33,9 @@ void config_defaults(config *cfg) {
   bool checkout = stat("config/roomsets", &info) == 0 && S_ISDIR(info.st_mode);
   snprintf(cfg->roomsets_dir, sizeof cfg->roomsets_dir, "%s",
            checkout ? "config/roomsets" : DUNGEON_ROOMSETS_DIR);
+  /* The example tables are not installed: a checkout's, else none. */
+  snprintf(cfg->tables_dir, sizeof cfg->tables_dir, "%s",
+           stat("config/tables", &info) == 0 && S_ISDIR(info.st_mode) ? "config/tables" : "");
   cfg->limits = (config_limits){
       .body_bytes_max = 65536,
       .grid_cells_max = 1000000,
@@ -638,6 +641,15 @@ static int load_roomsets_dir(config *cfg, json_t *value, dg_error *err) {
   return 0;
 }
 
+static int load_tables_dir(config *cfg, json_t *value, dg_error *err) {
+  if (!json_is_string(value) || json_string_length(value) >= sizeof cfg->tables_dir)
+    return dg_error_set(err, json_is_string(value) ? DG_EINVAL : DG_ETYPE, "tables_dir",
+                        "tables_dir must be a directory path (\"\" for no content tables)");
+  snprintf(cfg->tables_dir, sizeof cfg->tables_dir, "%s", json_string_value(value));
+  cfg->tables_dir_set = true;
+  return 0;
+}
+
 static int load_seed_secret(config *cfg, json_t *value, dg_error *err) {
   return config_set_seed_secret(cfg, json_is_string(value) ? json_string_value(value) : NULL, err);
 }
@@ -663,6 +675,7 @@ static const struct {
     {"auth_tokens", load_auth_tokens},
     {"cors_allowed_origins", load_cors_allowed_origins},
     {"roomsets_dir", load_roomsets_dir},
+    {"tables_dir", load_tables_dir},
     {"trusted_proxies", load_trusted_proxies},
     {"lobby_seed_secret", load_seed_secret},
     {"$comment", load_comment},

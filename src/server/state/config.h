@@ -85,6 +85,8 @@ typedef struct config {
   json_t *cors_allowed_origins; /* browser origins allowed by CORS ("*": any); NULL: none */
   char roomsets_dir[CONFIG_PATH_MAX]; /* room-set directory loaded at start-up; "" for none */
   bool roomsets_dir_set;              /* given in the file: then it must exist */
+  char tables_dir[CONFIG_PATH_MAX];   /* content-table directory loaded at start-up; "" for none */
+  bool tables_dir_set;                /* given in the file: then it must exist */
   uint8_t lobby_seed_key[16];         /* lobby seeds (SipHash-2-4) and level ids (HMAC) key */
   bool lobby_seed_secret_set;         /* lobby_seed_secret given; else the process's random key */
   /* trusted_proxies: networks whose X-Forwarded-For is logged, as 16-byte

@@ -23,6 +23,15 @@
  * read, DG_ENOMEM (*out NULL on every error). */
 int roomsets_load(const char *dir, bool required, FILE *log, dg_context **out);
 
+/* Reads every *.json file of `dir` as a content table into `context`
+ * (docs/population.md), reporting each bad file on `log` with its path and
+ * the field at fault, as roomsets_load does. `dir` "" loads nothing; a
+ * directory that does not exist loads nothing, given in the file
+ * (`required`) or not: the shipped configuration names the checkout's
+ * examples, and the start-up line counts the tables. 0, DG_EINVAL (a file
+ * failed), DG_ENOENT (the directory cannot be read) or DG_ENOMEM. */
+int tables_load(const char *dir, bool required, FILE *log, dg_context *context);
+
 /* The request body's top-level `roomset` member is shorthand for
  * params.roomset (docs/openapi.yaml). When `body` has it, *moved gets
  * a new body (caller decrefs) with the name under params; otherwise *moved

@@ -41,7 +41,7 @@ stats_outcome stats_outcome_of(int status);
 
 /* Route labels: the route table's templates, so that the label's values are
  * a fixed set whatever paths clients send ("other": no route matched). */
-#define STATS_ROUTES 15
+#define STATS_ROUTES 16
 extern const char *const stats_route_names[STATS_ROUTES];
 /* Method labels: the methods the API knows (OPTIONS: CORS preflights),
  * "other" for the rest. */

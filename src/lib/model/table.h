@@ -1,0 +1,66 @@
+/* Internal: a content table (docs/population.md, "Content tables"): the
+ * encounters and loot a game gives the population pass to fill each room's
+ * budgets with. Parsed and validated from JSON by json/tables_json.c, kept
+ * read-only in a dg_context (model/context_tables.c), borrowed by a level
+ * for the length of its generation (dg_population.table). */
+#ifndef DUNGEON_TABLE_H
+#define DUNGEON_TABLE_H
+
+#include <jansson.h>
+
+#include "dungeon/context.h"
+#include "dungeon/digest.h"
+#include "dungeon/level.h"
+
+#define DG_TABLE_ENTRIES_MAX 4096  /* encounters, and loot entries, one table may hold */
+#define DG_TABLE_COST_MAX 100000   /* an encounter's cost in threat points */
+#define DG_TABLE_WEIGHT_MAX 100000 /* so 4096 weights sum below 2^32 */
+#define DG_TABLE_FOOTPRINT_MAX 16  /* an encounter's width and height in tiles */
+
+/* One encounter: a group of monsters a room's threat budget pays for. */
+typedef struct dg_table_encounter {
+  char id[DG_ENTITY_ENTRY_MAX]; /* unique among the table's encounters */
+  int cost;                     /* threat points, 1..DG_TABLE_COST_MAX */
+  int min, max;                 /* the difficulty window it appears in, 0..100 */
+  int weight;                   /* relative odds among the eligible, 1..DG_TABLE_WEIGHT_MAX */
+  int width, height;            /* footprint in tiles, 1..DG_TABLE_FOOTPRINT_MAX */
+  int tag_count;                /* tags it had (validated; entities do not carry them) */
+} dg_table_encounter;
+
+/* One loot entry: an item a room of its tier may hold. */
+typedef struct dg_table_loot {
+  char id[DG_ENTITY_ENTRY_MAX]; /* unique among the table's loot */
+  int tier;                     /* 0..DG_LOOT_TIER_MAX */
+  int weight;                   /* relative odds within the tier, 1..DG_TABLE_WEIGHT_MAX */
+} dg_table_loot;
+
+typedef struct dg_table {
+  char name[DG_TABLE_NAME_MAX];    /* what params.table names */
+  char sha256[DG_SHA256_HEX_SIZE]; /* of the file's canonical JSON */
+  dg_table_encounter *encounters;  /* encounter_count, in file order */
+  int *by_cost;                    /* encounter indices, cheapest first, ties in file order */
+  int encounter_count;
+  dg_table_loot *loot; /* loot_count, in file order */
+  int loot_count;
+} dg_table;
+
+/* Validates `json` (borrowed) as a content table into a new *out (the
+ * caller frees it with dg_table_free). On failure *out is NULL and `err`
+ * names the field ("loot[2].tier"). 0, DG_EINVAL, DG_ETYPE or DG_ENOMEM.
+ * Pure; thread-safe. (json/tables_json.c) */
+int dg_table_parse(const json_t *json, dg_table **out, dg_error *err);
+
+/* Frees a table. NULL is a no-op. */
+void dg_table_free(dg_table *table);
+
+/* The loaded table called `name`, or NULL. */
+const dg_table *dg_context_find_table(const dg_context *context, const char *name);
+
+/* Adds a parsed table (ownership passes to the context, also on failure).
+ * 0, or DG_EINVAL (the name is taken, field "name") / DG_ENOMEM. */
+int dg_context_add_parsed_table(dg_context *context, dg_table *table, dg_error *err);
+
+/* Frees the tables a context holds (dg_context_free calls it). */
+void dg_context_close_tables(dg_context *context);
+
+#endif
