@@ -63,7 +63,8 @@ FORBIDDEN = (b'"seed"', b'"params"', b'"secret', b'secret_door', b'secret_corrid
              b'"key_id"', b'"entities"', b'"progression"', b'"population"', b'"placement"',
              b'"metrics"', b'"stats"', b'"targets"', b'"closets"', b'"level_id"', b'"role"',
              b'"exit_distance"', b'"gold"', b'"contents"', b'"roll"', b'"roomset_sha256"',
-             b'data-seed', b'data-key', b'class="key', b'data-threat', b'threat')
+             b'data-seed', b'data-key', b'class="key', b'data-threat', b'threat',
+             b'ent-encounter', b'ent-loot', b'"entity"')
 # Tiled gids (tile + 1, include/dungeon/grid.h's order).
 GID_STONE, GID_WALL, GID_SECRET_DOOR, GID_SECRET_CORRIDOR, GID_KEY = 1, 4, 6, 7, 13
 TESTS = []
@@ -81,6 +82,10 @@ def request_body(algorithm, seed):
     body["seed"] = seed
     body["params"].update({"locks": (1, 2, 4)[seed % 3], "one_way": seed % 2,
                            "population": True, "difficulty": 50})
+    if seed % 2 == 0:
+        # Every other seed filled from the example content table: the full
+        # level then holds entities the client view must not.
+        body["params"]["table"] = "fantasy"
     return body
 
 
@@ -212,7 +217,7 @@ def check_pictures(full, client, pictures, secret_doors, keys, where):
 
 class Tally:
     def __init__(self):
-        self.levels = self.secret_doors = self.keys = self.closets = 0
+        self.levels = self.secret_doors = self.keys = self.closets = self.entities = 0
 
 
 def check_seed(d, conn, algorithm, seed, tally):
@@ -220,6 +225,7 @@ def check_seed(d, conn, algorithm, seed, tally):
     where = f"{algorithm} seed {seed}"
     full_bytes = fetch(d, conn, "/v1/levels", body)
     full = json.loads(full_bytes)
+    tally.entities += len(full.get("entities", []))
     client_bytes = fetch(d, conn, "/v1/levels?view=client", body)
     check_bytes(client_bytes, where)
     client = json.loads(client_bytes)
@@ -248,12 +254,13 @@ def seeds_test(algorithm):
         finally:
             conn.close()
         print(f"# {algorithm}: {tally.levels} levels, {tally.secret_doors} secret doors, "
-              f"{tally.keys} keys, {tally.closets} closets hidden "
+              f"{tally.keys} keys, {tally.closets} closets, {tally.entities} entities hidden "
               f"({time.monotonic() - started:.1f} s)", flush=True)
         if algorithm == "classic":
             check(tally.secret_doors > SEEDS and tally.closets > SEEDS // 2,
                   f"too few secrets to check: {tally.secret_doors} doors, {tally.closets} closets")
         check(tally.keys >= SEEDS // 4, f"too few keys: {tally.keys}")
+        check(tally.entities >= SEEDS, f"too few entities to hide: {tally.entities}")
     return run
 
 
