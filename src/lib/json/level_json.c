@@ -415,6 +415,103 @@ int dg_level_dump_json(const dg_level *level, char **text, size_t *length) {
   return dg_level_dump_json_cancellable(level, NULL, text, length);
 }
 
+/* ",\"rooms\":[" and each room, with its progression role when placed. */
+static void write_rooms(dg_writer *w, const dg_level *level) {
+  dg_writer_raw(w, ",\"rooms\":[", 10);
+  for (int i = 0; i < level->room_count; i++) {
+    const dg_room *room = &level->rooms[i];
+    dg_writer_raw(w, i > 0 ? ",{\"id\":" : "{\"id\":", i > 0 ? 7 : 6);
+    dg_writer_int(w, i);
+    dg_writer_key(w, "kind", false);
+    dg_writer_cstring(w, room->kind);
+    dg_writer_key(w, "x", false);
+    dg_writer_int(w, room->x);
+    dg_writer_key(w, "y", false);
+    dg_writer_int(w, room->y);
+    dg_writer_key(w, "width", false);
+    dg_writer_int(w, room->width);
+    dg_writer_key(w, "height", false);
+    dg_writer_int(w, room->height);
+    if (room->label[0] != '\0') {
+      dg_writer_key(w, "label", false);
+      dg_writer_string(w, room->label, strnlen(room->label, DG_LABEL_MAX));
+    }
+    if (level->progression.placed)
+      dg_progression_write_room(w, &level->progression, i);
+    dg_writer_char(w, '}');
+  }
+}
+
+/* "],\"doors\":[" and each door. */
+static void write_doors(dg_writer *w, const dg_level *level) {
+  dg_writer_raw(w, "],\"doors\":[", 11);
+  for (int i = 0; i < level->door_count; i++) {
+    const dg_door *door = &level->doors[i];
+    dg_writer_raw(w, i > 0 ? ",{\"x\":" : "{\"x\":", i > 0 ? 6 : 5);
+    dg_writer_int(w, door->x);
+    dg_writer_key(w, "y", false);
+    dg_writer_int(w, door->y);
+    dg_writer_key(w, "room", false);
+    dg_writer_int(w, door->room);
+    dg_writer_key(w, "secret", false);
+    dg_writer_raw(w, door->secret ? "true}" : "false}", door->secret ? 5 : 6);
+  }
+}
+
+/* "],\"objects\":[" and each object with its gold and contents. */
+static void write_objects(dg_writer *w, const dg_level *level) {
+  dg_writer_raw(w, "],\"objects\":[", 13);
+  for (int i = 0; i < level->object_count; i++) {
+    const dg_object *object = &level->objects[i];
+    dg_writer_raw(w, i > 0 ? ",{\"kind\":" : "{\"kind\":", i > 0 ? 9 : 8);
+    dg_writer_cstring(w, object->kind);
+    dg_writer_key(w, "x", false);
+    dg_writer_int(w, object->x);
+    dg_writer_key(w, "y", false);
+    dg_writer_int(w, object->y);
+    dg_writer_key(w, "gold", false);
+    dg_writer_int(w, object->gold);
+    dg_writer_raw(w, ",\"contents\":[", 13);
+    for (int k = 0; k < object->item_count; k++) {
+      if (k > 0)
+        dg_writer_char(w, ',');
+      dg_writer_cstring(w, object->items[k]);
+    }
+    dg_writer_raw(w, "]}", 2);
+  }
+}
+
+/* "],\"features\":[" and each feature (the array is closed by the caller). */
+static void write_features(dg_writer *w, const dg_level *level) {
+  dg_writer_raw(w, "],\"features\":[", 14);
+  for (int i = 0; i < level->feature_count; i++) {
+    const dg_feature *feature = &level->features[i];
+    dg_writer_raw(w, i > 0 ? ",{\"kind\":" : "{\"kind\":", i > 0 ? 9 : 8);
+    dg_writer_cstring(w, feature->kind);
+    if (feature->player >= 0) {
+      dg_writer_key(w, "player", false);
+      dg_writer_int(w, feature->player);
+    }
+    if (feature->player_id != NULL) {
+      dg_writer_key(w, "player_id", false);
+      dg_writer_cstring(w, feature->player_id);
+    }
+    dg_writer_key(w, "x", false);
+    dg_writer_int(w, feature->x);
+    dg_writer_key(w, "y", false);
+    dg_writer_int(w, feature->y);
+    if (feature->room >= 0) {
+      dg_writer_key(w, "room", false);
+      dg_writer_int(w, feature->room);
+    }
+    if (!dg_progression_write_feature(w, level, feature)) {
+      dg_writer_key(w, "exit_distance", false);
+      dg_writer_int(w, feature->exit_distance);
+    }
+    dg_writer_char(w, '}');
+  }
+}
+
 int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, char **text,
                                    size_t *length) {
   dg_writer w = {.cancel = cancel};
@@ -442,87 +539,10 @@ int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, cha
     dg_writer_key(&w, "grid", false);
     write_grid(&w, &level->grid, legend_tiles(level));
   }
-  dg_writer_raw(&w, ",\"rooms\":[", 10);
-  for (int i = 0; i < level->room_count; i++) {
-    const dg_room *room = &level->rooms[i];
-    dg_writer_raw(&w, i > 0 ? ",{\"id\":" : "{\"id\":", i > 0 ? 7 : 6);
-    dg_writer_int(&w, i);
-    dg_writer_key(&w, "kind", false);
-    dg_writer_cstring(&w, room->kind);
-    dg_writer_key(&w, "x", false);
-    dg_writer_int(&w, room->x);
-    dg_writer_key(&w, "y", false);
-    dg_writer_int(&w, room->y);
-    dg_writer_key(&w, "width", false);
-    dg_writer_int(&w, room->width);
-    dg_writer_key(&w, "height", false);
-    dg_writer_int(&w, room->height);
-    if (room->label[0] != '\0') {
-      dg_writer_key(&w, "label", false);
-      dg_writer_string(&w, room->label, strnlen(room->label, DG_LABEL_MAX));
-    }
-    if (level->progression.placed)
-      dg_progression_write_room(&w, &level->progression, i);
-    dg_writer_char(&w, '}');
-  }
-  dg_writer_raw(&w, "],\"doors\":[", 11);
-  for (int i = 0; i < level->door_count; i++) {
-    const dg_door *door = &level->doors[i];
-    dg_writer_raw(&w, i > 0 ? ",{\"x\":" : "{\"x\":", i > 0 ? 6 : 5);
-    dg_writer_int(&w, door->x);
-    dg_writer_key(&w, "y", false);
-    dg_writer_int(&w, door->y);
-    dg_writer_key(&w, "room", false);
-    dg_writer_int(&w, door->room);
-    dg_writer_key(&w, "secret", false);
-    dg_writer_raw(&w, door->secret ? "true}" : "false}", door->secret ? 5 : 6);
-  }
-  dg_writer_raw(&w, "],\"objects\":[", 13);
-  for (int i = 0; i < level->object_count; i++) {
-    const dg_object *object = &level->objects[i];
-    dg_writer_raw(&w, i > 0 ? ",{\"kind\":" : "{\"kind\":", i > 0 ? 9 : 8);
-    dg_writer_cstring(&w, object->kind);
-    dg_writer_key(&w, "x", false);
-    dg_writer_int(&w, object->x);
-    dg_writer_key(&w, "y", false);
-    dg_writer_int(&w, object->y);
-    dg_writer_key(&w, "gold", false);
-    dg_writer_int(&w, object->gold);
-    dg_writer_raw(&w, ",\"contents\":[", 13);
-    for (int k = 0; k < object->item_count; k++) {
-      if (k > 0)
-        dg_writer_char(&w, ',');
-      dg_writer_cstring(&w, object->items[k]);
-    }
-    dg_writer_raw(&w, "]}", 2);
-  }
-  dg_writer_raw(&w, "],\"features\":[", 14);
-  for (int i = 0; i < level->feature_count; i++) {
-    const dg_feature *feature = &level->features[i];
-    dg_writer_raw(&w, i > 0 ? ",{\"kind\":" : "{\"kind\":", i > 0 ? 9 : 8);
-    dg_writer_cstring(&w, feature->kind);
-    if (feature->player >= 0) {
-      dg_writer_key(&w, "player", false);
-      dg_writer_int(&w, feature->player);
-    }
-    if (feature->player_id != NULL) {
-      dg_writer_key(&w, "player_id", false);
-      dg_writer_cstring(&w, feature->player_id);
-    }
-    dg_writer_key(&w, "x", false);
-    dg_writer_int(&w, feature->x);
-    dg_writer_key(&w, "y", false);
-    dg_writer_int(&w, feature->y);
-    if (feature->room >= 0) {
-      dg_writer_key(&w, "room", false);
-      dg_writer_int(&w, feature->room);
-    }
-    if (!dg_progression_write_feature(&w, level, feature)) {
-      dg_writer_key(&w, "exit_distance", false);
-      dg_writer_int(&w, feature->exit_distance);
-    }
-    dg_writer_char(&w, '}');
-  }
+  write_rooms(&w, level);
+  write_doors(&w, level);
+  write_objects(&w, level);
+  write_features(&w, level);
   dg_writer_char(&w, ']');
   if (level->placement.placed)
     write_placement(&w, &level->placement);

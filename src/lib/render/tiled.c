@@ -156,14 +156,11 @@ static void put_tile_position(dg_writer *w, bool first, int x, int y) {
   put(w, "}");
 }
 
-/* Rooms as rectangles over their floor, doors as one-tile rectangles, the
- * level's objects and then its features (stairs, spawns) as points at their
- * tile's centre. Object ids run on from *count (0 for a map of one level:
- * ids from 1), which receives the last id used. */
-static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *count) {
+/* One rectangle per room, named by its label (or "room N"). Object ids run on from *id; `first` is
+ * the layer's first. */
+static void put_room_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *id,
+                             int first) {
   const long size = DG_TILED_TILE_SIZE;
-  int id = *count;
-  const int first = id + 1;
   for (int i = 0; i < level->room_count; i++) {
     const dg_room *room = &level->rooms[i];
     char name[DG_LABEL_MAX + 16];
@@ -172,8 +169,8 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
       memcpy(name, room->label, name_length);
     else
       name_length = (size_t)snprintf(name, sizeof name, "room %d", i);
-    id++;
-    open_object(w, id == first, id, name, name_length, "room", (room->x + dx) * size,
+    (*id)++;
+    open_object(w, *id == first, *id, name, name_length, "room", (room->x + dx) * size,
                 (room->y + dy) * size);
     put(w, ",\"width\":");
     dg_writer_int(w, room->width * size);
@@ -189,12 +186,19 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     put_tile_position(w, false, room->x + dx, room->y + dy);
     put(w, "]}");
   }
+}
+
+/* One tile-sized rectangle per door; the full view says which are secret. Object ids run on from
+ * *id; `first` is the layer's first. */
+static void put_door_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *id,
+                             int first) {
+  const long size = DG_TILED_TILE_SIZE;
   for (int i = 0; i < level->door_count; i++) {
     const dg_door *door = &level->doors[i];
     const char *type = door->secret ? "secret_door" : "door";
     bool client = level->client_view;
-    id++;
-    open_object(w, id == first, id, type, strlen(type), type, (door->x + dx) * size,
+    (*id)++;
+    open_object(w, *id == first, *id, type, strlen(type), type, (door->x + dx) * size,
                 (door->y + dy) * size);
     put(w, ",\"width\":");
     dg_writer_int(w, size);
@@ -211,11 +215,18 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     put_tile_position(w, false, door->x + dx, door->y + dy);
     put(w, "]}");
   }
+}
+
+/* One point per object; the full view adds what it holds. Object ids run on from *id; `first` is
+ * the layer's first. */
+static void put_item_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *id,
+                             int first) {
+  const long size = DG_TILED_TILE_SIZE;
   for (int i = 0; i < level->object_count; i++) {
     const dg_object *object = &level->objects[i];
     const char *kind = object->kind != NULL ? object->kind : "object";
-    id++;
-    open_object(w, id == first, id, kind, strlen(kind), kind, (object->x + dx) * size + size / 2,
+    (*id)++;
+    open_object(w, *id == first, *id, kind, strlen(kind), kind, (object->x + dx) * size + size / 2,
                 (object->y + dy) * size + size / 2);
     put(w, ",\"width\":0,\"height\":0,\"point\":true,\"properties\":[");
     put_tile_position(w, true, object->x + dx, object->y + dy);
@@ -236,6 +247,13 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     }
     put(w, "\"}]}");
   }
+}
+
+/* One point per feature (stairs, spawns, keys, locks, one-way doors) with what
+ * the view may say of it. Object ids run on from *id; `first` is the layer's first. */
+static void put_feature_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *id,
+                                int first) {
+  const long size = DG_TILED_TILE_SIZE;
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *feature = &level->features[i];
     const char *kind = feature->kind != NULL ? feature->kind : "feature";
@@ -243,9 +261,10 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     char name[32];
     size_t name_length = spawn ? (size_t)snprintf(name, sizeof name, "spawn %d", feature->player)
                                : (size_t)snprintf(name, sizeof name, "%s", kind);
-    id++;
-    open_object(w, id == first, id, name, name_length < sizeof name ? name_length : sizeof name - 1,
-                kind, (feature->x + dx) * size + size / 2, (feature->y + dy) * size + size / 2);
+    (*id)++;
+    open_object(w, *id == first, *id, name,
+                name_length < sizeof name ? name_length : sizeof name - 1, kind,
+                (feature->x + dx) * size + size / 2, (feature->y + dy) * size + size / 2);
     put(w, ",\"width\":0,\"height\":0,\"point\":true,\"properties\":[");
     put_tile_position(w, true, feature->x + dx, feature->y + dy);
     put_property(w, false, "room", "int");
@@ -285,7 +304,18 @@ static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int
     }
     put(w, "]}");
   }
-  *count = id;
+}
+
+/* Rooms as rectangles over their floor, doors as one-tile rectangles, the
+ * level's objects and then its features (stairs, spawns) as points at their
+ * tile's centre. Object ids run on from *count (0 for a map of one level:
+ * ids from 1), which receives the last id used. */
+static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *count) {
+  const int first = *count + 1;
+  put_room_objects(w, level, dx, dy, count, first);
+  put_door_objects(w, level, dx, dy, count, first);
+  put_item_objects(w, level, dx, dy, count, first);
+  put_feature_objects(w, level, dx, dy, count, first);
 }
 
 /* For a level without tiles: its rooms painted as walls and floor, doors
@@ -366,18 +396,32 @@ static void put_entity_layer(dg_writer *w, const dg_level *level, int dx, int dy
   put(w, "]}");
 }
 
+/* The tiles a level is drawn from and the origin of its extent (*x0,
+ * *y0): its grid, or for a level without one its rooms painted into
+ * *painted, which the caller closes (dg_grid_close) either way. 0 or
+ * DG_ENOMEM. */
+static int level_tiles(const dg_level *level, dg_grid *painted, const dg_grid **grid, int *x0,
+                       int *y0) {
+  int x1, y1;
+  dg_render_extent(level, x0, y0, &x1, &y1);
+  *grid = &level->grid;
+  if (level->has_grid)
+    return 0;
+  int rc = dg_grid_init(painted, x1 - *x0, y1 - *y0);
+  if (rc != 0)
+    return rc;
+  paint_rooms(level, painted, -*x0, -*y0);
+  *grid = painted;
+  return 0;
+}
+
 int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
-  int x0, y0, x1, y1;
-  dg_render_extent(level, &x0, &y0, &x1, &y1);
+  int x0, y0;
   dg_grid painted = {0};
-  const dg_grid *grid = &level->grid;
-  if (!level->has_grid) {
-    int rc = dg_grid_init(&painted, x1 - x0, y1 - y0);
-    if (rc != 0)
-      return rc;
-    paint_rooms(level, &painted, -x0, -y0);
-    grid = &painted;
-  }
+  const dg_grid *grid = NULL;
+  int rc = level_tiles(level, &painted, &grid, &x0, &y0);
+  if (rc != 0)
+    return rc;
   int dx = -x0, dy = -y0;
   dg_writer w = {0};
   put_map_head(&w, grid->width, grid->height);
@@ -433,17 +477,12 @@ int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
  * others. */
 static int put_floor_group(dg_writer *w, const dg_level *level, int k, int floors, int width,
                            int height, int *next_layer, int *next_object) {
-  int x0, y0, x1, y1;
-  dg_render_extent(level, &x0, &y0, &x1, &y1);
+  int x0, y0;
   dg_grid painted = {0};
-  const dg_grid *grid = &level->grid;
-  if (!level->has_grid) {
-    int rc = dg_grid_init(&painted, x1 - x0, y1 - y0);
-    if (rc != 0)
-      return rc;
-    paint_rooms(level, &painted, -x0, -y0);
-    grid = &painted;
-  }
+  const dg_grid *grid = NULL;
+  int rc = level_tiles(level, &painted, &grid, &x0, &y0);
+  if (rc != 0)
+    return rc;
   const char *visible = k == 0 ? "true" : "false";
   dg_writer_format(w,
                    "%s{\"id\":%d,\"name\":\"floor %d\",\"type\":\"group\",\"x\":0,\"y\":0,"

@@ -400,16 +400,26 @@ static void start_with_party(request *r, const char *id) {
   start(r, l, true);
 }
 
-void lobby_route(request *r, const char *rest) {
-  server *s = server_of(r);
+/* What a lobby path names: the lobby, one of its players, or its start. */
+typedef enum lobby_target { LOBBY_WHOLE, LOBBY_PLAYER, LOBBY_START } lobby_target;
+
+typedef struct lobby_path {
+  char id[LOBBY_ID_MAX], player[LOBBY_ID_MAX];
+  lobby_target target;
+} lobby_path;
+
+/* Reads `rest` ("{lobby}", "{lobby}/players/{player}" or "{lobby}/start")
+ * into *path and names the route for the log and metrics. False after
+ * answering: 400 for a player id outside the pattern, 404 for any other
+ * shape. */
+static bool parse_lobby_path(request *r, const char *rest, lobby_path *path) {
   const char *slash = strchr(rest, '/');
   size_t id_length = slash != NULL ? (size_t)(slash - rest) : strlen(rest);
-  char id[LOBBY_ID_MAX], player[LOBBY_ID_MAX] = "";
-  enum { WHOLE, PLAYER, START } target = WHOLE;
+  *path = (lobby_path){.target = LOBBY_WHOLE};
   bool shape = plain_id(rest, id_length);
   if (shape) {
-    memcpy(id, rest, id_length);
-    id[id_length] = '\0';
+    memcpy(path->id, rest, id_length);
+    path->id[id_length] = '\0';
     if (slash != NULL && strncmp(slash, "/players/", 9) == 0) {
       /* A player id outside the pattern is a bad value for a known
        * resource shape, not a missing resource (issue 21, item 7). */
@@ -419,88 +429,114 @@ void lobby_route(request *r, const char *rest) {
                      "the player id must be 1 to %d characters of [A-Za-z0-9._-]",
                      LOBBY_ID_MAX - 1);
         respond_error(r, &err);
-        return;
+        return false;
       }
-      target = PLAYER;
-      snprintf(player, sizeof player, "%s", slash + 9);
+      path->target = LOBBY_PLAYER;
+      snprintf(path->player, sizeof path->player, "%s", slash + 9);
     } else if (slash != NULL && strcmp(slash, "/start") == 0) {
-      target = START;
+      path->target = LOBBY_START;
     } else if (slash != NULL) {
       shape = false;
     }
   }
-  if (shape)
-    exchange_of(r)->route = target == WHOLE    ? "/v1/lobbies/{lobby}"
-                            : target == PLAYER ? "/v1/lobbies/{lobby}/players/{player}"
-                                               : "/v1/lobbies/{lobby}/start";
   if (!shape) {
     char detail[REQUEST_PATH_MAX + 96];
     snprintf(detail, sizeof detail,
              "no resource at %s (lobby and player ids are 1-64 of [A-Za-z0-9._-])", r->path);
     respond_problem(r, 404, "not-found", "Not found", detail, NULL, NULL, NULL);
-    return;
+    return false;
   }
-  const char *allowed = target == WHOLE    ? "GET, PUT, DELETE"
-                        : target == PLAYER ? "PUT, DELETE"
-                                           : "POST";
+  exchange_of(r)->route = path->target == LOBBY_WHOLE    ? "/v1/lobbies/{lobby}"
+                          : path->target == LOBBY_PLAYER ? "/v1/lobbies/{lobby}/players/{player}"
+                                                         : "/v1/lobbies/{lobby}/start";
+  return true;
+}
+
+/* Whether the method suits the target; false after answering 405 with
+ * Allow. */
+static bool method_allowed(request *r, lobby_target target) {
+  const char *allowed = target == LOBBY_WHOLE    ? "GET, PUT, DELETE"
+                        : target == LOBBY_PLAYER ? "PUT, DELETE"
+                                                 : "POST";
   const char *m = r->method;
-  bool ok = target == WHOLE    ? (!strcmp(m, "GET") || !strcmp(m, "PUT") || !strcmp(m, "DELETE"))
-            : target == PLAYER ? (!strcmp(m, "PUT") || !strcmp(m, "DELETE"))
-                               : !strcmp(m, "POST");
+  bool ok = target == LOBBY_WHOLE ? (!strcmp(m, "GET") || !strcmp(m, "PUT") || !strcmp(m, "DELETE"))
+            : target == LOBBY_PLAYER ? (!strcmp(m, "PUT") || !strcmp(m, "DELETE"))
+                                     : !strcmp(m, "POST");
   if (!ok) {
     char detail[96];
     snprintf(detail, sizeof detail, "%s is not allowed here; use %s", m, allowed);
     respond_problem(r, 405, "method-not-allowed", "Method not allowed", detail, NULL, "Allow",
                     allowed);
-    return;
   }
-  lobby *l = lobby_find(&s->lobbies, id);
-  bool creates = !strcmp(m, "PUT");
-  if (preconditions_refuse(r, l, id, target == WHOLE))
-    return;
-  if (target == START && l == NULL && r->body_length > 0) {
-    start_with_party(r, id);
-    return;
+  return ok;
+}
+
+/* The lobby `path` names, created by a PUT when missing (*created then
+ * true). False after answering: a start with a party for a lobby this
+ * replica does not know (made here from the party), 404 for an unknown
+ * lobby, 409 for a change to a started one, 503 while draining, or the
+ * creation's error. */
+static bool lobby_for(request *r, const lobby_path *path, lobby **out, bool *created) {
+  server *s = server_of(r);
+  lobby *l = lobby_find(&s->lobbies, path->id);
+  bool creates = !strcmp(r->method, "PUT");
+  *created = false;
+  if (preconditions_refuse(r, l, path->id, path->target == LOBBY_WHOLE))
+    return false;
+  if (path->target == LOBBY_START && l == NULL && r->body_length > 0) {
+    start_with_party(r, path->id);
+    return false;
   }
   if (l == NULL && !creates) {
     char detail[128];
     snprintf(detail, sizeof detail, "no lobby '%s' (it never existed, expired or was disbanded)",
-             id);
+             path->id);
     respond_problem(r, 404, "unknown-lobby", "Unknown lobby", detail, NULL, NULL, NULL);
-    return;
+    return false;
   }
   /* A started lobby is frozen: its level stays what start returned. */
-  if (l != NULL && l->started_ns != 0 && (creates || target == PLAYER)) {
+  if (l != NULL && l->started_ns != 0 && (creates || path->target == LOBBY_PLAYER)) {
     respond_problem(r, 409, "lobby-started", "Lobby already started",
                     "the match has started; its level stays available through start", NULL, NULL,
                     NULL);
-    return;
+    return false;
   }
-  bool created = false;
   if (l == NULL) {
     if (s->draining) {
       respond_draining(r);
-      return;
+      return false;
     }
     dg_error err;
     dg_error_clear(&err);
-    if (lobby_create(&s->lobbies, id, exchange_of(r)->client, &l, &err) != 0) {
+    if (lobby_create(&s->lobbies, path->id, exchange_of(r)->client, &l, &err) != 0) {
       respond_error(r, &err);
-      return;
+      return false;
     }
-    created = true;
+    *created = true;
   }
-  if (target == WHOLE && !strcmp(m, "GET")) {
+  *out = l;
+  return true;
+}
+
+void lobby_route(request *r, const char *rest) {
+  lobby_path path;
+  lobby *l = NULL;
+  bool created = false;
+  if (!parse_lobby_path(r, rest, &path) || !method_allowed(r, path.target) ||
+      !lobby_for(r, &path, &l, &created))
+    return;
+  const char *m = r->method;
+  if (path.target == LOBBY_WHOLE && !strcmp(m, "GET")) {
     respond_lobby(r, 200, l);
-  } else if (target == WHOLE && !strcmp(m, "PUT")) {
+  } else if (path.target == LOBBY_WHOLE && !strcmp(m, "PUT")) {
     put_settings(r, l, created);
-  } else if (target == WHOLE) {
-    lobby_remove(&s->lobbies, l);
+  } else if (path.target == LOBBY_WHOLE) {
+    lobby_remove(&server_of(r)->lobbies, l);
     respond(r, 204, "application/json", malloc(1), 0, NULL, NULL);
-  } else if (target == PLAYER && !strcmp(m, "PUT")) {
-    put_player(r, l, player, created);
-  } else if (target == PLAYER) {
-    if (lobby_remove_player(&s->lobbies, l, player) != 0) {
+  } else if (path.target == LOBBY_PLAYER && !strcmp(m, "PUT")) {
+    put_player(r, l, path.player, created);
+  } else if (path.target == LOBBY_PLAYER) {
+    if (lobby_remove_player(&server_of(r)->lobbies, l, path.player) != 0) {
       respond_problem(r, 404, "unknown-player", "Unknown player", "no such player in the lobby",
                       NULL, NULL, NULL);
       return;
