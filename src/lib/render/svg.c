@@ -600,6 +600,60 @@ void dg_render_extent(const dg_level *level, int *x0, int *y0, int *x1, int *y1)
   }
 }
 
+/* The root element with its size, view box and identity (the seed, or
+ * that it is a client view; the level_hash when set), the title, and the
+ * style sheets the level's layers need. */
+static void put_svg_head(dg_writer *w, const dg_level *level, const dg_svg_options *options, int x0,
+                         int y0, int width, int height) {
+  put(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+         "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
+  dg_writer_int(w, (int64_t)width * options->tile_size);
+  put(w, "\" height=\"");
+  dg_writer_int(w, (int64_t)height * options->tile_size);
+  put(w, "\" viewBox=\"");
+  dg_writer_int(w, x0);
+  dg_writer_char(w, ' ');
+  dg_writer_int(w, y0);
+  dg_writer_char(w, ' ');
+  dg_writer_int(w, width);
+  dg_writer_char(w, ' ');
+  dg_writer_int(w, height);
+  put(w, "\" data-algorithm=\"");
+  put_escaped(w, level->algorithm->name, strlen(level->algorithm->name));
+  if (level->client_view) {
+    /* No seed: with it anyone makes the full level. */
+    put(w, "\" data-view=\"client");
+  } else {
+    put(w, "\" data-seed=\"");
+    dg_writer_uint(w, level->seed);
+  }
+  if (level->level_hash[0] != '\0') {
+    put(w, "\" data-level-hash=\"");
+    put(w, level->level_hash);
+  }
+  put(w, "\"><title>");
+  put_escaped(w, level->algorithm->name, strlen(level->algorithm->name));
+  if (level->client_view) {
+    put(w, " (client view)");
+  } else {
+    put(w, " seed ");
+    dg_writer_uint(w, level->seed);
+  }
+  put(w, "</title>");
+  if (level->client_view)
+    dg_writer_raw(w, client_style, sizeof client_style - 1);
+  else
+    dg_writer_raw(w, style, sizeof style - 1);
+  if (level->progression.placed)
+    dg_writer_raw(w, progression_style, sizeof progression_style - 1);
+  if (level->client_progression_tiles)
+    dg_writer_raw(w, client_progression_style, sizeof client_progression_style - 1);
+  if (level->population.placed)
+    dg_writer_raw(w, population_style, sizeof population_style - 1);
+  if (level->population.filled)
+    dg_writer_raw(w, entities_style, sizeof entities_style - 1);
+}
+
 int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char **text,
                       size_t *length) {
   dg_svg_options defaults;
@@ -613,53 +667,7 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
   dg_render_extent(level, &x0, &y0, &x1, &y1);
   int width = x1 - x0, height = y1 - y0;
   dg_writer w = {0};
-  put(&w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
-  dg_writer_int(&w, (int64_t)width * options->tile_size);
-  put(&w, "\" height=\"");
-  dg_writer_int(&w, (int64_t)height * options->tile_size);
-  put(&w, "\" viewBox=\"");
-  dg_writer_int(&w, x0);
-  dg_writer_char(&w, ' ');
-  dg_writer_int(&w, y0);
-  dg_writer_char(&w, ' ');
-  dg_writer_int(&w, width);
-  dg_writer_char(&w, ' ');
-  dg_writer_int(&w, height);
-  put(&w, "\" data-algorithm=\"");
-  put_escaped(&w, level->algorithm->name, strlen(level->algorithm->name));
-  if (level->client_view) {
-    /* No seed: with it anyone makes the full level. */
-    put(&w, "\" data-view=\"client");
-  } else {
-    put(&w, "\" data-seed=\"");
-    dg_writer_uint(&w, level->seed);
-  }
-  if (level->level_hash[0] != '\0') {
-    put(&w, "\" data-level-hash=\"");
-    put(&w, level->level_hash);
-  }
-  put(&w, "\"><title>");
-  put_escaped(&w, level->algorithm->name, strlen(level->algorithm->name));
-  if (level->client_view) {
-    put(&w, " (client view)");
-  } else {
-    put(&w, " seed ");
-    dg_writer_uint(&w, level->seed);
-  }
-  put(&w, "</title>");
-  if (level->client_view)
-    dg_writer_raw(&w, client_style, sizeof client_style - 1);
-  else
-    dg_writer_raw(&w, style, sizeof style - 1);
-  if (level->progression.placed)
-    dg_writer_raw(&w, progression_style, sizeof progression_style - 1);
-  if (level->client_progression_tiles)
-    dg_writer_raw(&w, client_progression_style, sizeof client_progression_style - 1);
-  if (level->population.placed)
-    dg_writer_raw(&w, population_style, sizeof population_style - 1);
-  if (level->population.filled)
-    dg_writer_raw(&w, entities_style, sizeof entities_style - 1);
+  put_svg_head(&w, level, options, x0, y0, width, height);
   put(&w, "<rect class=\"bg\" x=\"");
   dg_writer_int(&w, x0);
   put(&w, "\" y=\"");
