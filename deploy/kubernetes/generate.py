@@ -89,6 +89,8 @@ def dungeond_config():
     config["listen"] = f"0.0.0.0:{PORT}"
     config["health_listen"] = f"0.0.0.0:{HEALTH_PORT}"
     config["roomsets_dir"] = "/etc/dungeond/roomsets"
+    # The image ships the example content tables there (Containerfile).
+    config["tables_dir"] = "/etc/dungeond/tables"
     config["auth_tokens_file"] = f"{SECRETS_DIR}/auth_tokens"
     config["lobby_seed_secret_file"] = f"{SECRETS_DIR}/lobby_seed_secret"
     # Every connection comes from nginx: a per-IP limit would cap nginx.

@@ -193,10 +193,10 @@ def _(d):
             "params.stairs_up_x")
     algorithms = json.loads(d.request("GET", "/v1/algorithms")[2])
     for algorithm in algorithms:
-        names = [p["name"] for p in algorithm["params"]][-14:]
+        names = [p["name"] for p in algorithm["params"]][-15:]
         check(names == ["placement", "exit_distance", "spawns", "stairs_up_x", "stairs_up_y",
                         "locks", "key_kind", "one_way", "boss_room", "population",
-                        "difficulty", "pacing", "loot", "ease_after_locks"],
+                        "difficulty", "pacing", "loot", "ease_after_locks", "table"],
               f"{algorithm['name']}: {names}")
 
 

@@ -541,9 +541,9 @@ Test(targets, common_parameters_end_every_table) {
   int count;
   const dg_algorithm *const *all = dg_algorithms(&count);
   static const char *const names[DG_COMMON_PARAM_COUNT] = {
-      "placement",  "exit_distance", "spawns",  "stairs_up_x",     "stairs_up_y",
-      "locks",      "key_kind",      "one_way", "boss_room",       "population",
-      "difficulty", "pacing",        "loot",    "ease_after_locks"};
+      "placement",  "exit_distance", "spawns",  "stairs_up_x",      "stairs_up_y",
+      "locks",      "key_kind",      "one_way", "boss_room",        "population",
+      "difficulty", "pacing",        "loot",    "ease_after_locks", "table"};
   for (int a = 0; a < count; a++)
     for (int k = 0; k < DG_COMMON_PARAM_COUNT; k++)
       cr_assert_str_eq(all[a]->params[dg_common_param(all[a], k)].name, names[k], "%s",
