@@ -17,13 +17,13 @@
  * handlers that drain. `entropy` seeds the seeds of requests without one
  * and the request ids. 0, or an error code with `err` set; on error every
  * handle is closing and the caller runs the loop until they are closed. */
-int server_start(server *s, const config *cfg, uv_loop_t *loop, const dg_context *roomsets,
+int server_start(server *daemon, const config *cfg, uv_loop_t *loop, const dg_context *roomsets,
                  const uint64_t entropy[2], bool signals, dg_error *err);
 
 /* Starts the drain (what SIGTERM does): readyz turns 503, queued jobs are
  * answered 503, running ones may finish until limits.drain_timeout_ms, new
  * connections are still answered. Once nothing is in flight the server
  * stops and closes its handles, so uv_run returns. */
-void server_begin_drain(server *s);
+void server_begin_drain(server *daemon);
 
 #endif

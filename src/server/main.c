@@ -259,12 +259,12 @@ static void prepare_process(const config *cfg) {
 /* The "listening" line tools read the port from, first; then, when no
  * lobby_seed_secret is configured, the warning that this process's key is
  * its own. */
-static void log_listening(const server *s, const config *cfg, const dg_context *roomsets,
+static void log_listening(const server *daemon, const config *cfg, const dg_context *roomsets,
                           bool own_key) {
-  json_t *listening = json_pack("{s:s, s:i}", "listen", cfg->listen, "port", s->http.api.port);
-  if (listening != NULL && s->http.health.mhd != NULL) {
+  json_t *listening = json_pack("{s:s, s:i}", "listen", cfg->listen, "port", daemon->http.api.port);
+  if (listening != NULL && daemon->http.health.mhd != NULL) {
     json_object_set_new(listening, "health_listen", json_string(cfg->health_listen));
-    json_object_set_new(listening, "health_port", json_integer(s->http.health.port));
+    json_object_set_new(listening, "health_port", json_integer(daemon->http.health.port));
   }
   if (listening != NULL) {
     json_object_set_new(listening, "workers", json_integer(cfg->workers));

@@ -110,25 +110,25 @@ static int load_roomsets(const config *cfg, dg_context **out, char *why, size_t 
 }
 
 /* Makes `g` live; the one it replaces is kept until unused. */
-static void swap_in(server *s, config_generation *g) {
-  if (s->live != NULL) {
-    s->live->next = s->retired;
-    s->retired = s->live;
+static void swap_in(server *daemon, config_generation *g) {
+  if (daemon->live != NULL) {
+    daemon->live->next = daemon->retired;
+    daemon->retired = daemon->live;
   }
-  s->live = g;
-  g->number = ++s->config_generation;
-  s->cfg = &g->cfg;
-  s->lobbies.cfg = &g->cfg;
-  s->queues.context = g->roomsets;
-  s->queues.max_depth[JOB_INTERACTIVE] = g->cfg.limits.interactive_queue_max;
-  s->queues.max_depth[JOB_SPECULATIVE] = g->cfg.limits.speculative_queue_max;
+  daemon->live = g;
+  g->number = ++daemon->config_generation;
+  daemon->cfg = &g->cfg;
+  daemon->lobbies.cfg = &g->cfg;
+  daemon->queues.context = g->roomsets;
+  daemon->queues.max_depth[JOB_INTERACTIVE] = g->cfg.limits.interactive_queue_max;
+  daemon->queues.max_depth[JOB_SPECULATIVE] = g->cfg.limits.speculative_queue_max;
 }
 
-void server_reload(server *s) {
-  if (s->draining || s->stopped)
+void server_reload(server *daemon) {
+  if (daemon->draining || daemon->stopped)
     return;
-  if (s->config_path == NULL) {
-    s->reloads_failed++;
+  if (daemon->config_path == NULL) {
+    daemon->reloads_failed++;
     refuse(NULL, "", "started without a configuration file: nothing to reload");
     return;
   }
@@ -137,51 +137,51 @@ void server_reload(server *s) {
   if (g == NULL || changed == NULL) {
     free(g);
     json_decref(changed);
-    s->reloads_failed++;
-    refuse(s->config_path, "", "out of memory");
+    daemon->reloads_failed++;
+    refuse(daemon->config_path, "", "out of memory");
     return;
   }
   config_defaults(&g->cfg);
   dg_error err;
   dg_error_clear(&err);
   char why[DG_ERROR_MESSAGE_MAX];
-  if (config_load(&g->cfg, s->config_path, &err) != 0) {
-    refuse(s->config_path, err.field, err.message);
+  if (config_load(&g->cfg, daemon->config_path, &err) != 0) {
+    refuse(daemon->config_path, err.field, err.message);
     goto fail;
   }
-  keep_fixed_keys(&g->cfg, s->cfg, changed);
+  keep_fixed_keys(&g->cfg, daemon->cfg, changed);
   /* The same random key as before the reload: ids already given out stay valid. */
-  config_use_process_key(&g->cfg, s->process_key);
+  config_use_process_key(&g->cfg, daemon->process_key);
   if (load_roomsets(&g->cfg, &g->roomsets, why, sizeof why) != 0) {
-    refuse(s->config_path, "roomsets_dir", why);
+    refuse(daemon->config_path, "roomsets_dir", why);
     goto fail;
   }
-  swap_in(s, g);
-  s->reloads_ok++;
+  swap_in(daemon, g);
+  daemon->reloads_ok++;
   log_event("info", "config_reloaded",
-            json_pack("{s:s, s:I, s:i, s:o}", "path", s->config_path, "generation",
+            json_pack("{s:s, s:I, s:i, s:o}", "path", daemon->config_path, "generation",
                       (json_int_t)g->number, "roomsets", dg_context_roomset_count(g->roomsets),
                       "not_reloaded", changed));
-  server_release_configs(s, false);
+  server_release_configs(daemon, false);
   return;
 fail:
-  s->reloads_failed++;
+  daemon->reloads_failed++;
   json_decref(changed);
   free_generation(g);
 }
 
-void server_release_configs(server *s, bool all) {
-  for (config_generation **link = &s->retired; *link != NULL;) {
+void server_release_configs(server *daemon, bool all) {
+  for (config_generation **link = &daemon->retired; *link != NULL;) {
     config_generation *g = *link;
-    if (all || !jobs_use_context(&s->queues, g->roomsets)) {
+    if (all || !jobs_use_context(&daemon->queues, g->roomsets)) {
       *link = g->next;
       free_generation(g);
     } else {
       link = &g->next;
     }
   }
-  if (all && s->live != NULL) {
-    free_generation(s->live);
-    s->live = NULL;
+  if (all && daemon->live != NULL) {
+    free_generation(daemon->live);
+    daemon->live = NULL;
   }
 }

@@ -10,10 +10,10 @@
  * logs "config_reload_failed" and leaves everything as it was. Keys the
  * running process cannot change (listeners, workers, the transport's
  * limits) keep their values and are named in the log line. */
-void server_reload(server *s);
+void server_reload(server *daemon);
 
 /* Frees the configurations a reload replaced once no job uses their room
  * sets (`all`: every one, the daemon has stopped). */
-void server_release_configs(server *s, bool all);
+void server_release_configs(server *daemon, bool all);
 
 #endif

@@ -48,21 +48,21 @@ const fuzz_setup *fuzz_setup_get(void) {
   return &setup;
 }
 
-void fuzz_server_start(server *s, uv_loop_t *loop) {
+void fuzz_server_start(server *daemon, uv_loop_t *loop) {
   const fuzz_setup *setup = fuzz_setup_get();
   if (uv_loop_init(loop) != 0)
     die("uv_loop_init");
   static const uint64_t entropy[2] = {0x5eed, 0xf022};
   dg_error err;
   dg_error_clear(&err);
-  if (server_start(s, &setup->cfg, loop, setup->roomsets, entropy, false, &err) != 0) {
+  if (server_start(daemon, &setup->cfg, loop, setup->roomsets, entropy, false, &err) != 0) {
     fprintf(stderr, "fuzz_daemon: %s\n", err.message);
     die("server_start");
   }
 }
 
-void fuzz_server_stop(server *s, uv_loop_t *loop) {
-  server_begin_drain(s);
+void fuzz_server_stop(server *daemon, uv_loop_t *loop) {
+  server_begin_drain(daemon);
   uint64_t give_up = dg_monotonic_ns() + (uint64_t)FUZZ_ANSWER_S * 1000000000u;
   while (uv_run(loop, UV_RUN_ONCE) != 0)
     if (dg_monotonic_ns() > give_up)
@@ -88,12 +88,12 @@ static int parse_status(const char *answer, size_t length) {
   return atoi(answer + 9);
 }
 
-int fuzz_http_send(server *s, uv_loop_t *loop, const char *raw, size_t length) {
+int fuzz_http_send(server *daemon, uv_loop_t *loop, const char *raw, size_t length) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0)
     die("socket");
   struct sockaddr_in address = {.sin_family = AF_INET,
-                                .sin_port = htons((uint16_t)s->http.api.port),
+                                .sin_port = htons((uint16_t)daemon->http.api.port),
                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0 && errno != EINPROGRESS)
     die("connect");
@@ -153,7 +153,7 @@ void fuzz_http_answer(uv_loop_t *loop, int fd, int *status, char **body) {
   free(answer);
 }
 
-void fuzz_http(server *s, uv_loop_t *loop, const char *raw, size_t length, int *status,
+void fuzz_http(server *daemon, uv_loop_t *loop, const char *raw, size_t length, int *status,
                char **body) {
-  fuzz_http_answer(loop, fuzz_http_send(s, loop, raw, length), status, body);
+  fuzz_http_answer(loop, fuzz_http_send(daemon, loop, raw, length), status, body);
 }

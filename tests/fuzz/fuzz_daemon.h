@@ -21,11 +21,11 @@ const fuzz_setup *fuzz_setup_get(void);
 
 /* Starts the daemon on `loop` (initialised here) with a zeroed `s`, seeds
  * fixed so runs repeat. Aborts on failure. */
-void fuzz_server_start(server *s, uv_loop_t *loop);
+void fuzz_server_start(server *daemon, uv_loop_t *loop);
 
 /* SIGTERM's path: drains, runs the loop until every handle is closed and
  * closes it. Aborts when handles stay open (a leak the fuzzer must see). */
-void fuzz_server_stop(server *s, uv_loop_t *loop);
+void fuzz_server_stop(server *daemon, uv_loop_t *loop);
 
 /* Sends the `length` bytes of one raw HTTP request on a new connection and
  * runs the loop until the daemon has answered and closed it, or `length`
@@ -33,14 +33,14 @@ void fuzz_server_stop(server *s, uv_loop_t *loop);
  * none came) and its body, NUL-terminated and malloc'd, to *body (may be
  * NULL: not kept). Aborts when no answer comes within FUZZ_ANSWER_S. */
 #define FUZZ_ANSWER_S 20
-void fuzz_http(server *s, uv_loop_t *loop, const char *raw, size_t length, int *status,
+void fuzz_http(server *daemon, uv_loop_t *loop, const char *raw, size_t length, int *status,
                char **body);
 
 /* fuzz_http in two halves, for requests in flight together: the first
  * connects and sends (running the loop meanwhile) and returns the socket;
  * the second reads the answer until the daemon closes, then closes it.
  * Closing the socket instead is a client that went away. */
-int fuzz_http_send(server *s, uv_loop_t *loop, const char *raw, size_t length);
+int fuzz_http_send(server *daemon, uv_loop_t *loop, const char *raw, size_t length);
 void fuzz_http_answer(uv_loop_t *loop, int fd, int *status, char **body);
 
 #endif

@@ -136,12 +136,12 @@ static void trace(const char *how, const char *raw, int status, const char *answ
 
 /* Sends one request, waits for and checks the answer; *answer is the body
  * (caller frees). */
-static void exchange(server *s, uv_loop_t *loop, const char *method, const char *path,
+static void exchange(server *daemon, uv_loop_t *loop, const char *method, const char *path,
                      size_t path_length, const char *accept, size_t accept_length, const char *body,
                      size_t body_length, int *status, char **answer) {
   text raw = {0};
   build(&raw, method, path, path_length, accept, accept_length, body, body_length);
-  fuzz_http(s, loop, raw.bytes, raw.length, status, answer);
+  fuzz_http(daemon, loop, raw.bytes, raw.length, status, answer);
   trace("", raw.bytes, *status, *answer);
   check_answer(*status, *answer, raw.bytes);
   free(raw.bytes);
@@ -150,11 +150,11 @@ static void exchange(server *s, uv_loop_t *loop, const char *method, const char 
 /* Determinism across the two ways to a level: what a lobby's start
  * returned (often pre-generated while the lobby changed) must be byte for
  * byte what POST /v1/levels makes from the lobby's effective request. */
-static void check_same_level(server *s, uv_loop_t *loop, const char *id, size_t id_length,
+static void check_same_level(server *daemon, uv_loop_t *loop, const char *id, size_t id_length,
                              const char *started) {
   int status = 0;
   char *lobby_text = NULL;
-  exchange(s, loop, "GET", id, id_length, NULL, 0, NULL, 0, &status, &lobby_text);
+  exchange(daemon, loop, "GET", id, id_length, NULL, 0, NULL, 0, &status, &lobby_text);
   json_t *lobby_json = json_loads(lobby_text, 0, NULL);
   json_t *effective = json_object_get(lobby_json, "effective");
   char *request_text = effective != NULL ? json_dumps(effective, JSON_COMPACT) : NULL;
@@ -163,8 +163,8 @@ static void check_same_level(server *s, uv_loop_t *loop, const char *id, size_t 
     abort();
   }
   char *fresh = NULL;
-  exchange(s, loop, "POST", "/v1/levels", 10, NULL, 0, request_text, strlen(request_text), &status,
-           &fresh);
+  exchange(daemon, loop, "POST", "/v1/levels", 10, NULL, 0, request_text, strlen(request_text),
+           &status, &fresh);
   /* 504: the fresh generation ran out of its deadline; nothing to compare. */
   if (status == 200 && strcmp(fresh, started) != 0) {
     fprintf(stderr, "fuzz_lobby: start and POST /v1/levels %s disagree:\n%s\n%s\n", request_text,

@@ -54,8 +54,8 @@ static void run_until(uv_loop_t *loop, const record *log, int count) {
     uv_run(loop, UV_RUN_ONCE);
 }
 
-static void close_clean(uv_loop_t *loop, jobs *q) {
-  jobs_close(q);
+static void close_clean(uv_loop_t *loop, jobs *queues) {
+  jobs_close(queues);
   uv_run(loop, UV_RUN_DEFAULT);
   cr_assert_eq(uv_loop_close(loop), 0, "a handle was left open");
 }

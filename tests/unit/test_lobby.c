@@ -59,40 +59,40 @@ static void run_until_ready(char *const *ready) {
 }
 
 static lobby *new_lobby(const char *id, uint64_t seed) {
-  lobby *l = NULL;
+  lobby *game = NULL;
   dg_error err;
-  cr_assert_eq(lobby_create(&f.table, id, 0, &l, &err), 0, "%s", err.message);
+  cr_assert_eq(lobby_create(&f.table, id, 0, &game, &err), 0, "%s", err.message);
   json_t *settings = json_pack("{s:s}", "algorithm", "classic");
-  cr_assert_eq(lobby_put_settings(&f.table, l, settings, seed, &err), 0, "%s", err.message);
-  return l;
+  cr_assert_eq(lobby_put_settings(&f.table, game, settings, seed, &err), 0, "%s", err.message);
+  return game;
 }
 
-static void join(lobby *l, const char *player, int level) {
+static void join(lobby *game, const char *player, int level) {
   dg_error err;
-  cr_assert_eq(lobby_put_player(&f.table, l, player, json_pack("{s:i}", "level", level), &err), 0,
-               "%s", err.message);
+  cr_assert_eq(lobby_put_player(&f.table, game, player, json_pack("{s:i}", "level", level), &err),
+               0, "%s", err.message);
 }
 
 Test(lobby, a_ready_level_is_a_hit_and_the_same_as_a_fresh_one) {
-  lobby *l = new_lobby("hit", 42);
-  join(l, "ann", 12);
-  join(l, "bob", 7);
-  run_until_ready(&l->ready);
+  lobby *game = new_lobby("hit", 42);
+  join(game, "ann", 12);
+  join(game, "bob", 7);
+  run_until_ready(&game->ready);
   lobby_start_result result;
-  lobby_start(&f.table, l, true, NULL, &result);
+  lobby_start(&f.table, game, true, NULL, &result);
   cr_assert_eq(result.kind, LOBBY_HIT);
   cr_assert_eq(f.table.hits, 1);
   /* The same effective request generated afresh gives the same bytes. */
   dg_level *level = NULL;
   dg_error err;
-  cr_assert_eq(dg_generate(NULL, &l->effective, NULL, &level, &err), 0, "%s", err.message);
+  cr_assert_eq(dg_generate(NULL, &game->effective, NULL, &level, &err), 0, "%s", err.message);
   size_t length = 0;
   char *fresh = NULL;
   cr_assert_eq(dg_level_dump_json(level, &fresh, &length), 0);
   /* Pre-generated levels carry their identity (level_id, level_hash). */
-  cr_assert_eq(
-      level_identify(f.cfg.lobby_seed_key, &l->effective, level->roomset_sha256, &fresh, &length),
-      0);
+  cr_assert_eq(level_identify(f.cfg.lobby_seed_key, &game->effective, level->roomset_sha256, &fresh,
+                              &length),
+               0);
   cr_assert_eq(length, result.length);
   cr_assert(memcmp(fresh, result.level, length) == 0, "a hit differs from a fresh level");
   free(fresh);
@@ -100,19 +100,19 @@ Test(lobby, a_ready_level_is_a_hit_and_the_same_as_a_fresh_one) {
 }
 
 Test(lobby, a_refused_join_leaves_the_ready_level_and_the_party) {
-  lobby *l = new_lobby("refused", 7);
-  join(l, "ann", 12);
-  run_until_ready(&l->ready);
-  const char *ready = l->ready;
+  lobby *game = new_lobby("refused", 7);
+  join(game, "ann", 12);
+  run_until_ready(&game->ready);
+  const char *ready = game->ready;
   dg_error err;
   json_t *bad = json_pack("{s:s}", "level", "high");
-  cr_assert_neq(lobby_put_player(&f.table, l, "cat", bad, &err), 0);
+  cr_assert_neq(lobby_put_player(&f.table, game, "cat", bad, &err), 0);
   json_decref(bad); /* not taken on failure */
   cr_assert_str_neq(err.field, "");
-  cr_assert_eq(json_object_size(l->players), 1);
-  cr_assert_eq(l->ready, ready, "the ready level was dropped by a refused change");
+  cr_assert_eq(json_object_size(game->players), 1);
+  cr_assert_eq(game->ready, ready, "the ready level was dropped by a refused change");
   lobby_start_result result;
-  lobby_start(&f.table, l, true, NULL, &result);
+  lobby_start(&f.table, game, true, NULL, &result);
   cr_assert_eq(result.kind, LOBBY_HIT);
 }
 
@@ -131,13 +131,13 @@ static void on_waited(lobby_waiter *w, const lobby_outcome *outcome) {
 }
 
 Test(lobby, a_start_while_the_job_runs_waits_for_it) {
-  lobby *l = new_lobby("wait", 3);
-  join(l, "ann", 30);
+  lobby *game = new_lobby("wait", 3);
+  join(game, "ann", 30);
   /* Start at once: the change's debounce is cut short and the job awaited. */
   waited seen = {.waiter = {.done = on_waited}};
   seen.waiter.data = &seen;
   lobby_start_result result;
-  lobby_start(&f.table, l, true, &seen.waiter, &result);
+  lobby_start(&f.table, game, true, &seen.waiter, &result);
   cr_assert_eq(result.kind, LOBBY_WAIT);
   uint64_t until = dg_monotonic_ns() + 10000000000ull;
   while (seen.calls == 0 && dg_monotonic_ns() < until)
@@ -149,23 +149,23 @@ Test(lobby, a_start_while_the_job_runs_waits_for_it) {
 }
 
 Test(lobby, a_start_for_another_representation_is_a_miss) {
-  lobby *l = new_lobby("miss", 5);
-  run_until_ready(&l->ready);
+  lobby *game = new_lobby("miss", 5);
+  run_until_ready(&game->ready);
   lobby_start_result result;
-  lobby_start(&f.table, l, false, NULL, &result);
+  lobby_start(&f.table, game, false, NULL, &result);
   cr_assert_eq(result.kind, LOBBY_MISS);
-  cr_assert_eq(result.request.seed, l->effective.seed);
+  cr_assert_eq(result.request.seed, game->effective.seed);
   cr_assert_eq(f.table.misses, 1);
 }
 
 Test(lobby, disbanding_answers_a_waiting_start_with_gone) {
-  lobby *l = new_lobby("gone", 9);
+  lobby *game = new_lobby("gone", 9);
   waited seen = {.waiter = {.done = on_waited}};
   seen.waiter.data = &seen;
   lobby_start_result result;
-  lobby_start(&f.table, l, true, &seen.waiter, &result);
+  lobby_start(&f.table, game, true, &seen.waiter, &result);
   cr_assert_eq(result.kind, LOBBY_WAIT);
-  lobby_remove(&f.table, l);
+  lobby_remove(&f.table, game);
   cr_assert_eq(seen.calls, 1);
   cr_assert_eq(seen.code, SRV_EGONE);
   cr_assert_null(lobby_find(&f.table, "gone"));
@@ -184,8 +184,8 @@ Test(lobby, lobbies_max_is_held) {
 
 Test(lobby, an_idle_lobby_expires) {
   f.cfg.limits.lobby_idle_ttl_ms = 50;
-  lobby *l = new_lobby("idle", 11);
-  run_until_ready(&l->ready);
+  lobby *game = new_lobby("idle", 11);
+  run_until_ready(&game->ready);
   uint64_t until = dg_monotonic_ns() + 5000000000ull;
   while (lobby_find(&f.table, "idle") != NULL && dg_monotonic_ns() < until)
     uv_run(&f.loop, UV_RUN_ONCE);

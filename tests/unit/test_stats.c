@@ -31,8 +31,8 @@ static stats_gauges gauges = {.transport = &transport,
                               .connections = 7};
 
 /* A request of `status` on POST /v1/levels (algorithm NULL: another route). */
-static void record(stats *s, int status, double total_s, const char *algorithm, double queue_s,
-                   double generation_s, double serialise_s) {
+static void record(stats *counters, int status, double total_s, const char *algorithm,
+                   double queue_s, double generation_s, double serialise_s) {
   stats_observation o = {.status = status,
                          .total_s = total_s,
                          .route = algorithm != NULL ? "/v1/levels" : NULL,
@@ -42,7 +42,7 @@ static void record(stats *s, int status, double total_s, const char *algorithm, 
                          .generation_s = generation_s,
                          .serialise_s = serialise_s,
                          .body_bytes = 10};
-  stats_record(s, &o);
+  stats_record(counters, &o);
 }
 
 Test(stats, outcomes_from_status) {

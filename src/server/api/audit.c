@@ -56,8 +56,8 @@ static int take_audit(const config *cfg, json_t *body, job_audit *audit, dg_erro
 }
 
 void audit_handle(request *r) {
-  server *s = server_of(r);
-  if (s->draining) {
+  server *daemon = server_of(r);
+  if (daemon->draining) {
     respond_draining(r);
     return;
   }
@@ -77,14 +77,14 @@ void audit_handle(request *r) {
     return;
   }
   exchange *x = exchange_of(r);
-  int rc = take_audit(s->cfg, body, &x->audit, &err);
+  int rc = take_audit(daemon->cfg, body, &x->audit, &err);
   long deadline_ms = 0;
   dg_request level_request;
   if (rc == 0) {
     /* Any seed: the audit replaces it with its own. */
     json_object_set_new(body, "seed", json_integer(1));
-    rc = level_request_build(s->cfg, s->queues.context, &s->seeds, body, &level_request,
-                             &deadline_ms, &err);
+    rc = level_request_build(daemon->cfg, daemon->queues.context, &daemon->seeds, body,
+                             &level_request, &deadline_ms, &err);
   }
   json_decref(body);
   if (rc != 0) {

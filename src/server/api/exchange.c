@@ -67,7 +67,7 @@ const char *exchange_cors_origin(const request *r) {
 
 void exchange_completed(request *r, json_t *line) {
   const exchange *x = r->data;
-  server *s = server_of(r);
+  server *daemon = server_of(r);
   double total_s = (double)(dg_monotonic_ns() - r->start_ns) / 1e9;
   stats_observation o = {
       .status = r->status,
@@ -80,7 +80,7 @@ void exchange_completed(request *r, json_t *line) {
       .serialise_s = x->has_job ? x->serialise_ms / 1000.0 : -1.0,
       .body_bytes = r->bytes_out,
   };
-  stats_record(&s->counters, &o);
+  stats_record(&daemon->counters, &o);
   if (line == NULL)
     return;
   if (x->has_job) {

@@ -46,18 +46,18 @@ static bool client_still_there(job *j) {
 static void on_job_done(job *j) {
   level_job *lj = j->data;
   request *r = lj->client;
-  server *s = server_of(r);
+  server *daemon = server_of(r);
   exchange_of(r)->queued_ns = j->queued_ns;
   exchange_of(r)->queue_ms = (double)(j->started_ns - j->queued_ns) / 1e6;
   exchange_of(r)->generation_ms = (double)(j->generated_ns - j->started_ns) / 1e6;
   exchange_of(r)->serialise_ms = (double)(j->finished_ns - j->generated_ns) / 1e6;
   if (j->rc == 0) {
     level_respond(r, j);
-  } else if (j->rc == DG_ECANCELED && s->draining) {
+  } else if (j->rc == DG_ECANCELED && daemon->draining) {
     respond_draining(r);
   } else {
     if (j->rc == DG_ETIMEDOUT)
-      s->counters.deadline_exceeded++;
+      daemon->counters.deadline_exceeded++;
     respond_error(r, &j->err);
   }
   free(j->body);
@@ -89,7 +89,7 @@ static uint64_t job_cost(const dg_request *level, int floors) {
 }
 
 void level_submit(request *r, const dg_request *level, int floors, long deadline_ms, int format) {
-  server *s = server_of(r);
+  server *daemon = server_of(r);
   exchange_of(r)->seed = level->seed;
   level_job *lj = calloc(1, sizeof *lj);
   if (lj == NULL) {
@@ -110,7 +110,7 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
    * game server keeps. */
   j->identify = floors == 1 && exchange_of(r)->audit.seeds == 0 && j->view != DG_VIEW_CLIENT;
   j->audit = exchange_of(r)->audit;
-  memcpy(j->level_key, s->cfg->lobby_seed_key, sizeof j->level_key);
+  memcpy(j->level_key, daemon->cfg->lobby_seed_key, sizeof j->level_key);
   dg_cancel_init(&j->cancel, dg_monotonic_ns() + (uint64_t)deadline_ms * 1000000u);
   j->done = on_job_done;
   j->wanted = client_still_there;
@@ -118,22 +118,22 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
   j->client_key = exchange_of(r)->client;
   j->cost = job_cost(level, floors) * (uint64_t)(j->audit.seeds > 0 ? j->audit.seeds : 1);
   exchange_of(r)->has_job = true;
-  int rc = jobs_submit(&s->queues, j, JOB_INTERACTIVE);
+  int rc = jobs_submit(&daemon->queues, j, JOB_INTERACTIVE);
   if (rc != 0) {
     exchange_of(r)->has_job = false;
     free(lj);
     dg_error err;
     if (rc == SRV_ECLIENT_BUSY) {
-      s->counters.rejected_client_busy++;
+      daemon->counters.rejected_client_busy++;
       dg_error_set(&err, SRV_ECLIENT_BUSY, "",
                    "this client already has queued work of estimated cost above "
                    "limits.client_queued_cost_max (%ld grid cells); retry when some is done",
-                   s->cfg->limits.client_queued_cost_max);
+                   daemon->cfg->limits.client_queued_cost_max);
     } else if (rc == DG_ELIMIT) {
-      s->counters.rejected_queue_full++;
+      daemon->counters.rejected_queue_full++;
       dg_error_set(&err, SRV_EQUEUE_FULL, "",
                    "the generation queue is full (%ld waiting, limits.interactive_queue_max)",
-                   s->queues.depth[JOB_INTERACTIVE]);
+                   daemon->queues.depth[JOB_INTERACTIVE]);
     } else {
       dg_error_set(&err, rc, "", "the job could not be queued: %s", dg_strerror(rc));
     }
@@ -147,7 +147,7 @@ void level_submit(request *r, const dg_request *level, int floors, long deadline
 }
 
 void level_handle_body(request *r, json_t *body) {
-  server *s = server_of(r);
+  server *daemon = server_of(r);
   if (level_view_query(r, body) != 0)
     return;
   dg_error err;
@@ -155,15 +155,15 @@ void level_handle_body(request *r, json_t *body) {
   /* `floors` asks for a multi-floor set: checked here, the rest of the body
    * is an ordinary level request (floor 0's). */
   int floors = 1;
-  if (level_request_floors(s->cfg, body, &floors, &err) != 0) {
+  if (level_request_floors(daemon->cfg, body, &floors, &err) != 0) {
     respond_error(r, &err);
     return;
   }
   json_object_del(body, "floors");
   long deadline_ms = 0;
   dg_request level_request;
-  int rc = level_request_build(s->cfg, s->queues.context, &s->seeds, body, &level_request,
-                               &deadline_ms, &err);
+  int rc = level_request_build(daemon->cfg, daemon->queues.context, &daemon->seeds, body,
+                               &level_request, &deadline_ms, &err);
   if (rc == 0 && floors > 1 &&
       !dg_param_bool(&level_request.params,
                      dg_common_param(level_request.algorithm, DG_COMMON_PLACEMENT)))
@@ -225,12 +225,12 @@ void levels_handle(request *r) {
 /* Whether the room set a level id names (by digest) is the one loaded
  * under the name its request gives: true when it names none. Else
  * `detail` says which set, and what is loaded instead. */
-static bool roomset_still_loaded(const server *s, const json_t *body, const level_origin *origin,
-                                 char *detail, size_t detail_size) {
+static bool roomset_still_loaded(const server *daemon, const json_t *body,
+                                 const level_origin *origin, char *detail, size_t detail_size) {
   if (origin->roomset_sha256[0] == '\0')
     return true;
   const char *name = json_string_value(json_object_get(json_object_get(body, "params"), "roomset"));
-  const dg_context *loaded = s->queues.context;
+  const dg_context *loaded = daemon->queues.context;
   int count = loaded != NULL ? dg_context_roomset_count(loaded) : 0;
   for (int i = 0; name != NULL && i < count; i++) {
     dg_roomset_info info;
@@ -252,8 +252,8 @@ static bool roomset_still_loaded(const server *s, const json_t *body, const leve
 }
 
 void level_by_id_handle(request *r, const char *level_id) {
-  server *s = server_of(r);
-  if (s->draining) {
+  server *daemon = server_of(r);
+  if (daemon->draining) {
     respond_draining(r);
     return;
   }
@@ -265,12 +265,12 @@ void level_by_id_handle(request *r, const char *level_id) {
     return;
   json_t *body = NULL;
   level_origin origin;
-  int rc = level_id_parse(s->cfg->lobby_seed_key, level_id, &body, &origin);
+  int rc = level_id_parse(daemon->cfg->lobby_seed_key, level_id, &body, &origin);
   char detail[320];
   json_t *errors;
   switch (rc) {
   case 0:
-    if (!roomset_still_loaded(s, body, &origin, detail, sizeof detail)) {
+    if (!roomset_still_loaded(daemon, body, &origin, detail, sizeof detail)) {
       errors = json_pack("[{s:s, s:s}]", "field", "level_id", "message", detail);
       respond_problem(r, 410, "level-roomset-gone", "Level made with another room set", detail,
                       errors, NULL, NULL);

@@ -53,10 +53,10 @@ static json_t *body_object(request *r) {
 }
 
 /* Every answer about a lobby carries the entity tag of its state. */
-static void respond_lobby(request *r, int status, const lobby *l) {
+static void respond_lobby(request *r, int status, const lobby *game) {
   char etag[LOBBY_ETAG_MAX];
-  lobby_etag(l, etag);
-  json_t *value = lobby_json(l);
+  lobby_etag(game, etag);
+  json_t *value = lobby_json(game);
   size_t length = 0;
   char *text = value != NULL ? json_text(value, &length) : NULL;
   json_decref(value);
@@ -94,11 +94,11 @@ static int settings_from_body(json_t *body, bool whole, uint64_t *seed, dg_error
  * (`players`: an object of player id -> attributes; *players_by_id a new
  * reference) and its seed (given, else the one lobby `id` gets on every
  * replica sharing lobby_seed_secret). 0, or the error naming the field. */
-static int whole_from_body(const server *s, const char *id, json_t *body, json_t **settings,
+static int whole_from_body(const server *daemon, const char *id, json_t *body, json_t **settings,
                            json_t **players_by_id, uint64_t *seed, dg_error *err) {
   *settings = NULL;
   *players_by_id = NULL;
-  *seed = lobby_seed_derive(s->cfg->lobby_seed_key, id);
+  *seed = lobby_seed_derive(daemon->cfg->lobby_seed_key, id);
   int rc = settings_from_body(body, true, seed, err);
   if (rc != 0)
     return rc;
@@ -107,7 +107,7 @@ static int whole_from_body(const server *s, const char *id, json_t *body, json_t
     return dg_error_set(err, DG_ETYPE, "players",
                         "players must be an object of player id -> attributes, e.g. "
                         "{\"ann\": {\"level\": 12}}");
-  party_limits bounds = party_limits_of(&s->cfg->limits);
+  party_limits bounds = party_limits_of(&daemon->cfg->limits);
   const char *player;
   json_t *attributes;
   json_object_foreach((json_t *)players, player, attributes) {
@@ -134,13 +134,13 @@ static int whole_from_body(const server *s, const char *id, json_t *body, json_t
   return 0;
 }
 
-static void put_settings(request *r, lobby *l, bool created) {
-  server *s = server_of(r);
-  lobbies *table = &s->lobbies;
+static void put_settings(request *r, lobby *game, bool created) {
+  server *daemon = server_of(r);
+  lobbies *table = &daemon->lobbies;
   json_t *body = body_object(r);
   if (body == NULL) {
     if (created)
-      lobby_remove(table, l);
+      lobby_remove(table, game);
     return;
   }
   dg_error err;
@@ -150,49 +150,49 @@ static void put_settings(request *r, lobby *l, bool created) {
     /* The whole lobby: settings, seed and every player at once. */
     json_t *settings = NULL, *players = NULL;
     uint64_t seed;
-    rc = whole_from_body(s, l->id, body, &settings, &players, &seed, &err);
-    if (rc == 0 && (rc = lobby_put_whole(table, l, settings, players, seed, &err)) == 0)
+    rc = whole_from_body(daemon, game->id, body, &settings, &players, &seed, &err);
+    if (rc == 0 && (rc = lobby_put_whole(table, game, settings, players, seed, &err)) == 0)
       settings = players = NULL; /* taken */
     json_decref(settings);
     json_decref(players);
   } else {
-    uint64_t seed = l->seed;
+    uint64_t seed = game->seed;
     rc = settings_from_body(body, false, &seed, &err);
-    if (rc == 0 && (rc = lobby_put_settings(table, l, body, seed, &err)) == 0)
+    if (rc == 0 && (rc = lobby_put_settings(table, game, body, seed, &err)) == 0)
       body = NULL; /* taken */
   }
   json_decref(body);
   if (rc != 0) {
     if (created)
-      lobby_remove(table, l);
+      lobby_remove(table, game);
     respond_error(r, &err);
     return;
   }
-  respond_lobby(r, created ? 201 : 200, l);
+  respond_lobby(r, created ? 201 : 200, game);
 }
 
-static void put_player(request *r, lobby *l, const char *player, bool created) {
-  server *s = server_of(r);
+static void put_player(request *r, lobby *game, const char *player, bool created) {
+  server *daemon = server_of(r);
   json_t *attributes = body_object(r);
   if (attributes == NULL) {
     if (created)
-      lobby_remove(&s->lobbies, l);
+      lobby_remove(&daemon->lobbies, game);
     return;
   }
   dg_error err;
   dg_error_clear(&err);
-  party_limits bounds = party_limits_of(&s->cfg->limits);
+  party_limits bounds = party_limits_of(&daemon->cfg->limits);
   int rc = player_attributes_check(attributes, &bounds, NULL, &err);
   if (rc == 0)
-    rc = lobby_put_player(&s->lobbies, l, player, attributes, &err);
+    rc = lobby_put_player(&daemon->lobbies, game, player, attributes, &err);
   if (rc != 0) {
     json_decref(attributes);
     if (created)
-      lobby_remove(&s->lobbies, l);
+      lobby_remove(&daemon->lobbies, game);
     respond_error(r, &err);
     return;
   }
-  respond_lobby(r, created ? 201 : 200, l);
+  respond_lobby(r, created ? 201 : 200, game);
 }
 
 /* A start waiting for its lobby's job. */
@@ -220,13 +220,13 @@ static void on_start_done(lobby_waiter *w, const lobby_outcome *outcome) {
   http_resume_soon(r);
 }
 
-static void start(request *r, lobby *l, bool rebuilt) {
-  server *s = server_of(r);
-  if (!l->valid) {
-    respond_error(r, &l->invalid);
+static void start(request *r, lobby *game, bool rebuilt) {
+  server *daemon = server_of(r);
+  if (!game->valid) {
+    respond_error(r, &game->invalid);
     return;
   }
-  if (s->draining) {
+  if (daemon->draining) {
     respond_draining(r);
     return;
   }
@@ -237,7 +237,7 @@ static void start(request *r, lobby *l, bool rebuilt) {
   }
   if (level_svg_query(r) != 0 || level_view_query(r, NULL) != 0)
     return;
-  exchange_of(r)->algorithm = l->effective.algorithm->name;
+  exchange_of(r)->algorithm = game->effective.algorithm->name;
   start_wait *wait = calloc(1, sizeof *wait);
   if (wait == NULL) {
     respond_out_of_memory(r);
@@ -248,15 +248,16 @@ static void start(request *r, lobby *l, bool rebuilt) {
   wait->client = r;
   lobby_start_result result;
   if (rebuilt)
-    lobby_start_rebuilt(&s->lobbies, l, &result);
+    lobby_start_rebuilt(&daemon->lobbies, game, &result);
   else
     /* The pre-generated level is the full view's JSON: any other answer
      * (a picture, a client view) is made now, as a miss. */
-    lobby_start(&s->lobbies, l, format == JOB_FORMAT_JSON && exchange_of(r)->view != DG_VIEW_CLIENT,
-                &wait->waiter, &result);
+    lobby_start(&daemon->lobbies, game,
+                format == JOB_FORMAT_JSON && exchange_of(r)->view != DG_VIEW_CLIENT, &wait->waiter,
+                &result);
   if (result.kind == LOBBY_WAIT) {
     exchange_of(r)->pregen = "wait";
-    exchange_of(r)->seed = l->effective.seed;
+    exchange_of(r)->seed = game->effective.seed;
     http_suspend(r);
     return;
   }
@@ -289,15 +290,15 @@ static bool is_star(const char *value) {
  * this replica holds another state or none at all (it restarted, or the
  * lobby's replica was lost), instead of silently making a new lobby;
  * If-None-Match: * on the lobby's PUT creates only. True when it answered 412. */
-static bool preconditions_refuse(request *r, const lobby *l, const char *id, bool whole) {
+static bool preconditions_refuse(request *r, const lobby *game, const char *id, bool whole) {
   const char *if_match = http_header(r, "If-Match");
   const char *if_none_match = http_header(r, "If-None-Match");
   char etag[LOBBY_ETAG_MAX] = "";
-  if (l != NULL)
-    lobby_etag(l, etag);
+  if (game != NULL)
+    lobby_etag(game, etag);
   char detail[LOBBY_ID_MAX + 200];
-  if (if_match != NULL && (l == NULL || !negotiate_etag_matches(if_match, etag))) {
-    if (l == NULL)
+  if (if_match != NULL && (game == NULL || !negotiate_etag_matches(if_match, etag))) {
+    if (game == NULL)
       snprintf(detail, sizeof detail,
                "If-Match: this replica does not know lobby '%s' (restarted or lost): re-send "
                "the whole lobby with PUT /v1/lobbies/%s and its players",
@@ -308,10 +309,11 @@ static bool preconditions_refuse(request *r, const lobby *l, const char *id, boo
                etag);
     respond_problem(r, 412, "precondition-failed", "Lobby is not the one you know", detail,
                     json_pack("[{s:s, s:s}]", "field", "If-Match", "message", detail),
-                    l != NULL ? "ETag" : NULL, l != NULL ? etag : NULL);
+                    game != NULL ? "ETag" : NULL, game != NULL ? etag : NULL);
     return true;
   }
-  if (if_none_match != NULL && l != NULL && is_star(if_none_match) && !strcmp(r->method, "PUT")) {
+  if (if_none_match != NULL && game != NULL && is_star(if_none_match) &&
+      !strcmp(r->method, "PUT")) {
     snprintf(detail, sizeof detail, "If-None-Match: *: lobby '%s' exists already (%s)", id, etag);
     respond_problem(r, 412, "precondition-failed", "Lobby exists", detail,
                     json_pack("[{s:s, s:s}]", "field", "If-None-Match", "message", detail), "ETag",
@@ -346,25 +348,25 @@ static int party_of_start(request *r, const char *id, json_t **settings, json_t 
 /* A start with its party for a lobby this replica knows: the party must
  * be that lobby, else 409 naming the member that differs; never a level
  * for another party than the one the client holds. */
-static void start_known_party(request *r, lobby *l) {
+static void start_known_party(request *r, lobby *game) {
   json_t *settings = NULL, *players = NULL;
   uint64_t seed;
-  if (party_of_start(r, l->id, &settings, &players, &seed) != 0)
+  if (party_of_start(r, game->id, &settings, &players, &seed) != 0)
     return;
   dg_error err;
   dg_error_clear(&err);
-  bool same = lobby_same_party(l, settings, players, seed, &err);
+  bool same = lobby_same_party(game, settings, players, seed, &err);
   json_decref(settings);
   json_decref(players);
   if (!same) {
     char etag[LOBBY_ETAG_MAX];
-    lobby_etag(l, etag);
+    lobby_etag(game, etag);
     respond_problem(r, 409, "lobby-mismatch", "Not the lobby this replica knows", err.message,
                     json_pack("[{s:s, s:s}]", "field", err.field, "message", err.message), "ETag",
                     etag);
     return;
   }
-  start(r, l, false);
+  start(r, game, false);
 }
 
 /* A start with its party for a lobby this replica does not know: the lobby
@@ -372,12 +374,12 @@ static void start_known_party(request *r, lobby *l) {
  * as every replica derives it) and its level made now, a miss: exactly the
  * level the lost lobby would have made. */
 static void start_with_party(request *r, const char *id) {
-  server *s = server_of(r);
+  server *daemon = server_of(r);
   json_t *settings = NULL, *players = NULL;
   uint64_t seed;
   if (party_of_start(r, id, &settings, &players, &seed) != 0)
     return;
-  if (s->draining) {
+  if (daemon->draining) {
     json_decref(settings);
     json_decref(players);
     respond_draining(r);
@@ -385,19 +387,19 @@ static void start_with_party(request *r, const char *id) {
   }
   dg_error err;
   dg_error_clear(&err);
-  lobby *l = NULL;
-  int rc = lobby_create(&s->lobbies, id, exchange_of(r)->client, &l, &err);
-  if (rc == 0 && (rc = lobby_put_whole(&s->lobbies, l, settings, players, seed, &err)) == 0)
+  lobby *game = NULL;
+  int rc = lobby_create(&daemon->lobbies, id, exchange_of(r)->client, &game, &err);
+  if (rc == 0 && (rc = lobby_put_whole(&daemon->lobbies, game, settings, players, seed, &err)) == 0)
     settings = players = NULL; /* taken */
   json_decref(settings);
   json_decref(players);
   if (rc != 0) {
-    if (l != NULL)
-      lobby_remove(&s->lobbies, l);
+    if (game != NULL)
+      lobby_remove(&daemon->lobbies, game);
     respond_error(r, &err);
     return;
   }
-  start(r, l, true);
+  start(r, game, true);
 }
 
 /* What a lobby path names: the lobby, one of its players, or its start. */
@@ -477,17 +479,17 @@ static bool method_allowed(request *r, lobby_target target) {
  * lobby, 409 for a change to a started one, 503 while draining, or the
  * creation's error. */
 static bool lobby_for(request *r, const lobby_path *path, lobby **out, bool *created) {
-  server *s = server_of(r);
-  lobby *l = lobby_find(&s->lobbies, path->id);
+  server *daemon = server_of(r);
+  lobby *game = lobby_find(&daemon->lobbies, path->id);
   bool creates = !strcmp(r->method, "PUT");
   *created = false;
-  if (preconditions_refuse(r, l, path->id, path->target == LOBBY_WHOLE))
+  if (preconditions_refuse(r, game, path->id, path->target == LOBBY_WHOLE))
     return false;
-  if (path->target == LOBBY_START && l == NULL && r->body_length > 0) {
+  if (path->target == LOBBY_START && game == NULL && r->body_length > 0) {
     start_with_party(r, path->id);
     return false;
   }
-  if (l == NULL && !creates) {
+  if (game == NULL && !creates) {
     char detail[128];
     snprintf(detail, sizeof detail, "no lobby '%s' (it never existed, expired or was disbanded)",
              path->id);
@@ -495,56 +497,56 @@ static bool lobby_for(request *r, const lobby_path *path, lobby **out, bool *cre
     return false;
   }
   /* A started lobby is frozen: its level stays what start returned. */
-  if (l != NULL && l->started_ns != 0 && (creates || path->target == LOBBY_PLAYER)) {
+  if (game != NULL && game->started_ns != 0 && (creates || path->target == LOBBY_PLAYER)) {
     respond_problem(r, 409, "lobby-started", "Lobby already started",
                     "the match has started; its level stays available through start", NULL, NULL,
                     NULL);
     return false;
   }
-  if (l == NULL) {
-    if (s->draining) {
+  if (game == NULL) {
+    if (daemon->draining) {
       respond_draining(r);
       return false;
     }
     dg_error err;
     dg_error_clear(&err);
-    if (lobby_create(&s->lobbies, path->id, exchange_of(r)->client, &l, &err) != 0) {
+    if (lobby_create(&daemon->lobbies, path->id, exchange_of(r)->client, &game, &err) != 0) {
       respond_error(r, &err);
       return false;
     }
     *created = true;
   }
-  *out = l;
+  *out = game;
   return true;
 }
 
 void lobby_route(request *r, const char *rest) {
   lobby_path path;
-  lobby *l = NULL;
+  lobby *game = NULL;
   bool created = false;
   if (!parse_lobby_path(r, rest, &path) || !method_allowed(r, path.target) ||
-      !lobby_for(r, &path, &l, &created))
+      !lobby_for(r, &path, &game, &created))
     return;
   const char *m = r->method;
   if (path.target == LOBBY_WHOLE && !strcmp(m, "GET")) {
-    respond_lobby(r, 200, l);
+    respond_lobby(r, 200, game);
   } else if (path.target == LOBBY_WHOLE && !strcmp(m, "PUT")) {
-    put_settings(r, l, created);
+    put_settings(r, game, created);
   } else if (path.target == LOBBY_WHOLE) {
-    lobby_remove(&server_of(r)->lobbies, l);
+    lobby_remove(&server_of(r)->lobbies, game);
     respond(r, 204, "application/json", malloc(1), 0, NULL, NULL);
   } else if (path.target == LOBBY_PLAYER && !strcmp(m, "PUT")) {
-    put_player(r, l, path.player, created);
+    put_player(r, game, path.player, created);
   } else if (path.target == LOBBY_PLAYER) {
-    if (lobby_remove_player(&server_of(r)->lobbies, l, path.player) != 0) {
+    if (lobby_remove_player(&server_of(r)->lobbies, game, path.player) != 0) {
       respond_problem(r, 404, "unknown-player", "Unknown player", "no such player in the lobby",
                       NULL, NULL, NULL);
       return;
     }
-    respond_lobby(r, 200, l);
+    respond_lobby(r, 200, game);
   } else if (r->body_length > 0) {
-    start_known_party(r, l);
+    start_known_party(r, game);
   } else {
-    start(r, l, false);
+    start(r, game, false);
   }
 }

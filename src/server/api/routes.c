@@ -98,41 +98,41 @@ static bool method_allowed(route_id route, const char *method) {
   return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
 }
 
-static stats_gauges gauges(const server *s) {
+static stats_gauges gauges(const server *daemon) {
   return (stats_gauges){
-      .transport = &s->http.counters,
-      .interactive_depth = s->queues.depth[JOB_INTERACTIVE],
-      .interactive_max = s->queues.max_depth[JOB_INTERACTIVE],
-      .speculative_depth = s->queues.depth[JOB_SPECULATIVE],
-      .speculative_max = s->queues.max_depth[JOB_SPECULATIVE],
-      .workers = s->queues.workers,
-      .workers_busy = s->queues.running,
-      .speculative_busy = s->queues.running_kind[JOB_SPECULATIVE],
-      .speculative_idle = s->queues.idle_speculative,
-      .heavy_priority = s->queues.heavy_cost_min == 0 ? "off"
-                        : s->queues.heavy_lowered     ? "lowered"
-                                                      : "shared",
-      .speculative_reruns = s->queues.reruns,
-      .connections = s->http.api.open,
-      .health_connections = s->http.health.open,
-      .send_queue_bytes = s->http.guard.send_queued,
+      .transport = &daemon->http.counters,
+      .interactive_depth = daemon->queues.depth[JOB_INTERACTIVE],
+      .interactive_max = daemon->queues.max_depth[JOB_INTERACTIVE],
+      .speculative_depth = daemon->queues.depth[JOB_SPECULATIVE],
+      .speculative_max = daemon->queues.max_depth[JOB_SPECULATIVE],
+      .workers = daemon->queues.workers,
+      .workers_busy = daemon->queues.running,
+      .speculative_busy = daemon->queues.running_kind[JOB_SPECULATIVE],
+      .speculative_idle = daemon->queues.idle_speculative,
+      .heavy_priority = daemon->queues.heavy_cost_min == 0 ? "off"
+                        : daemon->queues.heavy_lowered     ? "lowered"
+                                                           : "shared",
+      .speculative_reruns = daemon->queues.reruns,
+      .connections = daemon->http.api.open,
+      .health_connections = daemon->http.health.open,
+      .send_queue_bytes = daemon->http.guard.send_queued,
       .log_write_failures = log_write_failures(),
-      .draining = s->draining,
-      .lobbies = s->lobbies.count,
-      .lobby_hits = s->lobbies.hits,
-      .lobby_waits = s->lobbies.waits,
-      .lobby_misses = s->lobbies.misses,
-      .lobby_superseded = s->lobbies.superseded,
-      .lobby_expired = s->lobbies.expired,
-      .lobby_evicted = s->lobbies.evicted,
-      .lobby_jobs = s->lobbies.jobs_started,
-      .lobby_saved_s = s->lobbies.saved_s,
-      .lobby_ready_bytes = (long)s->lobbies.ready_bytes,
-      .lobby_bytes = (long)(s->lobbies.ready_bytes + s->lobbies.state_bytes),
-      .lobby_bytes_max = s->cfg->limits.lobby_bytes_max,
-      .config_generation = s->config_generation,
-      .reloads_ok = s->reloads_ok,
-      .reloads_failed = s->reloads_failed,
+      .draining = daemon->draining,
+      .lobbies = daemon->lobbies.count,
+      .lobby_hits = daemon->lobbies.hits,
+      .lobby_waits = daemon->lobbies.waits,
+      .lobby_misses = daemon->lobbies.misses,
+      .lobby_superseded = daemon->lobbies.superseded,
+      .lobby_expired = daemon->lobbies.expired,
+      .lobby_evicted = daemon->lobbies.evicted,
+      .lobby_jobs = daemon->lobbies.jobs_started,
+      .lobby_saved_s = daemon->lobbies.saved_s,
+      .lobby_ready_bytes = (long)daemon->lobbies.ready_bytes,
+      .lobby_bytes = (long)(daemon->lobbies.ready_bytes + daemon->lobbies.state_bytes),
+      .lobby_bytes_max = daemon->cfg->limits.lobby_bytes_max,
+      .config_generation = daemon->config_generation,
+      .reloads_ok = daemon->reloads_ok,
+      .reloads_failed = daemon->reloads_failed,
   };
 }
 
@@ -207,7 +207,7 @@ static void preflight(request *r) {
 }
 
 void route_handle(request *r) {
-  server *s = server_of(r);
+  server *daemon = server_of(r);
   const char *label = NULL;
   route_id route = r->path_problem == 0 ? route_match(r->path, &label) : ROUTE_NONE;
   exchange_of(r)->route = label;
@@ -259,26 +259,28 @@ void route_handle(request *r) {
   case ROUTE_TILESET_PROGRESSION: tileset_respond(r, true); break;
   case ROUTE_ALGORITHMS: respond_json(r, 200, dg_algorithms_to_json()); break;
   case ROUTE_STATS:
-    g = gauges(s);
-    text = stats_json(&s->counters, &g, &length);
+    g = gauges(daemon);
+    text = stats_json(&daemon->counters, &g, &length);
     respond(r, 200, "application/json", text, length, NULL, NULL);
     break;
   case ROUTE_METRICS:
-    g = gauges(s);
+    g = gauges(daemon);
     process_read(&g.process);
-    text = stats_prometheus(&s->counters, &g, &length);
+    text = stats_prometheus(&daemon->counters, &g, &length);
     respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, length, NULL, NULL);
     break;
   case ROUTE_LIVEZ: respond_json(r, 200, json_pack("{s:s}", "status", "ok")); break;
-  case ROUTE_ROOMSETS: respond_json(r, 200, dg_context_roomsets_to_json(s->queues.context)); break;
-  case ROUTE_TABLES: respond_json(r, 200, dg_context_tables_to_json(s->queues.context)); break;
+  case ROUTE_ROOMSETS:
+    respond_json(r, 200, dg_context_roomsets_to_json(daemon->queues.context));
+    break;
+  case ROUTE_TABLES: respond_json(r, 200, dg_context_tables_to_json(daemon->queues.context)); break;
   case ROUTE_READYZ:
     /* Ready once the room sets are loaded and until a drain. */
-    respond_json(r, s->draining || s->queues.context == NULL ? 503 : 200,
+    respond_json(r, daemon->draining || daemon->queues.context == NULL ? 503 : 200,
                  json_pack("{s:s}", "status",
-                           s->draining                 ? "draining"
-                           : s->queues.context == NULL ? "loading"
-                                                       : "ready"));
+                           daemon->draining                 ? "draining"
+                           : daemon->queues.context == NULL ? "loading"
+                                                            : "ready"));
     break;
   case ROUTE_VIEWER: viewer_respond(r); break;
   case ROUTE_NONE:

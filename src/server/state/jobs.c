@@ -20,7 +20,7 @@
 /* How often queued jobs are checked against their deadlines. */
 #define SWEEP_INTERVAL_MS 20
 
-static void dispatch(jobs *q);
+static void dispatch(jobs *queues);
 
 /* Workers speculative jobs may use: never all of them. */
 static int speculative_slots(int workers, int reserved) {
@@ -177,39 +177,39 @@ static void lane_close(job_lane *t) {
   t->started = false;
 }
 
-int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interactive_max,
+int jobs_init(jobs *queues, uv_loop_t *loop, int workers, int reserved, long interactive_max,
               long speculative_max, const dg_context *context) {
-  *q = (jobs){.loop = loop, .workers = workers, .reserved = reserved, .context = context};
-  q->max_depth[JOB_INTERACTIVE] = interactive_max;
-  q->max_depth[JOB_SPECULATIVE] = speculative_max;
-  q->client_cost_max = UINT64_MAX; /* no per-client bound until jobs_set_client_limits */
-  q->sweep.data = q;
-  int rc = uv_timer_init(loop, &q->sweep);
+  *queues = (jobs){.loop = loop, .workers = workers, .reserved = reserved, .context = context};
+  queues->max_depth[JOB_INTERACTIVE] = interactive_max;
+  queues->max_depth[JOB_SPECULATIVE] = speculative_max;
+  queues->client_cost_max = UINT64_MAX; /* no per-client bound until jobs_set_client_limits */
+  queues->sweep.data = queues;
+  int rc = uv_timer_init(loop, &queues->sweep);
   if (rc != 0)
     return rc;
-  if ((rc = lane_init(&q->idle, loop, lower_to_idle)) != 0) {
-    uv_close((uv_handle_t *)&q->sweep, NULL);
+  if ((rc = lane_init(&queues->idle, loop, lower_to_idle)) != 0) {
+    uv_close((uv_handle_t *)&queues->sweep, NULL);
     return rc;
   }
   /* Idle only if every thread runs and every one was lowered; otherwise
    * speculative jobs share the pool at normal priority, as before. */
-  q->idle_speculative = lane_start(&q->idle, speculative_slots(workers, reserved));
+  queues->idle_speculative = lane_start(&queues->idle, speculative_slots(workers, reserved));
   return 0;
 }
 
-bool jobs_set_heavy_lane(jobs *q, uint64_t cost_min) {
-  q->heavy_cost_min = cost_min;
-  if (cost_min == 0 || q->heavy.started)
-    return q->heavy_lowered;
-  if (lane_init(&q->heavy, q->loop, lower_to_heavy) != 0)
+bool jobs_set_heavy_lane(jobs *queues, uint64_t cost_min) {
+  queues->heavy_cost_min = cost_min;
+  if (cost_min == 0 || queues->heavy.started)
+    return queues->heavy_lowered;
+  if (lane_init(&queues->heavy, queues->loop, lower_to_heavy) != 0)
     return false;
-  q->heavy_lowered = lane_start(&q->heavy, q->workers);
-  return q->heavy_lowered;
+  queues->heavy_lowered = lane_start(&queues->heavy, queues->workers);
+  return queues->heavy_lowered;
 }
 
-void jobs_set_client_limits(jobs *q, uint64_t cost_max, int running_max) {
-  q->client_cost_max = cost_max;
-  q->client_running_max = running_max;
+void jobs_set_client_limits(jobs *queues, uint64_t cost_max, int running_max) {
+  queues->client_cost_max = cost_max;
+  queues->client_running_max = running_max;
 }
 
 static size_t client_bucket(uint64_t key) {
@@ -217,8 +217,8 @@ static size_t client_bucket(uint64_t key) {
 }
 
 /* The record of `key`, made when absent; NULL when out of memory. */
-static job_client *client_get(jobs *q, uint64_t key) {
-  job_client **link = &q->clients[client_bucket(key)];
+static job_client *client_get(jobs *queues, uint64_t key) {
+  job_client **link = &queues->clients[client_bucket(key)];
   while (*link != NULL && (*link)->key != key)
     link = &(*link)->next;
   if (*link == NULL && (*link = calloc(1, sizeof **link)) != NULL)
@@ -228,10 +228,10 @@ static job_client *client_get(jobs *q, uint64_t key) {
 
 /* Forgets a client with nothing queued or running (its finish tag too: a
  * client that comes back starts at the virtual time, as a new one). */
-static void client_release(jobs *q, job_client *c) {
+static void client_release(jobs *queues, job_client *c) {
   if (c == NULL || c->queued > 0 || c->running > 0)
     return;
-  job_client **link = &q->clients[client_bucket(c->key)];
+  job_client **link = &queues->clients[client_bucket(c->key)];
   while (*link != c)
     link = &(*link)->next;
   *link = c->next;
@@ -402,15 +402,15 @@ static void after_work(uv_work_t *req, int status) {
  * there (jobs_promote): it runs again from the start as an interactive
  * job, queued as jobs_promote queues a waiting start. The output is the
  * same bytes (deterministic); only the idle attempt's time is lost. */
-static void insert_fair(jobs *q, job *j);
+static void insert_fair(jobs *queues, job *j);
 
-static bool rerun(jobs *q, job *j) {
+static bool rerun(jobs *queues, job *j) {
   if (!j->rerun || j->stopped || j->rc != DG_ECANCELED)
     return false;
   j->rerun = false;
   j->lower = false;
   j->lane = NULL;
-  q->reruns++;
+  queues->reruns++;
   uint64_t deadline_ns = atomic_load(&j->cancel.deadline_ns);
   dg_cancel_init(&j->cancel, deadline_ns);
   j->rc = 0;
@@ -421,23 +421,23 @@ static bool rerun(jobs *q, job *j) {
   /* As a promoted queued job: a newcomer at the virtual time, counted
    * against no client (jobs_promote). */
   j->client = NULL;
-  j->tag = q->virtual_time;
-  insert_fair(q, j);
-  dispatch(q);
+  j->tag = queues->virtual_time;
+  insert_fair(queues, j);
+  dispatch(queues);
   return true;
 }
 
 static void after_job(job *j, int status) {
-  jobs *q = j->owner;
-  q->running--;
-  q->running_kind[j->kind]--;
+  jobs *queues = j->owner;
+  queues->running--;
+  queues->running_kind[j->kind]--;
   j->running = false;
   if (j->client != NULL) {
     j->client->running--;
-    client_release(q, j->client);
+    client_release(queues, j->client);
     j->client = NULL;
   }
-  for (job **link = &q->active; *link != NULL; link = &(*link)->next)
+  for (job **link = &queues->active; *link != NULL; link = &(*link)->next)
     if (*link == j) {
       *link = j->next;
       break;
@@ -447,21 +447,21 @@ static void after_job(job *j, int status) {
     j->rc = DG_ECANCELED;
     dg_error_set(&j->err, DG_ECANCELED, "", "generation was cancelled");
   }
-  if (rerun(q, j))
+  if (rerun(queues, j))
     return;
   /* Start the next job before reporting, so the pool stays busy while the
    * loop thread writes the answer. */
-  dispatch(q);
+  dispatch(queues);
   j->done(j);
 }
 
-static job *pop(jobs *q, job_kind kind) {
-  job *j = q->head[kind];
+static job *pop(jobs *queues, job_kind kind) {
+  job *j = queues->head[kind];
   if (j != NULL) {
-    q->head[kind] = j->next;
-    if (q->head[kind] == NULL)
-      q->tail[kind] = NULL;
-    q->depth[kind]--;
+    queues->head[kind] = j->next;
+    if (queues->head[kind] == NULL)
+      queues->tail[kind] = NULL;
+    queues->depth[kind]--;
     j->next = NULL;
     client_dequeued(j);
   }
@@ -470,23 +470,23 @@ static job *pop(jobs *q, job_kind kind) {
 
 /* The interactive job to start: the first in tag order whose client may
  * run one more (NULL when none may). Unlinked, its client charged. */
-static job *pop_fair(jobs *q) {
+static job *pop_fair(jobs *queues) {
   job *previous = NULL;
-  for (job *j = q->head[JOB_INTERACTIVE]; j != NULL; previous = j, j = j->next) {
+  for (job *j = queues->head[JOB_INTERACTIVE]; j != NULL; previous = j, j = j->next) {
     job_client *c = j->client;
-    if (c != NULL && q->client_running_max > 0 && c->running >= q->client_running_max)
+    if (c != NULL && queues->client_running_max > 0 && c->running >= queues->client_running_max)
       continue;
     if (previous == NULL)
-      q->head[JOB_INTERACTIVE] = j->next;
+      queues->head[JOB_INTERACTIVE] = j->next;
     else
       previous->next = j->next;
-    if (q->tail[JOB_INTERACTIVE] == j)
-      q->tail[JOB_INTERACTIVE] = previous;
-    q->depth[JOB_INTERACTIVE]--;
+    if (queues->tail[JOB_INTERACTIVE] == j)
+      queues->tail[JOB_INTERACTIVE] = previous;
+    queues->depth[JOB_INTERACTIVE]--;
     j->next = NULL;
     client_dequeued(j);
-    if (j->tag > q->virtual_time)
-      q->virtual_time = j->tag;
+    if (j->tag > queues->virtual_time)
+      queues->virtual_time = j->tag;
     return j;
   }
   return NULL;
@@ -494,30 +494,30 @@ static job *pop_fair(jobs *q) {
 
 /* Links `j` into the interactive queue in tag order, after the jobs with
  * the same tag (first come, first served among equals). */
-static void insert_fair(jobs *q, job *j) {
-  job **link = &q->head[JOB_INTERACTIVE];
+static void insert_fair(jobs *queues, job *j) {
+  job **link = &queues->head[JOB_INTERACTIVE];
   while (*link != NULL && (*link)->tag <= j->tag)
     link = &(*link)->next;
   j->next = *link;
   *link = j;
   if (j->next == NULL)
-    q->tail[JOB_INTERACTIVE] = j;
-  q->depth[JOB_INTERACTIVE]++;
+    queues->tail[JOB_INTERACTIVE] = j;
+  queues->depth[JOB_INTERACTIVE]++;
 }
 
-static bool unlink_job(jobs *q, job *target) {
+static bool unlink_job(jobs *queues, job *target) {
   job_kind kind = target->kind;
   job *previous = NULL;
-  for (job *j = q->head[kind]; j != NULL; previous = j, j = j->next) {
+  for (job *j = queues->head[kind]; j != NULL; previous = j, j = j->next) {
     if (j != target)
       continue;
     if (previous == NULL)
-      q->head[kind] = j->next;
+      queues->head[kind] = j->next;
     else
       previous->next = j->next;
-    if (q->tail[kind] == j)
-      q->tail[kind] = previous;
-    q->depth[kind]--;
+    if (queues->tail[kind] == j)
+      queues->tail[kind] = previous;
+    queues->depth[kind]--;
     j->next = NULL;
     client_dequeued(j);
     return true;
@@ -537,20 +537,20 @@ static void finish_unrun(job *j, int rc, const char *field, const char *message)
 }
 
 static void sweep(uv_timer_t *timer) {
-  jobs *q = timer->data;
+  jobs *queues = timer->data;
   uint64_t now = dg_monotonic_ns();
   /* Expired jobs are unlinked first and reported after the walk: a report
    * answers a client, which may run other requests' handlers that submit
    * or cancel jobs, so the queues must not be walked across it. */
   job *expired = NULL;
   for (int kind = 0; kind < JOB_KINDS; kind++) {
-    job *j = q->head[kind];
+    job *j = queues->head[kind];
     while (j != NULL) {
       job *next = j->next;
       uint64_t deadline_ns = atomic_load(&j->cancel.deadline_ns);
       if (deadline_ns != 0 && now >= deadline_ns) {
-        unlink_job(q, j);
-        q->expired++;
+        unlink_job(queues, j);
+        queues->expired++;
         j->next = expired;
         expired = j;
       }
@@ -564,43 +564,43 @@ static void sweep(uv_timer_t *timer) {
     finish_unrun(j, DG_ETIMEDOUT, "deadline_ms",
                  "the deadline passed while the request was queued");
   }
-  if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] == 0)
-    uv_timer_stop(&q->sweep);
+  if (queues->depth[JOB_INTERACTIVE] + queues->depth[JOB_SPECULATIVE] == 0)
+    uv_timer_stop(&queues->sweep);
 }
 
 /* Where `j` runs: the idle lane (speculative), the heavy lane
  * (interactive of cost >= heavy_cost_min), or libuv's pool (NULL). */
-static job_lane *lane_of(jobs *q, const job *j) {
+static job_lane *lane_of(jobs *queues, const job *j) {
   if (j->kind == JOB_SPECULATIVE)
-    return q->idle_speculative ? &q->idle : NULL;
-  return q->heavy_lowered && j->cost >= q->heavy_cost_min ? &q->heavy : NULL;
+    return queues->idle_speculative ? &queues->idle : NULL;
+  return queues->heavy_lowered && j->cost >= queues->heavy_cost_min ? &queues->heavy : NULL;
 }
 
-static void dispatch(jobs *q) {
+static void dispatch(jobs *queues) {
   /* Interactive first, up to `workers` of them whatever speculative jobs
    * run; speculative ones only while `reserved` workers stay free. */
-  int slots = speculative_slots(q->workers, q->reserved);
+  int slots = speculative_slots(queues->workers, queues->reserved);
   for (;;) {
     /* Without idle priority a speculative job holds one of the `workers`
      * threads, so interactive jobs have fewer. */
     int interactive_slots =
-        q->workers - (q->idle_speculative ? 0 : q->running_kind[JOB_SPECULATIVE]);
+        queues->workers - (queues->idle_speculative ? 0 : queues->running_kind[JOB_SPECULATIVE]);
     job *j = NULL;
-    if (q->running_kind[JOB_INTERACTIVE] < interactive_slots)
-      j = pop_fair(q);
-    if (j == NULL && q->running < slots)
-      j = pop(q, JOB_SPECULATIVE);
+    if (queues->running_kind[JOB_INTERACTIVE] < interactive_slots)
+      j = pop_fair(queues);
+    if (j == NULL && queues->running < slots)
+      j = pop(queues, JOB_SPECULATIVE);
     if (j == NULL)
       break;
     if (j->wanted != NULL && !j->wanted(j)) {
-      q->dropped++;
+      queues->dropped++;
       finish_unrun(j, DG_ECANCELED, "", "the client went away");
       continue;
     }
     if (atomic_load(&j->cancel.deadline_ns) == 0)
       dg_cancel_set_deadline(&j->cancel, dg_monotonic_ns() + j->budget_ns);
-    j->lane = lane_of(q, j);
-    j->lower = j->lane == &q->idle;
+    j->lane = lane_of(queues, j);
+    j->lower = j->lane == &queues->idle;
     atomic_store(&j->raised, false);
     atomic_store(&j->thread, 0);
     j->rerun = false;
@@ -608,30 +608,30 @@ static void dispatch(jobs *q) {
     if (j->lane != NULL)
       lane_hand(j->lane, j);
     else
-      rc = uv_queue_work(q->loop, &j->work, work, after_work);
+      rc = uv_queue_work(queues->loop, &j->work, work, after_work);
     if (rc == 0) {
       j->running = true;
       if (j->client != NULL)
         j->client->running++;
-      q->running++;
-      q->running_kind[j->kind]++;
-      j->next = q->active;
-      q->active = j;
+      queues->running++;
+      queues->running_kind[j->kind]++;
+      j->next = queues->active;
+      queues->active = j;
     } else {
       finish_unrun(j, DG_EINTERNAL, "", uv_strerror(rc));
     }
   }
-  if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] == 0)
-    uv_timer_stop(&q->sweep);
+  if (queues->depth[JOB_INTERACTIVE] + queues->depth[JOB_SPECULATIVE] == 0)
+    uv_timer_stop(&queues->sweep);
 }
 
-int jobs_submit(jobs *q, job *j, job_kind kind) {
+int jobs_submit(jobs *queues, job *j, job_kind kind) {
   if (atomic_load(&j->cancel.deadline_ns) == 0 && j->budget_ns == 0)
     return DG_EINVAL; /* issue 12: no job may hold a worker without a deadline */
-  if (q->depth[kind] >= q->max_depth[kind] && q->running >= q->workers)
+  if (queues->depth[kind] >= queues->max_depth[kind] && queues->running >= queues->workers)
     return DG_ELIMIT;
-  j->owner = q;
-  j->context = q->context;
+  j->owner = queues;
+  j->context = queues->context;
   j->kind = kind;
   j->next = NULL;
   j->running = false;
@@ -642,52 +642,52 @@ int jobs_submit(jobs *q, job *j, job_kind kind) {
   j->queued_ns = dg_monotonic_ns();
   j->client = NULL;
   if (kind == JOB_INTERACTIVE) {
-    job_client *c = client_get(q, j->client_key);
+    job_client *c = client_get(queues, j->client_key);
     if (c == NULL)
       return DG_ENOMEM;
     uint64_t cost = j->cost > 0 ? j->cost : 1;
     /* A job alone in its client's queue is always taken, however costly,
      * so the bound never refuses all of a client's work. */
-    if (c->queued > 0 && c->queued_cost + cost > q->client_cost_max) {
-      q->client_refused++;
-      client_release(q, c);
+    if (c->queued > 0 && c->queued_cost + cost > queues->client_cost_max) {
+      queues->client_refused++;
+      client_release(queues, c);
       return SRV_ECLIENT_BUSY;
     }
     j->cost = cost;
     j->client = c;
-    j->tag = q->virtual_time > c->finish_tag ? q->virtual_time : c->finish_tag;
+    j->tag = queues->virtual_time > c->finish_tag ? queues->virtual_time : c->finish_tag;
     c->finish_tag = j->tag + cost;
     c->queued++;
     c->queued_cost += cost;
-    insert_fair(q, j);
+    insert_fair(queues, j);
   } else {
-    if (q->tail[kind] != NULL)
-      q->tail[kind]->next = j;
+    if (queues->tail[kind] != NULL)
+      queues->tail[kind]->next = j;
     else
-      q->head[kind] = j;
-    q->tail[kind] = j;
-    q->depth[kind]++;
+      queues->head[kind] = j;
+    queues->tail[kind] = j;
+    queues->depth[kind]++;
   }
-  dispatch(q);
-  if (q->depth[JOB_INTERACTIVE] + q->depth[JOB_SPECULATIVE] > 0 &&
-      !uv_is_active((uv_handle_t *)&q->sweep)) {
-    uv_timer_start(&q->sweep, sweep, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS);
+  dispatch(queues);
+  if (queues->depth[JOB_INTERACTIVE] + queues->depth[JOB_SPECULATIVE] > 0 &&
+      !uv_is_active((uv_handle_t *)&queues->sweep)) {
+    uv_timer_start(&queues->sweep, sweep, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS);
   }
   return 0;
 }
 
-bool jobs_use_context(const jobs *q, const dg_context *context) {
-  for (const job *j = q->active; j != NULL; j = j->next)
+bool jobs_use_context(const jobs *queues, const dg_context *context) {
+  for (const job *j = queues->active; j != NULL; j = j->next)
     if (j->context == context)
       return true;
   for (int kind = 0; kind < JOB_KINDS; kind++)
-    for (const job *j = q->head[kind]; j != NULL; j = j->next)
+    for (const job *j = queues->head[kind]; j != NULL; j = j->next)
       if (j->context == context)
         return true;
   return false;
 }
 
-void jobs_cancel(jobs *q, job *j) {
+void jobs_cancel(jobs *queues, job *j) {
   j->stopped = true;
   if (j->running) {
     dg_cancel_request(&j->cancel);
@@ -695,24 +695,24 @@ void jobs_cancel(jobs *q, job *j) {
       uv_cancel((uv_req_t *)&j->work);
     return;
   }
-  if (unlink_job(q, j))
+  if (unlink_job(queues, j))
     finish_unrun(j, DG_ECANCELED, "", "generation was cancelled");
 }
 
-void jobs_cancel_all(jobs *q, bool running_too) {
+void jobs_cancel_all(jobs *queues, bool running_too) {
   for (int kind = 0; kind < JOB_KINDS; kind++) {
     job *j;
-    while ((j = pop(q, (job_kind)kind)) != NULL)
+    while ((j = pop(queues, (job_kind)kind)) != NULL)
       finish_unrun(j, DG_ECANCELED, "", "the daemon is shutting down");
   }
-  for (job *j = q->active; j != NULL; j = j->next)
+  for (job *j = queues->active; j != NULL; j = j->next)
     if (running_too || j->kind == JOB_SPECULATIVE || j->rerun) {
       j->stopped = true;
       dg_cancel_request(&j->cancel);
     }
 }
 
-void jobs_promote(jobs *q, job *j) {
+void jobs_promote(jobs *queues, job *j) {
   if (j->kind != JOB_SPECULATIVE)
     return;
   /* A client now waits for this job: it gets the whole budget from now,
@@ -722,8 +722,8 @@ void jobs_promote(jobs *q, job *j) {
   if (j->budget_ns != 0 && atomic_load(&j->cancel.deadline_ns) < deadline_ns)
     dg_cancel_set_deadline(&j->cancel, deadline_ns);
   if (j->running) {
-    q->running_kind[JOB_SPECULATIVE]--;
-    q->running_kind[JOB_INTERACTIVE]++;
+    queues->running_kind[JOB_SPECULATIVE]--;
+    queues->running_kind[JOB_INTERACTIVE]++;
     j->kind = JOB_INTERACTIVE;
     if (j->lower) {
       atomic_store(&j->raised, true);
@@ -742,20 +742,20 @@ void jobs_promote(jobs *q, job *j) {
     }
     return;
   }
-  if (!unlink_job(q, j))
+  if (!unlink_job(queues, j))
     return;
   /* A waiting start is served as a newcomer: at the virtual time, after
    * the jobs already tagged with it, and counted against no client (its
    * lobby was paid for by the lobby caps). */
   j->kind = JOB_INTERACTIVE;
   j->client = NULL;
-  j->tag = q->virtual_time;
-  insert_fair(q, j);
-  dispatch(q);
+  j->tag = queues->virtual_time;
+  insert_fair(queues, j);
+  dispatch(queues);
 }
 
-void jobs_close(jobs *q) {
-  uv_close((uv_handle_t *)&q->sweep, NULL);
-  lane_close(&q->idle);
-  lane_close(&q->heavy);
+void jobs_close(jobs *queues) {
+  uv_close((uv_handle_t *)&queues->sweep, NULL);
+  lane_close(&queues->idle);
+  lane_close(&queues->heavy);
 }

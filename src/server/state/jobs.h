@@ -171,10 +171,10 @@ int jobs_pool_size(int workers, int reserved);
 
 /* Prepares the queues on `loop` and starts `workers - reserved` idle
  * threads for speculative jobs. 0 or a libuv error. */
-int jobs_init(jobs *q, uv_loop_t *loop, int workers, int reserved, long interactive_max,
+int jobs_init(jobs *queues, uv_loop_t *loop, int workers, int reserved, long interactive_max,
               long speculative_max, const dg_context *context);
 /* The per-client bounds of interactive work (see above); after jobs_init. */
-void jobs_set_client_limits(jobs *q, uint64_t cost_max, int running_max);
+void jobs_set_client_limits(jobs *queues, uint64_t cost_max, int running_max);
 
 /* Interactive jobs of estimated cost >= `cost_min` (0: none) run on
  * `workers` threads of their own at nice JOBS_HEAVY_NICE, so that light
@@ -182,7 +182,7 @@ void jobs_set_client_limits(jobs *q, uint64_t cost_max, int running_max);
  * count against the same `workers` slots. After jobs_init, once. Returns
  * whether the lane runs (false: the threads could not be started or
  * lowered; heavy jobs then share libuv's pool at normal priority). */
-bool jobs_set_heavy_lane(jobs *q, uint64_t cost_min);
+bool jobs_set_heavy_lane(jobs *queues, uint64_t cost_min);
 
 /* Queues `j` (request, format, cancel, done set by the caller) on queue
  * `kind` and starts it as soon as a worker is free. Every job runs under a
@@ -191,15 +191,15 @@ bool jobs_set_heavy_lane(jobs *q, uint64_t cost_min);
  * neither is refused (DG_EINVAL). DG_ELIMIT when that queue is full, and
  * SRV_ECLIENT_BUSY when its client already has client_cost_max of cost
  * queued (the job is not taken). */
-int jobs_submit(jobs *q, job *j, job_kind kind);
+int jobs_submit(jobs *queues, job *j, job_kind kind);
 
 /* True when a queued or running job uses `context` (a configuration
  * reload keeps the old room sets until none does). Walks every job. */
-bool jobs_use_context(const jobs *q, const dg_context *context);
+bool jobs_use_context(const jobs *queues, const dg_context *context);
 
 /* Cancels `j`: removed and reported with DG_ECANCELED if still queued,
  * asked to stop through its dg_cancel if running. */
-void jobs_cancel(jobs *q, job *j);
+void jobs_cancel(jobs *queues, job *j);
 
 /* Makes a speculative job interactive (a lobby's match started while its
  * level was on the way): its deadline becomes now + budget_ns (a client
@@ -207,15 +207,15 @@ void jobs_cancel(jobs *q, job *j);
  * tail of the interactive queue, a running one gets its worker's normal
  * priority back. So a lobby job holds a worker at most twice its budget:
  * once speculatively, once for the start that waits. */
-void jobs_promote(jobs *q, job *j);
+void jobs_promote(jobs *queues, job *j);
 
 /* Cancels every queued job (reported with DG_ECANCELED), asks running
  * speculative ones to stop and, when `running_too`, running interactive
  * ones as well. For shutdown. */
-void jobs_cancel_all(jobs *q, bool running_too);
+void jobs_cancel_all(jobs *queues, bool running_too);
 
 /* Closes the sweep timer and stops the idle threads; `q` must have no job
  * left. */
-void jobs_close(jobs *q);
+void jobs_close(jobs *queues);
 
 #endif

@@ -84,32 +84,32 @@ static size_t json_cost(const json_t *value) {
 
 /* Recounts the lobby's own bytes (struct, settings, players) after a
  * change. */
-static void account(lobbies *table, lobby *l) {
-  table->state_bytes -= l->state_bytes;
-  l->state_bytes = sizeof *l + json_cost(l->settings) + json_cost(l->players);
-  table->state_bytes += l->state_bytes;
+static void account(lobbies *table, lobby *game) {
+  table->state_bytes -= game->state_bytes;
+  game->state_bytes = sizeof *game + json_cost(game->settings) + json_cost(game->players);
+  table->state_bytes += game->state_bytes;
 }
 
 static size_t lobby_bytes(const lobbies *table) {
   return table->state_bytes + table->ready_bytes;
 }
 
-static void drop_ready(lobbies *table, lobby *l) {
-  if (l->ready == NULL)
+static void drop_ready(lobbies *table, lobby *game) {
+  if (game->ready == NULL)
     return;
-  table->ready_bytes -= l->ready_length;
-  free(l->ready);
-  l->ready = NULL;
-  l->ready_length = 0;
+  table->ready_bytes -= game->ready_length;
+  free(game->ready);
+  game->ready = NULL;
+  game->ready_length = 0;
 }
 
 /* Lets go of the lobby's job: removed if queued, cancelled if running; its
  * result will be dropped. */
-static void drop_job(lobbies *table, lobby *l) {
-  pregen *p = l->job;
+static void drop_job(lobbies *table, lobby *game) {
+  pregen *p = game->job;
   if (p == NULL)
     return;
-  l->job = NULL;
+  game->job = NULL;
   p->owner = NULL;
   jobs_cancel(table->queues, &p->work);
 }
@@ -120,11 +120,11 @@ static void drop_job(lobbies *table, lobby *l) {
  * TTL run from when the start that waited got its level, so a start that
  * waited longer than lobby_grace_ms still leaves the level fetchable for
  * that long. */
-static void answer_waiters(lobby *l, const lobby_outcome *outcome) {
-  lobby_waiter *w = l->waiters;
+static void answer_waiters(lobby *game, const lobby_outcome *outcome) {
+  lobby_waiter *w = game->waiters;
   if (w == NULL)
     return;
-  l->waiters = NULL;
+  game->waiters = NULL;
   while (w != NULL) {
     lobby_waiter *next = w->next;
     w->next = NULL;
@@ -132,31 +132,31 @@ static void answer_waiters(lobby *l, const lobby_outcome *outcome) {
     w = next;
   }
   uint64_t now = dg_monotonic_ns();
-  l->touched_ns = now;
-  if (l->started_ns != 0)
-    l->started_ns = now;
+  game->touched_ns = now;
+  if (game->started_ns != 0)
+    game->started_ns = now;
 }
 
-static void answer_waiters_error(lobby *l, const dg_error *err) {
+static void answer_waiters_error(lobby *game, const dg_error *err) {
   lobby_outcome outcome = {.code = err->code, .err = err};
-  answer_waiters(l, &outcome);
+  answer_waiters(game, &outcome);
 }
 
 /* Debounce deadlines are all "now + lobby_debounce_ms", so appending keeps
  * the list sorted and one timer set to its head serves every lobby. */
-static void debounce_cancel(lobbies *table, lobby *l) {
-  if (l->debounce_at_ns == 0)
+static void debounce_cancel(lobbies *table, lobby *game) {
+  if (game->debounce_at_ns == 0)
     return;
-  if (l->debounce_prev != NULL)
-    l->debounce_prev->debounce_next = l->debounce_next;
+  if (game->debounce_prev != NULL)
+    game->debounce_prev->debounce_next = game->debounce_next;
   else
-    table->debounce_head = l->debounce_next;
-  if (l->debounce_next != NULL)
-    l->debounce_next->debounce_prev = l->debounce_prev;
+    table->debounce_head = game->debounce_next;
+  if (game->debounce_next != NULL)
+    game->debounce_next->debounce_prev = game->debounce_prev;
   else
-    table->debounce_tail = l->debounce_prev;
-  l->debounce_prev = l->debounce_next = NULL;
-  l->debounce_at_ns = 0;
+    table->debounce_tail = game->debounce_prev;
+  game->debounce_prev = game->debounce_next = NULL;
+  game->debounce_at_ns = 0;
   table->debounce_pending--;
 }
 
@@ -174,29 +174,29 @@ static void debounce_arm(lobbies *table) {
   uv_timer_start(&table->debounce, on_debounce, wait_ms, 0);
 }
 
-static void lobby_free(lobbies *table, lobby *l) {
-  drop_job(table, l);
-  if (l->waiters != NULL) {
+static void lobby_free(lobbies *table, lobby *game) {
+  drop_job(table, game);
+  if (game->waiters != NULL) {
     dg_error gone;
-    dg_error_set(&gone, SRV_EGONE, "", "lobby %s was disbanded or expired", l->id);
-    answer_waiters_error(l, &gone);
+    dg_error_set(&gone, SRV_EGONE, "", "lobby %s was disbanded or expired", game->id);
+    answer_waiters_error(game, &gone);
   }
-  drop_ready(table, l);
-  debounce_cancel(table, l);
-  table->state_bytes -= l->state_bytes;
-  json_decref(l->settings);
-  json_decref(l->players);
-  free(l);
+  drop_ready(table, game);
+  debounce_cancel(table, game);
+  table->state_bytes -= game->state_bytes;
+  json_decref(game->settings);
+  json_decref(game->players);
+  free(game);
   table->count--;
 }
 
-void lobby_remove(lobbies *table, lobby *l) {
-  lobby **link = slot_of(table, l->id);
+void lobby_remove(lobbies *table, lobby *game) {
+  lobby **link = slot_of(table, game->id);
   /* Every lobby is in its bucket under its id (lobby_put adds it, only
    * this unlinks it): not finding it would leave a freed lobby linked. */
-  assert(*link == l);
-  *link = l->next;
-  lobby_free(table, l);
+  assert(*link == game);
+  *link = game->next;
+  lobby_free(table, game);
 }
 
 /* Evicts ready levels, least recently used first, until all lobby state
@@ -210,9 +210,9 @@ static bool evict(lobbies *table, size_t extra) {
   while (lobby_bytes(table) + extra > budget || table->ready_bytes > cache_budget) {
     lobby *oldest = NULL;
     for (int b = 0; b < LOBBY_BUCKETS; b++)
-      for (lobby *l = table->buckets[b]; l != NULL; l = l->next)
-        if (l->ready != NULL && (oldest == NULL || l->touched_ns < oldest->touched_ns))
-          oldest = l;
+      for (lobby *game = table->buckets[b]; game != NULL; game = game->next)
+        if (game->ready != NULL && (oldest == NULL || game->touched_ns < oldest->touched_ns))
+          oldest = game;
     if (oldest == NULL)
       return false;
     drop_ready(table, oldest);
@@ -233,63 +233,64 @@ static int budget_check(lobbies *table, const char *field, dg_error *err) {
                       lobby_bytes(table), table->cfg->limits.lobby_bytes_max);
 }
 
-static void schedule(lobbies *table, lobby *l) {
-  debounce_cancel(table, l);
-  l->debounce_at_ns = dg_monotonic_ns() + (uint64_t)table->cfg->limits.lobby_debounce_ms * 1000000u;
-  l->debounce_prev = table->debounce_tail;
+static void schedule(lobbies *table, lobby *game) {
+  debounce_cancel(table, game);
+  game->debounce_at_ns =
+      dg_monotonic_ns() + (uint64_t)table->cfg->limits.lobby_debounce_ms * 1000000u;
+  game->debounce_prev = table->debounce_tail;
   if (table->debounce_tail != NULL)
-    table->debounce_tail->debounce_next = l;
+    table->debounce_tail->debounce_next = game;
   else
-    table->debounce_head = l;
-  table->debounce_tail = l;
+    table->debounce_head = game;
+  table->debounce_tail = game;
   table->debounce_pending++;
-  if (table->debounce_head == l)
+  if (table->debounce_head == game)
     debounce_arm(table);
 }
 
 static void on_pregen_done(job *j) {
   pregen *p = j->data;
   lobbies *table = p->table;
-  lobby *l = p->owner;
-  if (l == NULL) { /* superseded or disbanded meanwhile */
+  lobby *game = p->owner;
+  if (game == NULL) { /* superseded or disbanded meanwhile */
     free(j->body);
     free(p);
     return;
   }
-  l->job = NULL;
+  game->job = NULL;
   if (j->rc == 0) {
-    drop_ready(table, l);
-    l->ready = j->body;
-    l->ready_length = j->body_length;
-    l->ready_request = j->request;
-    l->ready_generation_s = (double)(j->finished_ns - j->started_ns) / 1e9;
+    drop_ready(table, game);
+    game->ready = j->body;
+    game->ready_length = j->body_length;
+    game->ready_request = j->request;
+    game->ready_generation_s = (double)(j->finished_ns - j->started_ns) / 1e9;
     table->ready_bytes += j->body_length;
     j->body = NULL;
-    l->pregen_failed = false;
-    lobby_outcome ready = {.code = 0, .level = l->ready, .length = l->ready_length};
-    answer_waiters(l, &ready);
+    game->pregen_failed = false;
+    lobby_outcome ready = {.code = 0, .level = game->ready, .length = game->ready_length};
+    answer_waiters(game, &ready);
     evict(table, 0);
   } else {
     free(j->body);
     /* Shown by GET until the effective request changes; a start then
      * tries again (a miss) under the lobby's deadline. */
-    l->pregen_failed = true;
-    l->pregen_error = j->err;
-    answer_waiters_error(l, &j->err);
+    game->pregen_failed = true;
+    game->pregen_error = j->err;
+    answer_waiters_error(game, &j->err);
   }
   free(p);
 }
 
-static void start_job(lobbies *table, lobby *l) {
-  if (!l->valid || l->job != NULL || table->draining ||
-      (l->ready != NULL && same_request(&l->ready_request, &l->effective)))
+static void start_job(lobbies *table, lobby *game) {
+  if (!game->valid || game->job != NULL || table->draining ||
+      (game->ready != NULL && same_request(&game->ready_request, &game->effective)))
     return;
   pregen *p = calloc(1, sizeof *p);
   if (p == NULL)
     return;
-  p->owner = l;
+  p->owner = game;
   p->table = table;
-  p->work.request = l->effective;
+  p->work.request = game->effective;
   p->work.format = JOB_FORMAT_JSON;
   p->work.identify = true;
   memcpy(p->work.level_key, table->cfg->lobby_seed_key, sizeof p->work.level_key);
@@ -297,12 +298,12 @@ static void start_job(lobbies *table, lobby *l) {
    * jobs do); it starts when the job enters the pool, or when a start
    * promotes it. */
   dg_cancel_init(&p->work.cancel, 0);
-  p->work.budget_ns = (uint64_t)l->deadline_ms * 1000000u;
+  p->work.budget_ns = (uint64_t)game->deadline_ms * 1000000u;
   p->work.done = on_pregen_done;
   p->work.data = p;
-  l->job = p;
+  game->job = p;
   if (jobs_submit(table->queues, &p->work, JOB_SPECULATIVE) != 0) {
-    l->job = NULL; /* queue full: start will be a miss */
+    game->job = NULL; /* queue full: start will be a miss */
     free(p);
     return;
   }
@@ -314,9 +315,9 @@ static void on_debounce(uv_timer_t *timer) {
   uint64_t now = dg_monotonic_ns();
   while (table->debounce_head != NULL && table->debounce_head->debounce_at_ns <= now &&
          !table->draining) {
-    lobby *l = table->debounce_head;
-    debounce_cancel(table, l);
-    start_job(table, l);
+    lobby *game = table->debounce_head;
+    debounce_cancel(table, game);
+    start_job(table, game);
   }
   debounce_arm(table);
 }
@@ -337,29 +338,31 @@ static void on_tick(uv_timer_t *timer) {
   for (int b = 0; b < LOBBY_BUCKETS; b++) {
     lobby **link = &table->buckets[b];
     while (*link != NULL) {
-      lobby *l = *link;
+      lobby *game = *link;
       /* The job stops at its deadline when its generator next polls; a
        * start waiting for it is answered at that deadline even if the
        * generator is slow to notice. So waiters keep a lobby alive for at
        * most its deadline_ms (limits.deadline_ms_max), then it expires by
        * the usual rules. */
-      uint64_t job_deadline_ns = l->job != NULL ? atomic_load(&l->job->work.cancel.deadline_ns) : 0;
-      if (l->waiters != NULL && job_deadline_ns != 0 && now >= job_deadline_ns) {
+      uint64_t job_deadline_ns =
+          game->job != NULL ? atomic_load(&game->job->work.cancel.deadline_ns) : 0;
+      if (game->waiters != NULL && job_deadline_ns != 0 && now >= job_deadline_ns) {
         dg_error late;
         dg_error_set(&late, DG_ETIMEDOUT, "deadline_ms",
                      "the lobby's level was not ready by its deadline (deadline_ms %ld)",
-                     l->deadline_ms);
+                     game->deadline_ms);
         table->counters->deadline_exceeded++;
-        answer_waiters_error(l, &late);
+        answer_waiters_error(game, &late);
       }
-      if (l->waiters == NULL && ((l->started_ns != 0 && age_ns(now, l->started_ns) >= grace_ns) ||
-                                 age_ns(now, l->touched_ns) >= idle_ns)) {
-        *link = l->next;
+      if (game->waiters == NULL &&
+          ((game->started_ns != 0 && age_ns(now, game->started_ns) >= grace_ns) ||
+           age_ns(now, game->touched_ns) >= idle_ns)) {
+        *link = game->next;
         table->expired++;
-        lobby_free(table, l);
+        lobby_free(table, game);
         continue;
       }
-      link = &l->next;
+      link = &game->next;
     }
   }
 }
@@ -390,9 +393,9 @@ void lobbies_drain(lobbies *table) {
 void lobbies_close(lobbies *table) {
   for (int b = 0; b < LOBBY_BUCKETS; b++) {
     while (table->buckets[b] != NULL) {
-      lobby *l = table->buckets[b];
-      table->buckets[b] = l->next;
-      lobby_free(table, l);
+      lobby *game = table->buckets[b];
+      table->buckets[b] = game->next;
+      lobby_free(table, game);
     }
   }
   uv_close((uv_handle_t *)&table->tick, NULL);
@@ -453,73 +456,74 @@ static int evaluate(const lobbies *table, const json_t *settings, const json_t *
 /* Makes `fresh` (already judged valid by evaluate, with its deadline) the
  * lobby's effective request: when it differs, the stale job and ready
  * level are dropped and the new level is scheduled. */
-static void adopt(lobbies *table, lobby *l, const dg_request *fresh, long deadline_ms) {
-  bool was_valid = l->valid;
-  l->valid = true;
-  dg_error_clear(&l->invalid);
-  l->deadline_ms = deadline_ms;
-  if (was_valid && same_request(fresh, &l->effective))
+static void adopt(lobbies *table, lobby *game, const dg_request *fresh, long deadline_ms) {
+  bool was_valid = game->valid;
+  game->valid = true;
+  dg_error_clear(&game->invalid);
+  game->deadline_ms = deadline_ms;
+  if (was_valid && same_request(fresh, &game->effective))
     return;
-  l->effective = *fresh;
-  l->pregen_failed = false;
-  if (l->job != NULL && !same_request(&l->job->work.request, fresh)) {
-    drop_job(table, l);
+  game->effective = *fresh;
+  game->pregen_failed = false;
+  if (game->job != NULL && !same_request(&game->job->work.request, fresh)) {
+    drop_job(table, game);
     table->superseded++;
   }
-  if (l->ready != NULL && !same_request(&l->ready_request, fresh))
-    drop_ready(table, l);
-  schedule(table, l);
+  if (game->ready != NULL && !same_request(&game->ready_request, fresh))
+    drop_ready(table, game);
+  schedule(table, game);
 }
 
 /* Judges the lobby's current settings and party and adopts the result; an
  * invalid lobby keeps why in l->invalid and runs no job. For changes that
  * were not judged before they were applied (a player leaving, creation). */
-static void recompute(lobbies *table, lobby *l) {
+static void recompute(lobbies *table, lobby *game) {
   long deadline_ms;
   dg_request fresh;
-  if (evaluate(table, l->settings, l->players, l->seed, &fresh, &deadline_ms, &l->invalid) != 0) {
-    l->valid = false;
-    drop_job(table, l);
+  if (evaluate(table, game->settings, game->players, game->seed, &fresh, &deadline_ms,
+               &game->invalid) != 0) {
+    game->valid = false;
+    drop_job(table, game);
     return;
   }
-  adopt(table, l, &fresh, deadline_ms);
+  adopt(table, game, &fresh, deadline_ms);
 }
 
-json_t *lobby_json(const lobby *l) {
+json_t *lobby_json(const lobby *game) {
   const char *state = "none";
-  if (l->ready != NULL && l->valid && same_request(&l->ready_request, &l->effective))
+  if (game->ready != NULL && game->valid && same_request(&game->ready_request, &game->effective))
     state = "ready";
-  else if (l->job != NULL)
-    state = l->job->work.running ? "running" : "queued";
-  else if (l->debounce_at_ns != 0)
+  else if (game->job != NULL)
+    state = game->job->work.running ? "running" : "queued";
+  else if (game->debounce_at_ns != 0)
     state = "queued";
-  else if (l->valid && l->pregen_failed)
+  else if (game->valid && game->pregen_failed)
     state = "failed";
   json_t *effective = json_null();
-  if (l->valid) {
+  if (game->valid) {
     /* With the players' ids: POST /v1/levels with this body gives the
      * start's bytes, spawns keyed by the same ids. */
     json_t *ids = json_array();
-    for (int i = 0; ids != NULL && i < l->effective.players.count; i++)
-      json_array_append_new(ids, json_pack("{s:s}", "id", l->effective.players.id[i]));
-    effective =
-        json_pack("{s:s, s:o, s:o, s:o}", "algorithm", l->effective.algorithm->name, "seed",
-                  dg_seed_to_json(l->effective.seed), "params",
-                  dg_params_to_json(l->effective.algorithm, &l->effective.params), "players", ids);
+    for (int i = 0; ids != NULL && i < game->effective.players.count; i++)
+      json_array_append_new(ids, json_pack("{s:s}", "id", game->effective.players.id[i]));
+    effective = json_pack("{s:s, s:o, s:o, s:o}", "algorithm", game->effective.algorithm->name,
+                          "seed", dg_seed_to_json(game->effective.seed), "params",
+                          dg_params_to_json(game->effective.algorithm, &game->effective.params),
+                          "players", ids);
   }
-  json_t *root = json_pack("{s:s, s:O, s:O, s:o, s:o, s:s, s:b, s:I, s:I}", "id", l->id, "settings",
-                           l->settings, "players", l->players, "seed", dg_seed_to_json(l->seed),
-                           "effective", effective, "pregen", state, "started", l->started_ns != 0,
-                           "deadline_ms", (json_int_t)l->deadline_ms, "bytes",
-                           (json_int_t)(l->state_bytes + l->ready_length));
-  if (root != NULL && l->valid && l->pregen_failed && l->job == NULL)
+  json_t *root = json_pack(
+      "{s:s, s:O, s:O, s:o, s:o, s:s, s:b, s:I, s:I}", "id", game->id, "settings", game->settings,
+      "players", game->players, "seed", dg_seed_to_json(game->seed), "effective", effective,
+      "pregen", state, "started", game->started_ns != 0, "deadline_ms",
+      (json_int_t)game->deadline_ms, "bytes", (json_int_t)(game->state_bytes + game->ready_length));
+  if (root != NULL && game->valid && game->pregen_failed && game->job == NULL)
     json_object_set_new(root, "pregen_error",
-                        json_pack("{s:s, s:s}", "field", l->pregen_error.field, "message",
-                                  l->pregen_error.message));
-  if (root != NULL && !l->valid)
+                        json_pack("{s:s, s:s}", "field", game->pregen_error.field, "message",
+                                  game->pregen_error.message));
+  if (root != NULL && !game->valid)
     json_object_set_new(
         root, "error",
-        json_pack("{s:s, s:s}", "field", l->invalid.field, "message", l->invalid.message));
+        json_pack("{s:s, s:s}", "field", game->invalid.field, "message", game->invalid.message));
   return root;
 }
 
@@ -528,8 +532,8 @@ json_t *lobby_json(const lobby *l) {
 static long lobbies_of(const lobbies *table, uint64_t creator) {
   long count = 0;
   for (int b = 0; b < LOBBY_BUCKETS; b++)
-    for (const lobby *l = table->buckets[b]; l != NULL; l = l->next)
-      count += l->creator == creator;
+    for (const lobby *game = table->buckets[b]; game != NULL; game = game->next)
+      count += game->creator == creator;
   return count;
 }
 
@@ -548,65 +552,67 @@ int lobby_create(lobbies *table, const char *id, uint64_t creator, lobby **out, 
                         "disband some or retry when they expire",
                         per_client);
   }
-  lobby *l = calloc(1, sizeof *l);
-  if (l == NULL || (l->settings = json_object()) == NULL || (l->players = json_object()) == NULL) {
-    if (l != NULL) {
-      json_decref(l->settings);
-      free(l);
+  lobby *game = calloc(1, sizeof *game);
+  if (game == NULL || (game->settings = json_object()) == NULL ||
+      (game->players = json_object()) == NULL) {
+    if (game != NULL) {
+      json_decref(game->settings);
+      free(game);
     }
     return dg_error_set(err, DG_ENOMEM, "", "out of memory");
   }
-  snprintf(l->id, sizeof l->id, "%s", id);
-  l->creator = creator;
+  snprintf(game->id, sizeof game->id, "%s", id);
+  game->creator = creator;
   /* The lobby's seed is fixed now and kept, so the pre-generated level is
    * exactly what start generates. It is a keyed hash of the id, not a
    * random draw, so every replica sharing lobby_seed_secret makes the same
    * lobby alike, whichever of them a request reaches (issue 12, item 8). */
-  l->seed = lobby_seed_derive(cfg->lobby_seed_key, id);
-  l->deadline_ms = cfg->limits.deadline_ms_default;
-  l->touched_ns = dg_monotonic_ns();
+  game->seed = lobby_seed_derive(cfg->lobby_seed_key, id);
+  game->deadline_ms = cfg->limits.deadline_ms_default;
+  game->touched_ns = dg_monotonic_ns();
   lobby **link = slot_of(table, id);
-  *link = l;
+  *link = game;
   table->count++;
-  account(table, l);
+  account(table, game);
   int rc = budget_check(table, "", err);
   if (rc != 0) {
-    lobby_remove(table, l);
+    lobby_remove(table, game);
     return rc;
   }
-  recompute(table, l);
-  *out = l;
+  recompute(table, game);
+  *out = game;
   return 0;
 }
 
-int lobby_put_settings(lobbies *table, lobby *l, json_t *settings, uint64_t seed, dg_error *err) {
+int lobby_put_settings(lobbies *table, lobby *game, json_t *settings, uint64_t seed,
+                       dg_error *err) {
   /* The new settings are judged before anything of the lobby changes: a
    * refused PUT must not cancel the job in flight for the old ones. They
    * are put in place only for the byte budget, and taken back if refused. */
   dg_request candidate;
   long candidate_deadline_ms;
-  int rc = evaluate(table, settings, l->players, seed, &candidate, &candidate_deadline_ms, err);
+  int rc = evaluate(table, settings, game->players, seed, &candidate, &candidate_deadline_ms, err);
   if (rc != 0)
     return rc;
-  json_t *old_settings = l->settings;
-  uint64_t old_seed = l->seed;
-  l->settings = settings;
-  l->seed = seed;
-  account(table, l);
+  json_t *old_settings = game->settings;
+  uint64_t old_seed = game->seed;
+  game->settings = settings;
+  game->seed = seed;
+  account(table, game);
   if ((rc = budget_check(table, "settings", err)) != 0) {
-    l->settings = old_settings;
-    l->seed = old_seed;
-    account(table, l);
+    game->settings = old_settings;
+    game->seed = old_seed;
+    account(table, game);
     return rc;
   }
   /* Judged above: adopted as it is, not evaluated a second time. */
-  adopt(table, l, &candidate, candidate_deadline_ms);
+  adopt(table, game, &candidate, candidate_deadline_ms);
   json_decref(old_settings);
-  l->touched_ns = dg_monotonic_ns();
+  game->touched_ns = dg_monotonic_ns();
   return 0;
 }
 
-int lobby_put_whole(lobbies *table, lobby *l, json_t *settings, json_t *players_by_id,
+int lobby_put_whole(lobbies *table, lobby *game, json_t *settings, json_t *players_by_id,
                     uint64_t seed, dg_error *err) {
   const config_limits *limits = &table->cfg->limits;
   if ((long)json_object_size(players_by_id) > limits->lobby_players_max)
@@ -619,24 +625,24 @@ int lobby_put_whole(lobbies *table, lobby *l, json_t *settings, json_t *players_
   int rc = evaluate(table, settings, players_by_id, seed, &candidate, &candidate_deadline_ms, err);
   if (rc != 0)
     return rc;
-  json_t *old_settings = l->settings, *old_players = l->players;
-  uint64_t old_seed = l->seed;
-  l->settings = settings;
-  l->players = players_by_id;
-  l->seed = seed;
-  account(table, l);
+  json_t *old_settings = game->settings, *old_players = game->players;
+  uint64_t old_seed = game->seed;
+  game->settings = settings;
+  game->players = players_by_id;
+  game->seed = seed;
+  account(table, game);
   if ((rc = budget_check(table, "players", err)) != 0) {
-    l->settings = old_settings;
-    l->players = old_players;
-    l->seed = old_seed;
-    account(table, l);
+    game->settings = old_settings;
+    game->players = old_players;
+    game->seed = old_seed;
+    account(table, game);
     return rc;
   }
   /* Judged above: adopted as it is, not evaluated a second time. */
-  adopt(table, l, &candidate, candidate_deadline_ms);
+  adopt(table, game, &candidate, candidate_deadline_ms);
   json_decref(old_settings);
   json_decref(old_players);
-  l->touched_ns = dg_monotonic_ns();
+  game->touched_ns = dg_monotonic_ns();
   return 0;
 }
 
@@ -656,11 +662,11 @@ static const char *first_difference(const json_t *have, const json_t *want) {
   return NULL;
 }
 
-bool lobby_same_party(const lobby *l, const json_t *settings, const json_t *players_by_id,
+bool lobby_same_party(const lobby *game, const json_t *settings, const json_t *players_by_id,
                       uint64_t seed, dg_error *err) {
-  const char *key = first_difference(l->players, players_by_id);
+  const char *key = first_difference(game->players, players_by_id);
   if (key != NULL) {
-    bool known = json_object_get(l->players, key) != NULL;
+    bool known = json_object_get(game->players, key) != NULL;
     bool sent = json_object_get(players_by_id, key) != NULL;
     char field[DG_ERROR_FIELD_MAX];
     snprintf(field, sizeof field, "players.%s", key);
@@ -671,16 +677,16 @@ bool lobby_same_party(const lobby *l, const json_t *settings, const json_t *play
                  !sent    ? "is in the lobby but not in the start's party"
                  : !known ? "is in the start's party but not in the lobby"
                           : "has other attributes in the lobby",
-                 json_object_size(l->players), l->id);
+                 json_object_size(game->players), game->id);
     return false;
   }
-  if ((key = first_difference(l->settings, settings)) != NULL) {
+  if ((key = first_difference(game->settings, settings)) != NULL) {
     dg_error_set(err, SRV_EMISMATCH, key,
                  "%s differs from the lobby's setting on this replica (re-send the lobby with PUT)",
                  key);
     return false;
   }
-  if (seed != l->seed) {
+  if (seed != game->seed) {
     dg_error_set(err, SRV_EMISMATCH, "seed", "seed differs from the lobby's seed on this replica");
     return false;
   }
@@ -691,9 +697,9 @@ bool lobby_same_party(const lobby *l, const json_t *settings, const json_t *play
  * on every replica, not unguessable (the state is the client's own). */
 static const uint8_t etag_key[16] = "dungeond-lobbyET";
 
-void lobby_etag(const lobby *l, char out[LOBBY_ETAG_MAX]) {
-  json_t *state = json_pack("{s:O, s:O, s:o}", "settings", l->settings, "players", l->players,
-                            "seed", dg_seed_to_json(l->seed));
+void lobby_etag(const lobby *game, char out[LOBBY_ETAG_MAX]) {
+  json_t *state = json_pack("{s:O, s:O, s:o}", "settings", game->settings, "players", game->players,
+                            "seed", dg_seed_to_json(game->seed));
   char *text = state != NULL ? json_dumps(state, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
   json_decref(state);
   /* Out of memory: a tag that matches nothing a client holds. */
@@ -702,102 +708,103 @@ void lobby_etag(const lobby *l, char out[LOBBY_ETAG_MAX]) {
   snprintf(out, LOBBY_ETAG_MAX, "\"%016llx\"", (unsigned long long)hash);
 }
 
-int lobby_put_player(lobbies *table, lobby *l, const char *player, json_t *attributes,
+int lobby_put_player(lobbies *table, lobby *game, const char *player, json_t *attributes,
                      dg_error *err) {
   const config_limits *limits = &table->cfg->limits;
-  if (json_object_get(l->players, player) == NULL &&
-      (long)json_object_size(l->players) >= limits->lobby_players_max)
+  if (json_object_get(game->players, player) == NULL &&
+      (long)json_object_size(game->players) >= limits->lobby_players_max)
     return dg_error_set(err, DG_ELIMIT, "players",
                         "a lobby holds at most %ld players (limits.lobby_players_max)",
                         limits->lobby_players_max);
   /* As for settings: the party with this player is judged on a copy, so a
    * refused join leaves the lobby and its in-flight job untouched. */
-  json_t *joined = json_copy(l->players);
+  json_t *joined = json_copy(game->players);
   if (joined == NULL || json_object_set(joined, player, attributes) != 0) {
     json_decref(joined);
     return dg_error_set(err, DG_ENOMEM, "", "out of memory");
   }
   dg_request candidate;
   long candidate_deadline_ms;
-  int rc = evaluate(table, l->settings, joined, l->seed, &candidate, &candidate_deadline_ms, err);
+  int rc =
+      evaluate(table, game->settings, joined, game->seed, &candidate, &candidate_deadline_ms, err);
   json_decref(joined);
   if (rc != 0)
     return rc;
-  json_t *previous = json_object_get(l->players, player);
+  json_t *previous = json_object_get(game->players, player);
   json_incref(previous);
-  json_object_set(l->players, player, attributes);
-  account(table, l);
+  json_object_set(game->players, player, attributes);
+  account(table, game);
   char field[DG_ERROR_FIELD_MAX];
   snprintf(field, sizeof field, "players.%s", player);
   if ((rc = budget_check(table, field, err)) != 0) {
     if (previous != NULL)
-      json_object_set(l->players, player, previous);
+      json_object_set(game->players, player, previous);
     else
-      json_object_del(l->players, player);
-    account(table, l);
+      json_object_del(game->players, player);
+    account(table, game);
     json_decref(previous);
     return rc;
   }
   json_decref(attributes); /* taken: l->players holds its own reference now */
   /* Judged above: adopted as it is, not evaluated a second time. */
-  adopt(table, l, &candidate, candidate_deadline_ms);
+  adopt(table, game, &candidate, candidate_deadline_ms);
   json_decref(previous);
-  l->touched_ns = dg_monotonic_ns();
+  game->touched_ns = dg_monotonic_ns();
   return 0;
 }
 
-int lobby_remove_player(lobbies *table, lobby *l, const char *player) {
-  if (json_object_del(l->players, player) != 0)
+int lobby_remove_player(lobbies *table, lobby *game, const char *player) {
+  if (json_object_del(game->players, player) != 0)
     return DG_ENOENT;
-  account(table, l);
-  recompute(table, l);
-  l->touched_ns = dg_monotonic_ns();
+  account(table, game);
+  recompute(table, game);
+  game->touched_ns = dg_monotonic_ns();
   return 0;
 }
 
-void lobby_start_rebuilt(lobbies *table, lobby *l, lobby_start_result *out) {
+void lobby_start_rebuilt(lobbies *table, lobby *game, lobby_start_result *out) {
   memset(out, 0, sizeof *out);
   uint64_t now = dg_monotonic_ns();
-  l->started_ns = now;
-  l->touched_ns = now;
+  game->started_ns = now;
+  game->touched_ns = now;
   /* Generated by the start itself: no speculative job for it. */
-  debounce_cancel(table, l);
+  debounce_cancel(table, game);
   table->misses++;
   out->kind = LOBBY_MISS;
-  out->request = l->effective;
-  out->deadline_ms = l->deadline_ms;
+  out->request = game->effective;
+  out->deadline_ms = game->deadline_ms;
 }
 
-void lobby_start(lobbies *table, lobby *l, bool json, lobby_waiter *waiter,
+void lobby_start(lobbies *table, lobby *game, bool json, lobby_waiter *waiter,
                  lobby_start_result *out) {
   memset(out, 0, sizeof *out);
   uint64_t now = dg_monotonic_ns();
-  if (l->started_ns == 0)
-    l->started_ns = now;
-  l->touched_ns = now;
-  if (json && l->ready != NULL && same_request(&l->ready_request, &l->effective)) {
+  if (game->started_ns == 0)
+    game->started_ns = now;
+  game->touched_ns = now;
+  if (json && game->ready != NULL && same_request(&game->ready_request, &game->effective)) {
     table->hits++;
-    table->saved_s += l->ready_generation_s;
+    table->saved_s += game->ready_generation_s;
     out->kind = LOBBY_HIT;
-    out->level = l->ready;
-    out->length = l->ready_length;
+    out->level = game->ready;
+    out->length = game->ready_length;
     return;
   }
-  if (json && l->job == NULL && l->debounce_at_ns != 0) {
+  if (json && game->job == NULL && game->debounce_at_ns != 0) {
     /* A change is waiting out its debounce: start it now. */
-    debounce_cancel(table, l);
-    start_job(table, l);
+    debounce_cancel(table, game);
+    start_job(table, game);
   }
-  if (json && l->job != NULL && same_request(&l->job->work.request, &l->effective)) {
+  if (json && game->job != NULL && same_request(&game->job->work.request, &game->effective)) {
     table->waits++;
-    jobs_promote(table->queues, &l->job->work);
-    waiter->next = l->waiters;
-    l->waiters = waiter;
+    jobs_promote(table->queues, &game->job->work);
+    waiter->next = game->waiters;
+    game->waiters = waiter;
     out->kind = LOBBY_WAIT;
     return;
   }
   table->misses++;
   out->kind = LOBBY_MISS;
-  out->request = l->effective;
-  out->deadline_ms = l->deadline_ms;
+  out->request = game->effective;
+  out->deadline_ms = game->deadline_ms;
 }

@@ -119,7 +119,7 @@ lobby *lobby_find(lobbies *table, const char *id);
 int lobby_create(lobbies *table, const char *id, uint64_t creator, lobby **out, dg_error *err);
 
 /* Disbands `l` (freed): its job is dropped, waiters get SRV_EGONE. */
-void lobby_remove(lobbies *table, lobby *l);
+void lobby_remove(lobbies *table, lobby *game);
 
 /* Each change is judged before it is applied, exactly as POST /v1/levels
  * would judge the request it makes: 0 when applied (the effective request
@@ -131,10 +131,10 @@ void lobby_remove(lobbies *table, lobby *l);
  * params, roomset, deadline_ms) on success only, and `seed` replaces the
  * lobby's. lobby_put_player takes `attributes` on success only.
  * lobby_remove_player is DG_ENOENT for an unknown player. */
-int lobby_put_settings(lobbies *table, lobby *l, json_t *settings, uint64_t seed, dg_error *err);
-int lobby_put_player(lobbies *table, lobby *l, const char *player, json_t *attributes,
+int lobby_put_settings(lobbies *table, lobby *game, json_t *settings, uint64_t seed, dg_error *err);
+int lobby_put_player(lobbies *table, lobby *game, const char *player, json_t *attributes,
                      dg_error *err);
-int lobby_remove_player(lobbies *table, lobby *l, const char *player);
+int lobby_remove_player(lobbies *table, lobby *game, const char *player);
 
 /* Replaces the whole lobby at once (issue 21, item 1): `settings` as for
  * lobby_put_settings and `players_by_id` (an object of player id ->
@@ -142,14 +142,14 @@ int lobby_remove_player(lobbies *table, lobby *l, const char *player);
  * twice leaves the same lobby. Takes both on success only; otherwise the
  * lobby is as it was (codes as lobby_put_settings; more players than
  * lobby_players_max is DG_ELIMIT on `players`). */
-int lobby_put_whole(lobbies *table, lobby *l, json_t *settings, json_t *players_by_id,
+int lobby_put_whole(lobbies *table, lobby *game, json_t *settings, json_t *players_by_id,
                     uint64_t seed, dg_error *err);
 
 /* True when a start's party (`settings`, `players_by_id`, `seed`, as a
  * whole PUT would set them) is exactly lobby `l`; otherwise false with
  * `err` SRV_EMISMATCH naming the first member that differs
  * ("players.bob", "settings.profile", "seed"). */
-bool lobby_same_party(const lobby *l, const json_t *settings, const json_t *players_by_id,
+bool lobby_same_party(const lobby *game, const json_t *settings, const json_t *players_by_id,
                       uint64_t seed, dg_error *err);
 
 /* The entity tag of the lobby's state (settings, players, seed): a
@@ -157,10 +157,10 @@ bool lobby_same_party(const lobby *l, const json_t *settings, const json_t *play
  * for the same state, so a lobby rebuilt elsewhere by a whole PUT keeps
  * its tag. `out` holds LOBBY_ETAG_MAX bytes. */
 #define LOBBY_ETAG_MAX 24
-void lobby_etag(const lobby *l, char out[LOBBY_ETAG_MAX]);
+void lobby_etag(const lobby *game, char out[LOBBY_ETAG_MAX]);
 
 /* The lobby as GET shows it (new reference, NULL when out of memory). */
-json_t *lobby_json(const lobby *l);
+json_t *lobby_json(const lobby *game);
 
 /* How a start is served. */
 typedef enum lobby_start_kind {
@@ -182,12 +182,12 @@ typedef struct lobby_start_result {
  * interactive, `waiter` registered) when that job is on the way, else a
  * miss. Only the JSON representation is pre-generated: `json` false is
  * always a miss. */
-void lobby_start(lobbies *table, lobby *l, bool json, lobby_waiter *waiter,
+void lobby_start(lobbies *table, lobby *game, bool json, lobby_waiter *waiter,
                  lobby_start_result *out);
 
 /* Starts a valid lobby this replica has just rebuilt from a start's party
  * (it did not know it: a restart, a lost replica): freezes it and answers
  * a miss for its effective request, with no speculative job. */
-void lobby_start_rebuilt(lobbies *table, lobby *l, lobby_start_result *out);
+void lobby_start_rebuilt(lobbies *table, lobby *game, lobby_start_result *out);
 
 #endif

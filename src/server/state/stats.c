@@ -58,9 +58,9 @@ static int label_index(const char *const *names, int count, const char *name) {
   return count - 1;
 }
 
-void stats_init(stats *s) {
-  memset(s, 0, sizeof *s);
-  s->start_ns = dg_monotonic_ns();
+void stats_init(stats *counters) {
+  memset(counters, 0, sizeof *counters);
+  counters->start_ns = dg_monotonic_ns();
 }
 
 static void observe(histogram *h, double seconds) {
@@ -72,31 +72,31 @@ static void observe(histogram *h, double seconds) {
   h->sum += seconds;
 }
 
-static algorithm_stats *algorithm_slot(stats *s, const char *name) {
-  for (int i = 0; i < s->algorithm_count; i++)
-    if (strcmp(s->algorithms[i].name, name) == 0)
-      return &s->algorithms[i];
-  if (s->algorithm_count == STATS_ALGORITHMS)
+static algorithm_stats *algorithm_slot(stats *counters, const char *name) {
+  for (int i = 0; i < counters->algorithm_count; i++)
+    if (strcmp(counters->algorithms[i].name, name) == 0)
+      return &counters->algorithms[i];
+  if (counters->algorithm_count == STATS_ALGORITHMS)
     return NULL;
-  algorithm_stats *slot = &s->algorithms[s->algorithm_count++];
+  algorithm_stats *slot = &counters->algorithms[counters->algorithm_count++];
   slot->name = name;
   return slot;
 }
 
-void stats_record(stats *s, const stats_observation *o) {
+void stats_record(stats *counters, const stats_observation *o) {
   if (o->status >= 0 && o->status < STATS_STATUS_MAX)
-    s->by_status[o->status]++;
+    counters->by_status[o->status]++;
   stats_outcome outcome = stats_outcome_of(o->status);
-  s->by_outcome[outcome]++;
+  counters->by_outcome[outcome]++;
   int route = label_index(stats_route_names, STATS_ROUTES, o->route);
   int method = label_index(stats_method_names, STATS_METHODS, o->method);
-  observe(&s->request[route][method], o->total_s);
-  s->body_bytes_out += o->body_bytes;
+  observe(&counters->request[route][method], o->total_s);
+  counters->body_bytes_out += o->body_bytes;
   if (o->queue_s >= 0)
-    observe(&s->queue_wait, o->queue_s);
+    observe(&counters->queue_wait, o->queue_s);
   if (o->algorithm == NULL)
     return;
-  algorithm_stats *slot = algorithm_slot(s, o->algorithm);
+  algorithm_stats *slot = algorithm_slot(counters, o->algorithm);
   if (slot == NULL)
     return;
   slot->requests++;
@@ -138,17 +138,17 @@ double stats_quantile(const double *samples, int count, double q, double *scratc
   return scratch[rank - 1];
 }
 
-static double uptime_s(const stats *s) {
-  return (double)(dg_monotonic_ns() - s->start_ns) / 1e9;
+static double uptime_s(const stats *counters) {
+  return (double)(dg_monotonic_ns() - counters->start_ns) / 1e9;
 }
 
 /* Per algorithm: requests, outcomes, latency quantiles, mean generation
  * and serialisation times; NULL when out of memory. */
-static json_t *algorithms_json(const stats *s) {
+static json_t *algorithms_json(const stats *counters) {
   json_t *algorithms = json_object();
   double scratch[STATS_SAMPLES];
-  for (int i = 0; algorithms != NULL && i < s->algorithm_count; i++) {
-    const algorithm_stats *a = &s->algorithms[i];
+  for (int i = 0; algorithms != NULL && i < counters->algorithm_count; i++) {
+    const algorithm_stats *a = &counters->algorithms[i];
     json_object_set_new(
         algorithms, a->name,
         json_pack(
@@ -166,14 +166,16 @@ static json_t *algorithms_json(const stats *s) {
 }
 
 /* Requests refused by each limit. */
-static json_t *rejections_json(const stats *s, const stats_gauges *g) {
+static json_t *rejections_json(const stats *counters, const stats_gauges *g) {
   return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "queue_full",
-                   (json_int_t)s->rejected_queue_full, "draining", (json_int_t)s->rejected_draining,
-                   "too_large", (json_int_t)g->transport->rejected_too_large, "deadline_exceeded",
-                   (json_int_t)s->deadline_exceeded, "clients_gone", (json_int_t)s->clients_gone,
-                   "send_queue_full", (json_int_t)g->transport->rejected_send_queue, "client_busy",
-                   (json_int_t)s->rejected_client_busy, "client_lobbies",
-                   (json_int_t)s->rejected_client_lobbies);
+                   (json_int_t)counters->rejected_queue_full, "draining",
+                   (json_int_t)counters->rejected_draining, "too_large",
+                   (json_int_t)g->transport->rejected_too_large, "deadline_exceeded",
+                   (json_int_t)counters->deadline_exceeded, "clients_gone",
+                   (json_int_t)counters->clients_gone, "send_queue_full",
+                   (json_int_t)g->transport->rejected_send_queue, "client_busy",
+                   (json_int_t)counters->rejected_client_busy, "client_lobbies",
+                   (json_int_t)counters->rejected_client_lobbies);
 }
 
 /* Lobbies, their starts and the pre-generation cache. */
@@ -188,22 +190,22 @@ static json_t *lobbies_json(const stats_gauges *g) {
                    "bytes_max", (json_int_t)g->lobby_bytes_max);
 }
 
-char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
-  json_t *root = json_object(), *statuses = json_object(), *algorithms = algorithms_json(s);
+char *stats_json(const stats *counters, const stats_gauges *g, size_t *length) {
+  json_t *root = json_object(), *statuses = json_object(), *algorithms = algorithms_json(counters);
   char *text = NULL;
   if (root == NULL || statuses == NULL || algorithms == NULL)
     goto done;
   uint64_t total = 0;
   for (int code = 0; code < STATS_STATUS_MAX; code++) {
-    if (s->by_status[code] == 0)
+    if (counters->by_status[code] == 0)
       continue;
     char key[8];
     snprintf(key, sizeof key, "%d", code);
-    json_object_set_new(statuses, key, json_integer((json_int_t)s->by_status[code]));
-    total += s->by_status[code];
+    json_object_set_new(statuses, key, json_integer((json_int_t)counters->by_status[code]));
+    total += counters->by_status[code];
   }
   json_object_set_new(root, "version", json_string(DUNGEON_VERSION));
-  json_object_set_new(root, "uptime_s", json_real(uptime_s(s)));
+  json_object_set_new(root, "uptime_s", json_real(uptime_s(counters)));
   json_object_set_new(root, "draining", json_boolean(g->draining));
   json_object_set_new(root, "config",
                       json_pack("{s:I, s:I, s:I}", "generation", (json_int_t)g->config_generation,
@@ -211,7 +213,7 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
                                 (json_int_t)g->reloads_failed));
   json_object_set_new(root, "requests",
                       json_pack("{s:I, s:O, s:o}", "total", (json_int_t)total, "by_status",
-                                statuses, "by_outcome", outcomes_json(s->by_outcome)));
+                                statuses, "by_outcome", outcomes_json(counters->by_outcome)));
   json_object_set(root, "algorithms", algorithms);
   json_object_set_new(root, "queues",
                       json_pack("{s:{s:i, s:i}, s:{s:i, s:i}}", "interactive", "depth",
@@ -234,7 +236,7 @@ char *stats_json(const stats *s, const stats_gauges *g, size_t *length) {
     json_object_set_new(events, conn_event_names[i],
                         json_integer((json_int_t)g->transport->conn_events[i]));
   json_object_set_new(root, "connection_events", events);
-  json_object_set_new(root, "rejections", rejections_json(s, g));
+  json_object_set_new(root, "rejections", rejections_json(counters, g));
   json_object_set_new(root, "lobbies", lobbies_json(g));
   text = json_text(root, length);
 done:
@@ -332,7 +334,7 @@ static void append_process(text_buffer *b, const process_figures *p) {
 }
 
 /* The daemon's identity and state: build, uptime, draining, configuration reloads. */
-static void append_daemon(text_buffer *b, const stats *s, const stats_gauges *g) {
+static void append_daemon(text_buffer *b, const stats *counters, const stats_gauges *g) {
   append(b,
          "# HELP dungeond_build_info Version of dungeond and libdungeon; always 1.\n"
          "# TYPE dungeond_build_info gauge\n"
@@ -341,7 +343,7 @@ static void append_daemon(text_buffer *b, const stats *s, const stats_gauges *g)
   append(b,
          "# HELP dungeond_uptime_seconds Seconds since the daemon started.\n"
          "# TYPE dungeond_uptime_seconds gauge\ndungeond_uptime_seconds %.3f\n",
-         uptime_s(s));
+         uptime_s(counters));
   append(b,
          "# HELP dungeond_draining 1 after SIGTERM while the daemon drains.\n"
          "# TYPE dungeond_draining gauge\ndungeond_draining %d\n",
@@ -358,77 +360,77 @@ static void append_daemon(text_buffer *b, const stats *s, const stats_gauges *g)
 }
 
 /* HTTP answers: by status, bytes sent, by outcome. */
-static void append_http(text_buffer *b, const stats *s) {
+static void append_http(text_buffer *b, const stats *counters) {
   append(b, "# HELP dungeond_http_requests_total HTTP responses by status code.\n"
             "# TYPE dungeond_http_requests_total counter\n");
   for (int code = 0; code < STATS_STATUS_MAX; code++)
-    if (s->by_status[code] != 0)
+    if (counters->by_status[code] != 0)
       append(b, "dungeond_http_requests_total{code=\"%d\"} %llu\n", code,
-             (unsigned long long)s->by_status[code]);
+             (unsigned long long)counters->by_status[code]);
   append(b,
          "# HELP dungeond_http_response_bytes_total Response body bytes sent.\n"
          "# TYPE dungeond_http_response_bytes_total counter\n"
          "dungeond_http_response_bytes_total %llu\n",
-         (unsigned long long)s->body_bytes_out);
+         (unsigned long long)counters->body_bytes_out);
   append(b, "# HELP dungeond_http_responses_total HTTP responses by outcome.\n"
             "# TYPE dungeond_http_responses_total counter\n");
   for (int i = 0; i < OUTCOME_COUNT; i++)
     append(b, "dungeond_http_responses_total{outcome=\"%s\"} %llu\n", stats_outcome_names[i],
-           (unsigned long long)s->by_outcome[i]);
+           (unsigned long long)counters->by_outcome[i]);
 }
 
 /* The latency histograms: per route and method, queue wait, generation and serialisation per
  * algorithm. */
-static void append_durations(text_buffer *b, const stats *s) {
+static void append_durations(text_buffer *b, const stats *counters) {
   append(b, "# HELP dungeond_http_request_duration_seconds Time from first byte read to "
             "response queued, by route and method.\n"
             "# TYPE dungeond_http_request_duration_seconds histogram\n");
   for (int route = 0; route < STATS_ROUTES; route++)
     for (int method = 0; method < STATS_METHODS; method++) {
       /* Only pairs seen: most of the table never is (GET /v1/levels/start). */
-      if (s->request[route][method].count == 0)
+      if (counters->request[route][method].count == 0)
         continue;
       char labels[96];
       snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\"", stats_route_names[route],
                stats_method_names[method]);
       append_histogram(b, "dungeond_http_request_duration_seconds", labels,
-                       &s->request[route][method]);
+                       &counters->request[route][method]);
     }
   append(b, "# HELP dungeond_queue_wait_seconds Time generation jobs spent queued.\n"
             "# TYPE dungeond_queue_wait_seconds histogram\n");
-  append_histogram(b, "dungeond_queue_wait_seconds", "", &s->queue_wait);
+  append_histogram(b, "dungeond_queue_wait_seconds", "", &counters->queue_wait);
   append(b, "# HELP dungeond_generation_duration_seconds Generation time per level, "
             "without serialisation.\n# TYPE dungeond_generation_duration_seconds histogram\n");
-  for (int i = 0; i < s->algorithm_count; i++) {
+  for (int i = 0; i < counters->algorithm_count; i++) {
     char labels[80];
-    snprintf(labels, sizeof labels, "algorithm=\"%s\"", s->algorithms[i].name);
+    snprintf(labels, sizeof labels, "algorithm=\"%s\"", counters->algorithms[i].name);
     append_histogram(b, "dungeond_generation_duration_seconds", labels,
-                     &s->algorithms[i].generation);
+                     &counters->algorithms[i].generation);
   }
   append(b, "# HELP dungeond_serialisation_duration_seconds Time to write a generated level "
             "in the format asked for.\n"
             "# TYPE dungeond_serialisation_duration_seconds histogram\n");
-  for (int i = 0; i < s->algorithm_count; i++) {
+  for (int i = 0; i < counters->algorithm_count; i++) {
     char labels[80];
-    snprintf(labels, sizeof labels, "algorithm=\"%s\"", s->algorithms[i].name);
+    snprintf(labels, sizeof labels, "algorithm=\"%s\"", counters->algorithms[i].name);
     append_histogram(b, "dungeond_serialisation_duration_seconds", labels,
-                     &s->algorithms[i].serialisation);
+                     &counters->algorithms[i].serialisation);
   }
 }
 
 /* Level answers by algorithm and outcome. */
-static void append_levels(text_buffer *b, const stats *s) {
+static void append_levels(text_buffer *b, const stats *counters) {
   append(b, "# HELP dungeond_level_requests_total POST /v1/levels answers by algorithm "
             "and outcome.\n# TYPE dungeond_level_requests_total counter\n");
-  for (int i = 0; i < s->algorithm_count; i++)
+  for (int i = 0; i < counters->algorithm_count; i++)
     for (int o = 0; o < OUTCOME_COUNT; o++)
       append(b, "dungeond_level_requests_total{algorithm=\"%s\",outcome=\"%s\"} %llu\n",
-             s->algorithms[i].name, stats_outcome_names[o],
-             (unsigned long long)s->algorithms[i].outcomes[o]);
+             counters->algorithms[i].name, stats_outcome_names[o],
+             (unsigned long long)counters->algorithms[i].outcomes[o]);
 }
 
 /* Refusals by limit, queues, workers. */
-static void append_capacity(text_buffer *b, const stats *s, const stats_gauges *g) {
+static void append_capacity(text_buffer *b, const stats *counters, const stats_gauges *g) {
   append(b,
          "# HELP dungeond_rejections_total Requests refused by a limit.\n"
          "# TYPE dungeond_rejections_total counter\n"
@@ -440,12 +442,14 @@ static void append_capacity(text_buffer *b, const stats *s, const stats_gauges *
          "dungeond_rejections_total{reason=\"send_queue_full\"} %llu\n"
          "dungeond_rejections_total{reason=\"client_busy\"} %llu\n"
          "dungeond_rejections_total{reason=\"client_lobbies\"} %llu\n",
-         (unsigned long long)s->rejected_queue_full, (unsigned long long)s->rejected_draining,
+         (unsigned long long)counters->rejected_queue_full,
+         (unsigned long long)counters->rejected_draining,
          (unsigned long long)g->transport->rejected_too_large,
-         (unsigned long long)s->deadline_exceeded, (unsigned long long)s->clients_gone,
+         (unsigned long long)counters->deadline_exceeded,
+         (unsigned long long)counters->clients_gone,
          (unsigned long long)g->transport->rejected_send_queue,
-         (unsigned long long)s->rejected_client_busy,
-         (unsigned long long)s->rejected_client_lobbies);
+         (unsigned long long)counters->rejected_client_busy,
+         (unsigned long long)counters->rejected_client_lobbies);
   append(b,
          "# HELP dungeond_queue_depth Generation jobs waiting, by queue.\n"
          "# TYPE dungeond_queue_depth gauge\n"
@@ -532,13 +536,13 @@ static void append_lobbies(text_buffer *b, const stats_gauges *g) {
 
 /* The Prometheus text: one family group after another, then the process_*
  * families; NULL when an allocation failed. */
-char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length) {
+char *stats_prometheus(const stats *counters, const stats_gauges *g, size_t *length) {
   text_buffer b = {0};
-  append_daemon(&b, s, g);
-  append_http(&b, s);
-  append_durations(&b, s);
-  append_levels(&b, s);
-  append_capacity(&b, s, g);
+  append_daemon(&b, counters, g);
+  append_http(&b, counters);
+  append_durations(&b, counters);
+  append_levels(&b, counters);
+  append_capacity(&b, counters, g);
   append_connections(&b, g);
   append_lobbies(&b, g);
   append_process(&b, &g->process);

@@ -102,7 +102,7 @@ typedef struct stats_gauges {
   unsigned long long log_write_failures; /* log lines that could not be written */
 } stats_gauges;
 
-void stats_init(stats *s);
+void stats_init(stats *counters);
 
 /* One finished request. `route` is one of stats_route_names (NULL:
  * "other"); `algorithm` is NULL for requests that did not name a known
@@ -117,12 +117,12 @@ typedef struct stats_observation {
 } stats_observation;
 
 /* Records one finished request (loop thread). */
-void stats_record(stats *s, const stats_observation *o);
+void stats_record(stats *counters, const stats_observation *o);
 
 /* JSON and Prometheus renderings. Each returns a malloc'd NUL-terminated
  * text the caller frees, and its length in *length; NULL on ENOMEM. */
-char *stats_json(const stats *s, const stats_gauges *g, size_t *length);
-char *stats_prometheus(const stats *s, const stats_gauges *g, size_t *length);
+char *stats_json(const stats *counters, const stats_gauges *g, size_t *length);
+char *stats_prometheus(const stats *counters, const stats_gauges *g, size_t *length);
 
 /* The q-quantile (0..1) of the ring samples; 0 when empty. Exposed for
  * tests. `scratch` holds at least `count` doubles. */
