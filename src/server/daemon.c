@@ -92,7 +92,7 @@ static int start_transport(server *daemon, uint32_t id_prefix, dg_error *err) {
 }
 
 /* The signal watchers: SIGTERM and SIGINT drain, SIGHUP reloads. 0, or
- * libuv's code with none of them left open (s->signals then false). */
+ * libuv's code with none of them left open (daemon->signals then false). */
 static int watch_signals(server *daemon) {
   struct {
     uv_signal_t *handle;

@@ -57,33 +57,33 @@ static void work(uv_work_t *req);
 
 /* A lane's thread: lowered once, then runs the jobs handed to it. */
 static void *lane_thread(void *data) {
-  job_lane *t = data;
-  if (t->lower() == 0)
-    atomic_fetch_add(&t->lowered, 1);
-  pthread_mutex_lock(&t->lock);
+  job_lane *lane = data;
+  if (lane->lower() == 0)
+    atomic_fetch_add(&lane->lowered, 1);
+  pthread_mutex_lock(&lane->lock);
   for (;;) {
-    while (t->handed == NULL && !t->stop)
-      pthread_cond_wait(&t->ready, &t->lock);
-    if (t->handed == NULL)
+    while (lane->handed == NULL && !lane->stop)
+      pthread_cond_wait(&lane->ready, &lane->lock);
+    if (lane->handed == NULL)
       break; /* stop, and nothing left */
-    job *j = t->handed;
-    t->handed = j->idle_next;
-    if (t->handed == NULL)
-      t->handed_tail = NULL;
-    pthread_mutex_unlock(&t->lock);
+    job *j = lane->handed;
+    lane->handed = j->idle_next;
+    if (lane->handed == NULL)
+      lane->handed_tail = NULL;
+    pthread_mutex_unlock(&lane->lock);
     work(&j->work);
     /* A promotion may have raised this thread (root): it goes back down
      * for the next job. Read before the job is handed back. */
     if (atomic_load(&j->raised))
-      t->lower();
-    pthread_mutex_lock(&t->lock);
-    j->idle_next = t->done;
-    t->done = j;
-    pthread_mutex_unlock(&t->lock);
-    uv_async_send(&t->wake);
-    pthread_mutex_lock(&t->lock);
+      lane->lower();
+    pthread_mutex_lock(&lane->lock);
+    j->idle_next = lane->done;
+    lane->done = j;
+    pthread_mutex_unlock(&lane->lock);
+    uv_async_send(&lane->wake);
+    pthread_mutex_lock(&lane->lock);
   }
-  pthread_mutex_unlock(&t->lock);
+  pthread_mutex_unlock(&lane->lock);
   return NULL;
 }
 
@@ -91,11 +91,11 @@ static void after_job(job *j, int status);
 
 /* Loop thread: the jobs a lane's threads finished. */
 static void on_lane_done(uv_async_t *wake) {
-  job_lane *t = wake->data;
-  pthread_mutex_lock(&t->lock);
-  job *done = t->done;
-  t->done = NULL;
-  pthread_mutex_unlock(&t->lock);
+  job_lane *lane = wake->data;
+  pthread_mutex_lock(&lane->lock);
+  job *done = lane->done;
+  lane->done = NULL;
+  pthread_mutex_unlock(&lane->lock);
   while (done != NULL) {
     job *j = done;
     done = j->idle_next;
@@ -104,43 +104,43 @@ static void on_lane_done(uv_async_t *wake) {
 }
 
 /* Hands `j` to one of the lane's threads. */
-static void lane_hand(job_lane *t, job *j) {
-  pthread_mutex_lock(&t->lock);
+static void lane_hand(job_lane *lane, job *j) {
+  pthread_mutex_lock(&lane->lock);
   j->idle_next = NULL;
-  if (t->handed_tail != NULL)
-    t->handed_tail->idle_next = j;
+  if (lane->handed_tail != NULL)
+    lane->handed_tail->idle_next = j;
   else
-    t->handed = j;
-  t->handed_tail = j;
-  pthread_cond_signal(&t->ready);
-  pthread_mutex_unlock(&t->lock);
+    lane->handed = j;
+  lane->handed_tail = j;
+  pthread_cond_signal(&lane->ready);
+  pthread_mutex_unlock(&lane->lock);
 }
 
-static void stop_lane_threads(job_lane *t) {
-  pthread_mutex_lock(&t->lock);
-  t->stop = true;
-  pthread_cond_broadcast(&t->ready);
-  pthread_mutex_unlock(&t->lock);
-  for (int i = 0; i < t->count; i++)
-    pthread_join(t->threads[i], NULL);
-  t->count = 0;
-  t->stop = false;
+static void stop_lane_threads(job_lane *lane) {
+  pthread_mutex_lock(&lane->lock);
+  lane->stop = true;
+  pthread_cond_broadcast(&lane->ready);
+  pthread_mutex_unlock(&lane->lock);
+  for (int i = 0; i < lane->count; i++)
+    pthread_join(lane->threads[i], NULL);
+  lane->count = 0;
+  lane->stop = false;
 }
 
 /* Prepares lane `t` on `loop` with its lowering; no thread yet. 0 or a
  * libuv error (nothing to close then). */
-static int lane_init(job_lane *t, uv_loop_t *loop, int (*lower)(void)) {
-  pthread_mutex_init(&t->lock, NULL);
-  pthread_cond_init(&t->ready, NULL);
-  t->lower = lower;
-  t->wake.data = t;
-  int rc = uv_async_init(loop, &t->wake, on_lane_done);
+static int lane_init(job_lane *lane, uv_loop_t *loop, int (*lower)(void)) {
+  pthread_mutex_init(&lane->lock, NULL);
+  pthread_cond_init(&lane->ready, NULL);
+  lane->lower = lower;
+  lane->wake.data = lane;
+  int rc = uv_async_init(loop, &lane->wake, on_lane_done);
   if (rc != 0) {
-    pthread_cond_destroy(&t->ready);
-    pthread_mutex_destroy(&t->lock);
+    pthread_cond_destroy(&lane->ready);
+    pthread_mutex_destroy(&lane->lock);
     return rc;
   }
-  t->started = true;
+  lane->started = true;
   return 0;
 }
 
@@ -148,18 +148,18 @@ static int lane_init(job_lane *t, uv_loop_t *loop, int (*lower)(void)) {
  * each to lower itself, so that /v1/stats reports what the kernel was
  * told. True when all run lowered; otherwise none is left running and the
  * lane's jobs must share libuv's pool at normal priority. */
-static bool lane_start(job_lane *t, int count) {
+static bool lane_start(job_lane *lane, int count) {
   count = count < JOBS_LANE_THREADS_MAX ? count : JOBS_LANE_THREADS_MAX;
   for (int i = 0; i < count; i++) {
-    if (pthread_create(&t->threads[i], NULL, lane_thread, t) != 0) {
-      stop_lane_threads(t);
+    if (pthread_create(&lane->threads[i], NULL, lane_thread, lane) != 0) {
+      stop_lane_threads(lane);
       return false;
     }
-    t->count++;
+    lane->count++;
   }
-  for (int waited_ms = 0; atomic_load(&t->lowered) < t->count; waited_ms++) {
+  for (int waited_ms = 0; atomic_load(&lane->lowered) < lane->count; waited_ms++) {
     if (waited_ms == 1000) {
-      stop_lane_threads(t);
+      stop_lane_threads(lane);
       return false;
     }
     nanosleep(&(struct timespec){0, 1000000}, NULL);
@@ -167,14 +167,14 @@ static bool lane_start(job_lane *t, int count) {
   return true;
 }
 
-static void lane_close(job_lane *t) {
-  if (!t->started)
+static void lane_close(job_lane *lane) {
+  if (!lane->started)
     return;
-  stop_lane_threads(t);
-  uv_close((uv_handle_t *)&t->wake, NULL);
-  pthread_cond_destroy(&t->ready);
-  pthread_mutex_destroy(&t->lock);
-  t->started = false;
+  stop_lane_threads(lane);
+  uv_close((uv_handle_t *)&lane->wake, NULL);
+  pthread_cond_destroy(&lane->ready);
+  pthread_mutex_destroy(&lane->lock);
+  lane->started = false;
 }
 
 int jobs_init(jobs *queues, uv_loop_t *loop, int workers, int reserved, long interactive_max,

@@ -105,9 +105,9 @@ static bool tcp_counters(int fd, uint64_t *received, uint64_t *acked) {
   return true;
 }
 
-static void write_line(http *h, int slot, const char *name, const char *detail) {
+static void write_line(http *transport, int slot, const char *name, const char *detail) {
   uint64_t now = dg_monotonic_ns();
-  conns *cs = &h->guard;
+  conns *cs = &transport->guard;
   if (cs->last_log_ns[slot] != 0 && now - cs->last_log_ns[slot] < 1000000000u) {
     cs->suppressed[slot]++;
     return;
@@ -121,14 +121,14 @@ static void write_line(http *h, int slot, const char *name, const char *detail) 
   log_write(line);
 }
 
-void conns_event(http *h, conn_event event, const char *format, ...) {
-  h->counters.conn_events[event]++;
+void conns_event(http *transport, conn_event event, const char *format, ...) {
+  transport->counters.conn_events[event]++;
   char detail[256];
   va_list args;
   va_start(args, format);
   vsnprintf(detail, sizeof detail, format, args);
   va_end(args);
-  write_line(h, (int)event, conn_event_names[event], detail);
+  write_line(transport, (int)event, conn_event_names[event], detail);
 }
 
 /* MHD_OPTION_EXTERNAL_LOGGER. libmicrohttpd 0.9.75 reports a failed accept()
@@ -137,8 +137,8 @@ void conns_event(http *h, conn_event event, const char *format, ...) {
  * the accept_error event. Its other messages are logged (one line a second
  * at most), bytes outside printable ASCII shown as '?'. */
 void conns_mhd_log(void *cls, const char *format, va_list args) {
-  listener *l = cls;
-  http *h = l->owner;
+  listener *endpoint = cls;
+  http *transport = endpoint->owner;
   char message[256];
   vsnprintf(message, sizeof message, format, args);
   size_t length = strlen(message);
@@ -148,16 +148,17 @@ void conns_mhd_log(void *cls, const char *format, va_list args) {
     if ((unsigned char)message[i] < 0x20 || (unsigned char)message[i] >= 0x7f)
       message[i] = '?';
   if (strstr(message, "Error accepting connection") != NULL) {
-    conns_event(h, CONN_EVENT_ACCEPT_ERROR, "%s listener: %s", l->health ? "health" : "api",
-                message);
+    conns_event(transport, CONN_EVENT_ACCEPT_ERROR, "%s listener: %s",
+                endpoint->health ? "health" : "api", message);
   } else if (strstr(message, "connection limit") != NULL) {
-    conns_event(h, CONN_EVENT_LIMIT, "%s listener: %s", l->health ? "health" : "api", message);
+    conns_event(transport, CONN_EVENT_LIMIT, "%s listener: %s", endpoint->health ? "health" : "api",
+                message);
   } else if (strstr(message, "when reading request") == NULL &&
              strstr(message, "Application reported internal error") == NULL) {
     /* Not the closes that follow a cut (the socket shut down here), a
      * client going away, or this daemon's own MHD_NO after a 413 or a
      * detached answer: those are routine, and counted elsewhere. */
-    write_line(h, MHD_EVENT, "libmicrohttpd", message);
+    write_line(transport, MHD_EVENT, "libmicrohttpd", message);
   }
 }
 
@@ -185,7 +186,7 @@ static void unlink_send(conns *cs, conn *c) {
 }
 
 void conns_write_raw(conn *c, int status, const char *slug, const char *title, const char *detail) {
-  http *h = c->transport;
+  http *transport = c->transport;
   request *r = c->req;
   if (c->closing)
     return;
@@ -194,7 +195,7 @@ void conns_write_raw(conn *c, int status, const char *slug, const char *title, c
                             r != NULL ? r->id : NULL, NULL, &body_length);
   char head[512], retry[48] = "";
   if (status == 503)
-    snprintf(retry, sizeof retry, "Retry-After: %ld\r\n", h->settings.retry_after_s);
+    snprintf(retry, sizeof retry, "Retry-After: %ld\r\n", transport->settings.retry_after_s);
   const char *reason = MHD_get_reason_phrase_for((unsigned int)status);
   int head_length = snprintf(head, sizeof head,
                              "HTTP/1.1 %d %s\r\nConnection: close\r\nContent-Type: "
@@ -229,17 +230,17 @@ static const char *ip_text(uint64_t ip, char *out, size_t size) {
   return conns_peer_text(ip, out, size);
 }
 
-static long health_idle_ms(const http *h) {
-  return h->settings.health_idle_timeout_ms;
+static long health_idle_ms(const http *transport) {
+  return transport->settings.health_idle_timeout_ms;
 }
 
 /* How long a request's headers may take on `l`: header_timeout_ms, and on
  * the health listener at most health_idle_timeout_ms, so that a connection
  * that sends nothing there is no better than an idle one. */
-static uint64_t header_limit_ns(const listener *l, const http *h) {
-  long limit = h->settings.header_timeout_ms;
-  if (l->health && health_idle_ms(h) < limit)
-    limit = health_idle_ms(h);
+static uint64_t header_limit_ns(const listener *endpoint, const http *transport) {
+  long limit = transport->settings.header_timeout_ms;
+  if (endpoint->health && health_idle_ms(transport) < limit)
+    limit = health_idle_ms(transport);
   return ms_to_ns(limit);
 }
 
@@ -247,38 +248,38 @@ static uint64_t header_limit_ns(const listener *l, const http *h) {
  * get its slot back at once and trickle again; the slot stays counted
  * against its address for header_timeout_penalty_ms. The ring forgets the
  * oldest penalty when full, so its memory is fixed. */
-static void penalize(http *h, const conn *c, uint64_t now) {
-  long penalty_ms = h->settings.header_timeout_penalty_ms;
+static void penalize(http *transport, const conn *c, uint64_t now) {
+  long penalty_ms = transport->settings.header_timeout_penalty_ms;
   if (penalty_ms <= 0 || c->ip == 0)
     return;
-  conns *cs = &h->guard;
+  conns *cs = &transport->guard;
   cs->penalties[cs->penalty_next] =
       (conn_penalty){.owner = c->owner, .ip = c->ip, .until_ns = now + ms_to_ns(penalty_ms)};
   cs->penalty_next = (cs->penalty_next + 1) % CONNS_PENALTIES;
 }
 
-static long count_penalties(const conns *cs, const listener *l, uint64_t ip, uint64_t now) {
+static long count_penalties(const conns *cs, const listener *endpoint, uint64_t ip, uint64_t now) {
   long count = 0;
   for (size_t i = 0; i < CONNS_PENALTIES; i++) {
     const conn_penalty *p = &cs->penalties[i];
-    count += p->until_ns > now && p->ip == ip && p->owner == l;
+    count += p->until_ns > now && p->ip == ip && p->owner == endpoint;
   }
   return count;
 }
 
 static void cut_for_timeout(conn *c, uint64_t now) {
-  http *h = c->transport;
+  http *transport = c->transport;
   char ip[INET6_ADDRSTRLEN + 4];
   bool headers = c->phase == CONN_HEADERS;
-  long limit =
-      headers ? (long)(header_limit_ns(c->owner, h) / 1000000u) : h->settings.body_timeout_ms;
+  long limit = headers ? (long)(header_limit_ns(c->owner, transport) / 1000000u)
+                       : transport->settings.body_timeout_ms;
   char detail[96];
   snprintf(detail, sizeof detail, "the request %s must arrive within %ld ms",
            headers ? "headers" : "body", limit);
   conns_write_raw(c, 408, "timeout", "Request Timeout", detail);
   if (headers)
-    penalize(h, c, now);
-  conns_event(h, headers ? CONN_EVENT_HEADER_TIMEOUT : CONN_EVENT_BODY_TIMEOUT,
+    penalize(transport, c, now);
+  conns_event(transport, headers ? CONN_EVENT_HEADER_TIMEOUT : CONN_EVENT_BODY_TIMEOUT,
               "%s from %s not complete after %.0f ms (limits.%s): closed",
               headers ? "headers" : "body", ip_text(c->ip, ip, sizeof ip),
               (double)(now - c->deadline_ns + ms_to_ns(limit)) / 1e6,
@@ -288,10 +289,10 @@ static void cut_for_timeout(conn *c, uint64_t now) {
 
 /* Closes stalled readers, oldest response first, while the queued bytes
  * are over the budget; `keep` (the response just queued) stays. */
-static void enforce_budget(http *h, conn *keep, uint64_t now) {
-  conns *cs = &h->guard;
-  long budget = h->settings.send_queue_bytes_max;
-  uint64_t stall = ms_to_ns(h->settings.send_stall_ms);
+static void enforce_budget(http *transport, conn *keep, uint64_t now) {
+  conns *cs = &transport->guard;
+  long budget = transport->settings.send_queue_bytes_max;
+  uint64_t stall = ms_to_ns(transport->settings.send_stall_ms);
   conn *c = cs->send_head;
   while (cs->send_queued > budget && c != NULL) {
     conn *next = c->send_next;
@@ -302,7 +303,7 @@ static void enforce_budget(http *h, conn *keep, uint64_t now) {
         c->progress_ns = now;
       } else if (now - c->progress_ns >= stall) {
         char ip[INET6_ADDRSTRLEN + 4];
-        conns_event(h, CONN_EVENT_SLOW_READER,
+        conns_event(transport, CONN_EVENT_SLOW_READER,
                     "%ld response bytes queued (limits.send_queue_bytes_max %ld); closed a "
                     "reader from %s stalled %.0f ms with %zu bytes queued",
                     cs->send_queued, budget, ip_text(c->ip, ip, sizeof ip),
@@ -314,8 +315,8 @@ static void enforce_budget(http *h, conn *keep, uint64_t now) {
   }
 }
 
-void conns_sweep(http *h, uint64_t now) {
-  for (conn *c = h->guard.all, *next; c != NULL; c = next) {
+void conns_sweep(http *transport, uint64_t now) {
+  for (conn *c = transport->guard.all, *next; c != NULL; c = next) {
     next = c->next;
     if (c->closing)
       continue;
@@ -331,8 +332,8 @@ void conns_sweep(http *h, uint64_t now) {
       uint64_t received = 0;
       if (tcp_counters(c->fd, &received, NULL) && received != c->idle_bytes) {
         c->phase = CONN_HEADERS;
-        c->deadline_ns = now + header_limit_ns(c->owner, h);
-      } else if (c->owner->health && now - c->idle_ns >= ms_to_ns(health_idle_ms(h))) {
+        c->deadline_ns = now + header_limit_ns(c->owner, transport);
+      } else if (c->owner->health && now - c->idle_ns >= ms_to_ns(health_idle_ms(transport))) {
         cut(c);
       }
     } else if (c->sending) {
@@ -343,66 +344,67 @@ void conns_sweep(http *h, uint64_t now) {
       }
     }
   }
-  if (h->guard.send_queued > h->settings.send_queue_bytes_max)
-    enforce_budget(h, NULL, now);
+  if (transport->guard.send_queued > transport->settings.send_queue_bytes_max)
+    enforce_budget(transport, NULL, now);
 }
 
-void conns_init(http *h) {
-  const http_settings *limits = &h->settings;
+void conns_init(http *transport) {
+  const http_settings *limits = &transport->settings;
   long shortest = limits->header_timeout_ms < limits->body_timeout_ms ? limits->header_timeout_ms
                                                                       : limits->body_timeout_ms;
   if (limits->send_stall_ms < shortest)
     shortest = limits->send_stall_ms;
-  if (h->health.mhd != NULL && limits->health_idle_timeout_ms < shortest)
+  if (transport->health.mhd != NULL && limits->health_idle_timeout_ms < shortest)
     shortest = limits->health_idle_timeout_ms;
   /* A tenth of the shortest deadline, so a cut comes at most 10% late. */
   long period = shortest / 10;
-  h->guard.sweep_ms = (uint64_t)(period < 10 ? 10 : period > 500 ? 500 : period);
+  transport->guard.sweep_ms = (uint64_t)(period < 10 ? 10 : period > 500 ? 500 : period);
 }
 
 /* Connections from `ip` open on listener `l` (each listener has its own
  * per-IP limit, and probes must not use up the API's, nor the reverse). */
-static long count_ip(const conns *cs, const listener *l, uint64_t ip) {
+static long count_ip(const conns *cs, const listener *endpoint, uint64_t ip) {
   long count = 0;
   for (const conn *c = cs->by_ip[bucket_of(ip)]; c != NULL; c = c->ip_next)
-    count += c->ip == ip && c->owner == l;
+    count += c->ip == ip && c->owner == endpoint;
   return count;
 }
 
 enum MHD_Result conns_accept_policy(void *cls, const struct sockaddr *address,
                                     socklen_t address_length) {
-  listener *l = cls;
-  http *h = l->owner;
-  if (h->closed_all)
+  listener *endpoint = cls;
+  http *transport = endpoint->owner;
+  if (transport->closed_all)
     return MHD_NO; /* the daemon is about to exit */
-  long max =
-      l->health ? h->settings.health_connections_per_ip_max : h->settings.connections_per_ip_max;
+  long max = endpoint->health ? transport->settings.health_connections_per_ip_max
+                              : transport->settings.connections_per_ip_max;
   uint64_t ip = conns_peer_key(address, address_length);
   if (max <= 0 || ip == 0)
     return MHD_YES;
-  long open = count_ip(&h->guard, l, ip);
-  const char *key = l->health ? "health_connections_per_ip_max" : "connections_per_ip_max";
+  long open = count_ip(&transport->guard, endpoint, ip);
+  const char *key = endpoint->health ? "health_connections_per_ip_max" : "connections_per_ip_max";
   if (open >= max) {
     char text[INET6_ADDRSTRLEN + 4];
-    conns_event(h, CONN_EVENT_PER_IP, "%s listener: %s has %ld connections (limits.%s): refused",
-                l->health ? "health" : "api", ip_text(ip, text, sizeof text), max, key);
+    conns_event(transport, CONN_EVENT_PER_IP,
+                "%s listener: %s has %ld connections (limits.%s): refused",
+                endpoint->health ? "health" : "api", ip_text(ip, text, sizeof text), max, key);
     return MHD_NO;
   }
-  long penalties = count_penalties(&h->guard, l, ip, dg_monotonic_ns());
+  long penalties = count_penalties(&transport->guard, endpoint, ip, dg_monotonic_ns());
   if (open + penalties >= max) {
     char text[INET6_ADDRSTRLEN + 4];
-    conns_event(h, CONN_EVENT_PER_IP,
+    conns_event(transport, CONN_EVENT_PER_IP,
                 "%s listener: %s has %ld connections and %ld cut at header_timeout_ms in the "
                 "last limits.header_timeout_penalty_ms (%ld ms), of limits.%s %ld: refused",
-                l->health ? "health" : "api", ip_text(ip, text, sizeof text), open, penalties,
-                h->settings.header_timeout_penalty_ms, key, max);
+                endpoint->health ? "health" : "api", ip_text(ip, text, sizeof text), open,
+                penalties, transport->settings.header_timeout_penalty_ms, key, max);
     return MHD_NO;
   }
   return MHD_YES;
 }
 
-static void opened(listener *l, struct MHD_Connection *connection, void **socket_context) {
-  http *h = l->owner;
+static void opened(listener *endpoint, struct MHD_Connection *connection, void **socket_context) {
+  http *transport = endpoint->owner;
   const union MHD_ConnectionInfo *fd =
       MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
   conn *c = calloc(1, sizeof *c);
@@ -413,8 +415,8 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
     *socket_context = NULL;
     return;
   }
-  c->transport = h;
-  c->owner = l;
+  c->transport = transport;
+  c->owner = endpoint;
   c->fd = fd != NULL ? fd->connect_fd : -1;
   c->linger_fd = -1;
   const union MHD_ConnectionInfo *client =
@@ -424,8 +426,8 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
                                                     ? (socklen_t)sizeof(struct sockaddr_in6)
                                                     : (socklen_t)sizeof(struct sockaddr_in));
   c->phase = CONN_HEADERS;
-  c->deadline_ns = dg_monotonic_ns() + header_limit_ns(l, h);
-  conns *cs = &h->guard;
+  c->deadline_ns = dg_monotonic_ns() + header_limit_ns(endpoint, transport);
+  conns *cs = &transport->guard;
   c->next = cs->all;
   if (cs->all != NULL)
     cs->all->prev = c;
@@ -436,20 +438,21 @@ static void opened(listener *l, struct MHD_Connection *connection, void **socket
     (*bucket)->ip_prev = c;
   *bucket = c;
   *socket_context = c;
-  l->open++;
-  long max = l->health ? h->settings.health_connections_max : h->settings.connections_max;
-  if (l->open >= max)
-    conns_event(h, CONN_EVENT_LIMIT,
+  endpoint->open++;
+  long max = endpoint->health ? transport->settings.health_connections_max
+                              : transport->settings.connections_max;
+  if (endpoint->open >= max)
+    conns_event(transport, CONN_EVENT_LIMIT,
                 "%s listener: %ld connections (limits.%s): not accepting until one closes",
-                l->health ? "health" : "api", l->open,
-                l->health ? "health_connections_max" : "connections_max");
-  if (h->closed_all)
+                endpoint->health ? "health" : "api", endpoint->open,
+                endpoint->health ? "health_connections_max" : "connections_max");
+  if (transport->closed_all)
     cut(c);
 }
 
-static void closed(listener *l, conn *c) {
-  http *h = l->owner;
-  conns *cs = &h->guard;
+static void closed(listener *endpoint, conn *c) {
+  http *transport = endpoint->owner;
+  conns *cs = &transport->guard;
   unlink_send(cs, c);
   if (c->prev != NULL)
     c->prev->next = c->next;
@@ -466,19 +469,19 @@ static void closed(listener *l, conn *c) {
   if (c->req != NULL)
     c->req->conn = NULL;
   if (c->linger_fd >= 0)
-    linger_start(&h->linger, c->linger_fd);
+    linger_start(&transport->linger, c->linger_fd);
   free(c);
-  l->open--;
-  l->closed++;
+  endpoint->open--;
+  endpoint->closed++;
 }
 
 void conns_notify(void *cls, struct MHD_Connection *connection, void **socket_context,
                   enum MHD_ConnectionNotificationCode code) {
-  listener *l = cls;
+  listener *endpoint = cls;
   if (code == MHD_CONNECTION_NOTIFY_STARTED)
-    opened(l, connection, socket_context);
+    opened(endpoint, connection, socket_context);
   else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context != NULL) {
-    closed(l, *socket_context);
+    closed(endpoint, *socket_context);
     *socket_context = NULL;
   }
 }
@@ -506,8 +509,8 @@ void conns_response_queued(request *r, size_t bytes) {
   c->phase = CONN_BUSY;
   if (bytes == 0 || c->closing || c->sending)
     return;
-  http *h = r->transport;
-  conns *cs = &h->guard;
+  http *transport = r->transport;
+  conns *cs = &transport->guard;
   uint64_t now = dg_monotonic_ns();
   c->queued_bytes = bytes;
   c->progress_ns = now;
@@ -521,17 +524,17 @@ void conns_response_queued(request *r, size_t bytes) {
     cs->send_head = c;
   cs->send_tail = c;
   cs->send_queued += (long)bytes;
-  if (cs->send_queued > h->settings.send_queue_bytes_max)
-    enforce_budget(h, c, now);
+  if (cs->send_queued > transport->settings.send_queue_bytes_max)
+    enforce_budget(transport, c, now);
 }
 
-bool conns_admit(http *h, size_t bytes) {
-  long budget = h->settings.send_queue_bytes_max;
-  if (bytes <= CONNS_SMALL_RESPONSE || h->guard.send_queued + (long)bytes <= budget)
+bool conns_admit(http *transport, size_t bytes) {
+  long budget = transport->settings.send_queue_bytes_max;
+  if (bytes <= CONNS_SMALL_RESPONSE || transport->guard.send_queued + (long)bytes <= budget)
     return true;
-  conns *cs = &h->guard;
+  conns *cs = &transport->guard;
   cs->send_queued += (long)bytes; /* as if queued, so that stalled readers make room */
-  enforce_budget(h, NULL, dg_monotonic_ns());
+  enforce_budget(transport, NULL, dg_monotonic_ns());
   cs->send_queued -= (long)bytes;
   return cs->send_queued + (long)bytes <= budget;
 }
@@ -548,13 +551,14 @@ void conns_request_done(request *r) {
   tcp_counters(c->fd, &c->idle_bytes, NULL);
 }
 
-void conns_reclaim(http *h, listener *l, int listen_fd) {
-  long max = l->health ? h->settings.health_connections_max : h->settings.connections_max;
-  if (l->open < max || listen_fd < 0 || h->closed_all)
+void conns_reclaim(http *transport, listener *endpoint, int listen_fd) {
+  long max = endpoint->health ? transport->settings.health_connections_max
+                              : transport->settings.connections_max;
+  if (endpoint->open < max || listen_fd < 0 || transport->closed_all)
     return;
   conn *oldest = NULL;
-  for (conn *c = h->guard.all; c != NULL; c = c->next) {
-    if (c->owner != l)
+  for (conn *c = transport->guard.all; c != NULL; c = c->next) {
+    if (c->owner != endpoint)
       continue;
     if (c->closing)
       return; /* a slot is being freed already */
@@ -565,11 +569,11 @@ void conns_reclaim(http *h, listener *l, int listen_fd) {
   if (oldest == NULL || poll(&waiting, 1, 0) != 1 || !(waiting.revents & POLLIN))
     return;
   char ip[INET6_ADDRSTRLEN + 4];
-  conns_event(h, CONN_EVENT_IDLE_CLOSED,
+  conns_event(transport, CONN_EVENT_IDLE_CLOSED,
               "%s listener: %ld connections (limits.%s) and one waiting: closed a keep-alive "
               "from %s idle %.0f ms",
-              l->health ? "health" : "api", l->open,
-              l->health ? "health_connections_max" : "connections_max",
+              endpoint->health ? "health" : "api", endpoint->open,
+              endpoint->health ? "health_connections_max" : "connections_max",
               ip_text(oldest->ip, ip, sizeof ip),
               (double)(dg_monotonic_ns() - oldest->idle_ns) / 1e6);
   cut(oldest);
@@ -580,8 +584,8 @@ void conns_linger(conn *c) {
     c->linger_fd = dup(c->fd);
 }
 
-void conns_close_all(http *h) {
-  for (conn *c = h->guard.all; c != NULL; c = c->next) {
+void conns_close_all(http *transport) {
+  for (conn *c = transport->guard.all; c != NULL; c = c->next) {
     if (c->closing || (c->req != NULL && c->req->suspended))
       continue; /* a suspended request is answered when its cancelled job ends */
     if (c->phase != CONN_BUSY || (c->req != NULL && !c->req->answered)) {
@@ -589,11 +593,11 @@ void conns_close_all(http *h) {
         conns_write_raw(c, 503, PROBLEM_DRAINING_SLUG, PROBLEM_DRAINING_TITLE,
                         PROBLEM_DRAINING_DETAIL);
       char ip[INET6_ADDRSTRLEN + 4];
-      conns_event(h, CONN_EVENT_DRAIN_CLOSED,
+      conns_event(transport, CONN_EVENT_DRAIN_CLOSED,
                   "connection from %s still open at limits.drain_timeout_ms (%ld ms): closed",
-                  ip_text(c->ip, ip, sizeof ip), h->settings.drain_timeout_ms);
+                  ip_text(c->ip, ip, sizeof ip), transport->settings.drain_timeout_ms);
     } else {
-      conns_event(h, CONN_EVENT_DRAIN_CLOSED,
+      conns_event(transport, CONN_EVENT_DRAIN_CLOSED,
                   "a response still being sent at limits.drain_timeout_ms: closed");
     }
     cut(c);

@@ -91,11 +91,11 @@ typedef struct conns {
 
 /* Chooses the sweep period, a tenth of the shortest deadline (loop
  * thread, before the listeners start). */
-void conns_init(struct http *h);
+void conns_init(struct http *transport);
 /* Cuts connections past their header or body deadline (with a 408),
  * notices idle keep-alives starting a request, tracks readers' progress and
  * closes stalled ones while over the send budget. Every sweep_ms. */
-void conns_sweep(struct http *h, uint64_t now);
+void conns_sweep(struct http *transport, uint64_t now);
 /* Writes a small problem answer straight to the socket of `c`, for a
  * connection that has had none queued for its current request (MHD has
  * written nothing since the previous answer completed): with Connection:
@@ -133,14 +133,14 @@ void conns_response_queued(struct request *r, size_t bytes);
 /* Whether a response of `bytes` fits limits.send_queue_bytes_max, after
  * closing stalled readers to make room. Responses of at most
  * CONNS_SMALL_RESPONSE bytes always fit (problem answers, probes). */
-bool conns_admit(struct http *h, size_t bytes);
+bool conns_admit(struct http *transport, size_t bytes);
 void conns_request_done(struct request *r);
 
 /* At the connection limit of `l` with a connection waiting in its listen
  * backlog (`listen_fd` readable): closes the longest-idle keep-alive of
  * `l`, so that the new connection is accepted on MHD's next run. Cheap
  * below the limit (no system call). Loop thread. */
-void conns_reclaim(struct http *h, struct listener *l, int listen_fd);
+void conns_reclaim(struct http *transport, struct listener *endpoint, int listen_fd);
 
 /* The answer of `c` is sent before its request body was read (an early
  * 413): when MHD closes it, its socket is drained (linger.h) rather than
@@ -148,11 +148,11 @@ void conns_reclaim(struct http *h, struct listener *l, int listen_fd);
 void conns_linger(conn *c);
 
 /* Drain timeout: closes every connection not waiting for a job. */
-void conns_close_all(struct http *h);
+void conns_close_all(struct http *transport);
 
 /* Counts `event` and writes its log line unless one was written less than a
  * second ago (then the next line says how many were suppressed). */
-__attribute__((format(printf, 3, 4))) void conns_event(struct http *h, conn_event event,
+__attribute__((format(printf, 3, 4))) void conns_event(struct http *transport, conn_event event,
                                                        const char *format, ...);
 
 #endif

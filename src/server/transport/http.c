@@ -25,7 +25,7 @@
 #include "transport/log.h"
 #include "transport/problem_body.h"
 
-static void pump(listener *l);
+static void pump(listener *endpoint);
 
 static void on_timer(uv_timer_t *timer) {
   pump(timer->data);
@@ -37,44 +37,44 @@ static void on_poll(uv_poll_t *poll, int status, int events) {
   pump(poll->data);
 }
 
-static void pump(listener *l) {
-  http *h = l->owner;
-  if (h->stopped || l->mhd == NULL)
+static void pump(listener *endpoint) {
+  http *transport = endpoint->owner;
+  if (transport->stopped || endpoint->mhd == NULL)
     return;
-  if (l->in_pump) {
+  if (endpoint->in_pump) {
     /* A resume from inside MHD_run (a job dropped while being submitted):
      * run MHD once more before leaving. */
-    l->pump_again = true;
+    endpoint->pump_again = true;
     return;
   }
-  l->in_pump = true;
+  endpoint->in_pump = true;
   int reruns = 0;
   do {
-    l->pump_again = false;
-    uint64_t closed = l->closed;
-    MHD_run(l->mhd);
+    endpoint->pump_again = false;
+    uint64_t closed = endpoint->closed;
+    MHD_run(endpoint->mhd);
     /* Issue 12 item 1: at connections_max (or after an accept() error such
      * as EMFILE) MHD 0.9.75 takes its listening socket out of its epoll set,
      * and puts it back only at the start of a later run. When connections
      * closed during this run, that later run is now, or the listener would
      * wait for an unrelated event that may never come. */
-    if (l->closed != closed && reruns++ < 4)
-      l->pump_again = true;
-  } while (l->pump_again);
+    if (endpoint->closed != closed && reruns++ < 4)
+      endpoint->pump_again = true;
+  } while (endpoint->pump_again);
   /* Issue 24 item 2: at the limit, idle keep-alives make room for
    * connections waiting in the backlog (MHD would leave them there). */
-  conns_reclaim(h, l, l->listen_fd);
-  l->in_pump = false;
+  conns_reclaim(transport, endpoint, endpoint->listen_fd);
+  endpoint->in_pump = false;
   MHD_UNSIGNED_LONG_LONG timeout = 0;
-  if (MHD_get_timeout(l->mhd, &timeout) == MHD_YES)
-    uv_timer_start(&l->timer, on_timer, (uint64_t)timeout, 0);
+  if (MHD_get_timeout(endpoint->mhd, &timeout) == MHD_YES)
+    uv_timer_start(&endpoint->timer, on_timer, (uint64_t)timeout, 0);
   else
-    uv_timer_stop(&l->timer);
+    uv_timer_stop(&endpoint->timer);
 }
 
-void http_pump(http *h) {
-  pump(&h->api);
-  pump(&h->health);
+void http_pump(http *transport) {
+  pump(&transport->api);
+  pump(&transport->health);
 }
 
 /* Accepts the caller's X-Request-Id when it is short and plain, else makes
@@ -94,14 +94,14 @@ static void set_request_id(request *r) {
       return;
     }
   }
-  http *h = r->transport;
-  snprintf(r->id, sizeof r->id, "%08x-%012llx", h->settings.id_prefix,
-           (unsigned long long)++h->id_counter);
+  http *transport = r->transport;
+  snprintf(r->id, sizeof r->id, "%08x-%012llx", transport->settings.id_prefix,
+           (unsigned long long)++transport->id_counter);
 }
 
-uint64_t http_new_id(http *h) {
+uint64_t http_new_id(http *transport) {
   /* splitmix64 (Steele, Lea, Flood 2014) of key + n * golden ratio. */
-  uint64_t z = h->span_key + ++h->span_counter * 0x9E3779B97F4A7C15ull;
+  uint64_t z = transport->span_key + ++transport->span_counter * 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
@@ -163,10 +163,10 @@ static void set_trace(request *r) {
 
 /* The headers the owner adds to every answer of `r`. */
 static int owner_headers(const request *r, const char **names, const char **values) {
-  const http *h = r->transport;
-  if (h->hooks.answer_headers == NULL)
+  const http *transport = r->transport;
+  if (transport->hooks.answer_headers == NULL)
     return 0;
-  int count = h->hooks.answer_headers(r, names, values);
+  int count = transport->hooks.answer_headers(r, names, values);
   return count < 0 ? 0 : count > HTTP_HEADERS_MAX ? HTTP_HEADERS_MAX : count;
 }
 
@@ -209,14 +209,14 @@ static void on_detached_closed(uv_handle_t *handle) {
 }
 
 static void detached_end(detached *w) {
-  http *h = w->transport;
+  http *transport = w->transport;
   if (w->prev != NULL)
     w->prev->next = w->next;
   else
-    h->detached = w->next;
+    transport->detached = w->next;
   if (w->next != NULL)
     w->next->prev = w->prev;
-  h->guard.send_queued -= (long)(w->length - w->sent);
+  transport->guard.send_queued -= (long)(w->length - w->sent);
   shutdown(w->fd, SHUT_WR);
   uv_close((uv_handle_t *)&w->poll, on_detached_closed);
 }
@@ -241,9 +241,9 @@ static void on_detached_writable(uv_poll_t *poll, int status, int events) {
 
 /* Ends detached answers without progress for connection_timeout_s, or all
  * of them (`all`: drain timeout). */
-static void sweep_detached(http *h, uint64_t now, bool all) {
-  uint64_t idle = (uint64_t)h->settings.connection_timeout_s * 1000000000u;
-  for (detached *w = h->detached, *next; w != NULL; w = next) {
+static void sweep_detached(http *transport, uint64_t now, bool all) {
+  uint64_t idle = (uint64_t)transport->settings.connection_timeout_s * 1000000000u;
+  for (detached *w = transport->detached, *next; w != NULL; w = next) {
     next = w->next;
     if (all || now - w->progress_ns >= idle)
       detached_end(w);
@@ -263,7 +263,7 @@ static bool peer_half_closed(request *r) {
  * `detached`); false when it cannot (then MHD answers as usual). */
 static bool answer_detached(request *r, int status, const char *content_type, char *body,
                             size_t length, const char *const *headers) {
-  http *h = r->transport;
+  http *transport = r->transport;
   char head[2560], date[64], extra[1536] = "";
   time_t now = time(NULL);
   struct tm utc;
@@ -278,7 +278,7 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
     at += (size_t)snprintf(extra + at, sizeof extra - at, "%s: %s\r\n", names[i], values[i]);
   if ((status == 503 || status == 429) && at < sizeof extra)
     at += (size_t)snprintf(extra + at, sizeof extra - at, "Retry-After: %ld\r\n",
-                           h->settings.retry_after_s);
+                           transport->settings.retry_after_s);
   for (int i = 0; headers != NULL && headers[i] != NULL && at < sizeof extra; i += 2)
     if (!((status == 503 || status == 429) &&
           strcasecmp(headers[i], MHD_HTTP_HEADER_RETRY_AFTER) == 0))
@@ -298,7 +298,7 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
   detached *w = calloc(1, sizeof *w);
   char *data = malloc((size_t)head_length + body_bytes + 1);
   int fd = dup(r->conn->fd);
-  if (w == NULL || data == NULL || fd < 0 || uv_poll_init(h->loop, &w->poll, fd) != 0) {
+  if (w == NULL || data == NULL || fd < 0 || uv_poll_init(transport->loop, &w->poll, fd) != 0) {
     if (fd >= 0)
       close(fd);
     free(data);
@@ -308,17 +308,17 @@ static bool answer_detached(request *r, int status, const char *content_type, ch
   memcpy(data, head, (size_t)head_length);
   memcpy(data + head_length, body, body_bytes);
   free(body);
-  w->transport = h;
+  w->transport = transport;
   w->fd = fd;
   w->data = data;
   w->length = (size_t)head_length + body_bytes;
   w->progress_ns = dg_monotonic_ns();
   w->poll.data = w;
-  w->next = h->detached;
-  if (h->detached != NULL)
-    h->detached->prev = w;
-  h->detached = w;
-  h->guard.send_queued += (long)w->length;
+  w->next = transport->detached;
+  if (transport->detached != NULL)
+    transport->detached->prev = w;
+  transport->detached = w;
+  transport->guard.send_queued += (long)w->length;
   uv_poll_start(&w->poll, UV_WRITABLE, on_detached_writable);
   r->status = status;
   r->answered = true;
@@ -336,18 +336,18 @@ void http_respond(request *r, int status, const char *content_type, char *body, 
     body = NULL;
     length = 0;
   }
-  http *h = r->transport;
-  if (body != NULL && !conns_admit(h, length)) {
+  http *transport = r->transport;
+  if (body != NULL && !conns_admit(transport, length)) {
     /* Issue 12 item 4: the budget of bytes queued to clients is full of
      * readers that are still reading: refuse this answer rather than hold
      * it (the stalled ones were closed already). */
     free(body);
-    h->counters.rejected_send_queue++;
+    transport->counters.rejected_send_queue++;
     char detail[160];
     snprintf(detail, sizeof detail,
              "%ld response bytes are queued to clients (limits.send_queue_bytes_max %ld); "
              "retry later",
-             h->guard.send_queued, h->settings.send_queue_bytes_max);
+             transport->guard.send_queued, transport->settings.send_queue_bytes_max);
     size_t problem_length = 0;
     char *problem = problem_body(503, "send-queue-full", "Too busy sending", detail, r->path, r->id,
                                  NULL, &problem_length);
@@ -369,7 +369,7 @@ void http_respond(request *r, int status, const char *content_type, char *body, 
   bool retry = status == 503 || status == 429;
   if (retry) {
     char seconds[24];
-    snprintf(seconds, sizeof seconds, "%ld", h->settings.retry_after_s);
+    snprintf(seconds, sizeof seconds, "%ld", transport->settings.retry_after_s);
     MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, seconds);
   }
   for (int i = 0; headers != NULL && headers[i] != NULL; i += 2)
@@ -419,9 +419,9 @@ void http_resume(request *r) {
 void http_resume_soon(request *r) {
   if (!resume_connection(r))
     return;
-  http *h = r->transport;
-  if (!uv_is_active((uv_handle_t *)&h->wake))
-    uv_timer_start(&h->wake, on_wake, 0, 0);
+  http *transport = r->transport;
+  if (!uv_is_active((uv_handle_t *)&transport->wake))
+    uv_timer_start(&transport->wake, on_wake, 0, 0);
 }
 
 const char *http_header(const request *r, const char *name) {
@@ -485,8 +485,8 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
                          enum MHD_RequestTerminationCode toe) {
   (void)connection;
   (void)toe;
-  listener *l = cls;
-  http *h = l->owner;
+  listener *endpoint = cls;
+  http *transport = endpoint->owner;
   request *r = *con_cls;
   if (r == NULL)
     return;
@@ -494,16 +494,16 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
   conns_request_done(r);
   if (!r->answered)
     r->status = 499; /* the client went away before an answer */
-  json_t *line = h->settings.log_requests ? log_line(r) : NULL;
-  if (h->hooks.completed != NULL)
-    h->hooks.completed(r, line);
+  json_t *line = transport->settings.log_requests ? log_line(r) : NULL;
+  if (transport->hooks.completed != NULL)
+    transport->hooks.completed(r, line);
   if (line != NULL)
     log_write(line);
   if (r->pending != NULL)
     MHD_destroy_response(r->pending);
   free(r->body);
   free(r);
-  h->requests_open--;
+  transport->requests_open--;
 }
 
 /* Bytes of one UTF-8 character at `text` that is valid (shortest form, no
@@ -668,8 +668,8 @@ static void set_forwarded(request *r, const uint8_t peer_ip[16]) {
  * follows it, now nothing), and the answer comes from on_headers. Returns
  * NULL: the request context is made later. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *connection) {
-  listener *l = cls;
-  const http_settings *limits = &l->owner->settings;
+  listener *endpoint = cls;
+  const http_settings *limits = &endpoint->owner->settings;
   conn *c = conns_of(connection);
   if (c == NULL || uri == NULL)
     return NULL;
@@ -693,16 +693,16 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *connectio
   return NULL;
 }
 
-static request *request_new(listener *l, struct MHD_Connection *connection, const char *url,
+static request *request_new(listener *endpoint, struct MHD_Connection *connection, const char *url,
                             const char *method, const char *version) {
-  http *h = l->owner;
-  size_t data_size = h->settings.request_data_size;
+  http *transport = endpoint->owner;
+  size_t data_size = transport->settings.request_data_size;
   request *r = calloc(1, REQUEST_DATA_OFFSET + data_size);
   if (r == NULL)
     return NULL;
-  r->transport = h;
+  r->transport = transport;
   r->data = data_size > 0 ? (char *)r + REQUEST_DATA_OFFSET : NULL;
-  r->health = l->health;
+  r->health = endpoint->health;
   r->conn = conns_of(connection);
   r->connection = connection;
   r->peer_ip = r->conn != NULL ? r->conn->ip : 0;
@@ -719,7 +719,7 @@ static request *request_new(listener *l, struct MHD_Connection *connection, cons
   if (set_peer(r, peer_ip))
     set_forwarded(r, peer_ip);
   set_trace(r);
-  h->requests_open++;
+  transport->requests_open++;
   conns_headers_read(r);
   return r;
 }
@@ -733,14 +733,14 @@ static void problem_respond(request *r, int status, const char *slug, const char
 }
 
 static void refuse_too_large(request *r) {
-  http *h = r->transport;
-  h->counters.rejected_too_large++;
+  http *transport = r->transport;
+  transport->counters.rejected_too_large++;
   /* MHD sends this before the body and then closes: drain the body the
    * client is still sending, so that it reads the 413 (issue 24 item 5). */
   conns_linger(r->conn);
   char detail[128];
   snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
-           h->settings.body_bytes_max);
+           transport->settings.body_bytes_max);
   problem_respond(r, 413, "too-large", "Request body too large", detail);
 }
 
@@ -799,7 +799,7 @@ static bool refuse_framing(request *r) {
  * be answered without the body. A response queued now makes MHD 0.9.75
  * skip the body and close the connection after the answer. */
 static void on_headers(request *r) {
-  http *h = r->transport;
+  http *transport = r->transport;
   if (r->target_problem == 400) {
     problem_respond(r, 400, "bad-path", "Malformed request target",
                     "the request path and query must not contain %00 (a NUL byte)");
@@ -811,7 +811,7 @@ static void on_headers(request *r) {
              "the request target must have at most %ld query parameters "
              "(limits.query_params_max) and %ld bytes (limits.request_target_bytes_max); it had "
              "%ld and %zu",
-             h->settings.query_params_max, h->settings.request_target_bytes_max,
+             transport->settings.query_params_max, transport->settings.request_target_bytes_max,
              r->conn->target_params, r->conn->target_bytes);
     problem_respond(r, 414, "uri-too-long", "Request target too long", detail);
     return;
@@ -833,18 +833,18 @@ static void on_headers(request *r) {
     return;
   const char *declared =
       MHD_lookup_connection_value(r->connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-  if (declared != NULL && strtoll(declared, NULL, 10) > h->settings.body_bytes_max)
+  if (declared != NULL && strtoll(declared, NULL, 10) > transport->settings.body_bytes_max)
     refuse_too_large(r);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls) {
-  listener *l = cls;
-  http *h = l->owner;
+  listener *endpoint = cls;
+  http *transport = endpoint->owner;
   request *r = *con_cls;
   if (r == NULL) {
-    r = request_new(l, connection, url, method, version);
+    r = request_new(endpoint, connection, url, method, version);
     if (r == NULL)
       return MHD_NO;
     *con_cls = r;
@@ -871,15 +871,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   if (*upload_data_size > 0) {
     size_t chunk = *upload_data_size;
     *upload_data_size = 0;
-    if (r->body_length + chunk > (size_t)h->settings.body_bytes_max) {
+    if (r->body_length + chunk > (size_t)transport->settings.body_bytes_max) {
       /* Issue 12 item 6: answer 413 at the limit and stop reading. MHD
        * 0.9.75 takes no response while a body is being read, so the answer
        * goes straight to the socket (nothing was sent on it for this
        * request) and MHD_NO makes MHD close the connection now. */
-      h->counters.rejected_too_large++;
+      transport->counters.rejected_too_large++;
       char detail[96];
       snprintf(detail, sizeof detail, "the request body must be at most %ld bytes",
-               h->settings.body_bytes_max);
+               transport->settings.body_bytes_max);
       if (r->conn != NULL && !r->conn->closing) {
         conns_write_raw(r->conn, 413, "too-large", "Request body too large", detail);
         conns_linger(r->conn); /* shuts the write side once MHD has closed */
@@ -891,8 +891,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     }
     if (r->body_length + chunk + 1 > r->body_capacity) {
       size_t capacity = (r->body_length + chunk + 1) * 2;
-      if (capacity > (size_t)h->settings.body_bytes_max + 1)
-        capacity = (size_t)h->settings.body_bytes_max + 1;
+      if (capacity > (size_t)transport->settings.body_bytes_max + 1)
+        capacity = (size_t)transport->settings.body_bytes_max + 1;
       char *grown = realloc(r->body, capacity);
       if (grown == NULL)
         return MHD_NO;
@@ -906,132 +906,136 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
   if (r->suspended)
     return MHD_YES;
   conns_body_read(r);
-  h->hooks.handle(r);
+  transport->hooks.handle(r);
   return MHD_YES;
 }
 
-static int start_listener(http *h, listener *l, const char *address_text, bool health,
-                          dg_error *err) {
+static int start_listener(http *transport, listener *endpoint, const char *address_text,
+                          bool health, dg_error *err) {
   struct sockaddr_storage address;
   int rc = http_parse_listen(health ? "health_listen" : "listen", address_text, &address, err);
   bool six = address.ss_family == AF_INET6;
   if (rc != 0)
     return rc;
-  const http_settings *limits = &h->settings;
-  l->owner = h;
-  l->health = health;
+  const http_settings *limits = &transport->settings;
+  endpoint->owner = transport;
+  endpoint->health = health;
   unsigned int connections =
       (unsigned int)(health ? limits->health_connections_max : limits->connections_max);
-  l->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO |
-                                MHD_USE_ERROR_LOG | (six ? MHD_USE_IPv6 : 0),
-                            0, conns_accept_policy, l, on_request, l, MHD_OPTION_EXTERNAL_LOGGER,
-                            conns_mhd_log, l, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
-                            MHD_OPTION_CONNECTION_LIMIT, connections, MHD_OPTION_CONNECTION_TIMEOUT,
-                            (unsigned int)limits->connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
-                            on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, l,
-                            MHD_OPTION_URI_LOG_CALLBACK, on_uri, l, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-                            1024u, MHD_OPTION_END);
-  if (l->mhd == NULL)
+  endpoint->mhd = MHD_start_daemon(
+      MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO | MHD_USE_ERROR_LOG |
+          (six ? MHD_USE_IPv6 : 0),
+      0, conns_accept_policy, endpoint, on_request, endpoint, MHD_OPTION_EXTERNAL_LOGGER,
+      conns_mhd_log, endpoint, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+      MHD_OPTION_CONNECTION_LIMIT, connections, MHD_OPTION_CONNECTION_TIMEOUT,
+      (unsigned int)limits->connection_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+      endpoint, MHD_OPTION_NOTIFY_CONNECTION, conns_notify, endpoint, MHD_OPTION_URI_LOG_CALLBACK,
+      on_uri, endpoint, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+  if (endpoint->mhd == NULL)
     return dg_error_set(err, HTTP_ESYSTEM, health ? "health_listen" : "listen",
                         "cannot listen on %s (address in use?)", address_text);
-  const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-  const union MHD_DaemonInfo *port = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
-  l->port = port != NULL ? port->port
-                         : ntohs(six ? ((struct sockaddr_in6 *)&address)->sin6_port
-                                     : ((struct sockaddr_in *)&address)->sin_port);
-  const union MHD_DaemonInfo *listen_fd = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_LISTEN_FD);
-  l->listen_fd = listen_fd != NULL ? listen_fd->listen_fd : -1;
-  if (info == NULL || uv_poll_init(h->loop, &l->poll, info->epoll_fd) != 0) {
-    MHD_stop_daemon(l->mhd);
-    l->mhd = NULL;
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(endpoint->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+  const union MHD_DaemonInfo *port = MHD_get_daemon_info(endpoint->mhd, MHD_DAEMON_INFO_BIND_PORT);
+  endpoint->port = port != NULL ? port->port
+                                : ntohs(six ? ((struct sockaddr_in6 *)&address)->sin6_port
+                                            : ((struct sockaddr_in *)&address)->sin_port);
+  const union MHD_DaemonInfo *listen_fd =
+      MHD_get_daemon_info(endpoint->mhd, MHD_DAEMON_INFO_LISTEN_FD);
+  endpoint->listen_fd = listen_fd != NULL ? listen_fd->listen_fd : -1;
+  if (info == NULL || uv_poll_init(transport->loop, &endpoint->poll, info->epoll_fd) != 0) {
+    MHD_stop_daemon(endpoint->mhd);
+    endpoint->mhd = NULL;
     return dg_error_set(err, HTTP_ESYSTEM, "", "cannot watch libmicrohttpd's epoll descriptor");
   }
-  l->poll.data = l;
-  uv_timer_init(h->loop, &l->timer);
-  l->timer.data = l;
-  uv_poll_start(&l->poll, UV_READABLE, on_poll);
+  endpoint->poll.data = endpoint;
+  uv_timer_init(transport->loop, &endpoint->timer);
+  endpoint->timer.data = endpoint;
+  uv_poll_start(&endpoint->poll, UV_READABLE, on_poll);
   return 0;
 }
 
-static void close_listener(listener *l) {
-  if (l->mhd == NULL)
+static void close_listener(listener *endpoint) {
+  if (endpoint->mhd == NULL)
     return;
-  uv_close((uv_handle_t *)&l->poll, NULL);
-  uv_close((uv_handle_t *)&l->timer, NULL);
-  MHD_stop_daemon(l->mhd);
-  l->mhd = NULL;
+  uv_close((uv_handle_t *)&endpoint->poll, NULL);
+  uv_close((uv_handle_t *)&endpoint->timer, NULL);
+  MHD_stop_daemon(endpoint->mhd);
+  endpoint->mhd = NULL;
 }
 
 static void on_sweep(uv_timer_t *timer) {
-  http *h = timer->data;
+  http *transport = timer->data;
   uint64_t now = dg_monotonic_ns();
-  conns_sweep(h, now);
-  sweep_detached(h, now, false);
-  linger_sweep(&h->linger, now);
-  if (h->api.mhd != NULL)
-    conns_reclaim(h, &h->api, h->api.listen_fd);
-  if (h->health.mhd != NULL)
-    conns_reclaim(h, &h->health, h->health.listen_fd);
+  conns_sweep(transport, now);
+  sweep_detached(transport, now, false);
+  linger_sweep(&transport->linger, now);
+  if (transport->api.mhd != NULL)
+    conns_reclaim(transport, &transport->api, transport->api.listen_fd);
+  if (transport->health.mhd != NULL)
+    conns_reclaim(transport, &transport->health, transport->health.listen_fd);
   /* Also a safety net for item 1 of issue 12: whatever else happens, MHD
    * runs at least once a sweep, which puts its listening socket back. */
-  http_pump(h);
+  http_pump(transport);
 }
 
-int http_start(http *h, uv_loop_t *loop, const http_settings *settings, const http_hooks *hooks,
-               void *data, dg_error *err) {
-  memset(h, 0, sizeof *h);
-  h->data = data;
-  h->loop = loop;
-  h->settings = *settings;
-  h->hooks = *hooks;
-  h->api.owner = h->health.owner = h;
+int http_start(http *transport, uv_loop_t *loop, const http_settings *settings,
+               const http_hooks *hooks, void *data, dg_error *err) {
+  memset(transport, 0, sizeof *transport);
+  transport->data = data;
+  transport->loop = loop;
+  transport->settings = *settings;
+  transport->hooks = *hooks;
+  transport->api.owner = transport->health.owner = transport;
   /* Trace ids must not be guessable across restarts: random, not the
    * clock, unless the kernel has no random bytes to give. */
-  if (getrandom(&h->span_key, sizeof h->span_key, GRND_NONBLOCK) != (ssize_t)sizeof h->span_key)
-    h->span_key = dg_monotonic_ns() ^ ((uint64_t)getpid() << 32) ^ settings->id_prefix;
-  int rc = start_listener(h, &h->api, settings->listen, false, err);
+  if (getrandom(&transport->span_key, sizeof transport->span_key, GRND_NONBLOCK) !=
+      (ssize_t)sizeof transport->span_key)
+    transport->span_key = dg_monotonic_ns() ^ ((uint64_t)getpid() << 32) ^ settings->id_prefix;
+  int rc = start_listener(transport, &transport->api, settings->listen, false, err);
   if (rc != 0)
     return rc;
   if (settings->health_listen[0] != '\0' &&
-      (rc = start_listener(h, &h->health, settings->health_listen, true, err)) != 0) {
-    close_listener(&h->api);
+      (rc = start_listener(transport, &transport->health, settings->health_listen, true, err)) !=
+          0) {
+    close_listener(&transport->api);
     return rc;
   }
   /* The addresses were the caller's for this call only. */
-  h->settings.listen = h->settings.health_listen = NULL;
-  conns_init(h);
-  linger_init(&h->linger, loop, settings->connections_max + settings->health_connections_max,
+  transport->settings.listen = transport->settings.health_listen = NULL;
+  conns_init(transport);
+  linger_init(&transport->linger, loop,
+              settings->connections_max + settings->health_connections_max,
               (uint64_t)settings->linger_ms * 1000000u, (uint64_t)settings->linger_bytes_max);
-  uv_timer_init(loop, &h->sweep);
-  h->sweep.data = h;
-  uv_timer_start(&h->sweep, on_sweep, h->guard.sweep_ms, h->guard.sweep_ms);
-  uv_timer_init(loop, &h->wake);
-  h->wake.data = h;
-  http_pump(h);
+  uv_timer_init(loop, &transport->sweep);
+  transport->sweep.data = transport;
+  uv_timer_start(&transport->sweep, on_sweep, transport->guard.sweep_ms, transport->guard.sweep_ms);
+  uv_timer_init(loop, &transport->wake);
+  transport->wake.data = transport;
+  http_pump(transport);
   return 0;
 }
 
-void http_begin_drain(http *h) {
-  h->draining = true;
+void http_begin_drain(http *transport) {
+  transport->draining = true;
 }
 
-bool http_quiet(const http *h) {
-  return h->requests_open == 0 && h->detached == NULL;
+bool http_quiet(const http *transport) {
+  return transport->requests_open == 0 && transport->detached == NULL;
 }
 
-void http_close_all(http *h) {
-  h->closed_all = true;
-  conns_close_all(h);
-  sweep_detached(h, dg_monotonic_ns(), true);
-  http_pump(h);
+void http_close_all(http *transport) {
+  transport->closed_all = true;
+  conns_close_all(transport);
+  sweep_detached(transport, dg_monotonic_ns(), true);
+  http_pump(transport);
 }
 
-void http_stop(http *h) {
-  h->stopped = true;
-  uv_timer_stop(&h->sweep);
-  uv_close((uv_handle_t *)&h->sweep, NULL);
-  uv_close((uv_handle_t *)&h->wake, NULL);
-  close_listener(&h->api);
-  close_listener(&h->health);
-  linger_close_all(&h->linger); /* after the listeners: their last closes linger no more */
+void http_stop(http *transport) {
+  transport->stopped = true;
+  uv_timer_stop(&transport->sweep);
+  uv_close((uv_handle_t *)&transport->sweep, NULL);
+  uv_close((uv_handle_t *)&transport->wake, NULL);
+  close_listener(&transport->api);
+  close_listener(&transport->health);
+  linger_close_all(&transport->linger); /* after the listeners: their last closes linger no more */
 }

@@ -121,20 +121,20 @@ struct request {
  * probe listener on `loop`, calling `hooks`; `data` is the owner's
  * (h->data). 0, or an error code with `err` naming the listen key; on
  * error nothing is left open. */
-int http_start(http *h, uv_loop_t *loop, const http_settings *settings, const http_hooks *hooks,
-               void *data, dg_error *err);
+int http_start(http *transport, uv_loop_t *loop, const http_settings *settings,
+               const http_hooks *hooks, void *data, dg_error *err);
 /* Runs both listeners' MHD now (after something changed outside MHD). */
-void http_pump(http *h);
+void http_pump(http *transport);
 /* From now on every answer says Connection: close (the drain). */
-void http_begin_drain(http *h);
+void http_begin_drain(http *transport);
 /* Stops both listeners and closes the transport's handles. */
-void http_stop(http *h);
+void http_stop(http *transport);
 /* True when no request context is alive and no detached answer is being
  * written: the transport holds nothing a drain must wait for. */
-bool http_quiet(const http *h);
+bool http_quiet(const http *transport);
 /* The drain timeout: every connection not waiting for a job is closed,
  * every detached answer ended, and new connections refused. */
-void http_close_all(http *h);
+void http_close_all(http *transport);
 
 /* Queues the answer of `r` now, or keeps it until http_resume when `r` is
  * suspended. `body` is malloc'd and taken (freed even on failure; NULL
@@ -157,7 +157,7 @@ void http_resume_soon(request *r);
 
 /* 64 bits for a new trace or span id: a bijection of a counter keyed by
  * random bits read at start, so ids never repeat within a process. */
-uint64_t http_new_id(http *h);
+uint64_t http_new_id(http *transport);
 
 /* A request header's value, or NULL. */
 const char *http_header(const request *r, const char *name);
