@@ -146,12 +146,23 @@ def rate_text(value):
 AB_SECRET = "5eed5eed5eed5eed5eed5eed5eed5eed"
 
 
-def shared_secret_config(directory):
-    """The repository's config plus AB_SECRET, written in `directory`; its path."""
-    with open(CONFIG) as f:
+def checkout_config(build):
+    """The default configuration of the checkout `build` sits in (its
+    config/dungeond.json), else this repository's: an older build refuses
+    the keys a newer configuration adds."""
+    candidate = os.path.join(os.path.dirname(os.path.abspath(build)), "config", "dungeond.json")
+    return candidate if os.path.isfile(candidate) else CONFIG
+
+
+def shared_secret_config(directory, build=None):
+    """The default config of `build`'s checkout (checkout_config; this
+    repository's without a build) plus AB_SECRET, written in `directory`;
+    its path."""
+    with open(checkout_config(build) if build is not None else CONFIG) as f:
         config = json.load(f)
     config["lobby_seed_secret"] = AB_SECRET
-    path = os.path.join(directory, "dungeond-ab.json")
+    name = "dungeond-ab.json" if build is None else f"dungeond-ab-{abs(hash(build)):x}.json"
+    path = os.path.join(directory, name)
     with open(path, "w") as f:
         json.dump(config, f)
     return path
@@ -159,9 +170,10 @@ def shared_secret_config(directory):
 
 class Daemon:
     """A dungeond of one build on a free loopback port, run from the
-    repository root (default config, its log on stderr to a file)."""
+    repository root (its checkout's default config, its log on stderr to a file)."""
 
-    def __init__(self, prog, build, log_path, config=CONFIG):
+    def __init__(self, prog, build, log_path, config=None):
+        config = config if config is not None else checkout_config(build)
         self.prog = prog
         self.log_path = log_path
         binary = program(build, "dungeond")

@@ -131,7 +131,7 @@ def main():
         for name in ("a", "b"):
             # One key for both: level ids and lobby seeds then agree.
             daemons[name] = benchlib.Daemon(PROG, builds[name], os.path.join(work, f"{name}.log"),
-                                            benchlib.shared_secret_config(work))
+                                            benchlib.shared_secret_config(work, builds[name]))
         for label, method, path, data, accept in REQUESTS:
             a = ask(daemons["a"].port, method, path, data, accept)
             b = ask(daemons["b"].port, method, path, data, accept)

@@ -192,7 +192,7 @@ def main():
                 # One key for both, so a lobby id gives both the same seed.
                 daemons[side] = benchlib.Daemon(PROG, builds[side],
                                                 os.path.join(work, f"{side}.log"),
-                                                benchlib.shared_secret_config(work))
+                                                benchlib.shared_secret_config(work, builds[side]))
         try:
             rates, details = run_suite(args, builds, daemons)
         except (RuntimeError, ValueError, subprocess.CalledProcessError, OSError) as e:
