@@ -300,10 +300,10 @@ static int write_extension(dg_writer *w, const dg_level *level) {
   return rc != 0 ? rc : dg_writer_status(w);
 }
 
-/* A feature as a client sees it: what it is and where (a spawn's player),
- * a one-way door's direction; never a distance or a key id. */
-static void write_client_feature(dg_writer *w, const dg_level *level, const dg_feature *feature,
-                                 bool first) {
+/* The members every view of a feature has: "{" (",{" unless `first`),
+ * its kind, its player (index and id) when it has one, where it is and its
+ * room when inside one. The object is left open. */
+static void write_feature_head(dg_writer *w, const dg_feature *feature, bool first) {
   dg_writer_raw(w, first ? "{\"kind\":" : ",{\"kind\":", first ? 8 : 9);
   dg_writer_cstring(w, feature->kind);
   if (feature->player >= 0) {
@@ -322,6 +322,13 @@ static void write_client_feature(dg_writer *w, const dg_level *level, const dg_f
     dg_writer_key(w, "room", false);
     dg_writer_int(w, feature->room);
   }
+}
+
+/* A feature as a client sees it: what it is and where (a spawn's player),
+ * a one-way door's direction; never a distance or a key id. */
+static void write_client_feature(dg_writer *w, const dg_level *level, const dg_feature *feature,
+                                 bool first) {
+  write_feature_head(w, feature, first);
   bool one_way = strcmp(feature->kind, "one_way_door") == 0;
   bool lock = strcmp(feature->kind, "locked_door") == 0;
   if (!level->has_grid && (one_way || lock)) {
@@ -486,24 +493,7 @@ static void write_features(dg_writer *w, const dg_level *level) {
   dg_writer_raw(w, "],\"features\":[", 14);
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *feature = &level->features[i];
-    dg_writer_raw(w, i > 0 ? ",{\"kind\":" : "{\"kind\":", i > 0 ? 9 : 8);
-    dg_writer_cstring(w, feature->kind);
-    if (feature->player >= 0) {
-      dg_writer_key(w, "player", false);
-      dg_writer_int(w, feature->player);
-    }
-    if (feature->player_id != NULL) {
-      dg_writer_key(w, "player_id", false);
-      dg_writer_cstring(w, feature->player_id);
-    }
-    dg_writer_key(w, "x", false);
-    dg_writer_int(w, feature->x);
-    dg_writer_key(w, "y", false);
-    dg_writer_int(w, feature->y);
-    if (feature->room >= 0) {
-      dg_writer_key(w, "room", false);
-      dg_writer_int(w, feature->room);
-    }
+    write_feature_head(w, feature, i == 0);
     if (!dg_progression_write_feature(w, level, feature)) {
       dg_writer_key(w, "exit_distance", false);
       dg_writer_int(w, feature->exit_distance);
