@@ -348,80 +348,6 @@ static void write_client_feature(dg_writer *w, const dg_level *level, const dg_f
   dg_writer_char(w, '}');
 }
 
-/* A client view (dg_level_client_view) as JSON: a whitelist of members,
- * in the full level's order, then its level_hash (docs/level-format.md,
- * "The client view"). */
-static void write_client(dg_writer *w, const dg_level *level) {
-  dg_writer_raw(w, "{\"format\":\"" DG_LEVEL_FORMAT "\",\"generator_version\":",
-                sizeof("{\"format\":\"" DG_LEVEL_FORMAT "\",\"generator_version\":") - 1);
-  dg_writer_int(w, DG_GENERATOR_VERSION);
-  dg_writer_key(w, "algorithm", false);
-  dg_writer_cstring(w, level->algorithm->name);
-  dg_writer_literal(w, ",\"view\":\"client\"");
-  if (level->has_grid) {
-    dg_writer_key(w, "grid", false);
-    write_grid(w, &level->grid, legend_tiles(level));
-  }
-  dg_writer_raw(w, ",\"rooms\":[", 10);
-  for (int i = 0; i < level->room_count; i++) {
-    const dg_room *room = &level->rooms[i];
-    dg_writer_raw(w, i > 0 ? ",{\"id\":" : "{\"id\":", i > 0 ? 7 : 6);
-    dg_writer_int(w, i);
-    dg_writer_key(w, "kind", false);
-    dg_writer_cstring(w, room->kind);
-    dg_writer_key(w, "x", false);
-    dg_writer_int(w, room->x);
-    dg_writer_key(w, "y", false);
-    dg_writer_int(w, room->y);
-    dg_writer_key(w, "width", false);
-    dg_writer_int(w, room->width);
-    dg_writer_key(w, "height", false);
-    dg_writer_int(w, room->height);
-    if (room->label[0] != '\0') {
-      dg_writer_key(w, "label", false);
-      dg_writer_string(w, room->label, strnlen(room->label, DG_LABEL_MAX));
-    }
-    dg_writer_char(w, '}');
-  }
-  dg_writer_raw(w, "],\"doors\":[", 11);
-  for (int i = 0; i < level->door_count; i++) {
-    const dg_door *door = &level->doors[i];
-    dg_writer_raw(w, i > 0 ? ",{\"x\":" : "{\"x\":", i > 0 ? 6 : 5);
-    dg_writer_int(w, door->x);
-    dg_writer_key(w, "y", false);
-    dg_writer_int(w, door->y);
-    dg_writer_key(w, "room", false);
-    dg_writer_int(w, door->room);
-    dg_writer_char(w, '}');
-  }
-  dg_writer_raw(w, "],\"objects\":[", 13);
-  for (int i = 0; i < level->object_count; i++) {
-    const dg_object *object = &level->objects[i];
-    dg_writer_raw(w, i > 0 ? ",{\"kind\":" : "{\"kind\":", i > 0 ? 9 : 8);
-    dg_writer_cstring(w, object->kind);
-    dg_writer_key(w, "x", false);
-    dg_writer_int(w, object->x);
-    dg_writer_key(w, "y", false);
-    dg_writer_int(w, object->y);
-    dg_writer_char(w, '}');
-  }
-  dg_writer_raw(w, "],\"features\":[", 14);
-  for (int i = 0; i < level->feature_count; i++)
-    write_client_feature(w, level, &level->features[i], i == 0);
-  dg_writer_char(w, ']');
-  if (!level->has_grid) {
-    dg_writer_raw(w, ",\"graph\":", 9);
-    write_graph(w, &level->graph, NULL);
-  }
-  dg_writer_key(w, "level_hash", false);
-  dg_writer_cstring(w, level->level_hash);
-  dg_writer_char(w, '}');
-}
-
-int dg_level_dump_json(const dg_level *level, char **text, size_t *length) {
-  return dg_level_dump_json_cancellable(level, NULL, text, length);
-}
-
 /* ",\"rooms\":[" and each room, with its progression role when placed. */
 static void write_rooms(dg_writer *w, const dg_level *level) {
   dg_writer_raw(w, ",\"rooms\":[", 10);
@@ -460,6 +386,10 @@ static void write_doors(dg_writer *w, const dg_level *level) {
     dg_writer_int(w, door->y);
     dg_writer_key(w, "room", false);
     dg_writer_int(w, door->room);
+    if (level->client_view) {
+      dg_writer_char(w, '}');
+      continue;
+    }
     dg_writer_key(w, "secret", false);
     dg_writer_raw(w, door->secret ? "true}" : "false}", door->secret ? 5 : 6);
   }
@@ -476,6 +406,10 @@ static void write_objects(dg_writer *w, const dg_level *level) {
     dg_writer_int(w, object->x);
     dg_writer_key(w, "y", false);
     dg_writer_int(w, object->y);
+    if (level->client_view) { /* what it holds is the server's */
+      dg_writer_char(w, '}');
+      continue;
+    }
     dg_writer_key(w, "gold", false);
     dg_writer_int(w, object->gold);
     dg_writer_raw(w, ",\"contents\":[", 13);
@@ -500,6 +434,42 @@ static void write_features(dg_writer *w, const dg_level *level) {
     }
     dg_writer_char(w, '}');
   }
+}
+
+/* A client view (dg_level_client_view) as JSON: a whitelist of members,
+ * in the full level's order, then its level_hash (docs/level-format.md,
+ * "The client view"). */
+static void write_client(dg_writer *w, const dg_level *level) {
+  dg_writer_raw(w, "{\"format\":\"" DG_LEVEL_FORMAT "\",\"generator_version\":",
+                sizeof("{\"format\":\"" DG_LEVEL_FORMAT "\",\"generator_version\":") - 1);
+  dg_writer_int(w, DG_GENERATOR_VERSION);
+  dg_writer_key(w, "algorithm", false);
+  dg_writer_cstring(w, level->algorithm->name);
+  dg_writer_literal(w, ",\"view\":\"client\"");
+  if (level->has_grid) {
+    dg_writer_key(w, "grid", false);
+    write_grid(w, &level->grid, legend_tiles(level));
+  }
+  /* A client view holds no progression, secret door or object contents
+   * (dg_level_client_view): the full view's writers leave them out. */
+  write_rooms(w, level);
+  write_doors(w, level);
+  write_objects(w, level);
+  dg_writer_raw(w, "],\"features\":[", 14);
+  for (int i = 0; i < level->feature_count; i++)
+    write_client_feature(w, level, &level->features[i], i == 0);
+  dg_writer_char(w, ']');
+  if (!level->has_grid) {
+    dg_writer_raw(w, ",\"graph\":", 9);
+    write_graph(w, &level->graph, NULL);
+  }
+  dg_writer_key(w, "level_hash", false);
+  dg_writer_cstring(w, level->level_hash);
+  dg_writer_char(w, '}');
+}
+
+int dg_level_dump_json(const dg_level *level, char **text, size_t *length) {
+  return dg_level_dump_json_cancellable(level, NULL, text, length);
 }
 
 int dg_level_dump_json_cancellable(const dg_level *level, dg_cancel *cancel, char **text,
