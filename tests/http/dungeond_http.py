@@ -863,16 +863,25 @@ def drain_test():
 def eviction_test():
     """Ready levels beyond lobby_cache_bytes_max are evicted least recently
     used first; a start on an evicted lobby is a miss with the same bytes."""
-    d = Daemon(workers=2, limits=dict(LOBBY_LIMITS, lobby_cache_bytes_max=6000,
-                                      lobby_idle_ttl_ms=600000))
+    # A fixed secret fixes both lobbies' seeds, and so their levels' sizes:
+    # with a random key per process a level sometimes passed the budget on
+    # its own and was evicted as soon as it was ready (a CI failure).
+    budget = 8000
+    d = Daemon(workers=2, limits=dict(LOBBY_LIMITS, lobby_cache_bytes_max=budget,
+                                      lobby_idle_ttl_ms=600000),
+               extra={"lobby_seed_secret": "5eed" * 8})
     try:
         d.request("PUT", "/v1/lobbies/old/players/a", {"level": 1})
         old = wait_pregen(d, "old", "ready")
+        old_bytes = d.stats()["lobbies"]["ready_bytes"]
         d.request("PUT", "/v1/lobbies/new/players/a", {"level": 2})
-        wait_pregen(d, "new", "ready")
+        new_bytes = len(direct(d, wait_pregen(d, "new", "ready")))
+        # The test's premise: each level fits the budget, the two do not.
+        check(max(old_bytes, new_bytes) <= budget < old_bytes + new_bytes,
+              f"levels of {old_bytes} and {new_bytes} bytes do not straddle {budget}")
         check(d.wait_for(lambda s: s["lobbies"]["evicted"] == 1), f"{d.stats()['lobbies']}")
         check(lobby_get(d, "old")[1]["pregen"] == "none", "old lobby still ready")
-        check(d.stats()["lobbies"]["ready_bytes"] <= 6000, "over budget")
+        check(d.stats()["lobbies"]["ready_bytes"] <= budget, "over budget")
         status, headers, body = d.request("POST", "/v1/lobbies/old/start")
         check(status == 200 and headers.get("x-pregen") == "miss", f"{status} {headers}")
         check(body == direct(d, old), "miss differs from the direct request")
