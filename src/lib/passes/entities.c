@@ -37,7 +37,7 @@ typedef struct candidate {
 typedef struct fill {
   dg_level *level;
   dg_rng *rng;
-  uint8_t *blocked; /* grid tile: 1 when no entity may cover it (or one does) */
+  uint8_t *blocked; /* grid tile: 1 under a feature, object, spawn's clearance or entity */
   int *tiles;       /* the free tiles of the room being filled, x | y << 16, in no order */
   int tile_count;   /* how many are still free */
   int *slot;        /* room-local tile (row-major in its rectangle) -> its place in `tiles` */
@@ -69,25 +69,13 @@ static void clip(const dg_grid *grid, int x, int y, int width, int height, int *
   *y1 = y + height < grid->height ? y + height : grid->height;
 }
 
-/* Tiles no entity may cover: everything but plain floor, every feature and
- * object, and the clearance around each spawn. Only the rectangles of the
- * rooms to fill are read (collect_tiles, fits), so only they are set from
- * the grid: a classic map is mostly not room. */
+/* Tiles no entity may cover besides those that are not plain floor (the
+ * grid says so; collect_tiles and fits read it): every feature and object,
+ * and the clearance around each spawn. Cleared with one memset rather than
+ * copied from the grid tile by tile, which showed in classic's profile. */
 static void block_tiles(fill *f) {
   const dg_grid *grid = &f->level->grid;
-  for (int room = 0; room < f->level->room_count; room++) {
-    const dg_room *r = &f->level->rooms[room];
-    if (f->level->population.rooms[room].distance < 0)
-      continue;
-    int x0, x1, y0, y1;
-    clip(grid, r->x, r->y, r->width, r->height, &x0, &x1, &y0, &y1);
-    for (int y = y0; y < y1; y++) {
-      const uint8_t *tiles = grid->tiles + (long)y * grid->width;
-      uint8_t *blocked = f->blocked + (long)y * grid->width;
-      for (int x = x0; x < x1; x++)
-        blocked[x] = tiles[x] != DG_TILE_FLOOR;
-    }
-  }
+  memset(f->blocked, 0, (size_t)grid->width * (size_t)grid->height);
   for (int i = 0; i < f->level->object_count; i++) {
     const dg_object *o = &f->level->objects[i];
     if (dg_grid_contains(grid, o->x, o->y))
@@ -103,8 +91,9 @@ static void block_tiles(fill *f) {
   }
 }
 
-/* The free tiles of `room` into f->tiles, in row order: on the grid, not
- * blocked, and the room's own (room_of) when tiles name their room. */
+/* The free tiles of `room` into f->tiles, in row order: on the grid, plain
+ * floor, not blocked, and the room's own (room_of) when tiles name their
+ * room. */
 static void collect_tiles(fill *f, int room) {
   const dg_room *r = &f->level->rooms[room];
   const dg_grid *grid = &f->level->grid;
@@ -116,7 +105,8 @@ static void collect_tiles(fill *f, int room) {
   for (int y = y0; y < y1; y++) {
     long row = (long)y * grid->width, local = (long)(y - r->y) * r->width - r->x;
     for (int x = x0; x < x1; x++)
-      if (!f->blocked[row + x] && (room_of == NULL || room_of[row + x] == room)) {
+      if (grid->tiles[row + x] == DG_TILE_FLOOR && !f->blocked[row + x] &&
+          (room_of == NULL || room_of[row + x] == room)) {
         f->slot[local + x] = f->tile_count;
         f->tiles[f->tile_count++] = x | y << 16;
       }
@@ -125,7 +115,7 @@ static void collect_tiles(fill *f, int room) {
 
 /* A width x height block anchored at (x0, y0), a free tile of `room`, lies
  * free and in the room: every tile on the grid, inside the room's
- * rectangle, not blocked, and the room's own. */
+ * rectangle, plain floor, not blocked, and the room's own. */
 static bool fits(const fill *f, int room, int x0, int y0, int width, int height) {
   const dg_grid *grid = &f->level->grid;
   const dg_room *r = f->room_rect;
@@ -136,7 +126,8 @@ static bool fits(const fill *f, int room, int x0, int y0, int width, int height)
   for (int y = y0; y < y0 + height; y++) {
     long row = (long)y * grid->width;
     for (int x = x0; x < x0 + width; x++)
-      if (f->blocked[row + x] || (room_of != NULL && room_of[row + x] != room))
+      if (grid->tiles[row + x] != DG_TILE_FLOOR || f->blocked[row + x] ||
+          (room_of != NULL && room_of[row + x] != room))
         return false;
   }
   return true;
