@@ -94,6 +94,15 @@ static void pgraph_free(pgraph *g) {
   free(g->vertex_of);
 }
 
+/* Vertex v's defaults: no room, nothing special, one key place, no kind
+ * beyond walkable. */
+static void pgraph_init(pgraph *g, int v) {
+  g->room[v] = -1;
+  g->special[v] = SPECIAL_NONE;
+  g->key_slots[v] = 1;
+  g->kind[v] = V_OTHER;
+}
+
 /* Carves the per-vertex arrays for up to `capacity` vertices out of one
  * allocation; `tiles` (grid levels) also sizes the members. */
 static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
@@ -119,12 +128,10 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
   }
   g->kind = (uint8_t *)at;
   g->count = capacity;
-  for (int v = 0; v < capacity; v++) {
-    g->room[v] = -1;
-    g->special[v] = SPECIAL_NONE;
-    g->key_slots[v] = 1;
-    g->kind[v] = V_OTHER;
-  }
+  /* A grid's capacity is its walkable tiles, many times its vertices:
+   * build_from_grid sets up each vertex as it makes it (pgraph_init). */
+  for (int v = 0; v < capacity && tiles == 0; v++)
+    pgraph_init(g, v);
   g->closed_lock = g->blocked = -1;
   return 0;
 }
@@ -431,6 +438,7 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
       continue;
     int v = count++;
     dg_tile tile = (dg_tile)grid->tiles[p];
+    pgraph_init(g, v);
     g->cell[v] = p;
     g->link_start[v] = g->link_count;
     if (room_tile(tile, owner[p])) {
