@@ -786,7 +786,8 @@ static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, pl
 /* Hops from the shortest entrance-exit walk (every door open) into
  * off_walk; marks that walk's vertices 0. */
 static void distance_from_walk(pgraph *g, int *off_walk) {
-  bfs(g, g->entrance, g->exit, -1);
+  /* g->parent already holds the search from the entrance with every door
+   * open (dg_pass_progression's depths): the walk is read from it. */
   for (int v = 0; v < g->count; v++)
     off_walk[v] = -1;
   int head = 0, tail = 0;
@@ -1076,17 +1077,52 @@ const char *dg_role_name(dg_role role) {
  * before. Leaves each vertex's sphere in g->mark (-1: never
  * reached); a room's sphere is the first that reaches any tile of it (an authored room's bounding
  * box may reach past a lock), a key's the one its tile is in. */
-static void assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
-  /* One flood per sphere, obeying one-way doors: a lock on a loop whose
-   * bypass is a one-way door is crossed on some walks and not on others. */
+static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
+  /* One flood obeying one-way doors (a lock on a loop whose bypass is a
+   * one-way door is crossed on some walks and not on others), grown sphere
+   * by sphere: more keys only add steps, so sphere n+1 is sphere n's reach
+   * plus what the steps refused before now allow. */
+  int *refused =
+      malloc((size_t)(g->offsets[g->count] > 0 ? g->offsets[g->count] : 1) * 2 * sizeof *refused);
+  if (refused == NULL)
+    return DG_ENOMEM;
   for (int v = 0; v < g->count; v++)
     g->mark[v] = -1;
+  int head = 0, tail = 0, refusals = 0;
+  g->mark[g->entrance] = 0;
+  g->queue[tail++] = g->entrance;
   for (int sphere = 0; sphere <= p->locks; sphere++) {
-    int reached = bfs(g, g->entrance, -1, sphere);
-    for (int i = 0; i < reached; i++)
-      if (g->mark[g->queue[i]] < 0)
-        g->mark[g->queue[i]] = sphere;
+    int kept = 0;
+    for (int i = 0; i < refusals; i++) {
+      int v = refused[2 * i], u = refused[2 * i + 1];
+      if (g->mark[u] >= 0)
+        continue;
+      if (can_step(g, v, u, sphere)) {
+        g->mark[u] = sphere;
+        g->queue[tail++] = u;
+      } else {
+        refused[2 * kept] = v;
+        refused[2 * kept++ + 1] = u;
+      }
+    }
+    refusals = kept;
+    while (head < tail) {
+      int v = g->queue[head++];
+      for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++) {
+        int u = g->adjacent[i];
+        if (g->mark[u] >= 0)
+          continue;
+        if (can_step(g, v, u, sphere)) {
+          g->mark[u] = sphere;
+          g->queue[tail++] = u;
+        } else {
+          refused[2 * refusals] = v;
+          refused[2 * refusals++ + 1] = u;
+        }
+      }
+    }
   }
+  free(refused);
   for (int r = 0; r < level->room_count; r++)
     out->room_sphere[r] = -1;
   for (int v = 0; v < g->count; v++) {
@@ -1097,6 +1133,7 @@ static void assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_p
   for (int k = 0; k < p->locks; k++)
     out->key_sphere[k] = g->mark[p->key[k]];
   out->sphere_count = p->locks + 1;
+  return 0;
 }
 
 /* Appends room `room` to the walk unless it is the last one there. */
@@ -1503,7 +1540,8 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     goto done;
   out->one_way_placed = g.one_way_count;
   choose_key_cells(&g, level, &p, rng);
-  assign_spheres(&g, level, &p, out);
+  if ((rc = assign_spheres(&g, level, &p, out)) != 0)
+    goto done;
   assign_roles(&g, level, &p, out);
   if ((rc = build_walk(&g, &p, out)) == 0)
     rc = apply(level, &g, &p);
