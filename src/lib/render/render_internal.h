@@ -32,6 +32,15 @@ void dg_storeys_close(dg_storeys *s);
 /* Whether `room` stands on `storey`. */
 bool dg_storeys_room_on(const dg_storeys *s, int room, int storey);
 
+/* Whether `room`'s doorways open on more than one storey: a staircase. */
+bool dg_storeys_stairs(const dg_storeys *s, int room);
+
+/* `room`'s floor as boxes given to `box`: each of its boxes inside its
+ * walls, and where two of them touch, the walls between them opened over
+ * the length they share (an L-shaped room is one floor). */
+void dg_storeys_floor(const dg_storeys *s, int room,
+                      void (*box)(void *data, int x, int y, int width, int height), void *data);
+
 /* svg.c's pieces that svg_storeys.c draws with: the root element, title
  * and styles; a coordinate in tenths; escaped text; a kind as a class
  * suffix; a box subpath; an object or feature marker. */

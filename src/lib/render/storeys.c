@@ -103,6 +103,37 @@ bool dg_storeys_room_on(const dg_storeys *s, int room, int storey) {
   return false;
 }
 
+void dg_storeys_floor(const dg_storeys *s, int room,
+                      void (*box)(void *data, int x, int y, int width, int height), void *data) {
+  for (int i = s->box_first[room]; i < s->box_first[room + 1]; i++) {
+    const dg_storey_box *a = &s->plan.boxes[i];
+    if (a->width > 2 && a->height > 2)
+      box(data, a->x + 1, a->y + 1, a->width - 2, a->height - 2);
+    for (int k = s->box_first[room]; k < s->box_first[room + 1]; k++) {
+      const dg_storey_box *b = &s->plan.boxes[k];
+      if (a->x + a->width == b->x) { /* b just east of a */
+        int from = (a->y > b->y ? a->y : b->y) + 1;
+        int to = (a->y + a->height < b->y + b->height ? a->y + a->height : b->y + b->height) - 1;
+        if (to > from)
+          box(data, b->x - 1, from, 2, to - from);
+      }
+      if (a->y + a->height == b->y) { /* b just south of a */
+        int from = (a->x > b->x ? a->x : b->x) + 1;
+        int to = (a->x + a->width < b->x + b->width ? a->x + a->width : b->x + b->width) - 1;
+        if (to > from)
+          box(data, from, b->y - 1, to - from, 2);
+      }
+    }
+  }
+}
+
+bool dg_storeys_stairs(const dg_storeys *s, int room) {
+  for (int i = s->door_first[room] + 1; i < s->door_first[room + 1]; i++)
+    if (s->plan.doors[i].storey != s->plan.doors[s->door_first[room]].storey)
+      return true;
+  return false;
+}
+
 int dg_svg_storey_parse(const char *text, dg_svg_options *options) {
   if (strcmp(text, "flat") == 0) {
     options->storeys = DG_SVG_STOREYS_FLAT;

@@ -199,38 +199,13 @@ void dg_svg_tree_style(dg_writer *w) {
 
 /* ---- one storey ------------------------------------------------------- */
 
-/* Whether room r's doorways open on more than one storey: a staircase. */
-static bool stairs_room(const dg_storeys *s, int room) {
-  for (int i = s->door_first[room] + 1; i < s->door_first[room + 1]; i++)
-    if (s->plan.doors[i].storey != s->plan.doors[s->door_first[room]].storey)
-      return true;
-  return false;
+static void floor_box(void *data, int x, int y, int width, int height) {
+  dg_svg_box(data, x, y, width, height);
 }
 
-/* Room r's floor: each box inside its walls, and where two of its boxes
- * touch, the walls between them opened over the length they share (an
- * L-shaped room is one floor). */
+/* Room r's floor as box subpaths. */
 static void put_floor(dg_writer *w, const dg_storeys *s, int room) {
-  for (int i = s->box_first[room]; i < s->box_first[room + 1]; i++) {
-    const dg_storey_box *a = &s->plan.boxes[i];
-    if (a->width > 2 && a->height > 2)
-      dg_svg_box(w, a->x + 1, a->y + 1, a->width - 2, a->height - 2);
-    for (int k = s->box_first[room]; k < s->box_first[room + 1]; k++) {
-      const dg_storey_box *b = &s->plan.boxes[k];
-      if (a->x + a->width == b->x) { /* b just east of a */
-        int from = (a->y > b->y ? a->y : b->y) + 1;
-        int to = (a->y + a->height < b->y + b->height ? a->y + a->height : b->y + b->height) - 1;
-        if (to > from)
-          dg_svg_box(w, b->x - 1, from, 2, to - from);
-      }
-      if (a->y + a->height == b->y) { /* b just south of a */
-        int from = (a->x > b->x ? a->x : b->x) + 1;
-        int to = (a->x + a->width < b->x + b->width ? a->x + a->width : b->x + b->width) - 1;
-        if (to > from)
-          dg_svg_box(w, from, b->y - 1, to - from, 2);
-      }
-    }
-  }
+  dg_storeys_floor(s, room, floor_box, w);
 }
 
 /* The other storeys' rooms as faint outlines, half a tile inside. */
@@ -266,7 +241,7 @@ static void put_rooms(dg_writer *w, const dg_storeys *s, int storey) {
   for (int stairs = 0; stairs < 2; stairs++) {
     put(w, stairs ? "\"/><path class=\"s-stairs\" d=\"" : "\"/><path class=\"s-floor\" d=\"");
     for (int r = 0; r < s->room_count; r++)
-      if (dg_storeys_room_on(s, r, storey) && stairs_room(s, r) == (stairs == 1))
+      if (dg_storeys_room_on(s, r, storey) && dg_storeys_stairs(s, r) == (stairs == 1))
         put_floor(w, s, r);
   }
   put(w, "\"/><path class=\"t-door\" d=\"");
