@@ -669,6 +669,23 @@ static int put_floor_group(dg_writer *w, const dg_level *level, int k, int floor
   dg_writer_format(w, "%d}", x0);
   put_property(w, false, "origin_y", "int");
   dg_writer_format(w, "%d}", y0);
+  dg_storeys storeys;
+  if ((rc = dg_storeys_open(level, &storeys)) == 0 && storeys.count > 1) {
+    /* An authored floor on several storeys: its storeys' groups, as alone. */
+    put(w, "],\"layers\":[");
+    for (int s = 0; s < storeys.count && rc == 0; s++)
+      rc =
+          put_storey_group(w, level, &storeys, s, width, height, -x0, -y0, next_layer, next_object);
+    put(w, "]}");
+    dg_storeys_close(&storeys);
+    dg_grid_close(&painted);
+    return rc;
+  }
+  dg_storeys_close(&storeys);
+  if (rc != 0) {
+    dg_grid_close(&painted);
+    return rc;
+  }
   dg_writer_format(w,
                    "],\"layers\":[{\"id\":%d,\"name\":\"tiles\",\"type\":\"tilelayer\","
                    "\"x\":0,\"y\":0,\"width\":%d,\"height\":%d,\"opacity\":1,\"visible\":true,"
