@@ -43,7 +43,8 @@ typedef enum dg_svg_storeys {
 typedef struct dg_svg_options {
   int tile_size; /* pixels per tile in the width/height attributes, DG_SVG_TILE_MIN..MAX */
   bool labels;   /* room labels (the room's label, else its index) */
-  bool graph;    /* the connectivity graph over the map: nodes, edges, cycle edges dashed */
+  bool graph;    /* the connectivity graph over the map: nodes, edges, cycle edges dashed (authored:
+                    tree and cycle chains) */
   dg_svg_storeys storeys; /* by storey; a level without storeys has the one storey 0 */
   int storey;             /* the storey drawn, for DG_SVG_STOREYS_ONE */
 } dg_svg_options;
@@ -76,9 +77,13 @@ int dg_svg_check_storey(const dg_level *level, const dg_svg_options *options, dg
  * then doors, objects and features by kind (chest, stairs_up, stairs_down,
  * spawn, and a marker for any other kind), room labels and the optional
  * graph. A level
- * without a grid draws its rooms as boxes and always draws its graph.
- * `options` may be NULL for the defaults. Returns 0, DG_EINVAL (tile size
- * out of range) or DG_ENOMEM. Deterministic; thread-safe. */
+ * without a grid draws its rooms as boxes and always draws its graph. A
+ * level with a storey plan (authored) gets labels that never overlap and
+ * its graph as tree plus cycle chains, and options->storeys draws it by
+ * storey (docs/pictures.md). `options` may be NULL for the defaults.
+ * Returns 0, DG_EINVAL (tile size out of range, or a storey the level does
+ * not have: dg_svg_check_storey says which it has) or DG_ENOMEM.
+ * Deterministic; thread-safe. */
 int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char **text,
                       size_t *length);
 
@@ -89,7 +94,10 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
  * gids, and an object layer "objects" with rooms (rectangles, type "room"),
  * doors, the level's objects and its features (points, `type` = kind:
  * "chest", "stairs_up", "stairs_down", "spawn"...). A level without a grid gets a tile layer
- * painted from its room boxes. Caller frees *text with free(); length to *length (may be NULL).
+ * painted from its room boxes. A level whose rooms stand on several storeys
+ * (authored) has instead one group layer per storey ("y = N") holding that
+ * storey's "tiles" and "objects", stairs as objects naming the storey they
+ * reach (docs/pictures.md). Caller frees *text with free(); length to *length (may be NULL).
  * Returns 0, DG_EINVAL (a grid-less level too large to paint) or DG_ENOMEM. Deterministic;
  * thread-safe. */
 int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length);
