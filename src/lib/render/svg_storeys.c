@@ -16,7 +16,7 @@
 #include "render_internal.h"
 
 #define STOREY_GAP 3     /* tiles between two storeys side by side */
-#define STOREY_CAPTION 4 /* tiles above the storeys for their captions */
+#define STOREY_CAPTION 4 /* tiles above each storey for its caption, at least */
 #define LABEL_CHAR 7     /* a label character's estimated width, tenths of a tile (1.2px font) */
 #define LABEL_HEIGHT 14  /* a label line's height, tenths */
 
@@ -28,7 +28,7 @@ static const char storey_style[] =
     "<style>.ghost{fill:none;stroke:#4a4a58;stroke-width:.15}"
     ".s-wall{fill:#5b4b3f}.s-floor{fill:#d8cfbd}.s-stairs{fill:#9fd8a8}"
     ".up{fill:#2e8b57;stroke:#111;stroke-width:.06}.down{fill:#c0392b;stroke:#111;"
-    "stroke-width:.06}.storey-title{font:3px sans-serif;fill:#ddd}</style>";
+    "stroke-width:.06}.storey-title{font-family:sans-serif;fill:#ddd}</style>";
 
 static void put(dg_writer *w, const char *text) {
   dg_writer_raw(w, text, strlen(text));
@@ -329,23 +329,41 @@ static void put_rect(dg_writer *w, const char *class, long x, long y, long width
                    class, x, y, width, height);
 }
 
-/* Every storey side by side, left to right from the lowest, each in a
- * nested <svg data-storey="N"> under its caption "y = N". */
+/* Storeys side by side in a picture about as wide as it is high: the
+ * smallest number of columns whose square holds them all. */
+static int storey_columns(int count) {
+  int columns = 1;
+  while (columns * columns < count)
+    columns++;
+  return columns;
+}
+
+/* Every storey side by side, lowest first, left to right and then row
+ * after row (about as many rows as columns, so that a dozen storeys stay
+ * readable), each in a nested <svg data-storey="N"> under its caption
+ * "y = N". */
 static void put_all_storeys(dg_writer *w, const dg_level *level, const dg_storeys *s,
                             const dg_svg_options *options, int x0, int y0, int width, int height) {
-  long total = (long)s->count * width + (long)(s->count - 1) * STOREY_GAP;
-  dg_svg_head(w, level, options, 0, -STOREY_CAPTION, (int)total, height + STOREY_CAPTION);
+  int columns = storey_columns(s->count), rows = (s->count + columns - 1) / columns;
+  /* The caption grows with the storey, so that it stays legible when a
+   * 1,000-room level's storeys are fitted to a window. */
+  long caption = width / 20 > STOREY_CAPTION ? width / 20 : STOREY_CAPTION;
+  long cell_w = (long)width + STOREY_GAP, cell_h = (long)height + caption + STOREY_GAP;
+  long total_w = columns * cell_w - STOREY_GAP, total_h = rows * cell_h - STOREY_GAP;
+  dg_svg_head(w, level, options, 0, 0, (int)total_w, (int)total_h);
   dg_svg_tree_style(w);
   dg_writer_raw(w, storey_style, sizeof storey_style - 1);
-  put_rect(w, "bg", 0, -STOREY_CAPTION, total, height + STOREY_CAPTION);
+  put_rect(w, "bg", 0, 0, total_w, total_h);
   for (int k = 0; k < s->count; k++) {
-    long x = (long)k * (width + STOREY_GAP);
-    dg_writer_format(w, "<text class=\"storey-title\" x=\"%ld\" y=\"-1\">y = %d</text>", x,
-                     s->list[k]);
+    long x = (k % columns) * cell_w, y = (k / columns) * cell_h;
     dg_writer_format(w,
-                     "<svg x=\"%ld\" y=\"0\" width=\"%d\" height=\"%d\" viewBox=\"%d %d %d %d\" "
+                     "<text class=\"storey-title\" x=\"%ld\" y=\"%ld\" font-size=\"%ld\">y = "
+                     "%d</text>",
+                     x, y + caption - 1, caption - 1, s->list[k]);
+    dg_writer_format(w,
+                     "<svg x=\"%ld\" y=\"%ld\" width=\"%d\" height=\"%d\" viewBox=\"%d %d %d %d\" "
                      "data-storey=\"%d\">",
-                     x, width, height, x0, y0, width, height, s->list[k]);
+                     x, y + caption, width, height, x0, y0, width, height, s->list[k]);
     put_storey(w, level, s, options, s->list[k]);
     put(w, "</svg>");
   }
