@@ -90,8 +90,9 @@ int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
   return 0;
 }
 
-/* The grid part of the metrics for levels whose generator did not trace
- * its grid (trace.c computes it in passing from the same scan). */
+/* The grid part of the metrics for a grid that only draws the level
+ * (authored): other grids get it from a trace (trace.c computes it in
+ * passing from the same scan), the generator's or the one counting loops. */
 static int grid_metrics(dg_level *level, dg_metrics *m) {
   const dg_grid *grid = &level->grid;
   int width = grid->width, height = grid->height, stride = width + 2;
@@ -118,38 +119,42 @@ static int grid_metrics(dg_level *level, dg_metrics *m) {
   return rc;
 }
 
-/* Shortest walking distance from `source` to `target` without edge
- * `skip`, by Dijkstra over a prebuilt adjacency, stopping at the target.
- * `best` holds LONG_MAX for every node on entry and again on return (only
- * the nodes touched are reset), so one allocation serves every query. */
-static long detour_length(const dg_graph *graph, const int *offsets, const int *adjacent,
-                          const int *via, int source, int target, int skip, long *best,
+/* Shortest walking distance from `source` to `target` without the edge
+ * `skip`, by Dijkstra over a prebuilt adjacency (`weight` holds each
+ * adjacency slot's edge length), stopping at the target. `best` holds
+ * LONG_MAX for every node on entry and again on return (only the nodes
+ * touched are reset), so one allocation serves every query. Only the
+ * distance leaves here, and it does not depend on the order in which equal
+ * keys pop: the heap's raw keys are the distances themselves. */
+static long detour_length(const int *offsets, const int *adjacent, const int *via,
+                          const int *weight, int source, int target, int skip, long *best,
                           int *touched, dg_heap *heap, int *rc) {
   int touched_count = 0;
   dg_heap_clear(heap);
   best[source] = 0;
   touched[touched_count++] = source;
   long found = -1;
-  *rc = dg_heap_push(heap, 0, (uint32_t)source);
-  uint64_t priority;
+  *rc = dg_heap_push_key(heap, 0, (uint32_t)source);
+  uint64_t key;
   uint32_t node;
-  while (*rc == 0 && dg_heap_pop(heap, &priority, &node)) {
-    if ((long)priority != best[node])
+  while (*rc == 0 && dg_heap_pop_key(heap, &key, &node)) {
+    long distance = (long)key;
+    if (distance != best[node])
       continue;
     if ((int)node == target) {
-      found = best[node];
+      found = distance;
       break;
     }
     for (int k = offsets[node]; k < offsets[node + 1]; k++) {
       if (via[k] == skip)
         continue;
       int next = adjacent[k];
-      long through = best[node] + graph->edges[via[k]].length;
+      long through = distance + weight[k];
       if (through < best[next]) {
         if (best[next] == LONG_MAX)
           touched[touched_count++] = next;
         best[next] = through;
-        if ((*rc = dg_heap_push(heap, (uint64_t)through, (uint32_t)next)) != 0)
+        if ((*rc = dg_heap_push_key(heap, (uint64_t)through, (uint32_t)next)) != 0)
           break;
       }
     }
@@ -176,13 +181,17 @@ static int stretch_metrics(const dg_graph *graph, dg_cancel *cancel, dg_metrics 
   int *offsets = malloc((size_t)(n + 1) * sizeof *offsets);
   int *adjacent = malloc(ends * sizeof *adjacent);
   int *via = malloc(ends * sizeof *via);
+  int *weight = malloc(ends * sizeof *weight);
   int *touched = malloc((size_t)n * sizeof *touched);
   long *best = malloc((size_t)n * sizeof *best);
   dg_heap heap = {0};
-  if (offsets == NULL || adjacent == NULL || via == NULL || touched == NULL || best == NULL ||
-      dg_heap_init(&heap, 64) != 0)
+  if (offsets == NULL || adjacent == NULL || via == NULL || weight == NULL || touched == NULL ||
+      best == NULL || dg_heap_init(&heap, 64) != 0)
     goto done;
   dg_graph_adjacency(graph, offsets, adjacent, via);
+  /* Lengths beside the adjacency: the edges themselves are far apart. */
+  for (int k = 0; k < offsets[n]; k++)
+    weight[k] = graph->edges[via[k]].length;
   for (int i = 0; i < n; i++)
     best[i] = LONG_MAX;
   int wanted = loops < STRETCH_SAMPLE ? loops : STRETCH_SAMPLE;
@@ -199,7 +208,7 @@ static int stretch_metrics(const dg_graph *graph, dg_cancel *cancel, dg_metrics 
     next_pick = (int)((long)picked * loops / wanted);
     if ((rc = dg_cancel_check(cancel)) != 0)
       break;
-    long detour = detour_length(graph, offsets, adjacent, via, edge->from, edge->to, e, best,
+    long detour = detour_length(offsets, adjacent, via, weight, edge->from, edge->to, e, best,
                                 touched, &heap, &rc);
     if (rc != 0 || detour < 0)
       continue;
@@ -214,13 +223,16 @@ done:
   free(offsets);
   free(adjacent);
   free(via);
+  free(weight);
   free(touched);
   free(best);
   dg_heap_close(&heap);
   return rc;
 }
 
-static int graph_metrics(dg_level *level, dg_cancel *cancel, dg_metrics *m) {
+/* The graph part of the metrics; with `trace_grid` the grid part too,
+ * from the scan that counts the map's loops. */
+static int graph_metrics(dg_level *level, dg_cancel *cancel, bool trace_grid, dg_metrics *m) {
   dg_graph *graph = &level->graph;
   int rc = dg_graph_mark_cycles(graph);
   if (rc != 0)
@@ -235,7 +247,7 @@ static int graph_metrics(dg_level *level, dg_cancel *cancel, dg_metrics *m) {
      * A landmark or nonlinear graph is the plan (MST and extra edges, the
      * rolls), not the map, so the map is traced for this count. */
     if (level->has_grid && !level->grid_is_projection)
-      rc = dg_trace_cycles(level, &m->cycles);
+      rc = dg_trace_cycles_grid(level, &m->cycles, trace_grid ? m : NULL);
     else
       m->cycles = graph->edge_count - graph->node_count + count;
     if (!level->has_grid || level->grid_is_projection) {
@@ -256,16 +268,19 @@ int dg_level_compute_metrics(dg_level *level, dg_cancel *cancel) {
   dg_metrics m = {0};
   m.rooms = level->room_count;
   int rc = 0;
+  bool trace_grid = false;
   if (level->has_grid && level->grid_metrics_ready) {
     m = level->metrics; /* the grid part, from the generator's trace */
     m.rooms = level->room_count;
     m.cycles = 0;
     m.stretch_mean = m.stretch_max = 0;
+  } else if (level->has_grid && !level->grid_is_projection) {
+    trace_grid = true; /* the trace that counts the loops scans it too */
   } else if (level->has_grid) {
     rc = grid_metrics(level, &m);
   }
   if (rc == 0)
-    rc = graph_metrics(level, cancel, &m);
+    rc = graph_metrics(level, cancel, trace_grid, &m);
   if (rc == 0)
     level->metrics = m;
   return rc;

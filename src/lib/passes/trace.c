@@ -353,10 +353,14 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
 }
 
 int dg_trace_cycles(const dg_level *level, int *cycles) {
+  return dg_trace_cycles_grid(level, cycles, NULL);
+}
+
+int dg_trace_cycles_grid(const dg_level *level, int *cycles, dg_metrics *grid_part) {
   dg_graph graph;
   dg_graph_init(&graph);
   int *component = NULL, count = 0;
-  int rc = trace_into(level, level->room_of, &graph, NULL);
+  int rc = trace_into(level, level->room_of, &graph, grid_part);
   if (rc == 0 && (component = malloc((size_t)(graph.node_count + 1) * sizeof *component)) == NULL)
     rc = DG_ENOMEM;
   if (rc == 0 && (rc = dg_graph_components(&graph, component, &count)) == 0)
