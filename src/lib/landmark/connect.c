@@ -64,15 +64,21 @@ static int build_costs(landmark_state *state, uint32_t *min_cost) {
        weight = dg_param_int(p, LANDMARK_P_ROCK_WEIGHT);
   long perimeter = dg_param_int(p, LANDMARK_P_PERIMETER_PENALTY),
        door = dg_param_int(p, LANDMARK_P_DOOR_COST);
-  float *density = dg_arena_calloc(&state->arena, (size_t)state->cells, sizeof *density);
+  float *density = dg_arena_alloc_uninit(&state->arena, (size_t)state->cells * sizeof *density);
   void *scratch = dg_arena_alloc(&state->arena, dg_noise_scratch_size(state->width));
-  if (density == NULL || scratch == NULL)
+  uint8_t *rock = dg_arena_alloc_uninit(&state->arena, (size_t)state->cells);
+  if (density == NULL || scratch == NULL || rock == NULL)
     return DG_ENOMEM;
+  /* Only open rock inside the mask reads the noise (a third to a half of
+   * the map is room, wall or outside): the rest is not computed. */
+  for (long c = 0; c < state->cells; c++)
+    rock[c] = state->inside[c] && state->grid->tiles[c] != DG_TILE_FLOOR &&
+              state->grid->tiles[c] != DG_TILE_WALL;
   dg_noise noise;
   int rc = dg_noise_init(&noise, state->seed, dg_param_int(p, LANDMARK_P_ROCK_OCTAVES),
                          1.0f / (float)dg_param_int(p, LANDMARK_P_ROCK_SCALE), 2.0f, 0.5f);
   if (rc == 0)
-    rc = dg_noise_fill(&noise, density, state->width, state->height, scratch);
+    rc = dg_noise_fill_where(&noise, density, state->width, state->height, rock, scratch);
   if (rc != 0)
     return rc;
   *min_cost = (uint32_t)(base < door ? base : door);

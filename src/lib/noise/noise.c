@@ -10,6 +10,8 @@
  * whatever the flags. */
 #include "noise/noise.h"
 
+#include <stddef.h>
+
 #include "core/fp.h"
 
 #include "dungeon/error.h"
@@ -105,6 +107,11 @@ float dg_noise_sample(const dg_noise *noise, float x, float y) {
 }
 
 int dg_noise_fill(const dg_noise *noise, float *out, int width, int height, void *scratch) {
+  return dg_noise_fill_where(noise, out, width, height, NULL, scratch);
+}
+
+int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height,
+                        const uint8_t *want, void *scratch) {
   if (width < 1 || height < 1)
     return DG_EINVAL;
   float *fxs = scratch, *sxs = fxs + width;
@@ -126,9 +133,14 @@ int dg_noise_fill(const dg_noise *noise, float *out, int width, int height, void
       int32_t yi = floor_int(py);
       float fy = py - (float)yi, sy = fade(fy);
       float *row = out + (long)y * width;
+      const uint8_t *wanted = want != NULL ? want + (long)y * width : NULL;
       int32_t cached = xis[0] - 1;
       uint32_t g00 = 0, g10 = 0, g01 = 0, g11 = 0;
       for (int x = 0; x < width; x++) {
+        /* A skipped tile changes nothing for the others: the gradients
+         * are cached by lattice column, not by position in the row. */
+        if (wanted != NULL && !wanted[x])
+          continue;
         if (xis[x] != cached) {
           cached = xis[x];
           g00 = lattice_hash(seed, cached, yi);
