@@ -38,9 +38,16 @@ int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
   int components = 0;
   m->walkable_tiles = count;
   m->doors = m->corridor_tiles = m->dead_ends = m->double_wide = 0;
+  /* The cells come in reading order: the row advances, no division. */
+  int row = 0;
+  long row_end = 2 * (long)stride; /* first padded index past that row */
   for (int k = 0; k < count; k++) {
     long p = cells[k];
-    int y = (int)(p / stride) - 1, x = (int)(p % stride) - 1;
+    while (p >= row_end) {
+      row++;
+      row_end += stride;
+    }
+    int y = row, x = (int)(p - (row_end - stride)) - 1;
     dg_tile tile = (dg_tile)grid->tiles[(long)y * width + x];
     if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
       m->doors++;

@@ -250,16 +250,17 @@ static int add_blob_nodes(tracer *t, int width, dg_graph *graph) {
     long p = t->walkable[k];
     if (t->node_of[p] >= 0)
       continue;
-    int x = t->unpadded[k] % width, y = t->unpadded[k] / width;
+    /* Coordinates only for a new node: a division per chain tile showed. */
     int deg = degree(t, p);
     if (deg <= 1) {
+      int x = t->unpadded[k] % width, y = t->unpadded[k] / width;
       if (dg_graph_add_node(graph, "dead_end", x, y, -1, &t->node_of[p]) != 0)
         return DG_ENOMEM;
       continue;
     }
     if (!blob_tile(t, p))
       continue;
-    int node;
+    int x = t->unpadded[k] % width, y = t->unpadded[k] / width, node;
     if (dg_graph_add_node(graph, "junction", x, y, -1, &node) != 0)
       return DG_ENOMEM;
     fill_blob(t, p, node);
