@@ -58,7 +58,7 @@ int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height
 
 /* Bytes of scratch dg_noise_fill needs for rows of `width` tiles. */
 static inline unsigned long dg_noise_scratch_size(int width) {
-  return (unsigned long)(width > 0 ? width : 1) * (2 * sizeof(float) + sizeof(int));
+  return (unsigned long)(width > 0 ? width : 1) * (2 * sizeof(float) + sizeof(int) + 2);
 }
 
 #ifdef __cplusplus
