@@ -117,8 +117,7 @@ static int build_costs(landmark_state *state, uint32_t *min_cost) {
        * clusters; squaring then keeps soft rock common and the clusters
        * dear, "clusters of hard rock that the corridors have to surround". */
       float h = 0.5f + dg_fp_mulf(1.5f, density[c]);
-      h = h < 0.0f ? 0.0f : h; /* two steps: a min and a max, no branch */
-      h = h > 1.0f ? 1.0f : h;
+      h = h < 0.0f ? 0.0f : h > 1.0f ? 1.0f : h;
       long cost = base + (long)(dg_fp_mulf((float)weight * h, h) + 0.5f);
       bool near_wall = across[c] || (y > 0 && across[c - state->width]) ||
                        (y + 1 < state->height && across[c + state->width]);

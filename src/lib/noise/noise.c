@@ -12,9 +12,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
 
 #include "core/fp.h"
 
@@ -48,17 +45,8 @@ static inline int32_t floor_int(float v) {
   return i - (v < (float)i);
 }
 
-/* v clamped to [-1, 1] (NaN stays NaN). Compilers made the nested choice
- * two branches, which mispredict where the field nears its bounds; with SSE
- * it is a max and a min instruction instead, operands ordered so that each
- * returns exactly what the choice would, NaN included. */
 static inline float clamp1(float v) {
-#if defined(__SSE__)
-  __m128 x = _mm_max_ss(_mm_set_ss(-1.0f), _mm_set_ss(v)); /* -1 > v ? -1 : v */
-  return _mm_cvtss_f32(_mm_min_ss(_mm_set_ss(1.0f), x));   /* 1 < x ? 1 : x */
-#else
   return v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v;
-#endif
 }
 
 int dg_noise_init(dg_noise *noise, uint64_t seed, int octaves, float frequency, float lacunarity,
