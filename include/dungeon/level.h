@@ -233,6 +233,33 @@ typedef struct dg_timing {
 
 #define DG_TIMINGS_MAX 8
 
+/* A level's rooms as they stand in 3D (authored levels), for the
+ * pictures drawn by storey (docs/pictures.md). Grid coordinates: x, y as
+ * the level's grid and rooms; a storey is the world height of a floor. */
+typedef struct dg_storey_box {
+  int room;          /* the level's room it belongs to */
+  int x, y;          /* top-left tile of the box, walls included */
+  int width, height; /* in tiles, walls included */
+  int storey;        /* the height its floor stands at */
+} dg_storey_box;
+
+/* A connected doorway of a room, on the storey it opens onto. */
+typedef struct dg_storey_door {
+  int room;
+  int x, y;
+  int storey;
+} dg_storey_door;
+
+typedef struct dg_storey_plan {
+  dg_storey_box *boxes; /* box_count boxes, by room, owned */
+  int box_count;
+  dg_storey_door *doors; /* door_count doorways, by room, owned */
+  int door_count;
+} dg_storey_plan;
+
+/* Frees a plan's arrays and empties it. NULL-safe. */
+void dg_storey_plan_free(dg_storey_plan *plan);
+
 /* Generator-specific data serialised into the level object. */
 typedef struct dg_level_extension {
   void *data;                    /* owned by the level */
@@ -272,7 +299,11 @@ struct dg_level {
   dg_metrics metrics;             /* filled by dg_level_compute_metrics */
   dg_stat stats[DG_STATS_MAX];    /* deterministic figures, in insertion order */
   int stat_count;
-  dg_level_extension extension;      /* optional generator data */
+  dg_level_extension extension; /* optional generator data */
+  /* Optional, for a level whose rooms stand on several storeys (authored):
+   * fills *plan from extension.data with malloc'd arrays (the caller frees
+   * them with dg_storey_plan_free); 0 or DG_ENOMEM. NULL for the others. */
+  int (*storey_plan)(const void *extension_data, dg_storey_plan *plan);
   bool grid_metrics_ready;           /* the grid part of metrics is computed (by dg_trace_graph) */
   dg_timing timings[DG_TIMINGS_MAX]; /* phase timings, not serialised */
   int timing_count;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "dungeon/error.h"
 #include "dungeon/level.h"
 
 #ifdef __cplusplus
@@ -19,6 +20,8 @@ extern "C" {
 #define DG_SVG_TILE_MIN 1
 #define DG_SVG_TILE_MAX 64
 #define DG_SVG_TILE_DEFAULT 12
+/* The largest storey height `storey` takes, either way. */
+#define DG_SVG_STOREY_LIMIT 1000000
 
 /* Tile size of the Tiled export, in pixels, and the tileset image it names
  * (shipped in docs/tiled/, installed with the room sets' data). */
@@ -28,16 +31,44 @@ extern "C" {
  * the maps of levels that have locks or one-way doors. */
 #define DG_TILED_TILESET_IMAGE_PROGRESSION "dungeond-tiles-progression.png"
 
+/* Which storeys of a level whose rooms stand on several (authored) an SVG
+ * draws; docs/pictures.md, "Authored levels by storey". */
+typedef enum dg_svg_storeys {
+  DG_SVG_STOREYS_FLAT = 0, /* every room in one plane, as the level's grid is drawn */
+  DG_SVG_STOREYS_ONE,      /* dg_svg_options.storey alone, the others as faint outlines */
+  DG_SVG_STOREYS_ALL       /* every storey side by side, each captioned "y = N" */
+} dg_svg_storeys;
+
 /* What an SVG picture shows. */
 typedef struct dg_svg_options {
   int tile_size; /* pixels per tile in the width/height attributes, DG_SVG_TILE_MIN..MAX */
   bool labels;   /* room labels (the room's label, else its index) */
-  bool graph;    /* the connectivity graph over the map: nodes, edges, cycle edges dashed */
+  bool graph;    /* the connectivity graph over the map: nodes, edges, cycle edges dashed (authored:
+                    tree and cycle chains) */
+  dg_svg_storeys storeys; /* by storey; a level without storeys has the one storey 0 */
+  int storey;             /* the storey drawn, for DG_SVG_STOREYS_ONE */
 } dg_svg_options;
 
 /* Fills `options` with the defaults: DG_SVG_TILE_DEFAULT, labels on, graph
- * off. Thread-safe. */
+ * off, flattened. Thread-safe. */
 void dg_svg_options_init(dg_svg_options *options);
+
+/* Reads the `storey` option's text into `options`: "flat", "all" or a
+ * storey's height as a decimal integer ("4", "-8"). 0, or DG_EINVAL with
+ * `options` unchanged. Thread-safe. */
+int dg_svg_storey_parse(const char *text, dg_svg_options *options);
+
+/* The storeys `level` has, ascending: the heights its rooms' doors open
+ * at (authored levels), or the one storey 0 for a level without a storey
+ * plan (every other algorithm, and a client view). Up to `capacity` go to
+ * `storeys` (may be NULL when 0), their number to *count. 0 or DG_ENOMEM.
+ * Thread-safe. */
+int dg_level_storeys(const dg_level *level, int *storeys, int capacity, int *count);
+
+/* Whether `options` can draw `level`: 0, or DG_EINVAL when it asks for a
+ * storey the level does not have, with `err` (field "storey") naming the
+ * storeys it has; DG_ENOMEM. Thread-safe. */
+int dg_svg_check_storey(const dg_level *level, const dg_svg_options *options, dg_error *err);
 
 /* The level as an SVG 1.1 document (UTF-8, NUL-terminated) in a buffer the
  * caller frees with free(); its length without the NUL to *length (may be
@@ -46,9 +77,13 @@ void dg_svg_options_init(dg_svg_options *options);
  * then doors, objects and features by kind (chest, stairs_up, stairs_down,
  * spawn, and a marker for any other kind), room labels and the optional
  * graph. A level
- * without a grid draws its rooms as boxes and always draws its graph.
- * `options` may be NULL for the defaults. Returns 0, DG_EINVAL (tile size
- * out of range) or DG_ENOMEM. Deterministic; thread-safe. */
+ * without a grid draws its rooms as boxes and always draws its graph. A
+ * level with a storey plan (authored) gets labels that never overlap and
+ * its graph as tree plus cycle chains, and options->storeys draws it by
+ * storey (docs/pictures.md). `options` may be NULL for the defaults.
+ * Returns 0, DG_EINVAL (tile size out of range, or a storey the level does
+ * not have: dg_svg_check_storey says which it has) or DG_ENOMEM.
+ * Deterministic; thread-safe. */
 int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char **text,
                       size_t *length);
 
@@ -59,7 +94,10 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
  * gids, and an object layer "objects" with rooms (rectangles, type "room"),
  * doors, the level's objects and its features (points, `type` = kind:
  * "chest", "stairs_up", "stairs_down", "spawn"...). A level without a grid gets a tile layer
- * painted from its room boxes. Caller frees *text with free(); length to *length (may be NULL).
+ * painted from its room boxes. A level whose rooms stand on several storeys
+ * (authored) has instead one group layer per storey ("y = N") holding that
+ * storey's "tiles" and "objects", stairs as objects naming the storey they
+ * reach (docs/pictures.md). Caller frees *text with free(); length to *length (may be NULL).
  * Returns 0, DG_EINVAL (a grid-less level too large to paint) or DG_ENOMEM. Deterministic;
  * thread-safe. */
 int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length);

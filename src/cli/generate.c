@@ -12,7 +12,7 @@ static void usage(void) {
        "                        [--target name=value ...] [--floors N]\n"
        "                        [--format json|ascii|svg|tiled] [--roomsets DIR] [--quiet]\n"
        "                        [--tables DIR]\n"
-       "                        [--tile-size PX] [--no-labels] [--graph]\n"
+       "                        [--tile-size PX] [--no-labels] [--graph] [--storey N|all]\n"
        "                        [--view full|client]\n"
        "                        [--players JSON] [--profile NAME|JSON] [--config FILE]\n"
        "  --algorithm NAME  one of 'dungeon algorithms' (default classic)\n"
@@ -40,6 +40,9 @@ static void usage(void) {
        "  --tile-size PX    svg: pixels per tile, 1 to 64 (default 12)\n"
        "  --no-labels       svg: no room labels\n"
        "  --graph           svg: draw the connectivity graph over the map\n"
+       "  --storey N|all    svg of an authored level: storey N alone (the height of\n"
+       "                    its floor, e.g. 0, 4, -8), every storey side by side\n"
+       "                    (all), or every room in one plane (flat, the default)\n"
        "  --roomsets DIR    room-set directory for authored (default $DUNGEON_ROOMSETS,\n"
        "                    else ./config/roomsets if present, else\n"
        "                    " DUNGEON_ROOMSETS_DIR ")\n"
@@ -77,6 +80,12 @@ int cli_take_output_option(int argc, char **argv, int *index, cli_output_options
     output->svg.labels = false;
   } else if (strcmp(arg, "--graph") == 0) {
     output->svg.graph = true;
+  } else if (strcmp(arg, "--storey") == 0 || strncmp(arg, "--storey=", 9) == 0) {
+    const char *text = arg[8] == '=' ? arg + 9 : *index + 1 < argc ? argv[++*index] : "";
+    if (dg_svg_storey_parse(text, &output->svg) != 0) {
+      cli_error("--storey must be a storey's height (an integer), all or flat, not '%s'", text);
+      return DG_EINVAL;
+    }
   } else if (strcmp(arg, "--tile-size") == 0 || strncmp(arg, "--tile-size=", 12) == 0) {
     const char *value = arg[11] == '=' ? arg + 12 : (*index + 1 < argc ? argv[++*index] : NULL);
     char *end = NULL;
@@ -123,6 +132,10 @@ int cli_check_output_options(const cli_output_options *output) {
     cli_error("--format must be json, ascii, svg or tiled, not '%s'", format);
     return DG_EINVAL;
   }
+  if (output->svg.storeys != DG_SVG_STOREYS_FLAT && strcmp(format, "svg") != 0) {
+    cli_error("--storey is for --format svg (a Tiled map has a group per storey already)");
+    return DG_EINVAL;
+  }
   return 0;
 }
 
@@ -139,6 +152,10 @@ static int produce_floors(const dg_context *context, const dg_request *request,
   for (int k = 0; k < output->floors && rc == 0; k++)
     rc = dg_level_apply_view(&levels[k], output->view, NULL);
   uint64_t generated = dg_monotonic_ns();
+  /* A storey one of the floors does not have: the caller's mistake. */
+  for (int k = 0; k < output->floors && rc == 0 && strcmp(format, "svg") == 0; k++)
+    if ((rc = dg_svg_check_storey(levels[k], &output->svg, err)) != 0)
+      goto done;
   if (rc == 0 && strcmp(format, "json") == 0)
     rc = dg_levelset_dump_json(levels, requests, output->floors, &out->text, &out->length);
   else if (rc == 0 && strcmp(format, "svg") == 0)
@@ -147,14 +164,15 @@ static int produce_floors(const dg_context *context, const dg_request *request,
     rc = dg_levelset_dump_tiled(levels, output->floors, &out->text, &out->length);
   else if (rc == 0)
     rc = dg_levelset_dump_ascii(levels, requests, output->floors, &out->text, &out->length);
-  for (int k = 0; k < output->floors; k++)
-    dg_level_free(levels[k]);
   out->generate_ns = generated - started;
   out->serialise_ns = dg_monotonic_ns() - generated;
   if (rc != 0) {
     out->serialise_failed = true;
     dg_error_set(err, rc, "", "cannot serialise the set: %s", dg_strerror(rc));
   }
+done:
+  for (int k = 0; k < output->floors; k++)
+    dg_level_free(levels[k]);
   return rc;
 }
 
@@ -198,6 +216,11 @@ int cli_produce(const dg_context *context, const dg_request *request,
     if (rc != 0)
       return rc;
     if ((rc = dg_level_apply_view(&level, output->view, NULL)) != 0) {
+      dg_level_free(level);
+      return rc;
+    }
+    /* A storey the level does not have: the caller's mistake, named. */
+    if (strcmp(format, "svg") == 0 && (rc = dg_svg_check_storey(level, &output->svg, err)) != 0) {
       dg_level_free(level);
       return rc;
     }
@@ -321,7 +344,8 @@ static int report_failure(int rc, const cli_output *out, const dg_error *err,
   /* A name only the loaded content resolves (params.table against the
    * tables read from --tables) is the caller's mistake too: exit 2 naming
    * the field, as the daemon's 422 does. */
-  if (rc == DG_ENOENT && !out->serialise_failed && strncmp(err->field, "params.", 7) == 0) {
+  if ((rc == DG_ENOENT && !out->serialise_failed && strncmp(err->field, "params.", 7) == 0) ||
+      strcmp(err->field, "storey") == 0) {
     cli_error("%s: %s", err->field, err->message);
     return CLI_EXIT_USAGE;
   }

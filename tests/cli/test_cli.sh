@@ -139,6 +139,18 @@ assert root.get("width") == "320", root.get("width")
 assert root.find(ns + "g[@class=\"graph\"]") is not None
 assert root.find(ns + "g[@class=\"labels\"]") is None
 ' "$out"
+roomsets="$golden/../../../config/roomsets"
+run generate --algorithm authored --seed 1 --param roomset=crypt --param rooms=30 --roomsets "$roomsets" --format svg --storey all --quiet
+check "--storey all: every storey side by side, captioned" sh -c '[ "$(grep -o "data-storey=" "$1" | wc -l)" -eq 4 ] && grep -q ">y = -8</text>" "$1"' sh "$out"
+run generate --algorithm authored --seed 1 --param roomset=crypt --param rooms=30 --roomsets "$roomsets" --format svg --storey 4 --quiet
+check "--storey 4: that storey alone" grep -q 'data-storey="4"' "$out"
+run generate --algorithm authored --seed 1 --param roomset=crypt --param rooms=30 --roomsets "$roomsets" --format svg --storey 3 --quiet
+check "--storey 3 (not a storey) exits 2" [ "$status" -eq 2 ]
+check "--storey 3 names the storeys there are" grep -q "storey: storey 3 is not a storey of this level: it has storeys -8, 0, 4 and 8" "$err"
+run generate --seed 42 --format svg --storey up --quiet
+check "--storey up exits 2" [ "$status" -eq 2 ]
+run generate --seed 42 --format tiled --storey 0 --quiet
+check "--storey with tiled exits 2" [ "$status" -eq 2 ]
 run generate --seed 42 --format svg --tile-size 65
 check "--tile-size 65 exits 2" [ "$status" -eq 2 ]
 check "--tile-size 65 names the range" grep -q "tile-size must be an integer from 1 to 64" "$err"

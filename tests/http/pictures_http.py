@@ -103,6 +103,51 @@ def _(d):
             "svg_graph")
 
 
+AUTHORED = {"algorithm": "authored", "seed": 1, "params": {"roomset": "bench", "rooms": 60}}
+
+
+def storeys_of(level):
+    """The viewer page's rule: a placement is on each storey one of its
+    connected doorways opens at (one below the doorway block), else on its
+    boxes' heights."""
+    found = set()
+    for placement in level["placements"]:
+        doors = {c["at"][1] - 1 for c in placement["connectors"] if c["state"] == "connected"}
+        found |= doors or {box["at"][1] for box in placement["boxes"]}
+    return sorted(found)
+
+
+@test("storey=: an authored level's SVG by storey, side by side, and 422 for one it lacks")
+def _(d):
+    level = json.loads(d.request("POST", "/v1/levels", AUTHORED)[2])
+    storeys = storeys_of(level)
+    check(len(storeys) > 1, f"storeys {storeys}: the test needs several")
+    root = ET.fromstring(d.request("POST", "/v1/levels?storey=all", AUTHORED, {"Accept": SVG})[2])
+    nested = root.findall(f"{SVG_NS}svg")
+    check([int(n.get("data-storey")) for n in nested] == storeys,
+          f"side by side {[n.get('data-storey') for n in nested]}, storeys {storeys}")
+    captions = [t.text for t in root.findall(f"{SVG_NS}text[@class='storey-title']")]
+    check(captions == [f"y = {s}" for s in storeys], f"captions {captions}")
+    top = storeys[-1]
+    status, _, body = d.request("POST", f"/v1/levels?storey={top}", AUTHORED, {"Accept": SVG})
+    root = ET.fromstring(body)
+    check(status == 200 and root.get("data-storey") == str(top), f"{status} {root.attrib}")
+    # Only stairs down lead off the top storey, each to a storey that exists.
+    marks = root.findall(f"{SVG_NS}g[@class='stairs']/{SVG_NS}path")
+    check(marks and all(m.get("class") == "down" and int(m.get("data-to")) in storeys
+                        for m in marks), f"stairs on the top storey: {[m.attrib for m in marks]}")
+    check(root.find(f"{SVG_NS}path[@class='ghost']").get("d"), "no other storey outlined")
+    doc = problem(*d.request("POST", "/v1/levels?storey=3", AUTHORED, {"Accept": SVG}), 422,
+                  "storey")
+    check(all(str(s) in doc["detail"] for s in storeys), f"storeys not named: {doc['detail']}")
+    problem(*d.request("GET", "/v1/levels?algorithm=classic&seed=1&storey=up",
+                       None, {"Accept": SVG}), 422, "storey")
+    # A level without storeys is the one storey 0.
+    status, _, body = d.request("POST", "/v1/levels?storey=0", CLASSIC, {"Accept": SVG})
+    check(status == 200 and ET.fromstring(body).get("data-storey") == "0", f"{status}")
+    problem(*d.request("POST", "/v1/levels?storey=4", CLASSIC, {"Accept": SVG}), 422, "storey")
+
+
 def check_tiled(tmj, level):
     """The Tiled JSON map format's structure, and the map equal to the level."""
     check(tmj["type"] == "map" and tmj["orientation"] == "orthogonal", "not an orthogonal map")
@@ -319,15 +364,24 @@ def _(d):
         for k, group in enumerate(groups):
             alone = json.loads(d.request("POST", "/v1/levels", floor_request := floors[k]["request"],
                                          {"Accept": TILED})[2])
-            tiles, objects = group["layers"]
-            check(len(tiles["data"]) == tmap["width"] * tmap["height"], f"{name}: layer size")
-            rows = [tiles["data"][y * tmap["width"]:y * tmap["width"] + alone["width"]]
-                    for y in range(alone["height"])]
-            check(sum(rows, []) == alone["layers"][0]["data"],
-                  f"{name} floor {k}: tiles differ from the floor alone ({floor_request['seed']})")
-            check([o["type"] for o in objects["objects"]] ==
-                  [o["type"] for o in alone["layers"][1]["objects"]], f"{name} floor {k}: objects")
-            ids += [o["id"] for o in objects["objects"]]
+            # An authored floor on several storeys holds its storeys' groups, as alone.
+            check([g["name"] for g in group["layers"] if g["type"] == "group"] ==
+                  [g["name"] for g in alone["layers"] if g["type"] == "group"],
+                  f"{name} floor {k}: storey groups differ from the floor alone")
+            pairs = ([(g["layers"], a["layers"]) for g, a in zip(group["layers"], alone["layers"])]
+                     if group["layers"][0]["type"] == "group" else
+                     [(group["layers"], alone["layers"])])
+            for (tiles, objects, *_), alone_layers in pairs:
+                check(len(tiles["data"]) == tmap["width"] * tmap["height"], f"{name}: layer size")
+                rows = [tiles["data"][y * tmap["width"]:y * tmap["width"] + alone["width"]]
+                        for y in range(alone["height"])]
+                check(sum(rows, []) == alone_layers[0]["data"],
+                      f"{name} floor {k}: tiles differ from the floor alone "
+                      f"({floor_request['seed']})")
+                check([o["type"] for o in objects["objects"]] ==
+                      [o["type"] for o in alone_layers[1]["objects"]],
+                      f"{name} floor {k}: objects")
+                ids += [o["id"] for o in objects["objects"]]
         check(ids == list(range(1, len(ids) + 1)) and tmap["nextobjectid"] == len(ids) + 1,
               f"{name}: object ids must run on across floors")
 

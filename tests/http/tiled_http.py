@@ -199,9 +199,58 @@ def tiled_opens_a_set_with_a_group_per_floor(d):
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def tiled_opens_an_authored_level_by_storey(d):
+    """Issue 25 item 1: an authored level on several storeys is a group per
+    storey; Tiled opens it with the start room's storey shown, drawn with
+    the tileset's art (its stairs tiles too), the other storeys hidden."""
+    if shutil.which("tmxrasterizer") is None:
+        raise harness.SkipTest("tmxrasterizer not installed: run deploy/install-deps.sh")
+    directory = tempfile.mkdtemp(prefix="dungeond-tiled-storeys-")
+    try:
+        path = "/v1/levels?algorithm=authored&seed=1&roomset=crypt&rooms=30"
+        status, _, data = d.request("GET", path, None, {"Accept": TILED})
+        check(status == 200, f"{path}: {status}")
+        tmj = json.loads(data)
+        with open(os.path.join(directory, "storeys.tmj"), "wb") as f:
+            f.write(data)
+        image = tmj["tilesets"][0]["image"]
+        status, _, png = d.request("GET", "/v1/" + image)
+        check(status == 200, f"{image}: {status}")
+        with open(os.path.join(directory, image), "wb") as f:
+            f.write(png)
+        groups = tmj["layers"]
+        check([g["name"] for g in groups] == ["y = -8", "y = 0", "y = 4", "y = 8"],
+              f"groups {[g['name'] for g in groups]}")
+        shown = [g for g in groups if g["visible"]]
+        check(len(shown) == 1, f"{len(shown)} storeys visible when the map opens")
+        width, height, rendered = rasterize(directory, "storeys.tmj", "storeys.png",
+                                            ("--hide-layer", "objects"))
+        size = tmj["tilewidth"]
+        _, _, strip = png_pixels(png)
+        art = [strip[size // 2][k * size + size // 2] for k in range(len(strip[0]) // size)]
+        visible = shown[0]["layers"][0]["data"]
+        wrong = hidden = 0
+        for i, gid in enumerate(visible):
+            y, x = divmod(i, tmj["width"])
+            got = rendered[y * size + size // 2][x * size + size // 2][:3]
+            if gid > 1:  # this storey's art, stairs included
+                wrong += art[gid - 1][3] == 255 and got != art[gid - 1][:3]
+            else:  # another storey's room here must not show
+                hidden += any(g["layers"][0]["data"][i] > 1 and
+                              got == art[g["layers"][0]["data"][i] - 1][:3] != art[0][:3]
+                              for g in groups if not g["visible"])
+        check(wrong == 0, f"{wrong} cells of the shown storey without the tileset's art")
+        check(hidden == 0, f"{hidden} cells show a hidden storey")
+        stairs = {t["id"] + 1 for t in tmj["tilesets"][0]["tiles"]
+                  if t["type"] in ("stairs_up", "stairs_down")}
+        check(stairs & set(visible), "no stairs tile on the storey shown")
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def main():
     harness.DAEMON = os.path.abspath(sys.argv[1])
-    print("1..2", flush=True)
+    print("1..3", flush=True)
     tap = harness.Tap()
     d = harness.Daemon()
     try:
@@ -209,6 +258,8 @@ def main():
                    tiled_opens_the_map_with_its_art, d)
         tap.report("a multi-floor set's .tmj opens in Tiled with a group per floor, floor 1 shown",
                    tiled_opens_a_set_with_a_group_per_floor, d)
+        tap.report("an authored level's .tmj opens in Tiled with a group per storey, one shown",
+                   tiled_opens_an_authored_level_by_storey, d)
     finally:
         if d.stop() != 0 or d.sanitizer_reports():
             tap.failed += 1

@@ -447,11 +447,15 @@ def main():
         check(shown == want, f"floor 2 shows seed {shown}, the set's floor 2 is {want}")
         check("floor 2 of 3" in page.eval("document.getElementById('metrics').textContent"),
               page.eval("document.getElementById('metrics').textContent"))
-        # The party survives a reload of the link.
+        check("floor=2" in page.eval("location.hash"), "floor not in the link")
+        # The party and the floor shown survive a reload of the link.
         page.call("Page.reload")
         page.wait(f"{renders} >= 1 && document.querySelectorAll('#players .player').length == 2")
         page.wait(f"{renders} >= 1")
-        check(page.eval(svg_attr.format("data-floors")) == "3", "floors lost on reload")
+        check(page.eval("document.getElementById('floors').value") == "3", "floors lost on reload")
+        check(page.eval("document.getElementById('floor').value") == "2", "floor lost on reload")
+        shown = page.eval("document.querySelector('#stage svg').getAttribute('data-seed')")
+        check(shown == want, f"after a reload floor 2 shows seed {shown}, not {want}")
 
     @test("downloads: JSON, SVG, Tiled with its tileset, PNG and ASCII land as files")
     def _():

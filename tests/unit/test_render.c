@@ -419,8 +419,24 @@ Test(tiled, gridless_levels_get_a_painted_tile_layer) {
     x1 = r->x + r->width + 1 > x1 ? r->x + r->width + 1 : x1;
     y1 = r->y + r->height + 1 > y1 ? r->y + r->height + 1 : y1;
   }
-  json_t *map = check_tiled(level, x1 - x0, y1 - y0);
-  json_t *data = json_object_get(json_array_get(json_object_get(map, "layers"), 0), "data");
+  /* Its rooms stand on several storeys: the storey groups' tile layers
+   * are painted, the start room's (the visible group's) among them. */
+  char *text = NULL;
+  cr_assert_eq(dg_level_dump_tiled(level, &text, NULL), 0);
+  json_t *map = json_loads(text, 0, NULL);
+  free(text);
+  cr_assert_not_null(map);
+  cr_assert_eq(json_integer_value(json_object_get(map, "width")), x1 - x0);
+  cr_assert_eq(json_integer_value(json_object_get(map, "height")), y1 - y0);
+  json_t *group = NULL, *layer;
+  size_t i;
+  json_array_foreach(json_object_get(map, "layers"), i, layer) {
+    if (json_is_true(json_object_get(layer, "visible")))
+      group = layer;
+  }
+  cr_assert_not_null(group);
+  json_t *data = json_object_get(json_array_get(json_object_get(group, "layers"), 0), "data");
+  cr_assert_eq(json_array_size(data), (size_t)((x1 - x0) * (y1 - y0)));
   const dg_room *room = &level->rooms[0];
   json_int_t floor = json_integer_value(
       json_array_get(data, (size_t)((room->y - y0) * (x1 - x0) + (room->x - x0))));
@@ -512,4 +528,202 @@ Test(client_view, views_parse_and_apply) {
   cr_assert(level->client_view);
   cr_assert_str_eq(level->level_hash, hash);
   dg_level_free(level);
+}
+
+/* ---- authored levels by storey (docs/pictures.md) ---------------------- */
+
+static dg_level *crypt_level(dg_context **context) {
+  *context = crypt_context();
+  return make(*context, "authored", 1,
+              (const char *const[]){"roomset", "crypt", "rooms", "30", NULL});
+}
+
+static char *svg_storey(const dg_level *level, const char *storey, int expect) {
+  dg_svg_options options;
+  dg_svg_options_init(&options);
+  cr_assert_eq(dg_svg_storey_parse(storey, &options), 0, "%s", storey);
+  char *text = NULL;
+  cr_assert_eq(dg_level_dump_svg(level, &options, &text, NULL), expect, "storey %s", storey);
+  return text;
+}
+
+Test(storeys, the_option_parses_heights_all_and_flat) {
+  dg_svg_options options;
+  dg_svg_options_init(&options);
+  cr_assert_eq(options.storeys, DG_SVG_STOREYS_FLAT);
+  cr_assert_eq(dg_svg_storey_parse("-8", &options), 0);
+  cr_assert(options.storeys == DG_SVG_STOREYS_ONE && options.storey == -8);
+  cr_assert_eq(dg_svg_storey_parse("all", &options), 0);
+  cr_assert_eq(options.storeys, DG_SVG_STOREYS_ALL);
+  cr_assert_eq(dg_svg_storey_parse("flat", &options), 0);
+  cr_assert_eq(options.storeys, DG_SVG_STOREYS_FLAT);
+  const char *bad[] = {"", "up", "4x", "1e3", "99999999999", "-1000001"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    cr_assert_eq(dg_svg_storey_parse(bad[i], &options), DG_EINVAL, "'%s'", bad[i]);
+  cr_assert_eq(options.storeys, DG_SVG_STOREYS_FLAT, "a refused text changes nothing");
+}
+
+/* Each storey alone: its data-storey, stairs only to storeys that exist
+ * (none up from the top, none down from the bottom); all of them side by
+ * side with their captions; a storey the level lacks refused, naming the
+ * ones it has; the flattened picture unchanged by default. */
+Test(storeys, svg_one_storey_all_side_by_side_and_refusals) {
+  dg_context *context = NULL;
+  dg_level *level = crypt_level(&context);
+  int storeys[16], n = 0;
+  cr_assert_eq(dg_level_storeys(level, storeys, 16, &n), 0);
+  cr_assert_eq(n, 4, "crypt seed 1 stands on %d storeys", n);
+  cr_assert(storeys[0] == -8 && storeys[1] == 0 && storeys[2] == 4 && storeys[3] == 8);
+  char *flat = NULL, *explicit_flat = svg_storey(level, "flat", 0);
+  cr_assert_eq(dg_level_dump_svg(level, NULL, &flat, NULL), 0);
+  cr_assert_str_eq(flat, explicit_flat);
+  cr_assert_null(strstr(flat, "data-storey"));
+  int marks = 0;
+  for (int k = 0; k < n; k++) {
+    char storey[16], want[32];
+    snprintf(storey, sizeof storey, "%d", storeys[k]);
+    snprintf(want, sizeof want, "data-storey=\"%d\"", storeys[k]);
+    char *text = svg_storey(level, storey, 0);
+    cr_assert_not_null(strstr(text, want));
+    cr_assert_not_null(strstr(text, "<path class=\"ghost\" d=\"M"), "other storeys outlined");
+    if (k == n - 1)
+      cr_assert_eq(count(text, "<path class=\"up\""), 0, "stairs up from the top storey");
+    if (k == 0)
+      cr_assert_eq(count(text, "<path class=\"down\""), 0, "stairs down from the bottom");
+    marks += count(text, "<path class=\"up\"") + count(text, "<path class=\"down\"");
+    free(text);
+  }
+  cr_assert_gt(marks, 0, "no staircase drawn on any storey");
+  char *all = svg_storey(level, "all", 0);
+  cr_assert_eq(count(all, "<svg x="), n);
+  cr_assert_not_null(strstr(all, ">y = -8</text>"));
+  cr_assert_not_null(strstr(all, ">y = 8</text>"));
+  char *none = svg_storey(level, "3", DG_EINVAL);
+  cr_assert_null(none);
+  dg_svg_options options;
+  dg_svg_options_init(&options);
+  dg_svg_storey_parse("3", &options);
+  dg_error err = {0};
+  cr_assert_eq(dg_svg_check_storey(level, &options, &err), DG_EINVAL);
+  cr_assert_str_eq(err.field, "storey");
+  cr_assert_not_null(strstr(err.message, "-8, 0, 4 and 8"), "%s", err.message);
+  free(flat);
+  free(explicit_flat);
+  free(all);
+  dg_level_free(level);
+  dg_context_free(context);
+}
+
+/* A level without a storey plan is the one storey 0: 0 and all draw the
+ * usual picture, any other storey is refused. */
+Test(storeys, other_levels_are_the_one_storey_zero) {
+  dg_level *level = make(NULL, "classic", 1, NULL);
+  int storeys[4], n = 0;
+  cr_assert_eq(dg_level_storeys(level, storeys, 4, &n), 0);
+  cr_assert(n == 1 && storeys[0] == 0);
+  char *flat = NULL, *all = svg_storey(level, "all", 0), *zero = svg_storey(level, "0", 0);
+  cr_assert_eq(dg_level_dump_svg(level, NULL, &flat, NULL), 0);
+  cr_assert_str_eq(all, flat);
+  cr_assert_not_null(strstr(zero, "data-storey=\"0\""));
+  cr_assert_null(svg_storey(level, "4", DG_EINVAL));
+  free(flat);
+  free(all);
+  free(zero);
+  dg_level_free(level);
+}
+
+/* At a hundred rooms and more: no two labels' boxes overlap (the same
+ * estimate as the renderer's: 0.7 tile a character, 1.4 a line) and the
+ * graph is the tree plus the cycle chains, nothing dashed. */
+Test(storeys, labels_do_not_overlap_and_the_graph_is_tree_plus_chains) {
+  dg_context *context = crypt_context();
+  dg_level *level =
+      make(context, "authored", 2, (const char *const[]){"roomset", "crypt", "rooms", "150", NULL});
+  dg_svg_options options;
+  dg_svg_options_init(&options);
+  options.graph = true;
+  size_t length = 0;
+  char *text = svg(level, &options, &length);
+  double boxes[1024][4];
+  int labels = 0;
+  for (const char *at = strstr(text, "<text class=\"label\" x=\""); at != NULL && labels < 1024;
+       at = strstr(at + 1, "<text class=\"label\" x=\"")) {
+    double x = 0, y = 0;
+    cr_assert_eq(sscanf(at, "<text class=\"label\" x=\"%lf\" y=\"%lf\"", &x, &y), 2);
+    const char *open = strchr(at, '>') + 1;
+    double half = (double)(strchr(open, '<') - open) * 0.35 + 0.2;
+    boxes[labels][0] = x - half;
+    boxes[labels][1] = y - 0.7;
+    boxes[labels][2] = x + half;
+    boxes[labels][3] = y + 0.7;
+    for (int k = 0; k < labels; k++)
+      cr_assert(boxes[k][0] >= boxes[labels][2] || boxes[labels][0] >= boxes[k][2] ||
+                    boxes[k][1] >= boxes[labels][3] || boxes[labels][1] >= boxes[k][3],
+                "labels %d and %d overlap", k, labels);
+    labels++;
+  }
+  cr_assert_gt(labels, 30, "only %d labels", labels);
+  int chains = 0;
+  for (int e = 0; e < level->graph.edge_count; e++)
+    chains += strcmp(level->graph.edges[e].kind, "chain") == 0 ||
+              strcmp(level->graph.edges[e].kind, "corridor") == 0;
+  cr_assert_gt(chains, 0);
+  cr_assert_eq(count(text, "<line class=\"e ch\""), chains);
+  cr_assert_eq(count(text, "<line class=\"e\""), level->graph.edge_count - chains);
+  cr_assert_eq(count(text, "<line class=\"e c\""), 0, "dashed cycle edges");
+  free(text);
+  dg_level_free(level);
+  dg_context_free(context);
+}
+
+/* Tiled: one group per storey ("y = N", property storey), each with its
+ * tiles and objects; stairs objects name a storey that exists and is not
+ * their own; only one group visible; object ids run on across groups. */
+Test(tiled, authored_storeys_are_groups) {
+  dg_context *context = NULL;
+  dg_level *level = crypt_level(&context);
+  char *text = NULL;
+  cr_assert_eq(dg_level_dump_tiled(level, &text, NULL), 0);
+  json_error_t error;
+  json_t *map = json_loads(text, 0, &error);
+  cr_assert_not_null(map, "%s", error.text);
+  json_t *groups = json_object_get(map, "layers");
+  const int heights[] = {-8, 0, 4, 8};
+  cr_assert_eq(json_array_size(groups), 4);
+  int visible = 0, stairs = 0, next_id = 1;
+  for (size_t k = 0; k < 4; k++) {
+    json_t *group = json_array_get(groups, k);
+    char name[16];
+    snprintf(name, sizeof name, "y = %d", heights[k]);
+    cr_assert_str_eq(json_string_value(json_object_get(group, "type")), "group");
+    cr_assert_str_eq(json_string_value(json_object_get(group, "name")), name);
+    visible += json_is_true(json_object_get(group, "visible"));
+    json_t *layers = json_object_get(group, "layers");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(layers, 0), "name")),
+                     "tiles");
+    json_t *objects = json_object_get(json_array_get(layers, 1), "objects");
+    cr_assert_gt(json_array_size(objects), 0);
+    size_t i;
+    json_t *object;
+    json_array_foreach(objects, i, object) {
+      cr_assert_eq(json_integer_value(json_object_get(object, "id")), next_id++);
+      if (strcmp(json_string_value(json_object_get(object, "type")), "stairs") != 0)
+        continue;
+      stairs++;
+      json_t *property;
+      size_t p;
+      int to = heights[k];
+      json_array_foreach(json_object_get(object, "properties"), p,
+                         property) if (strcmp(json_string_value(json_object_get(property, "name")),
+                                              "to_storey") == 0) to =
+          (int)json_integer_value(json_object_get(property, "value"));
+      cr_assert(to != heights[k] && (to == -8 || to == 0 || to == 4 || to == 8), "to %d", to);
+    }
+  }
+  cr_assert_eq(visible, 1);
+  cr_assert_gt(stairs, 0);
+  json_decref(map);
+  free(text);
+  dg_level_free(level);
+  dg_context_free(context);
 }

@@ -1288,6 +1288,8 @@ export interface components {
         SvgLabels: "0" | "1" | "true" | "false";
         /** @description image/svg+xml: pixels per tile, 1 to 64 (default 12) */
         SvgTile: number;
+        /** @description image/svg+xml of an authored level whose rooms stand on several storeys: a storey's height (e.g. 0, 4, -8) draws that storey alone, the others as faint outlines; `all` draws every storey side by side; `flat` (the default) every room in one plane. Other levels are the one storey 0. A storey the level does not have is a 422 naming the storeys it has (docs/pictures.md). */
+        Storey: string;
         /** @description echoed when it is 1-64 characters of [A-Za-z0-9._:-]; made otherwise */
         RequestId: string;
     };
@@ -1327,6 +1329,8 @@ export interface operations {
                 svg_labels?: components["parameters"]["SvgLabels"];
                 /** @description image/svg+xml: pixels per tile, 1 to 64 (default 12) */
                 svg_tile?: components["parameters"]["SvgTile"];
+                /** @description image/svg+xml of an authored level whose rooms stand on several storeys: a storey's height (e.g. 0, 4, -8) draws that storey alone, the others as faint outlines; `all` draws every storey side by side; `flat` (the default) every room in one plane. Other levels are the one storey 0. A storey the level does not have is a 422 naming the storeys it has (docs/pictures.md). */
+                storey?: components["parameters"]["Storey"];
                 /** @description `client`: the level a game server may send its players, without its
                  *     secrets (no seed, params, level_id, keys, secret doors or corridors,
                  *     progression, population, entities: docs/level-format.md, "The client
@@ -1380,6 +1384,8 @@ export interface operations {
                 svg_labels?: components["parameters"]["SvgLabels"];
                 /** @description image/svg+xml: pixels per tile, 1 to 64 (default 12) */
                 svg_tile?: components["parameters"]["SvgTile"];
+                /** @description image/svg+xml of an authored level whose rooms stand on several storeys: a storey's height (e.g. 0, 4, -8) draws that storey alone, the others as faint outlines; `all` draws every storey side by side; `flat` (the default) every room in one plane. Other levels are the one storey 0. A storey the level does not have is a 422 naming the storeys it has (docs/pictures.md). */
+                storey?: components["parameters"]["Storey"];
                 /** @description `client`: the level a game server may send its players, without its
                  *     secrets (no seed, params, level_id, keys, secret doors or corridors,
                  *     progression, population, entities: docs/level-format.md, "The client
@@ -1683,6 +1689,8 @@ export interface operations {
                 svg_labels?: components["parameters"]["SvgLabels"];
                 /** @description image/svg+xml: pixels per tile, 1 to 64 (default 12) */
                 svg_tile?: components["parameters"]["SvgTile"];
+                /** @description image/svg+xml of an authored level whose rooms stand on several storeys: a storey's height (e.g. 0, 4, -8) draws that storey alone, the others as faint outlines; `all` draws every storey side by side; `flat` (the default) every room in one plane. Other levels are the one storey 0. A storey the level does not have is a 422 naming the storeys it has (docs/pictures.md). */
+                storey?: components["parameters"]["Storey"];
                 /** @description `client`: the level a game server may send its players, without its
                  *     secrets (no seed, params, level_id, keys, secret doors or corridors,
                  *     progression, population, entities: docs/level-format.md, "The client

@@ -439,6 +439,7 @@ static int authored_generate(const dg_context *context, const dg_request *reques
   if ((rc = build_output(&state, min_x, min_z, &out)) != 0)
     goto fail;
   level->extension = (dg_level_extension){out, authored_output_free, authored_write_json, NULL};
+  level->storey_plan = authored_storey_plan;
   authored_search_free(&state);
   authored_state_close(&state);
   return 0;

@@ -40,4 +40,9 @@ void authored_output_free(void *data);
 struct dg_writer;
 int authored_write_json(const void *data, struct dg_writer *w);
 
+/* The level's storey_plan (storey_plan.c; data: an authored_output):
+ * every placement's boxes and connected doorways in grid coordinates. 0
+ * or DG_ENOMEM. */
+int authored_storey_plan(const void *data, dg_storey_plan *plan);
+
 #endif

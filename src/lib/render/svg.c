@@ -108,7 +108,7 @@ static void put(dg_writer *w, const char *text) {
 }
 
 /* A coordinate given in tenths of a tile: "12", "12.5", "-0.3". */
-static void put_tenths(dg_writer *w, long tenths) {
+void dg_svg_tenths(dg_writer *w, long tenths) {
   if (tenths < 0) {
     dg_writer_char(w, '-');
     tenths = -tenths;
@@ -121,7 +121,7 @@ static void put_tenths(dg_writer *w, long tenths) {
 }
 
 /* Text content or attribute value, XML-escaped. */
-static void put_escaped(dg_writer *w, const char *text, size_t length) {
+void dg_svg_escaped(dg_writer *w, const char *text, size_t length) {
   for (size_t i = 0; i < length && text[i] != '\0'; i++) {
     switch (text[i]) {
     case '&': put(w, "&amp;"); break;
@@ -137,7 +137,7 @@ static void put_escaped(dg_writer *w, const char *text, size_t length) {
 /* A kind as a CSS class suffix: letters, digits, '_' and '-' kept, anything
  * else '_' (kinds are static identifiers, but a class must never break the
  * attribute). */
-static void put_class_suffix(dg_writer *w, const char *kind) {
+void dg_svg_class_suffix(dg_writer *w, const char *kind) {
   for (const char *c = kind; *c != '\0'; c++) {
     bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
                  *c == '_' || *c == '-';
@@ -146,7 +146,7 @@ static void put_class_suffix(dg_writer *w, const char *kind) {
 }
 
 /* One subpath: the rectangle of `width` x `height` tiles at (x, y). */
-static void put_box(dg_writer *w, int x, int y, int width, int height) {
+void dg_svg_box(dg_writer *w, int x, int y, int width, int height) {
   dg_writer_char(w, 'M');
   dg_writer_int(w, x);
   dg_writer_char(w, ' ');
@@ -194,7 +194,7 @@ static void put_tiles(dg_writer *w, const dg_grid *grid) {
        * end, below), and extend one that matches exactly. */
       while (above < open_count && open[above].x < start) {
         const run *r = &open[above++];
-        put_box(&runs[r->tile], r->x, r->y, r->width, r->height);
+        dg_svg_box(&runs[r->tile], r->x, r->y, r->width, r->height);
       }
       if (above < open_count && open[above].x == start && open[above].width == x - start &&
           open[above].tile == tile) {
@@ -206,7 +206,7 @@ static void put_tiles(dg_writer *w, const dg_grid *grid) {
     }
     while (above < open_count) {
       const run *r = &open[above++];
-      put_box(&runs[r->tile], r->x, r->y, r->width, r->height);
+      dg_svg_box(&runs[r->tile], r->x, r->y, r->width, r->height);
     }
     run *swap = open;
     open = next;
@@ -214,7 +214,7 @@ static void put_tiles(dg_writer *w, const dg_grid *grid) {
     open_count = next_count;
   }
   for (int i = 0; i < open_count; i++)
-    put_box(&runs[open[i].tile], open[i].x, open[i].y, open[i].width, open[i].height);
+    dg_svg_box(&runs[open[i].tile], open[i].x, open[i].y, open[i].width, open[i].height);
   put(w, "<g class=\"tiles\" shape-rendering=\"crispEdges\">");
   for (int tile = 0; tile < DG_TILE_COUNT; tile++) {
     if (runs[tile].failed)
@@ -240,12 +240,12 @@ static void put_room_boxes(dg_writer *w, const dg_level *level) {
   put(w, "<g class=\"tiles\" shape-rendering=\"crispEdges\"><path class=\"t-wall\" d=\"");
   for (int i = 0; i < level->room_count; i++) {
     const dg_room *room = &level->rooms[i];
-    put_box(w, room->x - 1, room->y - 1, room->width + 2, room->height + 2);
+    dg_svg_box(w, room->x - 1, room->y - 1, room->width + 2, room->height + 2);
   }
   put(w, "\"/><path class=\"t-floor\" d=\"");
   for (int i = 0; i < level->room_count; i++) {
     const dg_room *room = &level->rooms[i];
-    put_box(w, room->x, room->y, room->width, room->height);
+    dg_svg_box(w, room->x, room->y, room->width, room->height);
   }
   for (int secret = 0; secret < 2; secret++) {
     bool any = false;
@@ -257,7 +257,7 @@ static void put_room_boxes(dg_writer *w, const dg_level *level) {
         put(w,
             secret ? "\"/><path class=\"t-secret_door\" d=\"" : "\"/><path class=\"t-door\" d=\"");
       any = true;
-      put_box(w, door->x, door->y, 1, 1);
+      dg_svg_box(w, door->x, door->y, 1, 1);
     }
   }
   put(w, "\"/></g>");
@@ -274,9 +274,9 @@ static marker object_marker(const char *kind) {
 static void put_polygon(dg_writer *w, int x, int y, const int *tenths, int points) {
   for (int p = 0; p < points; p++) {
     dg_writer_char(w, p == 0 ? 'M' : 'L');
-    put_tenths(w, (long)x * 10 + tenths[2 * p]);
+    dg_svg_tenths(w, (long)x * 10 + tenths[2 * p]);
     dg_writer_char(w, ' ');
-    put_tenths(w, (long)y * 10 + tenths[2 * p + 1]);
+    dg_svg_tenths(w, (long)y * 10 + tenths[2 * p + 1]);
   }
   dg_writer_char(w, 'z');
 }
@@ -285,8 +285,8 @@ static void put_polygon(dg_writer *w, int x, int y, const int *tenths, int point
  * (a spawn's player index) is written as data-player when >= 0, and
  * `player_id` (ids are of [A-Za-z0-9._-]: no escaping) as data-player-id
  * when not NULL. */
-static void put_marker(dg_writer *w, const char *kind, int x, int y, int player,
-                       const char *player_id) {
+void dg_svg_marker(dg_writer *w, const char *kind, int x, int y, int player,
+                   const char *player_id) {
   static const int box[] = {2, 3, 8, 3, 8, 8, 2, 8};
   static const int up[] = {5, 1, 9, 9, 1, 9};
   static const int down[] = {1, 1, 9, 1, 5, 9};
@@ -296,9 +296,9 @@ static void put_marker(dg_writer *w, const char *kind, int x, int y, int player,
   if (shape == MARK_DIAMOND)
     put(w, "other");
   else
-    put_class_suffix(w, kind);
+    dg_svg_class_suffix(w, kind);
   put(w, "\" data-kind=\"");
-  put_escaped(w, kind, strlen(kind));
+  dg_svg_escaped(w, kind, strlen(kind));
   if (player >= 0) {
     put(w, "\" data-player=\"");
     dg_writer_int(w, player);
@@ -310,9 +310,9 @@ static void put_marker(dg_writer *w, const char *kind, int x, int y, int player,
   switch (shape) {
   case MARK_DOT:
     put(w, "\" cx=\"");
-    put_tenths(w, (long)x * 10 + 5);
+    dg_svg_tenths(w, (long)x * 10 + 5);
     put(w, "\" cy=\"");
-    put_tenths(w, (long)y * 10 + 5);
+    dg_svg_tenths(w, (long)y * 10 + 5);
     put(w, "\" r=\".4\"/>");
     return;
   case MARK_BOX:
@@ -341,7 +341,7 @@ static void put_objects(dg_writer *w, const dg_level *level) {
   put(w, "<g class=\"objects\">");
   for (int i = 0; i < level->object_count; i++) {
     const dg_object *object = &level->objects[i];
-    put_marker(w, object->kind != NULL ? object->kind : "", object->x, object->y, -1, NULL);
+    dg_svg_marker(w, object->kind != NULL ? object->kind : "", object->x, object->y, -1, NULL);
   }
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *feature = &level->features[i];
@@ -349,8 +349,8 @@ static void put_objects(dg_writer *w, const dg_level *level) {
     if (progression_feature(kind))
       continue;
     bool spawn = strcmp(kind, "spawn") == 0;
-    put_marker(w, kind, feature->x, feature->y, spawn ? feature->player : -1,
-               spawn ? feature->player_id : NULL);
+    dg_svg_marker(w, kind, feature->x, feature->y, spawn ? feature->player : -1,
+                  spawn ? feature->player_id : NULL);
   }
   put(w, "</g>");
 }
@@ -384,9 +384,9 @@ static void put_progression(dg_writer *w, const dg_level *level) {
       dg_writer_int(w, f->key);
       if (key) {
         put(w, "\" cx=\"");
-        put_tenths(w, (long)f->x * 10 + 5);
+        dg_svg_tenths(w, (long)f->x * 10 + 5);
         put(w, "\" cy=\"");
-        put_tenths(w, (long)f->y * 10 + 5);
+        dg_svg_tenths(w, (long)f->y * 10 + 5);
         put(w, "\" r=\".35\"/>");
       } else {
         put(w, "\" d=\"");
@@ -457,9 +457,9 @@ static void put_population(dg_writer *w, const dg_level *level) {
     put(w, " points)</title></rect>");
     if (budget->loot_tier > 0) {
       put(w, "<text class=\"tier\" x=\"");
-      put_tenths(w, (long)room->x * 10 + 1);
+      dg_svg_tenths(w, (long)room->x * 10 + 1);
       put(w, "\" y=\"");
-      put_tenths(w, (long)room->y * 10 + 1);
+      dg_svg_tenths(w, (long)room->y * 10 + 1);
       put(w, "\">T");
       dg_writer_int(w, budget->loot_tier);
       put(w, "</text>");
@@ -479,34 +479,34 @@ static void put_entities(dg_writer *w, const dg_level *level) {
     bool encounter = e->kind == DG_ENTITY_ENCOUNTER;
     if (encounter) {
       put(w, "<rect class=\"ent-encounter\" x=\"");
-      put_tenths(w, (long)e->x * 10 + 2);
+      dg_svg_tenths(w, (long)e->x * 10 + 2);
       put(w, "\" y=\"");
-      put_tenths(w, (long)e->y * 10 + 2);
+      dg_svg_tenths(w, (long)e->y * 10 + 2);
       put(w, "\" width=\"");
-      put_tenths(w, (long)e->width * 10 - 4);
+      dg_svg_tenths(w, (long)e->width * 10 - 4);
       put(w, "\" height=\"");
-      put_tenths(w, (long)e->height * 10 - 4);
+      dg_svg_tenths(w, (long)e->height * 10 - 4);
     } else {
       static const int diamond[8] = {5, 1, 9, 5, 5, 9, 1, 5};
       put(w, "<polygon class=\"ent-loot\" points=\"");
       for (int k = 0; k < 8; k += 2) {
         if (k > 0)
           put(w, " ");
-        put_tenths(w, (long)e->x * 10 + diamond[k]);
+        dg_svg_tenths(w, (long)e->x * 10 + diamond[k]);
         put(w, ",");
-        put_tenths(w, (long)e->y * 10 + diamond[k + 1]);
+        dg_svg_tenths(w, (long)e->y * 10 + diamond[k + 1]);
       }
     }
     put(w, "\" data-entity=\"e");
     dg_writer_int(w, i + 1);
     put(w, "\" data-entry=\"");
-    put_escaped(w, e->entry, strlen(e->entry));
+    dg_svg_escaped(w, e->entry, strlen(e->entry));
     put(w, "\" data-room=\"");
     dg_writer_int(w, e->room);
     put(w, "\"><title>e");
     dg_writer_int(w, i + 1);
     put(w, encounter ? " encounter " : " loot ");
-    put_escaped(w, e->entry, strlen(e->entry));
+    dg_svg_escaped(w, e->entry, strlen(e->entry));
     put(w, encounter ? " (cost " : " (tier ");
     dg_writer_int(w, encounter ? e->cost : e->tier);
     put(w, encounter ? ")</title></rect>" : ")</title></polygon>");
@@ -520,12 +520,12 @@ static void put_labels(dg_writer *w, const dg_level *level) {
   for (int i = 0; i < level->room_count; i++) {
     const dg_room *room = &level->rooms[i];
     put(w, "<text class=\"label\" x=\"");
-    put_tenths(w, (long)room->x * 10 + (long)room->width * 5);
+    dg_svg_tenths(w, (long)room->x * 10 + (long)room->width * 5);
     put(w, "\" y=\"");
-    put_tenths(w, (long)room->y * 10 + (long)room->height * 5);
+    dg_svg_tenths(w, (long)room->y * 10 + (long)room->height * 5);
     put(w, "\">");
     if (room->label[0] != '\0')
-      put_escaped(w, room->label, strnlen(room->label, DG_LABEL_MAX));
+      dg_svg_escaped(w, room->label, strnlen(room->label, DG_LABEL_MAX));
     else
       dg_writer_int(w, i);
     put(w, "</text>");
@@ -541,23 +541,23 @@ static void put_graph(dg_writer *w, const dg_graph *graph) {
     const dg_edge *edge = &graph->edges[e];
     const dg_node *a = &graph->nodes[edge->from], *b = &graph->nodes[edge->to];
     put(w, edge->cycle ? "<line class=\"e c\" x1=\"" : "<line class=\"e\" x1=\"");
-    put_tenths(w, (long)a->x * 10 + 5);
+    dg_svg_tenths(w, (long)a->x * 10 + 5);
     put(w, "\" y1=\"");
-    put_tenths(w, (long)a->y * 10 + 5);
+    dg_svg_tenths(w, (long)a->y * 10 + 5);
     put(w, "\" x2=\"");
-    put_tenths(w, (long)b->x * 10 + 5);
+    dg_svg_tenths(w, (long)b->x * 10 + 5);
     put(w, "\" y2=\"");
-    put_tenths(w, (long)b->y * 10 + 5);
+    dg_svg_tenths(w, (long)b->y * 10 + 5);
     put(w, "\"/>");
   }
   for (int i = 0; i < graph->node_count; i++) {
     const dg_node *node = &graph->nodes[i];
     put(w, "<circle class=\"n n-");
-    put_class_suffix(w, node->kind);
+    dg_svg_class_suffix(w, node->kind);
     put(w, "\" cx=\"");
-    put_tenths(w, (long)node->x * 10 + 5);
+    dg_svg_tenths(w, (long)node->x * 10 + 5);
     put(w, "\" cy=\"");
-    put_tenths(w, (long)node->y * 10 + 5);
+    dg_svg_tenths(w, (long)node->y * 10 + 5);
     put(w, "\" r=\".5\"/>");
   }
   put(w, "</g>");
@@ -603,8 +603,8 @@ void dg_render_extent(const dg_level *level, int *x0, int *y0, int *x1, int *y1)
 /* The root element with its size, view box and identity (the seed, or
  * that it is a client view; the level_hash when set), the title, and the
  * style sheets the level's layers need. */
-static void put_svg_head(dg_writer *w, const dg_level *level, const dg_svg_options *options, int x0,
-                         int y0, int width, int height) {
+void dg_svg_head(dg_writer *w, const dg_level *level, const dg_svg_options *options, int x0, int y0,
+                 int width, int height) {
   put(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
   dg_writer_int(w, (int64_t)width * options->tile_size);
@@ -619,7 +619,7 @@ static void put_svg_head(dg_writer *w, const dg_level *level, const dg_svg_optio
   dg_writer_char(w, ' ');
   dg_writer_int(w, height);
   put(w, "\" data-algorithm=\"");
-  put_escaped(w, level->algorithm->name, strlen(level->algorithm->name));
+  dg_svg_escaped(w, level->algorithm->name, strlen(level->algorithm->name));
   if (level->client_view) {
     /* No seed: with it anyone makes the full level. */
     put(w, "\" data-view=\"client");
@@ -631,8 +631,12 @@ static void put_svg_head(dg_writer *w, const dg_level *level, const dg_svg_optio
     put(w, "\" data-level-hash=\"");
     put(w, level->level_hash);
   }
+  if (options->storeys == DG_SVG_STOREYS_ONE) {
+    put(w, "\" data-storey=\"");
+    dg_writer_int(w, options->storey);
+  }
   put(w, "\"><title>");
-  put_escaped(w, level->algorithm->name, strlen(level->algorithm->name));
+  dg_svg_escaped(w, level->algorithm->name, strlen(level->algorithm->name));
   if (level->client_view) {
     put(w, " (client view)");
   } else {
@@ -663,11 +667,28 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
   }
   if (options->tile_size < DG_SVG_TILE_MIN || options->tile_size > DG_SVG_TILE_MAX)
     return DG_EINVAL;
+  if (options->storeys != DG_SVG_STOREYS_FLAT) {
+    dg_storeys storeys;
+    int rc = dg_storeys_open(level, &storeys);
+    if (rc == 0 && storeys.has_plan)
+      rc = dg_svg_dump_storeys(level, &storeys, options, text, length);
+    else if (rc == 0 && options->storeys == DG_SVG_STOREYS_ONE && options->storey != 0)
+      rc = DG_EINVAL; /* a level without a plan is the one storey 0 */
+    bool drawn = storeys.has_plan;
+    dg_storeys_close(&storeys);
+    if (rc != 0 || drawn)
+      return rc;
+  }
   int x0, y0, x1, y1;
   dg_render_extent(level, &x0, &y0, &x1, &y1);
   int width = x1 - x0, height = y1 - y0;
+  /* A level in 3D (authored): hundreds of rooms, flattened over each
+   * other; its labels never overlap, its graph is tree plus chains. */
+  bool sparse = level->storey_plan != NULL && !level->client_view;
   dg_writer w = {0};
-  put_svg_head(&w, level, options, x0, y0, width, height);
+  dg_svg_head(&w, level, options, x0, y0, width, height);
+  if (sparse)
+    dg_svg_tree_style(&w);
   put(&w, "<rect class=\"bg\" x=\"");
   dg_writer_int(&w, x0);
   put(&w, "\" y=\"");
@@ -688,9 +709,13 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
     put_progression(&w, level);
   if (level->population.filled && level->has_grid)
     put_entities(&w, level);
-  if (options->graph || !level->has_grid)
+  if (sparse && options->graph)
+    dg_svg_tree_graph(&w, &level->graph, NULL, 0);
+  else if (options->graph || !level->has_grid)
     put_graph(&w, &level->graph);
-  if (options->labels)
+  if (sparse && options->labels)
+    dg_svg_sparse_labels(&w, level, NULL, 0, true);
+  else if (options->labels)
     put_labels(&w, level);
   put(&w, "</svg>\n");
   if (w.failed) {

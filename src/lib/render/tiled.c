@@ -156,13 +156,16 @@ static void put_tile_position(dg_writer *w, bool first, int x, int y) {
   put(w, "}");
 }
 
-/* One rectangle per room, named by its label (or "room N"). Object ids run on from *id; `first` is
- * the layer's first. */
+/* One rectangle per room, named by its label (or "room N"); with `s`, only
+ * the rooms on `storey`. Object ids run on from *id; `first` is the
+ * layer's first. */
 static void put_room_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *id,
-                             int first) {
+                             int first, const dg_storeys *s, int storey) {
   const long size = DG_TILED_TILE_SIZE;
   for (int i = 0; i < level->room_count; i++) {
     const dg_room *room = &level->rooms[i];
+    if (s != NULL && !dg_storeys_room_on(s, i, storey))
+      continue;
     char name[DG_LABEL_MAX + 16];
     size_t name_length = room->label[0] != '\0' ? strnlen(room->label, DG_LABEL_MAX) : 0;
     if (name_length > 0)
@@ -250,12 +253,15 @@ static void put_item_objects(dg_writer *w, const dg_level *level, int dx, int dy
 }
 
 /* One point per feature (stairs, spawns, keys, locks, one-way doors) with what
- * the view may say of it. Object ids run on from *id; `first` is the layer's first. */
+ * the view may say of it; with `s`, only those in rooms on `storey`. Object ids run on from *id;
+ * `first` is the layer's first. */
 static void put_feature_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *id,
-                                int first) {
+                                int first, const dg_storeys *s, int storey) {
   const long size = DG_TILED_TILE_SIZE;
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *feature = &level->features[i];
+    if (s != NULL && !dg_storeys_room_on(s, feature->room, storey))
+      continue;
     const char *kind = feature->kind != NULL ? feature->kind : "feature";
     bool spawn = strcmp(kind, "spawn") == 0;
     char name[32];
@@ -312,10 +318,10 @@ static void put_feature_objects(dg_writer *w, const dg_level *level, int dx, int
  * ids from 1), which receives the last id used. */
 static void put_objects(dg_writer *w, const dg_level *level, int dx, int dy, int *count) {
   const int first = *count + 1;
-  put_room_objects(w, level, dx, dy, count, first);
+  put_room_objects(w, level, dx, dy, count, first, NULL, 0);
   put_door_objects(w, level, dx, dy, count, first);
   put_item_objects(w, level, dx, dy, count, first);
-  put_feature_objects(w, level, dx, dy, count, first);
+  put_feature_objects(w, level, dx, dy, count, first, NULL, 0);
 }
 
 /* For a level without tiles: its rooms painted as walls and floor, doors
@@ -415,11 +421,177 @@ static int level_tiles(const dg_level *level, dg_grid *painted, const dg_grid **
   return 0;
 }
 
+/* ---- authored levels by storey ---------------------------------------- */
+
+typedef struct paint {
+  dg_grid *grid;
+  dg_tile tile;
+} paint;
+
+static void paint_box(void *data, int x, int y, int width, int height) {
+  const paint *p = data;
+  for (int row = y; row < y + height; row++)
+    for (int column = x; column < x + width; column++)
+      if (dg_grid_contains(p->grid, column, row))
+        dg_grid_set(p->grid, column, row, p->tile);
+}
+
+/* Storey `storey` as tiles, shifted by (dx, dy): its rooms' walls, then
+ * their floors, its doorways as doors, and each of its staircases'
+ * doorways onto another storey as stairs up or down. */
+static void paint_storey(const dg_storeys *s, int storey, int dx, int dy, dg_grid *grid) {
+  paint walls = {grid, DG_TILE_WALL}, floor = {grid, DG_TILE_FLOOR};
+  for (int i = 0; i < s->plan.box_count; i++) {
+    const dg_storey_box *b = &s->plan.boxes[i];
+    if (dg_storeys_room_on(s, b->room, storey))
+      paint_box(&walls, b->x + dx, b->y + dy, b->width, b->height);
+  }
+  for (int r = 0; r < s->room_count; r++)
+    if (dg_storeys_room_on(s, r, storey))
+      dg_storeys_floor(s, r, paint_box, &floor);
+  for (int i = 0; i < s->plan.door_count; i++) {
+    const dg_storey_door *d = &s->plan.doors[i];
+    if (!dg_storeys_room_on(s, d->room, storey) || !dg_grid_contains(grid, d->x + dx, d->y + dy))
+      continue;
+    dg_grid_set(grid, d->x + dx, d->y + dy,
+                d->storey == storey  ? DG_TILE_DOOR
+                : d->storey > storey ? DG_TILE_STAIRS_UP
+                                     : DG_TILE_STAIRS_DOWN);
+  }
+}
+
+/* Storey `storey`'s doorways as door objects, and its staircases'
+ * doorways onto other storeys as "stairs" objects naming the storey they
+ * reach (`to_storey`) and the way (`direction` up or down). */
+static void put_storey_doors(dg_writer *w, const dg_storeys *s, int storey, int dx, int dy, int *id,
+                             int first) {
+  const long size = DG_TILED_TILE_SIZE;
+  for (int i = 0; i < s->plan.door_count; i++) {
+    const dg_storey_door *d = &s->plan.doors[i];
+    if (!dg_storeys_room_on(s, d->room, storey))
+      continue;
+    char name[48];
+    int length = d->storey == storey ? snprintf(name, sizeof name, "door")
+                                     : snprintf(name, sizeof name, "stairs %s to y = %d",
+                                                d->storey > storey ? "up" : "down", d->storey);
+    (*id)++;
+    open_object(w, *id == first, *id, name, (size_t)length, d->storey == storey ? "door" : "stairs",
+                (d->x + dx) * size, (d->y + dy) * size);
+    dg_writer_format(w, ",\"width\":%ld,\"height\":%ld,\"properties\":[", size, size);
+    put_property(w, true, "room", "int");
+    dg_writer_format(w, "%d}", d->room);
+    if (d->storey != storey) {
+      put_property(w, false, "to_storey", "int");
+      dg_writer_format(w, "%d}", d->storey);
+      put_property(w, false, "direction", "string");
+      put(w, d->storey > storey ? "\"up\"}" : "\"down\"}");
+    }
+    put_tile_position(w, false, d->x + dx, d->y + dy);
+    put(w, "]}");
+  }
+}
+
+/* The storey the map opens on: the start room's (its lowest). */
+static int opening_storey(const dg_storeys *s) {
+  for (int k = 0; k < s->count; k++)
+    if (dg_storeys_room_on(s, 0, s->list[k]))
+      return s->list[k];
+  return s->list[0];
+}
+
+/* Storey k as a group layer "y = N" (property `storey`) holding its
+ * "tiles" and "objects" layers; the level's objects (which name no room)
+ * and entities go with the storey the map opens on, the only one visible
+ * then (the storeys share one plane; Tiled's layer panel shows the
+ * others). */
+static int put_storey_group(dg_writer *w, const dg_level *level, const dg_storeys *s, int k,
+                            int width, int height, int dx, int dy, int *next_layer,
+                            int *next_object) {
+  int storey = s->list[k];
+  bool opening = storey == opening_storey(s);
+  dg_grid tiles = {0};
+  int rc = dg_grid_init(&tiles, width, height);
+  if (rc != 0)
+    return rc;
+  paint_storey(s, storey, dx, dy, &tiles);
+  dg_writer_format(w,
+                   "%s{\"id\":%d,\"name\":\"y = %d\",\"type\":\"group\",\"x\":0,\"y\":0,"
+                   "\"opacity\":1,\"visible\":%s,\"properties\":[",
+                   k == 0 ? "" : ",", (*next_layer)++, storey, opening ? "true" : "false");
+  put_property(w, true, "storey", "int");
+  dg_writer_format(w, "%d}", storey);
+  dg_writer_format(w,
+                   "],\"layers\":[{\"id\":%d,\"name\":\"tiles\",\"type\":\"tilelayer\","
+                   "\"x\":0,\"y\":0,\"width\":%d,\"height\":%d,\"opacity\":1,\"visible\":true,"
+                   "\"data\":[",
+                   (*next_layer)++, width, height);
+  put_data(w, &tiles);
+  dg_grid_close(&tiles);
+  dg_writer_format(w,
+                   "]},{\"id\":%d,\"name\":\"objects\",\"type\":\"objectgroup\","
+                   "\"draworder\":\"index\",\"x\":0,\"y\":0,\"opacity\":1,\"visible\":true,"
+                   "\"objects\":[",
+                   (*next_layer)++);
+  int first = *next_object + 1;
+  put_room_objects(w, level, dx, dy, next_object, first, s, storey);
+  put_storey_doors(w, s, storey, dx, dy, next_object, first);
+  if (opening)
+    put_item_objects(w, level, dx, dy, next_object, first);
+  put_feature_objects(w, level, dx, dy, next_object, first, s, storey);
+  put(w, "]}");
+  if (opening && level->population.filled)
+    put_entity_layer(w, level, dx, dy, (*next_layer)++, next_object);
+  put(w, "]}");
+  return 0;
+}
+
+/* A level on several storeys as one map of the level's size with a group
+ * per storey, lowest first, and the number of storeys as a property. */
+static int dump_storeys(const dg_level *level, const dg_storeys *s, char **text, size_t *length) {
+  int x0, y0, x1, y1;
+  dg_render_extent(level, &x0, &y0, &x1, &y1);
+  dg_writer w = {0};
+  put_map_head(&w, x1 - x0, y1 - y0);
+  put_property(&w, true, "format", "string");
+  put(&w, "\"" DG_LEVEL_FORMAT "\"}");
+  put_property(&w, false, "algorithm", "string");
+  dg_writer_cstring(&w, level->algorithm->name);
+  put(&w, "}");
+  put_identity(&w, level);
+  put_property(&w, false, "origin_x", "int");
+  dg_writer_format(&w, "%d}", x0);
+  put_property(&w, false, "origin_y", "int");
+  dg_writer_format(&w, "%d}", y0);
+  put_property(&w, false, "storeys", "int");
+  dg_writer_format(&w, "%d}],\"tilesets\":", s->count);
+  put_tileset(&w, level->progression.placed ? DG_TILE_COUNT : DG_TILE_BASE_COUNT, false);
+  put(&w, ",\"layers\":[");
+  int next_layer = 1, next_object = 0, rc = 0;
+  for (int k = 0; k < s->count && rc == 0; k++)
+    rc = put_storey_group(&w, level, s, k, x1 - x0, y1 - y0, -x0, -y0, &next_layer, &next_object);
+  dg_writer_format(&w, "],\"nextlayerid\":%d,\"nextobjectid\":%d}\n", next_layer, next_object + 1);
+  if (rc != 0) {
+    free(w.text);
+    return rc;
+  }
+  return dg_writer_take(&w, text, length);
+}
+
 int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
+  dg_storeys storeys;
+  int rc = dg_storeys_open(level, &storeys);
+  if (rc == 0 && storeys.count > 1) {
+    rc = dump_storeys(level, &storeys, text, length);
+    dg_storeys_close(&storeys);
+    return rc;
+  }
+  dg_storeys_close(&storeys);
+  if (rc != 0)
+    return rc;
   int x0, y0;
   dg_grid painted = {0};
   const dg_grid *grid = NULL;
-  int rc = level_tiles(level, &painted, &grid, &x0, &y0);
+  rc = level_tiles(level, &painted, &grid, &x0, &y0);
   if (rc != 0)
     return rc;
   int dx = -x0, dy = -y0;
@@ -497,6 +669,23 @@ static int put_floor_group(dg_writer *w, const dg_level *level, int k, int floor
   dg_writer_format(w, "%d}", x0);
   put_property(w, false, "origin_y", "int");
   dg_writer_format(w, "%d}", y0);
+  dg_storeys storeys;
+  if ((rc = dg_storeys_open(level, &storeys)) == 0 && storeys.count > 1) {
+    /* An authored floor on several storeys: its storeys' groups, as alone. */
+    put(w, "],\"layers\":[");
+    for (int s = 0; s < storeys.count && rc == 0; s++)
+      rc =
+          put_storey_group(w, level, &storeys, s, width, height, -x0, -y0, next_layer, next_object);
+    put(w, "]}");
+    dg_storeys_close(&storeys);
+    dg_grid_close(&painted);
+    return rc;
+  }
+  dg_storeys_close(&storeys);
+  if (rc != 0) {
+    dg_grid_close(&painted);
+    return rc;
+  }
   dg_writer_format(w,
                    "],\"layers\":[{\"id\":%d,\"name\":\"tiles\",\"type\":\"tilelayer\","
                    "\"x\":0,\"y\":0,\"width\":%d,\"height\":%d,\"opacity\":1,\"visible\":true,"

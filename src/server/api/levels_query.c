@@ -17,7 +17,8 @@
 /* Query names that are options of the answer, not of the level. */
 static bool is_svg_option(const char *name) {
   return strcmp(name, "view") == 0 || strcmp(name, "svg_graph") == 0 ||
-         strcmp(name, "svg_labels") == 0 || strcmp(name, "svg_tile") == 0;
+         strcmp(name, "svg_labels") == 0 || strcmp(name, "svg_tile") == 0 ||
+         strcmp(name, "storey") == 0;
 }
 
 typedef struct collect {
@@ -127,6 +128,15 @@ int level_view_query(request *r, json_t *body) {
 }
 
 int level_svg_query(request *r) {
+  const char *storey = http_query(r, "storey");
+  if (storey != NULL && dg_svg_storey_parse(storey, &exchange_of(r)->svg) != 0) {
+    dg_error err;
+    dg_error_set(&err, DG_EINVAL, "storey",
+                 "storey must be a storey's height (an integer from %d to %d), all or flat",
+                 -DG_SVG_STOREY_LIMIT, DG_SVG_STOREY_LIMIT);
+    respond_error(r, &err);
+    return err.code;
+  }
   const char *names[3] = {"svg_graph", "svg_labels", "svg_tile"};
   for (int i = 0; i < 3; i++) {
     const char *value = http_query(r, names[i]);

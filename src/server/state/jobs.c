@@ -291,6 +291,8 @@ static void work_floors(job *j) {
   for (int k = 0; k < j->floors && j->rc == 0; k++)
     j->rc = apply_view(j, &levels[k]);
   j->generated_ns = dg_monotonic_ns();
+  for (int k = 0; k < j->floors && j->rc == 0 && j->format == JOB_FORMAT_SVG; k++)
+    j->rc = dg_svg_check_storey(levels[k], &j->svg, &j->err);
   if (j->rc == 0) {
     if (j->format == JOB_FORMAT_ASCII)
       j->rc = dg_levelset_dump_ascii(levels, requests, j->floors, &j->body, &j->body_length);
@@ -381,6 +383,10 @@ static void work(uv_work_t *req) {
                                        : "generation was cancelled");
   }
   j->generated_ns = dg_monotonic_ns();
+  /* A storey this level does not have: the caller's mistake (422), named
+   * with the storeys it has. */
+  if (j->rc == 0 && j->format == JOB_FORMAT_SVG)
+    j->rc = dg_svg_check_storey(level, &j->svg, &j->err);
   if (j->rc == 0) {
     if (j->identify && j->format == JOB_FORMAT_JSON)
       j->rc = identified_json(j, level);

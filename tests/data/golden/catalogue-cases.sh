@@ -95,6 +95,11 @@ for seed in $(seeds 1 15); do
   echo "--algorithm authored --seed $seed --param roomset=sewer --param rooms=60 --format svg --graph"
   echo "--algorithm authored --seed $seed --param roomset=crypt --param rooms=60 --format tiled"
 done
+# authored by storey (issue 25 item 1): every storey side by side, and one alone
+for seed in $(seeds 1 5); do
+  echo "--algorithm authored --seed $seed --param roomset=crypt --param rooms=60 --format svg --storey all --graph"
+  echo "--algorithm authored --seed $seed --param roomset=sewer --param rooms=60 --format svg --storey 0"
+done
 # progression (issue 19): locks, both key kinds, one-way doors, boss rooms,
 # as JSON and in every picture, so that a change to where a lock goes is
 # deliberate too
