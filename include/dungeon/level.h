@@ -309,6 +309,9 @@ struct dg_level {
   int timing_count;
   /* SHA-256 of the room set used (its canonical JSON), "" when none */
   char roomset_sha256[DG_SHA256_HEX_SIZE];
+  /* SHA-256 of the content table params.table named (its canonical JSON),
+   * "" when none: a level id carries it (not the level's JSON) */
+  char table_sha256[DG_SHA256_HEX_SIZE];
   int *room_of; /* grid tile -> room index or -1, owned; NULL: rooms' rectangles and doors */
   bool grid_is_projection; /* the grid only draws the level (authored): metrics use the graph */
   /* The client view (dg_level_client_view): every writer then leaves out

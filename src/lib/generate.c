@@ -55,6 +55,8 @@ static int generate_one(const dg_context *context, const dg_request *request, dg
   if (rc != 0)
     return dg_error_set(err, rc, "", "out of memory");
   level->population.table = table;
+  if (table != NULL)
+    memcpy(level->table_sha256, table->sha256, sizeof level->table_sha256);
   rc = request->algorithm->generate(context, request, cancel, level, err);
   if (rc == 0) {
     rc = dg_placement_run(level, err);

@@ -353,6 +353,69 @@ def roomset_changed():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def reload(d):
+    """SIGHUP, then wait for the daemon to say it reloaded."""
+    before = len(d.lines)
+    d.proc.send_signal(signal.SIGHUP)
+    end = time.monotonic() + 60
+    while time.monotonic() < end and not any('"config_reloaded"' in line
+                                             for line in d.lines[before:]):
+        time.sleep(0.02)
+    check(any('"config_reloaded"' in line for line in d.lines[before:]), "no config_reloaded")
+
+
+def table_changed():
+    """A level made with a content table: its id names the table's digest,
+    so after a reload that changed the table GET by id is 410
+    level-table-gone naming it, never a level with other entities; with
+    the table's old contents back, the same bytes again. Ids of levels
+    without a table do not care."""
+    work = tempfile.mkdtemp(prefix="dungeond-tables-")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "config",
+                          "tables", "fantasy.json")
+    path = os.path.join(work, "fantasy.json")
+    shutil.copy(source, path)
+    with open(path) as f:
+        original = f.read()
+    d = harness.Daemon(extra={"lobby_seed_secret": SECRET, "tables_dir": work})
+    try:
+        ids, levels = {}, {}
+        for name, params in (("table", {"population": True, "table": "fantasy"}),
+                             ("budgets", {"population": True})):
+            status, _, level = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 5,
+                                                                "params": params})
+            check(status == 200, f"{status} {level[:200]}")
+            ids[name], levels[name] = identity_checked(level), level
+        check(json.loads(levels["table"])["entities"], "no entities with the table")
+        status, _, again = d.request("GET", "/v1/levels/" + ids["table"])
+        check(status == 200 and again == levels["table"], f"by id before the change: {status}")
+        tables = json.loads(d.request("GET", "/v1/tables")[2])
+        digest = [t["sha256"] for t in tables if t["name"] == "fantasy"][0]
+        # Edit the table: one encounter's weight, a valid table with another digest.
+        table = json.loads(original)
+        table["encounters"][0]["weight"] = table["encounters"][0].get("weight", 1) + 7
+        with open(path, "w") as f:
+            json.dump(table, f)
+        reload(d)
+        tables = json.loads(d.request("GET", "/v1/tables")[2])
+        now = [t["sha256"] for t in tables if t["name"] == "fantasy"][0]
+        check(now != digest, f"the edit did not change the digest: {now}")
+        doc = problem(*d.request("GET", "/v1/levels/" + ids["table"]), 410, "level_id")
+        check(doc["type"] == "urn:dungeond:problem:level-table-gone", doc["type"])
+        check("'fantasy'" in doc["detail"] and digest[:12] in doc["detail"]
+              and now[:12] in doc["detail"], doc["detail"])
+        status, _, again = d.request("GET", "/v1/levels/" + ids["budgets"])
+        check(status == 200 and again == levels["budgets"], f"budgets only after the edit: {status}")
+        with open(path, "w") as f:
+            f.write(original)
+        reload(d)
+        status, _, again = d.request("GET", "/v1/levels/" + ids["table"])
+        check(status == 200 and again == levels["table"], f"the table restored: {status}")
+    finally:
+        check(d.stop() == 0, "daemon exit")
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def default_key():
     """Without lobby_seed_secret the key is random per process (the default
     was 16 public zero bytes, with which anyone could sign a level id for
@@ -572,7 +635,7 @@ def main():
     harness.DAEMON = os.path.abspath(sys.argv[1])
     shipped = os.path.abspath(sys.argv[2])
     plan = [(name, fn) for name, fn in TESTS]
-    print(f"1..{len(plan) + 5}", flush=True)
+    print(f"1..{len(plan) + 6}", flush=True)
     tap = harness.Tap()
     d = harness.Daemon(extra={"lobby_seed_secret": SECRET})
     try:
@@ -580,6 +643,8 @@ def main():
             tap.report(name, fn, d)
         tap.report("[level_id] an authored level's id names its room set: 410 level-roomset-gone "
                    "once the set changed", roomset_changed)
+        tap.report("[level_id] a level made with a content table: 410 level-table-gone once the "
+                   "table changed (SIGHUP), the same bytes once it is back", table_changed)
         tap.report("[level_id] no configured key: a random key per process, ids valid only there",
                    default_key)
         tap.report("[cors] preflights and Access-Control-* for configured origins only", cors)

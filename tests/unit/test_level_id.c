@@ -2,7 +2,8 @@
  * HMAC-SHA256 against FIPS 180-4 and RFC 4231 vectors; a level id that
  * turns back into its request, refused when truncated, tampered with,
  * signed under another key or by another version (generator version, or
- * a format-1 id naming a release); the room set's digest carried through;
+ * a format-1 id naming a release); the room set's and the content
+ * table's digests carried through (no table line without a table);
  * level_hash over the bytes before the identity members. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -77,13 +78,13 @@ static dg_request party_request(void) {
 Test(level_id, round_trips_to_the_canonical_request) {
   dg_request request = party_request();
   char *id = NULL;
-  cr_assert_eq(level_id_make(key, &request, "", &id), 0);
+  cr_assert_eq(level_id_make(key, &request, "", "", &id), 0);
   cr_assert_lt(strlen(id), 1024, "a typical level id is %zu characters", strlen(id));
   for (const char *c = id; *c; c++)
     cr_assert(strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.", *c),
               "'%c' is not URL-safe", *c);
   char *again = NULL;
-  cr_assert_eq(level_id_make(key, &request, "", &again), 0);
+  cr_assert_eq(level_id_make(key, &request, "", "", &again), 0);
   cr_assert_str_eq(id, again, "the same request gave two ids");
   json_t *body = NULL;
   level_origin origin;
@@ -105,7 +106,7 @@ Test(level_id, round_trips_to_the_canonical_request) {
 Test(level_id, truncated_tampered_and_foreign_ids_are_refused) {
   dg_request request = party_request();
   char *id = NULL;
-  cr_assert_eq(level_id_make(key, &request, "", &id), 0);
+  cr_assert_eq(level_id_make(key, &request, "", "", &id), 0);
   json_t *body = NULL;
   level_origin version;
   size_t length = strlen(id);
@@ -141,13 +142,13 @@ Test(level_id, truncated_tampered_and_foreign_ids_are_refused) {
  * would in another version; *id is malloc'd. */
 static char *signed_id(const char *plain) {
   uLongf packed_length = compressBound(strlen(plain));
-  uint8_t packed[512];
+  uint8_t packed[4096];
   cr_assert_lt(packed_length, sizeof packed);
   cr_assert_eq(compress2(packed, &packed_length, (const Bytef *)plain, strlen(plain), 9), Z_OK);
   uint8_t tag[DG_SHA256_BYTES];
   dg_hmac_sha256(key, 16, packed, packed_length, tag);
   static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  char *id = malloc(1024);
+  char *id = malloc(sizeof packed * 4 / 3 + 32);
   size_t at = 0;
   const uint8_t *parts[] = {packed, tag};
   size_t sizes[] = {packed_length, 16};
@@ -208,7 +209,7 @@ Test(level_id, roomset_digest_is_carried) {
   dg_request request = party_request();
   const char digest[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
   char *id = NULL;
-  cr_assert_eq(level_id_make(key, &request, digest, &id), 0);
+  cr_assert_eq(level_id_make(key, &request, digest, "", &id), 0);
   json_t *body = NULL;
   level_origin origin;
   cr_assert_eq(level_id_parse(key, id, &body, &origin), 0);
@@ -224,12 +225,62 @@ Test(level_id, roomset_digest_is_carried) {
   free(id);
 }
 
+/* The canonical request text level_id_make signs (level_id.c). */
+static char *canonical(const dg_request *request) {
+  json_t *body = dg_request_to_json(request);
+  json_t *ids = json_array();
+  for (int i = 0; i < request->players.count; i++)
+    json_array_append_new(ids, json_pack("{s:s}", "id", request->players.id[i]));
+  json_object_set_new(body, "players", ids);
+  char *text = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+  json_decref(body);
+  return text;
+}
+
+/* A level made with a content table: its id carries the table's digest on
+ * a line of its own; without a table there is no such line, so those ids
+ * are the bytes they were before tables; a table line that is not a
+ * digest is malformed even when signed. */
+Test(level_id, table_digest_is_carried_only_when_there_is_one) {
+  dg_request request = party_request();
+  const char digest[] = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
+  char *request_text = canonical(&request);
+  char plain[4096];
+  snprintf(plain, sizeof plain, LEVEL_ID_DOMAIN "\n%d\n\n%s", DG_GENERATOR_VERSION, request_text);
+  char *by_hand = signed_id(plain), *id = NULL;
+  cr_assert_eq(level_id_make(key, &request, "", "", &id), 0);
+  cr_assert_str_eq(id, by_hand, "an id without a table changed its bytes");
+  free(by_hand);
+  free(id);
+  snprintf(plain, sizeof plain, LEVEL_ID_DOMAIN "\n%d\n\ntable:%s\n%s", DG_GENERATOR_VERSION,
+           digest, request_text);
+  by_hand = signed_id(plain);
+  cr_assert_eq(level_id_make(key, &request, "", digest, &id), 0);
+  cr_assert_str_eq(id, by_hand);
+  json_t *body = NULL;
+  level_origin origin;
+  cr_assert_eq(level_id_parse(key, id, &body, &origin), 0);
+  cr_assert_str_eq(origin.table_sha256, digest);
+  cr_assert_str_eq(origin.roomset_sha256, "");
+  cr_assert_eq(json_integer_value(json_object_get(body, "seed")), 123456789);
+  json_decref(body);
+  free(by_hand);
+  free(id);
+  snprintf(plain, sizeof plain, LEVEL_ID_DOMAIN "\n%d\n\ntable:0123\n%s", DG_GENERATOR_VERSION,
+           request_text);
+  id = signed_id(plain);
+  cr_assert_eq(level_id_parse(key, id, &body, &origin), LEVEL_ID_EMALFORMED);
+  cr_assert_null(body);
+  free(id);
+  free(request_text);
+}
+
 Test(level_id, hash_is_of_the_bytes_before_the_identity) {
   dg_request request = party_request();
   const char level[] = "{\"format\":\"dungeond.level/1\"}";
   char *text = strdup(level);
   size_t length = strlen(text);
-  cr_assert_eq(level_identify(key, &request, "", &text, &length), 0);
+  cr_assert_eq(level_identify(key, &request, "", "", &text, &length), 0);
   cr_assert_eq(length, strlen(text));
   cr_assert_eq(text[length - 1], '}');
   char *cut = strstr(text, ",\"level_id\":");

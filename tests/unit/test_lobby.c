@@ -90,8 +90,8 @@ Test(lobby, a_ready_level_is_a_hit_and_the_same_as_a_fresh_one) {
   char *fresh = NULL;
   cr_assert_eq(dg_level_dump_json(level, &fresh, &length), 0);
   /* Pre-generated levels carry their identity (level_id, level_hash). */
-  cr_assert_eq(level_identify(f.cfg.lobby_seed_key, &game->effective, level->roomset_sha256, &fresh,
-                              &length),
+  cr_assert_eq(level_identify(f.cfg.lobby_seed_key, &game->effective, level->roomset_sha256,
+                              level->table_sha256, &fresh, &length),
                0);
   cr_assert_eq(length, result.length);
   cr_assert(memcmp(fresh, result.level, length) == 0, "a hit differs from a fresh level");

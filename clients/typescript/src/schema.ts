@@ -145,7 +145,11 @@ export interface paths {
          *     by a dungeond before level id format 2, and
          *     `urn:dungeond:problem:level-roomset-gone` for an authored level whose
          *     room set (named in the detail with both digests) is no longer the
-         *     one loaded under its name (edited and reloaded, or removed).
+         *     one loaded under its name (edited and reloaded, or removed), and
+         *     `urn:dungeond:problem:level-table-gone` for a level made with a
+         *     content table (`params.table`) that is no longer the one loaded
+         *     under its name (the detail names the table and both digests): it
+         *     would place other entities.
          *
          */
         get: operations["getLevelById"];

@@ -23,19 +23,32 @@ static const char TOO_DEAR[] = "every entry in the difficulty window costs more 
 static const char NO_TILE[] = "no free tile";
 static const char NO_TIER[] = "no loot entry of the room's tier";
 
+/* One encounter of the difficulty window, copied out of the table: the
+ * picks walk these many times a room, and the table's entries (ids
+ * inline) are too wide to scan through an index (it showed in classic's
+ * profile). */
+typedef struct candidate {
+  int cost;          /* threat points */
+  int width, height; /* footprint */
+  uint32_t weight;   /* relative odds */
+  const char *id;    /* the table entry's id (borrowed from the table) */
+} candidate;
+
 typedef struct fill {
   dg_level *level;
-  const dg_table *table;
   dg_rng *rng;
-  uint8_t *blocked; /* grid tile: 1 when no entity may cover it (or one does) */
+  uint8_t *blocked; /* grid tile: 1 under a feature, object, spawn's clearance or entity */
   int *tiles;       /* the free tiles of the room being filled, x | y << 16, in no order */
   int tile_count;   /* how many are still free */
-  int *slot;        /* grid tile -> its place in `tiles` (set for the room's free tiles) */
-  int *eligible;    /* encounters whose window holds the difficulty */
+  int *slot;        /* room-local tile (row-major in its rectangle) -> its place in `tiles` */
+  const dg_room *room_rect; /* the room being filled: `slot`'s frame */
+  candidate *eligible;      /* encounters whose window holds the difficulty, cheapest first */
   int eligible_count;
-  uint32_t *live; /* per eligible: its weight, 0 once it found no place in this room */
-  uint32_t *sum;  /* eligible_count + 1 running sums of live */
-  int *tier_loot; /* scratch: loot entries of one tier */
+  uint32_t *live;             /* per eligible: its weight, 0 once it found no place in this room */
+  uint32_t *sum;              /* eligible_count + 1 running sums of live */
+  const dg_table_loot **loot; /* the table's loot grouped by tier, file order within one */
+  int tier_first[DG_LOOT_TIER_MAX + 2]; /* loot[tier_first[t] .. tier_first[t + 1]) is tier t */
+  uint32_t tier_weight[DG_LOOT_TIER_MAX + 1]; /* the weights of tier t, summed */
 } fill;
 
 /* A draw below `bound` by multiply-shift: no division (dg_rng_below's
@@ -46,20 +59,23 @@ static uint32_t draw(dg_rng *rng, uint32_t bound) {
   return (uint32_t)(((uint64_t)dg_rng_next(rng) * bound) >> 32);
 }
 
-static bool in_room(const dg_level *level, int room, int x, int y) {
-  const dg_room *r = &level->rooms[room];
-  if (x < r->x || y < r->y || x >= r->x + r->width || y >= r->y + r->height)
-    return false;
-  return level->room_of == NULL || level->room_of[(long)y * level->grid.width + x] == room;
+/* The rows [*y0, *y1) and columns [*x0, *x1) of a width x height block at
+ * (x, y) that lie on the grid. */
+static void clip(const dg_grid *grid, int x, int y, int width, int height, int *x0, int *x1,
+                 int *y0, int *y1) {
+  *x0 = x > 0 ? x : 0;
+  *y0 = y > 0 ? y : 0;
+  *x1 = x + width < grid->width ? x + width : grid->width;
+  *y1 = y + height < grid->height ? y + height : grid->height;
 }
 
-/* Tiles no entity may cover: everything but plain floor, every feature and
- * object, and the clearance around each spawn. */
+/* Tiles no entity may cover besides those that are not plain floor (the
+ * grid says so; collect_tiles and fits read it): every feature and object,
+ * and the clearance around each spawn. Cleared with one memset rather than
+ * copied from the grid tile by tile, which showed in classic's profile. */
 static void block_tiles(fill *f) {
   const dg_grid *grid = &f->level->grid;
-  long cells = (long)grid->width * grid->height;
-  for (long i = 0; i < cells; i++)
-    f->blocked[i] = grid->tiles[i] != DG_TILE_FLOOR;
+  memset(f->blocked, 0, (size_t)grid->width * (size_t)grid->height);
   for (int i = 0; i < f->level->object_count; i++) {
     const dg_object *o = &f->level->objects[i];
     if (dg_grid_contains(grid, o->x, o->y))
@@ -75,40 +91,57 @@ static void block_tiles(fill *f) {
   }
 }
 
-/* The free tiles of `room` into f->tiles, in row order. */
+/* The free tiles of `room` into f->tiles, in row order: on the grid, plain
+ * floor, not blocked, and the room's own (room_of) when tiles name their
+ * room. */
 static void collect_tiles(fill *f, int room) {
   const dg_room *r = &f->level->rooms[room];
   const dg_grid *grid = &f->level->grid;
+  const int *room_of = f->level->room_of;
+  int x0, x1, y0, y1;
+  clip(grid, r->x, r->y, r->width, r->height, &x0, &x1, &y0, &y1);
+  f->room_rect = r;
   f->tile_count = 0;
-  for (int y = r->y; y < r->y + r->height; y++)
-    for (int x = r->x; x < r->x + r->width; x++)
-      if (dg_grid_contains(grid, x, y) && !f->blocked[(long)y * grid->width + x] &&
-          in_room(f->level, room, x, y)) {
-        f->slot[(long)y * grid->width + x] = f->tile_count;
+  for (int y = y0; y < y1; y++) {
+    long row = (long)y * grid->width, local = (long)(y - r->y) * r->width - r->x;
+    for (int x = x0; x < x1; x++)
+      if (grid->tiles[row + x] == DG_TILE_FLOOR && !f->blocked[row + x] &&
+          (room_of == NULL || room_of[row + x] == room)) {
+        f->slot[local + x] = f->tile_count;
         f->tiles[f->tile_count++] = x | y << 16;
       }
+  }
 }
 
-/* A width x height block anchored at (x0, y0) lies free and in `room`. */
+/* A width x height block anchored at (x0, y0), a free tile of `room`, lies
+ * free and in the room: every tile on the grid, inside the room's
+ * rectangle, plain floor, not blocked, and the room's own. */
 static bool fits(const fill *f, int room, int x0, int y0, int width, int height) {
   const dg_grid *grid = &f->level->grid;
-  for (int y = y0; y < y0 + height; y++)
+  const dg_room *r = f->room_rect;
+  if (x0 + width > grid->width || y0 + height > grid->height || x0 + width > r->x + r->width ||
+      y0 + height > r->y + r->height)
+    return false;
+  const int *room_of = f->level->room_of;
+  for (int y = y0; y < y0 + height; y++) {
+    long row = (long)y * grid->width;
     for (int x = x0; x < x0 + width; x++)
-      if (!dg_grid_contains(grid, x, y) || f->blocked[(long)y * grid->width + x] ||
-          !in_room(f->level, room, x, y))
+      if (grid->tiles[row + x] != DG_TILE_FLOOR || f->blocked[row + x] ||
+          (room_of != NULL && room_of[row + x] != room))
         return false;
+  }
   return true;
 }
 
-/* Covers the free tile (x, y): blocked, and swapped out of the list, so
- * that the list holds only free tiles and a 1 x 1 entity needs no scan. */
+/* Covers the free tile (x, y) of the room being filled: blocked, and
+ * swapped out of the list, so that the list holds only free tiles and a
+ * 1 x 1 entity needs no scan. */
 static void cover(fill *f, int x, int y) {
-  int columns = f->level->grid.width;
-  long cell = (long)y * columns + x;
-  int k = f->slot[cell], last = f->tiles[--f->tile_count];
+  const dg_room *r = f->room_rect;
+  int k = f->slot[(long)(y - r->y) * r->width + (x - r->x)], last = f->tiles[--f->tile_count];
   f->tiles[k] = last;
-  f->slot[(long)(last >> 16) * columns + (last & 0xffff)] = k;
-  f->blocked[cell] = 1;
+  f->slot[(long)((last >> 16) - r->y) * r->width + ((last & 0xffff) - r->x)] = k;
+  f->blocked[(long)y * f->level->grid.width + x] = 1;
 }
 
 /* Places a width x height entity in `room`: a random free tile for 1 x 1,
@@ -168,8 +201,8 @@ static int record(fill *f, dg_entity_kind kind, const char *id, int room, int x,
   return 0;
 }
 
-/* The live weights' running sums over the first `count` eligible
- * encounters (cheapest first): sum[k] is the weight of entries 0..k-1. */
+/* The live weights' running sums over the eligible encounters (cheapest
+ * first): sum[k] is the weight of entries 0..k-1. */
 static void sum_weights(fill *f) {
   f->sum[0] = 0;
   for (int i = 0; i < f->eligible_count; i++)
@@ -191,13 +224,13 @@ static int fill_threat(fill *f, int room) {
     return 0;
   }
   for (int i = 0; i < f->eligible_count; i++)
-    f->live[i] = (uint32_t)f->table->encounters[f->eligible[i]].weight;
+    f->live[i] = f->eligible[i].weight;
   sum_weights(f);
   int affordable = f->eligible_count;
   bool misplaced = false;
   for (;;) {
     int left = budget->threat - budget->spent;
-    while (affordable > 0 && f->table->encounters[f->eligible[affordable - 1]].cost > left)
+    while (affordable > 0 && f->eligible[affordable - 1].cost > left)
       affordable--;
     uint32_t total = f->sum[affordable];
     if (total == 0) {
@@ -217,17 +250,15 @@ static int fill_threat(fill *f, int room) {
       else
         lo = mid + 1;
     }
-    const dg_table_encounter *e = &f->table->encounters[f->eligible[lo]];
+    const candidate *e = &f->eligible[lo];
     int x, y;
     if (!place(f, room, e->width, e->height, &x, &y)) {
       /* No spot for this footprint means none for any as wide and as
        * tall: ruling them all out at once keeps a full room from being
        * scanned once per entry. */
-      for (int i = 0; i < f->eligible_count; i++) {
-        const dg_table_encounter *other = &f->table->encounters[f->eligible[i]];
-        if (other->width >= e->width && other->height >= e->height)
+      for (int i = 0; i < f->eligible_count; i++)
+        if (f->eligible[i].width >= e->width && f->eligible[i].height >= e->height)
           f->live[i] = 0;
-      }
       sum_weights(f);
       misplaced = true;
       continue;
@@ -247,23 +278,18 @@ static int fill_loot(fill *f, int room) {
     return 0;
   int wanted = (budget->loot + DG_LOOT_POINTS_PER_ITEM - 1) / DG_LOOT_POINTS_PER_ITEM;
   wanted = wanted < DG_LOOT_ITEMS_MAX ? wanted : DG_LOOT_ITEMS_MAX;
-  int count = 0;
-  uint32_t total = 0;
-  for (int i = 0; i < f->table->loot_count; i++)
-    if (f->table->loot[i].tier == budget->loot_tier) {
-      f->tier_loot[count++] = i;
-      total += (uint32_t)f->table->loot[i].weight;
-    }
-  if (count == 0) {
+  int tier = budget->loot_tier;
+  const dg_table_loot **of_tier = f->loot + f->tier_first[tier];
+  if (f->tier_first[tier + 1] == f->tier_first[tier]) {
     budget->loot_unfilled = NO_TIER;
     return 0;
   }
   for (; budget->loot_items < wanted; budget->loot_items++) {
-    uint32_t pick = draw(f->rng, total);
+    uint32_t pick = draw(f->rng, f->tier_weight[tier]);
     int chosen = 0;
-    while (pick >= (uint32_t)f->table->loot[f->tier_loot[chosen]].weight)
-      pick -= (uint32_t)f->table->loot[f->tier_loot[chosen++]].weight;
-    const dg_table_loot *l = &f->table->loot[f->tier_loot[chosen]];
+    while (pick >= (uint32_t)of_tier[chosen]->weight)
+      pick -= (uint32_t)of_tier[chosen++]->weight;
+    const dg_table_loot *l = of_tier[chosen];
     int x, y;
     if (!place(f, room, 1, 1, &x, &y)) {
       budget->loot_unfilled = NO_TILE;
@@ -287,39 +313,76 @@ static void no_grid(dg_level *level) {
   }
 }
 
-int dg_population_fill(dg_level *level, const dg_table *table, dg_rng *rng) {
+/* The tiles of the largest room's rectangle: the room-local arrays' size. */
+static size_t largest_room(const dg_level *level) {
+  size_t largest = 1;
+  for (int r = 0; r < level->room_count; r++) {
+    size_t area = (size_t)level->rooms[r].width * (size_t)level->rooms[r].height;
+    largest = area > largest ? area : largest;
+  }
+  return largest;
+}
+
+size_t dg_population_fill_bytes(const dg_level *level, const dg_table *table) {
+  if (!level->has_grid)
+    return 0;
+  size_t cells = (size_t)level->grid.width * (size_t)level->grid.height;
+  size_t entries = (size_t)table->encounter_count + 1, loot = (size_t)table->loot_count + 1;
+  /* The 8-byte arrays first, so that every array is aligned. */
+  return entries * sizeof(candidate) + loot * sizeof(const dg_table_loot *) +
+         2 * largest_room(level) * sizeof(int) + 2 * entries * sizeof(uint32_t) + cells;
+}
+
+/* Carves f's arrays out of `scratch` (dg_population_fill_bytes). */
+static void carve(fill *f, const dg_table *table, void *scratch) {
+  size_t entries = (size_t)table->encounter_count + 1, loot = (size_t)table->loot_count + 1;
+  size_t area = largest_room(f->level);
+  f->eligible = scratch;
+  f->loot = (const dg_table_loot **)(f->eligible + entries);
+  f->tiles = (int *)(f->loot + loot);
+  f->slot = f->tiles + area;
+  f->live = (uint32_t *)(f->slot + area);
+  f->sum = f->live + entries;
+  f->blocked = (uint8_t *)(f->sum + entries);
+}
+
+/* The encounters whose window holds the level's difficulty, in the
+ * table's cost order (cheapest first, ties in file order), and the loot
+ * grouped by tier (file order within a tier: the walk of a pick). */
+static void choose_entries(fill *f, const dg_table *table) {
+  int difficulty = f->level->population.difficulty;
+  for (int k = 0; k < table->encounter_count; k++) {
+    const dg_table_encounter *e = &table->encounters[table->by_cost[k]];
+    if (e->min <= difficulty && difficulty <= e->max)
+      f->eligible[f->eligible_count++] =
+          (candidate){e->cost, e->width, e->height, (uint32_t)e->weight, e->id};
+  }
+  int count[DG_LOOT_TIER_MAX + 1] = {0};
+  for (int i = 0; i < table->loot_count; i++)
+    count[table->loot[i].tier]++;
+  f->tier_first[0] = 0;
+  for (int t = 0; t <= DG_LOOT_TIER_MAX; t++) {
+    f->tier_first[t + 1] = f->tier_first[t] + count[t];
+    f->tier_weight[t] = 0;
+    count[t] = f->tier_first[t];
+  }
+  for (int i = 0; i < table->loot_count; i++) {
+    const dg_table_loot *l = &table->loot[i];
+    f->loot[count[l->tier]++] = l;
+    f->tier_weight[l->tier] += (uint32_t)l->weight;
+  }
+}
+
+int dg_population_fill(dg_level *level, const dg_table *table, dg_rng *rng, void *scratch) {
   if (!level->has_grid) {
     no_grid(level);
     return 0;
   }
-  fill f = {.level = level, .table = table, .rng = rng};
-  /* One allocation for the scratch, as the budgets' pass does: the fill
-   * runs on every level that names a table. */
-  size_t cells = (size_t)level->grid.width * (size_t)level->grid.height;
-  size_t entries = (size_t)table->encounter_count + 1, loot = (size_t)table->loot_count + 1;
-  char *scratch = malloc(cells * (sizeof *f.tiles + sizeof *f.slot) +
-                         entries * (sizeof *f.eligible + sizeof *f.live + sizeof *f.sum) +
-                         loot * sizeof *f.tier_loot + cells);
-  int rc = 0;
-  if (scratch == NULL) {
-    rc = DG_ENOMEM;
-    goto done;
-  }
-  f.tiles = (int *)scratch;
-  f.slot = f.tiles + cells;
-  f.eligible = f.slot + cells;
-  f.tier_loot = f.eligible + entries;
-  f.live = (uint32_t *)(f.tier_loot + loot);
-  f.sum = f.live + entries;
-  f.blocked = (uint8_t *)(f.sum + entries);
-  int difficulty = level->population.difficulty;
-  /* In the table's cost order (cheapest first, ties in file order). */
-  for (int k = 0; k < table->encounter_count; k++) {
-    int i = table->by_cost[k];
-    if (table->encounters[i].min <= difficulty && difficulty <= table->encounters[i].max)
-      f.eligible[f.eligible_count++] = i;
-  }
+  fill f = {.level = level, .rng = rng};
+  carve(&f, table, scratch);
+  choose_entries(&f, table);
   block_tiles(&f);
+  int rc = 0;
   for (int r = 0; r < level->room_count && rc == 0; r++) {
     if (level->population.rooms[r].distance < 0)
       continue;
@@ -328,7 +391,5 @@ int dg_population_fill(dg_level *level, const dg_table *table, dg_rng *rng) {
     if (rc == 0)
       rc = fill_loot(&f, r);
   }
-done:
-  free(scratch);
   return rc;
 }

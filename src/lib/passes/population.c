@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "core/fp.h"
-#include "core/heap.h"
 
 #define ONE 65536 /* 1.0 in the Q16 fixed point of progress and curves */
 
@@ -86,12 +85,19 @@ typedef struct keyed {
   int room;
 } keyed;
 
+/* One entry of the Dijkstra queue: a node and the distance it was reached
+ * at. */
+typedef struct reached {
+  long distance;
+  int node;
+} reached;
+
 /* The pass's scratch, in one allocation (the pass runs on every level
  * and costs microseconds, so its mallocs show): the graph as adjacency
  * lists, distances from the entrance and from the exit, and the arrays
  * sorting and ranking rooms. */
 typedef struct scratch {
-  void *block;                   /* everything below but the heap */
+  void *block;                   /* everything below */
   long *from_entrance, *to_exit; /* graph distances, LONG_MAX unreachable */
   int64_t *rank_distance;        /* twice each room's average rank by distance */
   int64_t *rank_threat;          /* ... by threat */
@@ -100,30 +106,34 @@ typedef struct scratch {
   int *node_of_room;             /* room -> its graph node, or -1 */
   int *doors, *secret_doors;     /* per room: doors in its walls, and how many are secret */
   int *degree;                   /* edges touching each node, loops left out */
-  dg_heap heap;
+  reached *queue;                /* Dijkstra's queue: 2 x edges + 1 entries */
+  void *fill;                    /* the content picks' scratch (dg_population_fill_bytes) */
 } scratch;
 
 static void scratch_free(scratch *s) {
   free(s->block);
-  dg_heap_close(&s->heap);
 }
 
-static int scratch_alloc(scratch *s, const dg_level *level) {
+static int scratch_alloc(scratch *s, const dg_level *level, const dg_table *table) {
   const dg_graph *graph = &level->graph;
   size_t nodes = (size_t)graph->node_count + 1, ends = (size_t)graph->edge_count * 2 + 1;
   size_t rooms = (size_t)level->room_count + 1;
-  /* The 8-byte arrays first, so that every array is aligned. */
+  /* The 8-byte arrays first, so that every array is aligned; the fill's
+   * scratch last, at the next multiple of 16 bytes. */
   size_t bytes = 2 * nodes * sizeof(long) + 2 * rooms * sizeof(int64_t) + rooms * sizeof(keyed) +
-                 (nodes + 2 * ends + nodes + 3 * rooms) * sizeof(int);
-  s->block = malloc(bytes);
-  if (s->block == NULL || dg_heap_init(&s->heap, 64) != 0)
+                 ends * sizeof(reached) + (nodes + 2 * ends + nodes + 3 * rooms) * sizeof(int);
+  size_t fill_at = (bytes + 15) / 16 * 16;
+  s->block = malloc(fill_at + (table != NULL ? dg_population_fill_bytes(level, table) : 0));
+  if (s->block == NULL)
     return DG_ENOMEM;
+  s->fill = (char *)s->block + fill_at;
   s->from_entrance = s->block;
   s->to_exit = s->from_entrance + nodes;
   s->rank_distance = (int64_t *)(s->to_exit + nodes);
   s->rank_threat = s->rank_distance + rooms;
   s->sorted = (keyed *)(s->rank_threat + rooms);
-  s->offsets = (int *)(s->sorted + rooms);
+  s->queue = (reached *)(s->sorted + rooms);
+  s->offsets = (int *)(s->queue + ends);
   s->adjacent = s->offsets + nodes;
   s->via = s->adjacent + ends;
   s->degree = s->via + ends;
@@ -161,31 +171,66 @@ static int scratch_alloc(scratch *s, const dg_level *level) {
   return 0;
 }
 
+/* Sifts the queue's entry `at` up to its place (smaller distances nearer
+ * the root). */
+static void queue_up(reached *queue, int at) {
+  reached moving = queue[at];
+  while (at > 0 && queue[(at - 1) / 2].distance > moving.distance) {
+    queue[at] = queue[(at - 1) / 2];
+    at = (at - 1) / 2;
+  }
+  queue[at] = moving;
+}
+
+/* Removes the root of a queue of `count` entries (count >= 1) into *out,
+ * leaving count - 1. */
+static void queue_pop(reached *queue, int count, reached *out) {
+  *out = queue[0];
+  reached moving = queue[--count];
+  int at = 0;
+  for (;;) {
+    int child = 2 * at + 1;
+    if (child >= count)
+      break;
+    if (child + 1 < count && queue[child + 1].distance < queue[child].distance)
+      child++;
+    if (queue[child].distance >= moving.distance)
+      break;
+    queue[at] = queue[child];
+    at = child;
+  }
+  queue[at] = moving;
+}
+
 /* Dijkstra over the level's graph from `source`: every node's distance
- * (LONG_MAX when unreachable). 0 or DG_ENOMEM. */
-static int distances(scratch *s, const dg_graph *graph, int source, long *distance) {
+ * (LONG_MAX when unreachable). The queue lives in the pass's scratch (one
+ * entry per push: the source and each improvement, at most one per edge
+ * end), inline rather than a dg_heap, whose allocations and calls showed
+ * in classic's profile; the distances do not depend on the queue. */
+static void distances(scratch *s, const dg_graph *graph, int source, long *distance) {
   for (int i = 0; i < graph->node_count; i++)
     distance[i] = LONG_MAX;
   if (source < 0 || source >= graph->node_count)
-    return 0;
+    return;
   distance[source] = 0;
-  dg_heap_clear(&s->heap);
-  int rc = dg_heap_push(&s->heap, 0, (uint32_t)source);
-  uint64_t reached;
-  uint32_t node;
-  while (rc == 0 && dg_heap_pop(&s->heap, &reached, &node)) {
-    if ((long)reached != distance[node])
+  reached *queue = s->queue;
+  int count = 1;
+  queue[0] = (reached){0, source};
+  while (count > 0) {
+    reached at;
+    queue_pop(queue, count--, &at);
+    if (at.distance != distance[at.node])
       continue;
-    for (int k = s->offsets[node]; k < s->offsets[node + 1] && rc == 0; k++) {
-      long through = (long)reached + graph->edges[s->via[k]].length;
+    for (int k = s->offsets[at.node]; k < s->offsets[at.node + 1]; k++) {
+      long through = at.distance + graph->edges[s->via[k]].length;
       int next = s->adjacent[k];
       if (through < distance[next]) {
         distance[next] = through;
-        rc = dg_heap_push(&s->heap, (uint64_t)through, (uint32_t)next);
+        queue[count] = (reached){through, next};
+        queue_up(queue, count++);
       }
     }
   }
-  return rc;
 }
 
 /* A room reached only through secret doors, or one its generator calls a
@@ -438,13 +483,11 @@ int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, 
   out->ease = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_EASE_AFTER_LOCKS));
   scratch s = {0};
   out->rooms = calloc((size_t)level->room_count + 1, sizeof *out->rooms);
-  int rc = out->rooms == NULL ? DG_ENOMEM : scratch_alloc(&s, level);
-  if (rc == 0)
-    rc = distances(&s, &level->graph, level->placement.entrance_node, s.from_entrance);
-  if (rc == 0)
-    rc = distances(&s, &level->graph, level->placement.exit_node, s.to_exit);
+  int rc = out->rooms == NULL ? DG_ENOMEM : scratch_alloc(&s, level, out->table);
   if (rc != 0)
     goto done;
+  distances(&s, &level->graph, level->placement.entrance_node, s.from_entrance);
+  distances(&s, &level->graph, level->placement.exit_node, s.to_exit);
   measure(level, &s);
   threat(level);
   heat(level, &s);
@@ -454,7 +497,7 @@ int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, 
    * known: adding a table changes no budget. */
   if (out->table != NULL) {
     out->filled = true;
-    rc = dg_population_fill(level, out->table, rng);
+    rc = dg_population_fill(level, out->table, rng, s.fill);
   }
 done:
   scratch_free(&s);

@@ -251,6 +251,36 @@ static bool roomset_still_loaded(const server *daemon, const json_t *body,
   return false;
 }
 
+/* Whether the content table a level id names (by digest) is the one
+ * loaded under the name its request gives (params.table): true when it
+ * names none. Else `detail` says which table, and what is loaded instead:
+ * another table would place other entities, so the id cannot be served. */
+static bool table_still_loaded(const server *daemon, const json_t *body, const level_origin *origin,
+                               char *detail, size_t detail_size) {
+  if (origin->table_sha256[0] == '\0')
+    return true;
+  const char *name = json_string_value(json_object_get(json_object_get(body, "params"), "table"));
+  const dg_context *loaded = daemon->queues.context;
+  int count = loaded != NULL ? dg_context_table_count(loaded) : 0;
+  for (int i = 0; name != NULL && i < count; i++) {
+    dg_table_info info;
+    if (dg_context_table_info(loaded, i, &info) != 0 || strcmp(info.name, name) != 0)
+      continue;
+    if (strcmp(info.sha256, origin->table_sha256) == 0)
+      return true;
+    snprintf(detail, detail_size,
+             "this level id was made with content table '%s' of sha256 %.12s...; the '%s' loaded "
+             "now is %.12s... (changed or reloaded), which places other entities for it",
+             name, origin->table_sha256, name, info.sha256);
+    return false;
+  }
+  snprintf(detail, detail_size,
+           "this level id was made with content table '%s' of sha256 %.12s..., which is no "
+           "longer loaded",
+           name != NULL ? name : "?", origin->table_sha256);
+  return false;
+}
+
 void level_by_id_handle(request *r, const char *level_id) {
   server *daemon = server_of(r);
   if (daemon->draining) {
@@ -273,6 +303,10 @@ void level_by_id_handle(request *r, const char *level_id) {
     if (!roomset_still_loaded(daemon, body, &origin, detail, sizeof detail)) {
       errors = json_pack("[{s:s, s:s}]", "field", "level_id", "message", detail);
       respond_problem(r, 410, "level-roomset-gone", "Level made with another room set", detail,
+                      errors, NULL, NULL);
+    } else if (!table_still_loaded(daemon, body, &origin, detail, sizeof detail)) {
+      errors = json_pack("[{s:s, s:s}]", "field", "level_id", "message", detail);
+      respond_problem(r, 410, "level-table-gone", "Level made with another content table", detail,
                       errors, NULL, NULL);
     } else {
       level_handle_body(r, body);

@@ -342,7 +342,8 @@ static int identified_json(job *j, const dg_level *level) {
   if (rc == 0 && (length == 0 || text[length - 1] != '}'))
     rc = DG_EINTERNAL;
   if (rc == 0)
-    rc = level_identify(j->level_key, &j->request, level->roomset_sha256, &text, &length);
+    rc = level_identify(j->level_key, &j->request, level->roomset_sha256, level->table_sha256,
+                        &text, &length);
   if (rc == 0)
     rc = negotiate_encode(&j->encoding, &text, &length);
   if (rc != 0) {

@@ -83,22 +83,28 @@ static char *canonical_text(const dg_request *request) {
   return text;
 }
 
+#define TABLE_LINE "table:" /* opens the content table's line, when there is one */
+
 int level_id_make(const uint8_t key[16], const dg_request *request, const char *roomset_sha256,
-                  char **out) {
+                  const char *table_sha256, char **out) {
   *out = NULL;
   char *canonical = canonical_text(request);
   if (canonical == NULL)
     return DG_ENOMEM;
-  size_t plain_length =
-      strlen(LEVEL_ID_DOMAIN) + 24 + strlen(roomset_sha256) + strlen(canonical) + 4;
+  size_t plain_length = strlen(LEVEL_ID_DOMAIN) + 24 + strlen(roomset_sha256) + strlen(TABLE_LINE) +
+                        strlen(table_sha256) + strlen(canonical) + 5;
   char *plain = malloc(plain_length);
   uLongf packed_length = compressBound((uLong)plain_length);
   uint8_t *packed = malloc(packed_length);
   int rc = DG_ENOMEM;
   if (plain == NULL || packed == NULL)
     goto fail;
-  plain_length = (size_t)snprintf(plain, plain_length, "%s\n%d\n%s\n%s", LEVEL_ID_DOMAIN,
-                                  DG_GENERATOR_VERSION, roomset_sha256, canonical);
+  /* Without a table, no table line: the ids of levels without one stay
+   * the bytes they were before tables existed. */
+  plain_length = (size_t)snprintf(plain, plain_length, "%s\n%d\n%s\n%s%s%s%s", LEVEL_ID_DOMAIN,
+                                  DG_GENERATOR_VERSION, roomset_sha256,
+                                  table_sha256[0] != '\0' ? TABLE_LINE : "", table_sha256,
+                                  table_sha256[0] != '\0' ? "\n" : "", canonical);
   if (compress2(packed, &packed_length, (const Bytef *)plain, (uLong)plain_length, 9) != Z_OK)
     goto fail;
   uint8_t tag[DG_SHA256_BYTES];
@@ -130,9 +136,18 @@ static char *next_line(char **at) {
   return line;
 }
 
+/* Whether `text` is a lowercase hex SHA-256 (64 digits), or "" when
+ * `empty_ok`. */
+static bool digest_text(const char *text, bool empty_ok) {
+  size_t length = strlen(text);
+  return (length == 64 || (empty_ok && length == 0)) && strspn(text, "0123456789abcdef") == length;
+}
+
 /* The origin lines of an inflated reference (after the signature held):
  * 0 with *canonical at the request's JSON, LEVEL_ID_EVERSION with
- * origin->maker, or LEVEL_ID_EMALFORMED. */
+ * origin->maker, or LEVEL_ID_EMALFORMED. The table's line is there only
+ * for a level made with a table; the request's JSON opens with '{', so
+ * the two cannot be confused. */
 static int read_origin(char *plain, level_origin *origin, char **canonical) {
   char *at = plain;
   char *domain = next_line(&at);
@@ -150,12 +165,16 @@ static int read_origin(char *plain, level_origin *origin, char **canonical) {
     return LEVEL_ID_EMALFORMED;
   char *end = NULL;
   long generator = strtol(version, &end, 10);
-  size_t digest_length = strlen(roomset);
   if (end == version || *end != '\0' || strspn(version, "0123456789") != strlen(version) ||
-      (digest_length != 0 && digest_length != 64) ||
-      strspn(roomset, "0123456789abcdef") != digest_length)
+      !digest_text(roomset, true))
     return LEVEL_ID_EMALFORMED;
-  memcpy(origin->roomset_sha256, roomset, digest_length + 1);
+  memcpy(origin->roomset_sha256, roomset, strlen(roomset) + 1);
+  if (strncmp(at, TABLE_LINE, strlen(TABLE_LINE)) == 0) {
+    char *table = next_line(&at);
+    if (table == NULL || !digest_text(table + strlen(TABLE_LINE), false))
+      return LEVEL_ID_EMALFORMED;
+    memcpy(origin->table_sha256, table + strlen(TABLE_LINE), DG_SHA256_HEX_SIZE);
+  }
   *canonical = at;
   if (generator != DG_GENERATOR_VERSION) {
     snprintf(origin->maker, sizeof origin->maker, "generator version %ld", generator);
@@ -221,9 +240,9 @@ void level_hash_text(const char *text, size_t length, char out[LEVEL_HASH_TEXT])
 }
 
 int level_identify(const uint8_t key[16], const dg_request *request, const char *roomset_sha256,
-                   char **text, size_t *length) {
+                   const char *table_sha256, char **text, size_t *length) {
   char *id = NULL;
-  int rc = level_id_make(key, request, roomset_sha256, &id);
+  int rc = level_id_make(key, request, roomset_sha256, table_sha256, &id);
   if (rc != 0)
     return rc;
   char hash[LEVEL_HASH_TEXT];

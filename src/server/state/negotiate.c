@@ -273,8 +273,11 @@ static uint64_t body_hash(const char *bytes, size_t length) {
 }
 
 void negotiate_identify(job_encoding *encoding, const dg_level *level) {
-  snprintf(encoding->identity, sizeof encoding->identity, "generator %d roomset %s",
-           DG_GENERATOR_VERSION, level->roomset_sha256[0] != '\0' ? level->roomset_sha256 : "-");
+  /* A content table's digest only when there is one: the tags of levels
+   * without a table stay what they were. */
+  snprintf(encoding->identity, sizeof encoding->identity, "generator %d roomset %s%s%s",
+           DG_GENERATOR_VERSION, level->roomset_sha256[0] != '\0' ? level->roomset_sha256 : "-",
+           level->table_sha256[0] != '\0' ? " table " : "", level->table_sha256);
 }
 
 int negotiate_job_output(const dg_level *level, job_format format, const dg_svg_options *svg,

@@ -41,10 +41,10 @@ typedef struct job_encoding {
   bool gzipped;           /* out: the body is gzip (Content-Encoding: gzip) */
   size_t identity_length; /* out: the body's length before compression */
   char etag[24];          /* out: "\"<16 hex digits>\"" when cacheable, else "" */
-  /* in: the generator version and room-set digest the tag covers besides
-   * the bytes (an ASCII map or an SVG does not carry them); set by
-   * negotiate_identify, "" until then */
-  char identity[96];
+  /* in: the generator version, room-set digest and content-table digest
+   * the tag covers besides the bytes (an ASCII map or an SVG does not carry
+   * them); set by negotiate_identify, "" until then */
+  char identity[176];
 } job_encoding;
 
 /* The representation an Accept header asks for: JOB_FORMAT_*, or -1 when
