@@ -226,3 +226,34 @@ Test(astar, errors_and_trivial_paths) {
   cr_assert_eq(dg_astar_find(&astar, &q, path, &r), DG_EUNSAT);
   dg_astar_close(&astar);
 }
+
+/* The search finds a cell's row by a multiply, not a division: on open
+ * grids of awkward widths (one column, odd, past 2^12 and 2^16) every step
+ * of the path is a real 4-neighbour step (never a wrap to the next row) and
+ * the cost is the Manhattan distance. */
+Test(astar, rows_by_multiply_on_awkward_widths) {
+  const int sizes[][2] = {{1, 50}, {3, 7}, {4099, 5}, {65537, 3}, {997, 211}};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    int w = sizes[s][0], h = sizes[s][1], cells = w * h;
+    uint16_t *cost = malloc((size_t)cells * sizeof *cost);
+    int *path = malloc((size_t)cells * sizeof *path);
+    for (int i = 0; i < cells; i++)
+      cost[i] = 1;
+    dg_astar astar;
+    cr_assert_eq(dg_astar_init(&astar, w, h, false), 0);
+    dg_astar_query q = {.cost = cost, .start = cells - 1, .goal = 0, .min_cost = 1};
+    dg_astar_result r;
+    cr_assert_eq(dg_astar_find(&astar, &q, path, &r), 0, "%dx%d", w, h);
+    cr_assert_eq(r.total_cost, (uint32_t)(w - 1 + h - 1), "%dx%d: cost %u", w, h, r.total_cost);
+    cr_assert_eq(r.length, w + h - 1, "%dx%d", w, h);
+    for (int i = 1; i < r.length; i++) {
+      int a = path[i - 1], b = path[i];
+      bool across = (a - b == 1 || b - a == 1) && a / w == b / w;
+      bool down = a - b == w || b - a == w;
+      cr_assert(across || down, "%dx%d: step %d -> %d", w, h, a, b);
+    }
+    dg_astar_close(&astar);
+    free(cost);
+    free(path);
+  }
+}

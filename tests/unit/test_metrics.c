@@ -198,6 +198,15 @@ Test(metrics, classic_cycles_are_loops_of_the_map) {
     int loops = 0;
     check_grid_algorithm("classic", styles[s], 150, &loops);
   }
+  /* Locks, keys and one-way doors are drawn on the map after the trace;
+   * the count taken from the traced graph must still be the map's. */
+  static const char *const locked[][7] = {
+      {"locks", "2", "one_way", "2", NULL},
+      {"locks", "4", "key_kind", "consumable", "boss_room", "true", NULL}};
+  for (int s = 0; s < 2; s++) {
+    int loops = 0;
+    check_grid_algorithm("classic", locked[s], 100, &loops);
+  }
   /* Forced stairs dig corridors of their own. */
   static const char *const forced[] = {"stairs_up_x", "3", "stairs_up_y", "3", NULL};
   int loops = 0;

@@ -71,3 +71,33 @@ Test(noise, parameters_checked) {
   cr_assert_eq(dg_noise_init(&n, 1, 4, 0.1f, 2, 1.5f), DG_EINVAL);
   cr_assert_eq(dg_noise_init(&n, 1, 4, 0.1f, 2, NAN), DG_EINVAL);
 }
+
+/* dg_noise_fill_where gives the wanted tiles the very bits of
+ * dg_noise_fill, also when a tile spans several lattice cells (frequency
+ * above 1: the gradient cache must not assume neighbouring columns). */
+Test(noise, fill_where_matches_fill_on_wanted_tiles) {
+  const int w = 67, h = 29;
+  const float frequencies[2] = {1.0f / 7, 1.7f};
+  float *full = malloc(sizeof(float) * w * h), *part = malloc(sizeof(float) * w * h);
+  uint8_t *want = malloc((size_t)w * h);
+  void *scratch = malloc(dg_noise_scratch_size(w));
+  for (int i = 0; i < w * h; i++)
+    want[i] = (uint8_t)((i * 7 + i / w) % 3 != 0);
+  for (int f = 0; f < 2; f++) {
+    dg_noise n;
+    cr_assert_eq(dg_noise_init(&n, 777, 4, frequencies[f], 2.0f, 0.5f), 0);
+    cr_assert_eq(dg_noise_fill(&n, full, w, h, scratch), 0);
+    cr_assert_eq(dg_noise_fill_where(&n, part, w, h, want, scratch), 0);
+    for (int i = 0; i < w * h; i++) {
+      float v = dg_noise_sample(&n, (float)(i % w), (float)(i / w));
+      cr_assert(memcmp(&v, &full[i], sizeof v) == 0, "fill, tile %d: %a vs %a", i, v, full[i]);
+      if (want[i])
+        cr_assert(memcmp(&full[i], &part[i], sizeof v) == 0, "tile %d: %a vs %a", i, full[i],
+                  part[i]);
+    }
+  }
+  free(full);
+  free(part);
+  free(want);
+  free(scratch);
+}

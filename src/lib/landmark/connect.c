@@ -56,6 +56,19 @@ static bool door_candidate(const landmark_state *state, int x, int y) {
   return across_x || across_y;
 }
 
+/* across[c]: a wall at tile c or beside it in its row, so that "a wall in
+ * the 3x3 block round a tile" (the perimeter ring) is three reads. */
+static void walls_across(const landmark_state *state, uint8_t *across) {
+  const int width = state->width;
+  for (int y = 0; y < state->height; y++) {
+    const uint8_t *row = state->grid->tiles + (long)y * width;
+    uint8_t *out = across + (long)y * width;
+    for (int x = 0; x < width; x++)
+      out[x] = (uint8_t)((row[x] == DG_TILE_WALL) | (x > 0 && row[x - 1] == DG_TILE_WALL) |
+                         (x + 1 < width && row[x + 1] == DG_TILE_WALL));
+  }
+}
+
 /* The cost field before any tunnel: noise-hardened rock, the perimeter
  * ring, door candidates; floors and everything outside the mask closed. */
 static int build_costs(landmark_state *state, uint32_t *min_cost) {
@@ -64,15 +77,23 @@ static int build_costs(landmark_state *state, uint32_t *min_cost) {
        weight = dg_param_int(p, LANDMARK_P_ROCK_WEIGHT);
   long perimeter = dg_param_int(p, LANDMARK_P_PERIMETER_PENALTY),
        door = dg_param_int(p, LANDMARK_P_DOOR_COST);
-  float *density = dg_arena_calloc(&state->arena, (size_t)state->cells, sizeof *density);
+  float *density = dg_arena_alloc_uninit(&state->arena, (size_t)state->cells * sizeof *density);
   void *scratch = dg_arena_alloc(&state->arena, dg_noise_scratch_size(state->width));
-  if (density == NULL || scratch == NULL)
+  uint8_t *rock = dg_arena_alloc_uninit(&state->arena, (size_t)state->cells);
+  uint8_t *across = dg_arena_alloc_uninit(&state->arena, (size_t)state->cells);
+  if (density == NULL || scratch == NULL || rock == NULL || across == NULL)
     return DG_ENOMEM;
+  walls_across(state, across);
+  /* Only open rock inside the mask reads the noise (a third to a half of
+   * the map is room, wall or outside): the rest is not computed. */
+  for (long c = 0; c < state->cells; c++)
+    rock[c] = state->inside[c] && state->grid->tiles[c] != DG_TILE_FLOOR &&
+              state->grid->tiles[c] != DG_TILE_WALL;
   dg_noise noise;
   int rc = dg_noise_init(&noise, state->seed, dg_param_int(p, LANDMARK_P_ROCK_OCTAVES),
                          1.0f / (float)dg_param_int(p, LANDMARK_P_ROCK_SCALE), 2.0f, 0.5f);
   if (rc == 0)
-    rc = dg_noise_fill(&noise, density, state->width, state->height, scratch);
+    rc = dg_noise_fill_where(&noise, density, state->width, state->height, rock, scratch);
   if (rc != 0)
     return rc;
   *min_cost = (uint32_t)(base < door ? base : door);
@@ -98,14 +119,8 @@ static int build_costs(landmark_state *state, uint32_t *min_cost) {
       float h = 0.5f + dg_fp_mulf(1.5f, density[c]);
       h = h < 0.0f ? 0.0f : h > 1.0f ? 1.0f : h;
       long cost = base + (long)(dg_fp_mulf((float)weight * h, h) + 0.5f);
-      bool near_wall = false;
-      for (int dy = -1; dy <= 1 && !near_wall; dy++)
-        for (int dx = -1; dx <= 1; dx++)
-          if (dg_grid_contains(state->grid, x + dx, y + dy) &&
-              dg_grid_get(state->grid, x + dx, y + dy) == DG_TILE_WALL) {
-            near_wall = true;
-            break;
-          }
+      bool near_wall = across[c] || (y > 0 && across[c - state->width]) ||
+                       (y + 1 < state->height && across[c + state->width]);
       if (near_wall)
         cost += perimeter;
       state->cost[c] = clamp_cost(cost);

@@ -355,7 +355,9 @@ int landmark_finish_rooms(landmark_state *state) {
   for (int y = 1; y < state->height - 1; y++)
     for (int x = 1; x < state->width - 1; x++) {
       int c = cell_at(state, x, y);
-      if (state->room_of[c] >= 0)
+      /* Untaken tiles have no floor within one step (paint_floor takes
+       * the ring round every floor tile): most of the map. */
+      if (state->room_of[c] >= 0 || !state->taken[c])
         continue;
       for (int dy = -1; dy <= 1; dy++)
         for (int dx = -1; dx <= 1; dx++) {

@@ -3,12 +3,15 @@
  * eight unit directions chosen by an integer hash of the lattice point, so
  * a field is a pure function of the seed. dg_noise_fill computes exactly
  * what dg_noise_sample does, in the same order, but hashes each lattice
- * cell once per run of tiles instead of four times per tile. */
+ * point once per lattice row of tiles instead of once per tile. */
 /* Floating-point results feed the level, so they must not depend on the
  * compiler fusing a * b + c into one rounding where the target has FMA:
  * every product that feeds a sum goes through dg_fp_mulf (core/fp.h),
  * whatever the flags. */
 #include "noise/noise.h"
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "core/fp.h"
 
@@ -105,10 +108,41 @@ float dg_noise_sample(const dg_noise *noise, float x, float y) {
 }
 
 int dg_noise_fill(const dg_noise *noise, float *out, int width, int height, void *scratch) {
+  return dg_noise_fill_where(noise, out, width, height, NULL, scratch);
+}
+
+/* grads[x]: the four corner gradients (3 bits each: g00, g10, g01, g11)
+ * of the lattice cell under column x in lattice row yi. Neighbouring
+ * lattice columns share an edge, so a step right hashes two corners, not
+ * four. */
+static void fill_gradients(uint32_t seed, const int32_t *xis, int width, int32_t yi,
+                           uint16_t *grads) {
+  int32_t cached = xis[0] - 2;
+  uint32_t g00 = 0, g10 = 0, g01 = 0, g11 = 0;
+  for (int x = 0; x < width; x++) {
+    if (xis[x] != cached) {
+      if (xis[x] == cached + 1) {
+        g00 = g10;
+        g01 = g11;
+      } else {
+        g00 = lattice_hash(seed, xis[x], yi);
+        g01 = lattice_hash(seed, xis[x], yi + 1);
+      }
+      cached = xis[x];
+      g10 = lattice_hash(seed, cached + 1, yi);
+      g11 = lattice_hash(seed, cached + 1, yi + 1);
+    }
+    grads[x] = (uint16_t)(g00 | g10 << 3 | g01 << 6 | g11 << 9);
+  }
+}
+
+int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height,
+                        const uint8_t *want, void *scratch) {
   if (width < 1 || height < 1)
     return DG_EINVAL;
   float *fxs = scratch, *sxs = fxs + width;
   int32_t *xis = (int32_t *)(sxs + width);
+  uint16_t *grads = (uint16_t *)(xis + width);
   long cells = (long)width * height;
   for (long i = 0; i < cells; i++)
     out[i] = 0.0f;
@@ -121,22 +155,26 @@ int dg_noise_fill(const dg_noise *noise, float *out, int width, int height, void
       fxs[x] = px - (float)xis[x];
       sxs[x] = fade(fxs[x]);
     }
+    /* Rows in one lattice row share their gradients: hashed once. */
+    bool have_row = false;
+    int32_t row_yi = 0;
     for (int y = 0; y < height; y++) {
       float py = dg_fp_mulf((float)y, f) + noise->offset_y[o];
       int32_t yi = floor_int(py);
       float fy = py - (float)yi, sy = fade(fy);
+      if (!have_row || yi != row_yi) {
+        fill_gradients(seed, xis, width, yi, grads);
+        have_row = true;
+        row_yi = yi;
+      }
       float *row = out + (long)y * width;
-      int32_t cached = xis[0] - 1;
-      uint32_t g00 = 0, g10 = 0, g01 = 0, g11 = 0;
+      const uint8_t *wanted = want != NULL ? want + (long)y * width : NULL;
       for (int x = 0; x < width; x++) {
-        if (xis[x] != cached) {
-          cached = xis[x];
-          g00 = lattice_hash(seed, cached, yi);
-          g10 = lattice_hash(seed, cached + 1, yi);
-          g01 = lattice_hash(seed, cached, yi + 1);
-          g11 = lattice_hash(seed, cached + 1, yi + 1);
-        }
-        row[x] += dg_fp_mulf(amp, clamp1(cell_value(g00, g10, g01, g11, fxs[x], fy, sxs[x], sy)));
+        if (wanted != NULL && !wanted[x])
+          continue;
+        uint32_t g = grads[x];
+        row[x] += dg_fp_mulf(amp, clamp1(cell_value(g & 7u, g >> 3 & 7u, g >> 6 & 7u, g >> 9 & 7u,
+                                                    fxs[x], fy, sxs[x], sy)));
       }
     }
   }

@@ -49,9 +49,16 @@ float dg_noise_sample(const dg_noise *noise, float x, float y);
  * positions). Returns 0 or DG_EINVAL (size < 1). */
 int dg_noise_fill(const dg_noise *noise, float *out, int width, int height, void *scratch);
 
+/* dg_noise_fill for the tiles where want[y * width + x] is not 0 only (all
+ * when `want` is NULL); the others are left unspecified. Each wanted value
+ * is bit for bit what dg_noise_fill gives it: callers that read a share of
+ * the field (landmark's open rock) skip the rest. Same errors. */
+int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height,
+                        const uint8_t *want, void *scratch);
+
 /* Bytes of scratch dg_noise_fill needs for rows of `width` tiles. */
 static inline unsigned long dg_noise_scratch_size(int width) {
-  return (unsigned long)(width > 0 ? width : 1) * (2 * sizeof(float) + sizeof(int));
+  return (unsigned long)(width > 0 ? width : 1) * (2 * sizeof(float) + sizeof(int) + 2);
 }
 
 #ifdef __cplusplus

@@ -458,10 +458,12 @@ static int dig_exit(nl_state *state, nl_exit exit) {
   for (;;) {
     if (!walk.past_corner && walk.at == walk.corner)
       walk.past_corner = true;
-    int at = walk.at;
-    int next = step_toward(state, at, walk.past_corner ? walk.target : walk.corner);
-    int ndx = next % state->columns - at % state->columns,
-        ndy = next / state->columns - at / state->columns;
+    int at = walk.at, toward = walk.past_corner ? walk.target : walk.corner;
+    /* step_toward's step, keeping its (dx, dy) rather than dividing the
+     * cells again to recover it. */
+    int ndx = sign(toward % state->columns - at % state->columns),
+        ndy = sign(toward / state->columns - at / state->columns);
+    int next = at + ndy * state->columns + ndx;
     uint8_t way = direction_of(ndx, ndy);
     bool last = next == walk.target,
          turning = !walk.past_corner && next == walk.corner && walk.corner != walk.target;

@@ -38,9 +38,16 @@ int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
   int components = 0;
   m->walkable_tiles = count;
   m->doors = m->corridor_tiles = m->dead_ends = m->double_wide = 0;
+  /* The cells come in reading order: the row advances, no division. */
+  int row = 0;
+  long row_end = 2 * (long)stride; /* first padded index past that row */
   for (int k = 0; k < count; k++) {
     long p = cells[k];
-    int y = (int)(p / stride) - 1, x = (int)(p % stride) - 1;
+    while (p >= row_end) {
+      row++;
+      row_end += stride;
+    }
+    int y = row, x = (int)(p - (row_end - stride)) - 1;
     dg_tile tile = (dg_tile)grid->tiles[(long)y * width + x];
     if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
       m->doors++;
@@ -90,8 +97,9 @@ int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
   return 0;
 }
 
-/* The grid part of the metrics for levels whose generator did not trace
- * its grid (trace.c computes it in passing from the same scan). */
+/* The grid part of the metrics for a grid that only draws the level
+ * (authored): other grids get it from a trace (trace.c computes it in
+ * passing from the same scan), the generator's or the one counting loops. */
 static int grid_metrics(dg_level *level, dg_metrics *m) {
   const dg_grid *grid = &level->grid;
   int width = grid->width, height = grid->height, stride = width + 2;
@@ -118,45 +126,81 @@ static int grid_metrics(dg_level *level, dg_metrics *m) {
   return rc;
 }
 
-/* Shortest walking distance from `source` to `target` without edge
- * `skip`, by Dijkstra over a prebuilt adjacency, stopping at the target.
- * `best` holds LONG_MAX for every node on entry and again on return (only
- * the nodes touched are reset), so one allocation serves every query. */
-static long detour_length(const dg_graph *graph, const int *offsets, const int *adjacent,
-                          const int *via, int source, int target, int skip, long *best,
-                          int *touched, dg_heap *heap, int *rc) {
-  int touched_count = 0;
-  dg_heap_clear(heap);
-  best[source] = 0;
-  touched[touched_count++] = source;
-  long found = -1;
-  *rc = dg_heap_push(heap, 0, (uint32_t)source);
-  uint64_t priority;
+/* The loop-edge queries' view of the graph: CSR adjacency with each
+ * slot's edge (`via`) and its length (`weight`) side by side. */
+typedef struct detour_graph {
+  const int *offsets, *adjacent, *via, *weight;
+} detour_graph;
+
+/* One end of a two-ended Dijkstra. */
+typedef struct search_side {
+  long *best;        /* distance from this end; LONG_MAX where unreached */
+  int *touched;      /* nodes whose best was set, reset after each query */
+  int touched_count; /* entries in touched */
+  dg_heap heap;      /* open nodes keyed by distance (raw keys) */
+} search_side;
+
+/* Settles the nearest open node of `side` (a stale entry is dropped) and
+ * offers its neighbours, except over edge `skip`; every edge scanned to a
+ * node the other end has reached lowers *meet to the way through it. 0 or
+ * DG_ENOMEM. */
+static int expand(const detour_graph *g, search_side *side, const search_side *other, int skip,
+                  long *meet) {
+  uint64_t key;
   uint32_t node;
-  while (*rc == 0 && dg_heap_pop(heap, &priority, &node)) {
-    if ((long)priority != best[node])
+  if (!dg_heap_pop_key(&side->heap, &key, &node) || (long)key != side->best[node])
+    return 0;
+  long distance = (long)key;
+  for (int k = g->offsets[node]; k < g->offsets[node + 1]; k++) {
+    if (g->via[k] == skip)
       continue;
-    if ((int)node == target) {
-      found = best[node];
-      break;
-    }
-    for (int k = offsets[node]; k < offsets[node + 1]; k++) {
-      if (via[k] == skip)
-        continue;
-      int next = adjacent[k];
-      long through = best[node] + graph->edges[via[k]].length;
-      if (through < best[next]) {
-        if (best[next] == LONG_MAX)
-          touched[touched_count++] = next;
-        best[next] = through;
-        if ((*rc = dg_heap_push(heap, (uint64_t)through, (uint32_t)next)) != 0)
-          break;
-      }
+    int next = g->adjacent[k];
+    long through = distance + g->weight[k];
+    if (other->best[next] != LONG_MAX && through + other->best[next] < *meet)
+      *meet = through + other->best[next];
+    if (through < side->best[next]) {
+      if (side->best[next] == LONG_MAX)
+        side->touched[side->touched_count++] = next;
+      side->best[next] = through;
+      int rc = dg_heap_push_key(&side->heap, (uint64_t)through, (uint32_t)next);
+      if (rc != 0)
+        return rc;
     }
   }
-  for (int i = 0; i < touched_count; i++)
-    best[touched[i]] = LONG_MAX;
-  return found;
+  return 0;
+}
+
+/* Shortest walking distance from `source` to `target` without the edge
+ * `skip` (-1 when there is none), by Dijkstra from both ends at once: the
+ * end whose frontier is nearer goes next, and the search stops once the
+ * two frontiers' distances add up to the best meeting found, which is
+ * then the shortest (lengths are >= 1). About half the nodes of a
+ * one-ended search are settled. Only the distance leaves here, so the
+ * order in which equal keys pop does not matter. Each side's best holds
+ * LONG_MAX everywhere on entry and again on return. */
+static long detour_length(const detour_graph *g, int source, int target, int skip,
+                          search_side sides[2], int *rc) {
+  const int ends[2] = {source, target};
+  for (int s = 0; s < 2; s++) {
+    dg_heap_clear(&sides[s].heap);
+    sides[s].best[ends[s]] = 0;
+    sides[s].touched[0] = ends[s];
+    sides[s].touched_count = 1;
+    if ((*rc = dg_heap_push_key(&sides[s].heap, 0, (uint32_t)ends[s])) != 0)
+      return -1;
+  }
+  long meet = LONG_MAX;
+  while (*rc == 0 && sides[0].heap.count > 0 && sides[1].heap.count > 0) {
+    long near0 = (long)sides[0].heap.priorities[0], near1 = (long)sides[1].heap.priorities[0];
+    if (meet != LONG_MAX && near0 + near1 >= meet)
+      break;
+    int s = near0 <= near1 ? 0 : 1;
+    *rc = expand(g, &sides[s], &sides[1 - s], skip, &meet);
+  }
+  for (int s = 0; s < 2; s++)
+    for (int i = 0; i < sides[s].touched_count; i++)
+      sides[s].best[sides[s].touched[i]] = LONG_MAX;
+  return meet == LONG_MAX ? -1 : meet;
 }
 
 /* Stretch of loop edges: (shortest way round without the edge) / (edge
@@ -176,15 +220,25 @@ static int stretch_metrics(const dg_graph *graph, dg_cancel *cancel, dg_metrics 
   int *offsets = malloc((size_t)(n + 1) * sizeof *offsets);
   int *adjacent = malloc(ends * sizeof *adjacent);
   int *via = malloc(ends * sizeof *via);
-  int *touched = malloc((size_t)n * sizeof *touched);
-  long *best = malloc((size_t)n * sizeof *best);
-  dg_heap heap = {0};
-  if (offsets == NULL || adjacent == NULL || via == NULL || touched == NULL || best == NULL ||
-      dg_heap_init(&heap, 64) != 0)
+  int *weight = malloc(ends * sizeof *weight);
+  int *touched = malloc(2 * (size_t)n * sizeof *touched);
+  long *best = malloc(2 * (size_t)n * sizeof *best);
+  search_side sides[2] = {{0}, {0}};
+  if (offsets == NULL || adjacent == NULL || via == NULL || weight == NULL || touched == NULL ||
+      best == NULL || dg_heap_init(&sides[0].heap, 64) != 0 ||
+      dg_heap_init(&sides[1].heap, 64) != 0)
     goto done;
   dg_graph_adjacency(graph, offsets, adjacent, via);
-  for (int i = 0; i < n; i++)
+  /* Lengths beside the adjacency: the edges themselves are far apart. */
+  for (int k = 0; k < offsets[n]; k++)
+    weight[k] = graph->edges[via[k]].length;
+  for (int i = 0; i < 2 * n; i++)
     best[i] = LONG_MAX;
+  for (int s = 0; s < 2; s++) {
+    sides[s].best = best + (size_t)s * (size_t)n;
+    sides[s].touched = touched + (size_t)s * (size_t)n;
+  }
+  const detour_graph g = {offsets, adjacent, via, weight};
   int wanted = loops < STRETCH_SAMPLE ? loops : STRETCH_SAMPLE;
   double total = 0;
   int measured = 0, loop_index = 0, next_pick = 0, picked = 0;
@@ -199,8 +253,7 @@ static int stretch_metrics(const dg_graph *graph, dg_cancel *cancel, dg_metrics 
     next_pick = (int)((long)picked * loops / wanted);
     if ((rc = dg_cancel_check(cancel)) != 0)
       break;
-    long detour = detour_length(graph, offsets, adjacent, via, edge->from, edge->to, e, best,
-                                touched, &heap, &rc);
+    long detour = detour_length(&g, edge->from, edge->to, e, sides, &rc);
     if (rc != 0 || detour < 0)
       continue;
     double stretch = (double)detour / edge->length;
@@ -214,13 +267,17 @@ done:
   free(offsets);
   free(adjacent);
   free(via);
+  free(weight);
   free(touched);
   free(best);
-  dg_heap_close(&heap);
+  dg_heap_close(&sides[0].heap);
+  dg_heap_close(&sides[1].heap);
   return rc;
 }
 
-static int graph_metrics(dg_level *level, dg_cancel *cancel, dg_metrics *m) {
+/* The graph part of the metrics; with `trace_grid` the grid part too,
+ * from the scan that counts the map's loops. */
+static int graph_metrics(dg_level *level, dg_cancel *cancel, bool trace_grid, dg_metrics *m) {
   dg_graph *graph = &level->graph;
   int rc = dg_graph_mark_cycles(graph);
   if (rc != 0)
@@ -233,9 +290,14 @@ static int graph_metrics(dg_level *level, dg_cancel *cancel, dg_metrics *m) {
   if (rc == 0) {
     /* One definition for every algorithm: the loops the map really has.
      * A landmark or nonlinear graph is the plan (MST and extra edges, the
-     * rolls), not the map, so the map is traced for this count. */
-    if (level->has_grid && !level->grid_is_projection)
-      rc = dg_trace_cycles(level, &m->cycles);
+     * rolls), not the map, so the map is traced for this count. A graph
+     * dg_trace_graph made from the map as it still is (grid_metrics_ready)
+     * is the map's already: its loops are counted without a second trace
+     * (the stairs placement adds are leaves, which change no count). The
+     * unit test metrics::classic_cycles_are_loops_of_the_map holds this
+     * count to an independent recount of the map over many seeds. */
+    if (level->has_grid && !level->grid_is_projection && !level->grid_metrics_ready)
+      rc = dg_trace_cycles_grid(level, &m->cycles, trace_grid ? m : NULL);
     else
       m->cycles = graph->edge_count - graph->node_count + count;
     if (!level->has_grid || level->grid_is_projection) {
@@ -256,16 +318,19 @@ int dg_level_compute_metrics(dg_level *level, dg_cancel *cancel) {
   dg_metrics m = {0};
   m.rooms = level->room_count;
   int rc = 0;
+  bool trace_grid = false;
   if (level->has_grid && level->grid_metrics_ready) {
     m = level->metrics; /* the grid part, from the generator's trace */
     m.rooms = level->room_count;
     m.cycles = 0;
     m.stretch_mean = m.stretch_max = 0;
+  } else if (level->has_grid && !level->grid_is_projection) {
+    trace_grid = true; /* the trace that counts the loops scans it too */
   } else if (level->has_grid) {
     rc = grid_metrics(level, &m);
   }
   if (rc == 0)
-    rc = graph_metrics(level, cancel, &m);
+    rc = graph_metrics(level, cancel, trace_grid, &m);
   if (rc == 0)
     level->metrics = m;
   return rc;

@@ -81,13 +81,26 @@ typedef struct pgraph {
   int *member_start; /* CSR: the vertex's tiles are members[member_start[v] .. [v+1]) */
   int *members;      /* tiles of every vertex, in flood or chain order */
   int *vertex_of;    /* the vertex of each tile, -1 not walkable */
-  void *block;       /* the per-vertex arrays above */
+  /* While build_from_grid runs (its scratch): the tiles of vertex v that
+   * may touch another vertex are links[link_start[v] .. [v+1]), in member
+   * order, so that linking visits a room's rim, not its whole floor. */
+  int *link_start, *links, link_count;
+  void *block; /* the per-vertex arrays above */
 } pgraph;
 
 static void pgraph_free(pgraph *g) {
   free(g->block);
   free(g->adjacent);
   free(g->vertex_of);
+}
+
+/* Vertex v's defaults: no room, nothing special, one key place, no kind
+ * beyond walkable. */
+static void pgraph_init(pgraph *g, int v) {
+  g->room[v] = -1;
+  g->special[v] = SPECIAL_NONE;
+  g->key_slots[v] = 1;
+  g->kind[v] = V_OTHER;
 }
 
 /* Carves the per-vertex arrays for up to `capacity` vertices out of one
@@ -115,12 +128,10 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
   }
   g->kind = (uint8_t *)at;
   g->count = capacity;
-  for (int v = 0; v < capacity; v++) {
-    g->room[v] = -1;
-    g->special[v] = SPECIAL_NONE;
-    g->key_slots[v] = 1;
-    g->kind[v] = V_OTHER;
-  }
+  /* A grid's capacity is its walkable tiles, many times its vertices:
+   * build_from_grid sets up each vertex as it makes it (pgraph_init). */
+  for (int v = 0; v < capacity && tiles == 0; v++)
+    pgraph_init(g, v);
   g->closed_lock = g->blocked = -1;
   return 0;
 }
@@ -166,24 +177,41 @@ static int way_count(const uint8_t *ways, int p) {
 }
 
 /* Fills vertex_of[] (-2 walkable, not yet a vertex; -1 not walkable),
- * ways[] and the list of walkable tiles in row-major order in one pass
- * over the grid; returns how many tiles are walkable. */
-static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *walkable_tiles) {
-  int width = grid->width, height = grid->height, walkable = 0;
+ * ways[] (on walkable tiles only) and the list of walkable tiles in
+ * row-major order; returns how many tiles are walkable. `walk` is scratch
+ * for the map with a border of one stone tile around it, so that a tile's
+ * four neighbours are read with no bounds test; `padded` holds each listed
+ * tile's index there. Most of a map is stone, skipped eight tiles at a
+ * time, and only the walkable tiles are visited twice. */
+static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *walkable_tiles,
+                      int *padded, uint8_t *walk) {
+  int width = grid->width, height = grid->height, stride = width + 2, walkable = 0;
   const uint8_t *tiles = grid->tiles;
-#define WALK(p) (((DG_TILE_WALKABLE_MASK >> tiles[p]) & 1u) != 0)
-  for (int y = 0, p = 0; y < height; y++)
-    for (int x = 0; x < width; x++, p++) {
-      bool here = WALK(p);
-      vertex_of[p] = here ? -2 : -1;
-      walkable_tiles[walkable] = p;
+  memset(vertex_of, 0xff, (size_t)width * (size_t)height * sizeof *vertex_of);
+  memset(walk, 0, (size_t)stride * (size_t)(height + 2));
+  for (int y = 0; y < height; y++) {
+    const uint8_t *row = tiles + (size_t)y * (size_t)width;
+    int base = (y + 1) * stride + 1;
+    for (int x = 0; x < width; x++) {
+      uint64_t eight;
+      if (x + 8 <= width && (memcpy(&eight, row + x, 8), eight == 0)) {
+        x += 7;
+        continue;
+      }
+      /* Branch-free: the list slot is always written, kept when walkable. */
+      int here = (int)((DG_TILE_WALKABLE_MASK >> row[x]) & 1u);
+      walk[base + x] = (uint8_t)here;
+      walkable_tiles[walkable] = y * width + x;
+      padded[walkable] = base + x;
       walkable += here;
-      ways[p] = (uint8_t)((y > 0 && WALK(p - width) ? WAY_NORTH : 0) |
-                          (x + 1 < width && WALK(p + 1) ? WAY_EAST : 0) |
-                          (y + 1 < height && WALK(p + width) ? WAY_SOUTH : 0) |
-                          (x > 0 && WALK(p - 1) ? WAY_WEST : 0));
     }
-#undef WALK
+  }
+  for (int i = 0; i < walkable; i++) {
+    int p = walkable_tiles[i], q = padded[i];
+    vertex_of[p] = -2;
+    ways[p] = (uint8_t)(walk[q - stride] * WAY_NORTH | walk[q + 1] * WAY_EAST |
+                        walk[q + stride] * WAY_SOUTH | walk[q - 1] * WAY_WEST);
+  }
   return walkable;
 }
 
@@ -196,27 +224,42 @@ static bool chain_tile(const dg_grid *grid, const int *owner, const int *vertex_
 }
 
 /* Floods room part v from tile p over the room tiles of p's room,
- * appending them to g->members. */
+ * appending them to g->members, and those next to anything else (a door,
+ * a corridor, another room) to g->links. Most of a level's walkable tiles
+ * are floor, so the loop is branch-free: whether a neighbour joins is
+ * unpredictable, and a misprediction per neighbour cost more than the
+ * rest of the step. */
 static void flood_part(pgraph *g, const dg_grid *grid, const int *owner, const uint8_t *ways,
                        int *stack, int p, int v) {
-  int top = 0, *members = g->members, end = g->member_start[v];
-  g->vertex_of[p] = v;
-  g->key_slots[v] = 0;
+  const uint8_t *tiles = grid->tiles;
+  int *restrict vertex_of = g->vertex_of, *restrict members = g->members;
+  int *restrict links = g->links;
+  int top = 0, end = g->member_start[v], link_count = g->link_count, slots = 0;
+  const int room = owner[p], width = grid->width;
+  const int step[4] = {-width, 1, width, -1};
+  vertex_of[p] = v;
   stack[top++] = p;
   while (top > 0) {
-    int t = stack[--top], around[4];
+    int t = stack[--top], w = ways[t], rim = 0;
     members[end++] = t;
-    g->key_slots[v] += grid->tiles[t] == DG_TILE_FLOOR;
-    int n = neighbours(grid, ways, t, around);
-    for (int i = 0; i < n; i++) {
-      int q = around[i];
-      if (g->vertex_of[q] == -2 && owner[q] == owner[p] &&
-          room_tile((dg_tile)grid->tiles[q], owner[q])) {
-        g->vertex_of[q] = v;
-        stack[top++] = q;
-      }
+    slots += tiles[t] == DG_TILE_FLOOR;
+    for (int d = 0; d < 4; d++) {
+      if (!(w & (1 << d)))
+        continue;
+      int q = t + step[d];
+      int same = owner[q] == room && room_tile((dg_tile)tiles[q], room);
+      int joins = same & (vertex_of[q] == -2);
+      rim |= !same;
+      /* The slot is always written, kept only when q joins. */
+      stack[top] = q;
+      top += joins;
+      vertex_of[q] = joins ? v : vertex_of[q];
     }
+    links[link_count] = t;
+    link_count += rim;
   }
+  g->key_slots[v] = slots;
+  g->link_count = link_count;
   g->member_start[v + 1] = end;
 }
 
@@ -276,6 +319,10 @@ static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, const 
     }
   g->key_slots[v] = 0;
   g->cell[v] = members[rep >= 0 ? rep : 0];
+  /* Inner tiles of a chain touch only its own tiles: its ends link it. */
+  g->links[g->link_count++] = members[0];
+  if (length > 1)
+    g->links[g->link_count++] = members[length - 1];
   if (rep < 0 || past_a == p)
     return; /* nothing to lock, or a ring of corridor touching nothing */
   g->side[2 * v] = rep > 0 ? members[rep - 1] : past_a;
@@ -286,37 +333,52 @@ static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, const 
 /* The adjacency of the grid's vertices: for each vertex, the vertices next
  * to its tiles, each once (a room part touches a junction along several
  * tiles); a passage's two ends in order (side 0 from its first tile, side 1
- * from its last), kept even when both are the same vertex. */
+ * from its last), kept even when both are the same vertex. Only the link
+ * tiles are visited: every other tile of a vertex touches only the vertex. */
 static int link_vertices(pgraph *g, const dg_grid *grid, const uint8_t *ways) {
-  int total = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    for (int v = 0; v < g->count; v++)
-      g->mark[v] = -1;
-    for (int v = 0; v < g->count; v++) {
-      if (pass == 1)
-        g->offsets[v] = total;
-      for (int i = g->member_start[v]; i < g->member_start[v + 1]; i++) {
-        int around[4], n = neighbours(grid, ways, g->members[i], around);
-        for (int j = 0; j < n; j++) {
-          int u = g->vertex_of[around[j]];
-          if (u == v || (g->mark[u] == v && g->kind[v] != V_PASSAGE))
-            continue;
-          g->mark[u] = v;
-          if (pass == 1)
-            g->adjacent[total] = u;
-          total++;
-        }
+  int links = g->link_start[g->count], total = 0;
+  g->adjacent = malloc((size_t)(links > 0 ? 4 * links : 1) * sizeof *g->adjacent);
+  if (g->adjacent == NULL)
+    return DG_ENOMEM;
+  for (int v = 0; v < g->count; v++)
+    g->mark[v] = -1;
+  for (int v = 0; v < g->count; v++) {
+    g->offsets[v] = total;
+    for (int i = g->link_start[v]; i < g->link_start[v + 1]; i++) {
+      int around[4], n = neighbours(grid, ways, g->links[i], around);
+      for (int j = 0; j < n; j++) {
+        int u = g->vertex_of[around[j]];
+        if (u == v || (g->mark[u] == v && g->kind[v] != V_PASSAGE))
+          continue;
+        g->mark[u] = v;
+        g->adjacent[total++] = u;
       }
-    }
-    if (pass == 0) {
-      g->adjacent = malloc((size_t)(total > 0 ? total : 1) * sizeof *g->adjacent);
-      if (g->adjacent == NULL)
-        return DG_ENOMEM;
-      total = 0;
     }
   }
   g->offsets[g->count] = total;
   return 0;
+}
+
+/* Spawns are positions on floor: no key goes there. The entrance and exit
+ * are the vertices of the stairs' tiles. */
+static void mark_stairs_and_spawns(const dg_level *level, pgraph *g) {
+  const dg_grid *grid = &level->grid;
+  int width = grid->width;
+  for (int i = 0; i < level->feature_count; i++) {
+    const dg_feature *f = &level->features[i];
+    if (strcmp(f->kind, "spawn") == 0 && dg_grid_contains(grid, f->x, f->y)) {
+      int v = g->vertex_of[f->y * width + f->x];
+      if (v >= 0 && g->key_slots[v] > 0)
+        g->key_slots[v]--;
+    }
+  }
+  const dg_feature *up = find_feature(level, "stairs_up");
+  const dg_feature *down = find_feature(level, "stairs_down");
+  g->entrance =
+      up != NULL && dg_grid_contains(grid, up->x, up->y) ? g->vertex_of[up->y * width + up->x] : -1;
+  g->exit = down != NULL && dg_grid_contains(grid, down->x, down->y)
+                ? g->vertex_of[down->y * width + down->x]
+                : -1;
 }
 
 /* The grid as a small vertex graph, so that every later step costs in
@@ -336,15 +398,26 @@ static int link_vertices(pgraph *g, const dg_grid *grid, const uint8_t *ways) {
 static int build_from_grid(const dg_level *level, pgraph *g) {
   const dg_grid *grid = &level->grid;
   int width = grid->width, height = grid->height, cells = width * height;
-  int *owner = malloc((size_t)cells * 3 * sizeof *owner + (size_t)cells);
+  size_t border = (size_t)(width + 2) * (size_t)(height + 2);
+  /* One block of scratch: owner, stack, walkable tiles, their padded
+   * indices, link starts, links (ints), then ways and walk (bytes). */
+  int *owner =
+      malloc((size_t)cells * 6 * sizeof *owner + 6 * sizeof *owner + (size_t)cells + border);
   g->vertex_of = malloc((size_t)cells * sizeof *g->vertex_of);
   int rc = DG_ENOMEM;
   if (owner == NULL || g->vertex_of == NULL)
     goto done;
-  int *stack = owner + cells;                     /* flood stack, then one end of a chain */
-  int *walkable_tiles = owner + 2 * cells;        /* in row-major order */
-  uint8_t *ways = (uint8_t *)(owner + 3 * cells); /* walkable neighbours of each tile */
-  memset(owner, 0xff, (size_t)cells * sizeof *owner);
+  int *stack = owner + cells;                        /* flood stack, then one end of a chain */
+  int *walkable_tiles = stack + cells;               /* in row-major order (+ 1: see scan_tiles) */
+  int *padded = walkable_tiles + cells + 1;          /* their indices in `walk` */
+  g->link_start = padded + cells + 1;                /* per vertex (+ 1) */
+  g->links = g->link_start + cells + 2;              /* tiles of vertices that touch others */
+  uint8_t *ways = (uint8_t *)(g->links + cells + 2); /* walkable neighbours of each tile */
+  int walkable = scan_tiles(grid, g->vertex_of, ways, walkable_tiles, padded, ways + cells);
+  /* owner: the first room whose rectangle holds the tile; read on
+   * walkable tiles only. */
+  for (int i = 0; i < walkable; i++)
+    owner[walkable_tiles[i]] = -1;
   for (int r = level->room_count - 1; r >= 0; r--) {
     const dg_room *room = &level->rooms[r];
     int x0 = room->x > 0 ? room->x : 0, y0 = room->y > 0 ? room->y : 0;
@@ -354,18 +427,20 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
       for (int x = x0; x < x1; x++)
         owner[y * width + x] = r;
   }
-  int walkable = scan_tiles(grid, g->vertex_of, ways, walkable_tiles);
   if ((rc = pgraph_alloc(g, walkable, walkable)) != 0)
     goto done;
   int count = 0;
   g->member_start[0] = 0;
+  g->link_count = 0;
   for (int i = 0; i < walkable; i++) {
     int p = walkable_tiles[i];
     if (g->vertex_of[p] != -2)
       continue;
     int v = count++;
     dg_tile tile = (dg_tile)grid->tiles[p];
+    pgraph_init(g, v);
     g->cell[v] = p;
+    g->link_start[v] = g->link_count;
     if (room_tile(tile, owner[p])) {
       g->room[v] = owner[p];
       g->kind[v] = V_FLOOR;
@@ -376,31 +451,19 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
       g->vertex_of[p] = v;
       g->members[g->member_start[v]] = p;
       g->member_start[v + 1] = g->member_start[v] + 1;
+      g->links[g->link_count++] = p;
       bool dead_end = tile == DG_TILE_CORRIDOR && owner[p] < 0 && way_count(ways, p) == 1;
       g->kind[v] = dead_end ? V_DEAD_END : V_OTHER;
       g->key_slots[v] = dead_end;
     }
   }
   g->count = count;
-  /* Spawns are positions on floor: no key goes there. */
-  for (int i = 0; i < level->feature_count; i++) {
-    const dg_feature *f = &level->features[i];
-    if (strcmp(f->kind, "spawn") == 0 && dg_grid_contains(grid, f->x, f->y)) {
-      int v = g->vertex_of[f->y * width + f->x];
-      if (v >= 0 && g->key_slots[v] > 0)
-        g->key_slots[v]--;
-    }
-  }
-  const dg_feature *up = find_feature(level, "stairs_up");
-  const dg_feature *down = find_feature(level, "stairs_down");
-  g->entrance =
-      up != NULL && dg_grid_contains(grid, up->x, up->y) ? g->vertex_of[up->y * width + up->x] : -1;
-  g->exit = down != NULL && dg_grid_contains(grid, down->x, down->y)
-                ? g->vertex_of[down->y * width + down->x]
-                : -1;
+  g->link_start[count] = g->link_count;
+  mark_stairs_and_spawns(level, g);
   rc = link_vertices(g, grid, ways);
 done:
   free(owner);
+  g->link_start = g->links = NULL;
   return rc;
 }
 
@@ -723,7 +786,8 @@ static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, pl
 /* Hops from the shortest entrance-exit walk (every door open) into
  * off_walk; marks that walk's vertices 0. */
 static void distance_from_walk(pgraph *g, int *off_walk) {
-  bfs(g, g->entrance, g->exit, -1);
+  /* g->parent already holds the search from the entrance with every door
+   * open (dg_pass_progression's depths): the walk is read from it. */
   for (int v = 0; v < g->count; v++)
     off_walk[v] = -1;
   int head = 0, tail = 0;
@@ -1013,17 +1077,52 @@ const char *dg_role_name(dg_role role) {
  * before. Leaves each vertex's sphere in g->mark (-1: never
  * reached); a room's sphere is the first that reaches any tile of it (an authored room's bounding
  * box may reach past a lock), a key's the one its tile is in. */
-static void assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
-  /* One flood per sphere, obeying one-way doors: a lock on a loop whose
-   * bypass is a one-way door is crossed on some walks and not on others. */
+static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
+  /* One flood obeying one-way doors (a lock on a loop whose bypass is a
+   * one-way door is crossed on some walks and not on others), grown sphere
+   * by sphere: more keys only add steps, so sphere n+1 is sphere n's reach
+   * plus what the steps refused before now allow. */
+  int *refused =
+      malloc((size_t)(g->offsets[g->count] > 0 ? g->offsets[g->count] : 1) * 2 * sizeof *refused);
+  if (refused == NULL)
+    return DG_ENOMEM;
   for (int v = 0; v < g->count; v++)
     g->mark[v] = -1;
+  int head = 0, tail = 0, refusals = 0;
+  g->mark[g->entrance] = 0;
+  g->queue[tail++] = g->entrance;
   for (int sphere = 0; sphere <= p->locks; sphere++) {
-    int reached = bfs(g, g->entrance, -1, sphere);
-    for (int i = 0; i < reached; i++)
-      if (g->mark[g->queue[i]] < 0)
-        g->mark[g->queue[i]] = sphere;
+    int kept = 0;
+    for (int i = 0; i < refusals; i++) {
+      int v = refused[2 * i], u = refused[2 * i + 1];
+      if (g->mark[u] >= 0)
+        continue;
+      if (can_step(g, v, u, sphere)) {
+        g->mark[u] = sphere;
+        g->queue[tail++] = u;
+      } else {
+        refused[2 * kept] = v;
+        refused[2 * kept++ + 1] = u;
+      }
+    }
+    refusals = kept;
+    while (head < tail) {
+      int v = g->queue[head++];
+      for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++) {
+        int u = g->adjacent[i];
+        if (g->mark[u] >= 0)
+          continue;
+        if (can_step(g, v, u, sphere)) {
+          g->mark[u] = sphere;
+          g->queue[tail++] = u;
+        } else {
+          refused[2 * refusals] = v;
+          refused[2 * refusals++ + 1] = u;
+        }
+      }
+    }
   }
+  free(refused);
   for (int r = 0; r < level->room_count; r++)
     out->room_sphere[r] = -1;
   for (int v = 0; v < g->count; v++) {
@@ -1034,6 +1133,7 @@ static void assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_p
   for (int k = 0; k < p->locks; k++)
     out->key_sphere[k] = g->mark[p->key[k]];
   out->sphere_count = p->locks + 1;
+  return 0;
 }
 
 /* Appends room `room` to the walk unless it is the last one there. */
@@ -1440,7 +1540,8 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     goto done;
   out->one_way_placed = g.one_way_count;
   choose_key_cells(&g, level, &p, rng);
-  assign_spheres(&g, level, &p, out);
+  if ((rc = assign_spheres(&g, level, &p, out)) != 0)
+    goto done;
   assign_roles(&g, level, &p, out);
   if ((rc = build_walk(&g, &p, out)) == 0)
     rc = apply(level, &g, &p);

@@ -16,6 +16,9 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Scratch for one trace, indexed by padded tile. */
 typedef struct tracer {
@@ -120,45 +123,68 @@ static void rooms_from_level(const dg_level *level, tracer *t, const int *walkab
   }
 }
 
-/* Walkable tiles of the grid (eight stone tiles at a time). */
+/* Bit i set when tiles[i] is walkable, for 16 tiles. With SSE2 it tests
+ * them at once: walkable is 1..16 but the wall and the void, which the
+ * assertion below holds to dg_tile_walkable's mask. */
+#if defined(__SSE2__)
+_Static_assert(DG_TILE_WALKABLE_MASK ==
+                   (((1u << 17) - 2u) & ~(1u << DG_TILE_WALL) & ~(1u << DG_TILE_VOID)),
+               "walkable16 tests tiles 1..16 less the wall and the void");
+#endif
+static inline unsigned walkable16(const uint8_t *tiles) {
+#if defined(__SSE2__)
+  __m128i v = _mm_loadu_si128((const __m128i *)tiles);
+  __m128i below = _mm_sub_epi8(v, _mm_set1_epi8(1)); /* 0 wraps to 255 */
+  __m128i in_range = _mm_cmpeq_epi8(_mm_min_epu8(below, _mm_set1_epi8(15)), below);
+  __m128i closed = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(DG_TILE_WALL)),
+                                _mm_cmpeq_epi8(v, _mm_set1_epi8(DG_TILE_VOID)));
+  return (unsigned)_mm_movemask_epi8(_mm_andnot_si128(closed, in_range));
+#else
+  unsigned bits = 0;
+  for (int i = 0; i < 16; i++)
+    bits |= (unsigned)dg_tile_walkable((dg_tile)tiles[i]) << i;
+  return bits;
+#endif
+}
+
+/* Walkable tiles of the grid (sixteen at a time). */
 static int count_walkable(const dg_grid *grid) {
   int count = 0;
   for (int y = 0; y < grid->height; y++) {
     const uint8_t *row = grid->tiles + (long)y * grid->width;
-    for (int x = 0; x < grid->width; x++) {
-      uint64_t eight;
-      if (x + 8 <= grid->width && (memcpy(&eight, row + x, 8), eight == 0)) {
-        x += 7;
-        continue;
-      }
+    int x = 0;
+    for (; x + 16 <= grid->width; x += 16)
+      count += __builtin_popcount(walkable16(row + x));
+    for (; x < grid->width; x++)
       count += dg_tile_walkable((dg_tile)row[x]);
-    }
   }
   return count;
 }
 
 /* Marks t->walk and lists the walkable tiles (padded index into t->walkable,
  * y * width + x into t->unpadded); returns how many. Most tiles are stone:
- * every later step visits only this list. */
+ * every later step visits only this list. Sixteen tiles are tested at once
+ * and only the walkable ones visited (a branch per tile mispredicted on
+ * every corridor). */
 static int list_walkable(const dg_grid *grid, tracer *t) {
   int width = grid->width, count = 0;
   for (int y = 0; y < grid->height; y++) {
     const uint8_t *row = grid->tiles + (long)y * width;
     long base = (long)(y + 1) * t->stride + 1;
-    /* Branch-free: the list slot is always written, and kept only when
-     * the tile is walkable (the branch mispredicted on every corridor). */
-    for (int x = 0; x < width; x++) {
-      /* Eight tiles of stone (tile 0) at once: most of a map. */
-      uint64_t eight;
-      if (x + 8 <= width && (memcpy(&eight, row + x, 8), eight == 0)) {
-        x += 7;
-        continue;
+    int x = 0;
+    for (; x < width; x += 16) {
+      unsigned bits = 0;
+      if (x + 16 <= width)
+        bits = walkable16(row + x);
+      else
+        for (int i = 0; x + i < width; i++)
+          bits |= (unsigned)dg_tile_walkable((dg_tile)row[x + i]) << i;
+      for (; bits != 0; bits &= bits - 1) {
+        int at = x + __builtin_ctz(bits);
+        t->walk[base + at] = 1;
+        t->walkable[count] = (int)(base + at);
+        t->unpadded[count++] = y * width + at;
       }
-      int walkable_here = dg_tile_walkable((dg_tile)row[x]);
-      t->walk[base + x] = (uint8_t)walkable_here;
-      t->walkable[count] = (int)(base + x);
-      t->unpadded[count] = y * width + x;
-      count += walkable_here;
     }
   }
   return count;
@@ -224,16 +250,17 @@ static int add_blob_nodes(tracer *t, int width, dg_graph *graph) {
     long p = t->walkable[k];
     if (t->node_of[p] >= 0)
       continue;
-    int x = t->unpadded[k] % width, y = t->unpadded[k] / width;
+    /* Coordinates only for a new node: a division per chain tile showed. */
     int deg = degree(t, p);
     if (deg <= 1) {
+      int x = t->unpadded[k] % width, y = t->unpadded[k] / width;
       if (dg_graph_add_node(graph, "dead_end", x, y, -1, &t->node_of[p]) != 0)
         return DG_ENOMEM;
       continue;
     }
     if (!blob_tile(t, p))
       continue;
-    int node;
+    int x = t->unpadded[k] % width, y = t->unpadded[k] / width, node;
     if (dg_graph_add_node(graph, "junction", x, y, -1, &node) != 0)
       return DG_ENOMEM;
     fill_blob(t, p, node);
@@ -305,8 +332,7 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
   tracer t = {.stride = grid->width + 2, .padded = (long)(grid->width + 2) * (grid->height + 2)};
   int rc = DG_ENOMEM;
   /* Lists as long as the walkable tiles, not the map: metrics trace every
-   * grid level, and a 1000x1000 map is mostly stone. The list slot after
-   * the last is written by the branch-free loop in list_walkable, hence + 1. */
+   * grid level, and a 1000x1000 map is mostly stone (+ 1: never empty). */
   int walkable_count = count_walkable(grid);
   t.walkable = malloc(((size_t)walkable_count + 1) * sizeof *t.walkable);
   t.unpadded = malloc(((size_t)walkable_count + 1) * sizeof *t.unpadded);
@@ -353,10 +379,14 @@ int dg_trace_graph(dg_level *level, const int *room_of) {
 }
 
 int dg_trace_cycles(const dg_level *level, int *cycles) {
+  return dg_trace_cycles_grid(level, cycles, NULL);
+}
+
+int dg_trace_cycles_grid(const dg_level *level, int *cycles, dg_metrics *grid_part) {
   dg_graph graph;
   dg_graph_init(&graph);
   int *component = NULL, count = 0;
-  int rc = trace_into(level, level->room_of, &graph, NULL);
+  int rc = trace_into(level, level->room_of, &graph, grid_part);
   if (rc == 0 && (component = malloc((size_t)(graph.node_count + 1) * sizeof *component)) == NULL)
     rc = DG_ENOMEM;
   if (rc == 0 && (rc = dg_graph_components(&graph, component, &count)) == 0)

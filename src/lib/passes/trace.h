@@ -26,4 +26,10 @@ int dg_trace_graph(dg_level *level, const int *room_of);
  * without touching the level. 0, DG_ENOMEM or DG_EINTERNAL. */
 int dg_trace_cycles(const dg_level *level, int *cycles);
 
+/* dg_trace_cycles, and from the same scan the grid part of the metrics
+ * into *grid_part unless NULL (what dg_trace_graph leaves in
+ * level->metrics), so that a level whose generator did not trace its grid
+ * is scanned once, not twice. Same errors. */
+int dg_trace_cycles_grid(const dg_level *level, int *cycles, dg_metrics *grid_part);
+
 #endif

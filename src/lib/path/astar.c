@@ -28,6 +28,16 @@ int dg_astar_init(dg_astar *astar, int width, int height, bool directional) {
     return DG_ENOMEM;
   }
   astar->directional_states = directional;
+  /* Division by the width as a multiply: with n * width <= 2^shift for
+   * every cell n, ceil(2^shift / width) rounds no quotient up (its error
+   * stays below 1 / width), and n times it stays below 2^64 since cells
+   * are at most 2^28. */
+  uint64_t cells = (uint64_t)width * (uint64_t)height, span = cells * (uint64_t)width;
+  unsigned shift = 0;
+  while ((1ull << shift) < span)
+    shift++;
+  astar->row_shift = shift;
+  astar->row_magic = ((1ull << shift) + (uint64_t)width - 1) / (uint64_t)width;
   return 0;
 }
 
@@ -71,16 +81,51 @@ static inline uint64_t key_of(uint32_t f, uint32_t g) {
   return (uint64_t)f << 32 | (uint64_t)(UINT32_MAX - g);
 }
 
+/* What search_cells keeps for its whole run. */
+typedef struct cell_search {
+  const uint16_t *cost; /* the query's entry costs */
+  dg_astar_node *node;  /* the workspace's states */
+  dg_heap *heap;        /* the open set */
+  uint32_t id;          /* this search's stamp */
+  uint32_t scale;       /* heuristic cost per step */
+  int goal_x, goal_y;   /* the goal's coordinates */
+} cell_search;
+
+/* Offers `next` at (nx, ny), entered from `cell` whose score is g with
+ * `turn` charged: kept when it beats what the state has. 0 or DG_ENOMEM. */
+static inline int relax_cell(const cell_search *s, uint32_t cell, uint32_t next, int nx, int ny,
+                             uint32_t g, uint32_t turn) {
+  uint32_t enter = s->cost[next] & DG_ASTAR_COST_MASK;
+  if (enter == 0)
+    return 0;
+  uint32_t ng = g + enter + turn;
+  dg_astar_node *n = &s->node[next];
+  if (ng > SCORE_LIMIT || (n->stamp == s->id && n->score <= ng))
+    return 0;
+  *n = (dg_astar_node){s->id, ng, cell};
+  uint32_t f = ng + manhattan(nx, ny, s->goal_x, s->goal_y, s->scale);
+  return dg_heap_push_key(s->heap, key_of(f, ng), next);
+}
+
 /* Search over cells: one state per cell. Turn charges and straight-only
  * cells are judged against each cell's best arrival so far. Returns the
- * goal state or NO_PARENT through *found. */
+ * goal state or NO_PARENT through *found. The four neighbours are written
+ * out in the order of step_x/step_y (east, west, south, north) so that each
+ * has one bounds test, and rows come from a multiply, not a division. */
 static int search_cells(dg_astar *astar, const dg_astar_query *q, uint32_t *found, long *expanded) {
   const int width = astar->width, height = astar->height;
-  const int goal_x = q->goal % width, goal_y = q->goal / width;
-  const uint32_t scale = q->min_cost, id = astar->search;
+  const uint64_t magic = astar->row_magic;
+  const unsigned shift = astar->row_shift;
+  cell_search s = {.cost = q->cost,
+                   .node = astar->node,
+                   .heap = &astar->heap,
+                   .id = astar->search,
+                   .scale = q->min_cost,
+                   .goal_x = q->goal % width,
+                   .goal_y = q->goal / width};
   dg_astar_node *node = astar->node;
-  node[q->start] = (dg_astar_node){id, 0, NO_PARENT};
-  uint32_t h0 = manhattan(q->start % width, q->start / width, goal_x, goal_y, scale);
+  node[q->start] = (dg_astar_node){s.id, 0, NO_PARENT};
+  uint32_t h0 = manhattan(q->start % width, q->start / width, s.goal_x, s.goal_y, s.scale);
   if (dg_heap_push_key(&astar->heap, key_of(h0, 0), (uint32_t)q->start) != 0)
     return DG_ENOMEM;
   uint64_t key;
@@ -94,7 +139,7 @@ static int search_cells(dg_astar *astar, const dg_astar_query *q, uint32_t *foun
       *found = cell;
       return 0;
     }
-    int x = (int)cell % width, y = (int)cell / width;
+    int y = (int)(cell * magic >> shift), x = (int)cell - y * width;
     /* The direction of the best arrival, for turn charges and
      * straight-only cells; -1 at the start. */
     int arrival = -1;
@@ -103,24 +148,18 @@ static int search_cells(dg_astar *astar, const dg_astar_query *q, uint32_t *foun
       arrival = delta == 1 ? 0 : delta == -1 ? 1 : delta > 0 ? 2 : 3;
     }
     bool straight = arrival >= 0 && (q->cost[cell] & DG_ASTAR_STRAIGHT) != 0;
-    for (int d = 0; d < 4; d++) {
-      if (straight && d != arrival)
-        continue;
-      int nx = x + step_x[d], ny = y + step_y[d];
-      if (nx < 0 || ny < 0 || nx >= width || ny >= height)
-        continue;
-      uint32_t next = (uint32_t)(ny * width + nx);
-      uint32_t enter = q->cost[next] & DG_ASTAR_COST_MASK;
-      if (enter == 0)
-        continue;
-      uint32_t ng = g + enter + (arrival >= 0 && d != arrival ? q->turn_cost : 0);
-      if (ng > SCORE_LIMIT || (node[next].stamp == id && node[next].score <= ng))
-        continue;
-      node[next] = (dg_astar_node){id, ng, cell};
-      uint32_t f = ng + manhattan(nx, ny, goal_x, goal_y, scale);
-      if (dg_heap_push_key(&astar->heap, key_of(f, ng), next) != 0)
-        return DG_ENOMEM;
-    }
+    uint32_t turn = arrival >= 0 ? q->turn_cost : 0;
+    int rc = 0;
+    if ((!straight || arrival == 0) && x + 1 < width)
+      rc = relax_cell(&s, cell, cell + 1, x + 1, y, g, arrival != 0 ? turn : 0);
+    if (rc == 0 && (!straight || arrival == 1) && x > 0)
+      rc = relax_cell(&s, cell, cell - 1, x - 1, y, g, arrival != 1 ? turn : 0);
+    if (rc == 0 && (!straight || arrival == 2) && y + 1 < height)
+      rc = relax_cell(&s, cell, cell + (uint32_t)width, x, y + 1, g, arrival != 2 ? turn : 0);
+    if (rc == 0 && (!straight || arrival == 3) && y > 0)
+      rc = relax_cell(&s, cell, cell - (uint32_t)width, x, y - 1, g, arrival != 3 ? turn : 0);
+    if (rc != 0)
+      return rc;
   }
   *found = NO_PARENT;
   return 0;

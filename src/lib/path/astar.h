@@ -41,6 +41,8 @@ typedef struct dg_astar {
   dg_astar_node *node;     /* one per state, valid where stamp == search */
   uint32_t search;         /* current search id */
   bool directional_states; /* sized for (cell, direction) states */
+  uint64_t row_magic;      /* cell / width == cell * row_magic >> row_shift, exact */
+  unsigned row_shift;      /* for every cell (dg_astar_init) */
   dg_heap heap;            /* open set: key = f << 32 | (UINT32_MAX - g) */
 } dg_astar;
 
