@@ -250,11 +250,22 @@ typedef struct dg_storey_door {
   int storey;
 } dg_storey_door;
 
+/* A tile of a carved corridor (authored cycles=corridors): the floor a
+ * walker stands on there, in the corridor's path order, doorway to
+ * doorway. A stair's steps lie between two storeys. */
+typedef struct dg_storey_tile {
+  int corridor; /* which corridor, counted from 0; its tiles are consecutive */
+  int x, y;
+  int floor; /* the height of its floor */
+} dg_storey_tile;
+
 typedef struct dg_storey_plan {
   dg_storey_box *boxes; /* box_count boxes, by room, owned */
   int box_count;
   dg_storey_door *doors; /* door_count doorways, by room, owned */
   int door_count;
+  dg_storey_tile *tiles; /* tile_count corridor tiles, by corridor, owned */
+  int tile_count;
 } dg_storey_plan;
 
 /* Frees a plan's arrays and empties it. NULL-safe. */

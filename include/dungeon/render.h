@@ -80,10 +80,9 @@ int dg_svg_check_storey(const dg_level *level, const dg_svg_options *options, dg
  * without a grid draws its rooms as boxes and always draws its graph. A
  * level with a storey plan (authored) gets labels that never overlap and
  * its graph as tree plus cycle chains, and options->storeys draws it by
- * storey (docs/pictures.md). `options` may be NULL for the defaults.
- * Returns 0, DG_EINVAL (tile size out of range, or a storey the level does
- * not have: dg_svg_check_storey says which it has) or DG_ENOMEM.
- * Deterministic; thread-safe. */
+ * storey, its carved corridors on each storey they touch (docs/pictures.md). `options` may be NULL
+ * for the defaults. Returns 0, DG_EINVAL (tile size out of range, or a storey the level does not
+ * have: dg_svg_check_storey says which it has) or DG_ENOMEM. Deterministic; thread-safe. */
 int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char **text,
                       size_t *length);
 
@@ -97,9 +96,9 @@ int dg_level_dump_svg(const dg_level *level, const dg_svg_options *options, char
  * painted from its room boxes. A level whose rooms stand on several storeys
  * (authored) has instead one group layer per storey ("y = N") holding that
  * storey's "tiles" and "objects", stairs as objects naming the storey they
- * reach (docs/pictures.md). Caller frees *text with free(); length to *length (may be NULL).
- * Returns 0, DG_EINVAL (a grid-less level too large to paint) or DG_ENOMEM. Deterministic;
- * thread-safe. */
+ * reach, carved corridors on each storey they touch (docs/pictures.md). Caller frees *text with
+ * free(); length to *length (may be NULL). Returns 0, DG_EINVAL (a grid-less level too large to
+ * paint) or DG_ENOMEM. Deterministic; thread-safe. */
 int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length);
 
 /* A multi-floor set (dg_levelset_generate) as one SVG picture: the floors

@@ -534,6 +534,25 @@ def main():
         check(page.eval("document.querySelector('#stage svg').getAttribute('data-storey')") is None,
               "'all' is the daemon's picture")
 
+    @test("authored levels by storey: carved corridors on the storeys they touch (issue 25)")
+    def _():
+        go("algorithm=authored&seed=1&rooms=60&cycles=corridors&storey=0")
+        level = json.loads(d.request(
+            "GET", "/v1/levels?algorithm=authored&seed=1&rooms=60&cycles=corridors")[2])
+        blocks = [b for c in level["connections"] for b in c.get("path", [])]
+        check(any(b[1] - 1 == 0 for b in blocks), "no corridor on storey 0")
+        page.wait("document.querySelector('#stage svg')?.getAttribute('data-storey') === '0'")
+        # Room 0's floor starts one tile inside its first box: the grid offset.
+        room, box = level["rooms"][0], level["placements"][0]["boxes"][0]["at"]
+        dx, dz = room["x"] - box[0] - 1, room["y"] - box[2] - 1
+        want = sorted({(b[0] + dx, b[2] + dz) for b in blocks if b[1] - 1 == 0})
+        drawn = page.eval("[...document.querySelectorAll('#stage rect.corridor:not(.steps)')]"
+                          ".map(r => [Number(r.getAttribute('x')), Number(r.getAttribute('y'))])")
+        check(sorted({tuple(t) for t in drawn}) == want, f"corridor tiles {drawn}, want {want}")
+        climbs = page.eval("[...document.querySelectorAll('#stage path.stair[data-corridor]')]"
+                           ".map(p => Number(p.dataset.to))")
+        check(climbs and all(t != 0 for t in climbs), f"corridor climbs {climbs}")
+
     @test("side by side: two seeds with their metrics, differences marked")
     def _():
         go("algorithm=classic&seed=5&view=compare&b_seed=6")

@@ -5,6 +5,7 @@
  * reproduce the grid and objects inside the map; a level's client view
  * hides its secrets in every writer and keeps the full level's level_hash. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -586,6 +587,7 @@ Test(storeys, svg_one_storey_all_side_by_side_and_refusals) {
     char *text = svg_storey(level, storey, 0);
     cr_assert_not_null(strstr(text, want));
     cr_assert_not_null(strstr(text, "<path class=\"ghost\" d=\"M"), "other storeys outlined");
+    cr_assert_null(strstr(text, "s-corridor"), "no carved corridor, no corridor path");
     if (k == n - 1)
       cr_assert_eq(count(text, "<path class=\"up\""), 0, "stairs up from the top storey");
     if (k == 0)
@@ -610,6 +612,164 @@ Test(storeys, svg_one_storey_all_side_by_side_and_refusals) {
   free(flat);
   free(explicit_flat);
   free(all);
+  dg_level_free(level);
+  dg_context_free(context);
+}
+
+/* ---- carved corridors by storey ---- */
+
+/* A crypt level whose one carved corridor climbs from storey 0 through 4
+ * to 8 (cycles=corridors, seed 1), and its corridor blocks as the level
+ * JSON gives them (connections[].path, where a walker's feet are: the
+ * floor is one below), moved to grid tiles. */
+typedef struct corridor_block {
+  int x, y, floor;
+  bool end; /* a doorway, drawn as a door */
+} corridor_block;
+
+static dg_level *corridor_level(dg_context **context, corridor_block *blocks, int capacity,
+                                int *n) {
+  *context = crypt_context();
+  dg_level *level =
+      make(*context, "authored", 1,
+           (const char *const[]){"roomset", "crypt", "rooms", "30", "cycles", "corridors", NULL});
+  char *text = NULL;
+  cr_assert_eq(dg_level_dump_json(level, &text, NULL), 0);
+  json_t *json = json_loads(text, 0, NULL);
+  free(text);
+  cr_assert_not_null(json);
+  /* Room 0 is the one-box entrance hall: its rectangle is its box inside
+   * the walls. */
+  json_t *at = json_object_get(
+      json_array_get(
+          json_object_get(json_array_get(json_object_get(json, "placements"), 0), "boxes"), 0),
+      "at");
+  json_t *room = json_array_get(json_object_get(json, "rooms"), 0);
+  int ox = (int)json_integer_value(json_array_get(at, 0)) -
+           ((int)json_integer_value(json_object_get(room, "x")) - 1);
+  int oz = (int)json_integer_value(json_array_get(at, 2)) -
+           ((int)json_integer_value(json_object_get(room, "y")) - 1);
+  *n = 0;
+  size_t i, k;
+  json_t *connection, *block;
+  json_array_foreach(json_object_get(json, "connections"), i, connection) {
+    json_t *path = json_object_get(connection, "path");
+    json_array_foreach(path, k, block) {
+      cr_assert_lt(*n, capacity);
+      blocks[(*n)++] = (corridor_block){(int)json_integer_value(json_array_get(block, 0)) - ox,
+                                        (int)json_integer_value(json_array_get(block, 2)) - oz,
+                                        (int)json_integer_value(json_array_get(block, 1)) - 1,
+                                        k == 0 || k + 1 == json_array_size(path)};
+    }
+  }
+  json_decref(json);
+  cr_assert_gt(*n, 0, "no carved corridor");
+  return level;
+}
+
+/* The d attribute of `text`'s path of class `class`, or "". */
+static void path_data(const char *text, const char *class, char *d, size_t size) {
+  char open[48];
+  snprintf(open, sizeof open, "<path class=\"%s\" d=\"", class);
+  const char *from = strstr(text, open);
+  d[0] = '\0';
+  if (from == NULL)
+    return;
+  from += strlen(open);
+  size_t length = (size_t)(strchr(from, '"') - from);
+  snprintf(d, size, "%.*s", (int)(length < size ? length : size - 1), from);
+}
+
+/* Each storey draws the corridor tiles whose floor is that storey, and a
+ * stair's steps (floors between two storeys) on both; where it climbs off
+ * a storey a triangle names the storey it reaches. */
+Test(storeys, carved_corridors_on_the_storeys_they_touch) {
+  dg_context *context = NULL;
+  corridor_block blocks[256];
+  int n = 0;
+  dg_level *level = corridor_level(&context, blocks, 256, &n);
+  int storeys[16], count_storeys = 0;
+  cr_assert_eq(dg_level_storeys(level, storeys, 16, &count_storeys), 0);
+  int floors = 0, steps = 0, climbs = 0;
+  for (int k = 0; k < count_storeys; k++) {
+    char storey[16];
+    snprintf(storey, sizeof storey, "%d", storeys[k]);
+    char *text = svg_storey(level, storey, 0);
+    static char corridor[16384], stairs[16384];
+    path_data(text, "s-corridor", corridor, sizeof corridor);
+    path_data(text, "c-stairs", stairs, sizeof stairs);
+    int below = k > 0 ? storeys[k - 1] : INT_MIN;
+    int above = k + 1 < count_storeys ? storeys[k + 1] : INT_MAX;
+    for (int i = 0; i < n; i++) {
+      char box[64];
+      snprintf(box, sizeof box, "M%d %dh1v1H%dz", blocks[i].x, blocks[i].y, blocks[i].x);
+      int f = blocks[i].floor;
+      if (f == storeys[k]) {
+        cr_assert_not_null(strstr(corridor, box), "storey %s lacks corridor tile %s", storey, box);
+        floors++;
+      } else if ((f > storeys[k] && f < above) || (f < storeys[k] && f > below)) {
+        cr_assert_not_null(strstr(stairs, box), "storey %s lacks stair step %s", storey, box);
+        steps++;
+      }
+    }
+    climbs += count(text, "data-corridor=");
+    free(text);
+  }
+  cr_assert_gt(floors, 0);
+  cr_assert_gt(steps, 0);
+  /* 0 -> 4 -> 8: up from 0, down and up from 4, down from 8. */
+  cr_assert_eq(climbs, 4);
+  char *all = svg_storey(level, "all", 0);
+  cr_assert_eq(count(all, "<path class=\"s-corridor\""), count_storeys);
+  free(all);
+  dg_level_free(level);
+  dg_context_free(context);
+}
+
+/* Tiled: each storey group paints the corridor tiles on its storey, and
+ * the corridor's climbs are "stairs" objects naming the corridor. */
+Test(tiled, authored_storey_groups_hold_the_carved_corridors) {
+  dg_context *context = NULL;
+  corridor_block blocks[256];
+  int n = 0;
+  dg_level *level = corridor_level(&context, blocks, 256, &n);
+  char *text = NULL;
+  cr_assert_eq(dg_level_dump_tiled(level, &text, NULL), 0);
+  json_t *map = json_loads(text, 0, NULL);
+  free(text);
+  cr_assert_not_null(map);
+  int width = (int)json_integer_value(json_object_get(map, "width"));
+  int corridor = 0, climbs = 0;
+  size_t k;
+  json_t *group;
+  json_array_foreach(json_object_get(map, "layers"), k, group) {
+    int storey = 0;
+    sscanf(json_string_value(json_object_get(group, "name")), "y = %d", &storey);
+    json_t *layers = json_object_get(group, "layers");
+    json_t *data = json_object_get(json_array_get(layers, 0), "data");
+    for (int i = 0; i < n; i++) {
+      if (blocks[i].floor != storey || blocks[i].end)
+        continue;
+      json_int_t gid =
+          json_integer_value(json_array_get(data, (size_t)(blocks[i].y * width + blocks[i].x)));
+      cr_assert(gid == 1 + DG_TILE_CORRIDOR || gid == 1 + DG_TILE_STAIRS_UP ||
+                    gid == 1 + DG_TILE_STAIRS_DOWN,
+                "y = %d: tile %d,%d is %d", storey, blocks[i].x, blocks[i].y, (int)gid);
+      corridor += gid == 1 + DG_TILE_CORRIDOR;
+    }
+    size_t i;
+    json_t *object;
+    json_array_foreach(json_object_get(json_array_get(layers, 1), "objects"), i, object) {
+      json_t *property;
+      size_t p;
+      json_array_foreach(json_object_get(object, "properties"), p, property) {
+        climbs += strcmp(json_string_value(json_object_get(property, "name")), "corridor") == 0;
+      }
+    }
+  }
+  cr_assert_gt(corridor, 0);
+  cr_assert_eq(climbs, 4);
+  json_decref(map);
   dg_level_free(level);
   dg_context_free(context);
 }

@@ -1,7 +1,9 @@
 /* An authored level's rooms as they stand in 3D, for the pictures drawn
  * by storey (dg_level.storey_plan, docs/pictures.md): each
  * placement's world boxes and connected doorways, moved into grid
- * coordinates. A doorway block stands one above the floor it opens on. */
+ * coordinates, and the cycle pass's carved corridors tile by tile. A
+ * doorway block, and a corridor's path block (where a walker's feet are),
+ * stands one above the floor it opens on. */
 #include <stdlib.h>
 
 #include "output.h"
@@ -18,7 +20,11 @@ int authored_storey_plan(const void *data, dg_storey_plan *plan) {
   }
   plan->boxes = malloc((size_t)(boxes > 0 ? boxes : 1) * sizeof *plan->boxes);
   plan->doors = malloc((size_t)(doors > 0 ? doors : 1) * sizeof *plan->doors);
-  if (plan->boxes == NULL || plan->doors == NULL) {
+  int tiles = 0;
+  for (int i = 0; i < out->connection_count; i++)
+    tiles += out->connections[i].path_count;
+  plan->tiles = malloc((size_t)(tiles > 0 ? tiles : 1) * sizeof *plan->tiles);
+  if (plan->boxes == NULL || plan->doors == NULL || plan->tiles == NULL) {
     dg_storey_plan_free(plan);
     return DG_ENOMEM;
   }
@@ -40,6 +46,15 @@ int authored_storey_plan(const void *data, dg_storey_plan *plan) {
         plan->doors[plan->door_count++] =
             (dg_storey_door){.room = i, .x = c->x - ox, .y = c->z - oz, .storey = c->y - 1};
     }
+  }
+  for (int i = 0, corridor = 0; i < out->connection_count; i++) {
+    const authored_connection *c = &out->connections[i];
+    for (int k = 0; k < c->path_count; k++) {
+      const authored_block *block = &out->path[c->path_first + k];
+      plan->tiles[plan->tile_count++] = (dg_storey_tile){
+          .corridor = corridor, .x = block->x - ox, .y = block->z - oz, .floor = block->y - 1};
+    }
+    corridor += c->path_count > 0;
   }
   return 0;
 }

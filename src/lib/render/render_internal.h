@@ -41,6 +41,20 @@ bool dg_storeys_stairs(const dg_storeys *s, int room);
 void dg_storeys_floor(const dg_storeys *s, int room,
                       void (*box)(void *data, int x, int y, int width, int height), void *data);
 
+/* How carved corridor tile `tile` stands on `storey`: DG_CORRIDOR_OFF,
+ * DG_CORRIDOR_FLOOR (its floor is the storey) or DG_CORRIDOR_STAIRS (a
+ * stair's step between the storey and the next one up or down, past the
+ * top or bottom storey included: shown on both). */
+enum { DG_CORRIDOR_OFF, DG_CORRIDOR_FLOOR, DG_CORRIDOR_STAIRS };
+int dg_storeys_tile_on(const dg_storeys *s, int tile, int storey);
+
+/* Where a carved corridor leaves `storey` for another: at the first tile
+ * past its last tile on the storey, `mark` gets the tile and the storey
+ * the corridor next reaches, for every such climb, in path order. */
+void dg_storeys_corridor_stairs(const dg_storeys *s, int storey,
+                                void (*mark)(void *data, const dg_storey_tile *at, int to),
+                                void *data);
+
 /* svg.c's pieces that svg_storeys.c draws with: the root element, title
  * and styles; a coordinate in tenths; escaped text; a kind as a class
  * suffix; a box subpath; an object or feature marker. */

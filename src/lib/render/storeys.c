@@ -18,6 +18,7 @@ void dg_storey_plan_free(dg_storey_plan *plan) {
     return;
   free(plan->boxes);
   free(plan->doors);
+  free(plan->tiles);
   *plan = (dg_storey_plan){0};
 }
 
@@ -132,6 +133,50 @@ bool dg_storeys_stairs(const dg_storeys *s, int room) {
     if (s->plan.doors[i].storey != s->plan.doors[s->door_first[room]].storey)
       return true;
   return false;
+}
+
+/* Whether `height` is one of the level's storeys. */
+static bool is_storey(const dg_storeys *s, int height) {
+  for (int k = 0; k < s->count; k++)
+    if (s->list[k] == height)
+      return true;
+  return false;
+}
+
+int dg_storeys_tile_on(const dg_storeys *s, int tile, int storey) {
+  int floor = s->plan.tiles[tile].floor;
+  if (floor == storey)
+    return DG_CORRIDOR_FLOOR;
+  int k = 0;
+  while (k < s->count && s->list[k] != storey)
+    k++;
+  if (k == s->count)
+    return DG_CORRIDOR_OFF;
+  bool above = floor > storey && (k + 1 == s->count || floor < s->list[k + 1]);
+  bool below = floor < storey && (k == 0 || floor > s->list[k - 1]);
+  return above || below ? DG_CORRIDOR_STAIRS : DG_CORRIDOR_OFF;
+}
+
+void dg_storeys_corridor_stairs(const dg_storeys *s, int storey,
+                                void (*mark)(void *data, const dg_storey_tile *at, int to),
+                                void *data) {
+  const dg_storey_tile *t = s->plan.tiles;
+  /* From each tile on a storey to the corridor's next tile on one: when
+   * the two storeys differ the corridor climbs between them, and each end
+   * of the climb is marked on its storey with the other. */
+  for (int i = 0; i < s->plan.tile_count; i++) {
+    if (!is_storey(s, t[i].floor))
+      continue;
+    int j = i + 1;
+    while (j < s->plan.tile_count && t[j].corridor == t[i].corridor && !is_storey(s, t[j].floor))
+      j++;
+    if (j == s->plan.tile_count || t[j].corridor != t[i].corridor || t[j].floor == t[i].floor)
+      continue;
+    if (t[i].floor == storey)
+      mark(data, &t[i + 1], t[j].floor);
+    else if (t[j].floor == storey)
+      mark(data, &t[j - 1], t[i].floor);
+  }
 }
 
 int dg_svg_storey_parse(const char *text, dg_svg_options *options) {

@@ -30,6 +30,10 @@ static const char storey_style[] =
     ".up{fill:#2e8b57;stroke:#111;stroke-width:.06}.down{fill:#c0392b;stroke:#111;"
     "stroke-width:.06}.storey-title{font-family:sans-serif;fill:#ddd}</style>";
 
+/* Only with carved corridors, so that the other storey pictures keep their bytes. */
+static const char corridor_style[] =
+    "<style>.s-corridor{fill:#9b9183}.c-stairs{fill:#9fd8a8}</style>";
+
 static void put(dg_writer *w, const char *text) {
   dg_writer_raw(w, text, strlen(text));
 }
@@ -230,6 +234,19 @@ static void put_ghosts(dg_writer *w, const dg_storeys *s, int storey) {
   put(w, "\"/>");
 }
 
+/* The carved corridors' tiles on this storey (over the rooms, under their
+ * doors, which the corridors start at): floor, then stairs' steps. */
+static void put_corridors(dg_writer *w, const dg_storeys *s, int storey) {
+  for (int on = DG_CORRIDOR_FLOOR; on <= DG_CORRIDOR_STAIRS; on++) {
+    put(w, on == DG_CORRIDOR_FLOOR ? "<path class=\"s-corridor\" d=\""
+                                   : "\"/><path class=\"c-stairs\" d=\"");
+    for (int i = 0; i < s->plan.tile_count; i++)
+      if (dg_storeys_tile_on(s, i, storey) == on)
+        dg_svg_box(w, s->plan.tiles[i].x, s->plan.tiles[i].y, 1, 1);
+  }
+  put(w, "\"/>");
+}
+
 /* This storey's rooms: walls, floors (a staircase's in green), doors. */
 static void put_rooms(dg_writer *w, const dg_storeys *s, int storey) {
   put(w, "<g class=\"rooms\" shape-rendering=\"crispEdges\"><path class=\"s-wall\" d=\"");
@@ -244,19 +261,53 @@ static void put_rooms(dg_writer *w, const dg_storeys *s, int storey) {
       if (dg_storeys_room_on(s, r, storey) && dg_storeys_stairs(s, r) == (stairs == 1))
         put_floor(w, s, r);
   }
-  put(w, "\"/><path class=\"t-door\" d=\"");
+  put(w, "\"/>");
+  if (s->plan.tile_count > 0)
+    put_corridors(w, s, storey);
+  put(w, "<path class=\"t-door\" d=\"");
   for (int i = 0; i < s->plan.door_count; i++)
     if (s->plan.doors[i].storey == storey)
       dg_svg_box(w, s->plan.doors[i].x, s->plan.doors[i].y, 1, 1);
   put(w, "\"/></g>");
 }
 
+static const int up[] = {0, 10, 5, 0, 10, 10};
+static const int down[] = {0, 0, 10, 0, 5, 10};
+
+static void put_triangle(dg_writer *w, const int *shape, int x, int y) {
+  for (int p = 0; p < 3; p++) {
+    dg_writer_char(w, p == 0 ? 'M' : 'L');
+    dg_svg_tenths(w, (long)x * 10 + shape[2 * p]);
+    dg_writer_char(w, ' ');
+    dg_svg_tenths(w, (long)y * 10 + shape[2 * p + 1]);
+  }
+}
+
+typedef struct corridor_mark {
+  dg_writer *w;
+  int storey;
+} corridor_mark;
+
+/* A corridor's climb off this storey, as a staircase's doorway is. */
+static void put_corridor_mark(void *data, const dg_storey_tile *at, int to) {
+  const corridor_mark *m = data;
+  bool rising = to > m->storey;
+  put(m->w,
+      rising ? "<path class=\"up\" data-corridor=\"" : "<path class=\"down\" data-corridor=\"");
+  dg_writer_int(m->w, at->corridor);
+  put(m->w, "\" data-to=\"");
+  dg_writer_int(m->w, to);
+  put(m->w, "\" d=\"");
+  put_triangle(m->w, rising ? up : down, at->x, at->y);
+  put(m->w, rising ? "z\"><title>corridor up to y = " : "z\"><title>corridor down to y = ");
+  dg_writer_int(m->w, to);
+  put(m->w, "</title></path>");
+}
+
 /* At each doorway of this storey's staircases that opens on another
- * storey, a triangle pointing the way (green up, red down) with the
- * storey it reaches. */
+ * storey, and where a carved corridor climbs off it, a triangle pointing
+ * the way (green up, red down) with the storey it reaches. */
 static void put_stairs(dg_writer *w, const dg_storeys *s, int storey) {
-  static const int up[] = {0, 10, 5, 0, 10, 10};
-  static const int down[] = {0, 0, 10, 0, 5, 10};
   put(w, "<g class=\"stairs\">");
   for (int i = 0; i < s->plan.door_count; i++) {
     const dg_storey_door *d = &s->plan.doors[i];
@@ -269,16 +320,13 @@ static void put_stairs(dg_writer *w, const dg_storeys *s, int storey) {
     put(w, "\" data-to=\"");
     dg_writer_int(w, d->storey);
     put(w, "\" d=\"");
-    for (int p = 0; p < 3; p++) {
-      dg_writer_char(w, p == 0 ? 'M' : 'L');
-      dg_svg_tenths(w, (long)d->x * 10 + shape[2 * p]);
-      dg_writer_char(w, ' ');
-      dg_svg_tenths(w, (long)d->y * 10 + shape[2 * p + 1]);
-    }
+    put_triangle(w, shape, d->x, d->y);
     put(w, rising ? "z\"><title>stairs up to y = " : "z\"><title>stairs down to y = ");
     dg_writer_int(w, d->storey);
     put(w, "</title></path>");
   }
+  corridor_mark mark = {w, storey};
+  dg_storeys_corridor_stairs(s, storey, put_corridor_mark, &mark);
   put(w, "</g>");
 }
 
@@ -324,6 +372,12 @@ static void storey_extent(const dg_level *level, const dg_storeys *s, int *x0, i
   }
 }
 
+static void put_storey_style(dg_writer *w, const dg_storeys *s) {
+  dg_writer_raw(w, storey_style, sizeof storey_style - 1);
+  if (s->plan.tile_count > 0)
+    dg_writer_raw(w, corridor_style, sizeof corridor_style - 1);
+}
+
 static void put_rect(dg_writer *w, const char *class, long x, long y, long width, long height) {
   dg_writer_format(w, "<rect class=\"%s\" x=\"%ld\" y=\"%ld\" width=\"%ld\" height=\"%ld\"/>",
                    class, x, y, width, height);
@@ -352,7 +406,7 @@ static void put_all_storeys(dg_writer *w, const dg_level *level, const dg_storey
   long total_w = columns * cell_w - STOREY_GAP, total_h = rows * cell_h - STOREY_GAP;
   dg_svg_head(w, level, options, 0, 0, (int)total_w, (int)total_h);
   dg_svg_tree_style(w);
-  dg_writer_raw(w, storey_style, sizeof storey_style - 1);
+  put_storey_style(w, s);
   put_rect(w, "bg", 0, 0, total_w, total_h);
   for (int k = 0; k < s->count; k++) {
     long x = (k % columns) * cell_w, y = (k / columns) * cell_h;
@@ -384,7 +438,7 @@ int dg_svg_dump_storeys(const dg_level *level, const dg_storeys *s, const dg_svg
   } else {
     dg_svg_head(&w, level, options, x0, y0, x1 - x0, y1 - y0);
     dg_svg_tree_style(&w);
-    dg_writer_raw(&w, storey_style, sizeof storey_style - 1);
+    put_storey_style(&w, s);
     put_rect(&w, "bg", x0, y0, x1 - x0, y1 - y0);
     put_storey(&w, level, s, options, options->storey);
   }

@@ -436,9 +436,24 @@ static void paint_box(void *data, int x, int y, int width, int height) {
         dg_grid_set(p->grid, column, row, p->tile);
 }
 
+typedef struct corridor_paint {
+  dg_grid *grid;
+  int storey, dx, dy;
+} corridor_paint;
+
+/* Where a carved corridor climbs off the storey: stairs up or down. */
+static void paint_climb(void *data, const dg_storey_tile *at, int to) {
+  const corridor_paint *p = data;
+  if (dg_grid_contains(p->grid, at->x + p->dx, at->y + p->dy))
+    dg_grid_set(p->grid, at->x + p->dx, at->y + p->dy,
+                to > p->storey ? DG_TILE_STAIRS_UP : DG_TILE_STAIRS_DOWN);
+}
+
 /* Storey `storey` as tiles, shifted by (dx, dy): its rooms' walls, then
- * their floors, its doorways as doors, and each of its staircases'
- * doorways onto another storey as stairs up or down. */
+ * their floors, the carved corridors' tiles on it (a stair's steps
+ * included) as corridor, where they climb off it stairs up or down, its
+ * doorways as doors, and each of its staircases' doorways onto another
+ * storey as stairs up or down. */
 static void paint_storey(const dg_storeys *s, int storey, int dx, int dy, dg_grid *grid) {
   paint walls = {grid, DG_TILE_WALL}, floor = {grid, DG_TILE_FLOOR};
   for (int i = 0; i < s->plan.box_count; i++) {
@@ -449,6 +464,14 @@ static void paint_storey(const dg_storeys *s, int storey, int dx, int dy, dg_gri
   for (int r = 0; r < s->room_count; r++)
     if (dg_storeys_room_on(s, r, storey))
       dg_storeys_floor(s, r, paint_box, &floor);
+  for (int i = 0; i < s->plan.tile_count; i++) {
+    const dg_storey_tile *t = &s->plan.tiles[i];
+    if (dg_storeys_tile_on(s, i, storey) != DG_CORRIDOR_OFF &&
+        dg_grid_contains(grid, t->x + dx, t->y + dy))
+      dg_grid_set(grid, t->x + dx, t->y + dy, DG_TILE_CORRIDOR);
+  }
+  corridor_paint climbs = {grid, storey, dx, dy};
+  dg_storeys_corridor_stairs(s, storey, paint_climb, &climbs);
   for (int i = 0; i < s->plan.door_count; i++) {
     const dg_storey_door *d = &s->plan.doors[i];
     if (!dg_storeys_room_on(s, d->room, storey) || !dg_grid_contains(grid, d->x + dx, d->y + dy))
@@ -489,6 +512,34 @@ static void put_storey_doors(dg_writer *w, const dg_storeys *s, int storey, int 
     put_tile_position(w, false, d->x + dx, d->y + dy);
     put(w, "]}");
   }
+}
+
+typedef struct climb_objects {
+  dg_writer *w;
+  int storey, dx, dy, first;
+  int *id;
+} climb_objects;
+
+/* A carved corridor's climb off the storey as a "stairs" object, as a
+ * staircase's doorway is, naming its corridor instead of a room. */
+static void put_climb_object(void *data, const dg_storey_tile *at, int to) {
+  const climb_objects *c = data;
+  const long size = DG_TILED_TILE_SIZE;
+  char name[48];
+  int length =
+      snprintf(name, sizeof name, "stairs %s to y = %d", to > c->storey ? "up" : "down", to);
+  (*c->id)++;
+  open_object(c->w, *c->id == c->first, *c->id, name, (size_t)length, "stairs",
+              (at->x + c->dx) * size, (at->y + c->dy) * size);
+  dg_writer_format(c->w, ",\"width\":%ld,\"height\":%ld,\"properties\":[", size, size);
+  put_property(c->w, true, "corridor", "int");
+  dg_writer_format(c->w, "%d}", at->corridor);
+  put_property(c->w, false, "to_storey", "int");
+  dg_writer_format(c->w, "%d}", to);
+  put_property(c->w, false, "direction", "string");
+  put(c->w, to > c->storey ? "\"up\"}" : "\"down\"}");
+  put_tile_position(c->w, false, at->x + c->dx, at->y + c->dy);
+  put(c->w, "]}");
 }
 
 /* The storey the map opens on: the start room's (its lowest). */
@@ -535,6 +586,8 @@ static int put_storey_group(dg_writer *w, const dg_level *level, const dg_storey
   int first = *next_object + 1;
   put_room_objects(w, level, dx, dy, next_object, first, s, storey);
   put_storey_doors(w, s, storey, dx, dy, next_object, first);
+  climb_objects climbs = {w, storey, dx, dy, first, next_object};
+  dg_storeys_corridor_stairs(s, storey, put_climb_object, &climbs);
   if (opening)
     put_item_objects(w, level, dx, dy, next_object, first);
   put_feature_objects(w, level, dx, dy, next_object, first, s, storey);
