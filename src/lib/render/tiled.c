@@ -423,15 +423,17 @@ static int level_tiles(const dg_level *level, dg_grid *painted, const dg_grid **
 
 /* ---- authored levels by storey ---------------------------------------- */
 
+/* Boxes in level coordinates painted onto the map, shifted by (dx, dy). */
 typedef struct paint {
   dg_grid *grid;
   dg_tile tile;
+  int dx, dy;
 } paint;
 
 static void paint_box(void *data, int x, int y, int width, int height) {
   const paint *p = data;
-  for (int row = y; row < y + height; row++)
-    for (int column = x; column < x + width; column++)
+  for (int row = y + p->dy; row < y + p->dy + height; row++)
+    for (int column = x + p->dx; column < x + p->dx + width; column++)
       if (dg_grid_contains(p->grid, column, row))
         dg_grid_set(p->grid, column, row, p->tile);
 }
@@ -455,11 +457,11 @@ static void paint_climb(void *data, const dg_storey_tile *at, int to) {
  * doorways as doors, and each of its staircases' doorways onto another
  * storey as stairs up or down. */
 static void paint_storey(const dg_storeys *s, int storey, int dx, int dy, dg_grid *grid) {
-  paint walls = {grid, DG_TILE_WALL}, floor = {grid, DG_TILE_FLOOR};
+  paint walls = {grid, DG_TILE_WALL, dx, dy}, floor = {grid, DG_TILE_FLOOR, dx, dy};
   for (int i = 0; i < s->plan.box_count; i++) {
     const dg_storey_box *b = &s->plan.boxes[i];
     if (dg_storeys_room_on(s, b->room, storey))
-      paint_box(&walls, b->x + dx, b->y + dy, b->width, b->height);
+      paint_box(&walls, b->x, b->y, b->width, b->height);
   }
   for (int r = 0; r < s->room_count; r++)
     if (dg_storeys_room_on(s, r, storey))
