@@ -206,22 +206,27 @@ static void preflight(request *r) {
   http_respond(r, 204, "text/plain", malloc(1), 0, headers);
 }
 
+/* The health listener serves the probes and /metrics, nothing else: true
+ * when `route` is one of them, otherwise answers 404 and returns false. */
+static bool health_route(request *r, route_id route) {
+  if (route == ROUTE_LIVEZ || route == ROUTE_READYZ || route == ROUTE_METRICS)
+    return true;
+  char detail[REQUEST_PATH_MAX + 96];
+  snprintf(detail, sizeof detail,
+           "no resource at %s on the health listener (it serves /livez, /healthz, /readyz, "
+           "/metrics)",
+           r->path);
+  respond_problem(r, 404, "not-found", "Not found", detail, NULL, NULL, NULL);
+  return false;
+}
+
 void route_handle(request *r) {
   server *daemon = server_of(r);
   const char *label = NULL;
   route_id route = r->path_problem == 0 ? route_match(r->path, &label) : ROUTE_NONE;
   exchange_of(r)->route = label;
-  /* The health listener serves the probes and /metrics, nothing else. */
-  bool probe = route == ROUTE_LIVEZ || route == ROUTE_READYZ || route == ROUTE_METRICS;
-  if (r->health && !probe) {
-    char detail[REQUEST_PATH_MAX + 96];
-    snprintf(detail, sizeof detail,
-             "no resource at %s on the health listener (it serves /livez, /healthz, /readyz, "
-             "/metrics)",
-             r->path);
-    respond_problem(r, 404, "not-found", "Not found", detail, NULL, NULL, NULL);
+  if (r->health && !health_route(r, route))
     return;
-  }
   exchange_of(r)->client = r->peer_ip; /* authorized() names the token instead */
   /* A CORS preflight carries no credentials: answered before them. */
   if (strcmp(r->method, "OPTIONS") == 0 && route != ROUTE_NONE) {
