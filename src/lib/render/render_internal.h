@@ -63,6 +63,12 @@ void dg_svg_head(dg_writer *w, const dg_level *level, const dg_svg_options *opti
 void dg_svg_tenths(dg_writer *w, long tenths);
 void dg_svg_escaped(dg_writer *w, const char *text, size_t length);
 void dg_svg_class_suffix(dg_writer *w, const char *kind);
+
+/* A graph edge from node a to node b as an SVG line of class `classes`,
+ * and a node as a circle classed by its kind: the one way both the flat
+ * picture and the storey views draw the graph. */
+void dg_svg_edge(dg_writer *w, const char *classes, const dg_node *a, const dg_node *b);
+void dg_svg_node(dg_writer *w, const dg_node *node);
 void dg_svg_box(dg_writer *w, int x, int y, int width, int height);
 void dg_svg_marker(dg_writer *w, const char *kind, int x, int y, int player, const char *player_id);
 

@@ -540,27 +540,35 @@ static void put_graph(dg_writer *w, const dg_graph *graph) {
   for (int e = 0; e < graph->edge_count; e++) {
     const dg_edge *edge = &graph->edges[e];
     const dg_node *a = &graph->nodes[edge->from], *b = &graph->nodes[edge->to];
-    put(w, edge->cycle ? "<line class=\"e c\" x1=\"" : "<line class=\"e\" x1=\"");
-    dg_svg_tenths(w, (long)a->x * 10 + 5);
-    put(w, "\" y1=\"");
-    dg_svg_tenths(w, (long)a->y * 10 + 5);
-    put(w, "\" x2=\"");
-    dg_svg_tenths(w, (long)b->x * 10 + 5);
-    put(w, "\" y2=\"");
-    dg_svg_tenths(w, (long)b->y * 10 + 5);
-    put(w, "\"/>");
+    dg_svg_edge(w, edge->cycle ? "e c" : "e", a, b);
   }
-  for (int i = 0; i < graph->node_count; i++) {
-    const dg_node *node = &graph->nodes[i];
-    put(w, "<circle class=\"n n-");
-    dg_svg_class_suffix(w, node->kind);
-    put(w, "\" cx=\"");
-    dg_svg_tenths(w, (long)node->x * 10 + 5);
-    put(w, "\" cy=\"");
-    dg_svg_tenths(w, (long)node->y * 10 + 5);
-    put(w, "\" r=\".5\"/>");
-  }
+  for (int i = 0; i < graph->node_count; i++)
+    dg_svg_node(w, &graph->nodes[i]);
   put(w, "</g>");
+}
+
+void dg_svg_edge(dg_writer *w, const char *classes, const dg_node *a, const dg_node *b) {
+  put(w, "<line class=\"");
+  put(w, classes);
+  put(w, "\" x1=\"");
+  dg_svg_tenths(w, (long)a->x * 10 + 5);
+  put(w, "\" y1=\"");
+  dg_svg_tenths(w, (long)a->y * 10 + 5);
+  put(w, "\" x2=\"");
+  dg_svg_tenths(w, (long)b->x * 10 + 5);
+  put(w, "\" y2=\"");
+  dg_svg_tenths(w, (long)b->y * 10 + 5);
+  put(w, "\"/>");
+}
+
+void dg_svg_node(dg_writer *w, const dg_node *node) {
+  put(w, "<circle class=\"n n-");
+  dg_svg_class_suffix(w, node->kind);
+  put(w, "\" cx=\"");
+  dg_svg_tenths(w, (long)node->x * 10 + 5);
+  put(w, "\" cy=\"");
+  dg_svg_tenths(w, (long)node->y * 10 + 5);
+  put(w, "\" r=\".5\"/>");
 }
 
 static void grow(int *lo, int *hi, int low, int high) {

@@ -171,28 +171,13 @@ void dg_svg_tree_graph(dg_writer *w, const dg_graph *graph, const dg_storeys *s,
           !node_drawn(graph, edge->to, s, storey))
         continue;
       const dg_node *a = &graph->nodes[edge->from], *b = &graph->nodes[edge->to];
-      put(w, pass == 1 ? "<line class=\"e ch\" x1=\"" : "<line class=\"e\" x1=\"");
-      dg_svg_tenths(w, (long)a->x * 10 + 5);
-      put(w, "\" y1=\"");
-      dg_svg_tenths(w, (long)a->y * 10 + 5);
-      put(w, "\" x2=\"");
-      dg_svg_tenths(w, (long)b->x * 10 + 5);
-      put(w, "\" y2=\"");
-      dg_svg_tenths(w, (long)b->y * 10 + 5);
-      put(w, "\"/>");
+      dg_svg_edge(w, pass == 1 ? "e ch" : "e", a, b);
     }
   }
   for (int i = 0; i < graph->node_count; i++) {
     const dg_node *node = &graph->nodes[i];
-    if (!node_drawn(graph, i, s, storey))
-      continue;
-    put(w, "<circle class=\"n n-");
-    dg_svg_class_suffix(w, node->kind);
-    put(w, "\" cx=\"");
-    dg_svg_tenths(w, (long)node->x * 10 + 5);
-    put(w, "\" cy=\"");
-    dg_svg_tenths(w, (long)node->y * 10 + 5);
-    put(w, "\" r=\".5\"/>");
+    if (node_drawn(graph, i, s, storey))
+      dg_svg_node(w, node);
   }
   put(w, "</g>");
 }

@@ -600,23 +600,30 @@ static int put_storey_group(dg_writer *w, const dg_level *level, const dg_storey
   return 0;
 }
 
+/* A level's map head and its properties up to origin_y (the property list
+ * left open): what every one-level map starts with. */
+static void put_level_head(dg_writer *w, const dg_level *level, int width, int height, int x0,
+                           int y0) {
+  put_map_head(w, width, height);
+  put_property(w, true, "format", "string");
+  put(w, "\"" DG_LEVEL_FORMAT "\"}");
+  put_property(w, false, "algorithm", "string");
+  dg_writer_cstring(w, level->algorithm->name);
+  put(w, "}");
+  put_identity(w, level);
+  put_property(w, false, "origin_x", "int");
+  dg_writer_format(w, "%d}", x0);
+  put_property(w, false, "origin_y", "int");
+  dg_writer_format(w, "%d}", y0);
+}
+
 /* A level on several storeys as one map of the level's size with a group
  * per storey, lowest first, and the number of storeys as a property. */
 static int dump_storeys(const dg_level *level, const dg_storeys *s, char **text, size_t *length) {
   int x0, y0, x1, y1;
   dg_render_extent(level, &x0, &y0, &x1, &y1);
   dg_writer w = {0};
-  put_map_head(&w, x1 - x0, y1 - y0);
-  put_property(&w, true, "format", "string");
-  put(&w, "\"" DG_LEVEL_FORMAT "\"}");
-  put_property(&w, false, "algorithm", "string");
-  dg_writer_cstring(&w, level->algorithm->name);
-  put(&w, "}");
-  put_identity(&w, level);
-  put_property(&w, false, "origin_x", "int");
-  dg_writer_format(&w, "%d}", x0);
-  put_property(&w, false, "origin_y", "int");
-  dg_writer_format(&w, "%d}", y0);
+  put_level_head(&w, level, x1 - x0, y1 - y0, x0, y0);
   put_property(&w, false, "storeys", "int");
   dg_writer_format(&w, "%d}],\"tilesets\":", s->count);
   put_tileset(&w, level->progression.placed ? DG_TILE_COUNT : DG_TILE_BASE_COUNT, false);
@@ -651,19 +658,8 @@ int dg_level_dump_tiled(const dg_level *level, char **text, size_t *length) {
     return rc;
   int dx = -x0, dy = -y0;
   dg_writer w = {0};
-  put_map_head(&w, grid->width, grid->height);
-  put_property(&w, true, "format", "string");
-  put(&w, "\"" DG_LEVEL_FORMAT "\"}");
-  put_property(&w, false, "algorithm", "string");
-  dg_writer_cstring(&w, level->algorithm->name);
-  put(&w, "}");
-  put_identity(&w, level);
-  put_property(&w, false, "origin_x", "int");
-  dg_writer_int(&w, x0);
-  put(&w, "}");
-  put_property(&w, false, "origin_y", "int");
-  dg_writer_int(&w, y0);
-  put(&w, "}],\"tilesets\":");
+  put_level_head(&w, level, grid->width, grid->height, x0, y0);
+  put(&w, "],\"tilesets\":");
   put_tileset(&w,
               level->progression.placed || level->client_progression_tiles ? DG_TILE_COUNT
                                                                            : DG_TILE_BASE_COUNT,
