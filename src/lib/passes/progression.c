@@ -1072,6 +1072,21 @@ const char *dg_role_name(dg_role role) {
   return (unsigned)role < DG_ROLE_COUNT ? names[role] : "ordinary";
 }
 
+/* One step of the sphere flood from v to u: u joins `sphere` (queued at
+ * *tail) when the keys of spheres before it open the way, else the step
+ * is kept in `refused` (*count pairs) to try again with the next key. */
+static void sphere_step(pgraph *g, int v, int u, int sphere, int *tail, int *refused, int *count) {
+  if (g->mark[u] >= 0)
+    return;
+  if (can_step(g, v, u, sphere)) {
+    g->mark[u] = sphere;
+    g->queue[(*tail)++] = u;
+  } else {
+    refused[2 * *count] = v;
+    refused[2 * (*count)++ + 1] = u;
+  }
+}
+
 /* Spheres, as the witness defines them: sphere n is what the entrance
  * reaches with locks 0..n-1 open (one-way doors obeyed), less the spheres
  * before. Leaves each vertex's sphere in g->mark (-1: never
@@ -1093,33 +1108,13 @@ static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_pr
   g->queue[tail++] = g->entrance;
   for (int sphere = 0; sphere <= p->locks; sphere++) {
     int kept = 0;
-    for (int i = 0; i < refusals; i++) {
-      int v = refused[2 * i], u = refused[2 * i + 1];
-      if (g->mark[u] >= 0)
-        continue;
-      if (can_step(g, v, u, sphere)) {
-        g->mark[u] = sphere;
-        g->queue[tail++] = u;
-      } else {
-        refused[2 * kept] = v;
-        refused[2 * kept++ + 1] = u;
-      }
-    }
+    for (int i = 0; i < refusals; i++)
+      sphere_step(g, refused[2 * i], refused[2 * i + 1], sphere, &tail, refused, &kept);
     refusals = kept;
     while (head < tail) {
       int v = g->queue[head++];
-      for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++) {
-        int u = g->adjacent[i];
-        if (g->mark[u] >= 0)
-          continue;
-        if (can_step(g, v, u, sphere)) {
-          g->mark[u] = sphere;
-          g->queue[tail++] = u;
-        } else {
-          refused[2 * refusals] = v;
-          refused[2 * refusals++ + 1] = u;
-        }
-      }
+      for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++)
+        sphere_step(g, v, g->adjacent[i], sphere, &tail, refused, &refusals);
     }
   }
   free(refused);
