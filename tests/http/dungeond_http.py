@@ -187,6 +187,13 @@ def run_plan(tests):
     return 1 if tap.failed else 0
 
 
+def sanitized():
+    """Whether the daemon under test is an AddressSanitizer build (it links
+    libasan): its timings are several times a release build's."""
+    with open(DAEMON, "rb") as f:
+        return b"libasan.so" in f.read()
+
+
 def check(condition, message):
     if not condition:
         raise AssertionError(message)
@@ -807,8 +814,11 @@ def _(d):
     queue_ms.sort()
     # One worker stays reserved for interactive work, so a real request only
     # ever waits behind other interactive requests, never a speculative job.
-    check(queue_ms and queue_ms[int(len(queue_ms) * 0.99) - 1] < 250,
-          f"interactive queue p99 {queue_ms[int(len(queue_ms) * 0.99) - 1]} ms")
+    # A sanitizer build makes every level several times slower (and a
+    # loaded machine once gave 278 ms there): its bound is three times wider.
+    bound = 750 if sanitized() else 250
+    check(queue_ms and queue_ms[int(len(queue_ms) * 0.99) - 1] < bound,
+          f"interactive queue p99 {queue_ms[int(len(queue_ms) * 0.99) - 1]} ms (bound {bound})")
     stats = d.stats()["lobbies"]
     check(stats["jobs"] > 0 and stats["superseded"] >= 0, f"{stats}")
 
