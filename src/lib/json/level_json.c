@@ -11,6 +11,7 @@
 #include "core/writer.h"
 #include "dungeon/json.h"
 #include "model/params_internal.h"
+#include "json/pacing_json.h"
 #include "json/population_json.h"
 #include "json/progression_json.h"
 
@@ -22,22 +23,6 @@ static void write_seed(dg_writer *w, uint64_t seed) {
     dg_writer_uint(w, seed);
     dg_writer_char(w, '"');
   }
-}
-
-void dg_pacing_points_write(dg_writer *w, const char *text) {
-  int xs[DG_PACING_POINTS_MAX], ys[DG_PACING_POINTS_MAX];
-  int count = dg_pacing_points(text, xs, ys);
-  dg_writer_char(w, '[');
-  for (int i = 0; i < count; i++) {
-    dg_writer_literal(w, "[");
-    dg_writer_int(w, xs[i]);
-    dg_writer_char(w, ',');
-    dg_writer_int(w, ys[i]);
-    dg_writer_char(w, ']');
-    if (i + 1 < count)
-      dg_writer_char(w, ',');
-  }
-  dg_writer_char(w, ']');
 }
 
 static void write_params(dg_writer *w, const dg_algorithm *algorithm, const dg_params *params) {

@@ -7,6 +7,7 @@
 
 #include "dungeon/json.h"
 #include "model/params_internal.h"
+#include "json/pacing_json.h"
 
 /* [[x,y],...] as "x:y,x:y,..." into `buffer`; false when an element is
  * not a pair of integers from 0 to 999 or there are too many to be valid

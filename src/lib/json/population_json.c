@@ -7,6 +7,7 @@
 
 #include "dungeon/algorithm.h"
 #include "model/params_internal.h"
+#include "json/pacing_json.h"
 
 static const char *const pacing_names[] = {"flat", "linear", "s_curve", "exponential"};
 

@@ -205,7 +205,10 @@ static int name_field(dg_error *err) {
   return err->code;
 }
 
-int dg_table_parse(const json_t *json, dg_table **out, dg_error *err) {
+/* Validates `json` (borrowed) as a content table into a new *out (the
+ * caller frees it with dg_table_free). On failure *out is NULL and `err`
+ * names the field ("loot[2].tier"). 0, DG_EINVAL, DG_ETYPE or DG_ENOMEM. */
+static int table_parse(const json_t *json, dg_table **out, dg_error *err) {
   static const char *const known[] = {"format", "name", "description", "encounters", "loot", NULL};
   *out = NULL;
   dg_error local;
@@ -267,7 +270,7 @@ fail:
 
 int dg_context_add_table(dg_context *context, const json_t *json, dg_error *err) {
   dg_table *table = NULL;
-  int rc = dg_table_parse(json, &table, err);
+  int rc = table_parse(json, &table, err);
   if (rc != 0)
     return rc;
   return dg_context_add_parsed_table(context, table, err);

@@ -26,14 +26,4 @@ bool dg_param_takes_points(const dg_param_def *def);
  * bytes), as the CLI and query strings take them. Returns `buffer`. */
 const char *dg_pacing_points_text(const char *text, char *buffer, size_t size);
 
-/* The control points of a DG_PACING_POINTS parameter's `text` as the JSON
- * array [[x,y],...]. New reference; NULL on ENOMEM. (json/params.c) */
-struct json_t;
-struct json_t *dg_pacing_points_to_json(const char *text);
-
-/* Writes the control points of `text` as [[x,y],...] through `w`
- * (json/level_json.c and json/population_json.c). */
-struct dg_writer;
-void dg_pacing_points_write(struct dg_writer *w, const char *text);
-
 #endif

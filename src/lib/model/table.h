@@ -6,8 +6,6 @@
 #ifndef DUNGEON_TABLE_H
 #define DUNGEON_TABLE_H
 
-#include <jansson.h>
-
 #include "dungeon/context.h"
 #include "dungeon/digest.h"
 #include "dungeon/level.h"
@@ -43,12 +41,6 @@ typedef struct dg_table {
   dg_table_loot *loot; /* loot_count, in file order */
   int loot_count;
 } dg_table;
-
-/* Validates `json` (borrowed) as a content table into a new *out (the
- * caller frees it with dg_table_free). On failure *out is NULL and `err`
- * names the field ("loot[2].tier"). 0, DG_EINVAL, DG_ETYPE or DG_ENOMEM.
- * Pure; thread-safe. (json/tables_json.c) */
-int dg_table_parse(const json_t *json, dg_table **out, dg_error *err);
 
 /* Frees a table. NULL is a no-op. */
 void dg_table_free(dg_table *table);
