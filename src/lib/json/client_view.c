@@ -7,7 +7,9 @@
  * cheating client's: anything that locates a secret (a secret door, a
  * closet, a key), that measures across one (distances, metrics, the
  * traced graph), or that lets it make the full level again (seed,
- * parameters, the level id) is the server's. */
+ * parameters, the level id) is the server's. It lives with the writers
+ * because its level_hash is the SHA-256 of the full level's JSON: the view
+ * stands on the JSON writer, never the other way round. */
 #include <stdlib.h>
 #include <string.h>
 
