@@ -314,22 +314,7 @@ static void write_feature_head(dg_writer *w, const dg_feature *feature, bool fir
 static void write_client_feature(dg_writer *w, const dg_level *level, const dg_feature *feature,
                                  bool first) {
   write_feature_head(w, feature, first);
-  bool one_way = strcmp(feature->kind, "one_way_door") == 0;
-  bool lock = strcmp(feature->kind, "locked_door") == 0;
-  if (!level->has_grid && (one_way || lock)) {
-    dg_writer_key(w, "edge", false);
-    dg_writer_int(w, feature->edge);
-  }
-  if (one_way && feature->direction != NULL) {
-    dg_writer_key(w, "direction", false);
-    dg_writer_cstring(w, feature->direction);
-  }
-  if (one_way && !level->has_grid) {
-    dg_writer_key(w, "from", false);
-    dg_writer_int(w, feature->from);
-    dg_writer_key(w, "to", false);
-    dg_writer_int(w, feature->to);
-  }
+  dg_progression_write_door(w, level, feature);
   dg_writer_char(w, '}');
 }
 

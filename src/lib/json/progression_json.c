@@ -17,6 +17,12 @@ bool dg_progression_write_feature(dg_writer *w, const dg_level *level, const dg_
     dg_writer_key(w, "key", false);
     dg_writer_int(w, feature->key);
   }
+  dg_progression_write_door(w, level, feature);
+  return true;
+}
+
+void dg_progression_write_door(dg_writer *w, const dg_level *level, const dg_feature *feature) {
+  bool lock = is_kind(feature, "locked_door"), one_way = is_kind(feature, "one_way_door");
   if (!level->has_grid && (lock || one_way)) {
     dg_writer_key(w, "edge", false);
     dg_writer_int(w, feature->edge);
@@ -31,7 +37,6 @@ bool dg_progression_write_feature(dg_writer *w, const dg_level *level, const dg_
     dg_writer_key(w, "to", false);
     dg_writer_int(w, feature->to);
   }
-  return true;
 }
 
 void dg_progression_write_room(dg_writer *w, const dg_progression *progression, int room) {

@@ -22,4 +22,10 @@ void dg_progression_write_room(dg_writer *w, const dg_progression *progression, 
  * false, writing nothing, for the placement's features. */
 bool dg_progression_write_feature(dg_writer *w, const dg_level *level, const dg_feature *feature);
 
+/* Writes what a locked or one-way door is that a player may see: on a
+ * graph level its edge, and a one-way door's direction (and its from / to
+ * nodes). Nothing for other features. The full view writes it after the
+ * key id; the client view alone. */
+void dg_progression_write_door(dg_writer *w, const dg_level *level, const dg_feature *feature);
+
 #endif
