@@ -269,7 +269,10 @@ def main():
         before = page.eval(renders)
         page.eval("(() => { const s = document.getElementById('algorithm'); s.value = 'landmark';"
                   " s.dispatchEvent(new Event('change')); })()")
-        page.wait(f"{renders} > {before}")
+        # A render still in flight from the step before (a classic level,
+        # slow under a sanitizer) also counts: wait for the landmark one.
+        page.wait(f"{renders} > {before} && "
+                  + svg_attr.format("data-algorithm") + " == 'landmark'")
         check(page.eval("!!document.getElementById('param-mask')"), "no landmark form")
         sets = page.eval("[...document.querySelectorAll('#roomsets option')].map(o => o.value)")
         check(sorted(sets) == sorted(s["name"] for s in json.loads(
@@ -278,7 +281,7 @@ def main():
         before = page.eval(renders)
         page.eval("(() => { const c = document.getElementById('svg_graph'); c.checked = true;"
                   " c.dispatchEvent(new Event('change')); })()")
-        page.wait(f"{renders} > {before}")
+        page.wait(f"{renders} > {before} && !!document.querySelector('#picture svg g.graph')")
         check(page.eval("!!document.querySelector('#picture svg g.graph')"), "no graph overlay")
         before = page.eval(renders)
         set_input("svg_tile", "5")
