@@ -44,11 +44,10 @@ typedef struct fill {
   const dg_room *room_rect; /* the room being filled: `slot`'s frame */
   candidate *eligible;      /* encounters whose window holds the difficulty, cheapest first */
   int eligible_count;
-  uint32_t *live;             /* per eligible: its weight, 0 once it found no place in this room */
-  uint32_t *sum;              /* eligible_count + 1 running sums of live */
-  const dg_table_loot **loot; /* the table's loot grouped by tier, file order within one */
-  int tier_first[DG_LOOT_TIER_MAX + 2]; /* loot[tier_first[t] .. tier_first[t + 1]) is tier t */
-  uint32_t tier_weight[DG_LOOT_TIER_MAX + 1]; /* the weights of tier t, summed */
+  uint32_t *live;        /* per eligible: its weight, 0 once it found no place in this room */
+  uint32_t *sum;         /* eligible_count + 1 running sums of live */
+  uint32_t *whole_sum;   /* the running sums of every eligible weight: `sum` until a miss */
+  const dg_table *table; /* the loot grouped by tier (dg_table.loot_by_tier) */
 } fill;
 
 /* A draw below `bound` by multiply-shift: no division (dg_rng_below's
@@ -93,24 +92,31 @@ static void block_tiles(fill *f) {
 
 /* The free tiles of `room` into f->tiles, in row order: on the grid, plain
  * floor, not blocked, and the room's own (room_of) when tiles name their
- * room. */
+ * room. Without branches: every tile of the rectangle is written at the
+ * list's end and kept by advancing the count when free (the list has room
+ * for the whole rectangle), and a tile that is not free gets a slot no one
+ * reads (cover reads only listed tiles' slots). This scan was the largest
+ * step of the picks in classic's profile. */
 static void collect_tiles(fill *f, int room) {
   const dg_room *r = &f->level->rooms[room];
   const dg_grid *grid = &f->level->grid;
   const int *room_of = f->level->room_of;
-  int x0, x1, y0, y1;
+  const uint8_t *tiles = grid->tiles, *blocked = f->blocked;
+  int *slot = f->slot, *list = f->tiles;
+  int x0, x1, y0, y1, count = 0;
   clip(grid, r->x, r->y, r->width, r->height, &x0, &x1, &y0, &y1);
   f->room_rect = r;
-  f->tile_count = 0;
   for (int y = y0; y < y1; y++) {
     long row = (long)y * grid->width, local = (long)(y - r->y) * r->width - r->x;
-    for (int x = x0; x < x1; x++)
-      if (grid->tiles[row + x] == DG_TILE_FLOOR && !f->blocked[row + x] &&
-          (room_of == NULL || room_of[row + x] == room)) {
-        f->slot[local + x] = f->tile_count;
-        f->tiles[f->tile_count++] = x | y << 16;
-      }
+    for (int x = x0; x < x1; x++) {
+      int free_tile = (tiles[row + x] == DG_TILE_FLOOR) & (blocked[row + x] == 0) &
+                      (room_of == NULL || room_of[row + x] == room);
+      slot[local + x] = count;
+      list[count] = x | y << 16;
+      count += free_tile;
+    }
   }
+  f->tile_count = count;
 }
 
 /* A width x height block anchored at (x0, y0), a free tile of `room`, lies
@@ -197,7 +203,10 @@ static int record(fill *f, dg_entity_kind kind, const char *id, int room, int x,
   e->height = height;
   e->cost = cost;
   e->tier = tier;
-  memcpy(e->entry, id, strlen(id) + 1); /* ids are validated shorter than entry */
+  /* The whole array, a fixed-size copy without strlen (it showed in
+   * classic's profile): table ids are DG_ENTITY_ENTRY_MAX bytes, zeroed
+   * past their NUL (the table is calloc'd). */
+  memcpy(e->entry, id, DG_ENTITY_ENTRY_MAX);
   return 0;
 }
 
@@ -223,16 +232,18 @@ static int fill_threat(fill *f, int room) {
     budget->unfilled = NO_WINDOW;
     return 0;
   }
-  for (int i = 0; i < f->eligible_count; i++)
-    f->live[i] = f->eligible[i].weight;
-  sum_weights(f);
+  /* Every eligible weight is live until a footprint finds no place: the
+   * level's running sums serve until then, and only a miss copies them
+   * (filling and summing the live weights per room showed in classic's
+   * profile). */
+  const uint32_t *sum = f->whole_sum;
   int affordable = f->eligible_count;
   bool misplaced = false;
   for (;;) {
     int left = budget->threat - budget->spent;
     while (affordable > 0 && f->eligible[affordable - 1].cost > left)
       affordable--;
-    uint32_t total = f->sum[affordable];
+    uint32_t total = sum[affordable];
     if (total == 0) {
       if (misplaced)
         budget->unfilled = NO_TILE;
@@ -245,7 +256,7 @@ static int fill_threat(fill *f, int room) {
     int lo = 0, hi = affordable - 1;
     while (lo < hi) {
       int mid = (lo + hi) / 2;
-      if (f->sum[mid + 1] > pick)
+      if (sum[mid + 1] > pick)
         hi = mid;
       else
         lo = mid + 1;
@@ -256,10 +267,14 @@ static int fill_threat(fill *f, int room) {
       /* No spot for this footprint means none for any as wide and as
        * tall: ruling them all out at once keeps a full room from being
        * scanned once per entry. */
+      if (!misplaced)
+        for (int i = 0; i < f->eligible_count; i++)
+          f->live[i] = f->eligible[i].weight;
       for (int i = 0; i < f->eligible_count; i++)
         if (f->eligible[i].width >= e->width && f->eligible[i].height >= e->height)
           f->live[i] = 0;
       sum_weights(f);
+      sum = f->sum;
       misplaced = true;
       continue;
     }
@@ -279,13 +294,14 @@ static int fill_loot(fill *f, int room) {
   int wanted = (budget->loot + DG_LOOT_POINTS_PER_ITEM - 1) / DG_LOOT_POINTS_PER_ITEM;
   wanted = wanted < DG_LOOT_ITEMS_MAX ? wanted : DG_LOOT_ITEMS_MAX;
   int tier = budget->loot_tier;
-  const dg_table_loot **of_tier = f->loot + f->tier_first[tier];
-  if (f->tier_first[tier + 1] == f->tier_first[tier]) {
+  const dg_table *table = f->table;
+  const dg_table_loot *const *of_tier = table->loot_by_tier + table->tier_first[tier];
+  if (table->tier_first[tier + 1] == table->tier_first[tier]) {
     budget->loot_unfilled = NO_TIER;
     return 0;
   }
   for (; budget->loot_items < wanted; budget->loot_items++) {
-    uint32_t pick = draw(f->rng, f->tier_weight[tier]);
+    uint32_t pick = draw(f->rng, table->tier_weight[tier]);
     int chosen = 0;
     while (pick >= (uint32_t)of_tier[chosen]->weight)
       pick -= (uint32_t)of_tier[chosen++]->weight;
@@ -327,50 +343,43 @@ size_t dg_population_fill_bytes(const dg_level *level, const dg_table *table) {
   if (!level->has_grid)
     return 0;
   size_t cells = (size_t)level->grid.width * (size_t)level->grid.height;
-  size_t entries = (size_t)table->encounter_count + 1, loot = (size_t)table->loot_count + 1;
+  size_t entries = (size_t)table->encounter_count + 1;
   /* The 8-byte arrays first, so that every array is aligned. */
-  return entries * sizeof(candidate) + loot * sizeof(const dg_table_loot *) +
-         2 * largest_room(level) * sizeof(int) + 2 * entries * sizeof(uint32_t) + cells;
+  return entries * sizeof(candidate) + 2 * largest_room(level) * sizeof(int) +
+         3 * entries * sizeof(uint32_t) + cells;
 }
 
 /* Carves f's arrays out of `scratch` (dg_population_fill_bytes). */
 static void carve(fill *f, const dg_table *table, void *scratch) {
-  size_t entries = (size_t)table->encounter_count + 1, loot = (size_t)table->loot_count + 1;
+  size_t entries = (size_t)table->encounter_count + 1;
   size_t area = largest_room(f->level);
   f->eligible = scratch;
-  f->loot = (const dg_table_loot **)(f->eligible + entries);
-  f->tiles = (int *)(f->loot + loot);
+  f->tiles = (int *)(f->eligible + entries);
   f->slot = f->tiles + area;
   f->live = (uint32_t *)(f->slot + area);
   f->sum = f->live + entries;
-  f->blocked = (uint8_t *)(f->sum + entries);
+  f->whole_sum = f->sum + entries;
+  f->blocked = (uint8_t *)(f->whole_sum + entries);
 }
 
 /* The encounters whose window holds the level's difficulty, in the
- * table's cost order (cheapest first, ties in file order), and the loot
- * grouped by tier (file order within a tier: the walk of a pick). */
+ * table's cost order (cheapest first, ties in file order), and the running
+ * sums of their weights. */
 static void choose_entries(fill *f, const dg_table *table) {
-  int difficulty = f->level->population.difficulty;
+  int difficulty = f->level->population.difficulty, count = 0;
+  candidate *eligible = f->eligible;
+  uint32_t *whole_sum = f->whole_sum;
+  whole_sum[0] = 0;
   for (int k = 0; k < table->encounter_count; k++) {
-    const dg_table_encounter *e = &table->encounters[table->by_cost[k]];
-    if (e->min <= difficulty && difficulty <= e->max)
-      f->eligible[f->eligible_count++] =
-          (candidate){e->cost, e->width, e->height, (uint32_t)e->weight, e->id};
+    const dg_table_pick *e = &table->picks[k];
+    if (e->min <= difficulty && difficulty <= e->max) {
+      eligible[count] = (candidate){e->cost, e->width, e->height, (uint32_t)e->weight, e->id};
+      whole_sum[count + 1] = whole_sum[count] + (uint32_t)e->weight;
+      count++;
+    }
   }
-  int count[DG_LOOT_TIER_MAX + 1] = {0};
-  for (int i = 0; i < table->loot_count; i++)
-    count[table->loot[i].tier]++;
-  f->tier_first[0] = 0;
-  for (int t = 0; t <= DG_LOOT_TIER_MAX; t++) {
-    f->tier_first[t + 1] = f->tier_first[t] + count[t];
-    f->tier_weight[t] = 0;
-    count[t] = f->tier_first[t];
-  }
-  for (int i = 0; i < table->loot_count; i++) {
-    const dg_table_loot *l = &table->loot[i];
-    f->loot[count[l->tier]++] = l;
-    f->tier_weight[l->tier] += (uint32_t)l->weight;
-  }
+  f->eligible_count = count;
+  f->table = table;
 }
 
 int dg_population_fill(dg_level *level, const dg_table *table, dg_rng *rng, void *scratch) {
