@@ -152,7 +152,9 @@ static int scratch_alloc(scratch *s, const dg_level *level, const dg_table *tabl
   s->node_of_room = s->degree + nodes;
   s->doors = s->node_of_room + rooms;
   s->secret_doors = s->doors + rooms;
-  dg_graph_adjacency(graph, s->offsets, s->adjacent, s->via);
+  /* The CSR adjacency serves only the Dijkstras placement did not leave. */
+  if (level->walk_distances == NULL || !level->walk_to_exit)
+    dg_graph_adjacency(graph, s->offsets, s->adjacent, s->via);
   for (int i = 0; i < graph->node_count; i++)
     s->degree[i] = 0;
   for (int e = 0; e < graph->edge_count; e++)
@@ -502,8 +504,16 @@ int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, 
   int rc = out->rooms == NULL ? DG_ENOMEM : scratch_alloc(&s, level, out->table, stack);
   if (rc != 0)
     goto done;
-  distances(&s, &level->graph, level->placement.entrance_node, s.from_entrance);
-  distances(&s, &level->graph, level->placement.exit_node, s.to_exit);
+  /* Placement's distances when it left them (the same Dijkstra over the
+   * same graph: the same values), else this pass's own. */
+  if (level->walk_distances != NULL)
+    s.from_entrance = level->walk_distances;
+  else
+    distances(&s, &level->graph, level->placement.entrance_node, s.from_entrance);
+  if (level->walk_distances != NULL && level->walk_to_exit)
+    s.to_exit = level->walk_distances + level->graph.node_count;
+  else
+    distances(&s, &level->graph, level->placement.exit_node, s.to_exit);
   measure(level, &s);
   threat(level);
   heat(level, &s);
