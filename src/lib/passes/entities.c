@@ -107,14 +107,21 @@ static void collect_tiles(fill *f, int room) {
   clip(grid, r->x, r->y, r->width, r->height, &x0, &x1, &y0, &y1);
   f->room_rect = r;
   for (int y = y0; y < y1; y++) {
-    long row = (long)y * grid->width, local = (long)(y - r->y) * r->width - r->x;
-    for (int x = x0; x < x1; x++) {
-      int free_tile = (tiles[row + x] == DG_TILE_FLOOR) & (blocked[row + x] == 0) &
-                      (room_of == NULL || room_of[row + x] == room);
-      slot[local + x] = count;
-      list[count] = x | y << 16;
-      count += free_tile;
-    }
+    long row = (long)y * grid->width;
+    const uint8_t *tile = tiles + row, *block = blocked + row;
+    int *local = slot + (long)(y - r->y) * r->width - r->x;
+    if (room_of == NULL)
+      for (int x = x0; x < x1; x++) {
+        local[x] = count;
+        list[count] = x | y << 16;
+        count += (tile[x] == DG_TILE_FLOOR) & (block[x] == 0);
+      }
+    else
+      for (int x = x0; x < x1; x++) {
+        local[x] = count;
+        list[count] = x | y << 16;
+        count += (tile[x] == DG_TILE_FLOOR) & (block[x] == 0) & (room_of[row + x] == room);
+      }
   }
   f->tile_count = count;
 }
@@ -251,17 +258,18 @@ static int fill_threat(fill *f, int room) {
         budget->unfilled = TOO_DEAR;
       return 0;
     }
-    /* The first k whose running sum passes the pick: sum[k] <= pick < sum[k + 1]. */
+    /* The first k whose running sum passes the pick: sum[k] <= pick < sum[k + 1],
+     * i.e. the last k below `affordable` with sum[k] <= pick (the sums do
+     * not decrease, sum[0] = 0 <= pick < sum[affordable]). Without
+     * branches: the answer stays in [at, at + n) while n halves. */
     uint32_t pick = draw(f->rng, total);
-    int lo = 0, hi = affordable - 1;
-    while (lo < hi) {
-      int mid = (lo + hi) / 2;
-      if (sum[mid + 1] > pick)
-        hi = mid;
-      else
-        lo = mid + 1;
+    const uint32_t *at = sum;
+    for (int n = affordable; n > 1;) {
+      int half = n / 2;
+      at = at[half] <= pick ? at + half : at;
+      n -= half;
     }
-    const candidate *e = &f->eligible[lo];
+    const candidate *e = &f->eligible[at - sum];
     int x, y;
     if (!place(f, room, e->width, e->height, &x, &y)) {
       /* No spot for this footprint means none for any as wide and as
@@ -393,7 +401,10 @@ int dg_population_fill(dg_level *level, const dg_table *table, dg_rng *rng, void
   block_tiles(&f);
   int rc = 0;
   for (int r = 0; r < level->room_count && rc == 0; r++) {
-    if (level->population.rooms[r].distance < 0)
+    const dg_population_room *budget = &level->population.rooms[r];
+    /* A room with nothing to place needs no free tiles (collecting them
+     * draws nothing, so skipping it changes no pick). */
+    if (budget->distance < 0 || (budget->threat <= 0 && budget->loot <= 0))
       continue;
     collect_tiles(&f, r);
     rc = fill_threat(&f, r);

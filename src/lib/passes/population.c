@@ -41,6 +41,15 @@ static const int32_t exponential_q16[65] = {
     19298, 20346, 21440, 22583, 23776, 25022, 26324, 27683, 29102, 30583, 32131, 33747, 35434,
     37197, 39037, 40959, 42966, 45061, 47250, 49535, 51922, 54414, 57016, 59734, 62572, 65536};
 
+/* value / divisor for value >= 0 and divisor > 0: a 32-bit division when
+ * both fit, the same quotient at a fraction of a 64-bit division's
+ * latency (the pass's per-room divisions showed in classic's profile). */
+static int64_t quotient(int64_t value, int64_t divisor) {
+  if (value <= UINT32_MAX && divisor <= UINT32_MAX)
+    return (uint32_t)value / (uint32_t)divisor;
+  return value / divisor;
+}
+
 /* The pacing curve at progress `t` (Q16, 0..ONE), in Q16. */
 /* The curve through control points (x, y in 0..100), piecewise linear,
  * at t (Q16). */
@@ -277,7 +286,8 @@ static void measure(dg_level *level, const scratch *s) {
     room->progress =
         room->distance < 0
             ? -1
-            : (out->farthest > 0 ? (int)((int64_t)room->distance * 1000 / out->farthest) : 0);
+            : (out->farthest > 0 ? (int)quotient((int64_t)room->distance * 1000, out->farthest)
+                                 : 0);
   }
 }
 
@@ -291,7 +301,7 @@ static void threat(dg_level *level) {
     dg_population_room *room = &out->rooms[r];
     if (room->distance < 0)
       continue;
-    int64_t t = out->farthest > 0 ? (int64_t)room->distance * ONE / out->farthest : 0;
+    int64_t t = out->farthest > 0 ? quotient((int64_t)room->distance * ONE, out->farthest) : 0;
     room->threat = (int)((peak * pace(out, t) + ONE / 2) / ONE);
   }
   /* Just past lock k: the rooms of sphere k nearest the entrance, the
@@ -412,9 +422,9 @@ static void share_loot(dg_level *level, keyed *sorted) {
   if (total_heat == 0 || out->loot == 0)
     return;
   for (int r = 0; r < n; r++) {
-    int64_t part = (int64_t)out->loot * out->rooms[r].heat;
-    out->rooms[r].loot = (int)(part / total_heat);
-    sorted[r] = (keyed){part % total_heat, r};
+    int64_t part = (int64_t)out->loot * out->rooms[r].heat, share = quotient(part, total_heat);
+    out->rooms[r].loot = (int)share;
+    sorted[r] = (keyed){part - share * total_heat, r};
     given += out->rooms[r].loot;
   }
   sort_keyed(sorted, n, by_key_descending);
