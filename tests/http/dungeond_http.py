@@ -138,6 +138,7 @@ class Tap:
 
     def report(self, name, fn, *args):
         self.number += 1
+        started = time.monotonic()
         try:
             fn(*args)
             print(f"ok {self.number} - {name}", flush=True)
@@ -145,6 +146,8 @@ class Tap:
             print(f"ok {self.number} - {name} # SKIP {e}", flush=True)
         except Exception as e:  # a failed check or an unexpected error
             self.fail(name, str(e).splitlines() or [repr(e)], counted=True)
+        # A TAP comment: the log then shows where a suite's minutes go.
+        print(f"# {time.monotonic() - started:.2f} s", flush=True)
 
     def fail(self, name, lines=(), counted=False):
         """A failed result; `counted`: its number was already taken."""
