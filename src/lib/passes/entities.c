@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rng_step.h"
+
 #define SPAWN_CLEARANCE 2 /* Chebyshev tiles kept free around a spawn */
 #define BLOCKED 0xff      /* fill.open's mark of a tile no entity may cover (no dg_tile) */
 
@@ -57,7 +59,7 @@ typedef struct fill {
  * which content picks can bear; still integers only, so the same on every
  * build. */
 static uint32_t draw(dg_rng *rng, uint32_t bound) {
-  return (uint32_t)(((uint64_t)dg_rng_next(rng) * bound) >> 32);
+  return (uint32_t)(((uint64_t)dg_rng_step(rng) * bound) >> 32);
 }
 
 /* The rows [*y0, *y1) and columns [*x0, *x1) of a width x height block at
