@@ -239,6 +239,7 @@ def check_rules(ctx):
 
 
 def test_rules(ctx):
+    harness.release_leg_only("promtool test rules")
     r = run([promtool(), "test", "rules", os.path.basename(RULES_TEST)], cwd=MONITORING)
     check(r.returncode == 0, "promtool test rules failed")
 

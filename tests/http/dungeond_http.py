@@ -202,6 +202,15 @@ def fit_slow_to_build():
         SLOW["params"]["rooms"] = 1000
 
 
+def release_leg_only(what):
+    """Skips a subtest that runs no code of this build (a peer tool over the
+    repository's files) when DAEMON is a sanitizer build: the release build's
+    run of the suite has checked it, and the sanitizers have nothing of ours
+    to watch there."""
+    if DAEMON and os.path.isfile(DAEMON) and sanitized():
+        raise SkipTest(f"{what} runs no code of this build; the release build's run checks it")
+
+
 def sanitized():
     """Whether the daemon under test is an AddressSanitizer build (it links
     libasan): its timings are several times a release build's."""
