@@ -324,6 +324,13 @@ struct dg_level {
    * "" when none: a level id carries it (not the level's JSON) */
   char table_sha256[DG_SHA256_HEX_SIZE];
   int *room_of; /* grid tile -> room index or -1, owned; NULL: rooms' rectangles and doors */
+  /* Internal, between the placement and population passes of one
+   * generation (dg_generate frees it after population; NULL otherwise):
+   * placement's graph distances, graph.node_count from the entrance node,
+   * then as many to the exit node when walk_to_exit (LONG_MAX unreachable),
+   * so that population need not run the same two Dijkstras again. */
+  long *walk_distances;
+  bool walk_to_exit;
   bool grid_is_projection; /* the grid only draws the level (authored): metrics use the graph */
   /* The client view (dg_level_client_view): every writer then leaves out
    * what only the game server may know (docs/level-format.md, "The client

@@ -77,6 +77,8 @@ static int generate_one(const dg_context *context, const dg_request *request, dg
     /* Borrowed for the pass only: a level may outlive the context its
      * table came from (a reload). */
     level->population.table = NULL;
+    free(level->walk_distances);
+    level->walk_distances = NULL;
     if (rc == 0 && level->population.placed)
       dg_level_set_timing(level, "population", dg_monotonic_ns() - started);
   } else if (err != NULL && err->code == 0) {

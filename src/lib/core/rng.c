@@ -3,14 +3,10 @@
  * seed 42, stream 54 is checked in tests/unit/test_rng.c. */
 #include "dungeon/rng.h"
 
-#define PCG_MULTIPLIER 6364136223846793005ULL
+#include "core/rng_step.h"
 
 uint32_t dg_rng_next(dg_rng *rng) {
-  uint64_t old = rng->state;
-  rng->state = old * PCG_MULTIPLIER + rng->inc;
-  uint32_t xorshifted = (uint32_t)(((old >> 18u) ^ old) >> 27u);
-  uint32_t rot = (uint32_t)(old >> 59u);
-  return (xorshifted >> rot) | (xorshifted << ((-rot) & 31u));
+  return dg_rng_step(rng);
 }
 
 void dg_rng_seed(dg_rng *rng, uint64_t seed, uint64_t stream) {

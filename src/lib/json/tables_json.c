@@ -192,6 +192,36 @@ static int sort_by_cost(dg_table *table) {
   return 0;
 }
 
+/* The population pass's read-only views of a parsed table (model/table.h):
+ * the encounters' picks in cost order and the loot grouped by tier, built
+ * once here instead of per level. 0 or DG_ENOMEM. */
+static int index_table(dg_table *table) {
+  table->picks = malloc(((size_t)table->encounter_count + 1) * sizeof *table->picks);
+  table->loot_by_tier = malloc(((size_t)table->loot_count + 1) * sizeof *table->loot_by_tier);
+  if (table->picks == NULL || table->loot_by_tier == NULL)
+    return DG_ENOMEM;
+  for (int k = 0; k < table->encounter_count; k++) {
+    const dg_table_encounter *e = &table->encounters[table->by_cost[k]];
+    table->picks[k] =
+        (dg_table_pick){e->cost, e->min, e->max, e->width, e->height, e->weight, e->id};
+  }
+  int at[DG_LOOT_TIER_MAX + 1] = {0};
+  for (int i = 0; i < table->loot_count; i++)
+    at[table->loot[i].tier]++;
+  table->tier_first[0] = 0;
+  for (int t = 0; t <= DG_LOOT_TIER_MAX; t++) {
+    table->tier_first[t + 1] = table->tier_first[t] + at[t];
+    table->tier_weight[t] = 0;
+    at[t] = table->tier_first[t];
+  }
+  for (int i = 0; i < table->loot_count; i++) {
+    const dg_table_loot *l = &table->loot[i];
+    table->loot_by_tier[at[l->tier]++] = l;
+    table->tier_weight[l->tier] += (uint32_t)l->weight;
+  }
+  return 0;
+}
+
 /* The field a message starts with ("encounters[3].cost must be ..."), so
  * that err->field names it as every other validation error does. */
 static int name_field(dg_error *err) {
@@ -250,7 +280,7 @@ static int table_parse(const json_t *json, dg_table **out, dg_error *err) {
     name_field(e);
     goto fail;
   }
-  if ((rc = sort_by_cost(table)) != 0) {
+  if ((rc = sort_by_cost(table)) != 0 || (rc = index_table(table)) != 0) {
     dg_error_set(err, rc, "", "out of memory");
     goto fail;
   }

@@ -14,6 +14,8 @@ void dg_table_free(dg_table *table) {
     return;
   free(table->encounters);
   free(table->by_cost);
+  free(table->picks);
+  free(table->loot_by_tier);
   free(table->loot);
   free(table);
 }

@@ -38,6 +38,7 @@ void dg_level_free(dg_level *level) {
   free(level->population.entities);
   dg_graph_close(&level->graph);
   free(level->room_of);
+  free(level->walk_distances);
   if (level->extension.free_data != NULL)
     level->extension.free_data(level->extension.data);
   free(level);

@@ -32,14 +32,33 @@ typedef struct dg_table_loot {
   int weight;                   /* relative odds within the tier, 1..DG_TABLE_WEIGHT_MAX */
 } dg_table_loot;
 
+/* One encounter as the population pass's picks read it, in cost order:
+ * the fields they need, contiguous, instead of the wide entries through
+ * an index (that indirection showed in classic's profile). */
+typedef struct dg_table_pick {
+  int cost;          /* threat points */
+  int min, max;      /* the difficulty window */
+  int width, height; /* footprint */
+  int weight;        /* relative odds */
+  const char *id;    /* the entry's id (inside encounters, which never move) */
+} dg_table_pick;
+
 typedef struct dg_table {
   char name[DG_TABLE_NAME_MAX];    /* what params.table names */
   char sha256[DG_SHA256_HEX_SIZE]; /* of the file's canonical JSON */
   dg_table_encounter *encounters;  /* encounter_count, in file order */
   int *by_cost;                    /* encounter indices, cheapest first, ties in file order */
+  dg_table_pick *picks;            /* encounter_count, in by_cost's order */
   int encounter_count;
   dg_table_loot *loot; /* loot_count, in file order */
   int loot_count;
+  /* The loot grouped by tier once at load (it does not depend on the
+   * request): loot_by_tier[tier_first[t] .. tier_first[t + 1]) is tier t,
+   * in file order (the walk of a pick), and tier_weight[t] their weights
+   * summed. */
+  const dg_table_loot **loot_by_tier;
+  int tier_first[DG_LOOT_TIER_MAX + 2];
+  uint32_t tier_weight[DG_LOOT_TIER_MAX + 1];
 } dg_table;
 
 /* Frees a table. NULL is a no-op. */

@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rng_step.h"
+
 #define SPAWN_CLEARANCE 2 /* Chebyshev tiles kept free around a spawn */
+#define BLOCKED 0xff      /* fill.open's mark of a tile no entity may cover (no dg_tile) */
 
 /* Why a budget stayed unfilled (dg_population_room.unfilled). */
 static const char NO_GRID[] = "the level has no tiles to place entities on";
@@ -37,18 +40,18 @@ typedef struct candidate {
 typedef struct fill {
   dg_level *level;
   dg_rng *rng;
-  uint8_t *blocked; /* grid tile: 1 under a feature, object, spawn's clearance or entity */
-  int *tiles;       /* the free tiles of the room being filled, x | y << 16, in no order */
-  int tile_count;   /* how many are still free */
-  int *slot;        /* room-local tile (row-major in its rectangle) -> its place in `tiles` */
+  uint8_t *open;  /* the grid's tiles, BLOCKED under a feature, object, spawn's clearance
+                     or entity: a tile is free plain floor when it reads DG_TILE_FLOOR */
+  int *tiles;     /* the free tiles of the room being filled, x | y << 16, in no order */
+  int tile_count; /* how many are still free */
+  int *slot;      /* room-local tile (row-major in its rectangle) -> its place in `tiles` */
   const dg_room *room_rect; /* the room being filled: `slot`'s frame */
   candidate *eligible;      /* encounters whose window holds the difficulty, cheapest first */
   int eligible_count;
-  uint32_t *live;             /* per eligible: its weight, 0 once it found no place in this room */
-  uint32_t *sum;              /* eligible_count + 1 running sums of live */
-  const dg_table_loot **loot; /* the table's loot grouped by tier, file order within one */
-  int tier_first[DG_LOOT_TIER_MAX + 2]; /* loot[tier_first[t] .. tier_first[t + 1]) is tier t */
-  uint32_t tier_weight[DG_LOOT_TIER_MAX + 1]; /* the weights of tier t, summed */
+  uint32_t *live;        /* per eligible: its weight, 0 once it found no place in this room */
+  uint32_t *sum;         /* eligible_count + 1 running sums of live */
+  uint32_t *whole_sum;   /* the running sums of every eligible weight: `sum` until a miss */
+  const dg_table *table; /* the loot grouped by tier (dg_table.loot_by_tier) */
 } fill;
 
 /* A draw below `bound` by multiply-shift: no division (dg_rng_below's
@@ -56,7 +59,7 @@ typedef struct fill {
  * which content picks can bear; still integers only, so the same on every
  * build. */
 static uint32_t draw(dg_rng *rng, uint32_t bound) {
-  return (uint32_t)(((uint64_t)dg_rng_next(rng) * bound) >> 32);
+  return (uint32_t)(((uint64_t)dg_rng_step(rng) * bound) >> 32);
 }
 
 /* The rows [*y0, *y1) and columns [*x0, *x1) of a width x height block at
@@ -69,17 +72,18 @@ static void clip(const dg_grid *grid, int x, int y, int width, int height, int *
   *y1 = y + height < grid->height ? y + height : grid->height;
 }
 
-/* Tiles no entity may cover besides those that are not plain floor (the
- * grid says so; collect_tiles and fits read it): every feature and object,
- * and the clearance around each spawn. Cleared with one memset rather than
- * copied from the grid tile by tile, which showed in classic's profile. */
+/* The grid's tiles into f->open (one memcpy), then BLOCKED over the tiles
+ * no entity may cover besides those that are not plain floor: every
+ * feature and object, and the clearance around each spawn. One map makes
+ * "free plain floor" one test per tile in collect_tiles and fits, instead
+ * of the grid and a blocked map (both showed in classic's profile). */
 static void block_tiles(fill *f) {
   const dg_grid *grid = &f->level->grid;
-  memset(f->blocked, 0, (size_t)grid->width * (size_t)grid->height);
+  memcpy(f->open, grid->tiles, (size_t)grid->width * (size_t)grid->height);
   for (int i = 0; i < f->level->object_count; i++) {
     const dg_object *o = &f->level->objects[i];
     if (dg_grid_contains(grid, o->x, o->y))
-      f->blocked[(long)o->y * grid->width + o->x] = 1;
+      f->open[(long)o->y * grid->width + o->x] = BLOCKED;
   }
   for (int i = 0; i < f->level->feature_count; i++) {
     const dg_feature *feature = &f->level->features[i];
@@ -87,36 +91,50 @@ static void block_tiles(fill *f) {
     for (int y = feature->y - reach; y <= feature->y + reach; y++)
       for (int x = feature->x - reach; x <= feature->x + reach; x++)
         if (dg_grid_contains(grid, x, y))
-          f->blocked[(long)y * grid->width + x] = 1;
+          f->open[(long)y * grid->width + x] = BLOCKED;
   }
 }
 
 /* The free tiles of `room` into f->tiles, in row order: on the grid, plain
  * floor, not blocked, and the room's own (room_of) when tiles name their
- * room. */
+ * room. Without branches: every tile of the rectangle is written at the
+ * list's end and kept by advancing the count when free (the list has room
+ * for the whole rectangle), and a tile that is not free gets a slot no one
+ * reads (cover reads only listed tiles' slots). This scan was the largest
+ * step of the picks in classic's profile. */
 static void collect_tiles(fill *f, int room) {
   const dg_room *r = &f->level->rooms[room];
   const dg_grid *grid = &f->level->grid;
   const int *room_of = f->level->room_of;
-  int x0, x1, y0, y1;
+  const uint8_t *open = f->open;
+  int *slot = f->slot, *list = f->tiles;
+  int x0, x1, y0, y1, count = 0;
   clip(grid, r->x, r->y, r->width, r->height, &x0, &x1, &y0, &y1);
   f->room_rect = r;
-  f->tile_count = 0;
   for (int y = y0; y < y1; y++) {
-    long row = (long)y * grid->width, local = (long)(y - r->y) * r->width - r->x;
-    for (int x = x0; x < x1; x++)
-      if (grid->tiles[row + x] == DG_TILE_FLOOR && !f->blocked[row + x] &&
-          (room_of == NULL || room_of[row + x] == room)) {
-        f->slot[local + x] = f->tile_count;
-        f->tiles[f->tile_count++] = x | y << 16;
+    long row = (long)y * grid->width;
+    const uint8_t *tile = open + row;
+    int *local = slot + (long)(y - r->y) * r->width - r->x;
+    if (room_of == NULL)
+      for (int x = x0; x < x1; x++) {
+        local[x] = count;
+        list[count] = x | y << 16;
+        count += tile[x] == DG_TILE_FLOOR;
+      }
+    else
+      for (int x = x0; x < x1; x++) {
+        local[x] = count;
+        list[count] = x | y << 16;
+        count += (tile[x] == DG_TILE_FLOOR) & (room_of[row + x] == room);
       }
   }
+  f->tile_count = count;
 }
 
 /* A width x height block anchored at (x0, y0), a free tile of `room`, lies
  * free and in the room: every tile on the grid, inside the room's
  * rectangle, plain floor, not blocked, and the room's own. */
-static bool fits(const fill *f, int room, int x0, int y0, int width, int height) {
+static inline bool fits(const fill *f, int room, int x0, int y0, int width, int height) {
   const dg_grid *grid = &f->level->grid;
   const dg_room *r = f->room_rect;
   if (x0 + width > grid->width || y0 + height > grid->height || x0 + width > r->x + r->width ||
@@ -126,8 +144,7 @@ static bool fits(const fill *f, int room, int x0, int y0, int width, int height)
   for (int y = y0; y < y0 + height; y++) {
     long row = (long)y * grid->width;
     for (int x = x0; x < x0 + width; x++)
-      if (grid->tiles[row + x] != DG_TILE_FLOOR || f->blocked[row + x] ||
-          (room_of != NULL && room_of[row + x] != room))
+      if (f->open[row + x] != DG_TILE_FLOOR || (room_of != NULL && room_of[row + x] != room))
         return false;
   }
   return true;
@@ -138,10 +155,12 @@ static bool fits(const fill *f, int room, int x0, int y0, int width, int height)
  * 1 x 1 entity needs no scan. */
 static void cover(fill *f, int x, int y) {
   const dg_room *r = f->room_rect;
-  int k = f->slot[(long)(y - r->y) * r->width + (x - r->x)], last = f->tiles[--f->tile_count];
-  f->tiles[k] = last;
-  f->slot[(long)((last >> 16) - r->y) * r->width + ((last & 0xffff) - r->x)] = k;
-  f->blocked[(long)y * f->level->grid.width + x] = 1;
+  int *slot = f->slot, *tiles = f->tiles, count = --f->tile_count;
+  int rx = r->x, ry = r->y, rw = r->width;
+  int k = slot[(long)(y - ry) * rw + (x - rx)], last = tiles[count];
+  tiles[k] = last;
+  slot[(long)((last >> 16) - ry) * rw + ((last & 0xffff) - rx)] = k;
+  f->open[(long)y * f->level->grid.width + x] = BLOCKED;
 }
 
 /* Places a width x height entity in `room`: a random free tile for 1 x 1,
@@ -197,7 +216,10 @@ static int record(fill *f, dg_entity_kind kind, const char *id, int room, int x,
   e->height = height;
   e->cost = cost;
   e->tier = tier;
-  memcpy(e->entry, id, strlen(id) + 1); /* ids are validated shorter than entry */
+  /* The whole array, a fixed-size copy without strlen (it showed in
+   * classic's profile): table ids are DG_ENTITY_ENTRY_MAX bytes, zeroed
+   * past their NUL (the table is calloc'd). */
+  memcpy(e->entry, id, DG_ENTITY_ENTRY_MAX);
   return 0;
 }
 
@@ -223,16 +245,18 @@ static int fill_threat(fill *f, int room) {
     budget->unfilled = NO_WINDOW;
     return 0;
   }
-  for (int i = 0; i < f->eligible_count; i++)
-    f->live[i] = f->eligible[i].weight;
-  sum_weights(f);
+  /* Every eligible weight is live until a footprint finds no place: the
+   * level's running sums serve until then, and only a miss copies them
+   * (filling and summing the live weights per room showed in classic's
+   * profile). */
+  const uint32_t *sum = f->whole_sum;
   int affordable = f->eligible_count;
   bool misplaced = false;
   for (;;) {
     int left = budget->threat - budget->spent;
     while (affordable > 0 && f->eligible[affordable - 1].cost > left)
       affordable--;
-    uint32_t total = f->sum[affordable];
+    uint32_t total = sum[affordable];
     if (total == 0) {
       if (misplaced)
         budget->unfilled = NO_TILE;
@@ -240,26 +264,31 @@ static int fill_threat(fill *f, int room) {
         budget->unfilled = TOO_DEAR;
       return 0;
     }
-    /* The first k whose running sum passes the pick: sum[k] <= pick < sum[k + 1]. */
+    /* The first k whose running sum passes the pick: sum[k] <= pick < sum[k + 1],
+     * i.e. the last k below `affordable` with sum[k] <= pick (the sums do
+     * not decrease, sum[0] = 0 <= pick < sum[affordable]). Without
+     * branches: the answer stays in [at, at + n) while n halves. */
     uint32_t pick = draw(f->rng, total);
-    int lo = 0, hi = affordable - 1;
-    while (lo < hi) {
-      int mid = (lo + hi) / 2;
-      if (f->sum[mid + 1] > pick)
-        hi = mid;
-      else
-        lo = mid + 1;
+    const uint32_t *at = sum;
+    for (int n = affordable; n > 1;) {
+      int half = n / 2;
+      at = at[half] <= pick ? at + half : at;
+      n -= half;
     }
-    const candidate *e = &f->eligible[lo];
+    const candidate *e = &f->eligible[at - sum];
     int x, y;
     if (!place(f, room, e->width, e->height, &x, &y)) {
       /* No spot for this footprint means none for any as wide and as
        * tall: ruling them all out at once keeps a full room from being
        * scanned once per entry. */
+      if (!misplaced)
+        for (int i = 0; i < f->eligible_count; i++)
+          f->live[i] = f->eligible[i].weight;
       for (int i = 0; i < f->eligible_count; i++)
         if (f->eligible[i].width >= e->width && f->eligible[i].height >= e->height)
           f->live[i] = 0;
       sum_weights(f);
+      sum = f->sum;
       misplaced = true;
       continue;
     }
@@ -279,13 +308,14 @@ static int fill_loot(fill *f, int room) {
   int wanted = (budget->loot + DG_LOOT_POINTS_PER_ITEM - 1) / DG_LOOT_POINTS_PER_ITEM;
   wanted = wanted < DG_LOOT_ITEMS_MAX ? wanted : DG_LOOT_ITEMS_MAX;
   int tier = budget->loot_tier;
-  const dg_table_loot **of_tier = f->loot + f->tier_first[tier];
-  if (f->tier_first[tier + 1] == f->tier_first[tier]) {
+  const dg_table *table = f->table;
+  const dg_table_loot *const *of_tier = table->loot_by_tier + table->tier_first[tier];
+  if (table->tier_first[tier + 1] == table->tier_first[tier]) {
     budget->loot_unfilled = NO_TIER;
     return 0;
   }
   for (; budget->loot_items < wanted; budget->loot_items++) {
-    uint32_t pick = draw(f->rng, f->tier_weight[tier]);
+    uint32_t pick = draw(f->rng, table->tier_weight[tier]);
     int chosen = 0;
     while (pick >= (uint32_t)of_tier[chosen]->weight)
       pick -= (uint32_t)of_tier[chosen++]->weight;
@@ -327,50 +357,43 @@ size_t dg_population_fill_bytes(const dg_level *level, const dg_table *table) {
   if (!level->has_grid)
     return 0;
   size_t cells = (size_t)level->grid.width * (size_t)level->grid.height;
-  size_t entries = (size_t)table->encounter_count + 1, loot = (size_t)table->loot_count + 1;
+  size_t entries = (size_t)table->encounter_count + 1;
   /* The 8-byte arrays first, so that every array is aligned. */
-  return entries * sizeof(candidate) + loot * sizeof(const dg_table_loot *) +
-         2 * largest_room(level) * sizeof(int) + 2 * entries * sizeof(uint32_t) + cells;
+  return entries * sizeof(candidate) + 2 * largest_room(level) * sizeof(int) +
+         3 * entries * sizeof(uint32_t) + cells;
 }
 
 /* Carves f's arrays out of `scratch` (dg_population_fill_bytes). */
 static void carve(fill *f, const dg_table *table, void *scratch) {
-  size_t entries = (size_t)table->encounter_count + 1, loot = (size_t)table->loot_count + 1;
+  size_t entries = (size_t)table->encounter_count + 1;
   size_t area = largest_room(f->level);
   f->eligible = scratch;
-  f->loot = (const dg_table_loot **)(f->eligible + entries);
-  f->tiles = (int *)(f->loot + loot);
+  f->tiles = (int *)(f->eligible + entries);
   f->slot = f->tiles + area;
   f->live = (uint32_t *)(f->slot + area);
   f->sum = f->live + entries;
-  f->blocked = (uint8_t *)(f->sum + entries);
+  f->whole_sum = f->sum + entries;
+  f->open = (uint8_t *)(f->whole_sum + entries);
 }
 
 /* The encounters whose window holds the level's difficulty, in the
- * table's cost order (cheapest first, ties in file order), and the loot
- * grouped by tier (file order within a tier: the walk of a pick). */
+ * table's cost order (cheapest first, ties in file order), and the running
+ * sums of their weights. */
 static void choose_entries(fill *f, const dg_table *table) {
-  int difficulty = f->level->population.difficulty;
+  int difficulty = f->level->population.difficulty, count = 0;
+  candidate *eligible = f->eligible;
+  uint32_t *whole_sum = f->whole_sum;
+  whole_sum[0] = 0;
   for (int k = 0; k < table->encounter_count; k++) {
-    const dg_table_encounter *e = &table->encounters[table->by_cost[k]];
-    if (e->min <= difficulty && difficulty <= e->max)
-      f->eligible[f->eligible_count++] =
-          (candidate){e->cost, e->width, e->height, (uint32_t)e->weight, e->id};
+    const dg_table_pick *e = &table->picks[k];
+    if (e->min <= difficulty && difficulty <= e->max) {
+      eligible[count] = (candidate){e->cost, e->width, e->height, (uint32_t)e->weight, e->id};
+      whole_sum[count + 1] = whole_sum[count] + (uint32_t)e->weight;
+      count++;
+    }
   }
-  int count[DG_LOOT_TIER_MAX + 1] = {0};
-  for (int i = 0; i < table->loot_count; i++)
-    count[table->loot[i].tier]++;
-  f->tier_first[0] = 0;
-  for (int t = 0; t <= DG_LOOT_TIER_MAX; t++) {
-    f->tier_first[t + 1] = f->tier_first[t] + count[t];
-    f->tier_weight[t] = 0;
-    count[t] = f->tier_first[t];
-  }
-  for (int i = 0; i < table->loot_count; i++) {
-    const dg_table_loot *l = &table->loot[i];
-    f->loot[count[l->tier]++] = l;
-    f->tier_weight[l->tier] += (uint32_t)l->weight;
-  }
+  f->eligible_count = count;
+  f->table = table;
 }
 
 int dg_population_fill(dg_level *level, const dg_table *table, dg_rng *rng, void *scratch) {
@@ -384,7 +407,10 @@ int dg_population_fill(dg_level *level, const dg_table *table, dg_rng *rng, void
   block_tiles(&f);
   int rc = 0;
   for (int r = 0; r < level->room_count && rc == 0; r++) {
-    if (level->population.rooms[r].distance < 0)
+    const dg_population_room *budget = &level->population.rooms[r];
+    /* A room with nothing to place needs no free tiles (collecting them
+     * draws nothing, so skipping it changes no pick). */
+    if (budget->distance < 0 || (budget->threat <= 0 && budget->loot <= 0))
       continue;
     collect_tiles(&f, r);
     rc = fill_threat(&f, r);

@@ -41,6 +41,15 @@ static const int32_t exponential_q16[65] = {
     19298, 20346, 21440, 22583, 23776, 25022, 26324, 27683, 29102, 30583, 32131, 33747, 35434,
     37197, 39037, 40959, 42966, 45061, 47250, 49535, 51922, 54414, 57016, 59734, 62572, 65536};
 
+/* value / divisor for value >= 0 and divisor > 0: a 32-bit division when
+ * both fit, the same quotient at a fraction of a 64-bit division's
+ * latency (the pass's per-room divisions showed in classic's profile). */
+static int64_t quotient(int64_t value, int64_t divisor) {
+  if (value <= UINT32_MAX && divisor <= UINT32_MAX)
+    return (uint32_t)value / (uint32_t)divisor;
+  return value / divisor;
+}
+
 /* The pacing curve at progress `t` (Q16, 0..ONE), in Q16. */
 /* The curve through control points (x, y in 0..100), piecewise linear,
  * at t (Q16). */
@@ -98,6 +107,7 @@ typedef struct reached {
  * sorting and ranking rooms. */
 typedef struct scratch {
   void *block;                   /* everything below */
+  bool owned;                    /* block was malloc'd (else the caller's stack buffer) */
   long *from_entrance, *to_exit; /* graph distances, LONG_MAX unreachable */
   int64_t *rank_distance;        /* twice each room's average rank by distance */
   int64_t *rank_threat;          /* ... by threat */
@@ -111,10 +121,19 @@ typedef struct scratch {
 } scratch;
 
 static void scratch_free(scratch *s) {
-  free(s->block);
+  if (s->owned)
+    free(s->block);
 }
 
-static int scratch_alloc(scratch *s, const dg_level *level, const dg_table *table) {
+/* Bytes of the pass's scratch kept on the stack: a classic 80x21 level with
+ * a table needs about 6 KiB; larger levels take it from malloc. The malloc
+ * and free of every level showed in classic's profile. */
+#define SCRATCH_STACK_BYTES 8192
+
+/* Carves the pass's scratch out of `stack` (SCRATCH_STACK_BYTES, 16-byte
+ * aligned) when it fits, else out of one malloc, and fills the adjacency,
+ * degrees, doors and room nodes. 0 or DG_ENOMEM. */
+static int scratch_alloc(scratch *s, const dg_level *level, const dg_table *table, void *stack) {
   const dg_graph *graph = &level->graph;
   size_t nodes = (size_t)graph->node_count + 1, ends = (size_t)graph->edge_count * 2 + 1;
   size_t rooms = (size_t)level->room_count + 1;
@@ -123,7 +142,9 @@ static int scratch_alloc(scratch *s, const dg_level *level, const dg_table *tabl
   size_t bytes = 2 * nodes * sizeof(long) + 2 * rooms * sizeof(int64_t) + rooms * sizeof(keyed) +
                  ends * sizeof(reached) + (nodes + 2 * ends + nodes + 3 * rooms) * sizeof(int);
   size_t fill_at = (bytes + 15) / 16 * 16;
-  s->block = malloc(fill_at + (table != NULL ? dg_population_fill_bytes(level, table) : 0));
+  size_t total = fill_at + (table != NULL ? dg_population_fill_bytes(level, table) : 0);
+  s->owned = total > SCRATCH_STACK_BYTES;
+  s->block = s->owned ? malloc(total) : stack;
   if (s->block == NULL)
     return DG_ENOMEM;
   s->fill = (char *)s->block + fill_at;
@@ -140,7 +161,9 @@ static int scratch_alloc(scratch *s, const dg_level *level, const dg_table *tabl
   s->node_of_room = s->degree + nodes;
   s->doors = s->node_of_room + rooms;
   s->secret_doors = s->doors + rooms;
-  dg_graph_adjacency(graph, s->offsets, s->adjacent, s->via);
+  /* The CSR adjacency serves only the Dijkstras placement did not leave. */
+  if (level->walk_distances == NULL || !level->walk_to_exit)
+    dg_graph_adjacency(graph, s->offsets, s->adjacent, s->via);
   for (int i = 0; i < graph->node_count; i++)
     s->degree[i] = 0;
   for (int e = 0; e < graph->edge_count; e++)
@@ -237,7 +260,10 @@ static void distances(scratch *s, const dg_graph *graph, int source, long *dista
  * closet or secret: Brogue's heat map favours them most. */
 static bool secret_room(const dg_level *level, const scratch *s, int room) {
   const char *kind = level->rooms[room].kind;
-  if (strcmp(kind, "closet") == 0 || strcmp(kind, "secret") == 0)
+  /* The first letter before strcmp: two calls per room showed in
+   * classic's profile. */
+  if ((kind[0] == 'c' && strcmp(kind, "closet") == 0) ||
+      (kind[0] == 's' && strcmp(kind, "secret") == 0))
     return true;
   return s->doors[room] > 0 && s->doors[room] == s->secret_doors[room];
 }
@@ -260,7 +286,8 @@ static void measure(dg_level *level, const scratch *s) {
     room->progress =
         room->distance < 0
             ? -1
-            : (out->farthest > 0 ? (int)((int64_t)room->distance * 1000 / out->farthest) : 0);
+            : (out->farthest > 0 ? (int)quotient((int64_t)room->distance * 1000, out->farthest)
+                                 : 0);
   }
 }
 
@@ -274,7 +301,7 @@ static void threat(dg_level *level) {
     dg_population_room *room = &out->rooms[r];
     if (room->distance < 0)
       continue;
-    int64_t t = out->farthest > 0 ? (int64_t)room->distance * ONE / out->farthest : 0;
+    int64_t t = out->farthest > 0 ? quotient((int64_t)room->distance * ONE, out->farthest) : 0;
     room->threat = (int)((peak * pace(out, t) + ONE / 2) / ONE);
   }
   /* Just past lock k: the rooms of sphere k nearest the entrance, the
@@ -395,9 +422,9 @@ static void share_loot(dg_level *level, keyed *sorted) {
   if (total_heat == 0 || out->loot == 0)
     return;
   for (int r = 0; r < n; r++) {
-    int64_t part = (int64_t)out->loot * out->rooms[r].heat;
-    out->rooms[r].loot = (int)(part / total_heat);
-    sorted[r] = (keyed){part % total_heat, r};
+    int64_t part = (int64_t)out->loot * out->rooms[r].heat, share = quotient(part, total_heat);
+    out->rooms[r].loot = (int)share;
+    sorted[r] = (keyed){part - share * total_heat, r};
     given += out->rooms[r].loot;
   }
   sort_keyed(sorted, n, by_key_descending);
@@ -482,12 +509,21 @@ int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, 
   out->loot = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_LOOT));
   out->ease = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_EASE_AFTER_LOCKS));
   scratch s = {0};
+  _Alignas(16) unsigned char stack[SCRATCH_STACK_BYTES];
   out->rooms = calloc((size_t)level->room_count + 1, sizeof *out->rooms);
-  int rc = out->rooms == NULL ? DG_ENOMEM : scratch_alloc(&s, level, out->table);
+  int rc = out->rooms == NULL ? DG_ENOMEM : scratch_alloc(&s, level, out->table, stack);
   if (rc != 0)
     goto done;
-  distances(&s, &level->graph, level->placement.entrance_node, s.from_entrance);
-  distances(&s, &level->graph, level->placement.exit_node, s.to_exit);
+  /* Placement's distances when it left them (the same Dijkstra over the
+   * same graph: the same values), else this pass's own. */
+  if (level->walk_distances != NULL)
+    s.from_entrance = level->walk_distances;
+  else
+    distances(&s, &level->graph, level->placement.entrance_node, s.from_entrance);
+  if (level->walk_distances != NULL && level->walk_to_exit)
+    s.to_exit = level->walk_distances + level->graph.node_count;
+  else
+    distances(&s, &level->graph, level->placement.exit_node, s.to_exit);
   measure(level, &s);
   threat(level);
   heat(level, &s);
