@@ -57,12 +57,12 @@ typedef DG_VEC(uint32_t) bucket;
  * inner loop (a back edge is one constant offset in the cube). 0xff: not
  * reached. */
 typedef struct cost_cube {
-  uint8_t *cost;    /* span_y * span_xz * span_xz positions of 4 facings */
-  int reach;        /* cost_max + 1: the largest |x| or |z| */
-  int margin_xz;    /* the longest back edge's |dx| or |dz| */
-  int margin_y;     /* the longest back edge's |dy| */
-  size_t span_xz;   /* 2 (reach + margin_xz) + 1 */
-  size_t span_y;    /* 2 (AUTHORED_PDB_Y_RANGE + margin_y) + 1 */
+  uint8_t *cost;  /* span_y * span_xz * span_xz positions of 4 facings */
+  int reach;      /* cost_max + 1: the largest |x| or |z| */
+  int margin_xz;  /* the longest back edge's |dx| or |dz| */
+  int margin_y;   /* the longest back edge's |dy| */
+  size_t span_xz; /* 2 (reach + margin_xz) + 1 */
+  size_t span_y;  /* 2 (AUTHORED_PDB_Y_RANGE + margin_y) + 1 */
 } cost_cube;
 
 static inline size_t cube_cell(const cost_cube *cube, int x, int y, int z, int f) {
@@ -316,10 +316,9 @@ int authored_pdb_build(const authored_roomset *set, int cost_max, authored_pdb *
   for (int f = 0; f < 4; f++)
     for (int i = 0; i < edge_count[f]; i++) {
       const back_edge *b = &edges[f][i];
-      steps[f][i] = (cube_step){
-          (ptrdiff_t)cube_cell(&cube, -b->dx, -b->dy, -b->dz, b->facing) -
-              (ptrdiff_t)cube_cell(&cube, 0, 0, 0, f),
-          b->cost};
+      steps[f][i] = (cube_step){(ptrdiff_t)cube_cell(&cube, -b->dx, -b->dy, -b->dz, b->facing) -
+                                    (ptrdiff_t)cube_cell(&cube, 0, 0, 0, f),
+                                b->cost};
     }
   if ((rc = search_backward(&cube, steps, edge_count, queue, cost_max, &states)) != 0)
     goto fail;
