@@ -26,6 +26,10 @@ extern "C" {
 
 typedef struct dg_context dg_context;
 
+/* A room set validated and precomputed (dg_roomset_prepare in
+ * dungeon/json.h), not yet in any context. */
+typedef struct dg_roomset dg_roomset;
+
 /* Figures of one loaded room set, as `dungeon check` and GET /v1/roomsets
  * report them. Strings point into the context and live as long as it. */
 typedef struct dg_roomset_info {
@@ -66,6 +70,15 @@ int dg_context_roomset_count(const dg_context *context);
 /* Figures of loaded room set `index` (0 .. count - 1, in load order) into
  * *info. 0 or DG_EINVAL for a bad index. */
 int dg_context_roomset_info(const dg_context *context, int index, dg_roomset_info *info);
+
+/* Adds a prepared room set to `context`, which takes it (also on failure):
+ * the cheap half of dg_context_add_roomset, run in the order the sets
+ * should be listed. 0, DG_EINVAL (a set of that name is loaded; field
+ * "name") or DG_ENOMEM. Not thread-safe: call before sharing the context. */
+int dg_context_adopt_roomset(dg_context *context, dg_roomset *set, dg_error *err);
+
+/* Frees a prepared room set that was not adopted. NULL is ignored. */
+void dg_roomset_free(dg_roomset *set);
 
 /* Number of loaded content tables. */
 int dg_context_table_count(const dg_context *context);

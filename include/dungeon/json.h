@@ -113,6 +113,14 @@ int dg_levelset_dump_json(dg_level *const *levels, const dg_request *requests, i
  * DG_ETYPE or DG_ENOMEM. Not thread-safe: call before sharing the context. */
 int dg_context_add_roomset(dg_context *context, const json_t *json, dg_error *err);
 
+/* The costly half of dg_context_add_roomset: validates `json` (borrowed)
+ * and precomputes its moves and pattern database (most of a daemon's
+ * start-up) into *out, caller-owned until dg_context_adopt_roomset
+ * (dungeon/context.h) takes it; else dg_roomset_free. Errors as
+ * dg_context_add_roomset's, *out NULL. Thread-safe: touches nothing but its
+ * arguments, so a loader may prepare several files at once. */
+int dg_roomset_prepare(const json_t *json, dg_roomset **out, dg_error *err);
+
 /* Validates `json` as a room set without loading it, collecting every
  * problem: up to `max` of them into `errors` (caller-provided), their total
  * number into *count. Returns 0 when the set is valid, DG_EINVAL when it has

@@ -37,7 +37,10 @@ int roomset_dir_read_file(const char *path, json_t **out, json_error_t *error);
  * that load order, and so every listing, does not depend on the file
  * system) to `context`. Each invalid file is reported; with `keep_going`
  * loading goes on so that one run names them all, else it stops at the
- * first. `*result` (may be NULL) receives the counts. Returns 0 when every
+ * first. The files are read and prepared (dg_roomset_prepare: the pattern
+ * databases, most of a daemon's start-up) on one thread per processor, then
+ * reported and adopted in name order, so what is loaded and said is what a
+ * one-by-one load would do. `*result` (may be NULL) receives the counts. Returns 0 when every
  * file loaded; DG_ENOENT when the directory cannot be opened (errno tells
  * why; nothing reported); DG_ENOMEM (nothing reported); DG_EINVAL when a
  * file failed. Files loaded before a failure stay in `context`. */

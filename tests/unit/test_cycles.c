@@ -114,6 +114,55 @@ Test(cycles, table_equals_dijkstra_on_empty_space) {
   authored_roomset_free(set);
 }
 
+/* The build drops edges that two cheaper ones replace and stops steps at a
+ * margin around the box: both are exact only if the box's faces hold, where
+ * a route may not leave the box. So every shipped set against the plain
+ * Dijkstra at the states that test it: the far ones (the table says
+ * reachable near the bound, wherever in the box) and ones on or next to a
+ * face (highest and lowest storeys, x and z limits; mostly unreachable). */
+Test(cycles, table_equals_dijkstra_at_the_box_faces) {
+  const char *paths[] = {CONFIG_DIR "bench.json", CONFIG_DIR "crypt.json", CONFIG_DIR "sewer.json"};
+  const int cost_max = 40, reach = cost_max + 1;
+  dg_rng rng;
+  dg_rng_seed(&rng, 2026, 12);
+  for (int s = 0; s < 3; s++) {
+    authored_roomset *set = load_set(paths[s]);
+    authored_pdb pdb;
+    cr_assert_eq(authored_pdb_build(set, cost_max, &pdb), 0);
+    int far = 0;
+    for (int sample = 0; sample < 16; sample++) {
+      int x, y, z, f;
+      if (sample < 10) {
+        int cost = -1;
+        for (int tries = 0; tries < 100000 && cost < cost_max - 8; tries++) {
+          x = dg_rng_range(&rng, -reach, reach), z = dg_rng_range(&rng, -reach, reach);
+          y = dg_rng_range(&rng, -AUTHORED_PDB_Y_RANGE, AUTHORED_PDB_Y_RANGE);
+          f = dg_rng_range(&rng, 0, 3);
+          cost = authored_pdb_lookup(&pdb, authored_pdb_key(x, y, z, f));
+        }
+        far += cost >= cost_max - 8;
+      } else {
+        x = dg_rng_range(&rng, -12, 12), z = dg_rng_range(&rng, -12, 12);
+        y = dg_rng_range(&rng, -3, 3), f = dg_rng_range(&rng, 0, 3);
+        int edge = AUTHORED_PDB_Y_RANGE - dg_rng_range(&rng, 0, 1), side = dg_rng_range(&rng, 0, 1);
+        if (sample % 3 == 0)
+          y = side ? edge : -edge;
+        else if (sample % 3 == 1)
+          x = side ? reach - 1 : -(reach - 1);
+        else
+          z = side ? reach : -reach;
+      }
+      int expected = dijkstra(set, cost_max, x, y, z, f);
+      int got = authored_pdb_lookup(&pdb, authored_pdb_key(x, y, z, f));
+      cr_assert_eq(got, expected, "%s state (%d, %d, %d, %d): table %d, Dijkstra %d", paths[s], x,
+                   y, z, f, got, expected);
+    }
+    cr_assert_eq(far, 10, "%s: ten states near the bound must be found", paths[s]);
+    authored_pdb_free(&pdb);
+    authored_roomset_free(set);
+  }
+}
+
 /* Fail-fast: the goal state itself costs 0 and a state facing straight
  * away far beyond the bound has no entry. */
 Test(cycles, table_bounds) {

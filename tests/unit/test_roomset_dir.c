@@ -93,6 +93,40 @@ Test(roomset_dir, shipped_sets_load_clean) {
   dg_context_free(context);
 }
 
+/* The loader prepares files on several threads: what it adds must be what
+ * adding them one by one in name order adds, figures and order alike. */
+Test(roomset_dir, threaded_load_equals_one_by_one) {
+  const char *names[] = {"bench.json", "crypt.json", "sewer.json"};
+  dg_context *threaded = new_context(), *serial = new_context();
+  reports seen = {0};
+  cr_assert_eq(roomset_dir_load(threaded, CONFIG_DIR, true, collect, &seen, NULL), 0);
+  for (int i = 0; i < 3; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", CONFIG_DIR, names[i]);
+    json_error_t error;
+    json_t *json = NULL;
+    cr_assert_eq(roomset_dir_read_file(path, &json, &error), 0, "%s", error.text);
+    dg_error err;
+    cr_assert_eq(dg_context_add_roomset(serial, json, &err), 0, "%s", err.message);
+    json_decref(json);
+  }
+  cr_assert_eq(dg_context_roomset_count(threaded), 3);
+  cr_assert_eq(dg_context_roomset_count(serial), 3);
+  for (int i = 0; i < 3; i++) {
+    dg_roomset_info a, b;
+    cr_assert_eq(dg_context_roomset_info(threaded, i, &a), 0);
+    cr_assert_eq(dg_context_roomset_info(serial, i, &b), 0);
+    cr_assert_str_eq(a.name, b.name);
+    cr_assert_str_eq(a.sha256, b.sha256);
+    cr_assert_eq(a.moves, b.moves);
+    cr_assert_eq(a.move_groups, b.move_groups);
+    cr_assert_eq(a.table_states, b.table_states);
+    cr_assert_eq(a.table_bytes, b.table_bytes);
+  }
+  dg_context_free(threaded);
+  dg_context_free(serial);
+}
+
 Test(roomset_dir, missing_directory_is_enoent_without_report) {
   dg_context *context = new_context();
   reports seen = {0};
@@ -151,6 +185,42 @@ Test(roomset_dir, syntax_errors_duplicate_keys_and_skipped_names) {
   snprintf(where, sizeof where, "%s/b_duplicate.json:1:", dir);
   cr_assert_eq(strncmp(seen.where[1], where, strlen(where)), 0, "where %s", seen.where[1]);
   cr_assert(strstr(seen.message[1], "duplicate") != NULL, "%s", seen.message[1]);
+  dg_context_free(context);
+}
+
+/* Two files holding sets of one name: whichever thread prepares first, the
+ * file later in name order is the one refused. */
+Test(roomset_dir, a_name_taken_twice_refuses_the_later_file) {
+  char dir[] = "/tmp/roomset_dir_test_XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  json_error_t error;
+  json_t *json = json_load_file(FIXTURES "/valid.json", 0, &error);
+  cr_assert_not_null(json, "%s", error.text);
+  char *text = json_dumps(json, 0);
+  json_decref(json);
+  write_file(dir, "a_first.json", text);
+  write_file(dir, "b_second.json", text);
+  write_file(dir, "c_third.json", text);
+  free(text);
+  dg_context *context = new_context();
+  reports seen = {0};
+  roomset_dir_result result = {-1, -1};
+  int rc = roomset_dir_load(context, dir, true, collect, &seen, &result);
+  remove_file(dir, "a_first.json");
+  remove_file(dir, "b_second.json");
+  remove_file(dir, "c_third.json");
+  rmdir(dir);
+  cr_assert_eq(rc, DG_EINVAL);
+  cr_assert_eq(result.files, 3);
+  cr_assert_eq(result.failed, 2);
+  cr_assert_eq(seen.count, 2);
+  char where[600];
+  snprintf(where, sizeof where, "%s/b_second.json", dir);
+  cr_assert_str_eq(seen.where[0], where);
+  cr_assert_str_eq(seen.field[0], "name");
+  snprintf(where, sizeof where, "%s/c_third.json", dir);
+  cr_assert_str_eq(seen.where[1], where);
+  cr_assert_eq(dg_context_roomset_count(context), 1);
   dg_context_free(context);
 }
 

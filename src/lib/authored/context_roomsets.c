@@ -9,16 +9,27 @@
 #include "model/context_internal.h"
 #include "roomset.h"
 
-int dg_context_add_parsed_roomset(dg_context *context, struct authored_roomset *set,
-                                  dg_error *err) {
+/* A dg_roomset is an authored_roomset whose moves and pattern database are
+ * built: the public name hides the generator's type. */
+int authored_roomset_precompute(authored_roomset *set, dg_error *err) {
   int rc;
-  if (dg_context_find_roomset(context, set->name) != NULL) {
-    rc = dg_error_set(err, DG_EINVAL, "name", "a room set named '%s' is already loaded", set->name);
-    goto fail;
-  }
   if ((rc = authored_roomset_build_moves(set)) != 0 ||
       (rc = authored_pdb_build(set, AUTHORED_PDB_COST_MAX, &set->pdb)) != 0) {
     dg_error_set(err, rc, "", "out of memory precomputing the moves of '%s'", set->name);
+    authored_roomset_free(set);
+  }
+  return rc;
+}
+
+void dg_roomset_free(dg_roomset *set) {
+  authored_roomset_free((authored_roomset *)set);
+}
+
+int dg_context_adopt_roomset(dg_context *context, dg_roomset *prepared, dg_error *err) {
+  authored_roomset *set = (authored_roomset *)prepared;
+  int rc;
+  if (dg_context_find_roomset(context, set->name) != NULL) {
+    rc = dg_error_set(err, DG_EINVAL, "name", "a room set named '%s' is already loaded", set->name);
     goto fail;
   }
   if (dg_vec_grow(&context->roomsets, &context->roomset_capacity, context->roomset_count + 1,

@@ -49,22 +49,49 @@ static int by_cost(const void *a, const void *b) {
  * cost value replaces a heap (O(1) push and pop). */
 typedef DG_VEC(uint32_t) bucket;
 
-/* The search's dense cube of costs, one byte a state (0xff: not reached).
- * A state's relative x and z cannot pass cost_max + 1 (reach), its height
- * AUTHORED_PDB_Y_RANGE: direct indexing with neighbours close in memory. */
+/* The search's dense cube of costs, one byte a state. A state's relative
+ * x and z cannot pass cost_max + 1 (reach), its height AUTHORED_PDB_Y_RANGE.
+ * Around that box lies a margin as wide as the longest back edge, held at
+ * cost 0 so that no relaxation ever lowers it: a step out of the box lands
+ * there and stops, with no bounds test and no decoding of x, y and z in the
+ * inner loop (a back edge is one constant offset in the cube). 0xff: not
+ * reached. */
 typedef struct cost_cube {
-  uint8_t *cost; /* span_xz * span_xz * span_y * 4 entries */
-  int reach;     /* cost_max + 1: the largest |x| or |z| */
-  int span_xz;   /* 2 reach + 1 */
-  int span_y;    /* 2 AUTHORED_PDB_Y_RANGE + 1 */
+  uint8_t *cost;  /* span_y * span_xz * span_xz positions of 4 facings */
+  int reach;      /* cost_max + 1: the largest |x| or |z| */
+  int margin_xz;  /* the longest back edge's |dx| or |dz| */
+  int margin_y;   /* the longest back edge's |dy| */
+  size_t span_xz; /* 2 (reach + margin_xz) + 1 */
+  size_t span_y;  /* 2 (AUTHORED_PDB_Y_RANGE + margin_y) + 1 */
 } cost_cube;
 
 static inline size_t cube_cell(const cost_cube *cube, int x, int y, int z, int f) {
-  return (((size_t)f * (size_t)cube->span_y + (size_t)(y + AUTHORED_PDB_Y_RANGE)) *
-              (size_t)cube->span_xz +
-          (size_t)(z + cube->reach)) *
-             (size_t)cube->span_xz +
-         (size_t)(x + cube->reach);
+  return (((size_t)(y + AUTHORED_PDB_Y_RANGE + cube->margin_y) * cube->span_xz +
+           (size_t)(z + cube->reach + cube->margin_xz)) *
+              cube->span_xz +
+          (size_t)(x + cube->reach + cube->margin_xz)) *
+             4 +
+         (size_t)f;
+}
+
+/* Sizes the cube for back edges that move at most margin_xz across and
+ * margin_y up or down, and fills it: the box unreached, the margin at 0.
+ * 0 or DG_ENOMEM. */
+static int cube_open(cost_cube *cube, int cost_max, int margin_xz, int margin_y) {
+  cube->reach = cost_max + 1;
+  cube->margin_xz = margin_xz;
+  cube->margin_y = margin_y;
+  cube->span_xz = 2 * (size_t)(cube->reach + margin_xz) + 1;
+  cube->span_y = 2 * (size_t)(AUTHORED_PDB_Y_RANGE + margin_y) + 1;
+  size_t cells = cube->span_y * cube->span_xz * cube->span_xz * 4;
+  if ((cube->cost = malloc(cells)) == NULL)
+    return DG_ENOMEM;
+  memset(cube->cost, 0, cells);
+  for (int y = -AUTHORED_PDB_Y_RANGE; y <= AUTHORED_PDB_Y_RANGE; y++)
+    for (int z = -cube->reach; z <= cube->reach; z++)
+      memset(&cube->cost[cube_cell(cube, -cube->reach, y, z, 0)], 0xff,
+             4 * (2 * (size_t)cube->reach + 1));
+  return 0;
 }
 
 /* The backward edges of every group, by the facing they step back from,
@@ -100,43 +127,91 @@ static void collect_back_edges(const authored_roomset *set, back_edge *edges[4],
   }
 }
 
+#define PDB_PRUNE_EDGES_MAX 256
+
+/* Whether v lies between 0 and end, both included. */
+static bool between(int v, int end) {
+  return end >= 0 ? v >= 0 && v <= end : v <= 0 && v >= end;
+}
+
+/* Drops every edge that two cheaper edges replace at no more cost through
+ * a state between its two ends on every axis. The box is convex, so when
+ * both ends are in it the middle is too, and the middle costs no more than
+ * the end (edges cost at least 0): the Dijkstra finds the same costs
+ * without the edge. Each replacement uses strictly cheaper edges, so
+ * replacing those in turn ends, with every middle state still inside the
+ * spanned box. Fewer edges, the same table. `dropped` holds 4 rows of
+ * edge_count[f] flags. */
+static void drop_composite_edges(back_edge *edges[4], int edge_count[4], bool *dropped[4]) {
+  /* The test is cubic in the edges: a set with more than a few hundred
+   * distinct doorway geometries a facing is searched with all of them. */
+  for (int f = 0; f < 4; f++)
+    if (edge_count[f] > PDB_PRUNE_EDGES_MAX)
+      return;
+  for (int f = 0; f < 4; f++)
+    for (int i = 0; i < edge_count[f]; i++) {
+      const back_edge *e = &edges[f][i];
+      bool composite = false;
+      for (int a = 0; a < edge_count[f] && !composite; a++) {
+        const back_edge *first = &edges[f][a];
+        if (first->cost >= e->cost || !between(first->dx, e->dx) || !between(first->dy, e->dy) ||
+            !between(first->dz, e->dz))
+          continue;
+        int g = first->facing;
+        for (int b = 0; b < edge_count[g] && !composite; b++) {
+          const back_edge *second = &edges[g][b];
+          composite = second->cost < e->cost && second->facing == e->facing &&
+                      first->dx + second->dx == e->dx && first->dy + second->dy == e->dy &&
+                      first->dz + second->dz == e->dz && first->cost + second->cost <= e->cost;
+        }
+      }
+      dropped[f][i] = composite;
+    }
+  for (int f = 0; f < 4; f++) {
+    int kept = 0;
+    for (int i = 0; i < edge_count[f]; i++)
+      if (!dropped[f][i])
+        edges[f][kept++] = edges[f][i];
+    edge_count[f] = kept;
+  }
+}
+
+/* One back edge as the search uses it: the cube offset from a state to its
+ * predecessor, and the cost. */
+typedef struct cube_step {
+  ptrdiff_t offset;
+  int cost;
+} cube_step;
+
 /* Dijkstra backward from the goal over the cube, bounded by cost_max, with
- * queue[] (cost_max + 1 buckets, each freed once drained). Output:
- * *states_out, the number of states reached. */
-static int search_backward(cost_cube *cube, back_edge *const edges[4], const int edge_count[4],
+ * queue[] (cost_max + 1 buckets, each freed once drained) and steps[f]
+ * (edge_count[f] of them, cheapest first). The result is the same whatever
+ * order states are relaxed in: each reached state ends at its exact cost.
+ * Output: *states_out, the number of states reached. */
+static int search_backward(cost_cube *cube, cube_step *const steps[4], const int edge_count[4],
                            bucket *queue, int cost_max, int *states_out) {
-  int reach = cube->reach, span_xz = cube->span_xz, span_y = cube->span_y;
   uint8_t *dense = cube->cost;
   /* The goal faces north at the origin; a chain ends in an exit standing in
    * front of it (z = -1) facing back south. */
-  dense[cube_cell(cube, 0, 0, -1, AUTHORED_FACING_S)] = 0;
+  size_t goal = cube_cell(cube, 0, 0, -1, AUTHORED_FACING_S);
+  dense[goal] = 0;
   int states = 1;
-  if (dg_vec_push(&queue[0], (uint32_t)cube_cell(cube, 0, 0, -1, AUTHORED_FACING_S)) != 0)
+  if (dg_vec_push(&queue[0], (uint32_t)goal) != 0)
     return DG_ENOMEM;
   for (int cost = 0; cost <= cost_max; cost++) {
     for (int at = 0; at < queue[cost].count; at++) {
       size_t cell = queue[cost].items[at];
       if (dense[cell] != cost)
         continue; /* reached more cheaply since it was queued */
-      size_t rest = cell;
-      int x = (int)(rest % (size_t)span_xz) - reach;
-      rest /= (size_t)span_xz;
-      int z = (int)(rest % (size_t)span_xz) - reach;
-      rest /= (size_t)span_xz;
-      int y = (int)(rest % (size_t)span_y) - AUTHORED_PDB_Y_RANGE;
-      int f = (int)(rest / (size_t)span_y);
+      int f = (int)(cell & 3);
+      const cube_step *step = steps[f];
       for (int i = 0; i < edge_count[f]; i++) {
-        const back_edge *b = &edges[f][i];
-        int next = cost + b->cost;
+        int next = cost + step[i].cost;
         if (next > cost_max)
           break;
-        int px = x - b->dx, py = y - b->dy, pz = z - b->dz;
-        if (py < -AUTHORED_PDB_Y_RANGE || py > AUTHORED_PDB_Y_RANGE || px < -reach || px > reach ||
-            pz < -reach || pz > reach)
-          continue;
-        size_t k = cube_cell(cube, px, py, pz, b->facing);
+        size_t k = (size_t)((ptrdiff_t)cell + step[i].offset);
         if (dense[k] <= next)
-          continue;
+          continue; /* cheaper already, or the margin */
         states += dense[k] == 0xff;
         dense[k] = (uint8_t)next;
         if (dg_vec_push(&queue[next], (uint32_t)k) != 0)
@@ -150,8 +225,12 @@ static int search_backward(cost_cube *cube, back_edge *const edges[4], const int
 }
 
 /* Packs the reached states of the cube into pdb's open-addressed table, at
- * up to 80% load so that a state costs at most 15 bytes. */
+ * up to 80% load so that a state costs at most 15 bytes. The states are
+ * first listed in cube order, then inserted in that order with the slot of
+ * a state a few ahead fetched early: the table is larger than the caches
+ * and each insert is otherwise a wait on memory. */
 static int pack_states(const cost_cube *cube, int states, authored_pdb *pdb) {
+  enum { AHEAD = 16 };
   uint32_t slots = 1024;
   while ((uint64_t)states * 5 > (uint64_t)slots * 4)
     slots *= 2;
@@ -159,54 +238,100 @@ static int pack_states(const cost_cube *cube, int states, authored_pdb *pdb) {
   pdb->mask = slots - 1;
   pdb->keys = malloc((size_t)slots * sizeof *pdb->keys);
   pdb->costs = malloc((size_t)slots * sizeof *pdb->costs);
-  if (pdb->keys == NULL || pdb->costs == NULL)
+  uint32_t *listed = malloc((size_t)states * sizeof *listed);
+  uint8_t *listed_cost = malloc((size_t)states);
+  if (pdb->keys == NULL || pdb->costs == NULL || listed == NULL || listed_cost == NULL) {
+    free(listed);
+    free(listed_cost);
     return DG_ENOMEM;
-  for (uint32_t i = 0; i < slots; i++)
-    pdb->keys[i] = AUTHORED_PDB_EMPTY;
-  int reach = cube->reach;
-  for (int f = 0; f < 4; f++)
-    for (int y = -AUTHORED_PDB_Y_RANGE; y <= AUTHORED_PDB_Y_RANGE; y++)
-      for (int z = -reach; z <= reach; z++)
-        for (int x = -reach; x <= reach; x++) {
-          uint8_t cost = cube->cost[cube_cell(cube, x, y, z, f)];
-          if (cost != 0xff)
-            relax(pdb, authored_pdb_key(x, y, z, f), cost);
+  }
+  memset(pdb->keys, 0xff, (size_t)slots * sizeof *pdb->keys); /* AUTHORED_PDB_EMPTY */
+  int count = 0, reach = cube->reach;
+  for (int y = -AUTHORED_PDB_Y_RANGE; y <= AUTHORED_PDB_Y_RANGE; y++)
+    for (int z = -reach; z <= reach; z++) {
+      const uint8_t *row = &cube->cost[cube_cell(cube, -reach, y, z, 0)];
+      for (int x = -reach; x <= reach; x++)
+        for (int f = 0; f < 4; f++) {
+          uint8_t cost = row[4 * (x + reach) + f];
+          if (cost != 0xff && count < states) {
+            listed[count] = authored_pdb_key(x, y, z, f);
+            listed_cost[count++] = cost;
+          }
         }
+    }
+  for (int i = 0; i < count; i++) {
+    if (i + AHEAD < count) {
+      uint32_t ahead = authored_pdb_slot(listed[i + AHEAD], pdb->mask);
+      __builtin_prefetch(&pdb->keys[ahead], 1);
+      __builtin_prefetch(&pdb->costs[ahead], 1);
+    }
+    relax(pdb, listed[i], listed_cost[i]);
+  }
+  free(listed);
+  free(listed_cost);
   /* Each cube cell is one distinct key: the table holds exactly the
    * states the search counted, so it never filled past 80%. */
-  assert(pdb->states == states);
+  assert(pdb->states == states && count == states);
   return 0;
 }
 
 int authored_pdb_build(const authored_roomset *set, int cost_max, authored_pdb *pdb) {
   uint64_t started = dg_monotonic_ns();
   *pdb = (authored_pdb){.cost_max = cost_max};
-  /* The search runs over a dense cube of costs; the result is then
-   * packed. */
-  cost_cube cube = {.reach = cost_max + 1, .span_y = 2 * AUTHORED_PDB_Y_RANGE + 1};
-  cube.span_xz = 2 * cube.reach + 1;
-  size_t cells = (size_t)cube.span_xz * (size_t)cube.span_xz * (size_t)cube.span_y * 4;
-  cube.cost = malloc(cells);
+  cost_cube cube = {0};
   back_edge *edges[4] = {NULL, NULL, NULL, NULL};
+  cube_step *steps[4] = {NULL, NULL, NULL, NULL};
+  bool *dropped[4] = {NULL, NULL, NULL, NULL};
   int edge_count[4] = {0, 0, 0, 0};
   bucket *queue = calloc((size_t)cost_max + 1, sizeof *queue);
   int states = 0, rc = DG_ENOMEM;
-  if (cube.cost == NULL || queue == NULL || cost_max > 250)
+  if (queue == NULL || cost_max > 250)
     goto fail;
-  memset(cube.cost, 0xff, cells);
   for (int f = 0; f < 4; f++)
-    if ((edges[f] = calloc((size_t)set->exit_total + 1, sizeof *edges[f])) == NULL)
+    if ((edges[f] = calloc((size_t)set->exit_total + 1, sizeof *edges[f])) == NULL ||
+        (steps[f] = calloc((size_t)set->exit_total + 1, sizeof *steps[f])) == NULL ||
+        (dropped[f] = calloc((size_t)set->exit_total + 1, sizeof *dropped[f])) == NULL)
       goto fail;
   collect_back_edges(set, edges, edge_count);
-  if ((rc = search_backward(&cube, edges, edge_count, queue, cost_max, &states)) != 0)
+  drop_composite_edges(edges, edge_count, dropped);
+  /* An edge longer than the box (2 reach across, 2 Y_RANGE up) leads from
+   * every state in it to one outside: it can never count, so it is dropped
+   * rather than let widen the margin. */
+  int reach = cost_max + 1, margin_xz = 0, margin_y = 0;
+  for (int f = 0; f < 4; f++) {
+    int kept = 0;
+    for (int i = 0; i < edge_count[f]; i++) {
+      const back_edge *b = &edges[f][i];
+      int across = abs(b->dx) > abs(b->dz) ? abs(b->dx) : abs(b->dz);
+      if (across > 2 * reach || abs(b->dy) > 2 * AUTHORED_PDB_Y_RANGE)
+        continue;
+      margin_xz = across > margin_xz ? across : margin_xz;
+      margin_y = abs(b->dy) > margin_y ? abs(b->dy) : margin_y;
+      edges[f][kept++] = *b;
+    }
+    edge_count[f] = kept;
+  }
+  if ((rc = cube_open(&cube, cost_max, margin_xz, margin_y)) != 0)
+    goto fail;
+  for (int f = 0; f < 4; f++)
+    for (int i = 0; i < edge_count[f]; i++) {
+      const back_edge *b = &edges[f][i];
+      steps[f][i] = (cube_step){(ptrdiff_t)cube_cell(&cube, -b->dx, -b->dy, -b->dz, b->facing) -
+                                    (ptrdiff_t)cube_cell(&cube, 0, 0, 0, f),
+                                b->cost};
+    }
+  if ((rc = search_backward(&cube, steps, edge_count, queue, cost_max, &states)) != 0)
     goto fail;
   if ((rc = pack_states(&cube, states, pdb)) != 0)
     goto fail;
   pdb->build_ns = dg_monotonic_ns() - started;
 fail:
   free(cube.cost);
-  for (int f = 0; f < 4; f++)
+  for (int f = 0; f < 4; f++) {
     free(edges[f]);
+    free(steps[f]);
+    free(dropped[f]);
+  }
   for (int c = 0; queue != NULL && c <= cost_max; c++)
     dg_vec_free(&queue[c]);
   free(queue);

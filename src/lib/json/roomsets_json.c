@@ -14,7 +14,8 @@ int dg_roomset_check(const json_t *json, dg_error *errors, int max, int *count) 
   return rc;
 }
 
-int dg_context_add_roomset(dg_context *context, const json_t *json, dg_error *err) {
+int dg_roomset_prepare(const json_t *json, dg_roomset **out, dg_error *err) {
+  *out = NULL;
   dg_error first = {0};
   authored_report report = {&first, 1, 0};
   authored_roomset *set = NULL;
@@ -27,7 +28,16 @@ int dg_context_add_roomset(dg_context *context, const json_t *json, dg_error *er
                           report.count - 1);
     return dg_error_set(err, first.code, first.field, "%s", first.message);
   }
-  return dg_context_add_parsed_roomset(context, set, err);
+  if ((rc = authored_roomset_precompute(set, err)) != 0)
+    return rc;
+  *out = (dg_roomset *)set;
+  return 0;
+}
+
+int dg_context_add_roomset(dg_context *context, const json_t *json, dg_error *err) {
+  dg_roomset *set = NULL;
+  int rc = dg_roomset_prepare(json, &set, err);
+  return rc != 0 ? rc : dg_context_adopt_roomset(context, set, err);
 }
 
 json_t *dg_context_roomsets_to_json(const dg_context *context) {

@@ -23,10 +23,10 @@ struct dg_context {
 /* Frees the room sets a context holds (dg_context_free calls it). */
 void dg_context_close_roomsets(dg_context *context);
 
-/* Adds a parsed, validated room set (ownership passes to the context,
- * also on failure): precomputes its moves and pattern database. 0, or
- * DG_EINVAL (the name is taken) / DG_ENOMEM with `err` set. */
-int dg_context_add_parsed_roomset(dg_context *context, struct authored_roomset *set, dg_error *err);
+/* Precomputes a parsed, validated room set's moves and pattern database,
+ * making it a dg_roomset. 0, or DG_ENOMEM with `err` set and the set
+ * freed. Thread-safe: touches only `set`. */
+int authored_roomset_precompute(struct authored_roomset *set, dg_error *err);
 
 /* The loaded room set called `name`, or NULL. */
 const struct authored_roomset *dg_context_find_roomset(const dg_context *context, const char *name);
