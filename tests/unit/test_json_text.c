@@ -62,3 +62,53 @@ Test(json_text, same_as_jansson_but_reals) {
   free(mine);
   json_decref(v);
 }
+
+/* json_text_precision against json_dumps itself with JSON_REAL_PRECISION,
+ * the form of the log's lines: an access line's shape, then reals of
+ * every kind (random bit patterns, integral values, powers of ten across
+ * the exponent's forms) inside objects and arrays, at several precisions. */
+static void assert_as_jansson(const json_t *value, int precision) {
+  char *expected = json_dumps(value, JSON_COMPACT | JSON_REAL_PRECISION(precision));
+  size_t length = 0;
+  char *mine = json_text_precision(value, precision, &length);
+  cr_assert_not_null(expected);
+  cr_assert_not_null(mine);
+  cr_assert_str_eq(mine, expected, "precision %d", precision);
+  cr_assert_eq(length, strlen(expected));
+  free(expected);
+  free(mine);
+}
+
+Test(json_text, precision_as_jansson_dumps) {
+  json_t *line = json_pack(
+      "{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:I, s:[{s:s, s:f, s:f}], s:s, s:i}", "time",
+      "2026-12-05T02:21:45.410Z", "level", "info", "request_id", "8bd5c9dd-000000000001", "peer",
+      "127.0.0.1:46422", "method", "POST", "path", "/v1/levels?x=\"q\"\t", "status", 200,
+      "total_ms", 0.796134, "bytes", (json_int_t)5399, "spans", "name", "queue", "start_ms",
+      0.103034, "duration_ms", 12345678.9, "algorithm", "classic", "seed", 3);
+  cr_assert_not_null(line);
+  for (int precision = 1; precision <= 17; precision++)
+    assert_as_jansson(line, precision);
+  json_decref(line);
+  const double fixed[] = {0.0,   -0.0,   1.0,      100.0,  1e6,      1e-7,     1e21, 1.5e-300,
+                          1e300, 5e-324, 123456.5, -2e-05, 0.000123, 999999.5, 1e15};
+  json_t *list = json_array();
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    json_array_append_new(list, json_real(fixed[i]));
+  unsigned long long bits = 0x2545F4914F6CDD1Dull;
+  for (int i = 0; i < 2000; i++) {
+    bits ^= bits << 13;
+    bits ^= bits >> 7;
+    bits ^= bits << 17;
+    double value;
+    memcpy(&value, &bits, sizeof value);
+    if (value != value || value - value != 0) /* NaN, infinities */
+      continue;
+    json_array_append_new(list, i % 2 ? json_real(value) : json_real((double)(bits % 100000) / 7));
+  }
+  json_t *holder = json_pack("{s:o, s:{s:[]}}", "reals", list, "nested", "empty");
+  for (int precision = 1; precision <= 17; precision += 4)
+    assert_as_jansson(holder, precision);
+  assert_as_jansson(holder, 6);
+  json_decref(holder);
+}

@@ -30,10 +30,25 @@ void json_real_text(double value, char out[JSON_REAL_TEXT_MAX]) {
     strncat(out, ".0", JSON_REAL_TEXT_MAX - strlen(out) - 1);
 }
 
+void json_real_text_jansson(double value, int precision, char out[JSON_REAL_TEXT_MAX]) {
+  int length = snprintf(out, JSON_REAL_TEXT_MAX, "%.*g", precision, value);
+  if (strpbrk(out, ".e") == NULL && length + 2 < JSON_REAL_TEXT_MAX)
+    memcpy(out + length, ".0", 3);
+  /* "1e+06" as 1e6, "1e-07" as 1e-7: no '+', no leading zeros. */
+  char *e = strchr(out, 'e');
+  if (e != NULL) {
+    char *digits = e + 1 + (e[1] == '-'), *from = e + 2;
+    while (*from == '0')
+      from++;
+    memmove(digits, from, strlen(from) + 1);
+  }
+}
+
 typedef struct text {
   char *data;
   size_t length, capacity;
   bool failed;
+  int precision; /* of reals: 0 the shortest, else jansson's %.*g */
 } text;
 
 static void put(text *t, const char *bytes, size_t n) {
@@ -124,7 +139,10 @@ static void put_value(text *t, const json_t *v) {
       t->failed = true;
       break;
     }
-    json_real_text(json_real_value(v), number);
+    if (t->precision == 0)
+      json_real_text(json_real_value(v), number);
+    else
+      json_real_text_jansson(json_real_value(v), t->precision, number);
     put(t, number, strlen(number));
     break;
   case JSON_TRUE: put(t, "true", 4); break;
@@ -134,7 +152,11 @@ static void put_value(text *t, const json_t *v) {
 }
 
 char *json_text(const json_t *value, size_t *length) {
-  text t = {0};
+  return json_text_precision(value, 0, length);
+}
+
+char *json_text_precision(const json_t *value, int precision, size_t *length) {
+  text t = {.precision = precision};
   if (value == NULL)
     return NULL;
   put_value(&t, value);

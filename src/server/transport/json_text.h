@@ -19,4 +19,15 @@ void json_real_text(double value, char out[JSON_REAL_TEXT_MAX]);
  * NULL); NULL on ENOMEM or a value with no JSON form (NaN). */
 char *json_text(const json_t *value, size_t *length);
 
+/* json_text with reals as json_dumps writes them under
+ * JSON_REAL_PRECISION(precision) (1 to 17): the same bytes as
+ * json_dumps(value, JSON_COMPACT | JSON_REAL_PRECISION(precision)) without
+ * its per-piece callbacks, for the log's line per request. precision 0:
+ * the shortest reals, as json_text. */
+char *json_text_precision(const json_t *value, int precision, size_t *length);
+
+/* A real as jansson writes it with `precision` digits: %.*g, ".0" after an
+ * integral value, the exponent without '+' or leading zeros. */
+void json_real_text_jansson(double value, int precision, char out[JSON_REAL_TEXT_MAX]);
+
 #endif

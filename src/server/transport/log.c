@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "transport/json_text.h"
+
 void log_time(char when[LOG_TIME_MAX]) {
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
@@ -26,10 +28,13 @@ unsigned long long log_write_failures(void) {
 
 void log_write(json_t *line) {
   /* One fwrite per line, so lines from one process never interleave. */
-  char *text = line != NULL ? json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+  /* json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(6)), byte for byte
+   * (a unit test holds them equal), at about half its cost: a sixth of the
+   * event loop's time went to this line under load. */
+  size_t length = 0;
+  char *text = line != NULL ? json_text_precision(line, 6, &length) : NULL;
   json_decref(line);
   if (text != NULL) {
-    size_t length = strlen(text);
     text[length] = '\n';
     if (fwrite(text, 1, length + 1, stderr) != length + 1) {
       atomic_fetch_add(&write_failures, 1);
