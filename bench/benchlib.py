@@ -211,6 +211,32 @@ class Daemon:
             self.proc.wait()
 
 
+def startup_seconds(prog, build):
+    """Seconds from exec to the start-up line ("port") of `build`'s dungeond
+    with its checkout's default config (the shipped room sets loaded),
+    on a free loopback port; the daemon is then stopped and must exit 0."""
+    binary = program(build, "dungeond")
+    started = time.monotonic()
+    proc = subprocess.Popen([binary, "--config", checkout_config(build), "--listen",
+                             "127.0.0.1:0"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    seconds = None
+    for line in proc.stderr:
+        if '"port"' in line:
+            seconds = time.monotonic() - started
+            break
+    proc.terminate()
+    try:
+        proc.stderr.read()
+        code = proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = "no exit within 60 s"
+    if seconds is None or code != 0:
+        fail(prog, f"{binary} did not start and stop cleanly (exit {code})")
+    return seconds
+
+
 def parse_wrk(text):
     """requests/s, p50/p99 latency in ms and errors (non-2xx/3xx answers plus
     socket errors) from the output of `wrk --latency`."""

@@ -16,6 +16,9 @@ The suite, each row a rate (higher is better):
   http post classic  wrk -t2 -cC for S s on POST /v1/levels classic (requests/s)
   lobby start hit    L ready lobbies started one after another (starts/s
                      of the median start, client side)
+  daemon start-up    dungeond from exec to its listening line with the
+                     default config, the shipped room sets loaded (starts/s:
+                     1 / the median of 3 starts)
 
 Both builds' daemons (default config) run on free loopback ports for the
 whole run. Each of R rounds (default 5) measures every row once for A and
@@ -36,6 +39,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -53,6 +57,7 @@ SUITE = [
     ("authored", "levels/s", "cli", "authored", {}),
     ("http post classic", "requests/s", "http", None, None),
     ("lobby start hit", "starts/s", "lobby", None, None),
+    ("daemon start-up", "starts/s", "startup", None, None),
 ]
 
 
@@ -100,6 +105,9 @@ def measure(row, build, daemon, args, round_index, side):
         out = benchlib.wrk(daemon.port, "/v1/levels", args.seconds, args.connections,
                            benchlib.POST_CLASSIC_LUA)
         return out["requests_per_s"], {"p99_ms": out["p99_ms"], "errors": out["errors"]}
+    if kind == "startup":
+        seconds = statistics.median(benchlib.startup_seconds(PROG, build) for _ in range(3))
+        return 1 / seconds, {"seconds": seconds}
     # The same lobby ids on both sides: a lobby's seed is a hash of its id,
     # so both builds start the same levels.
     out = benchlib.lobby_start_hits(daemon.port, args.lobbies, f"cmp{round_index}")
@@ -154,6 +162,10 @@ def summarise(args, rates, details):
         if kind == "lobby":
             for side in ("a", "b"):
                 row[f"{side}_misses"] = sum(d["misses"] for d in details[name][side])
+        if kind == "startup":
+            for side in ("a", "b"):
+                row[f"{side}_seconds_median"] = round(benchlib.spread(
+                    [d["seconds"] for d in details[name][side]])["median"], 4)
         rows.append(row)
     return rows
 
@@ -171,6 +183,9 @@ def print_table(result):
           f"B/A: median of {result['rounds']} interleaved rounds' ratios; "
           f"SLOWER marks a median below {THRESHOLD}")
     for r in result["rows"]:
+        if "a_seconds_median" in r:
+            print(f"{r['name']}: A {r['a_seconds_median']:.3f} s, B {r['b_seconds_median']:.3f} s "
+                  f"(median)")
         for side in ("a", "b"):
             if r.get(f"{side}_errors") or r.get(f"{side}_misses"):
                 print(f"warning: {r['name']}: build {side.upper()} had "
@@ -181,7 +196,7 @@ def print_table(result):
 def main():
     args = parse_args()
     builds = {side: benchlib.require_build(PROG, getattr(args, side)) for side in ("a", "b")}
-    needs_daemon = any(row[2] != "cli" for row in args.rows)
+    needs_daemon = any(row[2] in ("http", "lobby") for row in args.rows)
     if any(row[2] == "http" for row in args.rows):
         benchlib.require_tools(PROG, "wrk")
     work = benchlib.scratch("bench-compare-")

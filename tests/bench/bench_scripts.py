@@ -24,7 +24,7 @@ ROOT, BUILD = (os.path.abspath(p) for p in sys.argv[1:3])
 BENCH = os.path.join(ROOT, "bench")
 TINY = ["--rounds", "1", "--seconds", "1", "--bench-seconds", "0.05"]
 COMPARE_ROWS = ["classic 80x21", "landmark 200x200", "nonlinear", "authored",
-                "http post classic", "lobby start hit"]
+                "http post classic", "lobby start hit", "daemon start-up"]
 
 
 def run(cmd, env=None):
@@ -78,6 +78,12 @@ def compare_json():
     assert http["a_errors"] == 0 and http["b_errors"] == 0, http
     lobby = result["rows"][5]
     assert lobby["a_misses"] == 0 and lobby["b_misses"] == 0, f"starts were not hits: {lobby}"
+    startup = result["rows"][6]
+    for side in ("a", "b"):
+        seconds = startup[f"{side}_seconds_median"]
+        positive(seconds, f"start-up {side}")
+        # The rate is the start-up's inverse, to the rounding of both.
+        assert abs(startup[f"{side}_median"] * seconds - 1) < 0.01, startup
 
 
 def compare_table():
