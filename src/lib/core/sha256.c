@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/sha256_blocks.h"
+
 static const uint32_t round_constants[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -23,8 +25,8 @@ static inline uint32_t rotr(uint32_t v, int n) {
   return (v >> n) | (v << (32 - n));
 }
 
-/* One 64-byte block into the running state. */
-static void compress(uint32_t state[8], const unsigned char *block) {
+/* One 64-byte block into the running state, in plain C. */
+static void compress_block(uint32_t state[8], const unsigned char *block) {
   uint32_t w[64];
   for (int i = 0; i < 16; i++)
     w[i] = (uint32_t)block[4 * i] << 24 | (uint32_t)block[4 * i + 1] << 16 |
@@ -59,6 +61,84 @@ static void compress(uint32_t state[8], const unsigned char *block) {
   state[7] += h;
 }
 
+void sha256_blocks_portable(uint32_t state[8], const unsigned char *data, size_t blocks) {
+  for (size_t i = 0; i < blocks; i++)
+    compress_block(state, data + 64 * i);
+}
+
+#if SHA256_HAS_HW
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* The same blocks with the x86 SHA extensions (Intel since Goldmont and Ice
+ * Lake, AMD since Zen): about five times faster, and the same bytes, since
+ * SHA-256 is exact. The state is kept as the instructions want it, two
+ * vectors of (A, B, E, F) and (C, D, G, H); each 16-byte group of message
+ * words feeds four rounds, and the schedule runs three groups ahead. */
+__attribute__((target("sha,sse4.1,ssse3"))) void
+sha256_blocks_hw(uint32_t state[8], const unsigned char *data, size_t blocks) {
+  const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+  __m128i dcba = _mm_loadu_si128((const __m128i *)&state[0]);
+  __m128i hgfe = _mm_loadu_si128((const __m128i *)&state[4]);
+  __m128i cdab = _mm_shuffle_epi32(dcba, 0xB1);
+  __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1B);
+  __m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
+  __m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xF0);
+  for (size_t b = 0; b < blocks; b++, data += 64) {
+    __m128i abef_before = abef, cdgh_before = cdgh, w[4];
+    for (int i = 0; i < 16; i++) {
+      if (i < 4)
+        w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(data + 16 * i)), byte_swap);
+      __m128i words =
+          _mm_add_epi32(w[i % 4], _mm_loadu_si128((const __m128i *)&round_constants[4 * i]));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, words);
+      if (i >= 3 && i <= 14) {
+        /* the group after this one: its words from the four before */
+        __m128i next = _mm_add_epi32(w[(i + 1) % 4], _mm_alignr_epi8(w[i % 4], w[(i + 3) % 4], 4));
+        w[(i + 1) % 4] = _mm_sha256msg2_epu32(next, w[i % 4]);
+      }
+      abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(words, 0x0E));
+      if (i >= 1 && i <= 12)
+        w[(i + 3) % 4] = _mm_sha256msg1_epu32(w[(i + 3) % 4], w[i % 4]);
+    }
+    abef = _mm_add_epi32(abef, abef_before);
+    cdgh = _mm_add_epi32(cdgh, cdgh_before);
+  }
+  __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+  __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+  _mm_storeu_si128((__m128i *)&state[0], _mm_blend_epi16(feba, dchg, 0xF0));
+  _mm_storeu_si128((__m128i *)&state[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+
+/* Also run by the ifunc resolver, before a sanitizer's runtime is set up:
+ * so not instrumented. */
+__attribute__((no_sanitize("address", "undefined"))) bool sha256_hw_supported(void) {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_SSSE3) || !(ecx & bit_SSE4_1))
+    return false;
+  return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx & bit_SHA);
+}
+
+/* Chosen once, when the program is loaded (an ifunc: the dynamic linker
+ * keeps the choice, so the library holds no state of its own; CPUID
+ * itself costs microseconds in a virtual machine, too much per hash). */
+__attribute__((used, no_sanitize("address", "undefined"))) static void (*choose_blocks(void))(
+    uint32_t *, const unsigned char *, size_t) {
+  return sha256_hw_supported() ? sha256_blocks_hw : sha256_blocks_portable;
+}
+
+static void compress_blocks(uint32_t state[8], const unsigned char *data, size_t blocks)
+    __attribute__((ifunc("choose_blocks")));
+#else
+bool sha256_hw_supported(void) {
+  return false;
+}
+
+static void compress_blocks(uint32_t state[8], const unsigned char *data, size_t blocks) {
+  sha256_blocks_portable(state, data, blocks);
+}
+#endif
+
 /* A hash in progress: lets HMAC hash its key pad and message without
  * copying them together. */
 typedef struct sha256_state {
@@ -86,11 +166,12 @@ static void update(sha256_state *s, const unsigned char *data, size_t length) {
     length -= take;
     if (s->filled < 64)
       return;
-    compress(s->h, s->block);
+    compress_blocks(s->h, s->block, 1);
     s->filled = 0;
   }
-  for (; length >= 64; data += 64, length -= 64)
-    compress(s->h, data);
+  compress_blocks(s->h, data, length / 64);
+  data += length / 64 * 64;
+  length %= 64;
   memcpy(s->block, data, length);
   s->filled = length;
 }
