@@ -40,13 +40,11 @@ typedef struct candidate {
 typedef struct fill {
   dg_level *level;
   dg_rng *rng;
-  uint8_t *open;  /* the grid's tiles, BLOCKED under a feature, object, spawn's clearance
-                     or entity: a tile is free plain floor when it reads DG_TILE_FLOOR */
-  int *tiles;     /* the free tiles of the room being filled, x | y << 16, in no order */
-  int tile_count; /* how many are still free */
-  int *slot;      /* room-local tile (row-major in its rectangle) -> its place in `tiles` */
-  const dg_room *room_rect; /* the room being filled: `slot`'s frame */
-  candidate *eligible;      /* encounters whose window holds the difficulty, cheapest first */
+  uint8_t *open;       /* the grid's tiles, BLOCKED under a feature, object, spawn's clearance
+                          or entity: a tile is free plain floor when it reads DG_TILE_FLOOR */
+  int x0, x1, y0, y1;  /* the room being filled: its rectangle on the grid, where anchors
+                          are drawn (columns [x0, x1), rows [y0, y1)) */
+  candidate *eligible; /* encounters whose window holds the difficulty, cheapest first */
   int eligible_count;
   uint32_t *live;        /* per eligible: its weight, 0 once it found no place in this room */
   uint32_t *sum;         /* eligible_count + 1 running sums of live */
@@ -75,7 +73,7 @@ static void clip(const dg_grid *grid, int x, int y, int width, int height, int *
 /* The grid's tiles into f->open (one memcpy), then BLOCKED over the tiles
  * no entity may cover besides those that are not plain floor: every
  * feature and object, and the clearance around each spawn. One map makes
- * "free plain floor" one test per tile in collect_tiles and fits, instead
+ * "free plain floor" one test per tile in fits, instead
  * of the grid and a blocked map (both showed in classic's profile). */
 static void block_tiles(fill *f) {
   const dg_grid *grid = &f->level->grid;
@@ -87,102 +85,79 @@ static void block_tiles(fill *f) {
   }
   for (int i = 0; i < f->level->feature_count; i++) {
     const dg_feature *feature = &f->level->features[i];
-    int reach = strcmp(feature->kind, "spawn") == 0 ? SPAWN_CLEARANCE : 0;
-    for (int y = feature->y - reach; y <= feature->y + reach; y++)
-      for (int x = feature->x - reach; x <= feature->x + reach; x++)
-        if (dg_grid_contains(grid, x, y))
-          f->open[(long)y * grid->width + x] = BLOCKED;
+    int reach = strcmp(feature->kind, "spawn") == 0 ? SPAWN_CLEARANCE : 0, x0, x1, y0, y1;
+    clip(grid, feature->x - reach, feature->y - reach, 2 * reach + 1, 2 * reach + 1, &x0, &x1, &y0,
+         &y1);
+    for (int y = y0; y < y1; y++)
+      for (int x = x0; x < x1; x++)
+        f->open[(long)y * grid->width + x] = BLOCKED;
   }
 }
 
-/* The free tiles of `room` into f->tiles, in row order: on the grid, plain
- * floor, not blocked, and the room's own (room_of) when tiles name their
- * room. Without branches: every tile of the rectangle is written at the
- * list's end and kept by advancing the count when free (the list has room
- * for the whole rectangle), and a tile that is not free gets a slot no one
- * reads (cover reads only listed tiles' slots). This scan was the largest
- * step of the picks in classic's profile. */
-static void collect_tiles(fill *f, int room) {
-  const dg_room *r = &f->level->rooms[room];
-  const dg_grid *grid = &f->level->grid;
+/* A width x height block anchored at (x0, y0), inside the grid and the
+ * room's rectangle, lies free and in the room: every tile plain floor, not
+ * blocked, and the room's own (room_of) when tiles name their room. */
+static inline bool fits(const fill *f, int room, int x0, int y0, int width, int height) {
   const int *room_of = f->level->room_of;
   const uint8_t *open = f->open;
-  int *slot = f->slot, *list = f->tiles;
-  int x0, x1, y0, y1, count = 0;
-  clip(grid, r->x, r->y, r->width, r->height, &x0, &x1, &y0, &y1);
-  f->room_rect = r;
-  for (int y = y0; y < y1; y++) {
-    long row = (long)y * grid->width;
-    const uint8_t *tile = open + row;
-    int *local = slot + (long)(y - r->y) * r->width - r->x;
-    if (room_of == NULL)
-      for (int x = x0; x < x1; x++) {
-        local[x] = count;
-        list[count] = x | y << 16;
-        count += tile[x] == DG_TILE_FLOOR;
-      }
-    else
-      for (int x = x0; x < x1; x++) {
-        local[x] = count;
-        list[count] = x | y << 16;
-        count += (tile[x] == DG_TILE_FLOOR) & (room_of[row + x] == room);
-      }
-  }
-  f->tile_count = count;
-}
-
-/* A width x height block anchored at (x0, y0), a free tile of `room`, lies
- * free and in the room: every tile on the grid, inside the room's
- * rectangle, plain floor, not blocked, and the room's own. */
-static inline bool fits(const fill *f, int room, int x0, int y0, int width, int height) {
-  const dg_grid *grid = &f->level->grid;
-  const dg_room *r = f->room_rect;
-  if (x0 + width > grid->width || y0 + height > grid->height || x0 + width > r->x + r->width ||
-      y0 + height > r->y + r->height)
-    return false;
-  const int *room_of = f->level->room_of;
+  long stride = f->level->grid.width;
   for (int y = y0; y < y0 + height; y++) {
-    long row = (long)y * grid->width;
+    long row = (long)y * stride;
     for (int x = x0; x < x0 + width; x++)
-      if (f->open[row + x] != DG_TILE_FLOOR || (room_of != NULL && room_of[row + x] != room))
+      if (open[row + x] != DG_TILE_FLOOR || (room_of != NULL && room_of[row + x] != room))
         return false;
   }
   return true;
 }
 
-/* Covers the free tile (x, y) of the room being filled: blocked, and
- * swapped out of the list, so that the list holds only free tiles and a
- * 1 x 1 entity needs no scan. */
-static void cover(fill *f, int x, int y) {
-  const dg_room *r = f->room_rect;
-  int *slot = f->slot, *tiles = f->tiles, count = --f->tile_count;
-  int rx = r->x, ry = r->y, rw = r->width;
-  int k = slot[(long)(y - ry) * rw + (x - rx)], last = tiles[count];
-  tiles[k] = last;
-  slot[(long)((last >> 16) - ry) * rw + ((last & 0xffff) - rx)] = k;
-  f->open[(long)y * f->level->grid.width + x] = BLOCKED;
-}
+/* Random anchors tried before the scan of every anchor: a room with free
+ * floor left is usually hit in one or two. */
+#define PLACE_TRIES 8
 
-/* Places a width x height entity in `room`: a random free tile for 1 x 1,
- * else the first free anchor that fits scanning the free tiles from a
- * random one. Its tiles are then covered. false when none fits. */
+/* Places a width x height entity in `room`: an anchor drawn uniformly in
+ * the room's rectangle (clipped to the grid) until one fits, at most
+ * PLACE_TRIES times, then the first anchor that fits in row order. The
+ * scan makes "false" exact: no anchor fits. Its tiles are then blocked.
+ * Drawing in the rectangle replaced a list of the room's free tiles,
+ * which every room built before its first pick (about 200 tiles a
+ * classic level: the largest step of the picks in its profile). */
 static bool place(fill *f, int room, int width, int height, int *x, int *y) {
-  /* Fewer free tiles than the footprint: no scan (and no draw) needed. */
-  if (f->tile_count < width * height)
+  int x0 = f->x0, y0 = f->y0;
+  int across = f->x1 - x0 - width + 1, down = f->y1 - y0 - height + 1;
+  if (across <= 0 || down <= 0)
     return false;
-  int start = (int)draw(f->rng, (uint32_t)f->tile_count);
-  for (int k = 0, i = start; k < f->tile_count; k++, i = i + 1 < f->tile_count ? i + 1 : 0) {
-    int at = f->tiles[i];
-    if ((width > 1 || height > 1) && !fits(f, room, at & 0xffff, at >> 16, width, height))
-      continue;
-    *x = at & 0xffff;
-    *y = at >> 16;
-    for (int dy = 0; dy < height; dy++)
-      for (int dx = 0; dx < width; dx++)
-        cover(f, *x + dx, *y + dy);
-    return true;
+  bool found = false;
+  /* One draw an anchor: the column by multiply-shift, the row from the
+   * product's low half (the draw's fraction left below the column, about
+   * uniform too). Integers only, as every draw of the pass. */
+  for (int k = 0; k < PLACE_TRIES && !found; k++) {
+    uint64_t wide = (uint64_t)dg_rng_step(f->rng) * (uint32_t)across;
+    *x = x0 + (int)(wide >> 32);
+    *y = y0 + (int)(((uint64_t)(uint32_t)wide * (uint32_t)down) >> 32);
+    found = fits(f, room, *x, *y, width, height);
   }
-  return false;
+  for (int ay = y0; ay < y0 + down && !found; ay++)
+    for (int ax = x0; ax < x0 + across && !found; ax++)
+      if (fits(f, room, ax, ay, width, height)) {
+        *x = ax;
+        *y = ay;
+        found = true;
+      }
+  if (!found)
+    return false;
+  long stride = f->level->grid.width;
+  /* The first two tiles of a row by hand: a loop over them becomes a
+   * memset call (footprints are 1 or 2 wide but one), which showed in
+   * classic's profile. */
+  for (int dy = 0; dy < height; dy++) {
+    uint8_t *row = f->open + (long)(*y + dy) * stride + *x;
+    row[0] = BLOCKED;
+    if (width > 1)
+      row[1] = BLOCKED;
+    for (int dx = 2; dx < width; dx++)
+      row[dx] = BLOCKED;
+  }
+  return true;
 }
 
 /* A new entity slot at the end of the level's list, zeroed, into *out.
@@ -343,34 +318,20 @@ static void no_grid(dg_level *level) {
   }
 }
 
-/* The tiles of the largest room's rectangle: the room-local arrays' size. */
-static size_t largest_room(const dg_level *level) {
-  size_t largest = 1;
-  for (int r = 0; r < level->room_count; r++) {
-    size_t area = (size_t)level->rooms[r].width * (size_t)level->rooms[r].height;
-    largest = area > largest ? area : largest;
-  }
-  return largest;
-}
-
 size_t dg_population_fill_bytes(const dg_level *level, const dg_table *table) {
   if (!level->has_grid)
     return 0;
   size_t cells = (size_t)level->grid.width * (size_t)level->grid.height;
   size_t entries = (size_t)table->encounter_count + 1;
   /* The 8-byte arrays first, so that every array is aligned. */
-  return entries * sizeof(candidate) + 2 * largest_room(level) * sizeof(int) +
-         3 * entries * sizeof(uint32_t) + cells;
+  return entries * sizeof(candidate) + 3 * entries * sizeof(uint32_t) + cells;
 }
 
 /* Carves f's arrays out of `scratch` (dg_population_fill_bytes). */
 static void carve(fill *f, const dg_table *table, void *scratch) {
   size_t entries = (size_t)table->encounter_count + 1;
-  size_t area = largest_room(f->level);
   f->eligible = scratch;
-  f->tiles = (int *)(f->eligible + entries);
-  f->slot = f->tiles + area;
-  f->live = (uint32_t *)(f->slot + area);
+  f->live = (uint32_t *)(f->eligible + entries);
   f->sum = f->live + entries;
   f->whole_sum = f->sum + entries;
   f->open = (uint8_t *)(f->whole_sum + entries);
@@ -408,11 +369,10 @@ int dg_population_fill(dg_level *level, const dg_table *table, dg_rng *rng, void
   int rc = 0;
   for (int r = 0; r < level->room_count && rc == 0; r++) {
     const dg_population_room *budget = &level->population.rooms[r];
-    /* A room with nothing to place needs no free tiles (collecting them
-     * draws nothing, so skipping it changes no pick). */
     if (budget->distance < 0 || (budget->threat <= 0 && budget->loot <= 0))
       continue;
-    collect_tiles(&f, r);
+    const dg_room *room = &level->rooms[r];
+    clip(&level->grid, room->x, room->y, room->width, room->height, &f.x0, &f.x1, &f.y0, &f.y1);
     rc = fill_threat(&f, r);
     if (rc == 0)
       rc = fill_loot(&f, r);

@@ -466,8 +466,13 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
     count[bucket]++;
     sorted[n++] = (keyed){room->distance, r};
   }
+  /* A 32-bit division when the sum allows (threats are not negative but
+   * for extrapolated control points): the same quotient, without a 64-bit
+   * division's latency ten times a level. */
   for (int b = 0; b < DG_POPULATION_CURVE; b++)
-    out->curve[b] = count[b] > 0 ? (int)(sum[b] / count[b]) : -1;
+    out->curve[b] = count[b] == 0 ? -1
+                    : sum[b] >= 0 ? (int)quotient(sum[b], count[b])
+                                  : (int)(sum[b] / count[b]);
   sort_keyed(sorted, n, by_key);
   ranks(sorted, n, rank_distance);
   for (int i = 0; i < n; i++)
