@@ -58,6 +58,17 @@ fail:
   return DG_ENOMEM;
 }
 
+/* The sorted *.json names of directory `dir`. 0, DG_ENOMEM, or DG_ENOENT
+ * when it cannot be opened, returned at once so that errno still says why. */
+static int list_dir(const char *dir, char ***out, int *out_count) {
+  DIR *handle = opendir(dir);
+  if (handle == NULL)
+    return DG_ENOENT;
+  int rc = list_json(handle, out, out_count);
+  closedir(handle);
+  return rc;
+}
+
 /* A problem before parsing: `error` as jansson fills it, with line 0 so
  * that reports show the path alone. */
 static int not_read(json_error_t *error, const char *path, const char *text) {
@@ -182,15 +193,11 @@ int roomset_dir_load(dg_context *context, const char *dir, bool keep_going,
   char **names = NULL;
   int count = 0, rc = 0;
   prepare_work work = {NULL, 0, 0};
-  DIR *handle = opendir(dir);
-  if (handle == NULL) {
-    /* Returned at once so that errno still says why. */
+  if ((rc = list_dir(dir, &names, &count)) == DG_ENOENT) {
     if (result != NULL)
       *result = counts;
-    return DG_ENOENT;
+    return rc;
   }
-  rc = list_json(handle, &names, &count);
-  closedir(handle);
   if (rc != 0)
     goto done;
   counts.files = count;
@@ -245,15 +252,11 @@ int content_dir_load(dg_context *context, const char *dir, content_dir_add_fn ad
   roomset_dir_result counts = {0, 0};
   char **names = NULL;
   int count = 0, rc = 0;
-  DIR *handle = opendir(dir);
-  if (handle == NULL) {
-    /* Returned at once so that errno still says why. */
+  if ((rc = list_dir(dir, &names, &count)) == DG_ENOENT) {
     if (result != NULL)
       *result = counts;
-    return DG_ENOENT;
+    return rc;
   }
-  rc = list_json(handle, &names, &count);
-  closedir(handle);
   if (rc != 0)
     goto done;
   counts.files = count;

@@ -2,6 +2,7 @@
  * their shortest round-trip form, everything else as jansson writes it. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,16 +30,21 @@ Test(json_text, shortest_reals) {
   assert_real(0.001, "0.001");
 }
 
+/* The next xorshift64 state as a double: false for NaN and infinities. */
+static bool next_finite(unsigned long long *bits, double *value) {
+  *bits ^= *bits << 13;
+  *bits ^= *bits >> 7;
+  *bits ^= *bits << 17;
+  memcpy(value, bits, sizeof *value);
+  return *value == *value && *value - *value == 0;
+}
+
 Test(json_text, every_real_reads_back) {
   /* Random bit patterns: all 17-digit cases and the rest. */
   unsigned long long bits = 0x9E3779B97F4A7C15ull;
   for (int i = 0; i < 100000; i++) {
-    bits ^= bits << 13;
-    bits ^= bits >> 7;
-    bits ^= bits << 17;
     double value;
-    memcpy(&value, &bits, sizeof value);
-    if (value != value || value - value != 0) /* NaN, infinities */
+    if (!next_finite(&bits, &value))
       continue;
     char text[JSON_REAL_TEXT_MAX];
     json_real_text(value, text);
@@ -97,12 +103,8 @@ Test(json_text, precision_as_jansson_dumps) {
     json_array_append_new(list, json_real(fixed[i]));
   unsigned long long bits = 0x2545F4914F6CDD1Dull;
   for (int i = 0; i < 2000; i++) {
-    bits ^= bits << 13;
-    bits ^= bits >> 7;
-    bits ^= bits << 17;
     double value;
-    memcpy(&value, &bits, sizeof value);
-    if (value != value || value - value != 0) /* NaN, infinities */
+    if (!next_finite(&bits, &value))
       continue;
     json_array_append_new(list, i % 2 ? json_real(value) : json_real((double)(bits % 100000) / 7));
   }

@@ -156,24 +156,31 @@ static void remove_file(const char *dir, const char *name) {
   unlink(path);
 }
 
-Test(roomset_dir, syntax_errors_duplicate_keys_and_skipped_names) {
-  char dir[] = "/tmp/roomset_dir_test_XXXXXX";
+/* Makes `dir` (a mkdtemp template), writes the files, loads it into
+ * `context` keeping going, removes it all; roomset_dir_load's code. */
+static int load_scratch_dir(char *dir, const char *const names[], const char *const texts[],
+                            int count, dg_context *context, reports *seen,
+                            roomset_dir_result *result) {
   cr_assert_not_null(mkdtemp(dir));
-  write_file(dir, "a_broken.json", "{\"name\": \"x\",\n  \"rooms\": [\n");
-  write_file(dir, "b_duplicate.json", "{\"name\": \"x\", \"name\": \"y\"}");
-  write_file(dir, ".hidden.json", "not even json");
-  write_file(dir, "notes.txt", "not json either");
-  write_file(dir, "json", "a name that is only the suffix");
+  for (int i = 0; i < count; i++)
+    write_file(dir, names[i], texts[i]);
+  int rc = roomset_dir_load(context, dir, true, collect, seen, result);
+  for (int i = 0; i < count; i++)
+    remove_file(dir, names[i]);
+  rmdir(dir);
+  return rc;
+}
+
+Test(roomset_dir, syntax_errors_duplicate_keys_and_skipped_names) {
+  const char *names[] = {"a_broken.json", "b_duplicate.json", ".hidden.json", "notes.txt", "json"};
+  const char *texts[] = {"{\"name\": \"x\",\n  \"rooms\": [\n",
+                         "{\"name\": \"x\", \"name\": \"y\"}", "not even json", "not json either",
+                         "a name that is only the suffix"};
+  char dir[] = "/tmp/roomset_dir_test_XXXXXX";
   dg_context *context = new_context();
   reports seen = {0};
   roomset_dir_result result = {-1, -1};
-  int rc = roomset_dir_load(context, dir, true, collect, &seen, &result);
-  remove_file(dir, "a_broken.json");
-  remove_file(dir, "b_duplicate.json");
-  remove_file(dir, ".hidden.json");
-  remove_file(dir, "notes.txt");
-  remove_file(dir, "json");
-  rmdir(dir);
+  int rc = load_scratch_dir(dir, names, texts, 5, context, &seen, &result);
   cr_assert_eq(rc, DG_EINVAL);
   cr_assert_eq(result.files, 2);
   cr_assert_eq(result.failed, 2);
@@ -192,24 +199,18 @@ Test(roomset_dir, syntax_errors_duplicate_keys_and_skipped_names) {
  * file later in name order is the one refused. */
 Test(roomset_dir, a_name_taken_twice_refuses_the_later_file) {
   char dir[] = "/tmp/roomset_dir_test_XXXXXX";
-  cr_assert_not_null(mkdtemp(dir));
   json_error_t error;
   json_t *json = json_load_file(FIXTURES "/valid.json", 0, &error);
   cr_assert_not_null(json, "%s", error.text);
   char *text = json_dumps(json, 0);
   json_decref(json);
-  write_file(dir, "a_first.json", text);
-  write_file(dir, "b_second.json", text);
-  write_file(dir, "c_third.json", text);
-  free(text);
+  const char *names[] = {"a_first.json", "b_second.json", "c_third.json"};
+  const char *texts[] = {text, text, text};
   dg_context *context = new_context();
   reports seen = {0};
   roomset_dir_result result = {-1, -1};
-  int rc = roomset_dir_load(context, dir, true, collect, &seen, &result);
-  remove_file(dir, "a_first.json");
-  remove_file(dir, "b_second.json");
-  remove_file(dir, "c_third.json");
-  rmdir(dir);
+  int rc = load_scratch_dir(dir, names, texts, 3, context, &seen, &result);
+  free(text);
   cr_assert_eq(rc, DG_EINVAL);
   cr_assert_eq(result.files, 3);
   cr_assert_eq(result.failed, 2);
