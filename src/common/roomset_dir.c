@@ -96,6 +96,18 @@ int roomset_dir_read_file(const char *path, json_t **out, json_error_t *error) {
   return *out != NULL ? 0 : DG_EPARSE;
 }
 
+/* Reports a file that could not be read or parsed: at "path:line:column"
+ * for a syntax error, at the path alone otherwise. */
+static void report_unread(const char *path, const json_error_t *error, roomset_dir_report_fn report,
+                          void *user) {
+  char where[4096 + 32];
+  if (error->line > 0)
+    snprintf(where, sizeof where, "%s:%d:%d", path, error->line, error->column);
+  else
+    snprintf(where, sizeof where, "%s", path);
+  report(user, where, "", error->text);
+}
+
 /* Reads, parses and adds one file to `context`; a problem goes to `report`.
  * 0, DG_EPARSE (syntax) or the library's code (DG_EINVAL, DG_ETYPE,
  * DG_ENOMEM). */
@@ -104,12 +116,7 @@ static int load_file(dg_context *context, const char *path, content_dir_add_fn a
   json_error_t parse_error;
   json_t *json = NULL;
   if (roomset_dir_read_file(path, &json, &parse_error) != 0) {
-    char where[4096 + 32];
-    if (parse_error.line > 0)
-      snprintf(where, sizeof where, "%s:%d:%d", path, parse_error.line, parse_error.column);
-    else
-      snprintf(where, sizeof where, "%s", path);
-    report(user, where, "", parse_error.text);
+    report_unread(path, &parse_error, report, user);
     return DG_EPARSE;
   }
   dg_error err;
@@ -221,13 +228,7 @@ int roomset_dir_load(dg_context *context, const char *dir, bool keep_going,
       file->set = NULL; /* the context took it */
     }
     if (file->rc == DG_EPARSE) {
-      char where[4096 + 32];
-      if (file->syntax.line > 0)
-        snprintf(where, sizeof where, "%s:%d:%d", file->path, file->syntax.line,
-                 file->syntax.column);
-      else
-        snprintf(where, sizeof where, "%s", file->path);
-      report(user, where, "", file->syntax.text);
+      report_unread(file->path, &file->syntax, report, user);
     } else if (file->rc != 0) {
       report(user, file->path, file->err.field, file->err.message);
     }
