@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -53,7 +54,30 @@ static int lower_to_heavy(void) {
   return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), JOBS_HEAVY_NICE) == 0 ? 0 : errno;
 }
 
+/* The interactive lane's threads stay as they were started. */
+static int stay(void) {
+  return 0;
+}
+
 static void work(uv_work_t *req);
+
+/* Worker thread: hands `j` back to the loop. Only the thread that finds
+ * `done` empty writes the eventfd; the loop reads the eventfd before it
+ * takes the list, so a job added after the take finds the list empty and
+ * wakes the loop again, and none is left unseen. */
+static void lane_finished(job_lane *lane, job *j) {
+  pthread_mutex_lock(&lane->lock);
+  bool first = lane->done == NULL;
+  j->idle_next = lane->done;
+  lane->done = j;
+  pthread_mutex_unlock(&lane->lock);
+  if (first) {
+    uint64_t one = 1;
+    /* EAGAIN: the counter is full, so the loop is woken anyway. */
+    while (write(lane->wake_fd, &one, sizeof one) < 0 && errno == EINTR)
+      ;
+  }
+}
 
 /* A lane's thread: lowered once, then runs the jobs handed to it. */
 static void *lane_thread(void *data) {
@@ -76,11 +100,7 @@ static void *lane_thread(void *data) {
      * for the next job. Read before the job is handed back. */
     if (atomic_load(&j->raised))
       lane->lower();
-    pthread_mutex_lock(&lane->lock);
-    j->idle_next = lane->done;
-    lane->done = j;
-    pthread_mutex_unlock(&lane->lock);
-    uv_async_send(&lane->wake);
+    lane_finished(lane, j);
     pthread_mutex_lock(&lane->lock);
   }
   pthread_mutex_unlock(&lane->lock);
@@ -89,13 +109,25 @@ static void *lane_thread(void *data) {
 
 static void after_job(job *j, int status);
 
-/* Loop thread: the jobs a lane's threads finished. */
-static void on_lane_done(uv_async_t *wake) {
+/* Loop thread: the jobs a lane's threads finished, reported oldest first. */
+static void on_lane_done(uv_poll_t *wake, int status, int events) {
+  (void)status;
+  (void)events;
   job_lane *lane = wake->data;
+  uint64_t count;
+  while (read(lane->wake_fd, &count, sizeof count) < 0 && errno == EINTR)
+    ;
   pthread_mutex_lock(&lane->lock);
-  job *done = lane->done;
+  job *newest = lane->done;
   lane->done = NULL;
   pthread_mutex_unlock(&lane->lock);
+  job *done = NULL;
+  while (newest != NULL) {
+    job *j = newest;
+    newest = j->idle_next;
+    j->idle_next = done;
+    done = j;
+  }
   while (done != NULL) {
     job *j = done;
     done = j->idle_next;
@@ -130,16 +162,23 @@ static void stop_lane_threads(job_lane *lane) {
 /* Prepares lane `t` on `loop` with its lowering; no thread yet. 0 or a
  * libuv error (nothing to close then). */
 static int lane_init(job_lane *lane, uv_loop_t *loop, int (*lower)(void)) {
+  lane->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (lane->wake_fd < 0)
+    return uv_translate_sys_error(errno);
+  lane->wake.data = lane;
+  int rc = uv_poll_init(loop, &lane->wake, lane->wake_fd);
+  if (rc != 0) {
+    close(lane->wake_fd);
+    return rc;
+  }
+  if ((rc = uv_poll_start(&lane->wake, UV_READABLE, on_lane_done)) != 0) {
+    uv_close((uv_handle_t *)&lane->wake, NULL);
+    close(lane->wake_fd);
+    return rc;
+  }
   pthread_mutex_init(&lane->lock, NULL);
   pthread_cond_init(&lane->ready, NULL);
   lane->lower = lower;
-  lane->wake.data = lane;
-  int rc = uv_async_init(loop, &lane->wake, on_lane_done);
-  if (rc != 0) {
-    pthread_cond_destroy(&lane->ready);
-    pthread_mutex_destroy(&lane->lock);
-    return rc;
-  }
   lane->started = true;
   return 0;
 }
@@ -171,7 +210,9 @@ static void lane_close(job_lane *lane) {
   if (!lane->started)
     return;
   stop_lane_threads(lane);
+  /* uv_close stops the poll at once: the fd is out of epoll when closed. */
   uv_close((uv_handle_t *)&lane->wake, NULL);
+  close(lane->wake_fd);
   pthread_cond_destroy(&lane->ready);
   pthread_mutex_destroy(&lane->lock);
   lane->started = false;
@@ -187,7 +228,15 @@ int jobs_init(jobs *queues, uv_loop_t *loop, int workers, int reserved, long int
   int rc = uv_timer_init(loop, &queues->sweep);
   if (rc != 0)
     return rc;
+  if ((rc = lane_init(&queues->normal, loop, stay)) != 0) {
+    uv_close((uv_handle_t *)&queues->sweep, NULL);
+    return rc;
+  }
+  /* Threads of its own, handing jobs back through an eventfd (job_lane);
+   * if they cannot be started, libuv's pool as before. */
+  queues->own_threads = lane_start(&queues->normal, workers);
   if ((rc = lane_init(&queues->idle, loop, lower_to_idle)) != 0) {
+    lane_close(&queues->normal);
     uv_close((uv_handle_t *)&queues->sweep, NULL);
     return rc;
   }
@@ -576,11 +625,14 @@ static void sweep(uv_timer_t *timer) {
 }
 
 /* Where `j` runs: the idle lane (speculative), the heavy lane
- * (interactive of cost >= heavy_cost_min), or libuv's pool (NULL). */
+ * (interactive of cost >= heavy_cost_min), the normal lane (the rest, and
+ * speculative jobs when the idle lane did not start), or libuv's pool
+ * (NULL) when the normal lane did not start either. */
 static job_lane *lane_of(jobs *queues, const job *j) {
+  job_lane *normal = queues->own_threads ? &queues->normal : NULL;
   if (j->kind == JOB_SPECULATIVE)
-    return queues->idle_speculative ? &queues->idle : NULL;
-  return queues->heavy_lowered && j->cost >= queues->heavy_cost_min ? &queues->heavy : NULL;
+    return queues->idle_speculative ? &queues->idle : normal;
+  return queues->heavy_lowered && j->cost >= queues->heavy_cost_min ? &queues->heavy : normal;
 }
 
 static void dispatch(jobs *queues) {
@@ -763,6 +815,7 @@ void jobs_promote(jobs *queues, job *j) {
 
 void jobs_close(jobs *queues) {
   uv_close((uv_handle_t *)&queues->sweep, NULL);
+  lane_close(&queues->normal);
   lane_close(&queues->idle);
   lane_close(&queues->heavy);
 }

@@ -117,10 +117,17 @@ struct job_lane {
   pthread_mutex_t lock;      /* guards the two lists and `stop` */
   pthread_cond_t ready;      /* a job was handed over, or stop */
   job *handed, *handed_tail; /* handed to the threads, oldest first */
-  job *done;                 /* finished, for the loop */
+  job *done;                 /* finished, newest first, for the loop */
   bool stop;
-  uv_async_t wake; /* tells the loop that `done` has jobs */
-  bool started;    /* lock, cond and wake initialised */
+  /* Tells the loop that `done` has jobs: an eventfd written by the thread
+   * that finds `done` empty, read by the loop through `wake`. Not a
+   * uv_async_t: libuv's loop spins (up to ~1,000 pauses, then yields) on
+   * an async handle whose sender is between its two atomic steps, and on
+   * two shared cores the sender is often preempted right there by the very
+   * loop thread it woke. */
+  int wake_fd;
+  uv_poll_t wake;
+  bool started; /* lock, cond, wake_fd and wake initialised */
 };
 
 /* How far heavy interactive jobs are lowered: at nice 10 a thread weighs
@@ -140,6 +147,7 @@ struct job_client {
 
 typedef struct jobs {
   uv_loop_t *loop;
+  job_lane normal;  /* interactive jobs, at the daemon's priority */
   job_lane idle;    /* speculative jobs, at SCHED_IDLE */
   job_lane heavy;   /* interactive jobs of cost >= heavy_cost_min, at nice JOBS_HEAVY_NICE */
   uv_timer_t sweep; /* expires queued jobs past their deadline */
@@ -154,6 +162,7 @@ typedef struct jobs {
   const dg_context *context;   /* shared read-only resources, may be NULL */
   uint64_t expired, dropped;   /* jobs that never ran: deadline, client gone */
   uint64_t reruns;             /* promoted jobs run again: their idle thread could not be raised */
+  bool own_threads;            /* interactive jobs run on `normal`, not libuv's pool */
   bool idle_speculative;       /* speculative jobs run on the idle threads */
   bool heavy_lowered;          /* heavy interactive jobs run on the heavy lane */
   uint64_t heavy_cost_min;     /* cost from which an interactive job is heavy; 0: none is */
