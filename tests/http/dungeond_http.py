@@ -6,6 +6,7 @@ Usage: dungeond_http.py PATH/TO/dungeond [--only NAME]
 Prints TAP (meson runs it with protocol 'tap', suite 'http'). Python 3
 standard library only.
 """
+import ctypes
 import http.client
 import json
 import os
@@ -479,7 +480,8 @@ def _(d):
     check(stats["queues"]["interactive"]["max"] == 1024, f"queues {stats['queues']}")
     check(stats["workers"] == {"total": 2, "busy": 0, "speculative_busy": 0,
                                 "speculative_priority": "idle", "speculative_reruns": 0,
-                                "heavy_priority": "lowered"},
+                                "heavy_priority": "lowered",
+                                "time_slices": "custom" if kernel_custom_slices() else "refused"},
           f"workers {stats['workers']}")
     check(stats["rejections"]["too_large"] == 1, f"rejections {stats['rejections']}")
 
@@ -663,6 +665,25 @@ def _(d):
     status, _, body = d.request("DELETE", "/v1/lobbies/churn/players/b")
     check(status == 200 and json.loads(body)["effective"] == first["effective"], "leave")
     problem(*d.request("DELETE", "/v1/lobbies/churn/players/zz"), 404)
+
+
+def kernel_custom_slices():
+    """Whether this kernel applies a thread's requested time slice
+    (sched_setattr's sched_runtime for SCHED_OTHER, Linux 6.12+), probed on
+    a throwaway thread of this process, read back from /proc."""
+    found = []
+
+    def probe():
+        libc = ctypes.CDLL(None, use_errno=True)
+        nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        attr = struct.pack("=IIQiIQQQ", 48, 0, 0, nice, 0, 250000, 0, 0)
+        if libc.syscall(314, 0, ctypes.c_char_p(attr), 0) == 0:  # SYS_sched_setattr, x86-64
+            with open("/proc/thread-self/sched") as f:
+                found.append(re.search(r"se\.slice\s*:\s*250000\n", f.read()) is not None)
+    t = threading.Thread(target=probe)
+    t.start()
+    t.join()
+    return bool(found and found[0])
 
 
 def idle_threads(d):

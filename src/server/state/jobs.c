@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "state/errors.h"
+#include "state/slice.h"
 
 /* How often queued jobs are checked against their deadlines. */
 #define SWEEP_INTERVAL_MS 20
@@ -79,17 +80,38 @@ static void lane_finished(job_lane *lane, job *j) {
   }
 }
 
+/* Worker thread: asks for the lane's slice `wanted` (what the thread
+ * last asked for is `asked`), and keeps the lane's count of refusals. */
+static void follow_slice(job_lane *lane, uint64_t wanted, uint64_t *asked, bool *refused) {
+  *asked = wanted;
+  bool now_refused = slice_set(wanted) != 0;
+  if (now_refused != *refused)
+    atomic_fetch_add(&lane->slices_refused, now_refused ? 1 : -1);
+  *refused = now_refused;
+}
+
 /* A lane's thread: lowered once, then runs the jobs handed to it. */
 static void *lane_thread(void *data) {
   job_lane *lane = data;
   if (lane->lower() == 0)
     atomic_fetch_add(&lane->lowered, 1);
+  uint64_t slice_ns = 0;
+  bool refused = false;
   pthread_mutex_lock(&lane->lock);
   for (;;) {
-    while (lane->handed == NULL && !lane->stop)
+    uint64_t wanted = atomic_load(&lane->slice_ns);
+    if (wanted != slice_ns) { /* at start, and after jobs_set_slices */
+      pthread_mutex_unlock(&lane->lock);
+      follow_slice(lane, wanted, &slice_ns, &refused);
+      pthread_mutex_lock(&lane->lock);
+      continue;
+    }
+    if (lane->handed == NULL) {
+      if (lane->stop)
+        break; /* nothing left */
       pthread_cond_wait(&lane->ready, &lane->lock);
-    if (lane->handed == NULL)
-      break; /* stop, and nothing left */
+      continue;
+    }
     job *j = lane->handed;
     lane->handed = j->idle_next;
     if (lane->handed == NULL)
@@ -254,6 +276,27 @@ bool jobs_set_heavy_lane(jobs *queues, uint64_t cost_min) {
     return false;
   queues->heavy_lowered = lane_start(&queues->heavy, queues->workers);
   return queues->heavy_lowered;
+}
+
+/* Wakes the lane's threads to ask for `ns` (lane_thread). */
+static void lane_set_slice(job_lane *lane, uint64_t ns) {
+  if (!lane->started) {
+    atomic_store(&lane->slice_ns, ns); /* its threads ask as they start */
+    return;
+  }
+  pthread_mutex_lock(&lane->lock);
+  atomic_store(&lane->slice_ns, ns);
+  pthread_cond_broadcast(&lane->ready);
+  pthread_mutex_unlock(&lane->lock);
+}
+
+void jobs_set_slices(jobs *queues, uint64_t interactive_ns, uint64_t heavy_ns) {
+  lane_set_slice(&queues->normal, interactive_ns);
+  lane_set_slice(&queues->heavy, heavy_ns);
+}
+
+int jobs_slices_refused(const jobs *queues) {
+  return atomic_load(&queues->normal.slices_refused) + atomic_load(&queues->heavy.slices_refused);
 }
 
 void jobs_set_client_limits(jobs *queues, uint64_t cost_max, int running_max) {

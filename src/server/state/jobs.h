@@ -114,10 +114,12 @@ struct job_lane {
   int count;                 /* started */
   _Atomic int lowered;       /* of which `lower` succeeded */
   int (*lower)(void);        /* lowers the calling thread: 0 or the errno of the refusal */
-  pthread_mutex_t lock;      /* guards the two lists and `stop` */
-  pthread_cond_t ready;      /* a job was handed over, or stop */
-  job *handed, *handed_tail; /* handed to the threads, oldest first */
-  job *done;                 /* finished, newest first, for the loop */
+  _Atomic uint64_t slice_ns; /* time slice its threads ask for before a job (slice.h); 0: default */
+  _Atomic int slices_refused; /* threads whose last request for slice_ns the kernel did not apply */
+  pthread_mutex_t lock;       /* guards the two lists and `stop` */
+  pthread_cond_t ready;       /* a job was handed over, or stop */
+  job *handed, *handed_tail;  /* handed to the threads, oldest first */
+  job *done;                  /* finished, newest first, for the loop */
   bool stop;
   /* Tells the loop that `done` has jobs: an eventfd written by the thread
    * that finds `done` empty, read by the loop through `wake`. Not a
@@ -172,6 +174,17 @@ typedef struct jobs {
   int client_running_max;                  /* interactive jobs one client may run at once */
   uint64_t client_refused;                 /* submissions refused by client_cost_max */
 } jobs;
+
+/* The kernel time slices the lanes' threads ask for (slice.h), in
+ * nanoseconds, 0 for the kernel's default: `interactive_ns` for the
+ * interactive threads, `heavy_ns` for the heavy lane's. A thread asks
+ * before its next job, so this may be called at any time (a reload). Loop
+ * thread. */
+void jobs_set_slices(jobs *queues, uint64_t interactive_ns, uint64_t heavy_ns);
+
+/* Threads of the lanes whose latest slice request the kernel did not
+ * apply (an older kernel: see slice.h). Loop thread. */
+int jobs_slices_refused(const jobs *queues);
 
 /* Threads libuv's pool needs for `workers` interactive workers (the
  * speculative ones have threads of their own): `workers`. Call before the
