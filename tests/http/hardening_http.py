@@ -415,8 +415,9 @@ def _():
             time.sleep(0.05)
         peak = max(peak, d.rss_kb())
         grown_mb = (peak - baseline) / 1024
-        print(f"# RSS grew {grown_mb:.1f} MiB over the idle daemon's {baseline / 1024:.1f} MiB",
-              flush=True)
+        unchecked = " (not checked under AddressSanitizer)" if "ASAN_OPTIONS" in os.environ else ""
+        print(f"# RSS grew {grown_mb:.1f} MiB over the idle daemon's {baseline / 1024:.1f} MiB"
+              + unchecked, flush=True)
         # docs/config.md: RSS above the idle daemon's stays under
         # send_queue_bytes_max + workers x (a level's working memory: a few
         # MiB here) + 16 MiB. 100 levels held would be 100 MiB.
