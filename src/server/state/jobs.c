@@ -1,7 +1,8 @@
-/* The job queues and their dispatch into uv_queue_work. Only the loop thread
- * touches the queues; a worker thread only reads its own job's request and
- * writes its own job's results, which libuv hands back to the loop thread
- * (the after-work callback) with the needed memory ordering. */
+/* The job queues and their dispatch to the lanes' threads (libuv's pool as
+ * a fallback). Only the loop thread touches the queues; a worker thread only
+ * reads its own job's request and writes its own job's results, which the
+ * lane's done list (under its mutex) or libuv's after-work callback hands
+ * back to the loop thread with the needed memory ordering. */
 #include "state/jobs.h"
 #include "state/level_id.h"
 
@@ -208,7 +209,7 @@ static int lane_init(job_lane *lane, uv_loop_t *loop, int (*lower)(void)) {
 /* Starts `count` threads on lane `t` and waits (at most a second) for
  * each to lower itself, so that /v1/stats reports what the kernel was
  * told. True when all run lowered; otherwise none is left running and the
- * lane's jobs must share libuv's pool at normal priority. */
+ * lane's jobs go elsewhere (lane_of). */
 static bool lane_start(job_lane *lane, int count) {
   count = count < JOBS_LANE_THREADS_MAX ? count : JOBS_LANE_THREADS_MAX;
   for (int i = 0; i < count; i++) {

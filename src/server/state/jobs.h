@@ -1,9 +1,10 @@
-/* Generation jobs and the two queues that feed libuv's thread pool
+/* Generation jobs and the two queues that feed the worker threads
  * (interactive before speculative). The loop thread owns both
  * queues. A job generates and serialises its level on a worker thread and
  * reports back on the loop thread through its `done` callback.
  *
- * Interactive jobs may fill `workers` threads of libuv's pool. A speculative
+ * Interactive jobs may fill `workers` threads of their own (the normal
+ * lane; libuv's pool only if those cannot be started). A speculative
  * job starts only while fewer than `workers - reserved` jobs of either kind
  * run, on threads of its own (`idle_speculative`): `workers - reserved`
  * threads started with the queues and set to SCHED_IDLE once, which needs
@@ -203,7 +204,7 @@ void jobs_set_client_limits(jobs *queues, uint64_t cost_max, int running_max);
  * requests beside them get the CPU first (issue 24 item 3); they still
  * count against the same `workers` slots. After jobs_init, once. Returns
  * whether the lane runs (false: the threads could not be started or
- * lowered; heavy jobs then share libuv's pool at normal priority). */
+ * lowered; heavy jobs then share the interactive threads at normal priority). */
 bool jobs_set_heavy_lane(jobs *queues, uint64_t cost_min);
 
 /* Queues `j` (request, format, cancel, done set by the caller) on queue
