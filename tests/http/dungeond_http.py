@@ -686,33 +686,41 @@ def kernel_custom_slices():
     return bool(found and found[0])
 
 
-def idle_threads(d):
-    """Threads of the daemon under SCHED_IDLE (policy 5, /proc stat field 41)."""
-    found = []
+def thread_files(d, *names):
+    """{thread id: [contents of /proc/PID/task/TID/NAME for each name]} of the
+    daemon's threads; a thread that ended meanwhile is left out."""
+    found = {}
     task_dir = f"/proc/{d.proc.pid}/task"
     for tid in os.listdir(task_dir):
         try:
-            with open(f"{task_dir}/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
+            contents = []
+            for name in names:
+                with open(f"{task_dir}/{tid}/{name}") as f:
+                    contents.append(f.read())
         except FileNotFoundError:
             continue
-        if int(fields[41 - 3]) == 5:
-            found.append(tid)
+        found[tid] = contents
     return found
+
+
+def stat_fields(stat):
+    """The fields of a /proc stat line, numbered as proc(5) does from 3 on."""
+    return [None, None, None] + stat.rsplit(")", 1)[1].split()
+
+
+def idle_threads(d):
+    """Threads of the daemon under SCHED_IDLE (policy 5, /proc stat field 41)."""
+    return [tid for tid, (stat,) in thread_files(d, "stat").items()
+            if int(stat_fields(stat)[41]) == 5]
 
 
 def thread_table(d):
     """{thread id: (nice, CPU ticks used)} of the daemon, from /proc stat
     (fields 19 and 14 + 15)."""
     table = {}
-    task_dir = f"/proc/{d.proc.pid}/task"
-    for tid in os.listdir(task_dir):
-        try:
-            with open(f"{task_dir}/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except FileNotFoundError:
-            continue
-        table[tid] = (int(fields[19 - 3]), int(fields[14 - 3]) + int(fields[15 - 3]))
+    for tid, (stat,) in thread_files(d, "stat").items():
+        fields = stat_fields(stat)
+        table[tid] = (int(fields[19]), int(fields[14]) + int(fields[15]))
     return table
 
 

@@ -685,17 +685,11 @@ def _():
 def thread_slices(d):
     """{(policy, nice): sorted slices in ns (None: not shown)} of the daemon's threads."""
     found = {}
-    task_dir = f"/proc/{d.proc.pid}/task"
-    for tid in os.listdir(task_dir):
-        try:
-            with open(f"{task_dir}/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            with open(f"{task_dir}/{tid}/sched") as f:
-                sched = re.search(r"se\.slice\s*:\s*(\d+)", f.read())
-        except FileNotFoundError:
-            continue
-        key = (int(fields[41 - 3]), int(fields[19 - 3]))
-        found.setdefault(key, []).append(int(sched.group(1)) if sched else None)
+    for stat, sched in harness.thread_files(d, "stat", "sched").values():
+        fields = harness.stat_fields(stat)
+        shown = re.search(r"se\.slice\s*:\s*(\d+)", sched)
+        found.setdefault((int(fields[41]), int(fields[19])), []).append(
+            int(shown.group(1)) if shown else None)
     return {key: sorted(v, key=lambda x: x or 0) for key, v in found.items()}
 
 
