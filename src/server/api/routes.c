@@ -103,8 +103,10 @@ static const char *time_slices(const server *daemon) {
   const config *cfg = daemon->cfg;
   if (cfg->limits.interactive_slice_us == 0 && cfg->limits.heavy_slice_us == 0)
     return "off";
-  return daemon->loop_slice_refused || jobs_slices_refused(&daemon->queues) > 0 ? "refused"
-                                                                                : "custom";
+  if (daemon->loop_slice_refused || jobs_slices_refused(&daemon->queues) > 0)
+    return "refused";
+  /* libuv's pool, the fallback for interactive jobs, does not ask. */
+  return daemon->queues.own_threads ? "custom" : "partial";
 }
 
 static stats_gauges gauges(const server *daemon) {

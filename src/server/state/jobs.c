@@ -96,7 +96,9 @@ static void *lane_thread(void *data) {
   job_lane *lane = data;
   if (lane->lower() == 0)
     atomic_fetch_add(&lane->lowered, 1);
-  uint64_t slice_ns = 0;
+  /* Asks once at start even for the default: a thread inherits the slice
+   * of the thread that made it. */
+  uint64_t slice_ns = UINT64_MAX;
   bool refused = false;
   pthread_mutex_lock(&lane->lock);
   for (;;) {
@@ -134,9 +136,12 @@ static void after_job(job *j, int status);
 
 /* Loop thread: the jobs a lane's threads finished, reported oldest first. */
 static void on_lane_done(uv_poll_t *wake, int status, int events) {
-  (void)status;
   (void)events;
   job_lane *lane = wake->data;
+  /* libuv stopped the poll on an error: without it no job of this lane
+   * would ever be reported again. */
+  if (status < 0)
+    uv_poll_start(wake, UV_READABLE, on_lane_done);
   uint64_t count;
   while (read(lane->wake_fd, &count, sizeof count) < 0 && errno == EINTR)
     ;
@@ -182,7 +187,7 @@ static void stop_lane_threads(job_lane *lane) {
   lane->stop = false;
 }
 
-/* Prepares lane `t` on `loop` with its lowering; no thread yet. 0 or a
+/* Prepares `lane` on `loop` with its lowering; no thread yet. 0 or a
  * libuv error (nothing to close then). */
 static int lane_init(job_lane *lane, uv_loop_t *loop, int (*lower)(void)) {
   lane->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -206,7 +211,7 @@ static int lane_init(job_lane *lane, uv_loop_t *loop, int (*lower)(void)) {
   return 0;
 }
 
-/* Starts `count` threads on lane `t` and waits (at most a second) for
+/* Starts `count` threads on `lane` and waits (at most a second) for
  * each to lower itself, so that /v1/stats reports what the kernel was
  * told. True when all run lowered; otherwise none is left running and the
  * lane's jobs go elsewhere (lane_of). */
@@ -251,13 +256,10 @@ int jobs_init(jobs *queues, uv_loop_t *loop, int workers, int reserved, long int
   int rc = uv_timer_init(loop, &queues->sweep);
   if (rc != 0)
     return rc;
-  if ((rc = lane_init(&queues->normal, loop, stay)) != 0) {
-    uv_close((uv_handle_t *)&queues->sweep, NULL);
-    return rc;
-  }
   /* Threads of its own, handing jobs back through an eventfd (job_lane);
    * if they cannot be started, libuv's pool as before. */
-  queues->own_threads = lane_start(&queues->normal, workers);
+  queues->own_threads =
+      lane_init(&queues->normal, loop, stay) == 0 && lane_start(&queues->normal, workers);
   if ((rc = lane_init(&queues->idle, loop, lower_to_idle)) != 0) {
     lane_close(&queues->normal);
     uv_close((uv_handle_t *)&queues->sweep, NULL);

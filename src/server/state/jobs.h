@@ -67,10 +67,10 @@ typedef bool (*job_wanted_fn)(job *j);
 
 struct job {
   uv_work_t work;       /* libuv's request; work.data unused */
-  job *next;            /* queue link, or running-list link inside the pool */
+  job *next;            /* queue link, or running-list link while it runs */
   struct jobs *owner;   /* the queues it went through */
   job_kind kind;        /* which queue */
-  bool running;         /* inside the pool */
+  bool running;         /* handed to a worker thread */
   bool lower;           /* runs on the idle lane (set before it is handed to one) */
   job_lane *lane;       /* the lane running it, or NULL for libuv's pool */
   bool rerun;           /* promoted on an idle thread that could not be raised: run again */
@@ -105,10 +105,10 @@ struct job {
   uint64_t queued_ns, started_ns, generated_ns, finished_ns; /* monotonic */
 };
 
-/* Threads of their own for jobs that must yield the CPU: each lowers
- * itself once as it starts (`lower`) and never rises again, so no
- * privilege is needed. Two lanes: the speculative jobs' (SCHED_IDLE) and
- * the heavy interactive jobs' (nice JOBS_HEAVY_NICE). */
+/* Threads of their own for each kind of job: each lowers itself once as
+ * it starts (`lower`) and never rises again, so no privilege is needed.
+ * Three lanes: the interactive jobs' (not lowered), the speculative jobs'
+ * (SCHED_IDLE) and the heavy interactive jobs' (nice JOBS_HEAVY_NICE). */
 #define JOBS_LANE_THREADS_MAX 256
 struct job_lane {
   pthread_t threads[JOBS_LANE_THREADS_MAX];
@@ -159,7 +159,7 @@ typedef struct jobs {
   long max_depth[JOB_KINDS];   /* queue limits */
   int workers;                 /* pool size: most jobs inside it */
   int reserved;                /* workers speculative jobs may not use (< workers) */
-  int running;                 /* jobs inside the pool now */
+  int running;                 /* jobs handed to worker threads now */
   int running_kind[JOB_KINDS]; /* of those, per kind (a promoted job counts as interactive) */
   job *active;                 /* those jobs, linked through `next` */
   const dg_context *context;   /* shared read-only resources, may be NULL */
@@ -187,13 +187,15 @@ void jobs_set_slices(jobs *queues, uint64_t interactive_ns, uint64_t heavy_ns);
  * apply (an older kernel: see slice.h). Loop thread. */
 int jobs_slices_refused(const jobs *queues);
 
-/* Threads libuv's pool needs for `workers` interactive workers (the
- * speculative ones have threads of their own): `workers`. Call before the
- * pool starts (UV_THREADPOOL_SIZE). Thread-safe. */
+/* Threads libuv's pool needs for `workers` interactive workers, should
+ * the normal lane's threads not start (the pool is then the fallback):
+ * `workers`. Call before the pool starts (UV_THREADPOOL_SIZE).
+ * Thread-safe. */
 int jobs_pool_size(int workers, int reserved);
 
-/* Prepares the queues on `loop` and starts `workers - reserved` idle
- * threads for speculative jobs. 0 or a libuv error. */
+/* Prepares the queues on `loop` and starts `workers` interactive threads
+ * and `workers - reserved` idle threads for speculative jobs. 0 or a libuv
+ * error. */
 int jobs_init(jobs *queues, uv_loop_t *loop, int workers, int reserved, long interactive_max,
               long speculative_max, const dg_context *context);
 /* The per-client bounds of interactive work (see above); after jobs_init. */
@@ -237,8 +239,8 @@ void jobs_promote(jobs *queues, job *j);
  * ones as well. For shutdown. */
 void jobs_cancel_all(jobs *queues, bool running_too);
 
-/* Closes the sweep timer and stops the idle threads; `q` must have no job
- * left. */
+/* Closes the sweep timer and stops the lanes' threads; `q` must have no
+ * job left. */
 void jobs_close(jobs *queues);
 
 #endif

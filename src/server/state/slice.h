@@ -11,9 +11,10 @@
 
 /* Asks for a slice of `ns` nanoseconds for the calling thread (the kernel
  * takes 0.1 to 100 ms), or for the kernel's default with 0. 0 when the
- * kernel applied it (read back from /proc/thread-self/sched: older kernels
- * accept and ignore the request), ENOTSUP when it did not, or the errno of
- * a refusal. Thread-safe. */
+ * kernel applied it (read back with sched_getattr: older kernels accept
+ * the request and ignore it), ENOTSUP when it did not, or the errno of a
+ * refusal. A thread made after this inherits the slice (Linux 6.12+).
+ * Thread-safe. */
 int slice_set(uint64_t ns);
 
 #endif
