@@ -184,7 +184,6 @@ typedef struct dg_population {
   dg_entity *entities;            /* entity_count entities, owned by the level */
   int entity_count;               /* entities placed (only with a table) */
   int entity_capacity;            /* allocated entries in entities */
-  bool entities_inline;           /* entities lie in rooms' allocation: freed with it */
 } dg_population;
 
 /* What the placement pass measured (`placement` in the level JSON). */

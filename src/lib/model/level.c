@@ -34,9 +34,8 @@ void dg_level_free(dg_level *level) {
   free(level->progression.room_sphere);
   free(level->progression.key_sphere);
   free(level->progression.walk);
-  if (!level->population.entities_inline)
-    free(level->population.entities);
   free(level->population.rooms);
+  free(level->population.entities);
   dg_graph_close(&level->graph);
   free(level->room_of);
   free(level->walk_distances);

@@ -85,12 +85,7 @@ static void block_tiles(fill *f) {
   }
   for (int i = 0; i < f->level->feature_count; i++) {
     const dg_feature *feature = &f->level->features[i];
-    /* The second letter before strcmp: stairs are the other features. */
-    int reach =
-        feature->kind[0] == 's' && feature->kind[1] == 'p' && strcmp(feature->kind, "spawn") == 0
-            ? SPAWN_CLEARANCE
-            : 0;
-    int x0, x1, y0, y1;
+    int reach = strcmp(feature->kind, "spawn") == 0 ? SPAWN_CLEARANCE : 0, x0, x1, y0, y1;
     clip(grid, feature->x - reach, feature->y - reach, 2 * reach + 1, 2 * reach + 1, &x0, &x1, &y0,
          &y1);
     for (int y = y0; y < y1; y++)
@@ -165,21 +160,14 @@ static bool place(fill *f, int room, int width, int height, int *x, int *y) {
   return true;
 }
 
-/* A new entity slot at the end of the level's list into *slot (its
- * fields are all written by the caller). The first entities go to the
- * room of the budgets' allocation (dg_pass_population); past it, the list
- * moves to its own, growing. 0 or DG_ENOMEM. */
+/* A new entity slot at the end of the level's list, zeroed, into *out.
+ * 0 or DG_ENOMEM. */
 static int add_entity(dg_population *out, dg_entity **slot) {
   if (out->entity_count == out->entity_capacity) {
     int capacity = out->entity_capacity ? out->entity_capacity * 2 : 32;
-    dg_entity *bigger = out->entities_inline
-                            ? malloc((size_t)capacity * sizeof *bigger)
-                            : realloc(out->entities, (size_t)capacity * sizeof *bigger);
+    dg_entity *bigger = realloc(out->entities, (size_t)capacity * sizeof *bigger);
     if (bigger == NULL)
       return DG_ENOMEM;
-    if (out->entities_inline)
-      memcpy(bigger, out->entities, (size_t)out->entity_count * sizeof *bigger);
-    out->entities_inline = false;
     out->entities = bigger;
     out->entity_capacity = capacity;
   }
@@ -218,23 +206,6 @@ static void sum_weights(fill *f) {
     f->sum[i + 1] = f->sum[i] + f->live[i];
 }
 
-/* How many of the first `count` entries of `eligible` (cheapest first)
- * cost at most `left`: a search without branches, the same count as
- * stepping down from the dearest (whose loop exit mispredicted at every
- * pick, the largest line of the picks in classic's profile). */
-static int affordable_count(const candidate *eligible, int count, int left) {
-  if (count == 0)
-    return 0;
-  /* Entries before `at` cost at most `left`, entries from at + n on more. */
-  const candidate *at = eligible;
-  for (int n = count; n > 1;) {
-    int half = n / 2;
-    at = at[half].cost <= left ? at + half : at;
-    n -= half;
-  }
-  return (int)(at - eligible) + (at->cost <= left);
-}
-
 /* Spends room `room`'s threat budget: weighted picks among the eligible
  * encounters it can still afford and has not failed to place. The
  * eligible are sorted by cost, so the affordable ones are a prefix and a
@@ -257,7 +228,9 @@ static int fill_threat(fill *f, int room) {
   int affordable = f->eligible_count;
   bool misplaced = false;
   for (;;) {
-    affordable = affordable_count(f->eligible, affordable, budget->threat - budget->spent);
+    int left = budget->threat - budget->spent;
+    while (affordable > 0 && f->eligible[affordable - 1].cost > left)
+      affordable--;
     uint32_t total = sum[affordable];
     if (total == 0) {
       if (misplaced)

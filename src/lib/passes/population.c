@@ -327,13 +327,9 @@ static void threat(dg_level *level) {
   }
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *feature = &level->features[i];
-    /* The second letter before strcmp (stairs_*, spawn): a call per
-     * feature is left for the stairs only. */
-    const char *kind = feature->kind;
-    bool stairs = kind[0] == 's' && kind[1] == 't', spawn = kind[0] == 's' && kind[1] == 'p';
-    unsigned why = stairs && strcmp(kind, "stairs_up") == 0 ? DG_POPULATION_ENTRANCE
-                   : spawn && strcmp(kind, "spawn") == 0    ? DG_POPULATION_SPAWN
-                                                            : 0;
+    unsigned why = strcmp(feature->kind, "stairs_up") == 0 ? DG_POPULATION_ENTRANCE
+                   : strcmp(feature->kind, "spawn") == 0   ? DG_POPULATION_SPAWN
+                                                           : 0;
     if (why != 0 && feature->room >= 0 && feature->room < level->room_count) {
       out->rooms[feature->room].threat = 0;
       out->rooms[feature->room].why |= why;
@@ -502,35 +498,6 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
   }
 }
 
-/* Entities a level with a table has room for in its budgets' allocation:
- * a classic 80x21 level places about 20 on 7 to 9 rooms. */
-#define INLINE_ENTITIES_MAX 64
-
-/* The rooms' budgets, zeroed, and with a table the first entities' room
- * after them, in one allocation: a second one, grown by realloc, showed in
- * classic's profile. 0 or DG_ENOMEM. */
-static int alloc_rooms(dg_level *level) {
-  dg_population *out = &level->population;
-  size_t rooms = ((size_t)level->room_count + 1) * sizeof *out->rooms;
-  size_t entities = 0;
-  if (out->table != NULL) {
-    /* The rooms' size is a multiple of their 8-byte alignment: entities
-     * (4-byte aligned) may follow at once. */
-    size_t wanted = 4 * (size_t)level->room_count + 16;
-    entities = wanted < INLINE_ENTITIES_MAX ? wanted : INLINE_ENTITIES_MAX;
-  }
-  out->rooms = malloc(rooms + entities * sizeof *out->entities);
-  if (out->rooms == NULL)
-    return DG_ENOMEM;
-  memset(out->rooms, 0, rooms);
-  if (entities > 0) {
-    out->entities = (dg_entity *)((char *)out->rooms + rooms);
-    out->entity_capacity = (int)entities;
-    out->entities_inline = true;
-  }
-  return 0;
-}
-
 int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, dg_error *err) {
   (void)request;
   const dg_algorithm *algorithm = level->algorithm;
@@ -548,9 +515,8 @@ int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, 
   out->ease = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_EASE_AFTER_LOCKS));
   scratch s = {0};
   _Alignas(16) unsigned char stack[SCRATCH_STACK_BYTES];
-  int rc = alloc_rooms(level);
-  if (rc == 0)
-    rc = scratch_alloc(&s, level, out->table, stack);
+  out->rooms = calloc((size_t)level->room_count + 1, sizeof *out->rooms);
+  int rc = out->rooms == NULL ? DG_ENOMEM : scratch_alloc(&s, level, out->table, stack);
   if (rc != 0)
     goto done;
   /* Placement's distances when it left them (the same Dijkstra over the
