@@ -127,7 +127,8 @@ static int time_one(const dg_context *context, dg_request *request, uint64_t see
  * report a JSON cost). With `unplaced` (may be NULL) every chunk of levels
  * is generated again from the same seeds without the placement pass (which
  * goes first alternates), both also timed in thread CPU time: their
- * CPU-time rates go to *cpu_placed and *cpu_unplaced. `phases` (may be
+ * CPU-time rates go to *cpu_placed and *cpu_unplaced; the comparison
+ * serialises the same levels, untimed, for the same reason. `phases` (may be
  * NULL) collects the generator's phase timings. */
 #define COMPARE_CHUNK 16
 
