@@ -15,6 +15,7 @@
 #include "api/problem.h"
 #include "api/routes.h"
 #include "reload.h"
+#include "state/slice.h"
 #include "transport/log.h"
 
 static void on_signal(uv_signal_t *handle, int signum) {
@@ -126,6 +127,13 @@ static void init_own_handles(server *daemon) {
   daemon->drain_timer.data = daemon->stop_watch.data = daemon->retire_timer.data = daemon;
 }
 
+void server_apply_slices(server *daemon) {
+  const config *cfg = daemon->cfg;
+  daemon->loop_slice_refused = slice_set((uint64_t)cfg->limits.interactive_slice_us * 1000) != 0;
+  jobs_set_slices(&daemon->queues, (uint64_t)cfg->limits.interactive_slice_us * 1000,
+                  (uint64_t)cfg->limits.heavy_slice_us * 1000);
+}
+
 int server_start(server *daemon, const config *cfg, uv_loop_t *loop, const dg_context *roomsets,
                  const uint64_t entropy[2], bool signals, dg_error *err) {
   memset(daemon, 0, sizeof *daemon);
@@ -147,6 +155,9 @@ int server_start(server *daemon, const config *cfg, uv_loop_t *loop, const dg_co
   /* Heavy maps yield the CPU to light ones (issue 24 item 3): without the
    * lane they share the pool at normal priority, as /v1/stats then says. */
   jobs_set_heavy_lane(&daemon->queues, (uint64_t)cfg->limits.heavy_job_cost_min);
+  /* Light work takes the core at once from heavy work and from other
+   * processes (issue 24 item 3, issue 26 item 5). */
+  server_apply_slices(daemon);
   if ((rc = lobbies_init(&daemon->lobbies, loop, cfg, &daemon->queues, &daemon->counters)) != 0) {
     jobs_close(&daemon->queues);
     return dg_error_set(err, DG_ENOMEM, "", "cannot start the lobbies: %s", uv_strerror(rc));

@@ -20,6 +20,12 @@
 int server_start(server *daemon, const config *cfg, uv_loop_t *loop, const dg_context *roomsets,
                  const uint64_t entropy[2], bool signals, dg_error *err);
 
+/* Asks the kernel for the time slices of limits.interactive_slice_us (the
+ * calling loop thread and the interactive workers) and
+ * limits.heavy_slice_us (the heavy lane), see state/slice.h. At start and
+ * on each reload. Loop thread. */
+void server_apply_slices(server *daemon);
+
 /* Starts the drain (what SIGTERM does): readyz turns 503, queued jobs are
  * answered 503, running ones may finish until limits.drain_timeout_ms, new
  * connections are still answered. Once nothing is in flight the server

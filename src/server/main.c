@@ -56,6 +56,8 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(interactive_queue_max);
   PUT(client_queued_cost_max);
   PUT(client_workers_max);
+  PUT(interactive_slice_us);
+  PUT(heavy_slice_us);
   PUT(lobbies_per_client_max);
   PUT(speculative_queue_max);
   PUT(connections_max);

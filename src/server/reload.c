@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon.h"
 #include "state/roomsets.h"
 #include "transport/log.h"
 
@@ -122,6 +123,7 @@ static void swap_in(server *daemon, config_generation *g) {
   daemon->queues.context = g->roomsets;
   daemon->queues.max_depth[JOB_INTERACTIVE] = g->cfg.limits.interactive_queue_max;
   daemon->queues.max_depth[JOB_SPECULATIVE] = g->cfg.limits.speculative_queue_max;
+  server_apply_slices(daemon);
 }
 
 void server_reload(server *daemon) {

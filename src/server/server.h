@@ -60,6 +60,7 @@ typedef struct server {
   bool draining;               /* SIGTERM/SIGINT received */
   bool drain_expired;          /* drain_timeout_ms ran out: connections closed */
   bool stopped;                /* MHD stopped, handles closing */
+  bool loop_slice_refused;     /* the kernel did not apply the loop thread's slice */
 } server;
 
 #endif

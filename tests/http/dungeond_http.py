@@ -6,6 +6,7 @@ Usage: dungeond_http.py PATH/TO/dungeond [--only NAME]
 Prints TAP (meson runs it with protocol 'tap', suite 'http'). Python 3
 standard library only.
 """
+import ctypes
 import http.client
 import json
 import os
@@ -479,7 +480,8 @@ def _(d):
     check(stats["queues"]["interactive"]["max"] == 1024, f"queues {stats['queues']}")
     check(stats["workers"] == {"total": 2, "busy": 0, "speculative_busy": 0,
                                 "speculative_priority": "idle", "speculative_reruns": 0,
-                                "heavy_priority": "lowered"},
+                                "heavy_priority": "lowered",
+                                "time_slices": "custom" if kernel_custom_slices() else "refused"},
           f"workers {stats['workers']}")
     check(stats["rejections"]["too_large"] == 1, f"rejections {stats['rejections']}")
 
@@ -665,33 +667,60 @@ def _(d):
     problem(*d.request("DELETE", "/v1/lobbies/churn/players/zz"), 404)
 
 
-def idle_threads(d):
-    """Threads of the daemon under SCHED_IDLE (policy 5, /proc stat field 41)."""
+def kernel_custom_slices():
+    """Whether this kernel applies a thread's requested time slice
+    (sched_setattr's sched_runtime for SCHED_OTHER, Linux 6.12+), probed on
+    a throwaway thread of this process, read back from /proc."""
     found = []
+
+    def probe():
+        libc = ctypes.CDLL(None, use_errno=True)
+        nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        attr = struct.pack("=IIQiIQQQ", 48, 0, 0, nice, 0, 250000, 0, 0)
+        if libc.syscall(314, 0, ctypes.c_char_p(attr), 0) == 0:  # SYS_sched_setattr, x86-64
+            with open("/proc/thread-self/sched") as f:
+                found.append(re.search(r"se\.slice\s*:\s*250000\n", f.read()) is not None)
+    t = threading.Thread(target=probe)
+    t.start()
+    t.join()
+    return bool(found and found[0])
+
+
+def thread_files(d, *names):
+    """{thread id: [contents of /proc/PID/task/TID/NAME for each name]} of the
+    daemon's threads; a thread that ended meanwhile is left out."""
+    found = {}
     task_dir = f"/proc/{d.proc.pid}/task"
     for tid in os.listdir(task_dir):
         try:
-            with open(f"{task_dir}/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
+            contents = []
+            for name in names:
+                with open(f"{task_dir}/{tid}/{name}") as f:
+                    contents.append(f.read())
         except FileNotFoundError:
             continue
-        if int(fields[41 - 3]) == 5:
-            found.append(tid)
+        found[tid] = contents
     return found
+
+
+def stat_fields(stat):
+    """The fields of a /proc stat line, numbered as proc(5) does from 3 on."""
+    return [None, None, None] + stat.rsplit(")", 1)[1].split()
+
+
+def idle_threads(d):
+    """Threads of the daemon under SCHED_IDLE (policy 5, /proc stat field 41)."""
+    return [tid for tid, (stat,) in thread_files(d, "stat").items()
+            if int(stat_fields(stat)[41]) == 5]
 
 
 def thread_table(d):
     """{thread id: (nice, CPU ticks used)} of the daemon, from /proc stat
     (fields 19 and 14 + 15)."""
     table = {}
-    task_dir = f"/proc/{d.proc.pid}/task"
-    for tid in os.listdir(task_dir):
-        try:
-            with open(f"{task_dir}/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except FileNotFoundError:
-            continue
-        table[tid] = (int(fields[19 - 3]), int(fields[14 - 3]) + int(fields[15 - 3]))
+    for tid, (stat,) in thread_files(d, "stat").items():
+        fields = stat_fields(stat)
+        table[tid] = (int(fields[19]), int(fields[14]) + int(fields[15]))
     return table
 
 

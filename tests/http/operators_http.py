@@ -682,5 +682,68 @@ def _():
         stopped_clean(d)
 
 
+def thread_slices(d):
+    """{(policy, nice): sorted slices in ns (None: not shown)} of the daemon's threads."""
+    found = {}
+    for stat, sched in harness.thread_files(d, "stat", "sched").values():
+        fields = harness.stat_fields(stat)
+        shown = re.search(r"se\.slice\s*:\s*(\d+)", sched)
+        found.setdefault((int(fields[41]), int(fields[19])), []).append(
+            int(shown.group(1)) if shown else None)
+    return {key: sorted(v, key=lambda x: x or 0) for key, v in found.items()}
+
+
+@test("time slices as the pod user: short for the loop and light jobs, long for heavy maps; a reload changes them")
+def _():
+    custom = harness.kernel_custom_slices()
+    scratch = tempfile.mkdtemp(prefix="dungeond-test-slices-")
+    os.chmod(scratch, 0o755)
+    real = harness.DAEMON
+    harness.DAEMON = as_pod_user(scratch)
+    try:
+        d = harness.Daemon(workers=2, limits={"interactive_slice_us": 100,
+                                              "heavy_slice_us": 100000,
+                                              "heavy_job_cost_min": 250000})
+    finally:
+        harness.DAEMON = real
+    try:
+        with open(f"/proc/{d.proc.pid}/status") as f:
+            check(int(re.search(r"Uid:\s+(\d+)", f.read()).group(1)) != 0, "runs as root")
+        said = d.stats()["workers"]["time_slices"]
+        check(said == ("custom" if custom else "refused"),
+              f"/v1/stats says {said}; this kernel {'applies' if custom else 'ignores'} them")
+        if not custom:
+            return
+        # The loop thread and the two interactive workers (nice 0), the heavy
+        # lane's two threads (nice 10); the SCHED_IDLE thread keeps its own.
+        want = {(0, 0): [100000] * 3, (0, 10): [100000000] * 2}
+
+        def settled(expected):
+            end = time.monotonic() + 30
+            while time.monotonic() < end:
+                now = thread_slices(d)
+                if all(now.get(key) == v for key, v in expected.items()):
+                    return now
+                time.sleep(0.02)
+            return thread_slices(d)
+        now = settled(want)
+        check(all(now.get(key) == v for key, v in want.items()), f"threads {now}")
+        check(list(now) and set(now) <= {(0, 0), (0, 10), (5, 0)}, f"other threads {now}")
+        status = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": 3})[0]
+        check(status == 200, f"a level: {status}")
+
+        def change(config):
+            config["limits"]["interactive_slice_us"] = 300
+            config["limits"]["heavy_slice_us"] = 20000
+        write_config(d, change)
+        reload_and_wait(d, "config_reloaded", len(d.lines))
+        want = {(0, 0): [300000] * 3, (0, 10): [20000000] * 2}
+        now = settled(want)
+        check(all(now.get(key) == v for key, v in want.items()), f"after the reload {now}")
+        check(d.stats()["workers"]["time_slices"] == "custom", f"{d.stats()['workers']}")
+    finally:
+        stopped_clean(d)
+
+
 if __name__ == "__main__":
     sys.exit(harness.run_tests(TESTS, sys.argv))

@@ -172,3 +172,32 @@ Test(tables, control_points_through_the_corners_are_linear) {
     cr_assert_not_null(strstr(err.message, "control points"), "%s", err.message);
   }
 }
+
+/* A level with many more entities than the list's first allocation (32):
+ * as the list grows, every entity placed before is kept whole. */
+Test(tables, entities_past_the_first_allocation_are_kept) {
+  static const char cheap[] =
+      "{\"format\":\"dungeond.table/1\",\"name\":\"cheap\",\"encounters\":["
+      "{\"id\":\"rat\",\"cost\":1,\"difficulty\":[0,100]}],"
+      "\"loot\":[{\"id\":\"coin\",\"tier\":0},{\"id\":\"gem\",\"tier\":1},{\"id\":\"ring\","
+      "\"tier\":2},{\"id\":\"crown\",\"tier\":3},{\"id\":\"hoard\",\"tier\":4}]}";
+  json_t *json = json_loads(cheap, 0, NULL);
+  dg_context *context = NULL;
+  dg_error err;
+  cr_assert_eq(dg_context_new(&context), 0);
+  cr_assert_eq(dg_context_add_table(context, json, &err), 0, "%s", err.message);
+  json_decref(json);
+  dg_level *level = make(context, "cheap", "flat");
+  const dg_population *p = &level->population;
+  cr_assert_gt(p->entity_count, 64, "only %d entities", p->entity_count);
+  for (int i = 0; i < p->entity_count; i++) {
+    const dg_entity *e = &p->entities[i];
+    if (e->kind == DG_ENTITY_ENCOUNTER)
+      cr_assert_str_eq(e->entry, "rat", "entity %d", i);
+    cr_assert_eq(dg_grid_get(&level->grid, e->x, e->y), DG_TILE_FLOOR, "entity %d", i);
+    for (int j = 0; j < i; j++)
+      cr_assert(p->entities[j].x != e->x || p->entities[j].y != e->y, "entities %d, %d", j, i);
+  }
+  dg_level_free(level);
+  dg_context_free(context);
+}

@@ -1146,6 +1146,11 @@ export interface components {
                  * @enum {string}
                  */
                 heavy_priority: "lowered" | "shared" | "off";
+                /**
+                 * @description custom: the kernel gave the loop thread and the interactive workers the slice of limits.interactive_slice_us and the heavy lane's threads that of limits.heavy_slice_us; refused: it did not (kernels before Linux 6.12 ignore the request); partial: interactive jobs run on libuv's pool (their own threads could not be started), whose threads do not ask; off: both keys are 0
+                 * @enum {string}
+                 */
+                time_slices: "custom" | "partial" | "refused" | "off";
             };
             /** @description open connections on the API listener */
             connections: number;

@@ -98,6 +98,17 @@ static bool method_allowed(route_id route, const char *method) {
   return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
 }
 
+/* What /v1/stats says of the time slices (server_apply_slices). */
+static const char *time_slices(const server *daemon) {
+  const config *cfg = daemon->cfg;
+  if (cfg->limits.interactive_slice_us == 0 && cfg->limits.heavy_slice_us == 0)
+    return "off";
+  if (daemon->loop_slice_refused || jobs_slices_refused(&daemon->queues) > 0)
+    return "refused";
+  /* libuv's pool, the fallback for interactive jobs, does not ask. */
+  return daemon->queues.own_threads ? "custom" : "partial";
+}
+
 static stats_gauges gauges(const server *daemon) {
   return (stats_gauges){
       .transport = &daemon->http.counters,
@@ -112,6 +123,7 @@ static stats_gauges gauges(const server *daemon) {
       .heavy_priority = daemon->queues.heavy_cost_min == 0 ? "off"
                         : daemon->queues.heavy_lowered     ? "lowered"
                                                            : "shared",
+      .time_slices = time_slices(daemon),
       .speculative_reruns = daemon->queues.reruns,
       .connections = daemon->http.api.open,
       .health_connections = daemon->http.health.open,

@@ -29,6 +29,8 @@ typedef struct config_limits {
   long client_queued_cost_max; /* estimated cost one client may have queued (429 above) */
   long client_workers_max;     /* interactive jobs one client may run at once; 0: workers - 1 */
   long heavy_job_cost_min; /* estimated cost from which an interactive job runs lowered; 0: never */
+  long interactive_slice_us; /* kernel time slice of the loop and interactive workers; 0: default */
+  long heavy_slice_us;       /* kernel time slice of the heavy lane's threads; 0: default */
   long lobbies_per_client_max;    /* lobbies one client may have made and alive (429 above) */
   long speculative_queue_max;     /* queued pre-generation jobs (dropped above) */
   long connections_max;           /* simultaneous HTTP connections */

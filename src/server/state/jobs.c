@@ -1,7 +1,8 @@
-/* The job queues and their dispatch into uv_queue_work. Only the loop thread
- * touches the queues; a worker thread only reads its own job's request and
- * writes its own job's results, which libuv hands back to the loop thread
- * (the after-work callback) with the needed memory ordering. */
+/* The job queues and their dispatch to the lanes' threads (libuv's pool as
+ * a fallback). Only the loop thread touches the queues; a worker thread only
+ * reads its own job's request and writes its own job's results, which the
+ * lane's done list (under its mutex) or libuv's after-work callback hands
+ * back to the loop thread with the needed memory ordering. */
 #include "state/jobs.h"
 #include "state/level_id.h"
 
@@ -10,12 +11,14 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "state/errors.h"
+#include "state/slice.h"
 
 /* How often queued jobs are checked against their deadlines. */
 #define SWEEP_INTERVAL_MS 20
@@ -53,19 +56,65 @@ static int lower_to_heavy(void) {
   return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), JOBS_HEAVY_NICE) == 0 ? 0 : errno;
 }
 
+/* The interactive lane's threads stay as they were started. */
+static int stay(void) {
+  return 0;
+}
+
 static void work(uv_work_t *req);
+
+/* Worker thread: hands `j` back to the loop. Only the thread that finds
+ * `done` empty writes the eventfd; the loop reads the eventfd before it
+ * takes the list, so a job added after the take finds the list empty and
+ * wakes the loop again, and none is left unseen. */
+static void lane_finished(job_lane *lane, job *j) {
+  pthread_mutex_lock(&lane->lock);
+  bool first = lane->done == NULL;
+  j->idle_next = lane->done;
+  lane->done = j;
+  pthread_mutex_unlock(&lane->lock);
+  if (first) {
+    uint64_t one = 1;
+    /* EAGAIN: the counter is full, so the loop is woken anyway. */
+    while (write(lane->wake_fd, &one, sizeof one) < 0 && errno == EINTR)
+      ;
+  }
+}
+
+/* Worker thread: asks for the lane's slice `wanted` (what the thread
+ * last asked for is `asked`), and keeps the lane's count of refusals. */
+static void follow_slice(job_lane *lane, uint64_t wanted, uint64_t *asked, bool *refused) {
+  *asked = wanted;
+  bool now_refused = slice_set(wanted) != 0;
+  if (now_refused != *refused)
+    atomic_fetch_add(&lane->slices_refused, now_refused ? 1 : -1);
+  *refused = now_refused;
+}
 
 /* A lane's thread: lowered once, then runs the jobs handed to it. */
 static void *lane_thread(void *data) {
   job_lane *lane = data;
   if (lane->lower() == 0)
     atomic_fetch_add(&lane->lowered, 1);
+  /* Asks once at start even for the default: a thread inherits the slice
+   * of the thread that made it. */
+  uint64_t slice_ns = UINT64_MAX;
+  bool refused = false;
   pthread_mutex_lock(&lane->lock);
   for (;;) {
-    while (lane->handed == NULL && !lane->stop)
+    uint64_t wanted = atomic_load(&lane->slice_ns);
+    if (wanted != slice_ns) { /* at start, and after jobs_set_slices */
+      pthread_mutex_unlock(&lane->lock);
+      follow_slice(lane, wanted, &slice_ns, &refused);
+      pthread_mutex_lock(&lane->lock);
+      continue;
+    }
+    if (lane->handed == NULL) {
+      if (lane->stop)
+        break; /* nothing left */
       pthread_cond_wait(&lane->ready, &lane->lock);
-    if (lane->handed == NULL)
-      break; /* stop, and nothing left */
+      continue;
+    }
     job *j = lane->handed;
     lane->handed = j->idle_next;
     if (lane->handed == NULL)
@@ -76,11 +125,7 @@ static void *lane_thread(void *data) {
      * for the next job. Read before the job is handed back. */
     if (atomic_load(&j->raised))
       lane->lower();
-    pthread_mutex_lock(&lane->lock);
-    j->idle_next = lane->done;
-    lane->done = j;
-    pthread_mutex_unlock(&lane->lock);
-    uv_async_send(&lane->wake);
+    lane_finished(lane, j);
     pthread_mutex_lock(&lane->lock);
   }
   pthread_mutex_unlock(&lane->lock);
@@ -89,13 +134,28 @@ static void *lane_thread(void *data) {
 
 static void after_job(job *j, int status);
 
-/* Loop thread: the jobs a lane's threads finished. */
-static void on_lane_done(uv_async_t *wake) {
+/* Loop thread: the jobs a lane's threads finished, reported oldest first. */
+static void on_lane_done(uv_poll_t *wake, int status, int events) {
+  (void)events;
   job_lane *lane = wake->data;
+  /* libuv stopped the poll on an error: without it no job of this lane
+   * would ever be reported again. */
+  if (status < 0)
+    uv_poll_start(wake, UV_READABLE, on_lane_done);
+  uint64_t count;
+  while (read(lane->wake_fd, &count, sizeof count) < 0 && errno == EINTR)
+    ;
   pthread_mutex_lock(&lane->lock);
-  job *done = lane->done;
+  job *newest = lane->done;
   lane->done = NULL;
   pthread_mutex_unlock(&lane->lock);
+  job *done = NULL;
+  while (newest != NULL) {
+    job *j = newest;
+    newest = j->idle_next;
+    j->idle_next = done;
+    done = j;
+  }
   while (done != NULL) {
     job *j = done;
     done = j->idle_next;
@@ -127,27 +187,34 @@ static void stop_lane_threads(job_lane *lane) {
   lane->stop = false;
 }
 
-/* Prepares lane `t` on `loop` with its lowering; no thread yet. 0 or a
+/* Prepares `lane` on `loop` with its lowering; no thread yet. 0 or a
  * libuv error (nothing to close then). */
 static int lane_init(job_lane *lane, uv_loop_t *loop, int (*lower)(void)) {
+  lane->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (lane->wake_fd < 0)
+    return uv_translate_sys_error(errno);
+  lane->wake.data = lane;
+  int rc = uv_poll_init(loop, &lane->wake, lane->wake_fd);
+  if (rc != 0) {
+    close(lane->wake_fd);
+    return rc;
+  }
+  if ((rc = uv_poll_start(&lane->wake, UV_READABLE, on_lane_done)) != 0) {
+    uv_close((uv_handle_t *)&lane->wake, NULL);
+    close(lane->wake_fd);
+    return rc;
+  }
   pthread_mutex_init(&lane->lock, NULL);
   pthread_cond_init(&lane->ready, NULL);
   lane->lower = lower;
-  lane->wake.data = lane;
-  int rc = uv_async_init(loop, &lane->wake, on_lane_done);
-  if (rc != 0) {
-    pthread_cond_destroy(&lane->ready);
-    pthread_mutex_destroy(&lane->lock);
-    return rc;
-  }
   lane->started = true;
   return 0;
 }
 
-/* Starts `count` threads on lane `t` and waits (at most a second) for
+/* Starts `count` threads on `lane` and waits (at most a second) for
  * each to lower itself, so that /v1/stats reports what the kernel was
  * told. True when all run lowered; otherwise none is left running and the
- * lane's jobs must share libuv's pool at normal priority. */
+ * lane's jobs go elsewhere (lane_of). */
 static bool lane_start(job_lane *lane, int count) {
   count = count < JOBS_LANE_THREADS_MAX ? count : JOBS_LANE_THREADS_MAX;
   for (int i = 0; i < count; i++) {
@@ -171,7 +238,9 @@ static void lane_close(job_lane *lane) {
   if (!lane->started)
     return;
   stop_lane_threads(lane);
+  /* uv_close stops the poll at once: the fd is out of epoll when closed. */
   uv_close((uv_handle_t *)&lane->wake, NULL);
+  close(lane->wake_fd);
   pthread_cond_destroy(&lane->ready);
   pthread_mutex_destroy(&lane->lock);
   lane->started = false;
@@ -187,7 +256,12 @@ int jobs_init(jobs *queues, uv_loop_t *loop, int workers, int reserved, long int
   int rc = uv_timer_init(loop, &queues->sweep);
   if (rc != 0)
     return rc;
+  /* Threads of its own, handing jobs back through an eventfd (job_lane);
+   * if they cannot be started, libuv's pool as before. */
+  queues->own_threads =
+      lane_init(&queues->normal, loop, stay) == 0 && lane_start(&queues->normal, workers);
   if ((rc = lane_init(&queues->idle, loop, lower_to_idle)) != 0) {
+    lane_close(&queues->normal);
     uv_close((uv_handle_t *)&queues->sweep, NULL);
     return rc;
   }
@@ -205,6 +279,27 @@ bool jobs_set_heavy_lane(jobs *queues, uint64_t cost_min) {
     return false;
   queues->heavy_lowered = lane_start(&queues->heavy, queues->workers);
   return queues->heavy_lowered;
+}
+
+/* Wakes the lane's threads to ask for `ns` (lane_thread). */
+static void lane_set_slice(job_lane *lane, uint64_t ns) {
+  if (!lane->started) {
+    atomic_store(&lane->slice_ns, ns); /* its threads ask as they start */
+    return;
+  }
+  pthread_mutex_lock(&lane->lock);
+  atomic_store(&lane->slice_ns, ns);
+  pthread_cond_broadcast(&lane->ready);
+  pthread_mutex_unlock(&lane->lock);
+}
+
+void jobs_set_slices(jobs *queues, uint64_t interactive_ns, uint64_t heavy_ns) {
+  lane_set_slice(&queues->normal, interactive_ns);
+  lane_set_slice(&queues->heavy, heavy_ns);
+}
+
+int jobs_slices_refused(const jobs *queues) {
+  return atomic_load(&queues->normal.slices_refused) + atomic_load(&queues->heavy.slices_refused);
 }
 
 void jobs_set_client_limits(jobs *queues, uint64_t cost_max, int running_max) {
@@ -576,11 +671,14 @@ static void sweep(uv_timer_t *timer) {
 }
 
 /* Where `j` runs: the idle lane (speculative), the heavy lane
- * (interactive of cost >= heavy_cost_min), or libuv's pool (NULL). */
+ * (interactive of cost >= heavy_cost_min), the normal lane (the rest, and
+ * speculative jobs when the idle lane did not start), or libuv's pool
+ * (NULL) when the normal lane did not start either. */
 static job_lane *lane_of(jobs *queues, const job *j) {
+  job_lane *normal = queues->own_threads ? &queues->normal : NULL;
   if (j->kind == JOB_SPECULATIVE)
-    return queues->idle_speculative ? &queues->idle : NULL;
-  return queues->heavy_lowered && j->cost >= queues->heavy_cost_min ? &queues->heavy : NULL;
+    return queues->idle_speculative ? &queues->idle : normal;
+  return queues->heavy_lowered && j->cost >= queues->heavy_cost_min ? &queues->heavy : normal;
 }
 
 static void dispatch(jobs *queues) {
@@ -763,6 +861,7 @@ void jobs_promote(jobs *queues, job *j) {
 
 void jobs_close(jobs *queues) {
   uv_close((uv_handle_t *)&queues->sweep, NULL);
+  lane_close(&queues->normal);
   lane_close(&queues->idle);
   lane_close(&queues->heavy);
 }

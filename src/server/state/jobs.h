@@ -1,9 +1,10 @@
-/* Generation jobs and the two queues that feed libuv's thread pool
+/* Generation jobs and the two queues that feed the worker threads
  * (interactive before speculative). The loop thread owns both
  * queues. A job generates and serialises its level on a worker thread and
  * reports back on the loop thread through its `done` callback.
  *
- * Interactive jobs may fill `workers` threads of libuv's pool. A speculative
+ * Interactive jobs may fill `workers` threads of their own (the normal
+ * lane; libuv's pool only if those cannot be started). A speculative
  * job starts only while fewer than `workers - reserved` jobs of either kind
  * run, on threads of its own (`idle_speculative`): `workers - reserved`
  * threads started with the queues and set to SCHED_IDLE once, which needs
@@ -66,10 +67,10 @@ typedef bool (*job_wanted_fn)(job *j);
 
 struct job {
   uv_work_t work;       /* libuv's request; work.data unused */
-  job *next;            /* queue link, or running-list link inside the pool */
+  job *next;            /* queue link, or running-list link while it runs */
   struct jobs *owner;   /* the queues it went through */
   job_kind kind;        /* which queue */
-  bool running;         /* inside the pool */
+  bool running;         /* handed to a worker thread */
   bool lower;           /* runs on the idle lane (set before it is handed to one) */
   job_lane *lane;       /* the lane running it, or NULL for libuv's pool */
   bool rerun;           /* promoted on an idle thread that could not be raised: run again */
@@ -104,23 +105,32 @@ struct job {
   uint64_t queued_ns, started_ns, generated_ns, finished_ns; /* monotonic */
 };
 
-/* Threads of their own for jobs that must yield the CPU: each lowers
- * itself once as it starts (`lower`) and never rises again, so no
- * privilege is needed. Two lanes: the speculative jobs' (SCHED_IDLE) and
- * the heavy interactive jobs' (nice JOBS_HEAVY_NICE). */
+/* Threads of their own for each kind of job: each lowers itself once as
+ * it starts (`lower`) and never rises again, so no privilege is needed.
+ * Three lanes: the interactive jobs' (not lowered), the speculative jobs'
+ * (SCHED_IDLE) and the heavy interactive jobs' (nice JOBS_HEAVY_NICE). */
 #define JOBS_LANE_THREADS_MAX 256
 struct job_lane {
   pthread_t threads[JOBS_LANE_THREADS_MAX];
   int count;                 /* started */
   _Atomic int lowered;       /* of which `lower` succeeded */
   int (*lower)(void);        /* lowers the calling thread: 0 or the errno of the refusal */
-  pthread_mutex_t lock;      /* guards the two lists and `stop` */
-  pthread_cond_t ready;      /* a job was handed over, or stop */
-  job *handed, *handed_tail; /* handed to the threads, oldest first */
-  job *done;                 /* finished, for the loop */
+  _Atomic uint64_t slice_ns; /* time slice its threads ask for before a job (slice.h); 0: default */
+  _Atomic int slices_refused; /* threads whose last request for slice_ns the kernel did not apply */
+  pthread_mutex_t lock;       /* guards the two lists and `stop` */
+  pthread_cond_t ready;       /* a job was handed over, or stop */
+  job *handed, *handed_tail;  /* handed to the threads, oldest first */
+  job *done;                  /* finished, newest first, for the loop */
   bool stop;
-  uv_async_t wake; /* tells the loop that `done` has jobs */
-  bool started;    /* lock, cond and wake initialised */
+  /* Tells the loop that `done` has jobs: an eventfd written by the thread
+   * that finds `done` empty, read by the loop through `wake`. Not a
+   * uv_async_t: libuv's loop spins (up to ~1,000 pauses, then yields) on
+   * an async handle whose sender is between its two atomic steps, and on
+   * two shared cores the sender is often preempted right there by the very
+   * loop thread it woke. */
+  int wake_fd;
+  uv_poll_t wake;
+  bool started; /* lock, cond, wake_fd and wake initialised */
 };
 
 /* How far heavy interactive jobs are lowered: at nice 10 a thread weighs
@@ -140,6 +150,7 @@ struct job_client {
 
 typedef struct jobs {
   uv_loop_t *loop;
+  job_lane normal;  /* interactive jobs, at the daemon's priority */
   job_lane idle;    /* speculative jobs, at SCHED_IDLE */
   job_lane heavy;   /* interactive jobs of cost >= heavy_cost_min, at nice JOBS_HEAVY_NICE */
   uv_timer_t sweep; /* expires queued jobs past their deadline */
@@ -148,12 +159,13 @@ typedef struct jobs {
   long max_depth[JOB_KINDS];   /* queue limits */
   int workers;                 /* pool size: most jobs inside it */
   int reserved;                /* workers speculative jobs may not use (< workers) */
-  int running;                 /* jobs inside the pool now */
+  int running;                 /* jobs handed to worker threads now */
   int running_kind[JOB_KINDS]; /* of those, per kind (a promoted job counts as interactive) */
   job *active;                 /* those jobs, linked through `next` */
   const dg_context *context;   /* shared read-only resources, may be NULL */
   uint64_t expired, dropped;   /* jobs that never ran: deadline, client gone */
   uint64_t reruns;             /* promoted jobs run again: their idle thread could not be raised */
+  bool own_threads;            /* interactive jobs run on `normal`, not libuv's pool */
   bool idle_speculative;       /* speculative jobs run on the idle threads */
   bool heavy_lowered;          /* heavy interactive jobs run on the heavy lane */
   uint64_t heavy_cost_min;     /* cost from which an interactive job is heavy; 0: none is */
@@ -164,13 +176,26 @@ typedef struct jobs {
   uint64_t client_refused;                 /* submissions refused by client_cost_max */
 } jobs;
 
-/* Threads libuv's pool needs for `workers` interactive workers (the
- * speculative ones have threads of their own): `workers`. Call before the
- * pool starts (UV_THREADPOOL_SIZE). Thread-safe. */
+/* The kernel time slices the lanes' threads ask for (slice.h), in
+ * nanoseconds, 0 for the kernel's default: `interactive_ns` for the
+ * interactive threads, `heavy_ns` for the heavy lane's. A thread asks
+ * before its next job, so this may be called at any time (a reload). Loop
+ * thread. */
+void jobs_set_slices(jobs *queues, uint64_t interactive_ns, uint64_t heavy_ns);
+
+/* Threads of the lanes whose latest slice request the kernel did not
+ * apply (an older kernel: see slice.h). Loop thread. */
+int jobs_slices_refused(const jobs *queues);
+
+/* Threads libuv's pool needs for `workers` interactive workers, should
+ * the normal lane's threads not start (the pool is then the fallback):
+ * `workers`. Call before the pool starts (UV_THREADPOOL_SIZE).
+ * Thread-safe. */
 int jobs_pool_size(int workers, int reserved);
 
-/* Prepares the queues on `loop` and starts `workers - reserved` idle
- * threads for speculative jobs. 0 or a libuv error. */
+/* Prepares the queues on `loop` and starts `workers` interactive threads
+ * and `workers - reserved` idle threads for speculative jobs. 0 or a libuv
+ * error. */
 int jobs_init(jobs *queues, uv_loop_t *loop, int workers, int reserved, long interactive_max,
               long speculative_max, const dg_context *context);
 /* The per-client bounds of interactive work (see above); after jobs_init. */
@@ -181,7 +206,7 @@ void jobs_set_client_limits(jobs *queues, uint64_t cost_max, int running_max);
  * requests beside them get the CPU first (issue 24 item 3); they still
  * count against the same `workers` slots. After jobs_init, once. Returns
  * whether the lane runs (false: the threads could not be started or
- * lowered; heavy jobs then share libuv's pool at normal priority). */
+ * lowered; heavy jobs then share the interactive threads at normal priority). */
 bool jobs_set_heavy_lane(jobs *queues, uint64_t cost_min);
 
 /* Queues `j` (request, format, cancel, done set by the caller) on queue
@@ -214,8 +239,8 @@ void jobs_promote(jobs *queues, job *j);
  * ones as well. For shutdown. */
 void jobs_cancel_all(jobs *queues, bool running_too);
 
-/* Closes the sweep timer and stops the idle threads; `q` must have no job
- * left. */
+/* Closes the sweep timer and stops the lanes' threads; `q` must have no
+ * job left. */
 void jobs_close(jobs *queues);
 
 #endif

@@ -221,12 +221,13 @@ char *stats_json(const stats *counters, const stats_gauges *g, size_t *length) {
                                 "speculative", "depth", (int)g->speculative_depth, "max",
                                 (int)g->speculative_max));
   json_object_set_new(root, "workers",
-                      json_pack("{s:i, s:i, s:i, s:s, s:I, s:s}", "total", g->workers, "busy",
+                      json_pack("{s:i, s:i, s:i, s:s, s:I, s:s, s:s}", "total", g->workers, "busy",
                                 g->workers_busy, "speculative_busy", g->speculative_busy,
                                 "speculative_priority", g->speculative_idle ? "idle" : "shared",
                                 "speculative_reruns", (json_int_t)g->speculative_reruns,
                                 "heavy_priority",
-                                g->heavy_priority != NULL ? g->heavy_priority : "off"));
+                                g->heavy_priority != NULL ? g->heavy_priority : "off",
+                                "time_slices", g->time_slices != NULL ? g->time_slices : "off"));
   json_object_set_new(root, "connections", json_integer(g->connections));
   json_object_set_new(root, "health_connections", json_integer(g->health_connections));
   json_object_set_new(root, "send_queue_bytes", json_integer(g->send_queue_bytes));
