@@ -395,9 +395,9 @@ static int search_backward(cost_cube *cube, cube_step *const steps[4], const int
 
 /* Packs the reached states of the cube into pdb's open-addressed table, at
  * up to 80% load so that a state costs at most 15 bytes. The states are
- * first listed in cube order, then inserted in that order with the slot of
- * a state a few ahead fetched early: the table is larger than the caches
- * and each insert is otherwise a wait on memory. */
+ * inserted in cube order, each AHEAD states after its slot was fetched
+ * early (a ring of the states in between): the table is larger than the
+ * caches and each insert is otherwise a wait on memory. */
 static int pack_states(const cost_cube *cube, int states, authored_pdb *pdb) {
   enum { AHEAD = 16 };
   uint32_t slots = 1024;
@@ -407,14 +407,11 @@ static int pack_states(const cost_cube *cube, int states, authored_pdb *pdb) {
   pdb->mask = slots - 1;
   pdb->keys = malloc((size_t)slots * sizeof *pdb->keys);
   pdb->costs = malloc((size_t)slots * sizeof *pdb->costs);
-  uint32_t *listed = malloc((size_t)states * sizeof *listed);
-  uint8_t *listed_cost = malloc((size_t)states);
-  if (pdb->keys == NULL || pdb->costs == NULL || listed == NULL || listed_cost == NULL) {
-    free(listed);
-    free(listed_cost);
+  if (pdb->keys == NULL || pdb->costs == NULL)
     return DG_ENOMEM;
-  }
   memset(pdb->keys, 0xff, (size_t)slots * sizeof *pdb->keys); /* AUTHORED_PDB_EMPTY */
+  uint32_t ring_key[AHEAD];
+  uint8_t ring_cost[AHEAD];
   int count = 0, reach = cube->reach;
   for (int layer = -cube->layers; layer <= cube->layers; layer++)
     for (int z = -reach; z <= reach; z++) {
@@ -422,22 +419,20 @@ static int pack_states(const cost_cube *cube, int states, authored_pdb *pdb) {
       for (int x = -reach; x <= reach; x++)
         for (int f = 0; f < 4; f++) {
           uint8_t cost = row[4 * (x + reach) + f];
-          if (cost != 0xff && count < states) {
-            listed[count] = authored_pdb_key(x, layer * cube->y_step, z, f);
-            listed_cost[count++] = cost;
-          }
+          if (cost == 0xff)
+            continue;
+          int at = count++ % AHEAD;
+          if (count > AHEAD)
+            relax(pdb, ring_key[at], ring_cost[at]);
+          ring_key[at] = authored_pdb_key(x, layer * cube->y_step, z, f);
+          ring_cost[at] = cost;
+          uint32_t slot = authored_pdb_slot(ring_key[at], pdb->mask);
+          __builtin_prefetch(&pdb->keys[slot], 1);
+          __builtin_prefetch(&pdb->costs[slot], 1);
         }
     }
-  for (int i = 0; i < count; i++) {
-    if (i + AHEAD < count) {
-      uint32_t ahead = authored_pdb_slot(listed[i + AHEAD], pdb->mask);
-      __builtin_prefetch(&pdb->keys[ahead], 1);
-      __builtin_prefetch(&pdb->costs[ahead], 1);
-    }
-    relax(pdb, listed[i], listed_cost[i]);
-  }
-  free(listed);
-  free(listed_cost);
+  for (int i = count > AHEAD ? count - AHEAD : 0; i < count; i++)
+    relax(pdb, ring_key[i % AHEAD], ring_cost[i % AHEAD]);
   /* Each cube cell is one distinct key: the table holds exactly the
    * states the search counted, so it never filled past 80%. */
   assert(pdb->states == states && count == states);
