@@ -211,19 +211,30 @@ class Daemon:
             self.proc.wait()
 
 
-def startup_seconds(prog, build):
-    """Seconds from exec to the start-up line ("port") of `build`'s dungeond
-    with its checkout's default config (the shipped room sets loaded),
-    on a free loopback port; the daemon is then stopped and must exit 0."""
+def process_cpu_seconds(pid):
+    """User plus system CPU seconds of process `pid` so far, its exited
+    threads included (/proc/PID/stat, in clock ticks: 10 ms steps)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def startup_times(prog, build):
+    """One start of `build`'s dungeond with its checkout's default config
+    (the shipped room sets loaded), on a free loopback port, to its start-up
+    line ("port"): {"seconds": wall seconds from exec, "cpu_seconds": CPU
+    seconds of every thread of the daemon, read from /proc at that line}.
+    The daemon is then stopped and must exit 0."""
     binary = program(build, "dungeond")
     started = time.monotonic()
     proc = subprocess.Popen([binary, "--config", checkout_config(build), "--listen",
                              "127.0.0.1:0"], cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
-    seconds = None
+    seconds = cpu = None
     for line in proc.stderr:
         if '"port"' in line:
             seconds = time.monotonic() - started
+            cpu = process_cpu_seconds(proc.pid)
             break
     proc.terminate()
     try:
@@ -234,7 +245,12 @@ def startup_seconds(prog, build):
         code = "no exit within 60 s"
     if seconds is None or code != 0:
         fail(prog, f"{binary} did not start and stop cleanly (exit {code})")
-    return seconds
+    return {"seconds": seconds, "cpu_seconds": cpu}
+
+
+def startup_seconds(prog, build):
+    """Wall seconds from exec to the start-up line (see startup_times)."""
+    return startup_times(prog, build)["seconds"]
 
 
 def parse_wrk(text):

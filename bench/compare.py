@@ -18,7 +18,9 @@ The suite, each row a rate (higher is better):
                      of the median start, client side)
   daemon start-up    dungeond from exec to its listening line with the
                      default config, the shipped room sets loaded (starts/s:
-                     1 / the median of 3 starts)
+                     1 / the median of 3 starts); below the table also
+                     the median CPU seconds of a start, every thread's,
+                     read from /proc at the listening line (10 ms steps)
 
 Both builds' daemons (default config) run on free loopback ports for the
 whole run. Each of R rounds (default 5) measures every row once for A and
@@ -106,8 +108,10 @@ def measure(row, build, daemon, args, round_index, side):
                            benchlib.POST_CLASSIC_LUA)
         return out["requests_per_s"], {"p99_ms": out["p99_ms"], "errors": out["errors"]}
     if kind == "startup":
-        seconds = statistics.median(benchlib.startup_seconds(PROG, build) for _ in range(3))
-        return 1 / seconds, {"seconds": seconds}
+        starts = [benchlib.startup_times(PROG, build) for _ in range(3)]
+        seconds = statistics.median(t["seconds"] for t in starts)
+        return 1 / seconds, {"seconds": seconds,
+                             "cpu_seconds": statistics.median(t["cpu_seconds"] for t in starts)}
     # The same lobby ids on both sides: a lobby's seed is a hash of its id,
     # so both builds start the same levels.
     out = benchlib.lobby_start_hits(daemon.port, args.lobbies, f"cmp{round_index}")
@@ -166,6 +170,14 @@ def summarise(args, rates, details):
             for side in ("a", "b"):
                 row[f"{side}_seconds_median"] = round(benchlib.spread(
                     [d["seconds"] for d in details[name][side]])["median"], 4)
+                row[f"{side}_cpu_seconds_median"] = round(benchlib.spread(
+                    [d["cpu_seconds"] for d in details[name][side]])["median"], 4)
+            # CPU seconds summed over the daemon's threads: what a start
+            # costs the machine, which the wall time hides on a second core.
+            cpu_ratios = [a["cpu_seconds"] / b["cpu_seconds"] if b["cpu_seconds"] else None
+                          for a, b in zip(details[name]["a"], details[name]["b"])]
+            if all(x is not None for x in cpu_ratios):
+                row["cpu_ratio_median"] = round(benchlib.spread(cpu_ratios)["median"], 3)
         rows.append(row)
     return rows
 
@@ -184,8 +196,11 @@ def print_table(result):
           f"SLOWER marks a median below {THRESHOLD}")
     for r in result["rows"]:
         if "a_seconds_median" in r:
-            print(f"{r['name']}: A {r['a_seconds_median']:.3f} s, B {r['b_seconds_median']:.3f} s "
-                  f"(median)")
+            cpu_ratio = (f", A/B {r['cpu_ratio_median']:.2f}x" if "cpu_ratio_median" in r else "")
+            print(f"{r['name']}: wall A {r['a_seconds_median']:.3f} s, B "
+                  f"{r['b_seconds_median']:.3f} s; CPU (all threads, at the listening line) "
+                  f"A {r['a_cpu_seconds_median']:.2f} s, B {r['b_cpu_seconds_median']:.2f} s"
+                  f"{cpu_ratio} (medians)")
         for side in ("a", "b"):
             if r.get(f"{side}_errors") or r.get(f"{side}_misses"):
                 print(f"warning: {r['name']}: build {side.upper()} had "

@@ -78,6 +78,45 @@ static int not_read(json_error_t *error, const char *path, const char *text) {
   return DG_EPARSE;
 }
 
+/* The whole file behind `fd` in a new buffer (*bytes, *length; the caller
+ * frees it), read a large chunk at a time: jansson's json_loadfd reads one
+ * byte per system call, tens of thousands of them for the shipped sets,
+ * a noticeable part of the daemon's start-up. 0, or an errno value. */
+static int read_all(int fd, size_t size_hint, char **bytes, size_t *length) {
+  size_t capacity = size_hint + 1, used = 0;
+  char *buffer = malloc(capacity);
+  int rc = 0;
+  for (;;) {
+    if (buffer == NULL) {
+      rc = ENOMEM;
+      break;
+    }
+    if (used == capacity) {
+      char *grown = realloc(buffer, capacity * 2);
+      if (grown == NULL)
+        free(buffer);
+      buffer = grown;
+      capacity *= 2;
+      continue;
+    }
+    ssize_t got = read(fd, buffer + used, capacity - used);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0) {
+      rc = got < 0 ? errno : 0;
+      break;
+    }
+    used += (size_t)got;
+  }
+  if (rc != 0) {
+    free(buffer);
+    buffer = NULL;
+  }
+  *bytes = buffer;
+  *length = used;
+  return rc;
+}
+
 int roomset_dir_read_file(const char *path, json_t **out, json_error_t *error) {
   *out = NULL;
   /* Opened without blocking and checked to be a regular file before a
@@ -91,8 +130,14 @@ int roomset_dir_read_file(const char *path, json_t **out, json_error_t *error) {
     close(fd);
     return not_read(error, path, "not a regular file (only regular *.json files are room sets)");
   }
-  *out = json_loadfd(fd, JSON_REJECT_DUPLICATES, error);
+  char *bytes = NULL;
+  size_t length = 0;
+  int rc = read_all(fd, (size_t)info.st_size, &bytes, &length);
   close(fd);
+  if (rc != 0)
+    return not_read(error, path, strerror(rc));
+  *out = json_loadb(bytes, length, JSON_REJECT_DUPLICATES, error);
+  free(bytes);
   return *out != NULL ? 0 : DG_EPARSE;
 }
 

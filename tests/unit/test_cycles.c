@@ -320,3 +320,50 @@ Test(cycles, parameter_validation) {
     cr_assert_str_eq(err.field, bad[i][0]);
   }
 }
+
+/* FNV-1a over 64 bits, one value at a time. */
+static uint64_t fnv(uint64_t hash, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; i++) {
+    hash ^= (value >> (8 * i)) & 0xff;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+/* The whole table as the search reads it and as it lies in memory: the
+ * slot count, the state count, then every slot's key and cost in slot order
+ * (a free slot's cost is not read, so it is left out). */
+static uint64_t table_digest(const authored_pdb *pdb) {
+  uint64_t hash = fnv(0xcbf29ce484222325ull, pdb->slots, 4);
+  hash = fnv(hash, (uint64_t)pdb->states, 4);
+  for (uint32_t s = 0; s < pdb->slots; s++)
+    if (pdb->keys[s] != AUTHORED_PDB_EMPTY)
+      hash = fnv(fnv(hash, s, 4), (uint64_t)pdb->keys[s] << 16 | pdb->costs[s], 6);
+  return hash;
+}
+
+/* Every shipped set's full-size table, state for state and slot for slot,
+ * against digests taken from the build before the start-up work was cut
+ * (issue 22 goal 3): a faster build must make the very same tables. A
+ * deliberate change to the tables (new moves, another bound) updates the
+ * digests in the same commit and says why. */
+Test(cycles, shipped_tables_unchanged) {
+  const struct {
+    const char *path;
+    int states;
+    uint64_t digest;
+  } shipped[] = {{CONFIG_DIR "bench.json", 536932, 0xd3741698476e24f1ull},
+                 {CONFIG_DIR "crypt.json", 536932, 0xb4f2464c941ab8a3ull},
+                 {CONFIG_DIR "sewer.json", 532522, 0x2bbed7427aed18adull}};
+  for (int s = 0; s < 3; s++) {
+    authored_roomset *set = load_set(shipped[s].path);
+    authored_pdb pdb;
+    cr_assert_eq(authored_pdb_build(set, AUTHORED_PDB_COST_MAX, &pdb), 0);
+    uint64_t digest = table_digest(&pdb);
+    cr_expect_eq(pdb.states, shipped[s].states, "%s: %d states", shipped[s].path, pdb.states);
+    cr_expect_eq(digest, shipped[s].digest, "%s: digest 0x%016llx", shipped[s].path,
+                 (unsigned long long)digest);
+    authored_pdb_free(&pdb);
+    authored_roomset_free(set);
+  }
+}
