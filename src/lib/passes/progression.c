@@ -36,6 +36,8 @@
  * Draws only from its own random stream (DG_STREAM_PROGRESSION). */
 #include "passes/progression.h"
 
+#include "core/walkable16.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,13 +145,16 @@ static const dg_feature *find_feature(const dg_level *level, const char *kind) {
   return NULL;
 }
 
-/* A tile that belongs to a room: floor or stairs inside a room's
+/* A tile belongs to a room when it is floor or stairs inside the room's
  * rectangle. Corridors and doors belong to no room, even inside a
- * rectangle (a tunnel may cross one). */
-static bool room_tile(dg_tile tile, int owner) {
-  return owner >= 0 &&
-         (tile == DG_TILE_FLOOR || tile == DG_TILE_STAIRS_UP || tile == DG_TILE_STAIRS_DOWN);
-}
+ * rectangle (a tunnel may cross one). build_from_grid's `owner` holds the
+ * answer per tile, so that the flood compares one int per neighbour:
+ * the room (the first whose rectangle holds the tile) for floor and
+ * stairs, IN_RECTANGLE for other tiles inside some room's rectangle,
+ * OUTSIDE_ROOMS for the rest (read on walkable tiles only). */
+enum { OUTSIDE_ROOMS = -1, IN_RECTANGLE = -3 };
+#define ROOM_TILE_MASK                                                                             \
+  ((1u << DG_TILE_FLOOR) | (1u << DG_TILE_STAIRS_UP) | (1u << DG_TILE_STAIRS_DOWN))
 
 /* Bits of ways[p]: which 4-neighbours of tile p are walkable. */
 enum { WAY_NORTH = 1, WAY_EAST = 2, WAY_SOUTH = 4, WAY_WEST = 8 };
@@ -181,8 +186,8 @@ static int way_count(const uint8_t *ways, int p) {
  * row-major order; returns how many tiles are walkable. `walk` is scratch
  * for the map with a border of one stone tile around it, so that a tile's
  * four neighbours are read with no bounds test; `padded` holds each listed
- * tile's index there. Most of a map is stone, skipped eight tiles at a
- * time, and only the walkable tiles are visited twice. */
+ * tile's index there. Most of a map is stone: tiles are tested sixteen at
+ * a time and only the walkable ones visited, each twice. */
 static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *walkable_tiles,
                       int *padded, uint8_t *walk) {
   int width = grid->width, height = grid->height, stride = width + 2, walkable = 0;
@@ -192,18 +197,15 @@ static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *w
   for (int y = 0; y < height; y++) {
     const uint8_t *row = tiles + (size_t)y * (size_t)width;
     int base = (y + 1) * stride + 1;
-    for (int x = 0; x < width; x++) {
-      uint64_t eight;
-      if (x + 8 <= width && (memcpy(&eight, row + x, 8), eight == 0)) {
-        x += 7;
-        continue;
+    for (int x = 0; x < width; x += 16) {
+      unsigned bits =
+          x + 16 <= width ? dg_walkable16(row + x) : dg_walkable_tail(row + x, width - x);
+      for (; bits != 0; bits &= bits - 1) {
+        int at = x + __builtin_ctz(bits);
+        walk[base + at] = 1;
+        walkable_tiles[walkable] = y * width + at;
+        padded[walkable++] = base + at;
       }
-      /* Branch-free: the list slot is always written, kept when walkable. */
-      int here = (int)((DG_TILE_WALKABLE_MASK >> row[x]) & 1u);
-      walk[base + x] = (uint8_t)here;
-      walkable_tiles[walkable] = y * width + x;
-      padded[walkable] = base + x;
-      walkable += here;
     }
   }
   for (int i = 0; i < walkable; i++) {
@@ -217,10 +219,8 @@ static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *w
 
 /* A tile of a chain: walkable, outside rooms, exactly two walkable
  * neighbours. */
-static bool chain_tile(const dg_grid *grid, const int *owner, const int *vertex_of,
-                       const uint8_t *ways, int p) {
-  return vertex_of[p] != -1 && way_count(ways, p) == 2 &&
-         !room_tile((dg_tile)grid->tiles[p], owner[p]);
+static bool chain_tile(const int *owner, const int *vertex_of, const uint8_t *ways, int p) {
+  return vertex_of[p] != -1 && way_count(ways, p) == 2 && owner[p] < 0;
 }
 
 /* Floods room part v from tile p over the room tiles of p's room,
@@ -247,7 +247,7 @@ static void flood_part(pgraph *g, const dg_grid *grid, const int *owner, const u
       if (!(w & (1 << d)))
         continue;
       int q = t + step[d];
-      int same = owner[q] == room && room_tile((dg_tile)tiles[q], room);
+      int same = owner[q] == room;
       int joins = same & (vertex_of[q] == -2);
       rim |= !same;
       /* The slot is always written, kept only when q joins. */
@@ -269,7 +269,7 @@ static void flood_part(pgraph *g, const dg_grid *grid, const int *owner, const u
 static int follow(const dg_grid *grid, const int *owner, const int *vertex_of, const uint8_t *ways,
                   int from, int next, int *out, int *past) {
   int count = 0, previous = from;
-  while (next != from && vertex_of[next] == -2 && chain_tile(grid, owner, vertex_of, ways, next)) {
+  while (next != from && vertex_of[next] == -2 && chain_tile(owner, vertex_of, ways, next)) {
     int around[4];
     out[count++] = next;
     neighbours(grid, ways, next, around);
@@ -414,18 +414,20 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
   g->links = g->link_start + cells + 2;              /* tiles of vertices that touch others */
   uint8_t *ways = (uint8_t *)(g->links + cells + 2); /* walkable neighbours of each tile */
   int walkable = scan_tiles(grid, g->vertex_of, ways, walkable_tiles, padded, ways + cells);
-  /* owner: the first room whose rectangle holds the tile; read on
-   * walkable tiles only. */
+  /* owner (see ROOM_TILE_MASK), written on every tile of a rectangle,
+   * read on walkable tiles only. */
   for (int i = 0; i < walkable; i++)
-    owner[walkable_tiles[i]] = -1;
+    owner[walkable_tiles[i]] = OUTSIDE_ROOMS;
   for (int r = level->room_count - 1; r >= 0; r--) {
     const dg_room *room = &level->rooms[r];
     int x0 = room->x > 0 ? room->x : 0, y0 = room->y > 0 ? room->y : 0;
     int x1 = room->x + room->width < width ? room->x + room->width : width;
     int y1 = room->y + room->height < height ? room->y + room->height : height;
     for (int y = y0; y < y1; y++)
-      for (int x = x0; x < x1; x++)
-        owner[y * width + x] = r;
+      for (int x = x0; x < x1; x++) {
+        unsigned tile = grid->tiles[y * width + x];
+        owner[y * width + x] = tile < 32u && ((ROOM_TILE_MASK >> tile) & 1u) ? r : IN_RECTANGLE;
+      }
   }
   if ((rc = pgraph_alloc(g, walkable, walkable)) != 0)
     goto done;
@@ -441,18 +443,19 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
     pgraph_init(g, v);
     g->cell[v] = p;
     g->link_start[v] = g->link_count;
-    if (room_tile(tile, owner[p])) {
+    if (owner[p] >= 0) {
       g->room[v] = owner[p];
       g->kind[v] = V_FLOOR;
       flood_part(g, grid, owner, ways, stack, p, v);
-    } else if (chain_tile(grid, owner, g->vertex_of, ways, p)) {
+    } else if (chain_tile(owner, g->vertex_of, ways, p)) {
       trace_chain(g, grid, owner, ways, stack, p, v);
     } else {
       g->vertex_of[p] = v;
       g->members[g->member_start[v]] = p;
       g->member_start[v + 1] = g->member_start[v] + 1;
       g->links[g->link_count++] = p;
-      bool dead_end = tile == DG_TILE_CORRIDOR && owner[p] < 0 && way_count(ways, p) == 1;
+      bool dead_end =
+          tile == DG_TILE_CORRIDOR && owner[p] == OUTSIDE_ROOMS && way_count(ways, p) == 1;
       g->kind[v] = dead_end ? V_DEAD_END : V_OTHER;
       g->key_slots[v] = dead_end;
     }
