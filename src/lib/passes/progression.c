@@ -263,30 +263,29 @@ static void flood_part(pgraph *g, const dg_grid *grid, const int *owner, const u
   g->member_start[v + 1] = end;
 }
 
-/* Follows a chain from tile `from` through `next` while its tiles are
- * chain tiles not yet taken, appending them to out[]; returns how many,
- * and the first tile past the run in *past (`from` again for a ring). */
+/* Follows a chain from tile `from` in direction `d` (0 north, 1 east, 2
+ * south, 3 west, as the WAY_ bits) while its tiles are chain tiles not yet
+ * taken, appending them to out[]; returns how many, and the first tile
+ * past the run in *past (`from` again for a ring). A chain tile has two
+ * ways: the one it was entered by, and the next step. */
 static int follow(const dg_grid *grid, const int *owner, const int *vertex_of, const uint8_t *ways,
-                  int from, int next, int *out, int *past) {
-  int count = 0, previous = from;
-  while (next != from && vertex_of[next] == -2 && chain_tile(owner, vertex_of, ways, next)) {
-    int around[4];
+                  int from, int d, int *out, int *past) {
+  const int step[4] = {-grid->width, 1, grid->width, -1};
+  int count = 0, next = from + step[d], back = 1 << ((d + 2) & 3);
+  while (next != from && vertex_of[next] == -2 && way_count(ways, next) == 2 && owner[next] < 0) {
     out[count++] = next;
-    neighbours(grid, ways, next, around);
-    int after = around[0] == previous ? around[1] : around[0];
-    previous = next;
-    next = after;
+    d = __builtin_ctz((unsigned)(ways[next] & ~back));
+    back = 1 << ((d + 2) & 3);
+    next += step[d];
   }
   *past = next;
   return count;
 }
 
-/* Whether tile p has walkable neighbours on two opposite sides. */
-static bool straight(const dg_grid *grid, const uint8_t *ways, int p) {
-  int around[4];
-  if (neighbours(grid, ways, p, around) != 2)
-    return false;
-  return around[0] + around[1] == 2 * p; /* opposite: p halfway between them */
+/* Whether tile p has walkable neighbours on two opposite sides, and no
+ * other. */
+static bool straight(const uint8_t *ways, int p) {
+  return ways[p] == (WAY_NORTH | WAY_SOUTH) || ways[p] == (WAY_EAST | WAY_WEST);
 }
 
 /* The chain through tile p as vertex v: its tiles in order from one end to
@@ -294,17 +293,18 @@ static bool straight(const dg_grid *grid, const uint8_t *ways, int p) {
  * corridor tile) and that tile's neighbours toward each end. */
 static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, const uint8_t *ways,
                         int *stack, int p, int v) {
-  int around[4], past_a = -1, past_b = -1;
-  neighbours(grid, ways, p, around);
+  int past_a = -1, past_b = -1;
+  /* Its two ways, in neighbours()'s order: the lower bit first. */
+  int first = __builtin_ctz(ways[p]), second = __builtin_ctz(ways[p] & (ways[p] - 1));
   g->vertex_of[p] = v; /* taken, so the two walks stop at it */
-  int back = follow(grid, owner, g->vertex_of, ways, p, around[0], stack, &past_a);
+  int back = follow(grid, owner, g->vertex_of, ways, p, first, stack, &past_a);
   int *members = g->members + g->member_start[v], length = 0;
   for (int i = back - 1; i >= 0; i--)
     members[length++] = stack[i];
   members[length++] = p;
-  int ahead = past_a == p ? 0
-                          : follow(grid, owner, g->vertex_of, ways, p, around[1], members + length,
-                                   &past_b);
+  int ahead = past_a == p
+                  ? 0
+                  : follow(grid, owner, g->vertex_of, ways, p, second, members + length, &past_b);
   length += ahead;
   g->member_start[v + 1] = g->member_start[v] + length;
   int rep = -1;
@@ -314,7 +314,7 @@ static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, const 
     for (int i = 0; i < length && rep < 0; i++) {
       dg_tile tile = (dg_tile)grid->tiles[members[i]];
       if ((pass == 0 ? tile == DG_TILE_DOOR : tile == DG_TILE_CORRIDOR) &&
-          straight(grid, ways, members[i]))
+          straight(ways, members[i]))
         rep = i;
     }
   g->key_slots[v] = 0;
