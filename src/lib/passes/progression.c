@@ -82,7 +82,7 @@ typedef struct pgraph {
   int *side; /* a passage's tiles next to g->cell toward adjacent side 0 and side 1 */
   int *member_start; /* CSR: the vertex's tiles are members[member_start[v] .. [v+1]) */
   int *members;      /* tiles of every vertex, in flood or chain order */
-  int *vertex_of;    /* the vertex of each tile, -1 not walkable */
+  int *vertex_of;    /* the vertex of each walkable tile; unset elsewhere (see tile_vertex) */
   /* While build_from_grid runs (its scratch): the tiles of vertex v that
    * may touch another vertex are links[link_start[v] .. [v+1]), in member
    * order, so that linking visits a room's rim, not its whole floor. */
@@ -181,7 +181,8 @@ static int way_count(const uint8_t *ways, int p) {
   return bits[ways[p] & 15];
 }
 
-/* Fills vertex_of[] (-2 walkable, not yet a vertex; -1 not walkable),
+/* Fills vertex_of[] on walkable tiles (-2: not yet a vertex; other tiles
+ * are left unset, and read only through tile_vertex),
  * ways[] (on walkable tiles only) and the list of walkable tiles in
  * row-major order; returns how many tiles are walkable. `walk` is scratch
  * for the map with a border of one stone tile around it, so that a tile's
@@ -192,7 +193,6 @@ static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *w
                       int *padded, uint8_t *walk) {
   int width = grid->width, height = grid->height, stride = width + 2, walkable = 0;
   const uint8_t *tiles = grid->tiles;
-  memset(vertex_of, 0xff, (size_t)width * (size_t)height * sizeof *vertex_of);
   memset(walk, 0, (size_t)stride * (size_t)(height + 2));
   for (int y = 0; y < height; y++) {
     const uint8_t *row = tiles + (size_t)y * (size_t)width;
@@ -215,6 +215,13 @@ static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *w
                         walk[q + stride] * WAY_SOUTH | walk[q - 1] * WAY_WEST);
   }
   return walkable;
+}
+
+/* The vertex of tile p, -1 when it is not walkable: vertex_of is set on
+ * walkable tiles only (clearing the whole map for the few reads of other
+ * tiles cost more than they do). */
+static int tile_vertex(const dg_grid *grid, const pgraph *g, int p) {
+  return dg_tile_walkable((dg_tile)grid->tiles[p]) ? g->vertex_of[p] : -1;
 }
 
 /* A tile of a chain: walkable, outside rooms, exactly two walkable
@@ -367,17 +374,18 @@ static void mark_stairs_and_spawns(const dg_level *level, pgraph *g) {
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *f = &level->features[i];
     if (strcmp(f->kind, "spawn") == 0 && dg_grid_contains(grid, f->x, f->y)) {
-      int v = g->vertex_of[f->y * width + f->x];
+      int v = tile_vertex(grid, g, f->y * width + f->x);
       if (v >= 0 && g->key_slots[v] > 0)
         g->key_slots[v]--;
     }
   }
   const dg_feature *up = find_feature(level, "stairs_up");
   const dg_feature *down = find_feature(level, "stairs_down");
-  g->entrance =
-      up != NULL && dg_grid_contains(grid, up->x, up->y) ? g->vertex_of[up->y * width + up->x] : -1;
+  g->entrance = up != NULL && dg_grid_contains(grid, up->x, up->y)
+                    ? tile_vertex(grid, g, up->y * width + up->x)
+                    : -1;
   g->exit = down != NULL && dg_grid_contains(grid, down->x, down->y)
-                ? g->vertex_of[down->y * width + down->x]
+                ? tile_vertex(grid, g, down->y * width + down->x)
                 : -1;
 }
 
@@ -1199,7 +1207,7 @@ static bool hidden_on_map(const pgraph *g, const dg_level *level, int room) {
                        y + 1 < height ? t + width : -1, x > 0 ? t - 1 : -1};
       for (int d = 0; d < 4; d++) {
         int q = around[d];
-        if (q < 0 || g->vertex_of[q] < 0 || g->room[g->vertex_of[q]] == room)
+        if (q < 0 || tile_vertex(grid, g, q) < 0 || g->room[g->vertex_of[q]] == room)
           continue;
         if (grid->tiles[q] != DG_TILE_SECRET_DOOR && grid->tiles[q] != DG_TILE_SECRET_CORRIDOR)
           return false;
@@ -1263,7 +1271,7 @@ static int choose_boss(pgraph *g, const dg_progression *out, int locks) {
 static int vertex_at(const dg_level *level, const pgraph *g, int x, int y) {
   if (!dg_grid_contains(&level->grid, x, y))
     return -1;
-  return g->vertex_of[y * level->grid.width + x];
+  return tile_vertex(&level->grid, g, y * level->grid.width + x);
 }
 
 /* Roles of rooms, then of graph nodes (a room's node takes its room's). */
