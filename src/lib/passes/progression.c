@@ -58,14 +58,15 @@ enum {
 /* The vertex graph the pass works on, and its scratch. All per-vertex
  * arrays live in one block (`block`), sized once per level. */
 typedef struct pgraph {
-  int count;     /* vertices */
-  int *offsets;  /* CSR: neighbours of v are adjacent[offsets[v] .. offsets[v+1]) */
-  int *adjacent; /* neighbour vertices; a passage has exactly two, side 0 then side 1 */
-  uint8_t *kind; /* V_* */
-  int *room;     /* room of a vertex, or -1 */
-  int entrance;  /* the stairs up's vertex */
-  int exit;      /* the stairs down's vertex */
-  int *special;  /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
+  int count;        /* vertices */
+  int *offsets;     /* CSR: neighbours of v are adjacent[offsets[v] .. offsets[v+1]) */
+  int *adjacent;    /* neighbour vertices; a passage has exactly two, side 0 then side 1 */
+  uint8_t *kind;    /* V_* */
+  uint8_t *keyable; /* key_place's answer per vertex, set once by plan_locks */
+  int *room;        /* room of a vertex, or -1 */
+  int entrance;     /* the stairs up's vertex */
+  int exit;         /* the stairs down's vertex */
+  int *special;     /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
   int ow_from[DG_ONE_WAY_MAX], ow_to[DG_ONE_WAY_MAX]; /* one-way door i: crossed from, to */
   int one_way_count;
   int closed_lock;    /* a lock kept closed whatever the keys (a plan's check), or -1 */
@@ -111,7 +112,7 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
   size_t n = (size_t)(capacity > 0 ? capacity : 1), ints = 14 * n + 2 + (size_t)tiles;
   if (tiles > 0)
     ints += 4 * n;
-  g->block = malloc(ints * sizeof(int) + n);
+  g->block = malloc(ints * sizeof(int) + 2 * n);
   if (g->block == NULL)
     return DG_ENOMEM;
   int *at = g->block;
@@ -129,6 +130,7 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
     at += 4 * n + 1 + tiles;
   }
   g->kind = (uint8_t *)at;
+  g->keyable = g->kind + n;
   g->count = capacity;
   /* A grid's capacity is its walkable tiles, many times its vertices:
    * build_from_grid sets up each vertex as it makes it (pgraph_init). */
@@ -708,7 +710,6 @@ typedef struct plan {
  * lock takes the fitting candidate nearest its share of the walk. */
 static int choose_locks(pgraph *g, const dg_level *level, const int *candidates, int m, int wanted,
                         bool boss, dg_rng *rng, plan *out) {
-  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
   int *floor_before = calloc((size_t)m + 2, sizeof *floor_before); /* F[j]: places in segs < j */
   int *rem = malloc(((size_t)m + 2) * sizeof *rem);
   if (floor_before == NULL || rem == NULL) {
@@ -717,7 +718,7 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
     return DG_ENOMEM;
   }
   for (int v = 0; v < g->count; v++)
-    if (g->mark[v] >= 0 && key_place(g, level, v, entrance_room, exit_room))
+    if (g->mark[v] >= 0 && g->keyable[v])
       floor_before[g->mark[v] + 1]++;
   for (int j = 1; j <= m + 1; j++)
     floor_before[j] += floor_before[j - 1];
@@ -772,14 +773,12 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
  * random among those within two hops of the farthest. */
 static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, plan *p,
                        dg_rng *rng) {
-  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
   for (int k = 0; k < p->locks; k++) {
     int low = k == 0 ? 0 : p->lock_segment[k - 1], high = p->lock_segment[k] - 1;
     int farthest = -1, ties = 0, chosen = -1;
     for (int pass = 0; pass < 2; pass++)
       for (int v = 0; v < g->count; v++) {
-        if (g->mark[v] < low || g->mark[v] > high ||
-            !key_place(g, level, v, entrance_room, exit_room))
+        if (g->mark[v] < low || g->mark[v] > high || !g->keyable[v])
           continue;
         if (pass == 0) {
           if (off_walk[v] > farthest)
@@ -879,7 +878,6 @@ static bool verify_plan(pgraph *g, const plan *p) {
  * open and lock k closed, not reachable before lock k-1 opens, farthest
  * from the walk (near-farthest at random). -1 when there is none. */
 static int key_for(pgraph *g, const dg_level *level, const int *off_walk, int k, dg_rng *rng) {
-  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
   for (int v = 0; v < g->count; v++)
     g->mark[v] = 0;
   int reached = bfs(g, g->entrance, -1, k);
@@ -892,11 +890,11 @@ static int key_for(pgraph *g, const dg_level *level, const int *off_walk, int k,
   }
   int farthest = -1, ties = 0, chosen = -1;
   for (int v = 0; v < g->count; v++)
-    if (g->mark[v] && key_place(g, level, v, entrance_room, exit_room) && off_walk[v] > farthest)
+    if (g->mark[v] && g->keyable[v] && off_walk[v] > farthest)
       farthest = off_walk[v];
   for (int v = 0; v < g->count; v++)
-    if (g->mark[v] && key_place(g, level, v, entrance_room, exit_room) &&
-        off_walk[v] >= farthest - 2 && dg_rng_below(rng, (uint32_t)++ties) == 0)
+    if (g->mark[v] && g->keyable[v] && off_walk[v] >= farthest - 2 &&
+        dg_rng_below(rng, (uint32_t)++ties) == 0)
       chosen = v;
   return chosen;
 }
@@ -1458,6 +1456,11 @@ static int plan_locks(pgraph *g, const dg_level *level, int wanted, int one_way_
   for (int i = 0; i < cut_count; i++)
     if (g->kind[cuts[i]] == V_PASSAGE)
       candidates[m++] = cuts[i];
+  /* Where a key may go does not change while locks are planned: locks
+   * and one-way doors go on passages, keys on floors and dead ends. */
+  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
+  for (int v = 0; v < g->count; v++)
+    g->keyable[v] = key_place(g, level, v, entrance_room, exit_room);
   distance_from_walk(g, off_walk);
   /* g->dist: depth from the entrance, for spreading locks. */
   memcpy(g->dist, depth, (size_t)g->count * sizeof *depth);
