@@ -36,6 +36,8 @@
  * Draws only from its own random stream (DG_STREAM_PROGRESSION). */
 #include "passes/progression.h"
 
+#include "core/walkable16.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,14 +58,15 @@ enum {
 /* The vertex graph the pass works on, and its scratch. All per-vertex
  * arrays live in one block (`block`), sized once per level. */
 typedef struct pgraph {
-  int count;     /* vertices */
-  int *offsets;  /* CSR: neighbours of v are adjacent[offsets[v] .. offsets[v+1]) */
-  int *adjacent; /* neighbour vertices; a passage has exactly two, side 0 then side 1 */
-  uint8_t *kind; /* V_* */
-  int *room;     /* room of a vertex, or -1 */
-  int entrance;  /* the stairs up's vertex */
-  int exit;      /* the stairs down's vertex */
-  int *special;  /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
+  int count;        /* vertices */
+  int *offsets;     /* CSR: neighbours of v are adjacent[offsets[v] .. offsets[v+1]) */
+  int *adjacent;    /* neighbour vertices; a passage has exactly two, side 0 then side 1 */
+  uint8_t *kind;    /* V_* */
+  uint8_t *keyable; /* key_place's answer per vertex, set once by plan_locks */
+  int *room;        /* room of a vertex, or -1 */
+  int entrance;     /* the stairs up's vertex */
+  int exit;         /* the stairs down's vertex */
+  int *special;     /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
   int ow_from[DG_ONE_WAY_MAX], ow_to[DG_ONE_WAY_MAX]; /* one-way door i: crossed from, to */
   int one_way_count;
   int closed_lock;    /* a lock kept closed whatever the keys (a plan's check), or -1 */
@@ -80,7 +83,7 @@ typedef struct pgraph {
   int *side; /* a passage's tiles next to g->cell toward adjacent side 0 and side 1 */
   int *member_start; /* CSR: the vertex's tiles are members[member_start[v] .. [v+1]) */
   int *members;      /* tiles of every vertex, in flood or chain order */
-  int *vertex_of;    /* the vertex of each tile, -1 not walkable */
+  int *vertex_of;    /* the vertex of each walkable tile; unset elsewhere (see tile_vertex) */
   /* While build_from_grid runs (its scratch): the tiles of vertex v that
    * may touch another vertex are links[link_start[v] .. [v+1]), in member
    * order, so that linking visits a room's rim, not its whole floor. */
@@ -109,7 +112,7 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
   size_t n = (size_t)(capacity > 0 ? capacity : 1), ints = 14 * n + 2 + (size_t)tiles;
   if (tiles > 0)
     ints += 4 * n;
-  g->block = malloc(ints * sizeof(int) + n);
+  g->block = malloc(ints * sizeof(int) + 2 * n);
   if (g->block == NULL)
     return DG_ENOMEM;
   int *at = g->block;
@@ -127,6 +130,7 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
     at += 4 * n + 1 + tiles;
   }
   g->kind = (uint8_t *)at;
+  g->keyable = g->kind + n;
   g->count = capacity;
   /* A grid's capacity is its walkable tiles, many times its vertices:
    * build_from_grid sets up each vertex as it makes it (pgraph_init). */
@@ -143,13 +147,16 @@ static const dg_feature *find_feature(const dg_level *level, const char *kind) {
   return NULL;
 }
 
-/* A tile that belongs to a room: floor or stairs inside a room's
+/* A tile belongs to a room when it is floor or stairs inside the room's
  * rectangle. Corridors and doors belong to no room, even inside a
- * rectangle (a tunnel may cross one). */
-static bool room_tile(dg_tile tile, int owner) {
-  return owner >= 0 &&
-         (tile == DG_TILE_FLOOR || tile == DG_TILE_STAIRS_UP || tile == DG_TILE_STAIRS_DOWN);
-}
+ * rectangle (a tunnel may cross one). build_from_grid's `owner` holds the
+ * answer per tile, so that the flood compares one int per neighbour:
+ * the room (the first whose rectangle holds the tile) for floor and
+ * stairs, IN_RECTANGLE for other tiles inside some room's rectangle,
+ * OUTSIDE_ROOMS for the rest (read on walkable tiles only). */
+enum { OUTSIDE_ROOMS = -1, IN_RECTANGLE = -3 };
+#define ROOM_TILE_MASK                                                                             \
+  ((1u << DG_TILE_FLOOR) | (1u << DG_TILE_STAIRS_UP) | (1u << DG_TILE_STAIRS_DOWN))
 
 /* Bits of ways[p]: which 4-neighbours of tile p are walkable. */
 enum { WAY_NORTH = 1, WAY_EAST = 2, WAY_SOUTH = 4, WAY_WEST = 8 };
@@ -176,34 +183,31 @@ static int way_count(const uint8_t *ways, int p) {
   return bits[ways[p] & 15];
 }
 
-/* Fills vertex_of[] (-2 walkable, not yet a vertex; -1 not walkable),
+/* Fills vertex_of[] on walkable tiles (-2: not yet a vertex; other tiles
+ * are left unset, and read only through tile_vertex),
  * ways[] (on walkable tiles only) and the list of walkable tiles in
  * row-major order; returns how many tiles are walkable. `walk` is scratch
  * for the map with a border of one stone tile around it, so that a tile's
  * four neighbours are read with no bounds test; `padded` holds each listed
- * tile's index there. Most of a map is stone, skipped eight tiles at a
- * time, and only the walkable tiles are visited twice. */
+ * tile's index there. Most of a map is stone: tiles are tested sixteen at
+ * a time and only the walkable ones visited, each twice. */
 static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *walkable_tiles,
                       int *padded, uint8_t *walk) {
   int width = grid->width, height = grid->height, stride = width + 2, walkable = 0;
   const uint8_t *tiles = grid->tiles;
-  memset(vertex_of, 0xff, (size_t)width * (size_t)height * sizeof *vertex_of);
   memset(walk, 0, (size_t)stride * (size_t)(height + 2));
   for (int y = 0; y < height; y++) {
     const uint8_t *row = tiles + (size_t)y * (size_t)width;
     int base = (y + 1) * stride + 1;
-    for (int x = 0; x < width; x++) {
-      uint64_t eight;
-      if (x + 8 <= width && (memcpy(&eight, row + x, 8), eight == 0)) {
-        x += 7;
-        continue;
+    for (int x = 0; x < width; x += 16) {
+      unsigned bits =
+          x + 16 <= width ? dg_walkable16(row + x) : dg_walkable_tail(row + x, width - x);
+      for (; bits != 0; bits &= bits - 1) {
+        int at = x + __builtin_ctz(bits);
+        walk[base + at] = 1;
+        walkable_tiles[walkable] = y * width + at;
+        padded[walkable++] = base + at;
       }
-      /* Branch-free: the list slot is always written, kept when walkable. */
-      int here = (int)((DG_TILE_WALKABLE_MASK >> row[x]) & 1u);
-      walk[base + x] = (uint8_t)here;
-      walkable_tiles[walkable] = y * width + x;
-      padded[walkable] = base + x;
-      walkable += here;
     }
   }
   for (int i = 0; i < walkable; i++) {
@@ -215,12 +219,17 @@ static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *w
   return walkable;
 }
 
+/* The vertex of tile p, -1 when it is not walkable: vertex_of is set on
+ * walkable tiles only (clearing the whole map for the few reads of other
+ * tiles cost more than they do). */
+static int tile_vertex(const dg_grid *grid, const pgraph *g, int p) {
+  return dg_tile_walkable((dg_tile)grid->tiles[p]) ? g->vertex_of[p] : -1;
+}
+
 /* A tile of a chain: walkable, outside rooms, exactly two walkable
  * neighbours. */
-static bool chain_tile(const dg_grid *grid, const int *owner, const int *vertex_of,
-                       const uint8_t *ways, int p) {
-  return vertex_of[p] != -1 && way_count(ways, p) == 2 &&
-         !room_tile((dg_tile)grid->tiles[p], owner[p]);
+static bool chain_tile(const int *owner, const int *vertex_of, const uint8_t *ways, int p) {
+  return vertex_of[p] != -1 && way_count(ways, p) == 2 && owner[p] < 0;
 }
 
 /* Floods room part v from tile p over the room tiles of p's room,
@@ -247,7 +256,7 @@ static void flood_part(pgraph *g, const dg_grid *grid, const int *owner, const u
       if (!(w & (1 << d)))
         continue;
       int q = t + step[d];
-      int same = owner[q] == room && room_tile((dg_tile)tiles[q], room);
+      int same = owner[q] == room;
       int joins = same & (vertex_of[q] == -2);
       rim |= !same;
       /* The slot is always written, kept only when q joins. */
@@ -263,30 +272,29 @@ static void flood_part(pgraph *g, const dg_grid *grid, const int *owner, const u
   g->member_start[v + 1] = end;
 }
 
-/* Follows a chain from tile `from` through `next` while its tiles are
- * chain tiles not yet taken, appending them to out[]; returns how many,
- * and the first tile past the run in *past (`from` again for a ring). */
+/* Follows a chain from tile `from` in direction `d` (0 north, 1 east, 2
+ * south, 3 west, as the WAY_ bits) while its tiles are chain tiles not yet
+ * taken, appending them to out[]; returns how many, and the first tile
+ * past the run in *past (`from` again for a ring). A chain tile has two
+ * ways: the one it was entered by, and the next step. */
 static int follow(const dg_grid *grid, const int *owner, const int *vertex_of, const uint8_t *ways,
-                  int from, int next, int *out, int *past) {
-  int count = 0, previous = from;
-  while (next != from && vertex_of[next] == -2 && chain_tile(grid, owner, vertex_of, ways, next)) {
-    int around[4];
+                  int from, int d, int *out, int *past) {
+  const int step[4] = {-grid->width, 1, grid->width, -1};
+  int count = 0, next = from + step[d], back = 1 << ((d + 2) & 3);
+  while (next != from && vertex_of[next] == -2 && way_count(ways, next) == 2 && owner[next] < 0) {
     out[count++] = next;
-    neighbours(grid, ways, next, around);
-    int after = around[0] == previous ? around[1] : around[0];
-    previous = next;
-    next = after;
+    d = __builtin_ctz((unsigned)(ways[next] & ~back));
+    back = 1 << ((d + 2) & 3);
+    next += step[d];
   }
   *past = next;
   return count;
 }
 
-/* Whether tile p has walkable neighbours on two opposite sides. */
-static bool straight(const dg_grid *grid, const uint8_t *ways, int p) {
-  int around[4];
-  if (neighbours(grid, ways, p, around) != 2)
-    return false;
-  return around[0] + around[1] == 2 * p; /* opposite: p halfway between them */
+/* Whether tile p has walkable neighbours on two opposite sides, and no
+ * other. */
+static bool straight(const uint8_t *ways, int p) {
+  return ways[p] == (WAY_NORTH | WAY_SOUTH) || ways[p] == (WAY_EAST | WAY_WEST);
 }
 
 /* The chain through tile p as vertex v: its tiles in order from one end to
@@ -294,17 +302,18 @@ static bool straight(const dg_grid *grid, const uint8_t *ways, int p) {
  * corridor tile) and that tile's neighbours toward each end. */
 static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, const uint8_t *ways,
                         int *stack, int p, int v) {
-  int around[4], past_a = -1, past_b = -1;
-  neighbours(grid, ways, p, around);
+  int past_a = -1, past_b = -1;
+  /* Its two ways, in neighbours()'s order: the lower bit first. */
+  int first = __builtin_ctz(ways[p]), second = __builtin_ctz(ways[p] & (ways[p] - 1));
   g->vertex_of[p] = v; /* taken, so the two walks stop at it */
-  int back = follow(grid, owner, g->vertex_of, ways, p, around[0], stack, &past_a);
+  int back = follow(grid, owner, g->vertex_of, ways, p, first, stack, &past_a);
   int *members = g->members + g->member_start[v], length = 0;
   for (int i = back - 1; i >= 0; i--)
     members[length++] = stack[i];
   members[length++] = p;
-  int ahead = past_a == p ? 0
-                          : follow(grid, owner, g->vertex_of, ways, p, around[1], members + length,
-                                   &past_b);
+  int ahead = past_a == p
+                  ? 0
+                  : follow(grid, owner, g->vertex_of, ways, p, second, members + length, &past_b);
   length += ahead;
   g->member_start[v + 1] = g->member_start[v] + length;
   int rep = -1;
@@ -314,7 +323,7 @@ static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, const 
     for (int i = 0; i < length && rep < 0; i++) {
       dg_tile tile = (dg_tile)grid->tiles[members[i]];
       if ((pass == 0 ? tile == DG_TILE_DOOR : tile == DG_TILE_CORRIDOR) &&
-          straight(grid, ways, members[i]))
+          straight(ways, members[i]))
         rep = i;
     }
   g->key_slots[v] = 0;
@@ -367,17 +376,18 @@ static void mark_stairs_and_spawns(const dg_level *level, pgraph *g) {
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *f = &level->features[i];
     if (strcmp(f->kind, "spawn") == 0 && dg_grid_contains(grid, f->x, f->y)) {
-      int v = g->vertex_of[f->y * width + f->x];
+      int v = tile_vertex(grid, g, f->y * width + f->x);
       if (v >= 0 && g->key_slots[v] > 0)
         g->key_slots[v]--;
     }
   }
   const dg_feature *up = find_feature(level, "stairs_up");
   const dg_feature *down = find_feature(level, "stairs_down");
-  g->entrance =
-      up != NULL && dg_grid_contains(grid, up->x, up->y) ? g->vertex_of[up->y * width + up->x] : -1;
+  g->entrance = up != NULL && dg_grid_contains(grid, up->x, up->y)
+                    ? tile_vertex(grid, g, up->y * width + up->x)
+                    : -1;
   g->exit = down != NULL && dg_grid_contains(grid, down->x, down->y)
-                ? g->vertex_of[down->y * width + down->x]
+                ? tile_vertex(grid, g, down->y * width + down->x)
                 : -1;
 }
 
@@ -414,18 +424,20 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
   g->links = g->link_start + cells + 2;              /* tiles of vertices that touch others */
   uint8_t *ways = (uint8_t *)(g->links + cells + 2); /* walkable neighbours of each tile */
   int walkable = scan_tiles(grid, g->vertex_of, ways, walkable_tiles, padded, ways + cells);
-  /* owner: the first room whose rectangle holds the tile; read on
-   * walkable tiles only. */
+  /* owner (see ROOM_TILE_MASK), written on every tile of a rectangle,
+   * read on walkable tiles only. */
   for (int i = 0; i < walkable; i++)
-    owner[walkable_tiles[i]] = -1;
+    owner[walkable_tiles[i]] = OUTSIDE_ROOMS;
   for (int r = level->room_count - 1; r >= 0; r--) {
     const dg_room *room = &level->rooms[r];
     int x0 = room->x > 0 ? room->x : 0, y0 = room->y > 0 ? room->y : 0;
     int x1 = room->x + room->width < width ? room->x + room->width : width;
     int y1 = room->y + room->height < height ? room->y + room->height : height;
     for (int y = y0; y < y1; y++)
-      for (int x = x0; x < x1; x++)
-        owner[y * width + x] = r;
+      for (int x = x0; x < x1; x++) {
+        unsigned tile = grid->tiles[y * width + x];
+        owner[y * width + x] = tile < 32u && ((ROOM_TILE_MASK >> tile) & 1u) ? r : IN_RECTANGLE;
+      }
   }
   if ((rc = pgraph_alloc(g, walkable, walkable)) != 0)
     goto done;
@@ -441,18 +453,19 @@ static int build_from_grid(const dg_level *level, pgraph *g) {
     pgraph_init(g, v);
     g->cell[v] = p;
     g->link_start[v] = g->link_count;
-    if (room_tile(tile, owner[p])) {
+    if (owner[p] >= 0) {
       g->room[v] = owner[p];
       g->kind[v] = V_FLOOR;
       flood_part(g, grid, owner, ways, stack, p, v);
-    } else if (chain_tile(grid, owner, g->vertex_of, ways, p)) {
+    } else if (chain_tile(owner, g->vertex_of, ways, p)) {
       trace_chain(g, grid, owner, ways, stack, p, v);
     } else {
       g->vertex_of[p] = v;
       g->members[g->member_start[v]] = p;
       g->member_start[v + 1] = g->member_start[v] + 1;
       g->links[g->link_count++] = p;
-      bool dead_end = tile == DG_TILE_CORRIDOR && owner[p] < 0 && way_count(ways, p) == 1;
+      bool dead_end =
+          tile == DG_TILE_CORRIDOR && owner[p] == OUTSIDE_ROOMS && way_count(ways, p) == 1;
       g->kind[v] = dead_end ? V_DEAD_END : V_OTHER;
       g->key_slots[v] = dead_end;
     }
@@ -697,7 +710,6 @@ typedef struct plan {
  * lock takes the fitting candidate nearest its share of the walk. */
 static int choose_locks(pgraph *g, const dg_level *level, const int *candidates, int m, int wanted,
                         bool boss, dg_rng *rng, plan *out) {
-  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
   int *floor_before = calloc((size_t)m + 2, sizeof *floor_before); /* F[j]: places in segs < j */
   int *rem = malloc(((size_t)m + 2) * sizeof *rem);
   if (floor_before == NULL || rem == NULL) {
@@ -706,7 +718,7 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
     return DG_ENOMEM;
   }
   for (int v = 0; v < g->count; v++)
-    if (g->mark[v] >= 0 && key_place(g, level, v, entrance_room, exit_room))
+    if (g->mark[v] >= 0 && g->keyable[v])
       floor_before[g->mark[v] + 1]++;
   for (int j = 1; j <= m + 1; j++)
     floor_before[j] += floor_before[j - 1];
@@ -761,14 +773,12 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
  * random among those within two hops of the farthest. */
 static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, plan *p,
                        dg_rng *rng) {
-  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
   for (int k = 0; k < p->locks; k++) {
     int low = k == 0 ? 0 : p->lock_segment[k - 1], high = p->lock_segment[k] - 1;
     int farthest = -1, ties = 0, chosen = -1;
     for (int pass = 0; pass < 2; pass++)
       for (int v = 0; v < g->count; v++) {
-        if (g->mark[v] < low || g->mark[v] > high ||
-            !key_place(g, level, v, entrance_room, exit_room))
+        if (g->mark[v] < low || g->mark[v] > high || !g->keyable[v])
           continue;
         if (pass == 0) {
           if (off_walk[v] > farthest)
@@ -868,7 +878,6 @@ static bool verify_plan(pgraph *g, const plan *p) {
  * open and lock k closed, not reachable before lock k-1 opens, farthest
  * from the walk (near-farthest at random). -1 when there is none. */
 static int key_for(pgraph *g, const dg_level *level, const int *off_walk, int k, dg_rng *rng) {
-  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
   for (int v = 0; v < g->count; v++)
     g->mark[v] = 0;
   int reached = bfs(g, g->entrance, -1, k);
@@ -881,11 +890,11 @@ static int key_for(pgraph *g, const dg_level *level, const int *off_walk, int k,
   }
   int farthest = -1, ties = 0, chosen = -1;
   for (int v = 0; v < g->count; v++)
-    if (g->mark[v] && key_place(g, level, v, entrance_room, exit_room) && off_walk[v] > farthest)
+    if (g->mark[v] && g->keyable[v] && off_walk[v] > farthest)
       farthest = off_walk[v];
   for (int v = 0; v < g->count; v++)
-    if (g->mark[v] && key_place(g, level, v, entrance_room, exit_room) &&
-        off_walk[v] >= farthest - 2 && dg_rng_below(rng, (uint32_t)++ties) == 0)
+    if (g->mark[v] && g->keyable[v] && off_walk[v] >= farthest - 2 &&
+        dg_rng_below(rng, (uint32_t)++ties) == 0)
       chosen = v;
   return chosen;
 }
@@ -1196,7 +1205,7 @@ static bool hidden_on_map(const pgraph *g, const dg_level *level, int room) {
                        y + 1 < height ? t + width : -1, x > 0 ? t - 1 : -1};
       for (int d = 0; d < 4; d++) {
         int q = around[d];
-        if (q < 0 || g->vertex_of[q] < 0 || g->room[g->vertex_of[q]] == room)
+        if (q < 0 || tile_vertex(grid, g, q) < 0 || g->room[g->vertex_of[q]] == room)
           continue;
         if (grid->tiles[q] != DG_TILE_SECRET_DOOR && grid->tiles[q] != DG_TILE_SECRET_CORRIDOR)
           return false;
@@ -1260,7 +1269,7 @@ static int choose_boss(pgraph *g, const dg_progression *out, int locks) {
 static int vertex_at(const dg_level *level, const pgraph *g, int x, int y) {
   if (!dg_grid_contains(&level->grid, x, y))
     return -1;
-  return g->vertex_of[y * level->grid.width + x];
+  return tile_vertex(&level->grid, g, y * level->grid.width + x);
 }
 
 /* Roles of rooms, then of graph nodes (a room's node takes its room's). */
@@ -1447,6 +1456,11 @@ static int plan_locks(pgraph *g, const dg_level *level, int wanted, int one_way_
   for (int i = 0; i < cut_count; i++)
     if (g->kind[cuts[i]] == V_PASSAGE)
       candidates[m++] = cuts[i];
+  /* Where a key may go does not change while locks are planned: locks
+   * and one-way doors go on passages, keys on floors and dead ends. */
+  int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
+  for (int v = 0; v < g->count; v++)
+    g->keyable[v] = key_place(g, level, v, entrance_room, exit_room);
   distance_from_walk(g, off_walk);
   /* g->dist: depth from the entrance, for spreading locks. */
   memcpy(g->dist, depth, (size_t)g->count * sizeof *depth);

@@ -11,14 +11,12 @@
  * tile, and dominated generation time before it was padded. */
 #include "passes/trace.h"
 
+#include "core/walkable16.h"
 #include "passes/metrics_internal.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* Scratch for one trace, indexed by padded tile. */
 typedef struct tracer {
@@ -123,30 +121,6 @@ static void rooms_from_level(const dg_level *level, tracer *t, const int *walkab
   }
 }
 
-/* Bit i set when tiles[i] is walkable, for 16 tiles. With SSE2 it tests
- * them at once: walkable is 1..16 but the wall and the void, which the
- * assertion below holds to dg_tile_walkable's mask. */
-#if defined(__SSE2__)
-_Static_assert(DG_TILE_WALKABLE_MASK ==
-                   (((1u << 17) - 2u) & ~(1u << DG_TILE_WALL) & ~(1u << DG_TILE_VOID)),
-               "walkable16 tests tiles 1..16 less the wall and the void");
-#endif
-static inline unsigned walkable16(const uint8_t *tiles) {
-#if defined(__SSE2__)
-  __m128i v = _mm_loadu_si128((const __m128i *)tiles);
-  __m128i below = _mm_sub_epi8(v, _mm_set1_epi8(1)); /* 0 wraps to 255 */
-  __m128i in_range = _mm_cmpeq_epi8(_mm_min_epu8(below, _mm_set1_epi8(15)), below);
-  __m128i closed = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(DG_TILE_WALL)),
-                                _mm_cmpeq_epi8(v, _mm_set1_epi8(DG_TILE_VOID)));
-  return (unsigned)_mm_movemask_epi8(_mm_andnot_si128(closed, in_range));
-#else
-  unsigned bits = 0;
-  for (int i = 0; i < 16; i++)
-    bits |= (unsigned)dg_tile_walkable((dg_tile)tiles[i]) << i;
-  return bits;
-#endif
-}
-
 /* Walkable tiles of the grid (sixteen at a time). */
 static int count_walkable(const dg_grid *grid) {
   int count = 0;
@@ -154,7 +128,7 @@ static int count_walkable(const dg_grid *grid) {
     const uint8_t *row = grid->tiles + (long)y * grid->width;
     int x = 0;
     for (; x + 16 <= grid->width; x += 16)
-      count += __builtin_popcount(walkable16(row + x));
+      count += __builtin_popcount(dg_walkable16(row + x));
     for (; x < grid->width; x++)
       count += dg_tile_walkable((dg_tile)row[x]);
   }
@@ -175,10 +149,9 @@ static int list_walkable(const dg_grid *grid, tracer *t) {
     for (; x < width; x += 16) {
       unsigned bits = 0;
       if (x + 16 <= width)
-        bits = walkable16(row + x);
+        bits = dg_walkable16(row + x);
       else
-        for (int i = 0; x + i < width; i++)
-          bits |= (unsigned)dg_tile_walkable((dg_tile)row[x + i]) << i;
+        bits = dg_walkable_tail(row + x, width - x);
       for (; bits != 0; bits &= bits - 1) {
         int at = x + __builtin_ctz(bits);
         t->walk[base + at] = 1;
