@@ -198,7 +198,8 @@ static int sort_by_cost(dg_table *table) {
 static int index_table(dg_table *table) {
   table->picks = malloc(((size_t)table->encounter_count + 1) * sizeof *table->picks);
   table->loot_by_tier = malloc(((size_t)table->loot_count + 1) * sizeof *table->loot_by_tier);
-  if (table->picks == NULL || table->loot_by_tier == NULL)
+  table->loot_sum = malloc(((size_t)table->loot_count + 1) * sizeof *table->loot_sum);
+  if (table->picks == NULL || table->loot_by_tier == NULL || table->loot_sum == NULL)
     return DG_ENOMEM;
   for (int k = 0; k < table->encounter_count; k++) {
     const dg_table_encounter *e = &table->encounters[table->by_cost[k]];
@@ -219,6 +220,10 @@ static int index_table(dg_table *table) {
     table->loot_by_tier[at[l->tier]++] = l;
     table->tier_weight[l->tier] += (uint32_t)l->weight;
   }
+  /* Below 2^32: at most DG_TABLE_ENTRIES_MAX weights of DG_TABLE_WEIGHT_MAX. */
+  table->loot_sum[0] = 0;
+  for (int k = 0; k < table->loot_count; k++)
+    table->loot_sum[k + 1] = table->loot_sum[k] + (uint32_t)table->loot_by_tier[k]->weight;
   return 0;
 }
 

@@ -85,7 +85,10 @@ static void block_tiles(fill *f) {
   }
   for (int i = 0; i < f->level->feature_count; i++) {
     const dg_feature *feature = &f->level->features[i];
-    int reach = strcmp(feature->kind, "spawn") == 0 ? SPAWN_CLEARANCE : 0, x0, x1, y0, y1;
+    /* Two letters before strcmp: most features are not spawns. */
+    bool spawn =
+        feature->kind[0] == 's' && feature->kind[1] == 'p' && strcmp(feature->kind, "spawn") == 0;
+    int reach = spawn ? SPAWN_CLEARANCE : 0, x0, x1, y0, y1;
     clip(grid, feature->x - reach, feature->y - reach, 2 * reach + 1, 2 * reach + 1, &x0, &x1, &y0,
          &y1);
     for (int y = y0; y < y1; y++)
@@ -101,6 +104,16 @@ static inline bool fits(const fill *f, int room, int x0, int y0, int width, int 
   const int *room_of = f->level->room_of;
   const uint8_t *open = f->open;
   long stride = f->level->grid.width;
+  if (width <= 2 && height <= 2 && room_of != NULL) {
+    /* Most footprints: the four corners (a side of 1 repeats its tile),
+     * tested without branches; the loops' exits below mispredicted as
+     * footprints changed from pick to pick. */
+    long a = (long)y0 * stride + x0, b = a + (width > 1), c = a + (height > 1) * stride;
+    long d = c + (width > 1);
+    return (open[a] == DG_TILE_FLOOR) & (open[b] == DG_TILE_FLOOR) & (open[c] == DG_TILE_FLOOR) &
+           (open[d] == DG_TILE_FLOOR) & (room_of[a] == room) & (room_of[b] == room) &
+           (room_of[c] == room) & (room_of[d] == room);
+  }
   for (int y = y0; y < y0 + height; y++) {
     long row = (long)y * stride;
     for (int x = x0; x < x0 + width; x++)
@@ -146,6 +159,12 @@ static bool place(fill *f, int room, int width, int height, int *x, int *y) {
   if (!found)
     return false;
   long stride = f->level->grid.width;
+  if (width <= 2 && height <= 2) {
+    /* The corners, as fits tests them. */
+    long a = (long)*y * stride + *x, b = a + (width > 1), c = a + (height > 1) * stride;
+    f->open[a] = f->open[b] = f->open[c] = f->open[c + (width > 1)] = BLOCKED;
+    return true;
+  }
   /* The first two tiles of a row by hand: a loop over them becomes a
    * memset call (footprints are 1 or 2 wide but one), which showed in
    * classic's profile. */
@@ -206,6 +225,36 @@ static void sum_weights(fill *f) {
     f->sum[i + 1] = f->sum[i] + f->live[i];
 }
 
+/* How many of the first `count` eligible encounters (cheapest first) cost
+ * at most `left`: a search without branches, since the walk down from
+ * `count` it replaced mispredicted its exit once a pick (about a quarter
+ * of the pass's mispredictions in classic's profile). */
+static int count_affordable(const candidate *eligible, int count, int left) {
+  if (count == 0)
+    return 0;
+  const candidate *at = eligible;
+  for (int n = count; n > 1;) {
+    int half = n / 2;
+    at = at[half].cost <= left ? at + half : at;
+    n -= half;
+  }
+  return (int)(at - eligible) + (at->cost <= left);
+}
+
+/* The last k below `count` with sums[k] <= pick, for running sums that
+ * do not decrease from sums[0] <= pick (count >= 1): the entry a weighted
+ * pick lands on when sums[k] is the weight before entry k. Without
+ * branches: the answer stays in [at, at + n) while n halves. */
+static int last_at_most(const uint32_t *sums, int count, uint32_t pick) {
+  const uint32_t *at = sums;
+  for (int n = count; n > 1;) {
+    int half = n / 2;
+    at = at[half] <= pick ? at + half : at;
+    n -= half;
+  }
+  return (int)(at - sums);
+}
+
 /* Spends room `room`'s threat budget: weighted picks among the eligible
  * encounters it can still afford and has not failed to place. The
  * eligible are sorted by cost, so the affordable ones are a prefix and a
@@ -228,9 +277,11 @@ static int fill_threat(fill *f, int room) {
   int affordable = f->eligible_count;
   bool misplaced = false;
   for (;;) {
-    int left = budget->threat - budget->spent;
-    while (affordable > 0 && f->eligible[affordable - 1].cost > left)
-      affordable--;
+    /* Both searches span every eligible entry, not only the affordable
+     * ones: the same answers (costs and sums do not decrease, and entries
+     * past the affordable cost more than is left), and a number of steps
+     * that stays the same all level, which the branch predictor learns. */
+    affordable = count_affordable(f->eligible, f->eligible_count, budget->threat - budget->spent);
     uint32_t total = sum[affordable];
     if (total == 0) {
       if (misplaced)
@@ -239,18 +290,8 @@ static int fill_threat(fill *f, int room) {
         budget->unfilled = TOO_DEAR;
       return 0;
     }
-    /* The first k whose running sum passes the pick: sum[k] <= pick < sum[k + 1],
-     * i.e. the last k below `affordable` with sum[k] <= pick (the sums do
-     * not decrease, sum[0] = 0 <= pick < sum[affordable]). Without
-     * branches: the answer stays in [at, at + n) while n halves. */
-    uint32_t pick = draw(f->rng, total);
-    const uint32_t *at = sum;
-    for (int n = affordable; n > 1;) {
-      int half = n / 2;
-      at = at[half] <= pick ? at + half : at;
-      n -= half;
-    }
-    const candidate *e = &f->eligible[at - sum];
+    /* The k with sum[k] <= pick < sum[k + 1]: sum[0] = 0 <= pick < sum[affordable]. */
+    const candidate *e = &f->eligible[last_at_most(sum, f->eligible_count, draw(f->rng, total))];
     int x, y;
     if (!place(f, room, e->width, e->height, &x, &y)) {
       /* No spot for this footprint means none for any as wide and as
@@ -284,17 +325,18 @@ static int fill_loot(fill *f, int room) {
   wanted = wanted < DG_LOOT_ITEMS_MAX ? wanted : DG_LOOT_ITEMS_MAX;
   int tier = budget->loot_tier;
   const dg_table *table = f->table;
-  const dg_table_loot *const *of_tier = table->loot_by_tier + table->tier_first[tier];
-  if (table->tier_first[tier + 1] == table->tier_first[tier]) {
+  int first = table->tier_first[tier], count = table->tier_first[tier + 1] - first;
+  if (count == 0) {
     budget->loot_unfilled = NO_TIER;
     return 0;
   }
+  /* The entry whose share of the tier's weight holds the pick, found in
+   * the table's running sums (the walk through the entries' weights it
+   * replaced read one cold entry a step). */
+  const uint32_t *sums = table->loot_sum + first;
   for (; budget->loot_items < wanted; budget->loot_items++) {
-    uint32_t pick = draw(f->rng, table->tier_weight[tier]);
-    int chosen = 0;
-    while (pick >= (uint32_t)of_tier[chosen]->weight)
-      pick -= (uint32_t)of_tier[chosen++]->weight;
-    const dg_table_loot *l = of_tier[chosen];
+    uint32_t pick = sums[0] + draw(f->rng, table->tier_weight[tier]);
+    const dg_table_loot *l = table->loot_by_tier[first + last_at_most(sums, count, pick)];
     int x, y;
     if (!place(f, room, 1, 1, &x, &y)) {
       budget->loot_unfilled = NO_TILE;

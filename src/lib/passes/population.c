@@ -171,25 +171,26 @@ static int scratch_alloc(scratch *s, const dg_level *level, const dg_table *tabl
       s->degree[graph->edges[e].from]++;
       s->degree[graph->edges[e].to]++;
     }
-  for (int r = 0; r < level->room_count; r++) {
+  /* Slot room_count takes what names no room (a corridor's door or node),
+   * so the loops below do not branch on it (they mispredicted). */
+  unsigned room_count = (unsigned)level->room_count;
+  for (unsigned r = 0; r <= room_count; r++) {
     s->node_of_room[r] = -1;
     s->doors[r] = s->secret_doors[r] = 0;
   }
   /* Doors counted once per level, not scanned per room: landmark levels
    * reach tens of thousands of rooms and doors. */
   for (int i = 0; i < level->door_count; i++) {
-    int room = level->doors[i].room;
-    if (room >= 0 && room < level->room_count) {
-      s->doors[room]++;
-      s->secret_doors[room] += level->doors[i].secret;
-    }
+    unsigned room = (unsigned)level->doors[i].room;
+    room = room < room_count ? room : room_count;
+    s->doors[room]++;
+    s->secret_doors[room] += level->doors[i].secret;
   }
   /* A room's node is the first node naming it (node i is room i in every
    * generator; the scan serves any other numbering). */
   for (int i = graph->node_count - 1; i >= 0; i--) {
-    int room = graph->nodes[i].room;
-    if (room >= 0 && room < level->room_count)
-      s->node_of_room[room] = i;
+    unsigned room = (unsigned)graph->nodes[i].room;
+    s->node_of_room[room < room_count ? room : room_count] = i;
   }
   return 0;
 }
@@ -327,9 +328,11 @@ static void threat(dg_level *level) {
   }
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *feature = &level->features[i];
-    unsigned why = strcmp(feature->kind, "stairs_up") == 0 ? DG_POPULATION_ENTRANCE
-                   : strcmp(feature->kind, "spawn") == 0   ? DG_POPULATION_SPAWN
-                                                           : 0;
+    /* Both kinds start with 's': the others skip strcmp. */
+    unsigned why = feature->kind[0] != 's'                   ? 0
+                   : strcmp(feature->kind, "stairs_up") == 0 ? DG_POPULATION_ENTRANCE
+                   : strcmp(feature->kind, "spawn") == 0     ? DG_POPULATION_SPAWN
+                                                             : 0;
     if (why != 0 && feature->room >= 0 && feature->room < level->room_count) {
       out->rooms[feature->room].threat = 0;
       out->rooms[feature->room].why |= why;
@@ -377,6 +380,10 @@ static void heat(dg_level *level, const scratch *s) {
     room->loot_tier = h - 1 < DG_LOOT_TIER_MAX ? h - 1 : DG_LOOT_TIER_MAX;
   }
 }
+
+/* Levels with at most this many rooms rank them by pairwise counts
+ * instead of sorting (classic's 6-9 rooms, its larger maps' 60-80). */
+#define SMALL_LEVEL_ROOMS 32
 
 /* Largest key first, then the lower room index. */
 static int by_key_descending(const void *a, const void *b) {
@@ -427,10 +434,29 @@ static void share_loot(dg_level *level, keyed *sorted) {
     sorted[r] = (keyed){part - share * total_heat, r};
     given += out->rooms[r].loot;
   }
-  sort_keyed(sorted, n, by_key_descending);
-  for (int k = 0; given < out->loot && k < n; k++, given++)
-    out->rooms[sorted[k].room].loot++;
-  out->loot_total = (int)given;
+  /* The remainders add up to less than n x total_heat, so fewer than n
+   * points are left: the rooms placed first by (remainder descending, index
+   * ascending) get one each. */
+  int left = (int)(out->loot - given);
+  if (n <= SMALL_LEVEL_ROOMS) {
+    /* A room's place in that order, counted without branches (the sort's
+     * comparisons mispredicted on classic's few rooms); remainders are
+     * below total_heat, within int. */
+    int remainder[SMALL_LEVEL_ROOMS];
+    for (int r = 0; r < n; r++)
+      remainder[r] = (int)sorted[r].key;
+    for (int r = 0; r < n; r++) {
+      int place = 0;
+      for (int j = 0; j < n; j++)
+        place += (remainder[j] > remainder[r]) + (remainder[j] == remainder[r] && j < r);
+      out->rooms[r].loot += place < left;
+    }
+  } else {
+    sort_keyed(sorted, n, by_key_descending);
+    for (int k = 0; k < left && k < n; k++)
+      out->rooms[sorted[k].room].loot++;
+  }
+  out->loot_total = (int)(given + (left < n ? left : n));
 }
 
 /* Twice the average rank (ties share the mean of their ranks) of each of
@@ -443,6 +469,44 @@ static void ranks(const keyed *sorted, int count, int64_t *rank2) {
     for (int k = i; k <= j; k++)
       rank2[sorted[k].room] = i + j; /* (i + j) / 2, doubled */
     i = j + 1;
+  }
+}
+
+/* Twice the average rank of each of the n values (ties share the mean of
+ * their ranks): the tied run of value[i] spans places below .. below +
+ * equal - 1 of the sorted order, so twice its mean is 2 below + equal - 1.
+ * Counted pairwise without branches, which beats sorting a small level's
+ * few rooms (the sorts' comparisons mispredicted in classic's profile). */
+static void small_ranks(const int *value, int n, int *rank2) {
+  for (int i = 0; i < n; i++) {
+    int below = 0, equal = 0;
+    for (int j = 0; j < n; j++) {
+      below += value[j] < value[i];
+      equal += value[j] == value[i];
+    }
+    rank2[i] = 2 * below + equal - 1;
+  }
+}
+
+/* The centred rank sums of achieved() for n <= SMALL_LEVEL_ROOMS rooms
+ * (sorted[0 .. n) holding their distances, in room order): the same
+ * figures as its sorting path, the sums being exact integers in any
+ * order. */
+static void small_rank_sums(const dg_population *out, const keyed *rooms, int n, int64_t *cov,
+                            int64_t *vx, int64_t *vy) {
+  int distance[SMALL_LEVEL_ROOMS], threat[SMALL_LEVEL_ROOMS];
+  int rank_distance[SMALL_LEVEL_ROOMS], rank_threat[SMALL_LEVEL_ROOMS];
+  for (int i = 0; i < n; i++) {
+    distance[i] = (int)rooms[i].key;
+    threat[i] = out->rooms[rooms[i].room].threat;
+  }
+  small_ranks(distance, n, rank_distance);
+  small_ranks(threat, n, rank_threat);
+  for (int i = 0; i < n; i++) {
+    int64_t x = rank_distance[i] - (n - 1), y = rank_threat[i] - (n - 1);
+    *cov += x * y;
+    *vx += x * x;
+    *vy += y * y;
   }
 }
 
@@ -473,23 +537,27 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
     out->curve[b] = count[b] == 0 ? -1
                     : sum[b] >= 0 ? (int)quotient(sum[b], count[b])
                                   : (int)(sum[b] / count[b]);
-  sort_keyed(sorted, n, by_key);
-  ranks(sorted, n, rank_distance);
-  for (int i = 0; i < n; i++)
-    sorted[i].key = out->rooms[sorted[i].room].threat;
-  sort_keyed(sorted, n, by_key);
-  ranks(sorted, n, rank_threat);
-  /* Doubled average ranks of 0..n-1 always sum to n(n-1): their mean is
-   * exactly n - 1, so the sums run over centred integers. Each stays below
-   * n^3 (landmark allows 100,000 rooms: 1e15), where the uncentred form,
-   * n x the sum of products, would overflow int64 at about 30,000 rooms. */
   int64_t cov = 0, vx = 0, vy = 0;
-  for (int i = 0; i < n; i++) {
-    int64_t x = rank_distance[sorted[i].room] - (n - 1);
-    int64_t y = rank_threat[sorted[i].room] - (n - 1);
-    cov += x * y;
-    vx += x * x;
-    vy += y * y;
+  if (n <= SMALL_LEVEL_ROOMS)
+    small_rank_sums(out, sorted, n, &cov, &vx, &vy);
+  else {
+    sort_keyed(sorted, n, by_key);
+    ranks(sorted, n, rank_distance);
+    for (int i = 0; i < n; i++)
+      sorted[i].key = out->rooms[sorted[i].room].threat;
+    sort_keyed(sorted, n, by_key);
+    ranks(sorted, n, rank_threat);
+    /* Doubled average ranks of 0..n-1 always sum to n(n-1): their mean is
+     * exactly n - 1, so the sums run over centred integers. Each stays below
+     * n^3 (landmark allows 100,000 rooms: 1e15), where the uncentred form,
+     * n x the sum of products, would overflow int64 at about 30,000 rooms. */
+    for (int i = 0; i < n; i++) {
+      int64_t x = rank_distance[sorted[i].room] - (n - 1);
+      int64_t y = rank_threat[sorted[i].room] - (n - 1);
+      cov += x * y;
+      vx += x * x;
+      vy += y * y;
+    }
   }
   out->rank_correlation = 0;
   if (n >= 2 && vx > 0 && vy > 0) {
