@@ -203,12 +203,14 @@ static int index_table(dg_table *table) {
     return DG_ENOMEM;
   for (int k = 0; k < table->encounter_count; k++) {
     const dg_table_encounter *e = &table->encounters[table->by_cost[k]];
-    table->picks[k] =
-        (dg_table_pick){e->cost, e->min, e->max, e->width, e->height, e->weight, e->id};
+    table->picks[k] = (dg_table_pick){e->cost,   e->min,    e->max, e->width,
+                                      e->height, e->weight, e->id,  (int)strlen(e->id) + 1};
   }
   int at[DG_LOOT_TIER_MAX + 1] = {0};
-  for (int i = 0; i < table->loot_count; i++)
+  for (int i = 0; i < table->loot_count; i++) {
     at[table->loot[i].tier]++;
+    table->loot[i].id_size = (int)strlen(table->loot[i].id) + 1;
+  }
   table->tier_first[0] = 0;
   for (int t = 0; t <= DG_LOOT_TIER_MAX; t++) {
     table->tier_first[t + 1] = table->tier_first[t] + at[t];

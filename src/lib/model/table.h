@@ -30,6 +30,7 @@ typedef struct dg_table_loot {
   char id[DG_ENTITY_ENTRY_MAX]; /* unique among the table's loot */
   int tier;                     /* 0..DG_LOOT_TIER_MAX */
   int weight;                   /* relative odds within the tier, 1..DG_TABLE_WEIGHT_MAX */
+  int id_size;                  /* strlen(id) + 1: what an entity copies */
 } dg_table_loot;
 
 /* One encounter as the population pass's picks read it, in cost order:
@@ -41,6 +42,7 @@ typedef struct dg_table_pick {
   int width, height; /* footprint */
   int weight;        /* relative odds */
   const char *id;    /* the entry's id (inside encounters, which never move) */
+  int id_size;       /* strlen(id) + 1: what an entity copies */
 } dg_table_pick;
 
 typedef struct dg_table {

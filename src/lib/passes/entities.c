@@ -35,6 +35,7 @@ typedef struct candidate {
   int width, height; /* footprint */
   uint32_t weight;   /* relative odds */
   const char *id;    /* the table entry's id (borrowed from the table) */
+  int id_size;       /* strlen(id) + 1 */
 } candidate;
 
 typedef struct fill {
@@ -197,8 +198,8 @@ static int add_entity(dg_population *out, dg_entity **slot) {
 /* Records an entity of `kind` from table entry `id` at (x, y) in `room`,
  * written in place (an entity is mostly its id: copying whole structs
  * showed in the profile). 0 or DG_ENOMEM. */
-static int record(fill *f, dg_entity_kind kind, const char *id, int room, int x, int y, int width,
-                  int height, int cost, int tier) {
+static int record(fill *f, dg_entity_kind kind, const char *id, int id_size, int room, int x, int y,
+                  int width, int height, int cost, int tier) {
   dg_entity *e;
   if (add_entity(&f->level->population, &e) != 0)
     return DG_ENOMEM;
@@ -210,10 +211,15 @@ static int record(fill *f, dg_entity_kind kind, const char *id, int room, int x,
   e->height = height;
   e->cost = cost;
   e->tier = tier;
-  /* The whole array, a fixed-size copy without strlen (it showed in
-   * classic's profile): table ids are DG_ENTITY_ENTRY_MAX bytes, zeroed
-   * past their NUL (the table is calloc'd). */
-  memcpy(e->entry, id, DG_ENTITY_ENTRY_MAX);
+  /* Fixed-size copies (inlined: strlen, or a call to memcpy, showed in
+   * classic's profile): the first half of the array when the id and its
+   * NUL fit there, as most do (the whole array read two cold lines of the
+   * table's entry for an id of a dozen bytes). Table ids are zeroed past
+   * their NUL; readers stop at it. */
+  if (id_size <= DG_ENTITY_ENTRY_MAX / 2)
+    memcpy(e->entry, id, DG_ENTITY_ENTRY_MAX / 2);
+  else
+    memcpy(e->entry, id, DG_ENTITY_ENTRY_MAX);
   return 0;
 }
 
@@ -281,7 +287,9 @@ static int fill_threat(fill *f, int room) {
      * ones: the same answers (costs and sums do not decrease, and entries
      * past the affordable cost more than is left), and a number of steps
      * that stays the same all level, which the branch predictor learns. */
-    affordable = count_affordable(f->eligible, f->eligible_count, budget->threat - budget->spent);
+    int left = budget->threat - budget->spent;
+    if (affordable > 0 && f->eligible[affordable - 1].cost > left)
+      affordable = count_affordable(f->eligible, f->eligible_count, left);
     uint32_t total = sum[affordable];
     if (total == 0) {
       if (misplaced)
@@ -308,7 +316,8 @@ static int fill_threat(fill *f, int room) {
       misplaced = true;
       continue;
     }
-    if (record(f, DG_ENTITY_ENCOUNTER, e->id, room, x, y, e->width, e->height, e->cost, 0) != 0)
+    if (record(f, DG_ENTITY_ENCOUNTER, e->id, e->id_size, room, x, y, e->width, e->height, e->cost,
+               0) != 0)
       return DG_ENOMEM;
     budget->spent += e->cost;
   }
@@ -342,7 +351,7 @@ static int fill_loot(fill *f, int room) {
       budget->loot_unfilled = NO_TILE;
       return 0;
     }
-    if (record(f, DG_ENTITY_LOOT, l->id, room, x, y, 1, 1, 0, l->tier) != 0)
+    if (record(f, DG_ENTITY_LOOT, l->id, l->id_size, room, x, y, 1, 1, 0, l->tier) != 0)
       return DG_ENOMEM;
   }
   return 0;
@@ -390,7 +399,8 @@ static void choose_entries(fill *f, const dg_table *table) {
   for (int k = 0; k < table->encounter_count; k++) {
     const dg_table_pick *e = &table->picks[k];
     if (e->min <= difficulty && difficulty <= e->max) {
-      eligible[count] = (candidate){e->cost, e->width, e->height, (uint32_t)e->weight, e->id};
+      eligible[count] =
+          (candidate){e->cost, e->width, e->height, (uint32_t)e->weight, e->id, e->id_size};
       whole_sum[count + 1] = whole_sum[count] + (uint32_t)e->weight;
       count++;
     }
