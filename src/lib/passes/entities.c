@@ -98,30 +98,64 @@ static void block_tiles(fill *f) {
   }
 }
 
+/* The general case of fits below: any footprint, tiles with or without
+ * their room. Out of line, with the other rare paths of the picks, so
+ * that the code run for every entity stays small (the pass runs once a
+ * level between the generator's phases, and its instruction-cache misses
+ * showed in classic's profile). */
+__attribute__((noinline, cold)) static bool fits_any(const fill *f, int room, int x0, int y0,
+                                                     int width, int height) {
+  const int *room_of = f->level->room_of;
+  long stride = f->level->grid.width;
+  for (int y = y0; y < y0 + height; y++) {
+    long row = (long)y * stride;
+    for (int x = x0; x < x0 + width; x++)
+      if (f->open[row + x] != DG_TILE_FLOOR || (room_of != NULL && room_of[row + x] != room))
+        return false;
+  }
+  return true;
+}
+
 /* A width x height block anchored at (x0, y0), inside the grid and the
  * room's rectangle, lies free and in the room: every tile plain floor, not
  * blocked, and the room's own (room_of) when tiles name their room. */
 static inline bool fits(const fill *f, int room, int x0, int y0, int width, int height) {
   const int *room_of = f->level->room_of;
+  if (width > 2 || height > 2 || room_of == NULL)
+    return fits_any(f, room, x0, y0, width, height);
+  /* Most footprints: the four corners (a side of 1 repeats its tile),
+   * tested without branches; the loops' exits of fits_any mispredicted as
+   * footprints changed from pick to pick. */
   const uint8_t *open = f->open;
   long stride = f->level->grid.width;
-  if (width <= 2 && height <= 2 && room_of != NULL) {
-    /* Most footprints: the four corners (a side of 1 repeats its tile),
-     * tested without branches; the loops' exits below mispredicted as
-     * footprints changed from pick to pick. */
-    long a = (long)y0 * stride + x0, b = a + (width > 1), c = a + (height > 1) * stride;
-    long d = c + (width > 1);
-    return (open[a] == DG_TILE_FLOOR) & (open[b] == DG_TILE_FLOOR) & (open[c] == DG_TILE_FLOOR) &
-           (open[d] == DG_TILE_FLOOR) & (room_of[a] == room) & (room_of[b] == room) &
-           (room_of[c] == room) & (room_of[d] == room);
-  }
-  for (int y = y0; y < y0 + height; y++) {
-    long row = (long)y * stride;
-    for (int x = x0; x < x0 + width; x++)
-      if (open[row + x] != DG_TILE_FLOOR || (room_of != NULL && room_of[row + x] != room))
-        return false;
-  }
-  return true;
+  long a = (long)y0 * stride + x0, b = a + (width > 1), c = a + (height > 1) * stride;
+  long d = c + (width > 1);
+  return (open[a] == DG_TILE_FLOOR) & (open[b] == DG_TILE_FLOOR) & (open[c] == DG_TILE_FLOOR) &
+         (open[d] == DG_TILE_FLOOR) & (room_of[a] == room) & (room_of[b] == room) &
+         (room_of[c] == room) & (room_of[d] == room);
+}
+
+/* The first anchor in row order where a width x height block fits in the
+ * room's rectangle (`across` x `down` anchors), into *x, *y: what place
+ * falls back to when its random anchors missed. */
+__attribute__((noinline, cold)) static bool
+scan_anchor(const fill *f, int room, int width, int height, int across, int down, int *x, int *y) {
+  for (int ay = f->y0; ay < f->y0 + down; ay++)
+    for (int ax = f->x0; ax < f->x0 + across; ax++)
+      if (fits(f, room, ax, ay, width, height)) {
+        *x = ax;
+        *y = ay;
+        return true;
+      }
+  return false;
+}
+
+/* Blocks the tiles of a width x height block at (x, y) larger than 2 x 2. */
+__attribute__((noinline, cold)) static void block_large(fill *f, int x, int y, int width,
+                                                        int height) {
+  long stride = f->level->grid.width;
+  for (int dy = 0; dy < height; dy++)
+    memset(f->open + (long)(y + dy) * stride + x, BLOCKED, (size_t)width);
 }
 
 /* Random anchors tried before the scan of every anchor: a room with free
@@ -150,33 +184,16 @@ static bool place(fill *f, int room, int width, int height, int *x, int *y) {
     *y = y0 + (int)(((uint64_t)(uint32_t)wide * (uint32_t)down) >> 32);
     found = fits(f, room, *x, *y, width, height);
   }
-  for (int ay = y0; ay < y0 + down && !found; ay++)
-    for (int ax = x0; ax < x0 + across && !found; ax++)
-      if (fits(f, room, ax, ay, width, height)) {
-        *x = ax;
-        *y = ay;
-        found = true;
-      }
-  if (!found)
+  if (!found && !scan_anchor(f, room, width, height, across, down, x, y))
     return false;
-  long stride = f->level->grid.width;
-  if (width <= 2 && height <= 2) {
-    /* The corners, as fits tests them. */
-    long a = (long)*y * stride + *x, b = a + (width > 1), c = a + (height > 1) * stride;
-    f->open[a] = f->open[b] = f->open[c] = f->open[c + (width > 1)] = BLOCKED;
+  if (width > 2 || height > 2) {
+    block_large(f, *x, *y, width, height);
     return true;
   }
-  /* The first two tiles of a row by hand: a loop over them becomes a
-   * memset call (footprints are 1 or 2 wide but one), which showed in
-   * classic's profile. */
-  for (int dy = 0; dy < height; dy++) {
-    uint8_t *row = f->open + (long)(*y + dy) * stride + *x;
-    row[0] = BLOCKED;
-    if (width > 1)
-      row[1] = BLOCKED;
-    for (int dx = 2; dx < width; dx++)
-      row[dx] = BLOCKED;
-  }
+  /* The corners, as fits tests them. */
+  long stride = f->level->grid.width;
+  long a = (long)*y * stride + *x, b = a + (width > 1), c = a + (height > 1) * stride;
+  f->open[a] = f->open[b] = f->open[c] = f->open[c + (width > 1)] = BLOCKED;
   return true;
 }
 
@@ -229,6 +246,21 @@ static void sum_weights(fill *f) {
   f->sum[0] = 0;
   for (int i = 0; i < f->eligible_count; i++)
     f->sum[i + 1] = f->sum[i] + f->live[i];
+}
+
+/* After `missed` found no place in the room: no spot for its footprint
+ * means none for any as wide and as tall, so all of them are ruled out at
+ * once (a full room is not scanned once per entry), and f->sum holds the
+ * weights still live. `again`: earlier misses in this room already set
+ * f->live. */
+__attribute__((noinline, cold)) static void rule_out(fill *f, const candidate *missed, bool again) {
+  if (!again)
+    for (int i = 0; i < f->eligible_count; i++)
+      f->live[i] = f->eligible[i].weight;
+  for (int i = 0; i < f->eligible_count; i++)
+    if (f->eligible[i].width >= missed->width && f->eligible[i].height >= missed->height)
+      f->live[i] = 0;
+  sum_weights(f);
 }
 
 /* How many of the first `count` eligible encounters (cheapest first) cost
@@ -302,16 +334,7 @@ static int fill_threat(fill *f, int room) {
     const candidate *e = &f->eligible[last_at_most(sum, f->eligible_count, draw(f->rng, total))];
     int x, y;
     if (!place(f, room, e->width, e->height, &x, &y)) {
-      /* No spot for this footprint means none for any as wide and as
-       * tall: ruling them all out at once keeps a full room from being
-       * scanned once per entry. */
-      if (!misplaced)
-        for (int i = 0; i < f->eligible_count; i++)
-          f->live[i] = f->eligible[i].weight;
-      for (int i = 0; i < f->eligible_count; i++)
-        if (f->eligible[i].width >= e->width && f->eligible[i].height >= e->height)
-          f->live[i] = 0;
-      sum_weights(f);
+      rule_out(f, e, misplaced);
       sum = f->sum;
       misplaced = true;
       continue;
@@ -359,7 +382,7 @@ static int fill_loot(fill *f, int room) {
 
 /* A level without tiles (authored, no grid): budgets are reported, none
  * filled. */
-static void no_grid(dg_level *level) {
+__attribute__((cold)) static void no_grid(dg_level *level) {
   for (int r = 0; r < level->room_count; r++) {
     dg_population_room *room = &level->population.rooms[r];
     if (room->threat > 0)

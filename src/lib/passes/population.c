@@ -90,7 +90,7 @@ static int64_t divide(divider v, int64_t value) {
 /* The pacing curve at progress `t` (Q16, 0..ONE), in Q16. */
 /* The curve through control points (x, y in 0..100), piecewise linear,
  * at t (Q16). */
-static int64_t pace_points(const char *points, int64_t t) {
+__attribute__((noinline, cold)) static int64_t pace_points(const char *points, int64_t t) {
   int xs[DG_PACING_POINTS_MAX], ys[DG_PACING_POINTS_MAX];
   int count = dg_pacing_points(points, xs, ys);
   int64_t at = t * 100; /* progress in hundredths, Q16 */
@@ -268,7 +268,8 @@ static void queue_pop(reached *queue, int count, reached *out) {
  * entry per push: the source and each improvement, at most one per edge
  * end), inline rather than a dg_heap, whose allocations and calls showed
  * in classic's profile; the distances do not depend on the queue. */
-static void distances(scratch *s, const dg_graph *graph, int source, long *distance) {
+__attribute__((noinline)) static void distances(scratch *s, const dg_graph *graph, int source,
+                                                long *distance) {
   for (int i = 0; i < graph->node_count; i++)
     distance[i] = LONG_MAX;
   if (source < 0 || source >= graph->node_count)
@@ -454,6 +455,18 @@ static void sort_keyed(keyed *entries, int count, int (*compare)(const void *, c
   }
 }
 
+/* The `left` leftover loot points of share_loot, one each to the first
+ * rooms by (remainder descending, index ascending), for levels of more
+ * than SMALL_LEVEL_ROOMS rooms: by sorting. Out of line (and the other
+ * large-level paths below), so that a small level's pass runs through
+ * less code: its instruction-cache misses showed in classic's profile. */
+__attribute__((noinline, cold)) static void give_leftover_sorted(dg_population *out, keyed *sorted,
+                                                                 int n, int left) {
+  sort_keyed(sorted, n, by_key_descending);
+  for (int k = 0; k < left && k < n; k++)
+    out->rooms[sorted[k].room].loot++;
+}
+
 /* params.loot shared by heat: each room floor(loot * heat / total heat),
  * the points left over one each to the largest remainders (lower index
  * first), so the shares add up to params.loot exactly. */
@@ -467,34 +480,33 @@ static void share_loot(dg_level *level, keyed *sorted) {
   if (total_heat == 0 || out->loot == 0)
     return;
   divider by_heat = divider_of(total_heat);
+  bool small = n <= SMALL_LEVEL_ROOMS;
+  /* Remainders are below total_heat, within int. */
+  int remainder[SMALL_LEVEL_ROOMS];
   for (int r = 0; r < n; r++) {
     int64_t part = (int64_t)out->loot * out->rooms[r].heat, share = divide(by_heat, part);
     out->rooms[r].loot = (int)share;
-    sorted[r] = (keyed){part - share * total_heat, r};
+    if (small)
+      remainder[r] = (int)(part - share * total_heat);
+    else
+      sorted[r] = (keyed){part - share * total_heat, r};
     given += out->rooms[r].loot;
   }
   /* The remainders add up to less than n x total_heat, so fewer than n
    * points are left: the rooms placed first by (remainder descending, index
    * ascending) get one each. */
   int left = (int)(out->loot - given);
-  if (n <= SMALL_LEVEL_ROOMS) {
+  if (small) {
     /* A room's place in that order, counted without branches (the sort's
-     * comparisons mispredicted on classic's few rooms); remainders are
-     * below total_heat, within int. */
-    int remainder[SMALL_LEVEL_ROOMS];
-    for (int r = 0; r < n; r++)
-      remainder[r] = (int)sorted[r].key;
+     * comparisons mispredicted on classic's few rooms). */
     for (int r = 0; r < n; r++) {
       int place = 0;
       for (int j = 0; j < n; j++)
         place += (remainder[j] > remainder[r]) + (remainder[j] == remainder[r] && j < r);
       out->rooms[r].loot += place < left;
     }
-  } else {
-    sort_keyed(sorted, n, by_key_descending);
-    for (int k = 0; k < left && k < n; k++)
-      out->rooms[sorted[k].room].loot++;
-  }
+  } else
+    give_leftover_sorted(out, sorted, n, left);
   out->loot_total = (int)(given + (left < n ? left : n));
 }
 
@@ -527,22 +539,41 @@ static void small_ranks(const int *value, int n, int *rank2) {
   }
 }
 
-/* The centred rank sums of achieved() for n <= SMALL_LEVEL_ROOMS rooms
- * (sorted[0 .. n) holding their distances, in room order): the same
- * figures as its sorting path, the sums being exact integers in any
- * order. */
-static void small_rank_sums(const dg_population *out, const keyed *rooms, int n, int64_t *cov,
+/* The centred rank sums of achieved() for n <= SMALL_LEVEL_ROOMS rooms,
+ * from their distances and threats: the same figures as its sorting
+ * path, the sums being exact integers in any order. */
+static void small_rank_sums(const int *distance, const int *threat, int n, int64_t *cov,
                             int64_t *vx, int64_t *vy) {
-  int distance[SMALL_LEVEL_ROOMS], threat[SMALL_LEVEL_ROOMS];
   int rank_distance[SMALL_LEVEL_ROOMS], rank_threat[SMALL_LEVEL_ROOMS];
-  for (int i = 0; i < n; i++) {
-    distance[i] = (int)rooms[i].key;
-    threat[i] = out->rooms[rooms[i].room].threat;
-  }
   small_ranks(distance, n, rank_distance);
   small_ranks(threat, n, rank_threat);
   for (int i = 0; i < n; i++) {
     int64_t x = rank_distance[i] - (n - 1), y = rank_threat[i] - (n - 1);
+    *cov += x * y;
+    *vx += x * x;
+    *vy += y * y;
+  }
+}
+
+/* The centred rank sums of achieved() for more than SMALL_LEVEL_ROOMS
+ * rooms, by sorting: sorted[0 .. n) holds their distances, rank_distance
+ * and rank_threat one slot per room. */
+__attribute__((noinline, cold)) static void
+sorted_rank_sums(const dg_population *out, keyed *sorted, int n, int64_t *rank_distance,
+                 int64_t *rank_threat, int64_t *cov, int64_t *vx, int64_t *vy) {
+  sort_keyed(sorted, n, by_key);
+  ranks(sorted, n, rank_distance);
+  for (int i = 0; i < n; i++)
+    sorted[i].key = out->rooms[sorted[i].room].threat;
+  sort_keyed(sorted, n, by_key);
+  ranks(sorted, n, rank_threat);
+  /* Doubled average ranks of 0..n-1 always sum to n(n-1): their mean is
+   * exactly n - 1, so the sums run over centred integers. Each stays below
+   * n^3 (landmark allows 100,000 rooms: 1e15), where the uncentred form,
+   * n x the sum of products, would overflow int64 at about 30,000 rooms. */
+  for (int i = 0; i < n; i++) {
+    int64_t x = rank_distance[sorted[i].room] - (n - 1);
+    int64_t y = rank_threat[sorted[i].room] - (n - 1);
     *cov += x * y;
     *vx += x * x;
     *vy += y * y;
@@ -557,6 +588,8 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
   dg_population *out = &level->population;
   int64_t sum[DG_POPULATION_CURVE] = {0};
   int count[DG_POPULATION_CURVE] = {0}, n = 0;
+  bool small = level->room_count <= SMALL_LEVEL_ROOMS;
+  int distance[SMALL_LEVEL_ROOMS], threat[SMALL_LEVEL_ROOMS];
   out->threat_total = 0;
   for (int r = 0; r < level->room_count; r++) {
     const dg_population_room *room = &out->rooms[r];
@@ -567,7 +600,11 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
     bucket = bucket < DG_POPULATION_CURVE ? bucket : DG_POPULATION_CURVE - 1;
     sum[bucket] += room->threat;
     count[bucket]++;
-    sorted[n++] = (keyed){room->distance, r};
+    if (small) {
+      distance[n] = room->distance;
+      threat[n++] = room->threat;
+    } else
+      sorted[n++] = (keyed){room->distance, r};
   }
   /* A 32-bit division when the sum allows (threats are not negative but
    * for extrapolated control points): the same quotient, without a 64-bit
@@ -577,27 +614,10 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
                     : sum[b] >= 0 ? (int)quotient(sum[b], count[b])
                                   : (int)(sum[b] / count[b]);
   int64_t cov = 0, vx = 0, vy = 0;
-  if (n <= SMALL_LEVEL_ROOMS)
-    small_rank_sums(out, sorted, n, &cov, &vx, &vy);
-  else {
-    sort_keyed(sorted, n, by_key);
-    ranks(sorted, n, rank_distance);
-    for (int i = 0; i < n; i++)
-      sorted[i].key = out->rooms[sorted[i].room].threat;
-    sort_keyed(sorted, n, by_key);
-    ranks(sorted, n, rank_threat);
-    /* Doubled average ranks of 0..n-1 always sum to n(n-1): their mean is
-     * exactly n - 1, so the sums run over centred integers. Each stays below
-     * n^3 (landmark allows 100,000 rooms: 1e15), where the uncentred form,
-     * n x the sum of products, would overflow int64 at about 30,000 rooms. */
-    for (int i = 0; i < n; i++) {
-      int64_t x = rank_distance[sorted[i].room] - (n - 1);
-      int64_t y = rank_threat[sorted[i].room] - (n - 1);
-      cov += x * y;
-      vx += x * x;
-      vy += y * y;
-    }
-  }
+  if (small)
+    small_rank_sums(distance, threat, n, &cov, &vx, &vy);
+  else
+    sorted_rank_sums(out, sorted, n, rank_distance, rank_threat, &cov, &vx, &vy);
   out->rank_correlation = 0;
   if (n >= 2 && vx > 0 && vy > 0) {
     double r = (double)cov / sqrt(dg_fp_mul((double)vx, (double)vy));
