@@ -198,16 +198,19 @@ static int sort_by_cost(dg_table *table) {
 static int index_table(dg_table *table) {
   table->picks = malloc(((size_t)table->encounter_count + 1) * sizeof *table->picks);
   table->loot_by_tier = malloc(((size_t)table->loot_count + 1) * sizeof *table->loot_by_tier);
-  if (table->picks == NULL || table->loot_by_tier == NULL)
+  table->loot_sum = malloc(((size_t)table->loot_count + 1) * sizeof *table->loot_sum);
+  if (table->picks == NULL || table->loot_by_tier == NULL || table->loot_sum == NULL)
     return DG_ENOMEM;
   for (int k = 0; k < table->encounter_count; k++) {
     const dg_table_encounter *e = &table->encounters[table->by_cost[k]];
-    table->picks[k] =
-        (dg_table_pick){e->cost, e->min, e->max, e->width, e->height, e->weight, e->id};
+    table->picks[k] = (dg_table_pick){e->cost,   e->min,    e->max, e->width,
+                                      e->height, e->weight, e->id,  (int)strlen(e->id) + 1};
   }
   int at[DG_LOOT_TIER_MAX + 1] = {0};
-  for (int i = 0; i < table->loot_count; i++)
+  for (int i = 0; i < table->loot_count; i++) {
     at[table->loot[i].tier]++;
+    table->loot[i].id_size = (int)strlen(table->loot[i].id) + 1;
+  }
   table->tier_first[0] = 0;
   for (int t = 0; t <= DG_LOOT_TIER_MAX; t++) {
     table->tier_first[t + 1] = table->tier_first[t] + at[t];
@@ -219,6 +222,10 @@ static int index_table(dg_table *table) {
     table->loot_by_tier[at[l->tier]++] = l;
     table->tier_weight[l->tier] += (uint32_t)l->weight;
   }
+  /* Below 2^32: at most DG_TABLE_ENTRIES_MAX weights of DG_TABLE_WEIGHT_MAX. */
+  table->loot_sum[0] = 0;
+  for (int k = 0; k < table->loot_count; k++)
+    table->loot_sum[k + 1] = table->loot_sum[k] + (uint32_t)table->loot_by_tier[k]->weight;
   return 0;
 }
 

@@ -16,6 +16,7 @@ void dg_table_free(dg_table *table) {
   free(table->by_cost);
   free(table->picks);
   free(table->loot_by_tier);
+  free(table->loot_sum);
   free(table->loot);
   free(table);
 }

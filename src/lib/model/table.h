@@ -30,6 +30,7 @@ typedef struct dg_table_loot {
   char id[DG_ENTITY_ENTRY_MAX]; /* unique among the table's loot */
   int tier;                     /* 0..DG_LOOT_TIER_MAX */
   int weight;                   /* relative odds within the tier, 1..DG_TABLE_WEIGHT_MAX */
+  int id_size;                  /* strlen(id) + 1: what an entity copies */
 } dg_table_loot;
 
 /* One encounter as the population pass's picks read it, in cost order:
@@ -41,6 +42,7 @@ typedef struct dg_table_pick {
   int width, height; /* footprint */
   int weight;        /* relative odds */
   const char *id;    /* the entry's id (inside encounters, which never move) */
+  int id_size;       /* strlen(id) + 1: what an entity copies */
 } dg_table_pick;
 
 typedef struct dg_table {
@@ -55,8 +57,12 @@ typedef struct dg_table {
   /* The loot grouped by tier once at load (it does not depend on the
    * request): loot_by_tier[tier_first[t] .. tier_first[t + 1]) is tier t,
    * in file order (the walk of a pick), and tier_weight[t] their weights
-   * summed. */
+   * summed. loot_sum[k] is the weight of loot_by_tier[0 .. k) (loot_count +
+   * 1 running sums), so a pick in tier t is a search between
+   * loot_sum[tier_first[t]] and loot_sum[tier_first[t + 1]], not a walk of
+   * the tier's entries. */
   const dg_table_loot **loot_by_tier;
+  uint32_t *loot_sum;
   int tier_first[DG_LOOT_TIER_MAX + 2];
   uint32_t tier_weight[DG_LOOT_TIER_MAX + 1];
 } dg_table;

@@ -35,6 +35,7 @@ typedef struct candidate {
   int width, height; /* footprint */
   uint32_t weight;   /* relative odds */
   const char *id;    /* the table entry's id (borrowed from the table) */
+  int id_size;       /* strlen(id) + 1 */
 } candidate;
 
 typedef struct fill {
@@ -85,7 +86,10 @@ static void block_tiles(fill *f) {
   }
   for (int i = 0; i < f->level->feature_count; i++) {
     const dg_feature *feature = &f->level->features[i];
-    int reach = strcmp(feature->kind, "spawn") == 0 ? SPAWN_CLEARANCE : 0, x0, x1, y0, y1;
+    /* Two letters before strcmp: most features are not spawns. */
+    bool spawn =
+        feature->kind[0] == 's' && feature->kind[1] == 'p' && strcmp(feature->kind, "spawn") == 0;
+    int reach = spawn ? SPAWN_CLEARANCE : 0, x0, x1, y0, y1;
     clip(grid, feature->x - reach, feature->y - reach, 2 * reach + 1, 2 * reach + 1, &x0, &x1, &y0,
          &y1);
     for (int y = y0; y < y1; y++)
@@ -94,20 +98,64 @@ static void block_tiles(fill *f) {
   }
 }
 
+/* The general case of fits below: any footprint, tiles with or without
+ * their room. Out of line, with the other rare paths of the picks, so
+ * that the code run for every entity stays small (the pass runs once a
+ * level between the generator's phases, and its instruction-cache misses
+ * showed in classic's profile). */
+__attribute__((noinline, cold)) static bool fits_any(const fill *f, int room, int x0, int y0,
+                                                     int width, int height) {
+  const int *room_of = f->level->room_of;
+  long stride = f->level->grid.width;
+  for (int y = y0; y < y0 + height; y++) {
+    long row = (long)y * stride;
+    for (int x = x0; x < x0 + width; x++)
+      if (f->open[row + x] != DG_TILE_FLOOR || (room_of != NULL && room_of[row + x] != room))
+        return false;
+  }
+  return true;
+}
+
 /* A width x height block anchored at (x0, y0), inside the grid and the
  * room's rectangle, lies free and in the room: every tile plain floor, not
  * blocked, and the room's own (room_of) when tiles name their room. */
 static inline bool fits(const fill *f, int room, int x0, int y0, int width, int height) {
   const int *room_of = f->level->room_of;
+  if (width > 2 || height > 2 || room_of == NULL)
+    return fits_any(f, room, x0, y0, width, height);
+  /* Most footprints: the four corners (a side of 1 repeats its tile),
+   * tested without branches; the loops' exits of fits_any mispredicted as
+   * footprints changed from pick to pick. */
   const uint8_t *open = f->open;
   long stride = f->level->grid.width;
-  for (int y = y0; y < y0 + height; y++) {
-    long row = (long)y * stride;
-    for (int x = x0; x < x0 + width; x++)
-      if (open[row + x] != DG_TILE_FLOOR || (room_of != NULL && room_of[row + x] != room))
-        return false;
-  }
-  return true;
+  long a = (long)y0 * stride + x0, b = a + (width > 1), c = a + (height > 1) * stride;
+  long d = c + (width > 1);
+  return (open[a] == DG_TILE_FLOOR) & (open[b] == DG_TILE_FLOOR) & (open[c] == DG_TILE_FLOOR) &
+         (open[d] == DG_TILE_FLOOR) & (room_of[a] == room) & (room_of[b] == room) &
+         (room_of[c] == room) & (room_of[d] == room);
+}
+
+/* The first anchor in row order where a width x height block fits in the
+ * room's rectangle (`across` x `down` anchors), into *x, *y: what place
+ * falls back to when its random anchors missed. */
+__attribute__((noinline, cold)) static bool
+scan_anchor(const fill *f, int room, int width, int height, int across, int down, int *x, int *y) {
+  for (int ay = f->y0; ay < f->y0 + down; ay++)
+    for (int ax = f->x0; ax < f->x0 + across; ax++)
+      if (fits(f, room, ax, ay, width, height)) {
+        *x = ax;
+        *y = ay;
+        return true;
+      }
+  return false;
+}
+
+/* Blocks the tiles of a width x height block at (x, y) larger than 2 x 2. */
+__attribute__((noinline, cold)) static void block_large(fill *f, int x, int y, int width,
+                                                        int height) {
+  long stride = f->level->grid.width;
+  for (int dy = 0; dy < height; dy++)
+    memset(f->open + (long)(y + dy) * stride + x, BLOCKED, (size_t)width);
 }
 
 /* Random anchors tried before the scan of every anchor: a room with free
@@ -136,27 +184,16 @@ static bool place(fill *f, int room, int width, int height, int *x, int *y) {
     *y = y0 + (int)(((uint64_t)(uint32_t)wide * (uint32_t)down) >> 32);
     found = fits(f, room, *x, *y, width, height);
   }
-  for (int ay = y0; ay < y0 + down && !found; ay++)
-    for (int ax = x0; ax < x0 + across && !found; ax++)
-      if (fits(f, room, ax, ay, width, height)) {
-        *x = ax;
-        *y = ay;
-        found = true;
-      }
-  if (!found)
+  if (!found && !scan_anchor(f, room, width, height, across, down, x, y))
     return false;
-  long stride = f->level->grid.width;
-  /* The first two tiles of a row by hand: a loop over them becomes a
-   * memset call (footprints are 1 or 2 wide but one), which showed in
-   * classic's profile. */
-  for (int dy = 0; dy < height; dy++) {
-    uint8_t *row = f->open + (long)(*y + dy) * stride + *x;
-    row[0] = BLOCKED;
-    if (width > 1)
-      row[1] = BLOCKED;
-    for (int dx = 2; dx < width; dx++)
-      row[dx] = BLOCKED;
+  if (width > 2 || height > 2) {
+    block_large(f, *x, *y, width, height);
+    return true;
   }
+  /* The corners, as fits tests them. */
+  long stride = f->level->grid.width;
+  long a = (long)*y * stride + *x, b = a + (width > 1), c = a + (height > 1) * stride;
+  f->open[a] = f->open[b] = f->open[c] = f->open[c + (width > 1)] = BLOCKED;
   return true;
 }
 
@@ -178,8 +215,8 @@ static int add_entity(dg_population *out, dg_entity **slot) {
 /* Records an entity of `kind` from table entry `id` at (x, y) in `room`,
  * written in place (an entity is mostly its id: copying whole structs
  * showed in the profile). 0 or DG_ENOMEM. */
-static int record(fill *f, dg_entity_kind kind, const char *id, int room, int x, int y, int width,
-                  int height, int cost, int tier) {
+static int record(fill *f, dg_entity_kind kind, const char *id, int id_size, int room, int x, int y,
+                  int width, int height, int cost, int tier) {
   dg_entity *e;
   if (add_entity(&f->level->population, &e) != 0)
     return DG_ENOMEM;
@@ -191,10 +228,15 @@ static int record(fill *f, dg_entity_kind kind, const char *id, int room, int x,
   e->height = height;
   e->cost = cost;
   e->tier = tier;
-  /* The whole array, a fixed-size copy without strlen (it showed in
-   * classic's profile): table ids are DG_ENTITY_ENTRY_MAX bytes, zeroed
-   * past their NUL (the table is calloc'd). */
-  memcpy(e->entry, id, DG_ENTITY_ENTRY_MAX);
+  /* Fixed-size copies (inlined: strlen, or a call to memcpy, showed in
+   * classic's profile): the first half of the array when the id and its
+   * NUL fit there, as most do (the whole array read two cold lines of the
+   * table's entry for an id of a dozen bytes). Table ids are zeroed past
+   * their NUL; readers stop at it. */
+  if (id_size <= DG_ENTITY_ENTRY_MAX / 2)
+    memcpy(e->entry, id, DG_ENTITY_ENTRY_MAX / 2);
+  else
+    memcpy(e->entry, id, DG_ENTITY_ENTRY_MAX);
   return 0;
 }
 
@@ -204,6 +246,51 @@ static void sum_weights(fill *f) {
   f->sum[0] = 0;
   for (int i = 0; i < f->eligible_count; i++)
     f->sum[i + 1] = f->sum[i] + f->live[i];
+}
+
+/* After `missed` found no place in the room: no spot for its footprint
+ * means none for any as wide and as tall, so all of them are ruled out at
+ * once (a full room is not scanned once per entry), and f->sum holds the
+ * weights still live. `again`: earlier misses in this room already set
+ * f->live. */
+__attribute__((noinline, cold)) static void rule_out(fill *f, const candidate *missed, bool again) {
+  if (!again)
+    for (int i = 0; i < f->eligible_count; i++)
+      f->live[i] = f->eligible[i].weight;
+  for (int i = 0; i < f->eligible_count; i++)
+    if (f->eligible[i].width >= missed->width && f->eligible[i].height >= missed->height)
+      f->live[i] = 0;
+  sum_weights(f);
+}
+
+/* How many of the first `count` eligible encounters (cheapest first) cost
+ * at most `left`: a search without branches, since the walk down from
+ * `count` it replaced mispredicted its exit once a pick (about a quarter
+ * of the pass's mispredictions in classic's profile). */
+static int count_affordable(const candidate *eligible, int count, int left) {
+  if (count == 0)
+    return 0;
+  const candidate *at = eligible;
+  for (int n = count; n > 1;) {
+    int half = n / 2;
+    at = at[half].cost <= left ? at + half : at;
+    n -= half;
+  }
+  return (int)(at - eligible) + (at->cost <= left);
+}
+
+/* The last k below `count` with sums[k] <= pick, for running sums that
+ * do not decrease from sums[0] <= pick (count >= 1): the entry a weighted
+ * pick lands on when sums[k] is the weight before entry k. Without
+ * branches: the answer stays in [at, at + n) while n halves. */
+static int last_at_most(const uint32_t *sums, int count, uint32_t pick) {
+  const uint32_t *at = sums;
+  for (int n = count; n > 1;) {
+    int half = n / 2;
+    at = at[half] <= pick ? at + half : at;
+    n -= half;
+  }
+  return (int)(at - sums);
 }
 
 /* Spends room `room`'s threat budget: weighted picks among the eligible
@@ -228,9 +315,13 @@ static int fill_threat(fill *f, int room) {
   int affordable = f->eligible_count;
   bool misplaced = false;
   for (;;) {
+    /* Both searches span every eligible entry, not only the affordable
+     * ones: the same answers (costs and sums do not decrease, and entries
+     * past the affordable cost more than is left), and a number of steps
+     * that stays the same all level, which the branch predictor learns. */
     int left = budget->threat - budget->spent;
-    while (affordable > 0 && f->eligible[affordable - 1].cost > left)
-      affordable--;
+    if (affordable > 0 && f->eligible[affordable - 1].cost > left)
+      affordable = count_affordable(f->eligible, f->eligible_count, left);
     uint32_t total = sum[affordable];
     if (total == 0) {
       if (misplaced)
@@ -239,35 +330,17 @@ static int fill_threat(fill *f, int room) {
         budget->unfilled = TOO_DEAR;
       return 0;
     }
-    /* The first k whose running sum passes the pick: sum[k] <= pick < sum[k + 1],
-     * i.e. the last k below `affordable` with sum[k] <= pick (the sums do
-     * not decrease, sum[0] = 0 <= pick < sum[affordable]). Without
-     * branches: the answer stays in [at, at + n) while n halves. */
-    uint32_t pick = draw(f->rng, total);
-    const uint32_t *at = sum;
-    for (int n = affordable; n > 1;) {
-      int half = n / 2;
-      at = at[half] <= pick ? at + half : at;
-      n -= half;
-    }
-    const candidate *e = &f->eligible[at - sum];
+    /* The k with sum[k] <= pick < sum[k + 1]: sum[0] = 0 <= pick < sum[affordable]. */
+    const candidate *e = &f->eligible[last_at_most(sum, f->eligible_count, draw(f->rng, total))];
     int x, y;
     if (!place(f, room, e->width, e->height, &x, &y)) {
-      /* No spot for this footprint means none for any as wide and as
-       * tall: ruling them all out at once keeps a full room from being
-       * scanned once per entry. */
-      if (!misplaced)
-        for (int i = 0; i < f->eligible_count; i++)
-          f->live[i] = f->eligible[i].weight;
-      for (int i = 0; i < f->eligible_count; i++)
-        if (f->eligible[i].width >= e->width && f->eligible[i].height >= e->height)
-          f->live[i] = 0;
-      sum_weights(f);
+      rule_out(f, e, misplaced);
       sum = f->sum;
       misplaced = true;
       continue;
     }
-    if (record(f, DG_ENTITY_ENCOUNTER, e->id, room, x, y, e->width, e->height, e->cost, 0) != 0)
+    if (record(f, DG_ENTITY_ENCOUNTER, e->id, e->id_size, room, x, y, e->width, e->height, e->cost,
+               0) != 0)
       return DG_ENOMEM;
     budget->spent += e->cost;
   }
@@ -284,23 +357,24 @@ static int fill_loot(fill *f, int room) {
   wanted = wanted < DG_LOOT_ITEMS_MAX ? wanted : DG_LOOT_ITEMS_MAX;
   int tier = budget->loot_tier;
   const dg_table *table = f->table;
-  const dg_table_loot *const *of_tier = table->loot_by_tier + table->tier_first[tier];
-  if (table->tier_first[tier + 1] == table->tier_first[tier]) {
+  int first = table->tier_first[tier], count = table->tier_first[tier + 1] - first;
+  if (count == 0) {
     budget->loot_unfilled = NO_TIER;
     return 0;
   }
+  /* The entry whose share of the tier's weight holds the pick, found in
+   * the table's running sums (the walk through the entries' weights it
+   * replaced read one cold entry a step). */
+  const uint32_t *sums = table->loot_sum + first;
   for (; budget->loot_items < wanted; budget->loot_items++) {
-    uint32_t pick = draw(f->rng, table->tier_weight[tier]);
-    int chosen = 0;
-    while (pick >= (uint32_t)of_tier[chosen]->weight)
-      pick -= (uint32_t)of_tier[chosen++]->weight;
-    const dg_table_loot *l = of_tier[chosen];
+    uint32_t pick = sums[0] + draw(f->rng, table->tier_weight[tier]);
+    const dg_table_loot *l = table->loot_by_tier[first + last_at_most(sums, count, pick)];
     int x, y;
     if (!place(f, room, 1, 1, &x, &y)) {
       budget->loot_unfilled = NO_TILE;
       return 0;
     }
-    if (record(f, DG_ENTITY_LOOT, l->id, room, x, y, 1, 1, 0, l->tier) != 0)
+    if (record(f, DG_ENTITY_LOOT, l->id, l->id_size, room, x, y, 1, 1, 0, l->tier) != 0)
       return DG_ENOMEM;
   }
   return 0;
@@ -308,7 +382,7 @@ static int fill_loot(fill *f, int room) {
 
 /* A level without tiles (authored, no grid): budgets are reported, none
  * filled. */
-static void no_grid(dg_level *level) {
+__attribute__((cold)) static void no_grid(dg_level *level) {
   for (int r = 0; r < level->room_count; r++) {
     dg_population_room *room = &level->population.rooms[r];
     if (room->threat > 0)
@@ -348,7 +422,8 @@ static void choose_entries(fill *f, const dg_table *table) {
   for (int k = 0; k < table->encounter_count; k++) {
     const dg_table_pick *e = &table->picks[k];
     if (e->min <= difficulty && difficulty <= e->max) {
-      eligible[count] = (candidate){e->cost, e->width, e->height, (uint32_t)e->weight, e->id};
+      eligible[count] =
+          (candidate){e->cost, e->width, e->height, (uint32_t)e->weight, e->id, e->id_size};
       whole_sum[count + 1] = whole_sum[count] + (uint32_t)e->weight;
       count++;
     }

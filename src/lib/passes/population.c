@@ -50,10 +50,47 @@ static int64_t quotient(int64_t value, int64_t divisor) {
   return value / divisor;
 }
 
+/* One divisor used for many quotients: the rooms' progress and curve
+ * position by the farthest distance, their loot shares by the total heat.
+ * A division takes tens of cycles on the machines we measure and the
+ * pass made about thirty a level; a multiply by the divisor's reciprocal
+ * takes three. */
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 uint128; /* GCC and Clang on 64-bit targets */
+#endif
+
+typedef struct divider {
+  uint64_t magic;  /* floor((2^64 - 1) / divisor) + 1; 0 when not usable */
+  int64_t divisor; /* > 0 */
+} divider;
+
+static divider divider_of(int64_t divisor) {
+  divider v = {0, divisor};
+#ifdef __SIZEOF_INT128__
+  if (divisor > 1 && divisor <= UINT32_MAX)
+    v.magic = UINT64_MAX / (uint64_t)divisor + 1;
+#endif
+  return v;
+}
+
+/* value / v.divisor for value >= 0, the same quotient as the division:
+ * magic exceeds 2^64 / divisor by at most 1 (exactly 0 for a power of
+ * two), so for value and divisor below 2^32 the product's error stays
+ * under value / 2^64 < 1 / divisor, less than the distance from
+ * value / divisor to the next integer above it. Integers only: the same
+ * on every build. */
+static int64_t divide(divider v, int64_t value) {
+#ifdef __SIZEOF_INT128__
+  if (v.magic != 0 && value <= UINT32_MAX)
+    return (int64_t)(((uint128)(uint64_t)value * v.magic) >> 64);
+#endif
+  return quotient(value, v.divisor);
+}
+
 /* The pacing curve at progress `t` (Q16, 0..ONE), in Q16. */
 /* The curve through control points (x, y in 0..100), piecewise linear,
  * at t (Q16). */
-static int64_t pace_points(const char *points, int64_t t) {
+__attribute__((noinline, cold)) static int64_t pace_points(const char *points, int64_t t) {
   int xs[DG_PACING_POINTS_MAX], ys[DG_PACING_POINTS_MAX];
   int count = dg_pacing_points(points, xs, ys);
   int64_t at = t * 100; /* progress in hundredths, Q16 */
@@ -171,25 +208,26 @@ static int scratch_alloc(scratch *s, const dg_level *level, const dg_table *tabl
       s->degree[graph->edges[e].from]++;
       s->degree[graph->edges[e].to]++;
     }
-  for (int r = 0; r < level->room_count; r++) {
+  /* Slot room_count takes what names no room (a corridor's door or node),
+   * so the loops below do not branch on it (they mispredicted). */
+  unsigned room_count = (unsigned)level->room_count;
+  for (unsigned r = 0; r <= room_count; r++) {
     s->node_of_room[r] = -1;
     s->doors[r] = s->secret_doors[r] = 0;
   }
   /* Doors counted once per level, not scanned per room: landmark levels
    * reach tens of thousands of rooms and doors. */
   for (int i = 0; i < level->door_count; i++) {
-    int room = level->doors[i].room;
-    if (room >= 0 && room < level->room_count) {
-      s->doors[room]++;
-      s->secret_doors[room] += level->doors[i].secret;
-    }
+    unsigned room = (unsigned)level->doors[i].room;
+    room = room < room_count ? room : room_count;
+    s->doors[room]++;
+    s->secret_doors[room] += level->doors[i].secret;
   }
   /* A room's node is the first node naming it (node i is room i in every
    * generator; the scan serves any other numbering). */
   for (int i = graph->node_count - 1; i >= 0; i--) {
-    int room = graph->nodes[i].room;
-    if (room >= 0 && room < level->room_count)
-      s->node_of_room[room] = i;
+    unsigned room = (unsigned)graph->nodes[i].room;
+    s->node_of_room[room < room_count ? room : room_count] = i;
   }
   return 0;
 }
@@ -230,7 +268,8 @@ static void queue_pop(reached *queue, int count, reached *out) {
  * entry per push: the source and each improvement, at most one per edge
  * end), inline rather than a dg_heap, whose allocations and calls showed
  * in classic's profile; the distances do not depend on the queue. */
-static void distances(scratch *s, const dg_graph *graph, int source, long *distance) {
+__attribute__((noinline)) static void distances(scratch *s, const dg_graph *graph, int source,
+                                                long *distance) {
   for (int i = 0; i < graph->node_count; i++)
     distance[i] = LONG_MAX;
   if (source < 0 || source >= graph->node_count)
@@ -281,13 +320,13 @@ static void measure(dg_level *level, const scratch *s) {
     else if (d > out->farthest)
       out->farthest = (int)d;
   }
+  divider by_farthest = divider_of(out->farthest > 0 ? out->farthest : 1);
   for (int r = 0; r < level->room_count; r++) {
     dg_population_room *room = &out->rooms[r];
     room->progress =
         room->distance < 0
             ? -1
-            : (out->farthest > 0 ? (int)quotient((int64_t)room->distance * 1000, out->farthest)
-                                 : 0);
+            : (out->farthest > 0 ? (int)divide(by_farthest, (int64_t)room->distance * 1000) : 0);
   }
 }
 
@@ -297,11 +336,12 @@ static void threat(dg_level *level) {
   dg_population *out = &level->population;
   const dg_progression *progression = &level->progression;
   int peak = out->difficulty * 10;
+  divider by_farthest = divider_of(out->farthest > 0 ? out->farthest : 1);
   for (int r = 0; r < level->room_count; r++) {
     dg_population_room *room = &out->rooms[r];
     if (room->distance < 0)
       continue;
-    int64_t t = out->farthest > 0 ? quotient((int64_t)room->distance * ONE, out->farthest) : 0;
+    int64_t t = out->farthest > 0 ? divide(by_farthest, (int64_t)room->distance * ONE) : 0;
     room->threat = (int)((peak * pace(out, t) + ONE / 2) / ONE);
   }
   /* Just past lock k: the rooms of sphere k nearest the entrance, the
@@ -327,9 +367,11 @@ static void threat(dg_level *level) {
   }
   for (int i = 0; i < level->feature_count; i++) {
     const dg_feature *feature = &level->features[i];
-    unsigned why = strcmp(feature->kind, "stairs_up") == 0 ? DG_POPULATION_ENTRANCE
-                   : strcmp(feature->kind, "spawn") == 0   ? DG_POPULATION_SPAWN
-                                                           : 0;
+    /* Both kinds start with 's': the others skip strcmp. */
+    unsigned why = feature->kind[0] != 's'                   ? 0
+                   : strcmp(feature->kind, "stairs_up") == 0 ? DG_POPULATION_ENTRANCE
+                   : strcmp(feature->kind, "spawn") == 0     ? DG_POPULATION_SPAWN
+                                                             : 0;
     if (why != 0 && feature->room >= 0 && feature->room < level->room_count) {
       out->rooms[feature->room].threat = 0;
       out->rooms[feature->room].why |= why;
@@ -378,6 +420,10 @@ static void heat(dg_level *level, const scratch *s) {
   }
 }
 
+/* Levels with at most this many rooms rank them by pairwise counts
+ * instead of sorting (classic's 6-9 rooms, its larger maps' 60-80). */
+#define SMALL_LEVEL_ROOMS 32
+
 /* Largest key first, then the lower room index. */
 static int by_key_descending(const void *a, const void *b) {
   const keyed *x = a, *y = b;
@@ -409,6 +455,18 @@ static void sort_keyed(keyed *entries, int count, int (*compare)(const void *, c
   }
 }
 
+/* The `left` leftover loot points of share_loot, one each to the first
+ * rooms by (remainder descending, index ascending), for levels of more
+ * than SMALL_LEVEL_ROOMS rooms: by sorting. Out of line (and the other
+ * large-level paths below), so that a small level's pass runs through
+ * less code: its instruction-cache misses showed in classic's profile. */
+__attribute__((noinline, cold)) static void give_leftover_sorted(dg_population *out, keyed *sorted,
+                                                                 int n, int left) {
+  sort_keyed(sorted, n, by_key_descending);
+  for (int k = 0; k < left && k < n; k++)
+    out->rooms[sorted[k].room].loot++;
+}
+
 /* params.loot shared by heat: each room floor(loot * heat / total heat),
  * the points left over one each to the largest remainders (lower index
  * first), so the shares add up to params.loot exactly. */
@@ -421,16 +479,35 @@ static void share_loot(dg_level *level, keyed *sorted) {
   out->loot_total = 0;
   if (total_heat == 0 || out->loot == 0)
     return;
+  divider by_heat = divider_of(total_heat);
+  bool small = n <= SMALL_LEVEL_ROOMS;
+  /* Remainders are below total_heat, within int. */
+  int remainder[SMALL_LEVEL_ROOMS];
   for (int r = 0; r < n; r++) {
-    int64_t part = (int64_t)out->loot * out->rooms[r].heat, share = quotient(part, total_heat);
+    int64_t part = (int64_t)out->loot * out->rooms[r].heat, share = divide(by_heat, part);
     out->rooms[r].loot = (int)share;
-    sorted[r] = (keyed){part - share * total_heat, r};
+    if (small)
+      remainder[r] = (int)(part - share * total_heat);
+    else
+      sorted[r] = (keyed){part - share * total_heat, r};
     given += out->rooms[r].loot;
   }
-  sort_keyed(sorted, n, by_key_descending);
-  for (int k = 0; given < out->loot && k < n; k++, given++)
-    out->rooms[sorted[k].room].loot++;
-  out->loot_total = (int)given;
+  /* The remainders add up to less than n x total_heat, so fewer than n
+   * points are left: the rooms placed first by (remainder descending, index
+   * ascending) get one each. */
+  int left = (int)(out->loot - given);
+  if (small) {
+    /* A room's place in that order, counted without branches (the sort's
+     * comparisons mispredicted on classic's few rooms). */
+    for (int r = 0; r < n; r++) {
+      int place = 0;
+      for (int j = 0; j < n; j++)
+        place += (remainder[j] > remainder[r]) + (remainder[j] == remainder[r] && j < r);
+      out->rooms[r].loot += place < left;
+    }
+  } else
+    give_leftover_sorted(out, sorted, n, left);
+  out->loot_total = (int)(given + (left < n ? left : n));
 }
 
 /* Twice the average rank (ties share the mean of their ranks) of each of
@@ -446,33 +523,44 @@ static void ranks(const keyed *sorted, int count, int64_t *rank2) {
   }
 }
 
-/* The curve achieved: the mean threat of the reachable rooms in each
- * tenth of progress, and Spearman's rank correlation between distance and
- * threat over them (Pearson's over the ranks, in integers up to the last
- * division), x1000; 0 when either side does not vary. */
-static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int64_t *rank_threat) {
-  dg_population *out = &level->population;
-  int64_t sum[DG_POPULATION_CURVE] = {0};
-  int count[DG_POPULATION_CURVE] = {0}, n = 0;
-  out->threat_total = 0;
-  for (int r = 0; r < level->room_count; r++) {
-    const dg_population_room *room = &out->rooms[r];
-    out->threat_total += room->threat;
-    if (room->distance < 0)
-      continue;
-    int bucket = room->progress * DG_POPULATION_CURVE / 1000;
-    bucket = bucket < DG_POPULATION_CURVE ? bucket : DG_POPULATION_CURVE - 1;
-    sum[bucket] += room->threat;
-    count[bucket]++;
-    sorted[n++] = (keyed){room->distance, r};
+/* Twice the average rank of each of the n values (ties share the mean of
+ * their ranks): the tied run of value[i] spans places below .. below +
+ * equal - 1 of the sorted order, so twice its mean is 2 below + equal - 1.
+ * Counted pairwise without branches, which beats sorting a small level's
+ * few rooms (the sorts' comparisons mispredicted in classic's profile). */
+static void small_ranks(const int *value, int n, int *rank2) {
+  for (int i = 0; i < n; i++) {
+    int below = 0, equal = 0;
+    for (int j = 0; j < n; j++) {
+      below += value[j] < value[i];
+      equal += value[j] == value[i];
+    }
+    rank2[i] = 2 * below + equal - 1;
   }
-  /* A 32-bit division when the sum allows (threats are not negative but
-   * for extrapolated control points): the same quotient, without a 64-bit
-   * division's latency ten times a level. */
-  for (int b = 0; b < DG_POPULATION_CURVE; b++)
-    out->curve[b] = count[b] == 0 ? -1
-                    : sum[b] >= 0 ? (int)quotient(sum[b], count[b])
-                                  : (int)(sum[b] / count[b]);
+}
+
+/* The centred rank sums of achieved() for n <= SMALL_LEVEL_ROOMS rooms,
+ * from their distances and threats: the same figures as its sorting
+ * path, the sums being exact integers in any order. */
+static void small_rank_sums(const int *distance, const int *threat, int n, int64_t *cov,
+                            int64_t *vx, int64_t *vy) {
+  int rank_distance[SMALL_LEVEL_ROOMS], rank_threat[SMALL_LEVEL_ROOMS];
+  small_ranks(distance, n, rank_distance);
+  small_ranks(threat, n, rank_threat);
+  for (int i = 0; i < n; i++) {
+    int64_t x = rank_distance[i] - (n - 1), y = rank_threat[i] - (n - 1);
+    *cov += x * y;
+    *vx += x * x;
+    *vy += y * y;
+  }
+}
+
+/* The centred rank sums of achieved() for more than SMALL_LEVEL_ROOMS
+ * rooms, by sorting: sorted[0 .. n) holds their distances, rank_distance
+ * and rank_threat one slot per room. */
+__attribute__((noinline, cold)) static void
+sorted_rank_sums(const dg_population *out, keyed *sorted, int n, int64_t *rank_distance,
+                 int64_t *rank_threat, int64_t *cov, int64_t *vx, int64_t *vy) {
   sort_keyed(sorted, n, by_key);
   ranks(sorted, n, rank_distance);
   for (int i = 0; i < n; i++)
@@ -483,14 +571,53 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
    * exactly n - 1, so the sums run over centred integers. Each stays below
    * n^3 (landmark allows 100,000 rooms: 1e15), where the uncentred form,
    * n x the sum of products, would overflow int64 at about 30,000 rooms. */
-  int64_t cov = 0, vx = 0, vy = 0;
   for (int i = 0; i < n; i++) {
     int64_t x = rank_distance[sorted[i].room] - (n - 1);
     int64_t y = rank_threat[sorted[i].room] - (n - 1);
-    cov += x * y;
-    vx += x * x;
-    vy += y * y;
+    *cov += x * y;
+    *vx += x * x;
+    *vy += y * y;
   }
+}
+
+/* The curve achieved: the mean threat of the reachable rooms in each
+ * tenth of progress, and Spearman's rank correlation between distance and
+ * threat over them (Pearson's over the ranks, in integers up to the last
+ * division), x1000; 0 when either side does not vary. */
+static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int64_t *rank_threat) {
+  dg_population *out = &level->population;
+  int64_t sum[DG_POPULATION_CURVE] = {0};
+  int count[DG_POPULATION_CURVE] = {0}, n = 0;
+  bool small = level->room_count <= SMALL_LEVEL_ROOMS;
+  int distance[SMALL_LEVEL_ROOMS], threat[SMALL_LEVEL_ROOMS];
+  out->threat_total = 0;
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_population_room *room = &out->rooms[r];
+    out->threat_total += room->threat;
+    if (room->distance < 0)
+      continue;
+    int bucket = room->progress * DG_POPULATION_CURVE / 1000;
+    bucket = bucket < DG_POPULATION_CURVE ? bucket : DG_POPULATION_CURVE - 1;
+    sum[bucket] += room->threat;
+    count[bucket]++;
+    if (small) {
+      distance[n] = room->distance;
+      threat[n++] = room->threat;
+    } else
+      sorted[n++] = (keyed){room->distance, r};
+  }
+  /* A 32-bit division when the sum allows (threats are not negative but
+   * for extrapolated control points): the same quotient, without a 64-bit
+   * division's latency ten times a level. */
+  for (int b = 0; b < DG_POPULATION_CURVE; b++)
+    out->curve[b] = count[b] == 0 ? -1
+                    : sum[b] >= 0 ? (int)quotient(sum[b], count[b])
+                                  : (int)(sum[b] / count[b]);
+  int64_t cov = 0, vx = 0, vy = 0;
+  if (small)
+    small_rank_sums(distance, threat, n, &cov, &vx, &vy);
+  else
+    sorted_rank_sums(out, sorted, n, rank_distance, rank_threat, &cov, &vx, &vy);
   out->rank_correlation = 0;
   if (n >= 2 && vx > 0 && vy > 0) {
     double r = (double)cov / sqrt(dg_fp_mul((double)vx, (double)vy));
