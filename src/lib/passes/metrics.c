@@ -23,8 +23,13 @@ static bool corridor_like(dg_tile tile) {
  * one component. Works in padded coordinates (a non-walkable border round
  * the map) so that neighbours are fixed offsets: this runs on every tile of
  * every level. */
-static bool corridor_at(const dg_grid *grid, int x, int y) {
-  return dg_grid_contains(grid, x, y) && dg_grid_get(grid, x, y) == DG_TILE_CORRIDOR;
+
+/* The tile `dx`, `dy` away from padded tile p (map tile *tile) is a
+ * corridor: walk[] is 0 on the border, so a neighbour off the map is
+ * never read, with no bounds test. */
+static inline bool corridor_near(const uint8_t *walk, long p, int stride, const uint8_t *tile,
+                                 int width, int dx, int dy) {
+  return walk[p + (long)dy * stride + dx] && tile[(long)dy * width + dx] == DG_TILE_CORRIDOR;
 }
 
 int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride, const int *cells,
@@ -59,12 +64,15 @@ int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
     /* Inside some 2x2 block of corridor: the "double-wide" ugliness the
      * seed's follow and cleanup styles exist to avoid. */
     if (tile == DG_TILE_CORRIDOR) {
-      bool up = corridor_at(grid, x, y - 1), down = corridor_at(grid, x, y + 1);
-      bool left = corridor_at(grid, x - 1, y), right = corridor_at(grid, x + 1, y);
-      m->double_wide += (up && left && corridor_at(grid, x - 1, y - 1)) ||
-                        (up && right && corridor_at(grid, x + 1, y - 1)) ||
-                        (down && left && corridor_at(grid, x - 1, y + 1)) ||
-                        (down && right && corridor_at(grid, x + 1, y + 1));
+      const uint8_t *at = grid->tiles + (long)y * width + x;
+      bool up = corridor_near(walk, p, stride, at, width, 0, -1);
+      bool down = corridor_near(walk, p, stride, at, width, 0, 1);
+      bool left = corridor_near(walk, p, stride, at, width, -1, 0);
+      bool right = corridor_near(walk, p, stride, at, width, 1, 0);
+      m->double_wide += (up && left && corridor_near(walk, p, stride, at, width, -1, -1)) ||
+                        (up && right && corridor_near(walk, p, stride, at, width, 1, -1)) ||
+                        (down && left && corridor_near(walk, p, stride, at, width, -1, 1)) ||
+                        (down && right && corridor_near(walk, p, stride, at, width, 1, 1));
     }
     /* Components by union-find over the west and north neighbours: one
      * sequential pass, no queue; each union that joins two sets removes
