@@ -140,9 +140,14 @@ typedef struct detour_graph {
   const int *offsets, *adjacent, *via, *weight;
 } detour_graph;
 
+/* A distance no path reaches (lengths are ints, so a path is shorter than
+ * INT_MAX * INT_MAX): two of them still add up without overflow, so the
+ * meeting test below needs no branch on "reached". */
+#define UNREACHED (LONG_MAX / 4)
+
 /* One end of a two-ended Dijkstra. */
 typedef struct search_side {
-  long *best;        /* distance from this end; LONG_MAX where unreached */
+  long *best;        /* distance from this end; UNREACHED where unreached */
   int *touched;      /* nodes whose best was set, reset after each query */
   int touched_count; /* entries in touched */
   dg_heap heap;      /* open nodes keyed by distance (raw keys) */
@@ -164,10 +169,13 @@ static int expand(const detour_graph *g, search_side *side, const search_side *o
       continue;
     int next = g->adjacent[k];
     long through = distance + g->weight[k];
-    if (other->best[next] != LONG_MAX && through + other->best[next] < *meet)
-      *meet = through + other->best[next];
+    /* Through this edge to the other end's best: a miss (UNREACHED) can
+     * never beat a real meeting, and a select, not a branch, keeps the
+     * smaller (which way it goes was a coin toss to the predictor). */
+    long way = through + other->best[next];
+    *meet = way < *meet ? way : *meet;
     if (through < side->best[next]) {
-      if (side->best[next] == LONG_MAX)
+      if (side->best[next] == UNREACHED)
         side->touched[side->touched_count++] = next;
       side->best[next] = through;
       int rc = dg_heap_push_key(&side->heap, (uint64_t)through, (uint32_t)next);
@@ -185,7 +193,8 @@ static int expand(const detour_graph *g, search_side *side, const search_side *o
  * then the shortest (lengths are >= 1). About half the nodes of a
  * one-ended search are settled. Only the distance leaves here, so the
  * order in which equal keys pop does not matter. Each side's best holds
- * LONG_MAX everywhere on entry and again on return. */
+ * UNREACHED everywhere on entry and again on return; a meeting at or
+ * beyond UNREACHED is none. */
 static long detour_length(const detour_graph *g, int source, int target, int skip,
                           search_side sides[2], int *rc) {
   const int ends[2] = {source, target};
@@ -200,15 +209,15 @@ static long detour_length(const detour_graph *g, int source, int target, int ski
   long meet = LONG_MAX;
   while (*rc == 0 && sides[0].heap.count > 0 && sides[1].heap.count > 0) {
     long near0 = (long)sides[0].heap.priorities[0], near1 = (long)sides[1].heap.priorities[0];
-    if (meet != LONG_MAX && near0 + near1 >= meet)
+    if (meet < UNREACHED && near0 + near1 >= meet)
       break;
     int s = near0 <= near1 ? 0 : 1;
     *rc = expand(g, &sides[s], &sides[1 - s], skip, &meet);
   }
   for (int s = 0; s < 2; s++)
     for (int i = 0; i < sides[s].touched_count; i++)
-      sides[s].best[sides[s].touched[i]] = LONG_MAX;
-  return meet == LONG_MAX ? -1 : meet;
+      sides[s].best[sides[s].touched[i]] = UNREACHED;
+  return meet >= UNREACHED ? -1 : meet;
 }
 
 /* Stretch of loop edges: (shortest way round without the edge) / (edge
@@ -241,7 +250,7 @@ static int stretch_metrics(const dg_graph *graph, dg_cancel *cancel, dg_metrics 
   for (int k = 0; k < offsets[n]; k++)
     weight[k] = graph->edges[via[k]].length;
   for (int i = 0; i < 2 * n; i++)
-    best[i] = LONG_MAX;
+    best[i] = UNREACHED;
   for (int s = 0; s < 2; s++) {
     sides[s].best = best + (size_t)s * (size_t)n;
     sides[s].touched = touched + (size_t)s * (size_t)n;
