@@ -169,7 +169,7 @@ __attribute__((noinline, cold)) static void block_large(fill *f, int x, int y, i
  * Drawing in the rectangle replaced a list of the room's free tiles,
  * which every room built before its first pick (about 200 tiles a
  * classic level: the largest step of the picks in its profile). */
-static bool place(fill *f, int room, int width, int height, int *x, int *y) {
+__attribute__((always_inline)) static inline bool place(fill *f, int room, int width, int height, int *x, int *y) {
   int x0 = f->x0, y0 = f->y0;
   int across = f->x1 - x0 - width + 1, down = f->y1 - y0 - height + 1;
   if (across <= 0 || down <= 0)
