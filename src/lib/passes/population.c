@@ -84,7 +84,26 @@ static int64_t divide(divider v, int64_t value) {
   if (v.magic != 0 && value <= UINT32_MAX)
     return (int64_t)(((uint128)(uint64_t)value * v.magic) >> 64);
 #endif
-  return quotient(value, v.divisor);
+  return v.divisor == 1 ? value : quotient(value, v.divisor);
+}
+
+/* divider_of(d) for d = 0 .. 32 without its 64-bit division: the
+ * reciprocals of the small counts the achieved curve divides by. */
+#define MAGIC(d) (UINT64_MAX / (d) + 1)
+static const uint64_t small_magic[33] = {
+    0,         0,         MAGIC(2),  MAGIC(3),  MAGIC(4),  MAGIC(5),  MAGIC(6),
+    MAGIC(7),  MAGIC(8),  MAGIC(9),  MAGIC(10), MAGIC(11), MAGIC(12), MAGIC(13),
+    MAGIC(14), MAGIC(15), MAGIC(16), MAGIC(17), MAGIC(18), MAGIC(19), MAGIC(20),
+    MAGIC(21), MAGIC(22), MAGIC(23), MAGIC(24), MAGIC(25), MAGIC(26), MAGIC(27),
+    MAGIC(28), MAGIC(29), MAGIC(30), MAGIC(31), MAGIC(32)};
+#undef MAGIC
+
+static divider small_divider(int64_t divisor) {
+#ifdef __SIZEOF_INT128__
+  if (divisor < 33)
+    return (divider){small_magic[divisor], divisor};
+#endif
+  return divider_of(divisor);
 }
 
 /* The pacing curve at progress `t` (Q16, 0..ONE), in Q16. */
@@ -606,12 +625,12 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
     } else
       sorted[n++] = (keyed){room->distance, r};
   }
-  /* A 32-bit division when the sum allows (threats are not negative but
-   * for extrapolated control points): the same quotient, without a 64-bit
-   * division's latency ten times a level. */
+  /* By the counts' reciprocals when the sum allows (threats are not
+   * negative but for extrapolated control points): the same quotient,
+   * without a division's latency ten times a level. */
   for (int b = 0; b < DG_POPULATION_CURVE; b++)
     out->curve[b] = count[b] == 0 ? -1
-                    : sum[b] >= 0 ? (int)quotient(sum[b], count[b])
+                    : sum[b] >= 0 ? (int)divide(small_divider(count[b]), sum[b])
                                   : (int)(sum[b] / count[b]);
   int64_t cov = 0, vx = 0, vy = 0;
   if (small)
