@@ -81,6 +81,7 @@ typedef struct pgraph {
   /* The planning steps' scratch, carved from the same block so that the
    * pass allocates a few blocks, not one per step: */
   int *depth;            /* hops from the entrance, every door open (the plan's yardstick) */
+  int *depth_parent;     /* that search's parents (its shortest walks, for choose_boss) */
   int *cuts;             /* the entrance-exit cuts in order, then extend_locks' cuts */
   int *candidates;       /* lock or one-way candidates */
   int *off_walk;         /* hops from the shortest entrance-exit walk */
@@ -127,10 +128,10 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
   if (g->block == NULL)
     return DG_ENOMEM;
   int *at = g->block;
-  int **arrays[] = {&g->room,   &g->special,     &g->dist,       &g->queue,
-                    &g->parent, &g->mark,        &g->disc,       &g->low,
-                    &g->next,   &g->tree_parent, &g->depth,      &g->key_slots,
-                    &g->cuts,   &g->path,        &g->candidates, &g->off_walk};
+  int **arrays[] = {&g->room,       &g->special,      &g->dist,      &g->queue, &g->parent,
+                    &g->mark,       &g->disc,         &g->low,       &g->next,  &g->tree_parent,
+                    &g->depth,      &g->depth_parent, &g->key_slots, &g->cuts,  &g->path,
+                    &g->candidates, &g->off_walk};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++, at += n)
     *arrays[i] = at;
   g->floor_before = at;
@@ -1248,9 +1249,10 @@ static int tile_sphere(const pgraph *g, int v, int p) {
  * lies behind the last lock; else the deepest room there. */
 static int choose_boss(pgraph *g, const dg_progression *out, int locks) {
   int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
-  bfs(g, g->entrance, -1, -1);
+  /* The depth search's walks: the search with every door open, done once. */
+  const int *depth = g->depth, *parent = g->depth_parent;
   int boss = -1, deepest = -1, found = -1;
-  for (int v = g->parent[g->exit]; v >= 0 && boss < 0; v = g->parent[v]) {
+  for (int v = parent[g->exit]; v >= 0 && boss < 0; v = parent[v]) {
     int r = g->room[v];
     if (r >= 0 && r != exit_room && r != entrance_room && out->room_sphere[r] == locks)
       boss = r;
@@ -1258,8 +1260,8 @@ static int choose_boss(pgraph *g, const dg_progression *out, int locks) {
   for (int v = 0; v < g->count && boss < 0; v++) {
     int r = g->room[v];
     if (r >= 0 && r != exit_room && r != entrance_room && out->room_sphere[r] == locks &&
-        out->room_key[r] < 0 && g->dist[v] > deepest) {
-      deepest = g->dist[v];
+        out->room_key[r] < 0 && depth[v] > deepest) {
+      deepest = depth[v];
       found = r;
     }
   }
@@ -1524,6 +1526,7 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     goto done;
   bfs(&g, g.entrance, -1, -1);
   memcpy(depth, g.dist, (size_t)g.count * sizeof *depth);
+  memcpy(g.depth_parent, g.parent, (size_t)g.count * sizeof *g.parent);
   if (depth[g.exit] < 0) {
     p.why = "the exit cannot be reached from the entrance";
     cut_count = 0;
