@@ -184,6 +184,7 @@ typedef struct dg_population {
   dg_entity *entities;            /* entity_count entities, owned by the level */
   int entity_count;               /* entities placed (only with a table) */
   int entity_capacity;            /* allocated entries in entities */
+  bool entities_with_rooms;       /* entities lie in the rooms' allocation, freed with it */
 } dg_population;
 
 /* What the placement pass measured (`placement` in the level JSON). */

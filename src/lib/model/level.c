@@ -35,7 +35,8 @@ void dg_level_free(dg_level *level) {
   free(level->progression.key_sphere);
   free(level->progression.walk);
   free(level->population.rooms);
-  free(level->population.entities);
+  if (!level->population.entities_with_rooms)
+    free(level->population.entities);
   dg_graph_close(&level->graph);
   free(level->room_of);
   free(level->walk_distances);

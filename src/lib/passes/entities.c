@@ -169,7 +169,8 @@ __attribute__((noinline, cold)) static void block_large(fill *f, int x, int y, i
  * Drawing in the rectangle replaced a list of the room's free tiles,
  * which every room built before its first pick (about 200 tiles a
  * classic level: the largest step of the picks in its profile). */
-static bool place(fill *f, int room, int width, int height, int *x, int *y) {
+__attribute__((always_inline)) static inline bool place(fill *f, int room, int width, int height,
+                                                        int *x, int *y) {
   int x0 = f->x0, y0 = f->y0;
   int across = f->x1 - x0 - width + 1, down = f->y1 - y0 - height + 1;
   if (across <= 0 || down <= 0)
@@ -197,17 +198,31 @@ static bool place(fill *f, int room, int width, int height, int *x, int *y) {
   return true;
 }
 
+/* Doubles the room for entities. The first ones lie in the rooms'
+ * allocation (dg_pass_population): moving out of it is a copy, not a
+ * realloc. 0 or DG_ENOMEM. */
+__attribute__((noinline)) static int grow_entities(dg_population *out) {
+  int capacity = out->entity_capacity ? out->entity_capacity * 2 : 32;
+  dg_entity *bigger;
+  if (out->entities_with_rooms) {
+    bigger = malloc((size_t)capacity * sizeof *bigger);
+    if (bigger != NULL && out->entity_count > 0)
+      memcpy(bigger, out->entities, (size_t)out->entity_count * sizeof *bigger);
+  } else
+    bigger = realloc(out->entities, (size_t)capacity * sizeof *bigger);
+  if (bigger == NULL)
+    return DG_ENOMEM;
+  out->entities = bigger;
+  out->entity_capacity = capacity;
+  out->entities_with_rooms = false;
+  return 0;
+}
+
 /* A new entity slot at the end of the level's list, zeroed, into *out.
  * 0 or DG_ENOMEM. */
 static int add_entity(dg_population *out, dg_entity **slot) {
-  if (out->entity_count == out->entity_capacity) {
-    int capacity = out->entity_capacity ? out->entity_capacity * 2 : 32;
-    dg_entity *bigger = realloc(out->entities, (size_t)capacity * sizeof *bigger);
-    if (bigger == NULL)
-      return DG_ENOMEM;
-    out->entities = bigger;
-    out->entity_capacity = capacity;
-  }
+  if (out->entity_count == out->entity_capacity && grow_entities(out) != 0)
+    return DG_ENOMEM;
   *slot = &out->entities[out->entity_count++];
   return 0;
 }

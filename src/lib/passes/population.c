@@ -84,7 +84,26 @@ static int64_t divide(divider v, int64_t value) {
   if (v.magic != 0 && value <= UINT32_MAX)
     return (int64_t)(((uint128)(uint64_t)value * v.magic) >> 64);
 #endif
-  return quotient(value, v.divisor);
+  return v.divisor == 1 ? value : quotient(value, v.divisor);
+}
+
+/* divider_of(d) for d = 0 .. 32 without its 64-bit division: the
+ * reciprocals of the small counts the achieved curve divides by. */
+#define MAGIC(d) (UINT64_MAX / (d) + 1)
+static const uint64_t small_magic[33] = {
+    0,         0,         MAGIC(2),  MAGIC(3),  MAGIC(4),  MAGIC(5),  MAGIC(6),
+    MAGIC(7),  MAGIC(8),  MAGIC(9),  MAGIC(10), MAGIC(11), MAGIC(12), MAGIC(13),
+    MAGIC(14), MAGIC(15), MAGIC(16), MAGIC(17), MAGIC(18), MAGIC(19), MAGIC(20),
+    MAGIC(21), MAGIC(22), MAGIC(23), MAGIC(24), MAGIC(25), MAGIC(26), MAGIC(27),
+    MAGIC(28), MAGIC(29), MAGIC(30), MAGIC(31), MAGIC(32)};
+#undef MAGIC
+
+static divider small_divider(int64_t divisor) {
+#ifdef __SIZEOF_INT128__
+  if (divisor < 33)
+    return (divider){small_magic[divisor], divisor};
+#endif
+  return divider_of(divisor);
 }
 
 /* The pacing curve at progress `t` (Q16, 0..ONE), in Q16. */
@@ -606,12 +625,12 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
     } else
       sorted[n++] = (keyed){room->distance, r};
   }
-  /* A 32-bit division when the sum allows (threats are not negative but
-   * for extrapolated control points): the same quotient, without a 64-bit
-   * division's latency ten times a level. */
+  /* By the counts' reciprocals when the sum allows (threats are not
+   * negative but for extrapolated control points): the same quotient,
+   * without a division's latency ten times a level. */
   for (int b = 0; b < DG_POPULATION_CURVE; b++)
     out->curve[b] = count[b] == 0 ? -1
-                    : sum[b] >= 0 ? (int)quotient(sum[b], count[b])
+                    : sum[b] >= 0 ? (int)divide(small_divider(count[b]), sum[b])
                                   : (int)(sum[b] / count[b]);
   int64_t cov = 0, vx = 0, vy = 0;
   if (small)
@@ -623,6 +642,33 @@ static void achieved(dg_level *level, keyed *sorted, int64_t *rank_distance, int
     double r = (double)cov / sqrt(dg_fp_mul((double)vx, (double)vy));
     out->rank_correlation = (int)lround(dg_fp_mul(r, 1000.0));
   }
+}
+
+/* Entities a level's rooms' allocation holds room for, with a table: a
+ * classic 80x21 level places about 20. */
+#define FIRST_ENTITIES 32
+
+/* The rooms' budgets, zeroed, and with a content table on a grid the first
+ * FIRST_ENTITIES entities, in one allocation: the second allocation a level
+ * (the entities' first) cost about as much as the first in classic's
+ * profile, a few hundred cycles each. 0 or DG_ENOMEM. */
+static int alloc_rooms(dg_level *level) {
+  dg_population *out = &level->population;
+  size_t rooms = ((size_t)level->room_count + 1) * sizeof *out->rooms;
+  size_t entities = out->table != NULL && level->has_grid ? FIRST_ENTITIES : 0;
+  /* dg_population_room's size is a multiple of its pointers' alignment,
+   * which dg_entity (ints and chars) does not exceed. */
+  char *block = malloc(rooms + entities * sizeof(dg_entity));
+  if (block == NULL)
+    return DG_ENOMEM;
+  memset(block, 0, rooms);
+  out->rooms = (dg_population_room *)block;
+  if (entities > 0) {
+    out->entities = (dg_entity *)(block + rooms);
+    out->entity_capacity = FIRST_ENTITIES;
+    out->entities_with_rooms = true;
+  }
+  return 0;
 }
 
 int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, dg_error *err) {
@@ -642,8 +688,9 @@ int dg_pass_population(dg_level *level, const dg_request *request, dg_rng *rng, 
   out->ease = dg_param_int(params, dg_common_param(algorithm, DG_COMMON_EASE_AFTER_LOCKS));
   scratch s = {0};
   _Alignas(16) unsigned char stack[SCRATCH_STACK_BYTES];
-  out->rooms = calloc((size_t)level->room_count + 1, sizeof *out->rooms);
-  int rc = out->rooms == NULL ? DG_ENOMEM : scratch_alloc(&s, level, out->table, stack);
+  int rc = alloc_rooms(level);
+  if (rc == 0)
+    rc = scratch_alloc(&s, level, out->table, stack);
   if (rc != 0)
     goto done;
   /* Placement's distances when it left them (the same Dijkstra over the

@@ -78,6 +78,18 @@ typedef struct pgraph {
   int *mark;          /* scratch labels */
   int *disc, *low, *next, *tree_parent; /* find_cuts' depth-first search */
   int *key_slots; /* places for a key in the vertex (floor tiles that are no spawn) */
+  /* The planning steps' scratch, carved from the same block so that the
+   * pass allocates a few blocks, not one per step: */
+  int *depth;            /* hops from the entrance, every door open (the plan's yardstick) */
+  int *depth_parent;     /* that search's parents (its shortest walks, for choose_boss) */
+  int *cuts;             /* the entrance-exit cuts in order, then extend_locks' cuts */
+  int *candidates;       /* lock or one-way candidates */
+  int *off_walk;         /* hops from the shortest entrance-exit walk */
+  int *path;             /* a walk's vertices (extend_locks, build_walk) */
+  int *floor_before;     /* choose_locks: key places before each candidate (count + 2) */
+  int *rem;              /* choose_locks: locks that fit after each candidate (count + 2) */
+  uint8_t *articulation; /* cut vertices of the whole graph (one-way doors) */
+  int *refused;          /* assign_spheres' refused steps, two per adjacency entry */
   /* Grid levels only (NULL otherwise): */
   int *cell; /* the tile (y * width + x) standing for the vertex: a lock or one-way goes there */
   int *side; /* a passage's tiles next to g->cell toward adjacent side 0 and side 1 */
@@ -109,17 +121,22 @@ static void pgraph_init(pgraph *g, int v) {
 /* Carves the per-vertex arrays for up to `capacity` vertices out of one
  * allocation; `tiles` (grid levels) also sizes the members. */
 static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
-  size_t n = (size_t)(capacity > 0 ? capacity : 1), ints = 14 * n + 2 + (size_t)tiles;
+  size_t n = (size_t)(capacity > 0 ? capacity : 1), ints = 22 * n + 6 + (size_t)tiles;
   if (tiles > 0)
     ints += 4 * n;
-  g->block = malloc(ints * sizeof(int) + 2 * n);
+  g->block = malloc(ints * sizeof(int) + 3 * n);
   if (g->block == NULL)
     return DG_ENOMEM;
   int *at = g->block;
-  int **arrays[] = {&g->room, &g->special, &g->dist, &g->queue,       &g->parent,   &g->mark,
-                    &g->disc, &g->low,     &g->next, &g->tree_parent, &g->key_slots};
+  int **arrays[] = {&g->room,       &g->special,      &g->dist,      &g->queue, &g->parent,
+                    &g->mark,       &g->disc,         &g->low,       &g->next,  &g->tree_parent,
+                    &g->depth,      &g->depth_parent, &g->key_slots, &g->cuts,  &g->path,
+                    &g->candidates, &g->off_walk};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++, at += n)
     *arrays[i] = at;
+  g->floor_before = at;
+  g->rem = at + n + 2;
+  at += 2 * n + 4;
   g->offsets = at;
   at += n + 1;
   if (tiles > 0) {
@@ -131,6 +148,7 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
   }
   g->kind = (uint8_t *)at;
   g->keyable = g->kind + n;
+  g->articulation = g->keyable + n;
   g->count = capacity;
   /* A grid's capacity is its walkable tiles, many times its vertices:
    * build_from_grid sets up each vertex as it makes it (pgraph_init). */
@@ -346,9 +364,13 @@ static void trace_chain(pgraph *g, const dg_grid *grid, const int *owner, const 
  * tiles are visited: every other tile of a vertex touches only the vertex. */
 static int link_vertices(pgraph *g, const dg_grid *grid, const uint8_t *ways) {
   int links = g->link_start[g->count], total = 0;
-  g->adjacent = malloc((size_t)(links > 0 ? 4 * links : 1) * sizeof *g->adjacent);
+  /* At most four entries a link tile; assign_spheres' refused steps
+   * (two ints an entry) share the allocation. */
+  size_t entries = (size_t)(links > 0 ? 4 * links : 1);
+  g->adjacent = malloc(3 * entries * sizeof *g->adjacent);
   if (g->adjacent == NULL)
     return DG_ENOMEM;
+  g->refused = g->adjacent + entries;
   for (int v = 0; v < g->count; v++)
     g->mark[v] = -1;
   for (int v = 0; v < g->count; v++) {
@@ -490,10 +512,11 @@ static int build_from_graph(const dg_level *level, pgraph *g) {
   int rc = pgraph_alloc(g, nodes + graph->edge_count, 0);
   if (rc != 0)
     return rc;
-  g->adjacent =
-      malloc((size_t)(graph->edge_count > 0 ? 4 * graph->edge_count : 1) * sizeof *g->adjacent);
+  size_t entries = (size_t)(graph->edge_count > 0 ? 4 * graph->edge_count : 1);
+  g->adjacent = malloc(3 * entries * sizeof *g->adjacent); /* and the refused steps */
   if (g->adjacent == NULL)
     return DG_ENOMEM;
+  g->refused = g->adjacent + entries;
   int *degree = calloc((size_t)g->count + 1, sizeof *degree);
   if (degree == NULL)
     return DG_ENOMEM;
@@ -710,13 +733,9 @@ typedef struct plan {
  * lock takes the fitting candidate nearest its share of the walk. */
 static int choose_locks(pgraph *g, const dg_level *level, const int *candidates, int m, int wanted,
                         bool boss, dg_rng *rng, plan *out) {
-  int *floor_before = calloc((size_t)m + 2, sizeof *floor_before); /* F[j]: places in segs < j */
-  int *rem = malloc(((size_t)m + 2) * sizeof *rem);
-  if (floor_before == NULL || rem == NULL) {
-    free(floor_before);
-    free(rem);
-    return DG_ENOMEM;
-  }
+  int *floor_before = g->floor_before; /* F[j]: places in segs < j */
+  int *rem = g->rem;
+  memset(floor_before, 0, ((size_t)m + 2) * sizeof *floor_before);
   for (int v = 0; v < g->count; v++)
     if (g->mark[v] >= 0 && g->keyable[v])
       floor_before[g->mark[v] + 1]++;
@@ -763,8 +782,6 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
   }
   out->lock_segment[locks] = m + 1;
   out->locks = locks;
-  free(floor_before);
-  free(rem);
   return 0;
 }
 
@@ -964,9 +981,8 @@ static int try_loop_lock(pgraph *g, const dg_level *level, const int *off_walk, 
  * in a random order, at most LOOP_LOCK_TRIES of them. */
 static int extend_locks(pgraph *g, const dg_level *level, const int *off_walk, int wanted,
                         int one_way_wanted, dg_rng *rng, plan *p, bool *extended) {
-  int *path = malloc((size_t)g->count * sizeof *path);
-  int *cuts = malloc((size_t)g->count * sizeof *cuts);
-  int rc = path == NULL || cuts == NULL ? DG_ENOMEM : 0;
+  /* The entrance-exit cuts are spent (plan_locks has its candidates). */
+  int *path = g->path, *cuts = g->cuts, rc = 0;
   while (rc == 0 && p->locks < wanted && g->one_way_count < one_way_wanted) {
     int k = p->locks, length = 0;
     bfs(g, g->entrance, g->exit, k);
@@ -994,8 +1010,6 @@ static int extend_locks(pgraph *g, const dg_level *level, const int *off_walk, i
       break;
     *extended = true;
   }
-  free(path);
-  free(cuts);
   return rc;
 }
 
@@ -1005,10 +1019,7 @@ static int extend_locks(pgraph *g, const dg_level *level, const int *off_walk, i
  * still connected, so that nobody can be stranded behind one. */
 static int place_one_way(pgraph *g, const uint8_t *articulation, const int *depth, int wanted,
                          const plan *check, dg_rng *rng, const char **why) {
-  int *candidates = malloc((size_t)g->count * sizeof *candidates);
-  if (candidates == NULL)
-    return DG_ENOMEM;
-  int count = 0, reachable = 0;
+  int *candidates = g->candidates, count = 0, reachable = 0;
   for (int v = 0; v < g->count; v++)
     reachable += depth[v] >= 0;
   for (int v = 0; v < g->count; v++) {
@@ -1068,7 +1079,6 @@ static int place_one_way(pgraph *g, const uint8_t *articulation, const int *dept
   if (g->one_way_count < wanted)
     *why = count == 0 ? "no door or corridor on a loop joins places at different depths"
                       : "too few loops can take a one-way door without cutting a place off";
-  free(candidates);
   return 0;
 }
 
@@ -1106,10 +1116,7 @@ static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_pr
    * one-way door is crossed on some walks and not on others), grown sphere
    * by sphere: more keys only add steps, so sphere n+1 is sphere n's reach
    * plus what the steps refused before now allow. */
-  int *refused =
-      malloc((size_t)(g->offsets[g->count] > 0 ? g->offsets[g->count] : 1) * 2 * sizeof *refused);
-  if (refused == NULL)
-    return DG_ENOMEM;
+  int *refused = g->refused;
   for (int v = 0; v < g->count; v++)
     g->mark[v] = -1;
   int head = 0, tail = 0, refusals = 0;
@@ -1126,7 +1133,6 @@ static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_pr
         sphere_step(g, v, g->adjacent[i], sphere, &tail, refused, &refusals);
     }
   }
-  free(refused);
   for (int r = 0; r < level->room_count; r++)
     out->room_sphere[r] = -1;
   for (int v = 0; v < g->count; v++) {
@@ -1161,10 +1167,7 @@ static int walk_append(dg_progression *out, int *capacity, int room) {
  * lock opened per key; the rooms the legs enter, in order. */
 static int build_walk(pgraph *g, const plan *p, dg_progression *out) {
   int capacity = 0, rc = walk_append(out, &capacity, g->room[g->entrance]);
-  int *leg = malloc((size_t)g->count * sizeof *leg);
-  if (leg == NULL)
-    return DG_ENOMEM;
-  int from = g->entrance;
+  int *leg = g->path, from = g->entrance;
   for (int k = 0; k <= p->locks && rc == 0; k++) {
     int to = k < p->locks ? p->key[k] : g->exit;
     bfs(g, from, to, k);
@@ -1179,7 +1182,6 @@ static int build_walk(pgraph *g, const plan *p, dg_progression *out) {
       rc = walk_append(out, &capacity, g->room[leg[i]]);
     from = to;
   }
-  free(leg);
   return rc;
 }
 
@@ -1247,9 +1249,10 @@ static int tile_sphere(const pgraph *g, int v, int p) {
  * lies behind the last lock; else the deepest room there. */
 static int choose_boss(pgraph *g, const dg_progression *out, int locks) {
   int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
-  bfs(g, g->entrance, -1, -1);
+  /* The depth search's walks: the search with every door open, done once. */
+  const int *depth = g->depth, *parent = g->depth_parent;
   int boss = -1, deepest = -1, found = -1;
-  for (int v = g->parent[g->exit]; v >= 0 && boss < 0; v = g->parent[v]) {
+  for (int v = parent[g->exit]; v >= 0 && boss < 0; v = parent[v]) {
     int r = g->room[v];
     if (r >= 0 && r != exit_room && r != entrance_room && out->room_sphere[r] == locks)
       boss = r;
@@ -1257,8 +1260,8 @@ static int choose_boss(pgraph *g, const dg_progression *out, int locks) {
   for (int v = 0; v < g->count && boss < 0; v++) {
     int r = g->room[v];
     if (r >= 0 && r != exit_room && r != entrance_room && out->room_sphere[r] == locks &&
-        out->room_key[r] < 0 && g->dist[v] > deepest) {
-      deepest = g->dist[v];
+        out->room_key[r] < 0 && depth[v] > deepest) {
+      deepest = depth[v];
       found = r;
     }
   }
@@ -1447,12 +1450,7 @@ static int alloc_output(dg_level *level, dg_progression *out, int locks) {
 static int plan_locks(pgraph *g, const dg_level *level, int wanted, int one_way_wanted, bool boss,
                       dg_rng *rng, const int *cuts, int cut_count, const int *depth, plan *p,
                       bool *extended) {
-  int *candidates = malloc((size_t)(cut_count > 0 ? cut_count : 1) * sizeof *candidates);
-  int *off_walk = malloc((size_t)g->count * sizeof *off_walk);
-  int rc = DG_ENOMEM;
-  if (candidates == NULL || off_walk == NULL)
-    goto done;
-  int m = 0;
+  int *candidates = g->candidates, *off_walk = g->off_walk, rc = 0, m = 0;
   for (int i = 0; i < cut_count; i++)
     if (g->kind[cuts[i]] == V_PASSAGE)
       candidates[m++] = cuts[i];
@@ -1475,8 +1473,6 @@ static int plan_locks(pgraph *g, const dg_level *level, int wanted, int one_way_
       (rc = extend_locks(g, level, off_walk, wanted, one_way_wanted, rng, p, extended)) != 0)
     goto done;
 done:
-  free(candidates);
-  free(off_walk);
   return rc;
 }
 
@@ -1509,17 +1505,14 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
   pgraph g = {0};
   plan p = {0};
   bool extended = false; /* some lock lies on a loop, its bypass one-way */
-  uint8_t *articulation = NULL;
-  int *cuts = NULL, *depth = NULL;
   int rc = level->has_grid ? build_from_grid(level, &g) : build_from_graph(level, &g);
-  if (rc == 0 && (rc = alloc_output(level, out, out->locks_wanted)) == 0) {
-    articulation = calloc((size_t)g.count, 1);
-    cuts = malloc((size_t)g.count * sizeof *cuts);
-    depth = malloc((size_t)g.count * sizeof *depth);
-    rc = articulation == NULL || cuts == NULL || depth == NULL ? DG_ENOMEM : 0;
-  }
+  if (rc == 0)
+    rc = alloc_output(level, out, out->locks_wanted);
   if (rc != 0)
     goto done;
+  uint8_t *articulation = g.articulation;
+  int *cuts = g.cuts, *depth = g.depth;
+  memset(articulation, 0, (size_t)g.count);
   const dg_feature *up = find_feature(level, "stairs_up");
   const dg_feature *down = find_feature(level, "stairs_down");
   g.stairs_room[0] = up != NULL ? up->room : -1;
@@ -1533,6 +1526,7 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     goto done;
   bfs(&g, g.entrance, -1, -1);
   memcpy(depth, g.dist, (size_t)g.count * sizeof *depth);
+  memcpy(g.depth_parent, g.parent, (size_t)g.count * sizeof *g.parent);
   if (depth[g.exit] < 0) {
     p.why = "the exit cannot be reached from the entrance";
     cut_count = 0;
@@ -1556,9 +1550,6 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     rc = apply(level, &g, &p);
 done:
   pgraph_free(&g);
-  free(articulation);
-  free(cuts);
-  free(depth);
   if (rc == 0)
     return 0;
   return dg_error_set(err, rc, "",
