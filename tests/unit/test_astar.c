@@ -257,3 +257,43 @@ Test(astar, rows_by_multiply_on_awkward_widths) {
     free(path);
   }
 }
+
+/* The states' 16-bit search stamps run out after 65,535 searches and are
+ * cleared then. Search 1 floods an open grid from one corner (its goal is
+ * walled in) and leaves small scores everywhere; search 65,537 (the same
+ * 16-bit stamp) goes to that corner from the middle, with one-cell
+ * searches in between: without the clear it would take those scores for
+ * its own and never reach the corner. Both modes. */
+Test(astar, stamps_survive_their_wrap_around) {
+  const int w = 9, h = 7;
+  uint16_t cost[9 * 7];
+  int path[9 * 7];
+  for (int c = 0; c < w * h; c++)
+    cost[c] = 1;
+  cost[7 * 1 + 6 * w] = cost[8 + 5 * w] = 0; /* (8, 6) walled in */
+  for (int mode = 0; mode < 2; mode++) {
+    dg_astar_query flood = {.cost = cost,
+                            .start = 0,
+                            .goal = 8 + 6 * w,
+                            .turn_cost = 2,
+                            .min_cost = 1,
+                            .directional = mode == 1};
+    dg_astar_query to_corner = flood, one_cell = flood;
+    to_corner.start = 4 + 3 * w;
+    to_corner.goal = 0;
+    one_cell.start = one_cell.goal = 4 + 3 * w;
+    dg_astar fresh, astar;
+    dg_astar_result expected, result;
+    cr_assert_eq(dg_astar_init(&fresh, w, h, true), 0);
+    cr_assert_eq(dg_astar_find(&fresh, &to_corner, path, &expected), 0);
+    dg_astar_close(&fresh);
+    cr_assert_eq(dg_astar_init(&astar, w, h, true), 0);
+    cr_assert_eq(dg_astar_find(&astar, &flood, path, &result), DG_EUNSAT);
+    for (long n = 1; n < 65536; n++)
+      cr_assert_eq(dg_astar_find(&astar, &one_cell, path, &result), 0);
+    cr_assert_eq(dg_astar_find(&astar, &to_corner, path, &result), 0, "mode %d", mode);
+    cr_assert_eq(result.total_cost, expected.total_cost, "mode %d", mode);
+    cr_assert_eq(result.length, expected.length, "mode %d", mode);
+    dg_astar_close(&astar);
+  }
+}

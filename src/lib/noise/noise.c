@@ -111,12 +111,21 @@ int dg_noise_fill(const dg_noise *noise, float *out, int width, int height, void
   return dg_noise_fill_where(noise, out, width, height, NULL, scratch);
 }
 
-/* grads[x]: the four corner gradients (3 bits each: g00, g10, g01, g11)
- * of the lattice cell under column x in lattice row yi. Neighbouring
- * lattice columns share an edge, so a step right hashes two corners, not
- * four. */
-static void fill_gradients(uint32_t seed, const int32_t *xis, int width, int32_t yi,
-                           uint16_t *grads) {
+/* What every tile of one column shares within one lattice row: the four
+ * corners' x products (gradient x times the distance to the corner in x)
+ * and the corners' y gradients, so that a tile computes only the y half. */
+typedef struct column_terms {
+  float ax[4]; /* grad_x[g] * (fx or fx - 1): corners 00, 10, 01, 11 */
+  float gy[4]; /* grad_y[g] of the same corners */
+  float sx;    /* fade(fx) */
+} column_terms;
+
+/* terms[x] for lattice row yi. Neighbouring lattice columns share an
+ * edge, so a step right hashes two corners, not four. The products are the
+ * ones cell_value forms, rounded alike (dg_fp_mulf), so the sums are bit
+ * for bit the same. */
+static void fill_terms(uint32_t seed, const int32_t *xis, const float *fxs, int width, int32_t yi,
+                       column_terms *terms) {
   int32_t cached = xis[0] - 2;
   uint32_t g00 = 0, g10 = 0, g01 = 0, g11 = 0;
   for (int x = 0; x < width; x++) {
@@ -132,17 +141,37 @@ static void fill_gradients(uint32_t seed, const int32_t *xis, int width, int32_t
       g10 = lattice_hash(seed, cached + 1, yi);
       g11 = lattice_hash(seed, cached + 1, yi + 1);
     }
-    grads[x] = (uint16_t)(g00 | g10 << 3 | g01 << 6 | g11 << 9);
+    float fx = fxs[x];
+    column_terms *t = &terms[x];
+    t->ax[0] = dg_fp_mulf(grad_x[g00], fx);
+    t->ax[1] = dg_fp_mulf(grad_x[g10], fx - 1.0f);
+    t->ax[2] = dg_fp_mulf(grad_x[g01], fx);
+    t->ax[3] = dg_fp_mulf(grad_x[g11], fx - 1.0f);
+    t->gy[0] = grad_y[g00];
+    t->gy[1] = grad_y[g10];
+    t->gy[2] = grad_y[g01];
+    t->gy[3] = grad_y[g11];
   }
+}
+
+/* cell_value from a column's terms: the same operations in the same order. */
+static inline float column_value(const column_terms *t, float fy, float sy) {
+  float n00 = t->ax[0] + dg_fp_mulf(t->gy[0], fy);
+  float n10 = t->ax[1] + dg_fp_mulf(t->gy[1], fy);
+  float n01 = t->ax[2] + dg_fp_mulf(t->gy[2], fy - 1.0f);
+  float n11 = t->ax[3] + dg_fp_mulf(t->gy[3], fy - 1.0f);
+  float nx0 = n00 + dg_fp_mulf(t->sx, n10 - n00);
+  float nx1 = n01 + dg_fp_mulf(t->sx, n11 - n01);
+  return (nx0 + dg_fp_mulf(sy, nx1 - nx0)) * RANGE_SCALE;
 }
 
 int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height,
                         const uint8_t *want, void *scratch) {
   if (width < 1 || height < 1)
     return DG_EINVAL;
-  float *fxs = scratch, *sxs = fxs + width;
-  int32_t *xis = (int32_t *)(sxs + width);
-  uint16_t *grads = (uint16_t *)(xis + width);
+  column_terms *terms = scratch;
+  float *fxs = (float *)(terms + width);
+  int32_t *xis = (int32_t *)(fxs + width);
   long cells = (long)width * height;
   for (long i = 0; i < cells; i++)
     out[i] = 0.0f;
@@ -153,9 +182,9 @@ int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height
       float px = dg_fp_mulf((float)x, f) + noise->offset_x[o];
       xis[x] = floor_int(px);
       fxs[x] = px - (float)xis[x];
-      sxs[x] = fade(fxs[x]);
+      terms[x].sx = fade(fxs[x]);
     }
-    /* Rows in one lattice row share their gradients: hashed once. */
+    /* Rows in one lattice row share their terms: computed once. */
     bool have_row = false;
     int32_t row_yi = 0;
     for (int y = 0; y < height; y++) {
@@ -163,7 +192,7 @@ int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height
       int32_t yi = floor_int(py);
       float fy = py - (float)yi, sy = fade(fy);
       if (!have_row || yi != row_yi) {
-        fill_gradients(seed, xis, width, yi, grads);
+        fill_terms(seed, xis, fxs, width, yi, terms);
         have_row = true;
         row_yi = yi;
       }
@@ -172,9 +201,7 @@ int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height
       for (int x = 0; x < width; x++) {
         if (wanted != NULL && !wanted[x])
           continue;
-        uint32_t g = grads[x];
-        row[x] += dg_fp_mulf(amp, clamp1(cell_value(g & 7u, g >> 3 & 7u, g >> 6 & 7u, g >> 9 & 7u,
-                                                    fxs[x], fy, sxs[x], sy)));
+        row[x] += dg_fp_mulf(amp, clamp1(column_value(&terms[x], fy, sy)));
       }
     }
   }

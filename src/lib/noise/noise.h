@@ -46,7 +46,7 @@ float dg_noise_sample(const dg_noise *noise, float x, float y);
  * (bit for bit the same values), reusing each lattice cell's gradients
  * across the tiles it covers. `scratch` is caller memory of
  * dg_noise_scratch_size(width) bytes, aligned for float (per-column
- * positions). Returns 0 or DG_EINVAL (size < 1). */
+ * positions and products). Returns 0 or DG_EINVAL (size < 1). */
 int dg_noise_fill(const dg_noise *noise, float *out, int width, int height, void *scratch);
 
 /* dg_noise_fill for the tiles where want[y * width + x] is not 0 only (all
@@ -58,7 +58,8 @@ int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height
 
 /* Bytes of scratch dg_noise_fill needs for rows of `width` tiles. */
 static inline unsigned long dg_noise_scratch_size(int width) {
-  return (unsigned long)(width > 0 ? width : 1) * (2 * sizeof(float) + sizeof(int) + 2);
+  /* Per column: nine floats of terms (noise.c), the fraction, the lattice column. */
+  return (unsigned long)(width > 0 ? width : 1) * (10 * sizeof(float) + sizeof(int));
 }
 
 #ifdef __cplusplus

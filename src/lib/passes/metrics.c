@@ -23,8 +23,13 @@ static bool corridor_like(dg_tile tile) {
  * one component. Works in padded coordinates (a non-walkable border round
  * the map) so that neighbours are fixed offsets: this runs on every tile of
  * every level. */
-static bool corridor_at(const dg_grid *grid, int x, int y) {
-  return dg_grid_contains(grid, x, y) && dg_grid_get(grid, x, y) == DG_TILE_CORRIDOR;
+
+/* The tile `dx`, `dy` away from padded tile p (map tile *tile) is a
+ * corridor: walk[] is 0 on the border, so a neighbour off the map is
+ * never read, with no bounds test. */
+static inline bool corridor_near(const uint8_t *walk, long p, int stride, const uint8_t *tile,
+                                 int width, int dx, int dy) {
+  return walk[p + (long)dy * stride + dx] && tile[(long)dy * width + dx] == DG_TILE_CORRIDOR;
 }
 
 int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride, const int *cells,
@@ -59,12 +64,15 @@ int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
     /* Inside some 2x2 block of corridor: the "double-wide" ugliness the
      * seed's follow and cleanup styles exist to avoid. */
     if (tile == DG_TILE_CORRIDOR) {
-      bool up = corridor_at(grid, x, y - 1), down = corridor_at(grid, x, y + 1);
-      bool left = corridor_at(grid, x - 1, y), right = corridor_at(grid, x + 1, y);
-      m->double_wide += (up && left && corridor_at(grid, x - 1, y - 1)) ||
-                        (up && right && corridor_at(grid, x + 1, y - 1)) ||
-                        (down && left && corridor_at(grid, x - 1, y + 1)) ||
-                        (down && right && corridor_at(grid, x + 1, y + 1));
+      const uint8_t *at = grid->tiles + (long)y * width + x;
+      bool up = corridor_near(walk, p, stride, at, width, 0, -1);
+      bool down = corridor_near(walk, p, stride, at, width, 0, 1);
+      bool left = corridor_near(walk, p, stride, at, width, -1, 0);
+      bool right = corridor_near(walk, p, stride, at, width, 1, 0);
+      m->double_wide += (up && left && corridor_near(walk, p, stride, at, width, -1, -1)) ||
+                        (up && right && corridor_near(walk, p, stride, at, width, 1, -1)) ||
+                        (down && left && corridor_near(walk, p, stride, at, width, -1, 1)) ||
+                        (down && right && corridor_near(walk, p, stride, at, width, 1, 1));
     }
     /* Components by union-find over the west and north neighbours: one
      * sequential pass, no queue; each union that joins two sets removes
@@ -132,9 +140,14 @@ typedef struct detour_graph {
   const int *offsets, *adjacent, *via, *weight;
 } detour_graph;
 
+/* A distance no path reaches (lengths are ints, so a path is shorter than
+ * INT_MAX * INT_MAX): two of them still add up without overflow, so the
+ * meeting test below needs no branch on "reached". */
+#define UNREACHED (LONG_MAX / 4)
+
 /* One end of a two-ended Dijkstra. */
 typedef struct search_side {
-  long *best;        /* distance from this end; LONG_MAX where unreached */
+  long *best;        /* distance from this end; UNREACHED where unreached */
   int *touched;      /* nodes whose best was set, reset after each query */
   int touched_count; /* entries in touched */
   dg_heap heap;      /* open nodes keyed by distance (raw keys) */
@@ -156,10 +169,13 @@ static int expand(const detour_graph *g, search_side *side, const search_side *o
       continue;
     int next = g->adjacent[k];
     long through = distance + g->weight[k];
-    if (other->best[next] != LONG_MAX && through + other->best[next] < *meet)
-      *meet = through + other->best[next];
+    /* Through this edge to the other end's best: a miss (UNREACHED) can
+     * never beat a real meeting, and a select, not a branch, keeps the
+     * smaller (which way it goes was a coin toss to the predictor). */
+    long way = through + other->best[next];
+    *meet = way < *meet ? way : *meet;
     if (through < side->best[next]) {
-      if (side->best[next] == LONG_MAX)
+      if (side->best[next] == UNREACHED)
         side->touched[side->touched_count++] = next;
       side->best[next] = through;
       int rc = dg_heap_push_key(&side->heap, (uint64_t)through, (uint32_t)next);
@@ -177,7 +193,8 @@ static int expand(const detour_graph *g, search_side *side, const search_side *o
  * then the shortest (lengths are >= 1). About half the nodes of a
  * one-ended search are settled. Only the distance leaves here, so the
  * order in which equal keys pop does not matter. Each side's best holds
- * LONG_MAX everywhere on entry and again on return. */
+ * UNREACHED everywhere on entry and again on return; a meeting at or
+ * beyond UNREACHED is none. */
 static long detour_length(const detour_graph *g, int source, int target, int skip,
                           search_side sides[2], int *rc) {
   const int ends[2] = {source, target};
@@ -192,15 +209,15 @@ static long detour_length(const detour_graph *g, int source, int target, int ski
   long meet = LONG_MAX;
   while (*rc == 0 && sides[0].heap.count > 0 && sides[1].heap.count > 0) {
     long near0 = (long)sides[0].heap.priorities[0], near1 = (long)sides[1].heap.priorities[0];
-    if (meet != LONG_MAX && near0 + near1 >= meet)
+    if (meet < UNREACHED && near0 + near1 >= meet)
       break;
     int s = near0 <= near1 ? 0 : 1;
     *rc = expand(g, &sides[s], &sides[1 - s], skip, &meet);
   }
   for (int s = 0; s < 2; s++)
     for (int i = 0; i < sides[s].touched_count; i++)
-      sides[s].best[sides[s].touched[i]] = LONG_MAX;
-  return meet == LONG_MAX ? -1 : meet;
+      sides[s].best[sides[s].touched[i]] = UNREACHED;
+  return meet >= UNREACHED ? -1 : meet;
 }
 
 /* Stretch of loop edges: (shortest way round without the edge) / (edge
@@ -233,7 +250,7 @@ static int stretch_metrics(const dg_graph *graph, dg_cancel *cancel, dg_metrics 
   for (int k = 0; k < offsets[n]; k++)
     weight[k] = graph->edges[via[k]].length;
   for (int i = 0; i < 2 * n; i++)
-    best[i] = LONG_MAX;
+    best[i] = UNREACHED;
   for (int s = 0; s < 2; s++) {
     sides[s].best = best + (size_t)s * (size_t)n;
     sides[s].touched = touched + (size_t)s * (size_t)n;

@@ -23,7 +23,9 @@ int dg_astar_init(dg_astar *astar, int width, int height, bool directional) {
   astar->width = width;
   astar->height = height;
   astar->node = calloc(states, sizeof *astar->node);
-  if (astar->node == NULL || dg_heap_init(&astar->heap, 1024) != 0) {
+  astar->open = malloc(1024 * sizeof *astar->open);
+  astar->open_capacity = 1024;
+  if (astar->node == NULL || astar->open == NULL) {
     dg_astar_close(astar);
     return DG_ENOMEM;
   }
@@ -43,7 +45,7 @@ int dg_astar_init(dg_astar *astar, int width, int height, bool directional) {
 
 void dg_astar_close(dg_astar *astar) {
   free(astar->node);
-  dg_heap_close(&astar->heap);
+  free(astar->open);
   *astar = (dg_astar){0};
 }
 
@@ -52,14 +54,68 @@ static inline uint32_t manhattan(int x, int y, int goal_x, int goal_y, uint32_t 
   return (uint32_t)(dx + dy) * scale;
 }
 
-/* A new search id; on wrap-around the stamps are cleared once. */
+/* A new search id; when the 16-bit stamps run out they are cleared once. */
 static void next_search(dg_astar *astar, size_t states) {
-  if (++astar->search == 0) {
+  if (++astar->search > 0xffffu) {
     for (size_t i = 0; i < states; i++)
       astar->node[i].stamp = 0;
     astar->search = 1;
   }
-  dg_heap_clear(&astar->heap);
+  astar->open_count = 0;
+}
+
+/* Doubles the open set. 0 or DG_ENOMEM, the heap unchanged on failure. */
+static int open_grow(dg_astar *astar) {
+  size_t capacity = astar->open_capacity * 2;
+  dg_astar_open *open = realloc(astar->open, capacity * sizeof *open);
+  if (open == NULL)
+    return DG_ENOMEM;
+  astar->open = open;
+  astar->open_capacity = capacity;
+  return 0;
+}
+
+/* Pushes (key, state): the same steps as dg_heap_push_key. 0 or DG_ENOMEM. */
+static inline int open_push(dg_astar *astar, uint64_t key, uint32_t state) {
+  if (astar->open_count == astar->open_capacity && open_grow(astar) != 0)
+    return DG_ENOMEM;
+  dg_astar_open *open = astar->open;
+  size_t at = astar->open_count++;
+  while (at > 0) {
+    size_t parent = (at - 1) / 2;
+    if (open[parent].key <= key)
+      break;
+    open[at] = open[parent];
+    at = parent;
+  }
+  open[at] = (dg_astar_open){key, state, 0};
+  return 0;
+}
+
+/* Pops the smallest key: the same steps as dg_heap_pop_key (smaller child,
+ * the left one on a tie, chosen without a branch). False when empty. */
+static inline bool open_pop(dg_astar *astar, uint64_t *key, uint32_t *state) {
+  if (astar->open_count == 0)
+    return false;
+  dg_astar_open *open = astar->open;
+  *key = open[0].key;
+  *state = open[0].state;
+  size_t count = --astar->open_count;
+  dg_astar_open last = open[count];
+  size_t at = 0;
+  for (;;) {
+    size_t child = 2 * at + 1;
+    if (child >= count)
+      break;
+    if (child + 1 < count)
+      child += open[child + 1].key < open[child].key;
+    if (last.key <= open[child].key)
+      break;
+    open[at] = open[child];
+    at = child;
+  }
+  open[at] = last;
+  return true;
 }
 
 /* The fewest turns any path needs from (x, y) heading `dir` to the goal on
@@ -85,15 +141,15 @@ static inline uint64_t key_of(uint32_t f, uint32_t g) {
 typedef struct cell_search {
   const uint16_t *cost; /* the query's entry costs */
   dg_astar_node *node;  /* the workspace's states */
-  dg_heap *heap;        /* the open set */
-  uint32_t id;          /* this search's stamp */
+  dg_astar *astar;      /* the open set's owner */
+  uint16_t id;          /* this search's stamp */
   uint32_t scale;       /* heuristic cost per step */
   int goal_x, goal_y;   /* the goal's coordinates */
 } cell_search;
 
 /* Offers `next` at (nx, ny), entered from `cell` whose score is g with
  * `turn` charged: kept when it beats what the state has. 0 or DG_ENOMEM. */
-static inline int relax_cell(const cell_search *s, uint32_t cell, uint32_t next, int nx, int ny,
+static inline int relax_cell(const cell_search *s, uint32_t next, unsigned step, int nx, int ny,
                              uint32_t g, uint32_t turn) {
   uint32_t enter = s->cost[next] & DG_ASTAR_COST_MASK;
   if (enter == 0)
@@ -102,9 +158,9 @@ static inline int relax_cell(const cell_search *s, uint32_t cell, uint32_t next,
   dg_astar_node *n = &s->node[next];
   if (ng > SCORE_LIMIT || (n->stamp == s->id && n->score <= ng))
     return 0;
-  *n = (dg_astar_node){s->id, ng, cell};
+  *n = (dg_astar_node){ng, s->id, (uint8_t)step, 0};
   uint32_t f = ng + manhattan(nx, ny, s->goal_x, s->goal_y, s->scale);
-  return dg_heap_push_key(s->heap, key_of(f, ng), next);
+  return open_push(s->astar, key_of(f, ng), next);
 }
 
 /* Search over cells: one state per cell. Turn charges and straight-only
@@ -118,19 +174,23 @@ static int search_cells(dg_astar *astar, const dg_astar_query *q, uint32_t *foun
   const unsigned shift = astar->row_shift;
   cell_search s = {.cost = q->cost,
                    .node = astar->node,
-                   .heap = &astar->heap,
-                   .id = astar->search,
+                   .astar = astar,
+                   .id = (uint16_t)astar->search,
                    .scale = q->min_cost,
                    .goal_x = q->goal % width,
                    .goal_y = q->goal / width};
   dg_astar_node *node = astar->node;
-  node[q->start] = (dg_astar_node){s.id, 0, NO_PARENT};
+  node[q->start] = (dg_astar_node){0, s.id, DG_ASTAR_NO_PARENT, 0};
+  /* The steps as the parent's delta names them: +1 is 0, -1 is 1, then
+   * +width 2 and -width 3, except on a one-column grid, where +width is
+   * +1 (the direction a turn charge and a straight-only cell compare). */
+  const unsigned south = width == 1 ? 0 : 2, north = width == 1 ? 1 : 3;
   uint32_t h0 = manhattan(q->start % width, q->start / width, s.goal_x, s.goal_y, s.scale);
-  if (dg_heap_push_key(&astar->heap, key_of(h0, 0), (uint32_t)q->start) != 0)
+  if (open_push(astar, key_of(h0, 0), (uint32_t)q->start) != 0)
     return DG_ENOMEM;
   uint64_t key;
   uint32_t cell;
-  while (dg_heap_pop_key(&astar->heap, &key, &cell)) {
+  while (open_pop(astar, &key, &cell)) {
     uint32_t g = UINT32_MAX - (uint32_t)key;
     if (g != node[cell].score)
       continue; /* a stale entry: the cell was reached more cheaply since */
@@ -142,22 +202,20 @@ static int search_cells(dg_astar *astar, const dg_astar_query *q, uint32_t *foun
     int y = (int)(cell * magic >> shift), x = (int)cell - y * width;
     /* The direction of the best arrival, for turn charges and
      * straight-only cells; -1 at the start. */
-    int arrival = -1;
-    if (node[cell].parent != NO_PARENT) {
-      int delta = (int)cell - (int)node[cell].parent;
-      arrival = delta == 1 ? 0 : delta == -1 ? 1 : delta > 0 ? 2 : 3;
-    }
+    int arrival = node[cell].step == DG_ASTAR_NO_PARENT ? -1 : node[cell].step;
     bool straight = arrival >= 0 && (q->cost[cell] & DG_ASTAR_STRAIGHT) != 0;
     uint32_t turn = arrival >= 0 ? q->turn_cost : 0;
     int rc = 0;
     if ((!straight || arrival == 0) && x + 1 < width)
-      rc = relax_cell(&s, cell, cell + 1, x + 1, y, g, arrival != 0 ? turn : 0);
+      rc = relax_cell(&s, cell + 1, 0, x + 1, y, g, arrival != 0 ? turn : 0);
     if (rc == 0 && (!straight || arrival == 1) && x > 0)
-      rc = relax_cell(&s, cell, cell - 1, x - 1, y, g, arrival != 1 ? turn : 0);
-    if (rc == 0 && (!straight || arrival == 2) && y + 1 < height)
-      rc = relax_cell(&s, cell, cell + (uint32_t)width, x, y + 1, g, arrival != 2 ? turn : 0);
-    if (rc == 0 && (!straight || arrival == 3) && y > 0)
-      rc = relax_cell(&s, cell, cell - (uint32_t)width, x, y - 1, g, arrival != 3 ? turn : 0);
+      rc = relax_cell(&s, cell - 1, 1, x - 1, y, g, arrival != 1 ? turn : 0);
+    if (rc == 0 && (!straight || arrival == (int)south) && y + 1 < height)
+      rc = relax_cell(&s, cell + (uint32_t)width, south, x, y + 1, g,
+                      arrival != (int)south ? turn : 0);
+    if (rc == 0 && (!straight || arrival == (int)north) && y > 0)
+      rc = relax_cell(&s, cell - (uint32_t)width, north, x, y - 1, g,
+                      arrival != (int)north ? turn : 0);
     if (rc != 0)
       return rc;
   }
@@ -170,21 +228,22 @@ static int search_directions(dg_astar *astar, const dg_astar_query *q, uint32_t 
                              long *expanded) {
   const int width = astar->width, height = astar->height;
   const int goal_x = q->goal % width, goal_y = q->goal / width;
-  const uint32_t scale = q->min_cost, id = astar->search, turn = q->turn_cost;
+  const uint32_t scale = q->min_cost, turn = q->turn_cost;
+  const uint16_t id = (uint16_t)astar->search;
   dg_astar_node *node = astar->node;
   const int start_x = q->start % width, start_y = q->start / width;
   uint32_t h0 = manhattan(start_x, start_y, goal_x, goal_y, scale);
   /* The start may be left in any direction without a turn: one state each. */
   for (uint32_t d = 0; d < 4; d++) {
     uint32_t state = (uint32_t)q->start * 4 + d;
-    node[state] = (dg_astar_node){id, 0, NO_PARENT};
+    node[state] = (dg_astar_node){0, id, DG_ASTAR_NO_PARENT, 0};
     uint32_t h = h0 + turn * turns_needed(start_x, start_y, (int)d, goal_x, goal_y);
-    if (dg_heap_push_key(&astar->heap, key_of(h, 0), state) != 0)
+    if (open_push(astar, key_of(h, 0), state) != 0)
       return DG_ENOMEM;
   }
   uint64_t key;
   uint32_t state;
-  while (dg_heap_pop_key(&astar->heap, &key, &state)) {
+  while (open_pop(astar, &key, &state)) {
     uint32_t g = UINT32_MAX - (uint32_t)key;
     if (g != node[state].score)
       continue;
@@ -213,15 +272,28 @@ static int search_directions(dg_astar *astar, const dg_astar_query *q, uint32_t 
       uint32_t next = (uint32_t)next_cell * 4 + (uint32_t)d;
       if (ng > SCORE_LIMIT || (node[next].stamp == id && node[next].score <= ng))
         continue;
-      node[next] = (dg_astar_node){id, ng, state};
+      node[next] = (dg_astar_node){ng, id, (uint8_t)dir, 0};
       uint32_t f = ng + manhattan(nx, ny, goal_x, goal_y, scale) +
                    turn * turns_needed(nx, ny, d, goal_x, goal_y);
-      if (dg_heap_push_key(&astar->heap, key_of(f, ng), next) != 0)
+      if (open_push(astar, key_of(f, ng), next) != 0)
         return DG_ENOMEM;
     }
   }
   *found = NO_PARENT;
   return 0;
+}
+
+/* The state before `state` on its best path, NO_PARENT at a start: the
+ * cell one step back, and for direction states the stored direction. */
+static uint32_t parent_of(const dg_astar *astar, bool directional, uint32_t state) {
+  const dg_astar_node *n = &astar->node[state];
+  if (n->step == DG_ASTAR_NO_PARENT)
+    return NO_PARENT;
+  const int32_t back[4] = {-1, 1, -astar->width, astar->width};
+  if (!directional)
+    return (uint32_t)((int32_t)state + back[n->step]);
+  uint32_t cell = (uint32_t)((int32_t)(state >> 2) + back[state & 3]);
+  return cell * 4 + n->step;
 }
 
 int dg_astar_find(dg_astar *astar, const dg_astar_query *query, int *path,
@@ -243,13 +315,13 @@ int dg_astar_find(dg_astar *astar, const dg_astar_query *query, int *path,
     return DG_EUNSAT;
   result->total_cost = astar->node[found].score;
   int length = 0;
-  for (uint32_t s = found; s != NO_PARENT; s = astar->node[s].parent)
+  for (uint32_t s = found; s != NO_PARENT; s = parent_of(astar, query->directional, s))
     length++;
   result->length = length;
   if (path != NULL) {
     int at = length;
     int shift = query->directional ? 2 : 0;
-    for (uint32_t s = found; s != NO_PARENT; s = astar->node[s].parent)
+    for (uint32_t s = found; s != NO_PARENT; s = parent_of(astar, query->directional, s))
       path[--at] = (int)(s >> shift);
   }
   return 0;

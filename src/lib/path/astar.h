@@ -10,16 +10,15 @@
  * cheaper than turning a tile earlier).
  *
  * All working memory (scores, parents, visit stamps, the binary heap over
- * packed arrays of core/heap.h) belongs to a dg_astar workspace sized once
+ * packed entries) belongs to a dg_astar workspace sized once
  * for a grid; a search allocates nothing per node, and stamps make clearing
  * between searches free. Not thread-safe: one workspace per thread. */
 #ifndef DUNGEON_ASTAR_H
 #define DUNGEON_ASTAR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-
-#include "core/heap.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,22 +27,42 @@ extern "C" {
 #define DG_ASTAR_STRAIGHT 0x8000u  /* cost flag: leave the cell the way you came */
 #define DG_ASTAR_COST_MASK 0x7fffu /* the cost bits of a cell's value */
 
-/* What a search knows of one state; packed so that a visit touches one
- * cache line. */
+/* What a search knows of one state, in 8 bytes so that a 200x200 grid's
+ * states (320 KB) stay in a core's L2 cache with the costs: at 12 bytes
+ * they did not, and A*'s neighbour tests waited on memory. The parent is
+ * not stored, only the step that reached the state (its cell is one step
+ * back) and, for direction states, the parent's direction. */
 typedef struct dg_astar_node {
-  uint32_t stamp;  /* search id that last touched the state */
-  uint32_t score;  /* g: cheapest known cost from the start */
-  uint32_t parent; /* previous state on that path */
+  uint32_t score; /* g: cheapest known cost from the start */
+  uint16_t stamp; /* search id (low 16 bits) that last touched the state */
+  uint8_t step;   /* cell search: 0 +1, 1 -1, 2 +width, 3 -width from the
+                     parent cell; direction search: the parent's direction;
+                     DG_ASTAR_NO_PARENT at a start */
+  uint8_t unused;
 } dg_astar_node;
+
+#define DG_ASTAR_NO_PARENT 0xffu
+
+/* One open-set entry: key and state side by side, so that comparing two
+ * children and moving one touches one cache line, not one in each of two
+ * arrays (the heap's sift-down was A*'s hottest loop). */
+typedef struct dg_astar_open {
+  uint64_t key;   /* f << 32 | (UINT32_MAX - g) */
+  uint32_t state; /* cell, or cell * 4 + direction */
+  uint32_t unused;
+} dg_astar_open;
 
 typedef struct dg_astar {
   int width, height;       /* grid the workspace is sized for */
   dg_astar_node *node;     /* one per state, valid where stamp == search */
-  uint32_t search;         /* current search id */
+  uint32_t search;         /* current search id, 1..0xffff */
   bool directional_states; /* sized for (cell, direction) states */
   uint64_t row_magic;      /* cell / width == cell * row_magic >> row_shift, exact */
   unsigned row_shift;      /* for every cell (dg_astar_init) */
-  dg_heap heap;            /* open set: key = f << 32 | (UINT32_MAX - g) */
+  dg_astar_open *open;     /* open set: a binary min-heap on key, with the */
+  size_t open_count;       /* same layout after every step as core/heap.h's */
+  size_t open_capacity;    /* raw-key heap (the order of equal keys decides */
+                           /* the tunnels) */
 } dg_astar;
 
 /* One search. Cells are y * width + x. */
