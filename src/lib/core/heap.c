@@ -1,4 +1,4 @@
-/* Binary heap over packed arrays. The insertion counter in the low 24 bits
+/* Binary heap of key-value entries. The insertion counter in the low 24 bits
  * of each key makes equal priorities pop in push order, so searches do not
  * depend on the heap's internal layout. */
 #include "core/heap.h"
@@ -11,28 +11,22 @@
 #define COUNTER_MASK ((1u << COUNTER_BITS) - 1u)
 
 int dg_heap_init(dg_heap *heap, size_t capacity) {
-  heap->priorities = NULL;
-  heap->values = NULL;
+  heap->entries = NULL;
   heap->count = 0;
   heap->capacity = 0;
   heap->counter = 0;
   if (capacity == 0)
     return 0;
-  heap->priorities = malloc(capacity * sizeof *heap->priorities);
-  heap->values = malloc(capacity * sizeof *heap->values);
-  if (heap->priorities == NULL || heap->values == NULL) {
-    dg_heap_close(heap);
+  heap->entries = malloc(capacity * sizeof *heap->entries);
+  if (heap->entries == NULL)
     return DG_ENOMEM;
-  }
   heap->capacity = capacity;
   return 0;
 }
 
 void dg_heap_close(dg_heap *heap) {
-  free(heap->priorities);
-  free(heap->values);
-  heap->priorities = NULL;
-  heap->values = NULL;
+  free(heap->entries);
+  heap->entries = NULL;
   heap->count = heap->capacity = 0;
 }
 
@@ -43,14 +37,10 @@ void dg_heap_clear(dg_heap *heap) {
 
 int dg_heap_grow(dg_heap *heap) {
   size_t capacity = heap->capacity != 0 ? heap->capacity * 2 : 64;
-  uint64_t *priorities = realloc(heap->priorities, capacity * sizeof *priorities);
-  if (priorities == NULL)
+  dg_heap_entry *entries = realloc(heap->entries, capacity * sizeof *entries);
+  if (entries == NULL)
     return DG_ENOMEM;
-  heap->priorities = priorities;
-  uint32_t *values = realloc(heap->values, capacity * sizeof *values);
-  if (values == NULL)
-    return DG_ENOMEM;
-  heap->values = values;
+  heap->entries = entries;
   heap->capacity = capacity;
   return 0;
 }

@@ -1,4 +1,4 @@
-/* Internal: binary min-heap of (priority, value) pairs over two packed arrays.
+/* Internal: binary min-heap of (priority, value) pairs, side by side.
  *
  * Used by path-finders and growth queues; a heap is cleared and reused
  * between searches so that pushing allocates only when it outgrows every
@@ -16,12 +16,20 @@
 extern "C" {
 #endif
 
+/* One entry: key and value side by side, so that comparing two children
+ * and moving one touches one cache line, not one in each of two arrays
+ * (the sift-down was A*'s hottest loop). */
+typedef struct dg_heap_entry {
+  uint64_t key;   /* priority << 24 | insertion counter, or a raw key (push_key) */
+  uint32_t value; /* payload */
+  uint32_t unused;
+} dg_heap_entry;
+
 typedef struct dg_heap {
-  uint64_t *priorities; /* priority << 24 | insertion counter, heap-ordered */
-  uint32_t *values;     /* payload of each entry, parallel to priorities */
-  size_t count;         /* entries in the heap */
-  size_t capacity;      /* allocated entries */
-  uint32_t counter;     /* insertion order used to break priority ties */
+  dg_heap_entry *entries; /* heap-ordered on key */
+  size_t count;           /* entries in the heap */
+  size_t capacity;        /* allocated entries */
+  uint32_t counter;       /* insertion order used to break priority ties */
 } dg_heap;
 
 /* Prepares an empty heap with room for `capacity` entries (may be 0).
@@ -56,19 +64,16 @@ static inline int dg_heap_push_key(dg_heap *heap, uint64_t key, uint32_t value) 
     if (rc != 0)
       return rc;
   }
-  uint64_t *priorities = heap->priorities;
-  uint32_t *values = heap->values;
+  dg_heap_entry *entries = heap->entries;
   size_t at = heap->count++;
   while (at > 0) {
     size_t parent = (at - 1) / 2;
-    if (priorities[parent] <= key)
+    if (entries[parent].key <= key)
       break;
-    priorities[at] = priorities[parent];
-    values[at] = values[parent];
+    entries[at] = entries[parent];
     at = parent;
   }
-  priorities[at] = key;
-  values[at] = value;
+  entries[at] = (dg_heap_entry){key, value, 0};
   return 0;
 }
 
@@ -77,15 +82,13 @@ static inline int dg_heap_push_key(dg_heap *heap, uint64_t key, uint32_t value) 
 static inline bool dg_heap_pop_key(dg_heap *heap, uint64_t *out_key, uint32_t *value) {
   if (heap->count == 0)
     return false;
-  uint64_t *priorities = heap->priorities;
-  uint32_t *values = heap->values;
+  dg_heap_entry *entries = heap->entries;
   if (out_key != NULL)
-    *out_key = priorities[0];
+    *out_key = entries[0].key;
   if (value != NULL)
-    *value = values[0];
+    *value = entries[0].value;
   size_t count = --heap->count;
-  uint64_t key = priorities[count];
-  uint32_t payload = values[count];
+  dg_heap_entry last = entries[count];
   size_t at = 0;
   for (;;) {
     size_t child = 2 * at + 1;
@@ -95,16 +98,19 @@ static inline bool dg_heap_pop_key(dg_heap *heap, uint64_t *out_key, uint32_t *v
      * it is cannot be predicted, and a mispredicted branch here cost more
      * than the rest of the step. */
     if (child + 1 < count)
-      child += priorities[child + 1] < priorities[child];
-    if (key <= priorities[child])
+      child += entries[child + 1].key < entries[child].key;
+    if (last.key <= entries[child].key)
       break;
-    priorities[at] = priorities[child];
-    values[at] = values[child];
+    entries[at] = entries[child];
     at = child;
   }
-  priorities[at] = key;
-  values[at] = payload;
+  entries[at] = last;
   return true;
+}
+
+/* The smallest key in a non-empty heap, left in place. */
+static inline uint64_t dg_heap_min_key(const dg_heap *heap) {
+  return heap->entries[0].key;
 }
 
 #ifdef __cplusplus

@@ -208,7 +208,8 @@ static long detour_length(const detour_graph *g, int source, int target, int ski
   }
   long meet = LONG_MAX;
   while (*rc == 0 && sides[0].heap.count > 0 && sides[1].heap.count > 0) {
-    long near0 = (long)sides[0].heap.priorities[0], near1 = (long)sides[1].heap.priorities[0];
+    long near0 = (long)dg_heap_min_key(&sides[0].heap),
+         near1 = (long)dg_heap_min_key(&sides[1].heap);
     if (meet < UNREACHED && near0 + near1 >= meet)
       break;
     int s = near0 <= near1 ? 0 : 1;

@@ -23,9 +23,7 @@ int dg_astar_init(dg_astar *astar, int width, int height, bool directional) {
   astar->width = width;
   astar->height = height;
   astar->node = calloc(states, sizeof *astar->node);
-  astar->open = malloc(1024 * sizeof *astar->open);
-  astar->open_capacity = 1024;
-  if (astar->node == NULL || astar->open == NULL) {
+  if (astar->node == NULL || dg_heap_init(&astar->open, 1024) != 0) {
     dg_astar_close(astar);
     return DG_ENOMEM;
   }
@@ -45,7 +43,7 @@ int dg_astar_init(dg_astar *astar, int width, int height, bool directional) {
 
 void dg_astar_close(dg_astar *astar) {
   free(astar->node);
-  free(astar->open);
+  dg_heap_close(&astar->open);
   *astar = (dg_astar){0};
 }
 
@@ -61,61 +59,7 @@ static void next_search(dg_astar *astar, size_t states) {
       astar->node[i].stamp = 0;
     astar->search = 1;
   }
-  astar->open_count = 0;
-}
-
-/* Doubles the open set. 0 or DG_ENOMEM, the heap unchanged on failure. */
-static int open_grow(dg_astar *astar) {
-  size_t capacity = astar->open_capacity * 2;
-  dg_astar_open *open = realloc(astar->open, capacity * sizeof *open);
-  if (open == NULL)
-    return DG_ENOMEM;
-  astar->open = open;
-  astar->open_capacity = capacity;
-  return 0;
-}
-
-/* Pushes (key, state): the same steps as dg_heap_push_key. 0 or DG_ENOMEM. */
-static inline int open_push(dg_astar *astar, uint64_t key, uint32_t state) {
-  if (astar->open_count == astar->open_capacity && open_grow(astar) != 0)
-    return DG_ENOMEM;
-  dg_astar_open *open = astar->open;
-  size_t at = astar->open_count++;
-  while (at > 0) {
-    size_t parent = (at - 1) / 2;
-    if (open[parent].key <= key)
-      break;
-    open[at] = open[parent];
-    at = parent;
-  }
-  open[at] = (dg_astar_open){key, state, 0};
-  return 0;
-}
-
-/* Pops the smallest key: the same steps as dg_heap_pop_key (smaller child,
- * the left one on a tie, chosen without a branch). False when empty. */
-static inline bool open_pop(dg_astar *astar, uint64_t *key, uint32_t *state) {
-  if (astar->open_count == 0)
-    return false;
-  dg_astar_open *open = astar->open;
-  *key = open[0].key;
-  *state = open[0].state;
-  size_t count = --astar->open_count;
-  dg_astar_open last = open[count];
-  size_t at = 0;
-  for (;;) {
-    size_t child = 2 * at + 1;
-    if (child >= count)
-      break;
-    if (child + 1 < count)
-      child += open[child + 1].key < open[child].key;
-    if (last.key <= open[child].key)
-      break;
-    open[at] = open[child];
-    at = child;
-  }
-  open[at] = last;
-  return true;
+  dg_heap_clear(&astar->open);
 }
 
 /* The fewest turns any path needs from (x, y) heading `dir` to the goal on
@@ -160,7 +104,7 @@ static inline int relax_cell(const cell_search *s, uint32_t next, unsigned step,
     return 0;
   *n = (dg_astar_node){ng, s->id, (uint8_t)step, 0};
   uint32_t f = ng + manhattan(nx, ny, s->goal_x, s->goal_y, s->scale);
-  return open_push(s->astar, key_of(f, ng), next);
+  return dg_heap_push_key(&s->astar->open, key_of(f, ng), next);
 }
 
 /* Search over cells: one state per cell. Turn charges and straight-only
@@ -186,11 +130,11 @@ static int search_cells(dg_astar *astar, const dg_astar_query *q, uint32_t *foun
    * +1 (the direction a turn charge and a straight-only cell compare). */
   const unsigned south = width == 1 ? 0 : 2, north = width == 1 ? 1 : 3;
   uint32_t h0 = manhattan(q->start % width, q->start / width, s.goal_x, s.goal_y, s.scale);
-  if (open_push(astar, key_of(h0, 0), (uint32_t)q->start) != 0)
+  if (dg_heap_push_key(&astar->open, key_of(h0, 0), (uint32_t)q->start) != 0)
     return DG_ENOMEM;
   uint64_t key;
   uint32_t cell;
-  while (open_pop(astar, &key, &cell)) {
+  while (dg_heap_pop_key(&astar->open, &key, &cell)) {
     uint32_t g = UINT32_MAX - (uint32_t)key;
     if (g != node[cell].score)
       continue; /* a stale entry: the cell was reached more cheaply since */
@@ -238,12 +182,12 @@ static int search_directions(dg_astar *astar, const dg_astar_query *q, uint32_t 
     uint32_t state = (uint32_t)q->start * 4 + d;
     node[state] = (dg_astar_node){0, id, DG_ASTAR_NO_PARENT, 0};
     uint32_t h = h0 + turn * turns_needed(start_x, start_y, (int)d, goal_x, goal_y);
-    if (open_push(astar, key_of(h, 0), state) != 0)
+    if (dg_heap_push_key(&astar->open, key_of(h, 0), state) != 0)
       return DG_ENOMEM;
   }
   uint64_t key;
   uint32_t state;
-  while (open_pop(astar, &key, &state)) {
+  while (dg_heap_pop_key(&astar->open, &key, &state)) {
     uint32_t g = UINT32_MAX - (uint32_t)key;
     if (g != node[state].score)
       continue;
@@ -275,7 +219,7 @@ static int search_directions(dg_astar *astar, const dg_astar_query *q, uint32_t 
       node[next] = (dg_astar_node){ng, id, (uint8_t)dir, 0};
       uint32_t f = ng + manhattan(nx, ny, goal_x, goal_y, scale) +
                    turn * turns_needed(nx, ny, d, goal_x, goal_y);
-      if (open_push(astar, key_of(f, ng), next) != 0)
+      if (dg_heap_push_key(&astar->open, key_of(f, ng), next) != 0)
         return DG_ENOMEM;
     }
   }

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/heap.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,15 +45,6 @@ typedef struct dg_astar_node {
 
 #define DG_ASTAR_NO_PARENT 0xffu
 
-/* One open-set entry: key and state side by side, so that comparing two
- * children and moving one touches one cache line, not one in each of two
- * arrays (the heap's sift-down was A*'s hottest loop). */
-typedef struct dg_astar_open {
-  uint64_t key;   /* f << 32 | (UINT32_MAX - g) */
-  uint32_t state; /* cell, or cell * 4 + direction */
-  uint32_t unused;
-} dg_astar_open;
-
 typedef struct dg_astar {
   int width, height;       /* grid the workspace is sized for */
   dg_astar_node *node;     /* one per state, valid where stamp == search */
@@ -59,10 +52,9 @@ typedef struct dg_astar {
   bool directional_states; /* sized for (cell, direction) states */
   uint64_t row_magic;      /* cell / width == cell * row_magic >> row_shift, exact */
   unsigned row_shift;      /* for every cell (dg_astar_init) */
-  dg_astar_open *open;     /* open set: a binary min-heap on key, with the */
-  size_t open_count;       /* same layout after every step as core/heap.h's */
-  size_t open_capacity;    /* raw-key heap (the order of equal keys decides */
-                           /* the tunnels) */
+  dg_heap open;            /* open set, raw keys f << 32 | (UINT32_MAX - g) and states
+                              (cell, or cell * 4 + direction); the order of equal keys
+                              decides the tunnels */
 } dg_astar;
 
 /* One search. Cells are y * width + x. */
