@@ -2,10 +2,11 @@
 """The client view (issue 20 items 4 and 5) checked against the real dungeond
 by a checker that reads only the answers: "no secret in the client view".
 
-Usage: clientview_http.py PATH/TO/dungeond [SEEDS]. SEEDS (default 300) per
+Usage: clientview_http.py PATH/TO/dungeond [SEEDS]. SEEDS (default 500) per
 algorithm (classic with many secret doors and closets, landmark, nonlinear,
-authored), each with locks (1, 2 or 4), one-way doors on every other seed
-and population on. For each seed the full level (JSON) and the client view
+authored), each at difficulties 10, 50 and 90 (issue 20 item 5: 500 seeds
+per algorithm and three difficulties), with locks (1, 2 or 4), one-way
+doors on every other seed and population on. For each seed the full level (JSON) and the client view
 of the same request in every representation (JSON, ASCII, SVG, Tiled) are
 fetched, and on the client view's bytes:
 
@@ -35,7 +36,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dungeond_http as harness  # noqa: E402
 from dungeond_http import check, problem  # noqa: E402
 
-SEEDS = 300
+SEEDS = 500
+DIFFICULTIES = (10, 50, 90)
 BASE = {
     "classic": {"algorithm": "classic",
                 "params": {"secret_door_chance": 0.5, "closet_chance": 0.6}},
@@ -77,11 +79,11 @@ def test(name):
     return wrap
 
 
-def request_body(algorithm, seed):
+def request_body(algorithm, seed, difficulty=50):
     body = json.loads(json.dumps(BASE[algorithm]))
     body["seed"] = seed
     body["params"].update({"locks": (1, 2, 4)[seed % 3], "one_way": seed % 2,
-                           "population": True, "difficulty": 50})
+                           "population": True, "difficulty": difficulty})
     if seed % 2 == 0:
         # Every other seed filled from the example content table: the full
         # level then holds entities the client view must not.
@@ -220,9 +222,9 @@ class Tally:
         self.levels = self.secret_doors = self.keys = self.closets = self.entities = 0
 
 
-def check_seed(d, conn, algorithm, seed, tally):
-    body = request_body(algorithm, seed)
-    where = f"{algorithm} seed {seed}"
+def check_seed(d, conn, algorithm, seed, difficulty, tally):
+    body = request_body(algorithm, seed, difficulty)
+    where = f"{algorithm} seed {seed} difficulty {difficulty}"
     full_bytes = fetch(d, conn, "/v1/levels", body)
     full = json.loads(full_bytes)
     tally.entities += len(full.get("entities", []))
@@ -249,24 +251,27 @@ def seeds_test(algorithm):
         conn = d.connection()
         started = time.monotonic()
         try:
-            for seed in range(1, SEEDS + 1):
-                check_seed(d, conn, algorithm, seed, tally)
+            for difficulty in DIFFICULTIES:
+                for seed in range(1, SEEDS + 1):
+                    check_seed(d, conn, algorithm, seed, difficulty, tally)
         finally:
             conn.close()
         print(f"# {algorithm}: {tally.levels} levels, {tally.secret_doors} secret doors, "
               f"{tally.keys} keys, {tally.closets} closets, {tally.entities} entities hidden "
               f"({time.monotonic() - started:.1f} s)", flush=True)
+        levels = SEEDS * len(DIFFICULTIES)
+        check(tally.levels == levels, f"{tally.levels} levels checked, not {levels}")
         if algorithm == "classic":
-            check(tally.secret_doors > SEEDS and tally.closets > SEEDS // 2,
+            check(tally.secret_doors > levels and tally.closets > levels // 2,
                   f"too few secrets to check: {tally.secret_doors} doors, {tally.closets} closets")
-        check(tally.keys >= SEEDS // 4, f"too few keys: {tally.keys}")
-        check(tally.entities >= SEEDS, f"too few entities to hide: {tally.entities}")
+        check(tally.keys >= levels // 4, f"too few keys: {tally.keys}")
+        check(tally.entities >= levels, f"too few entities to hide: {tally.entities}")
     return run
 
 
 for _algorithm in BASE:
-    test(f"{_algorithm}: SEEDS seeds, every representation of the client view holds no secret, "
-         "level_hash is the full level's")(seeds_test(_algorithm))
+    test(f"{_algorithm}: SEEDS seeds x difficulties 10/50/90, every representation of the "
+         "client view holds no secret, level_hash is the full level's")(seeds_test(_algorithm))
 
 
 @test("the same client views on 1 and 2 workers")
