@@ -421,16 +421,30 @@ def nginx_main_conf(objects):
 
 
 def children(pid):
+    """The child processes of `pid` now; none once it has exited. The
+    script's loop starts short-lived commands, which may exit between the
+    listing and the read."""
     found = []
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as f:
-            found += [int(c) for c in f.read().split()]
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
     return found
 
 
+def command_name(pid):
+    """/proc/PID/comm, or "" for a process that has already exited."""
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
 def nginx_workers(script_pid):
-    masters = [c for c in children(script_pid)
-               if open(f"/proc/{c}/comm").read().strip() == "nginx"]
+    masters = [c for c in children(script_pid) if command_name(c) == "nginx"]
     return set(w for m in masters for w in children(m)), masters
 
 
