@@ -210,11 +210,21 @@ def main():
     parser.add_argument("--log", help="also write the daemon's log lines to this file")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    # From the source root, where the configuration's relative paths point
+    # (the tests run it from the build directory).
     daemon = subprocess.Popen(
-        [os.path.join(args.build, "src/server/dungeond"), "--config", args.config,
-         "--listen", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
-    port = int(re.search(r'"port":(\d+)', daemon.stderr.readline()).group(1))
-    log = []
+        [os.path.join(os.path.abspath(args.build), "src/server/dungeond"), "--config",
+         os.path.abspath(args.config), "--listen", "127.0.0.1:0"],
+        stderr=subprocess.PIPE, text=True, cwd=root)
+    log, port = [], None
+    while port is None:  # the "listening" line, after any warnings
+        line = daemon.stderr.readline()
+        if not line:
+            daemon.wait(timeout=60)
+            sys.exit("lobby-bench: the daemon did not start:\n" + "".join(log[-5:]))
+        log.append(line)
+        found = re.search(r'"port":(\d+)', line)
+        port = int(found.group(1)) if found else None
     reader = threading.Thread(target=lambda: log.extend(daemon.stderr), daemon=True)
     reader.start()
     errors, starts = [], {}
