@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The benchmark scripts of bench/ keep working (issue 22 items 5 and 6):
+"""The benchmark scripts of bench/ keep working (issue 22 items 5 and 6;
+fairness.py for issue 24 item 3, lobby-bench.py for issue 26 item 5):
 each runs in a tiny mode (1 round, 1 s of load, the shortest generator
 runs) against this build, and its table and --json object are checked for
 shape: every row there, every figure a positive number, ratios that are
@@ -179,6 +180,35 @@ def peers_table():
         assert lo <= hi, line
 
 
+def fairness_json():
+    # Tiny: 10 light requests, a 2-connection flood, one round.
+    out = ok(run([sys.executable, os.path.join(BENCH, "fairness.py"), "--build", BUILD,
+                  "--requests", "10", "--flood", "2", "--rounds", "1", "--json"]))
+    result = json.loads(out)
+    for phase in ("idle", "flooded"):
+        positive(result[phase]["p50_ms"], f"{phase}.p50_ms")
+        positive(result[phase]["p99_ms"], f"{phase}.p99_ms")
+        assert result[phase]["non_200"] == 0, f"{phase}: light requests failed: {result}"
+    assert len(result["p99_ratio_per_round"]) == 1, result
+    close(result["p99_ratio"], result["flooded"]["p99_ms"], result["idle"]["p99_ms"], "fairness")
+    assert sum(result["flood_answers"].values()) > 0, f"the flood sent nothing: {result}"
+
+
+def lobby_bench_json():
+    # Tiny: one round of 1 s phases with 8 lobbies; the lobbies' own process
+    # must hand back every start (8 lobbies, each started once).
+    out = ok(run([sys.executable, os.path.join(BENCH, "lobby-bench.py"), "--build", BUILD,
+                  "--rounds", "1", "--seconds", "1", "--lobbies", "8", "--json"]))
+    result = json.loads(out)
+    starts = sum(row["count"] for row in result["starts"].values())
+    assert starts == 8, f"{starts} starts came back from the lobby process, expected 8: {result}"
+    assert result["errors"] == 0 and result["daemon_exit"] == 0, result
+    for phase in ("interactive_alone", "interactive_with_lobbies"):
+        assert result[phase]["count"] > 0, f"{phase}: no requests: {result}"
+        positive(result[phase]["p99_ms"], f"{phase}.p99_ms")
+    assert len(result["interactive_p99_ratio_per_round"]) == 1, result
+
+
 def main():
     tests = [("compare.py --json: every row, ratios of the figures", compare_json),
              ("compare.py table: header, rows, ratio", compare_table),
@@ -187,7 +217,10 @@ def main():
              ("http_ab.py --json on the shared module", http_ab_json),
              ("bytes_ab.py --json on the shared module: a build equals itself", bytes_ab_json),
              ("peers.sh --json: every peer, ratios of the figures", peers_json),
-             ("peers.sh table: header and six rows", peers_table)]
+             ("peers.sh table: header and six rows", peers_table),
+             ("fairness.py --json: both phases, the ratio of their p99s", fairness_json),
+             ("lobby-bench.py --json: every start back from the lobbies' process",
+              lobby_bench_json)]
     return run_plan(tests)
 
 
