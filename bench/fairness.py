@@ -15,8 +15,8 @@ Retry-After, 1 s, as HTTP clients that honour it do), then a wait until
 the daemon has no job queued or running (the flood's queued maps outlive
 it). Prints, per phase, the light client's p50/p99 latency (median over
 rounds), its non-200 answers, the flood's answers by status, and the ratio
-of loaded to idle p99 per round and its median; --json prints one JSON object instead. The claim it checks: the
-ratio stays below 2. Loopback only, bounded in time (each round is N light
+of loaded to idle p99 per round and its median; --json prints one JSON
+object instead. The claim it checks: the ratio stays below 2. Loopback only, bounded in time (each round is N light
 requests long; the flood stops with them).
 
 The flood runs in a process of its own: its 64 threads reading megabytes
