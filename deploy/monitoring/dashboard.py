@@ -128,6 +128,11 @@ PANELS = [
     ("Worker use", "timeseries", "percentunit", 12, "Busy workers against workers, per replica.",
      [(f"dungeond_workers_busy{{{SEL}}} / (dungeond_workers{{{SEL}}} > 0)", "{{instance}}")],
      {"max": 1}),
+    ("Heavy maps giving way", "timeseries", "short", 24,
+     "Heavy jobs pause while light requests run (limits.yield_percent): pauses a second, and "
+     "seconds paused a second (at most the yield_percent share of the heavy jobs' time).",
+     [(f"sum(rate(dungeond_job_pauses_total{{{SEL}}}[{RATE}]))", "pauses/s"),
+      (f"sum(rate(dungeond_job_paused_seconds_total{{{SEL}}}[{RATE}]))", "paused s/s")], {}),
 
     ("Pre-generation", "row", None, 24, None, [], {}),
     ("Match starts by outcome", "timeseries", "reqps", 6,

@@ -58,13 +58,20 @@ static int generate_one(const dg_context *context, const dg_request *request, dg
   if (table != NULL)
     memcpy(level->table_sha256, table->sha256, sizeof level->table_sha256);
   rc = request->algorithm->generate(context, request, cancel, level, err);
+  /* The passes take no dg_cancel: it is polled between them. */
+  if (rc == 0 && (rc = dg_cancel_check(cancel)) != 0)
+    dg_error_from_code(err, rc);
   if (rc == 0) {
     rc = dg_placement_run(level, err);
+    if (rc == 0 && (rc = dg_cancel_check(cancel)) != 0)
+      dg_error_from_code(err, rc);
     dg_rng progression_rng;
     dg_rng_seed(&progression_rng, level->seed, DG_STREAM_PROGRESSION);
     uint64_t started = dg_monotonic_ns();
     if (rc == 0)
       rc = dg_pass_progression(level, request, &progression_rng, err);
+    if (rc == 0 && (rc = dg_cancel_check(cancel)) != 0)
+      dg_error_from_code(err, rc);
     /* The pass's own wall-clock time, for `dungeon bench` and the CLI's
      * stderr (never in the level), when it ran. */
     if (rc == 0 && level->progression.placed)
@@ -74,6 +81,8 @@ static int generate_one(const dg_context *context, const dg_request *request, dg
     started = dg_monotonic_ns();
     if (rc == 0)
       rc = dg_pass_population(level, request, &population_rng, err);
+    if (rc == 0 && (rc = dg_cancel_check(cancel)) != 0)
+      dg_error_from_code(err, rc);
     /* Borrowed for the pass only: a level may outlive the context its
      * table came from (a reload). */
     level->population.table = NULL;

@@ -132,6 +132,8 @@ void server_apply_slices(server *daemon) {
   daemon->loop_slice_refused = slice_set((uint64_t)cfg->limits.interactive_slice_us * 1000) != 0;
   jobs_set_slices(&daemon->queues, (uint64_t)cfg->limits.interactive_slice_us * 1000,
                   (uint64_t)cfg->limits.heavy_slice_us * 1000);
+  jobs_set_yield(&daemon->queues, (int)cfg->limits.yield_percent,
+                 (uint64_t)cfg->limits.yield_linger_us * 1000);
 }
 
 int server_start(server *daemon, const config *cfg, uv_loop_t *loop, const dg_context *roomsets,

@@ -22,8 +22,9 @@ int server_start(server *daemon, const config *cfg, uv_loop_t *loop, const dg_co
 
 /* Asks the kernel for the time slices of limits.interactive_slice_us (the
  * calling loop thread and the interactive workers) and
- * limits.heavy_slice_us (the heavy lane), see state/slice.h. At start and
- * on each reload. Loop thread. */
+ * limits.heavy_slice_us (the heavy lane), see state/slice.h, and sets
+ * limits.yield_percent and yield_linger_us (state/give_way.h). At start and on each reload.
+ * Loop thread. */
 void server_apply_slices(server *daemon);
 
 /* Starts the drain (what SIGTERM does): readyz turns 503, queued jobs are

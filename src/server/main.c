@@ -58,6 +58,8 @@ static void print_config(const config *cfg, const dg_context *roomsets) {
   PUT(client_workers_max);
   PUT(interactive_slice_us);
   PUT(heavy_slice_us);
+  PUT(yield_percent);
+  PUT(yield_linger_us);
   PUT(lobbies_per_client_max);
   PUT(speculative_queue_max);
   PUT(connections_max);

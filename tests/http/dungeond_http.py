@@ -478,11 +478,15 @@ def _(d):
     latency = classic["latency_ms"]
     check(0 < latency["p50"] <= latency["p90"] <= latency["p99"], f"latency {latency}")
     check(stats["queues"]["interactive"]["max"] == 1024, f"queues {stats['queues']}")
-    check(stats["workers"] == {"total": 2, "busy": 0, "speculative_busy": 0,
-                                "speculative_priority": "idle", "speculative_reruns": 0,
-                                "heavy_priority": "lowered",
-                                "time_slices": "custom" if kernel_custom_slices() else "refused"},
+    workers = dict(stats["workers"])
+    pauses, paused_ms = workers.pop("pauses"), workers.pop("paused_ms")
+    check(workers == {"total": 2, "busy": 0, "speculative_busy": 0,
+                      "speculative_priority": "idle", "speculative_reruns": 0,
+                      "heavy_priority": "lowered",
+                      "time_slices": "custom" if kernel_custom_slices() else "refused"},
           f"workers {stats['workers']}")
+    check(isinstance(pauses, int) and isinstance(paused_ms, int) and pauses >= 0 and
+          paused_ms >= 0, f"workers {stats['workers']}")
     check(stats["rejections"]["too_large"] == 1, f"rejections {stats['rejections']}")
 
 
@@ -749,6 +753,48 @@ def _(d):
     # 600x600 maps (about 0.1 s of CPU each) must.
     check(light == 0, f"light maps ran on the lowered threads ({light} ticks)")
     check(heavy >= 5, f"heavy maps did not run on the lowered threads ({heavy} ticks)")
+
+
+def metric_value(d, name):
+    """The value of an unlabelled series in /metrics."""
+    _, _, body = d.request("GET", "/metrics")
+    for line in body.decode().splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"{name} not in /metrics")
+
+
+@test("[lobby] heavy maps pause while light requests run (limits.yield_percent), not otherwise")
+def _(d):
+    heavy_doc = {"algorithm": "landmark", "params": {"width": 600, "height": 600}}
+    before = d.stats()["workers"]["pauses"]
+    for seed in range(2):
+        status, _, _ = d.request("POST", "/v1/levels", dict(heavy_doc, seed=seed))
+        check(status == 200, f"heavy request {status}")
+    check(d.stats()["workers"]["pauses"] == before,
+          f"heavy maps alone paused: {d.stats()['workers']}")
+    results = []
+
+    def heavy():
+        for seed in range(2, 5):
+            results.append(d.request("POST", "/v1/levels", dict(heavy_doc, seed=seed))[0])
+
+    thread = threading.Thread(target=heavy)
+    thread.start()
+    light = 0
+    while thread.is_alive():
+        status, _, _ = d.request("POST", "/v1/levels", {"algorithm": "classic", "seed": light})
+        check(status == 200, f"light request {status}")
+        light += 1
+    thread.join()
+    check(results == [200, 200, 200], f"heavy answers {results}")
+    workers = d.stats()["workers"]
+    check(workers["pauses"] > before, f"no pause in {light} light requests beside 3 heavy maps: "
+          f"{workers}")
+    check(metric_value(d, "dungeond_job_pauses_total") == workers["pauses"],
+          "/metrics and /v1/stats disagree")
+    check(metric_value(d, "dungeond_job_paused_seconds_total") * 1000 >= workers["paused_ms"],
+          "paused seconds missing from /metrics")
 
 
 @test("[lobby] a running speculative job takes no worker from interactive jobs; start raises it")

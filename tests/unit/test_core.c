@@ -237,6 +237,29 @@ Test(cancel, flag_and_deadline) {
   cr_assert_eq(dg_cancel_check(&cancel), 0);
 }
 
+static void count_pause(void *data) {
+  (*(int *)data)++;
+}
+
+/* The pause hook runs at every check, before the flag and the deadline are
+ * read (so a pause that outlasts the deadline is reported at once), and
+ * dg_cancel_init clears it. */
+Test(cancel, pause_hook_runs_at_every_check) {
+  dg_cancel cancel;
+  int pauses = 0;
+  dg_cancel_init(&cancel, 0);
+  dg_cancel_set_pause(&cancel, count_pause, &pauses);
+  cr_assert_eq(dg_cancel_check(&cancel), 0);
+  cr_assert_eq(dg_cancel_check(&cancel), 0);
+  cr_assert_eq(pauses, 2);
+  dg_cancel_request(&cancel);
+  cr_assert_eq(dg_cancel_check(&cancel), DG_ECANCELED);
+  cr_assert_eq(pauses, 3);
+  dg_cancel_init(&cancel, 0);
+  cr_assert_eq(dg_cancel_check(&cancel), 0);
+  cr_assert_eq(pauses, 3, "init clears the hook");
+}
+
 Test(cancel, deadline_moves) {
   dg_cancel cancel;
   dg_cancel_init(&cancel, dg_monotonic_ns() - 1);

@@ -1151,6 +1151,10 @@ export interface components {
                  * @enum {string}
                  */
                 time_slices: "custom" | "partial" | "refused" | "off";
+                /** @description times a heavy job paused to give way to light interactive jobs (limits.yield_percent), since start */
+                pauses: number;
+                /** @description the total length of those pauses, in milliseconds */
+                paused_ms: number;
             };
             /** @description open connections on the API listener */
             connections: number;

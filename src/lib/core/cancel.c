@@ -17,6 +17,13 @@ uint64_t dg_monotonic_ns(void) {
 void dg_cancel_init(dg_cancel *cancel, uint64_t deadline_ns) {
   atomic_init(&cancel->requested, 0);
   atomic_init(&cancel->deadline_ns, deadline_ns);
+  cancel->pause = NULL;
+  cancel->pause_data = NULL;
+}
+
+void dg_cancel_set_pause(dg_cancel *cancel, dg_cancel_pause_fn pause, void *data) {
+  cancel->pause = pause;
+  cancel->pause_data = data;
 }
 
 void dg_cancel_set_deadline(dg_cancel *cancel, uint64_t deadline_ns) {
@@ -30,6 +37,8 @@ void dg_cancel_request(dg_cancel *cancel) {
 int dg_cancel_check(dg_cancel *cancel) {
   if (cancel == NULL)
     return 0;
+  if (cancel->pause != NULL)
+    cancel->pause(cancel->pause_data);
   if (atomic_load_explicit(&cancel->requested, memory_order_acquire) != 0)
     return DG_ECANCELED;
   uint64_t deadline_ns = atomic_load_explicit(&cancel->deadline_ns, memory_order_relaxed);

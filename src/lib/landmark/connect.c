@@ -84,21 +84,27 @@ static int build_costs(landmark_state *state, uint32_t *min_cost) {
   if (density == NULL || scratch == NULL || rock == NULL || across == NULL)
     return DG_ENOMEM;
   walls_across(state, across);
+  int rc = dg_cancel_check(state->cancel);
+  if (rc != 0)
+    return rc;
   /* Only open rock inside the mask reads the noise (a third to a half of
    * the map is room, wall or outside): the rest is not computed. */
   for (long c = 0; c < state->cells; c++)
     rock[c] = state->inside[c] && state->grid->tiles[c] != DG_TILE_FLOOR &&
               state->grid->tiles[c] != DG_TILE_WALL;
   dg_noise noise;
-  int rc = dg_noise_init(&noise, state->seed, dg_param_int(p, LANDMARK_P_ROCK_OCTAVES),
-                         1.0f / (float)dg_param_int(p, LANDMARK_P_ROCK_SCALE), 2.0f, 0.5f);
+  rc = dg_noise_init(&noise, state->seed, dg_param_int(p, LANDMARK_P_ROCK_OCTAVES),
+                     1.0f / (float)dg_param_int(p, LANDMARK_P_ROCK_SCALE), 2.0f, 0.5f);
   if (rc == 0)
-    rc = dg_noise_fill_where(&noise, density, state->width, state->height, rock, scratch);
+    rc = dg_noise_fill_where_cancellable(&noise, density, state->width, state->height, rock,
+                                         scratch, state->cancel);
   if (rc != 0)
     return rc;
   *min_cost = (uint32_t)(base < door ? base : door);
   long tunnel = dg_param_int(p, LANDMARK_P_TUNNEL_COST);
   *min_cost = (uint32_t)tunnel < *min_cost ? (uint32_t)tunnel : *min_cost;
+  if ((rc = dg_cancel_check(state->cancel)) != 0)
+    return rc;
   for (int y = 0; y < state->height; y++)
     for (int x = 0; x < state->width; x++) {
       int c = cell_at(state, x, y);
@@ -331,9 +337,11 @@ int landmark_connect(landmark_state *state) {
   int planned = 0;
   if (points == NULL || node_cell == NULL || degree == NULL)
     goto done;
-  if ((rc = pick_room_cells(state, points, node_cell)) != 0)
+  if ((rc = pick_room_cells(state, points, node_cell)) != 0 ||
+      (rc = dg_cancel_check(state->cancel)) != 0)
     goto done;
-  if ((rc = plan_edges(state, &delaunay, points, degree, &plan, &planned)) != 0)
+  if ((rc = plan_edges(state, &delaunay, points, degree, &plan, &planned)) != 0 ||
+      (rc = dg_cancel_check(state->cancel)) != 0)
     goto done;
   rc = dig_tunnels(state, &astar, plan, planned, node_cell);
 done:

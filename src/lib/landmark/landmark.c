@@ -163,10 +163,17 @@ static int landmark_generate(const dg_context *context, const dg_request *reques
     goto fail;
   for (long i = 0; i < state.cells; i++)
     state.room_of[i] = -1;
+  if ((rc = dg_cancel_check(cancel)) != 0)
+    goto fail;
   landmark_make_mask(&state);
-  if ((rc = landmark_place_landmarks(&state)) != 0 || (rc = landmark_pack_rooms(&state)) != 0 ||
-      (rc = landmark_finish_rooms(&state)) != 0 || (rc = dg_cancel_check(cancel)) != 0 ||
-      (rc = landmark_connect(&state)) != 0)
+  /* Checks between the steps bound the time between two polls of
+   * `cancel` (its deadline, and the daemon's pause hook) to a few ms at
+   * 1000x1000. */
+  if ((rc = dg_cancel_check(cancel)) != 0 || (rc = landmark_place_landmarks(&state)) != 0 ||
+      (rc = dg_cancel_check(cancel)) != 0 || (rc = landmark_pack_rooms(&state)) != 0 ||
+      (rc = dg_cancel_check(cancel)) != 0 || (rc = landmark_finish_rooms(&state)) != 0 ||
+      (rc = dg_cancel_check(cancel)) != 0 || (rc = landmark_connect(&state)) != 0 ||
+      (rc = dg_cancel_check(cancel)) != 0)
     goto fail;
   /* Nothing outside the mask: it is void, not rock. */
   for (long i = 0; i < state.cells; i++)

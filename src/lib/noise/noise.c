@@ -167,6 +167,11 @@ static inline float column_value(const column_terms *t, float fy, float sy) {
 
 int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height,
                         const uint8_t *want, void *scratch) {
+  return dg_noise_fill_where_cancellable(noise, out, width, height, want, scratch, NULL);
+}
+
+int dg_noise_fill_where_cancellable(const dg_noise *noise, float *out, int width, int height,
+                                    const uint8_t *want, void *scratch, dg_cancel *cancel) {
   if (width < 1 || height < 1)
     return DG_EINVAL;
   column_terms *terms = scratch;
@@ -188,6 +193,9 @@ int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height
     bool have_row = false;
     int32_t row_yi = 0;
     for (int y = 0; y < height; y++) {
+      int rc = y % 128 == 127 ? dg_cancel_check(cancel) : 0;
+      if (rc != 0)
+        return rc;
       float py = dg_fp_mulf((float)y, f) + noise->offset_y[o];
       int32_t yi = floor_int(py);
       float fy = py - (float)yi, sy = fade(fy);

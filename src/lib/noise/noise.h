@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "dungeon/cancel.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -55,6 +57,13 @@ int dg_noise_fill(const dg_noise *noise, float *out, int width, int height, void
  * the field (landmark's open rock) skip the rest. Same errors. */
 int dg_noise_fill_where(const dg_noise *noise, float *out, int width, int height,
                         const uint8_t *want, void *scratch);
+
+/* dg_noise_fill_where polling `cancel` (may be NULL) every 128 rows of
+ * each octave, so a big field neither outlives its deadline by long nor
+ * keeps a pause hook waiting (dungeon/cancel.h). The same values; also
+ * DG_ECANCELED or DG_ETIMEDOUT, with `out` then unspecified. */
+int dg_noise_fill_where_cancellable(const dg_noise *noise, float *out, int width, int height,
+                                    const uint8_t *want, void *scratch, dg_cancel *cancel);
 
 /* Bytes of scratch dg_noise_fill needs for rows of `width` tiles. */
 static inline unsigned long dg_noise_scratch_size(int width) {

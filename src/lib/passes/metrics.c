@@ -298,6 +298,8 @@ done:
 static int graph_metrics(dg_level *level, dg_cancel *cancel, bool trace_grid, dg_metrics *m) {
   dg_graph *graph = &level->graph;
   int rc = dg_graph_mark_cycles(graph);
+  if (rc == 0)
+    rc = dg_cancel_check(cancel);
   if (rc != 0)
     return rc;
   int *component = malloc((size_t)(graph->node_count + 1) * sizeof *component);
@@ -327,6 +329,8 @@ static int graph_metrics(dg_level *level, dg_cancel *cancel, bool trace_grid, dg
     }
   }
   free(component);
+  if (rc == 0)
+    rc = dg_cancel_check(cancel);
   if (rc != 0)
     return rc;
   return stretch_metrics(graph, cancel, m);

@@ -124,6 +124,8 @@ static stats_gauges gauges(const server *daemon) {
                         : daemon->queues.heavy_lowered     ? "lowered"
                                                            : "shared",
       .time_slices = time_slices(daemon),
+      .pauses = atomic_load(&daemon->queues.way.pauses),
+      .paused_ns = atomic_load(&daemon->queues.way.paused_ns),
       .speculative_reruns = daemon->queues.reruns,
       .connections = daemon->http.api.open,
       .health_connections = daemon->http.health.open,

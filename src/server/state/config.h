@@ -31,6 +31,8 @@ typedef struct config_limits {
   long heavy_job_cost_min; /* estimated cost from which an interactive job runs lowered; 0: never */
   long interactive_slice_us; /* kernel time slice of the loop and interactive workers; 0: default */
   long heavy_slice_us;       /* kernel time slice of the heavy lane's threads; 0: default */
+  long yield_percent;        /* most of its time a heavy job pauses for light ones */
+  long yield_linger_us;      /* such a pause goes on this long after the last light job */
   long lobbies_per_client_max;    /* lobbies one client may have made and alive (429 above) */
   long speculative_queue_max;     /* queued pre-generation jobs (dropped above) */
   long connections_max;           /* simultaneous HTTP connections */

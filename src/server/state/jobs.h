@@ -38,6 +38,7 @@
 
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
+#include "state/give_way.h"
 #include "state/negotiate.h"
 
 typedef enum job_kind { JOB_INTERACTIVE, JOB_SPECULATIVE, JOB_KINDS } job_kind;
@@ -96,6 +97,8 @@ struct job {
   uint64_t client_key;       /* interactive: who asked (address or token); set by the caller */
   uint64_t cost;             /* interactive: estimated work (cells); set by the caller, >= 1 */
   uint64_t tag;              /* fair-queuing start tag, set at submission */
+  bool light;                /* a light interactive job on a worker: heavy ones give way */
+  give_way_job yielding;     /* heavy: its pause hook's state (give_way.h) */
   job_client *client;        /* its client's record while queued or running, or NULL */
   /* Results, written by the worker, read on the loop thread after it. */
   int rc;       /* 0 or DG_E* */
@@ -174,6 +177,7 @@ typedef struct jobs {
   uint64_t client_cost_max;                /* queued cost one client may have */
   int client_running_max;                  /* interactive jobs one client may run at once */
   uint64_t client_refused;                 /* submissions refused by client_cost_max */
+  give_way way;                            /* heavy jobs pause while light ones run */
 } jobs;
 
 /* The kernel time slices the lanes' threads ask for (slice.h), in
@@ -208,6 +212,11 @@ void jobs_set_client_limits(jobs *queues, uint64_t cost_max, int running_max);
  * whether the lane runs (false: the threads could not be started or
  * lowered; heavy jobs then share the interactive threads at normal priority). */
 bool jobs_set_heavy_lane(jobs *queues, uint64_t cost_min);
+
+/* Heavy jobs (on the heavy lane) pause at most `percent` of their time
+ * while light interactive jobs run and for `linger_ns` after (give_way.h;
+ * percent 0: never). Any time (a reload). Loop thread. */
+void jobs_set_yield(jobs *queues, int percent, uint64_t linger_ns);
 
 /* Queues `j` (request, format, cancel, done set by the caller) on queue
  * `kind` and starts it as soon as a worker is free. Every job runs under a

@@ -220,14 +220,15 @@ char *stats_json(const stats *counters, const stats_gauges *g, size_t *length) {
                                 (int)g->interactive_depth, "max", (int)g->interactive_max,
                                 "speculative", "depth", (int)g->speculative_depth, "max",
                                 (int)g->speculative_max));
-  json_object_set_new(root, "workers",
-                      json_pack("{s:i, s:i, s:i, s:s, s:I, s:s, s:s}", "total", g->workers, "busy",
-                                g->workers_busy, "speculative_busy", g->speculative_busy,
-                                "speculative_priority", g->speculative_idle ? "idle" : "shared",
-                                "speculative_reruns", (json_int_t)g->speculative_reruns,
-                                "heavy_priority",
-                                g->heavy_priority != NULL ? g->heavy_priority : "off",
-                                "time_slices", g->time_slices != NULL ? g->time_slices : "off"));
+  json_object_set_new(
+      root, "workers",
+      json_pack("{s:i, s:i, s:i, s:s, s:I, s:s, s:s, s:I, s:I}", "total", g->workers, "busy",
+                g->workers_busy, "speculative_busy", g->speculative_busy, "speculative_priority",
+                g->speculative_idle ? "idle" : "shared", "speculative_reruns",
+                (json_int_t)g->speculative_reruns, "heavy_priority",
+                g->heavy_priority != NULL ? g->heavy_priority : "off", "time_slices",
+                g->time_slices != NULL ? g->time_slices : "off", "pauses", (json_int_t)g->pauses,
+                "paused_ms", (json_int_t)(g->paused_ns / 1000000u)));
   json_object_set_new(root, "connections", json_integer(g->connections));
   json_object_set_new(root, "health_connections", json_integer(g->health_connections));
   json_object_set_new(root, "send_queue_bytes", json_integer(g->send_queue_bytes));
@@ -470,8 +471,14 @@ static void append_capacity(text_buffer *b, const stats *counters, const stats_g
          "# TYPE dungeond_workers_busy gauge\ndungeond_workers_busy %d\n"
          "# HELP dungeond_speculative_jobs_running Pre-generation jobs running now.\n"
          "# TYPE dungeond_speculative_jobs_running gauge\n"
-         "dungeond_speculative_jobs_running %d\n",
-         g->workers, g->workers_busy, g->speculative_busy);
+         "dungeond_speculative_jobs_running %d\n"
+         "# HELP dungeond_job_pauses_total Pauses of heavy jobs for light ones.\n"
+         "# TYPE dungeond_job_pauses_total counter\ndungeond_job_pauses_total %llu\n"
+         "# HELP dungeond_job_paused_seconds_total Total length of those pauses.\n"
+         "# TYPE dungeond_job_paused_seconds_total counter\n"
+         "dungeond_job_paused_seconds_total %.6f\n",
+         g->workers, g->workers_busy, g->speculative_busy, (unsigned long long)g->pauses,
+         (double)g->paused_ns / 1e9);
 }
 
 /* Connections, the send queue, log failures, connection events. */

@@ -85,6 +85,7 @@ typedef struct stats_gauges {
   bool speculative_idle;       /* speculative jobs run at idle priority on threads of their own */
   const char *heavy_priority;  /* heavy interactive jobs: "lowered", "shared" or "off" */
   const char *time_slices;     /* "custom", "refused" (by the kernel) or "off" (both keys 0) */
+  uint64_t pauses, paused_ns;  /* heavy jobs' pauses for light ones (give_way.h) */
   uint64_t speculative_reruns; /* promoted jobs run again (their thread could not be raised) */
   long connections;            /* open HTTP connections */
   long health_connections;     /* open connections on the health listener */
