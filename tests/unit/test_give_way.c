@@ -85,6 +85,22 @@ Test(give_way, the_linger_outlasts_the_light_job) {
   give_way_close(&s.way);
 }
 
+/* A pause that began while a light job ran ends with the linger after it,
+ * not with the job's allowance (3 s here). */
+Test(give_way, the_linger_ends_a_pause_that_began_during_a_light_job) {
+  setting s;
+  prepare(&s, 75, 30 * MS, 0, 1000);
+  give_way_light_started(&s.way);
+  pthread_t heavy;
+  cr_assert_eq(pthread_create(&heavy, NULL, pause_thread, &s.job), 0);
+  sleep_ms(20);
+  give_way_light_finished(&s.way);
+  pthread_join(heavy, NULL);
+  cr_assert_geq(s.job.paused_ns, 40 * MS, "paused %.1f ms", s.job.paused_ns / 1e6);
+  cr_assert_lt(s.job.paused_ns, 1500 * MS, "paused %.1f ms", s.job.paused_ns / 1e6);
+  give_way_close(&s.way);
+}
+
 /* A light job that never ends: the pause ends at the bound. At 50% a job
  * that has run 40 ms may pause 40 ms, and a second pause at once gets
  * (almost) nothing more. */

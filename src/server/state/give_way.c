@@ -60,7 +60,10 @@ void give_way_wake(give_way *way) {
 
 void give_way_light_finished(give_way *way) {
   atomic_store(&way->light_done_ns, dg_monotonic_ns());
-  if (atomic_fetch_sub(&way->light_running, 1) == 1 && atomic_load(&way->linger_ns) == 0)
+  /* Woken even with a linger: a pausing job sleeps until its allowance
+   * runs out while a light job runs, and must now sleep until the linger
+   * ends instead. */
+  if (atomic_fetch_sub(&way->light_running, 1) == 1)
     give_way_wake(way);
 }
 
