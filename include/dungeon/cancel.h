@@ -16,7 +16,8 @@ extern "C" {
 /* A pause hook: called by dg_cancel_check() on the generating thread, at
  * the same safe points, before the flag and the deadline are read. It may
  * block for a while to give way to other work (the daemon pauses heavy
- * jobs while light ones run); it must not call into the library. */
+ * jobs while light ones run). It must not generate or poll this cancel
+ * itself; reading the clock (dg_monotonic_ns) is fine. */
 typedef void (*dg_cancel_pause_fn)(void *data);
 
 typedef struct dg_cancel {

@@ -85,7 +85,9 @@ static bool pause_over(const give_way_job *gj, uint64_t now, uint64_t *until) {
 void give_way_pause(void *data) {
   give_way_job *gj = data;
   give_way *way = gj->way;
-  /* The common case, on every check of a heavy job: no light job runs. */
+  /* Every check of a heavy job comes here. With no light job running and
+   * no linger, that is all; with a linger (the default), the clock read
+   * below decides whether the last light job was recent. */
   if (atomic_load_explicit(&way->light_running, memory_order_relaxed) == 0 &&
       atomic_load_explicit(&way->linger_ns, memory_order_relaxed) == 0)
     return;
