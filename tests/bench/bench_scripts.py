@@ -207,6 +207,12 @@ def lobby_bench_json():
         assert result[phase]["count"] > 0, f"{phase}: no requests: {result}"
         positive(result[phase]["p99_ms"], f"{phase}.p99_ms")
     assert len(result["interactive_p99_ratio_per_round"]) == 1, result
+    # The lobbies' client says what it cost and how late its 32 joins went
+    # out against their planned moments.
+    positive(result["lobby_client_cpu_s"], "lobby_client_cpu_s")
+    lag = result["lobby_join_lag_ms"]
+    assert lag["count"] == 32, f"{lag['count']} join lags for 8 lobbies of 4: {result}"
+    assert 0 <= lag["p50_ms"] <= lag["p99_ms"], lag
 
 
 def main():
