@@ -16,15 +16,15 @@ each of two phases of S seconds:
     interactive clients' Python lock: one thread driving a connection per
     lobby through `selectors`, each request's bytes written once, each
     answer read by its Content-Length. 200 threads with http.client took
-    0.68 s of CPU in a 2.6-s phase (a quarter of a core, taken from the
-    daemon on two cores and measured as its latency) and sent joins 74-158
-    ms late at p99; this client about 0.16 s and 23 ms. The JSON reports
-    both figures (lobby_client_cpu_s, lobby_join_lag_ms), so that the load
-    the benchmark itself puts beside the daemon is seen.
+    0.72 s of CPU in a 2.6-s phase (--seconds 2: over a quarter of a core,
+    taken from the daemon on two cores and measured as its latency) and
+    sent joins 74-158 ms late at p99; this client about 0.17 s and 12 ms.
+    The JSON reports both figures (lobby_client_cpu_s, lobby_join_lag_ms),
+    so that the load the benchmark itself puts beside the daemon is seen.
 Alternating the phases inside one daemon run keeps the comparison fair on a
 shared machine whose speed drifts. Last, 100 lobbies are filled and left to
 become ready, then started one after another from a single connection: the
-client-side time of a hit without 200 other client threads in the way.
+client-side time of a hit with no other client in the way.
 --lobby-settings gives every lobby the same settings, e.g. a heavier
 algorithm, to make the speculative load larger. Reports start-to-level latency for hits,
 waits and misses (p50/p99, client and daemon side), the hit ratio, and
@@ -137,12 +137,14 @@ class LobbyLife:
     sends them: [settings], 4 joins at random moments over `span` seconds,
     the start (right after the last join, or 0.5 s later; every eighth asks
     for the ASCII map), then the disband. Draws the same numbers in the same
-    order as the threads this replaced, so the traffic is the same."""
+    order as the threads this replaced, so the traffic is the same. The
+    connection opens at the first request, as http.client's did, and opens
+    again when the daemon closed it between requests."""
 
     def __init__(self, port, name, span, immediate, ascii_map, settings, begin):
         rng = random.Random(name)
         joins = sorted(rng.uniform(0, span) for _ in range(4))
-        self.steps = []  # (planned moment or None: at once, kind, request bytes)
+        self.steps = []  # (planned moment, None: at once, or "after": the start; kind; bytes)
         if settings is not None:
             self.steps.append((begin, "settings", request_bytes("PUT", f"/v1/lobbies/{name}",
                                                                 settings)))
@@ -154,12 +156,10 @@ class LobbyLife:
             | ({"Accept": "text/plain"} if ascii_map else {}))))
         self.steps.append((None, "delete", request_bytes("DELETE", f"/v1/lobbies/{name}")))
         self.start_delay = 0.0 if immediate else 0.5
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
-        # Blocking again: a socket with a timeout polls before every call,
-        # and reads here come only when the selector says there is data.
-        self.sock.settimeout(None)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.port = port
+        self.sock = None
         self.buffer = bytearray()
+        self.pending = False  # a request sent, its answer not yet read
         self.sent_at = 0.0
 
     def due(self, now):
@@ -171,12 +171,31 @@ class LobbyLife:
             return now + self.start_delay
         return planned
 
+    def connect(self, selector, key):
+        self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=60)
+        # Blocking again: a socket with a timeout polls before every call,
+        # and reads here come only when the selector says there is data.
+        self.sock.settimeout(None)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # Registered while open: it is readable only while an answer is due
+        # (or when the daemon closes it), one request being sent at a time.
+        selector.register(self.sock, selectors.EVENT_READ, key)
+
+    def disconnect(self, selector):
+        if self.sock is not None:
+            selector.unregister(self.sock)
+            self.sock.close()
+            self.sock = None
+        self.buffer.clear()
+
     def answer(self):
         """(status, headers, body) once the whole answer is buffered, else None."""
         end = self.buffer.find(b"\r\n\r\n")
         if end < 0:
             return None
         lines = bytes(self.buffer[:end]).decode("latin-1").split("\r\n")
+        if not lines[0].startswith("HTTP/1."):
+            raise ValueError(f"not an HTTP/1 status line: {lines[0][:60]!r}")
         headers = {}
         for line in lines[1:]:
             key, _, value = line.partition(":")
@@ -188,6 +207,8 @@ class LobbyLife:
             return None
         body = bytes(self.buffer[end + 4:end + 4 + length])
         del self.buffer[:end + 4 + length]
+        if self.buffer:
+            raise ValueError(f"{len(self.buffer)} bytes no request asked for after the answer")
         return int(lines[0].split()[1]), headers, body
 
 
@@ -202,58 +223,79 @@ def request_bytes(method, path, body=None, headers=None):
 
 def lobby_process(port, tag, seconds, lobbies, settings, results):
     """The lobby traffic, in a child process: one thread, one selector over
-    every lobby's connection, each lobby's next request on a timer heap. Puts on `results` the start latencies by outcome, the errors, how
-    late each join went out against its planned moment (ms) and this
-    process's CPU seconds."""
+    every lobby's connection, each lobby's next request on a timer heap.
+    Puts on `results` the start latencies by outcome, the errors, how late
+    each join went out against its planned moment (ms) and this process's
+    CPU seconds. A lobby whose request fails (no connection, the daemon
+    closing it before the answer, an answer this client cannot read) is
+    counted as an error and sends nothing more."""
     cpu = time.process_time()
     starts, errors, lags = {}, [], []
     begin = time.monotonic()
     lives = [LobbyLife(port, f"{tag}-{i}", seconds - 0.6, i % 4 == 0, i % 8 == 7, settings,
                        begin) for i in range(lobbies)]
-    # Registered once: a connection is readable only while an answer is
-    # due, since each lobby sends its next request after the last answer.
     selector = selectors.DefaultSelector()
-    for i, life in enumerate(lives):
-        selector.register(life.sock, selectors.EVENT_READ, i)
     timers = [(life.due(begin), i) for i, life in enumerate(lives)]
     heapq.heapify(timers)
     waiting, deadline = 0, begin + seconds + 120
+
+    def fail(i, what):
+        nonlocal waiting
+        life = lives[i]
+        errors.append((life.steps[0][1], what))
+        if life.pending:
+            waiting -= 1
+        life.pending = False
+        life.steps.clear()
+        life.disconnect(selector)
+
     while (timers or waiting) and time.monotonic() < deadline:
-        now = time.monotonic()
-        while timers and timers[0][0] <= now:
+        while timers and timers[0][0] <= time.monotonic():
             _, i = heapq.heappop(timers)
             life = lives[i]
+            if not life.steps:
+                continue  # failed while its next request was waiting
             planned, kind, data = life.steps[0]
             if kind == "join":
-                lags.append(max(0.0, now - planned) * 1000)
-            life.sent_at = time.perf_counter()
+                lags.append(max(0.0, time.monotonic() - planned) * 1000)
             try:
+                if life.sock is None:
+                    life.connect(selector, i)
+                life.sent_at = time.perf_counter()
                 life.sock.sendall(data)
             except OSError as e:
-                errors.append((kind, str(e)))
-                selector.unregister(life.sock)
-                life.sock.close()
+                fail(i, str(e))
                 continue
+            life.pending = True
             waiting += 1
         timeout = max(0.0, timers[0][0] - time.monotonic()) if timers else 1.0
         for key, _ in selector.select(min(timeout, 1.0)):
-            life = lives[key.data]
+            i = key.data
+            life = lives[i]
             try:
                 chunk = life.sock.recv(1 << 16)
+            except OSError as e:
+                fail(i, str(e))
+                continue
+            if not chunk and not life.pending:
+                life.disconnect(selector)  # closed while idle: open again at the next request
+                continue
+            if not life.pending:
+                fail(i, f"{len(chunk)} bytes no request asked for")
+                continue
+            try:
                 if not chunk:
-                    raise ValueError("the daemon closed the connection")
+                    raise ValueError("the daemon closed the connection before the answer")
                 life.buffer += chunk
                 answer = life.answer()
-            except (OSError, ValueError, IndexError) as e:
-                errors.append((life.steps[0][1], str(e)))
-                selector.unregister(life.sock)
-                life.sock.close()
-                waiting -= 1
+            except (ValueError, IndexError) as e:
+                fail(i, str(e))
                 continue
             if answer is None:
                 continue
             elapsed = (time.perf_counter() - life.sent_at) * 1000
             status, headers, body = answer
+            life.pending = False
             waiting -= 1
             _, kind, _ = life.steps.pop(0)
             if kind == "start":
@@ -263,27 +305,28 @@ def lobby_process(port, tag, seconds, lobbies, settings, results):
                     starts.setdefault(headers.get("x-pregen"), []).append(elapsed)
             elif kind in ("settings", "join") and status not in (200, 201):
                 errors.append((status, body[:200]))
+            if headers.get("connection", "").lower() == "close":
+                life.disconnect(selector)
             if life.steps:
-                heapq.heappush(timers, (life.due(time.monotonic()), key.data))
+                heapq.heappush(timers, (life.due(time.monotonic()), i))
             else:
-                selector.unregister(life.sock)
-                life.sock.close()
+                life.disconnect(selector)
     if timers or waiting:
         errors.append(f"{len(timers) + waiting} lobbies unfinished after {seconds + 120} s")
-    selector.close()
     for life in lives:
-        life.sock.close()
+        life.disconnect(selector)
+    selector.close()
     results.put((starts, [str(e) for e in errors], lags, time.process_time() - cpu))
 
 
 def run_phase(port, tag, seconds, lobbies, settings, errors, starts, lobby_client):
     """One phase: 4 interactive clients for `seconds`, beside `lobbies`
     lobby lives when there are any. The lobbies run in a process of their
-    own: their 200 threads in this one would take Python's lock from the
-    interactive clients for up to its 5 ms switch interval, and bunch their
-    requests, so the interactive p99 would measure the benchmark's client
+    own: as 200 threads in this one they took Python's lock from the
+    interactive clients for up to its 5 ms switch interval, and bunched
+    their requests, so the interactive p99 measured the benchmark's client
     rather than the daemon (same daemon, interleaved: client-side ratios
-    1.47 and 1.89 with the threads here, 1.17 and 1.29 with the process)."""
+    1.47 and 1.89 with the threads here, 1.17 and 1.29 in a process)."""
     latencies = []
     stop = time.monotonic() + seconds
     child = None

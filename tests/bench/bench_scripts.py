@@ -215,6 +215,73 @@ def lobby_bench_json():
     assert 0 <= lag["p50_ms"] <= lag["p99_ms"], lag
 
 
+def lobby_client_reconnects():
+    # The lobbies' client against a small HTTP/1.1 server that closes every
+    # second connection with "Connection: close" (as the daemon does when it
+    # drains or refuses): each lobby opens its connection again and every
+    # start comes back; a server that sends bytes nobody asked for makes
+    # errors, not a crash (the parent would wait 240 s for the results).
+    import http.server
+    import importlib.util
+    import multiprocessing
+    import socketserver
+    import threading
+    spec = importlib.util.spec_from_file_location("lobby_bench",
+                                                  os.path.join(BENCH, "lobby-bench.py"))
+    lobby_bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lobby_bench)
+    answered = [0]
+    junk = [False]
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def answer(self, code):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            answered[0] += 1
+            close = answered[0] % 2 == 0
+            self.send_response(code)
+            self.send_header("Content-Length", "2")
+            if self.command == "POST":
+                self.send_header("X-Pregen", "hit")
+            if close:
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            self.wfile.write(b"{}" + (b"junk" if junk[0] else b""))
+
+        def do_PUT(self):
+            self.answer(201)
+
+        def do_POST(self):
+            self.answer(200)
+
+        def do_DELETE(self):
+            self.answer(200)
+
+    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        results = multiprocessing.get_context("fork").Queue()
+        lobby_bench.lobby_process(server.server_address[1], "t", 1.6, 8, None, results)
+        starts, errors, lags, _ = results.get(timeout=30)
+        assert errors == [] and len(starts.get("hit", [])) == 8, (starts, errors)
+        assert len(lags) == 32, len(lags)
+        junk[0] = True
+        lobby_bench.lobby_process(server.server_address[1], "u", 1.6, 8, None, results)
+        starts, errors, _, _ = results.get(timeout=30)
+        assert len(errors) == 8 and all("no request asked for" in e for e in errors), errors
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def main():
     tests = [("compare.py --json: every row, ratios of the figures", compare_json),
              ("compare.py table: header, rows, ratio", compare_table),
@@ -226,7 +293,9 @@ def main():
              ("peers.sh table: header and six rows", peers_table),
              ("fairness.py --json: both phases, the ratio of their p99s", fairness_json),
              ("lobby-bench.py --json: every start back from the lobbies' process",
-              lobby_bench_json)]
+              lobby_bench_json),
+             ("lobby-bench.py's lobby client: reconnects after Connection: close, "
+              "stray bytes are errors", lobby_client_reconnects)]
     return run_plan(tests)
 
 
