@@ -49,8 +49,9 @@ int dg_error_set(dg_error *err, int code, const char *field, const char *fmt, ..
 
 /* Fills `err` for a generation that stopped with `code`, in the words every
  * generator uses: DG_ECANCELED "generation was cancelled", DG_ETIMEDOUT
- * "generation passed its deadline" (field "deadline_ms"), anything else its
- * dg_strerror. Returns `code`. */
+ * "generation passed its deadline" (field "deadline_ms"), a code no DG_E*
+ * names "unknown error (code N)", anything else its dg_strerror. Returns
+ * `code`. */
 int dg_error_from_code(dg_error *err, int code);
 
 /* Clears `err` to "no error". `err` may be NULL. */

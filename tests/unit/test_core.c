@@ -237,6 +237,22 @@ Test(cancel, flag_and_deadline) {
   cr_assert_eq(dg_cancel_check(&cancel), 0);
 }
 
+/* dg_error_from_code words each code as every generator does; a code no
+ * DG_E* names (a bug in whoever returned it) carries its number. */
+Test(error, from_code_names_every_code) {
+  dg_error err = {0};
+  cr_assert_eq(dg_error_from_code(&err, DG_ETIMEDOUT), DG_ETIMEDOUT);
+  cr_assert_str_eq(err.field, "deadline_ms");
+  cr_assert_eq(dg_error_from_code(&err, DG_ENOMEM), DG_ENOMEM);
+  cr_assert_str_eq(err.message, "out of memory");
+  cr_assert_str_eq(err.field, "");
+  cr_assert_eq(dg_error_from_code(&err, 1), 1);
+  cr_assert_str_eq(err.message, "unknown error (code 1)");
+  dg_error_from_code(&err, -11);
+  cr_assert_str_eq(err.message, "unknown error (code -11)");
+  cr_assert_eq(err.code, -11);
+}
+
 static void count_pause(void *data) {
   (*(int *)data)++;
 }

@@ -120,10 +120,12 @@ int authored_grow(authored_state *state, dg_cancel *cancel, authored_grow_hook e
     if (!dg_heap_pop(&state->open, NULL, &open)) {
       /* The frontier died out with few tries per connector: give every
        * closed connector that still opens onto free space a second chance
-       * with every group, before saying that nothing fits. */
-      if (state->rescue || (rc = rescue(state)) != 0 || !dg_heap_pop(&state->open, NULL, &open)) {
-        if (rc != 0)
-          return rc;
+       * with every group, before saying that nothing fits. Once only: the
+       * second time the frontier dies the dungeon is out of space (rc may
+       * still hold the last extend's count of rooms, not an error). */
+      if (!state->rescue && (rc = rescue(state)) != 0)
+        return rc;
+      if (!dg_heap_pop(&state->open, NULL, &open)) {
         state->out_of_space = true;
         break;
       }

@@ -38,6 +38,10 @@ int dg_error_from_code(dg_error *err, int code) {
     return dg_error_set(err, code, "", "generation was cancelled");
   if (code == DG_ETIMEDOUT)
     return dg_error_set(err, code, "deadline_ms", "generation passed its deadline");
+  /* A code no DG_E* names is a bug in whoever returned it: the number is
+   * what its report needs. */
+  if (code > DG_OK || code < DG_EINTERNAL)
+    return dg_error_set(err, code, "", "unknown error (code %d)", code);
   return dg_error_set(err, code, "", "%s", dg_strerror(code));
 }
 
