@@ -102,7 +102,12 @@ def compare_table():
         assert cells[0] == unit and len(cells) in (6, 7), cells
         a, b, ratio = float(cells[1]), float(cells[2]), float(cells[3])
         positive(a, name)
-        close(ratio, b, a, name)  # the table rounds rates to whole numbers
+        positive(b, name)
+        # The table rounds rates to whole numbers and the ratio to three
+        # decimals: at a sanitizer build's 150 requests/s the rounding alone
+        # moves B/A by 0.6% (179 / 153 shown for a ratio of 1.173).
+        slack = ratio * (0.5 / a + 0.5 / b) + 0.0005
+        assert abs(ratio - b / a) <= slack, f"{name}: ratio {ratio} is not {b} / {a}"
     assert lines[3].startswith("A = "), lines[3]
 
 
