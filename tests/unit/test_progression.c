@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/lib/passes/progression.h"
+#include "../../src/lib/passes/trace.h"
 #include "dungeon/dungeon.h"
 #include "dungeon/json.h"
 #include "dungeon/render.h"
@@ -144,4 +146,52 @@ Test(progression, out_of_range_values_name_field_and_range) {
   cr_assert_eq(dg_request_set_text(&request, "placement", "false", &err), 0);
   cr_assert_neq(dg_request_validate(&request, &err), 0);
   cr_assert_str_eq(err.field, "params.locks");
+}
+
+/* Runs the pass on `level` (made without it) as dg_generate would, with
+ * `locks` asked for and no one-way door. */
+static void progress(dg_level *level, int locks) {
+  const dg_algorithm *algorithm = level->algorithm;
+  level->params.number[dg_common_param(algorithm, DG_COMMON_LOCKS)] = locks;
+  level->params.number[dg_common_param(algorithm, DG_COMMON_ONE_WAY)] = 0;
+  dg_rng rng;
+  dg_rng_seed(&rng, level->seed, DG_STREAM_PROGRESSION);
+  dg_error err = {0};
+  cr_assert_eq(dg_pass_progression(level, NULL, &rng, &err), 0, "%s", err.message);
+}
+
+/* A classic level plans on the graph its generator traced (the nodes and
+ * corridors, each corridor closed at one tile the trace recorded) instead
+ * of gathering the map's tiles again. Both describe the same map, so the
+ * chokepoints with a key place before them are the same: over 300 seeds
+ * the traced graph holds exactly as many locks as the tiles do, for 1, 2
+ * and 4 asked. (Solvability is the checker's, over the HTTP API.) */
+Test(progression, the_traced_graph_holds_as_many_locks_as_the_tiles) {
+  int fewer = 0, differ = 0;
+  for (uint64_t seed = 1; seed <= 300; seed++) {
+    int locks = seed % 3 == 0 ? 1 : seed % 3 == 1 ? 2 : 4;
+    dg_level *tiles = make("classic", seed, NULL), *traced = make("classic", seed, NULL);
+    traced->params.number[dg_common_param(traced->algorithm, DG_COMMON_LOCKS)] = locks;
+    /* What dg_generate's classic run records when locks are asked for. */
+    cr_assert_eq(dg_trace_graph(traced, traced->room_of), 0);
+    cr_assert_not_null(traced->trace_passages, "seed %llu", (unsigned long long)seed);
+    cr_assert_null(tiles->trace_passages);
+    progress(tiles, locks);
+    progress(traced, locks);
+    cr_assert_eq(traced->progression.locks_placed, tiles->progression.locks_placed,
+                 "seed %llu, %d asked: %d locks on the traced graph, %d on the tiles",
+                 (unsigned long long)seed, locks, traced->progression.locks_placed,
+                 tiles->progression.locks_placed);
+    fewer += traced->progression.locks_placed < locks;
+    char *a = json_of(tiles), *b = json_of(traced);
+    differ += strcmp(a, b) != 0;
+    free(a);
+    free(b);
+    dg_level_free(tiles);
+    dg_level_free(traced);
+  }
+  /* Not a vacuous comparison: some levels hold fewer than asked, and the
+   * two plans differ in places (other vertices, other hops). */
+  cr_assert(fewer > 0 && fewer < 300, "fewer locks than asked in %d of 300", fewer);
+  cr_assert(differ > 0, "the traced graph planned every level as the tiles did");
 }
