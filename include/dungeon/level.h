@@ -35,7 +35,7 @@ struct dg_writer;
  * build; any change to what a seed makes, even one byte of one output, bumps
  * it (docs/level-format.md, "Determinism"). A change to the format's shape
  * bumps DG_LEVEL_FORMAT instead. */
-#define DG_GENERATOR_VERSION 7
+#define DG_GENERATOR_VERSION 8
 #define DG_STATS_MAX 48
 #define DG_OBJECT_ITEMS_MAX 6
 /* "sha256:", 64 hex digits and a NUL: a level_hash (dg_level_hash). */
