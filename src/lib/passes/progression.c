@@ -39,7 +39,6 @@
 #include "core/walkable16.h"
 
 #include <limits.h>
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -1358,26 +1357,48 @@ static bool room_tile(const dg_level *level, int room, int p) {
   return level->room_of[p] == room && tile < 32u && ((ROOM_TILE_MASK >> tile) & 1u);
 }
 
+/* Whether tile q, next to a room's floor, keeps the room hidden: not
+ * walkable, the room's own, or a secret door or corridor. */
+static bool hides_room(const dg_level *level, int room, int q) {
+  dg_tile tile = (dg_tile)level->grid.tiles[q];
+  return !dg_tile_walkable(tile) || room_tile(level, room, q) || tile == DG_TILE_SECRET_DOOR ||
+         tile == DG_TILE_SECRET_CORRIDOR;
+}
+
 /* hidden_on_map for a traced level: the same test over the room's
- * rectangle, with no vertex per tile. */
+ * rectangle, with no vertex per tile. A rectangle that is all the room's
+ * floor (classic's rooms) touches the rest of the map only across its
+ * edge, so then only the ring of tiles around it is read. */
 static bool hidden_around_room(const dg_level *level, int room) {
   const dg_grid *grid = &level->grid;
   const dg_room *box = &level->rooms[room];
   int width = grid->width, height = grid->height;
-  for (int y = box->y; y < box->y + box->height; y++)
-    for (int x = box->x; x < box->x + box->width; x++) {
+  int x0 = box->x, y0 = box->y, x1 = box->x + box->width, y1 = box->y + box->height;
+  bool whole = x0 >= 0 && y0 >= 0 && x1 <= width && y1 <= height;
+  for (int y = y0; y < y1 && whole; y++)
+    for (int x = x0; x < x1 && whole; x++)
+      whole = room_tile(level, room, y * width + x);
+  if (whole) {
+    for (int x = x0; x < x1; x++)
+      if ((y0 > 0 && !hides_room(level, room, (y0 - 1) * width + x)) ||
+          (y1 < height && !hides_room(level, room, y1 * width + x)))
+        return false;
+    for (int y = y0; y < y1; y++)
+      if ((x0 > 0 && !hides_room(level, room, y * width + x0 - 1)) ||
+          (x1 < width && !hides_room(level, room, y * width + x1)))
+        return false;
+    return true;
+  }
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++) {
       if (!dg_grid_contains(grid, x, y) || !room_tile(level, room, y * width + x))
         continue;
       int t = y * width + x;
       int around[4] = {y > 0 ? t - width : -1, x + 1 < width ? t + 1 : -1,
                        y + 1 < height ? t + width : -1, x > 0 ? t - 1 : -1};
-      for (int d = 0; d < 4; d++) {
-        int q = around[d];
-        if (q < 0 || !dg_tile_walkable((dg_tile)grid->tiles[q]) || room_tile(level, room, q))
-          continue;
-        if (grid->tiles[q] != DG_TILE_SECRET_DOOR && grid->tiles[q] != DG_TILE_SECRET_CORRIDOR)
+      for (int d = 0; d < 4; d++)
+        if (around[d] >= 0 && !hides_room(level, room, around[d]))
           return false;
-      }
     }
   return true;
 }
@@ -1409,18 +1430,54 @@ static bool hidden_on_map(const pgraph *g, const dg_level *level, int room) {
   return true;
 }
 
+/* Each room's doors and how many of them are secret, counted in one pass
+ * over the doors, and the degree of graph node r for each room r, in one
+ * pass over the edges (rooms from ROOM_DOORS_MAX on are counted one by
+ * one). */
+#define ROOM_DOORS_MAX 256
+typedef struct room_doors {
+  int doors[ROOM_DOORS_MAX], secret[ROOM_DOORS_MAX], degree[ROOM_DOORS_MAX];
+} room_doors;
+
+static void count_room_doors(const dg_level *level, room_doors *counted) {
+  int rooms = level->room_count < ROOM_DOORS_MAX ? level->room_count : ROOM_DOORS_MAX;
+  memset(counted->doors, 0, (size_t)rooms * sizeof *counted->doors);
+  memset(counted->secret, 0, (size_t)rooms * sizeof *counted->secret);
+  memset(counted->degree, 0, (size_t)rooms * sizeof *counted->degree);
+  for (int e = 0; e < level->graph.edge_count; e++) {
+    const dg_edge *edge = &level->graph.edges[e];
+    if (edge->from < rooms)
+      counted->degree[edge->from]++;
+    if (edge->to < rooms)
+      counted->degree[edge->to]++;
+  }
+  for (int i = 0; i < level->door_count; i++) {
+    int room = level->doors[i].room;
+    if (room >= 0 && room < rooms) {
+      counted->doors[room]++;
+      counted->secret[room] += level->doors[i].secret;
+    }
+  }
+}
+
 /* A room reached only through secret doors, or one its generator calls a
  * closet or secret. */
-static bool secret_room(const pgraph *g, const dg_level *level, int room) {
+static bool secret_room(const pgraph *g, const dg_level *level, const room_doors *counted,
+                        int room) {
   const char *kind = level->rooms[room].kind;
   if (strcmp(kind, "closet") == 0 || strcmp(kind, "secret") == 0)
     return true;
   int doors = 0, secret = 0;
-  for (int i = 0; i < level->door_count; i++)
-    if (level->doors[i].room == room) {
-      doors++;
-      secret += level->doors[i].secret;
-    }
+  if (room < ROOM_DOORS_MAX) {
+    doors = counted->doors[room];
+    secret = counted->secret[room];
+  } else {
+    for (int i = 0; i < level->door_count; i++)
+      if (level->doors[i].room == room) {
+        doors++;
+        secret += level->doors[i].secret;
+      }
+  }
   return doors > 0 && doors == secret && (!level->has_grid || hidden_on_map(g, level, room));
 }
 
@@ -1470,13 +1527,18 @@ static int vertex_at(const dg_level *level, const pgraph *g, int x, int y) {
 /* Roles of rooms, then of graph nodes (a room's node takes its room's). */
 static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
   const dg_feature *up = g->up, *down = g->down;
+  room_doors counted;
+  count_room_doors(level, &counted);
   for (int r = 0; r < level->room_count; r++) {
     out->room_key[r] = -1;
-    out->room_role[r] = secret_room(g, level, r) ? DG_ROLE_SECRET : DG_ROLE_ORDINARY;
+    out->room_role[r] = secret_room(g, level, &counted, r) ? DG_ROLE_SECRET : DG_ROLE_ORDINARY;
   }
   for (int r = 0; r < level->room_count; r++) {
     int node = r < level->graph.node_count && level->graph.nodes[r].room == r ? r : -1;
-    if (out->room_sphere[r] >= 1 && node >= 0 && node_degree(&level->graph, node) == 1)
+    int degree = node < 0                ? 0
+                 : node < ROOM_DOORS_MAX ? counted.degree[node]
+                                         : node_degree(&level->graph, node);
+    if (out->room_sphere[r] >= 1 && node >= 0 && degree == 1)
       out->room_role[r] = DG_ROLE_TREASURE;
   }
   for (int k = 0; k < p->locks; k++) {
