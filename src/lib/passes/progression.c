@@ -945,26 +945,27 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
 
 /* Puts key k on the place between lock k-1 and lock k farthest from the
  * shortest entrance-exit walk (`off_walk`: hops from it), choosing at
- * random among those within two hops of the farthest. */
+ * random among those within two hops of the farthest: one draw over the
+ * list of them (g->path), not one per place. */
 static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, plan *p,
                        dg_rng *rng) {
+  int *near = g->path;
   for (int k = 0; k < p->locks; k++) {
     int low = k == 0 ? 0 : p->lock_segment[k - 1], high = p->lock_segment[k] - 1;
-    int farthest = -1, ties = 0, chosen = -1;
-    for (int pass = 0; pass < 2; pass++)
-      for (int v = 0; v < g->count; v++) {
-        if (g->mark[v] < low || g->mark[v] > high || !g->keyable[v])
-          continue;
-        if (pass == 0) {
-          if (off_walk[v] > farthest)
-            farthest = off_walk[v];
-        } else if (off_walk[v] >= farthest - 2) {
-          /* Reservoir choice: uniform over the near-farthest places. */
-          if (dg_rng_below(rng, (uint32_t)++ties) == 0)
-            chosen = v;
-        }
-      }
-    p->key[k] = chosen;
+    int farthest = -1, ties = 0;
+    /* Branch-free: whether a vertex qualifies is a coin toss to the
+     * predictor, and a miss per vertex cost more than the rest. */
+    for (int v = 0; v < g->count; v++) {
+      int in = (g->mark[v] >= low) & (g->mark[v] <= high) & (g->keyable[v] != 0);
+      int hops = in ? off_walk[v] : -1;
+      farthest = hops > farthest ? hops : farthest;
+    }
+    for (int v = 0; v < g->count; v++) {
+      int in = (g->mark[v] >= low) & (g->mark[v] <= high) & (g->keyable[v] != 0);
+      near[ties] = v;
+      ties += in & (off_walk[v] >= farthest - 2);
+    }
+    p->key[k] = ties == 0 ? -1 : near[ties > 1 ? (int)dg_rng_below(rng, (uint32_t)ties) : 0];
   }
 }
 
