@@ -35,7 +35,7 @@ struct dg_writer;
  * build; any change to what a seed makes, even one byte of one output, bumps
  * it (docs/level-format.md, "Determinism"). A change to the format's shape
  * bumps DG_LEVEL_FORMAT instead. */
-#define DG_GENERATOR_VERSION 7
+#define DG_GENERATOR_VERSION 8
 #define DG_STATS_MAX 48
 #define DG_OBJECT_ITEMS_MAX 6
 /* "sha256:", 64 hex digits and a NUL: a level_hash (dg_level_hash). */
@@ -332,6 +332,15 @@ struct dg_level {
    * so that population need not run the same two Dijkstras again. */
   long *walk_distances;
   bool walk_to_exit;
+  /* Internal, between the generator and the progression pass (dg_generate
+   * frees it after that pass; NULL otherwise): for each of the first
+   * trace_passage_count edges of the graph dg_trace_graph made, the tile
+   * (y * width + x) where a lock or one-way door closes that edge and its
+   * neighbours toward the edge's `from` and `to` nodes, or -1 three times
+   * when no tile does. Recorded only when the level asks for progression,
+   * so that the pass can plan on the graph instead of tracing the map again. */
+  int *trace_passages;
+  int trace_passage_count;
   bool grid_is_projection; /* the grid only draws the level (authored): metrics use the graph */
   /* The client view (dg_level_client_view): every writer then leaves out
    * what only the game server may know (docs/level-format.md, "The client

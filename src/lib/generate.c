@@ -70,6 +70,9 @@ static int generate_one(const dg_context *context, const dg_request *request, dg
     uint64_t started = dg_monotonic_ns();
     if (rc == 0)
       rc = dg_pass_progression(level, request, &progression_rng, err);
+    free(level->trace_passages); /* the pass was its only reader */
+    level->trace_passages = NULL;
+    level->trace_passage_count = 0;
     if (rc == 0 && (rc = dg_cancel_check(cancel)) != 0)
       dg_error_from_code(err, rc);
     /* The pass's own wall-clock time, for `dungeon bench` and the CLI's

@@ -40,6 +40,7 @@ void dg_level_free(dg_level *level) {
   dg_graph_close(&level->graph);
   free(level->room_of);
   free(level->walk_distances);
+  free(level->trace_passages);
   if (level->extension.free_data != NULL)
     level->extension.free_data(level->extension.data);
   free(level);

@@ -72,10 +72,16 @@ typedef struct pgraph {
   int closed_lock;    /* a lock kept closed whatever the keys (a plan's check), or -1 */
   int blocked;        /* a vertex find_cuts leaves out, or -1 */
   int stairs_room[2]; /* the rooms the stairs up and down name (features), or -1 */
-  int *dist;          /* hops from the entrance (all doors open), -1 unreachable */
-  int *queue;         /* BFS queue, count entries */
-  int *parent;        /* BFS parent */
-  int *mark;          /* scratch labels */
+  /* The level's stairs features (NULL: none), found once. */
+  const dg_feature *up, *down;
+  /* Traced levels: the spawns' tiles (no key goes there), when there are
+   * at most SPAWN_TILES_MAX of them; else spawn_count is -1 (spawn_at). */
+#define SPAWN_TILES_MAX 32
+  int spawn_tile[SPAWN_TILES_MAX], spawn_count;
+  int *dist;   /* hops from the entrance (all doors open), -1 unreachable */
+  int *queue;  /* BFS queue, count entries */
+  int *parent; /* BFS parent */
+  int *mark;   /* scratch labels */
   int *disc, *low, *next, *tree_parent; /* find_cuts' depth-first search */
   int *key_slots; /* places for a key in the vertex (floor tiles that are no spawn) */
   /* The planning steps' scratch, carved from the same block so that the
@@ -100,6 +106,10 @@ typedef struct pgraph {
    * may touch another vertex are links[link_start[v] .. [v+1]), in member
    * order, so that linking visits a room's rim, not its whole floor. */
   int *link_start, *links, link_count;
+  /* A grid level whose generator's traced graph is the map's (classic):
+   * the vertices are its nodes and edges (build_from_trace), no tile has a
+   * vertex of its own, and members / vertex_of are not used. */
+  bool trace;
   void *block; /* the per-vertex arrays above */
 } pgraph;
 
@@ -403,8 +413,7 @@ static void mark_stairs_and_spawns(const dg_level *level, pgraph *g) {
         g->key_slots[v]--;
     }
   }
-  const dg_feature *up = find_feature(level, "stairs_up");
-  const dg_feature *down = find_feature(level, "stairs_down");
+  const dg_feature *up = g->up, *down = g->down;
   g->entrance = up != NULL && dg_grid_contains(grid, up->x, up->y)
                     ? tile_vertex(grid, g, up->y * width + up->x)
                     : -1;
@@ -502,24 +511,18 @@ done:
   return rc;
 }
 
-/* The room graph as a vertex graph: nodes first, then one vertex per edge
- * (a connection, which may become a lock or a one-way door). Stairs lie on
- * their room's node; forced stairs up outside every room on their own
- * "stairs" node (placement.c joins it to the room their way reaches). */
-static int build_from_graph(const dg_level *level, pgraph *g) {
-  const dg_graph *graph = &level->graph;
+/* The adjacency of a graph's vertices: nodes first, then one vertex per
+ * edge (a loop edge has no neighbours), each edge's vertex next to its
+ * `from` node first. Uses g->mark as scratch. */
+static int graph_adjacency(const dg_graph *graph, pgraph *g) {
   int nodes = graph->node_count;
-  int rc = pgraph_alloc(g, nodes + graph->edge_count, 0);
-  if (rc != 0)
-    return rc;
   size_t entries = (size_t)(graph->edge_count > 0 ? 4 * graph->edge_count : 1);
   g->adjacent = malloc(3 * entries * sizeof *g->adjacent); /* and the refused steps */
   if (g->adjacent == NULL)
     return DG_ENOMEM;
   g->refused = g->adjacent + entries;
-  int *degree = calloc((size_t)g->count + 1, sizeof *degree);
-  if (degree == NULL)
-    return DG_ENOMEM;
+  int *degree = g->mark;
+  memset(degree, 0, (size_t)g->count * sizeof *degree);
   g->offsets[0] = 0;
   for (int e = 0; e < graph->edge_count; e++)
     if (graph->edges[e].from != graph->edges[e].to) {
@@ -540,14 +543,25 @@ static int build_from_graph(const dg_level *level, pgraph *g) {
     g->adjacent[g->offsets[v] + degree[v]++] = b;
     g->kind[v] = V_PASSAGE;
   }
-  free(degree);
+  return 0;
+}
+
+/* The room graph as a vertex graph (graph_adjacency): an edge is a
+ * connection, which may become a lock or a one-way door. Stairs lie on
+ * their room's node; forced stairs up outside every room on their own
+ * "stairs" node (placement.c joins it to the room their way reaches). */
+static int build_from_graph(const dg_level *level, pgraph *g) {
+  const dg_graph *graph = &level->graph;
+  int nodes = graph->node_count;
+  int rc = pgraph_alloc(g, nodes + graph->edge_count, 0);
+  if (rc != 0 || (rc = graph_adjacency(graph, g)) != 0)
+    return rc;
   for (int n = 0; n < nodes; n++) {
     g->room[n] = graph->nodes[n].room;
     int ways = g->offsets[n + 1] - g->offsets[n];
     g->kind[n] = graph->nodes[n].room >= 0 ? V_FLOOR : ways == 1 ? V_DEAD_END : V_OTHER;
   }
-  const dg_feature *up = find_feature(level, "stairs_up");
-  const dg_feature *down = find_feature(level, "stairs_down");
+  const dg_feature *up = g->up, *down = g->down;
   g->entrance = g->exit = -1;
   for (int n = 0; n < nodes; n++) {
     if (up != NULL && g->entrance < 0 && up->room >= 0 && graph->nodes[n].room == up->room)
@@ -559,6 +573,150 @@ static int build_from_graph(const dg_level *level, pgraph *g) {
     if (down != NULL && g->exit < 0 && down->room >= 0 && graph->nodes[n].room == down->room)
       g->exit = n;
   }
+  return 0;
+}
+
+/* Whether a spawn stands on tile p. */
+static bool spawn_at(const dg_level *level, int p) {
+  int x = p % level->grid.width, y = p / level->grid.width;
+  for (int i = 0; i < level->feature_count; i++)
+    if (level->features[i].x == x && level->features[i].y == y &&
+        strcmp(level->features[i].kind, "spawn") == 0)
+      return true;
+  return false;
+}
+
+/* spawn_at from the spawns build_from_trace listed. */
+static bool is_spawn(const dg_level *level, const pgraph *g, int p) {
+  if (g->spawn_count < 0)
+    return spawn_at(level, p);
+  for (int i = 0; i < g->spawn_count; i++)
+    if (g->spawn_tile[i] == p)
+      return true;
+  return false;
+}
+
+/* A traced level: room `room`'s floor tile number `pick` (row by row)
+ * among those that hold no spawn, or -1 when it has fewer; with `count`,
+ * how many it has into *count (and -1 returned). */
+static int room_floor_tiles(const dg_level *level, const pgraph *g, int room, int pick,
+                            int *count) {
+  const dg_room *box = &level->rooms[room];
+  int width = level->grid.width, found = 0;
+  for (int y = box->y; y < box->y + box->height; y++)
+    for (int x = box->x; x < box->x + box->width; x++) {
+      int t = y * width + x;
+      if (!dg_grid_contains(&level->grid, x, y) || level->room_of[t] != room ||
+          level->grid.tiles[t] != DG_TILE_FLOOR || is_spawn(level, g, t))
+        continue;
+      if (count == NULL && found == pick)
+        return t;
+      found++;
+    }
+  if (count != NULL)
+    *count = found;
+  return -1;
+}
+
+static int room_floor_tile(const dg_level *level, const pgraph *g, int room, int pick) {
+  return room_floor_tiles(level, g, room, pick, NULL);
+}
+
+/* Whether the graph the generator traced from the map (dg_trace_graph,
+ * with level->trace_passages) still is the map's: the trace saw the map
+ * as it is now (placement digging a way or putting stairs on a corridor
+ * clears grid_metrics_ready), no node stands for stairs outside the rooms,
+ * and each staircase lies on a tile of a room (node r is room r). */
+static bool trace_usable(const dg_level *level, const pgraph *g) {
+  const dg_grid *grid = &level->grid;
+  if (!level->has_grid || level->grid_is_projection || !level->grid_metrics_ready ||
+      level->trace_passages == NULL || level->room_of == NULL ||
+      level->trace_passage_count > level->graph.edge_count)
+    return false;
+  if (level->graph.node_count < level->room_count)
+    return false;
+  for (int n = 0; n < level->graph.node_count; n++) {
+    const dg_node *node = &level->graph.nodes[n];
+    if (node->room != (n < level->room_count ? n : -1) ||
+        (n >= level->room_count && strcmp(node->kind, "junction") != 0 &&
+         strcmp(node->kind, "dead_end") != 0))
+      return false;
+  }
+  const dg_feature *stairs[2] = {g->up, g->down};
+  for (int i = 0; i < 2; i++) {
+    const dg_feature *f = stairs[i];
+    if (f != NULL &&
+        (!dg_grid_contains(grid, f->x, f->y) || level->room_of[f->y * grid->width + f->x] < 0 ||
+         level->room_of[f->y * grid->width + f->x] >= level->graph.node_count))
+      return false;
+  }
+  return true;
+}
+
+/* A traced grid level's graph as the vertex graph (graph_adjacency), with
+ * each vertex's tiles read from the map only where a step needs them:
+ * - a room's node: its floor tiles (room_of) are its key places;
+ * - a dead end's node: its corridor tile, one key place;
+ * - a chain's edge: a passage when the trace found a tile that closes it
+ *   (level->trace_passages: a door at its end or a straight door or
+ *   corridor tile of it), its g->cell, with the tiles beside it toward
+ *   each end in g->side;
+ * - junctions and the edges between node tiles side by side: nothing.
+ * The same steps then run as on build_from_grid's graph, in proportion
+ * to the level's rooms and corridors, with no scan of the map. */
+static int build_from_trace(const dg_level *level, pgraph *g) {
+  const dg_graph *graph = &level->graph;
+  const dg_grid *grid = &level->grid;
+  int nodes = graph->node_count, width = grid->width;
+  int rc = pgraph_alloc(g, nodes + graph->edge_count, 1);
+  if (rc != 0)
+    return rc;
+  g->trace = true;
+  for (int v = 0; v < g->count; v++)
+    pgraph_init(g, v);
+  if ((rc = graph_adjacency(graph, g)) != 0)
+    return rc;
+  for (int e = 0; e < graph->edge_count; e++) {
+    int v = nodes + e;
+    const int *passage = e < level->trace_passage_count ? &level->trace_passages[3 * e] : NULL;
+    g->key_slots[v] = 0;
+    if (g->kind[v] != V_PASSAGE || passage == NULL || passage[0] < 0) {
+      g->kind[v] = V_OTHER;
+      continue;
+    }
+    g->cell[v] = passage[0];
+    g->side[2 * v] = passage[1];
+    g->side[2 * v + 1] = passage[2];
+  }
+  g->spawn_count = 0;
+  for (int i = 0; i < level->feature_count && g->spawn_count >= 0; i++) {
+    const dg_feature *f = &level->features[i];
+    if (strcmp(f->kind, "spawn") != 0)
+      continue;
+    if (g->spawn_count == SPAWN_TILES_MAX || !dg_grid_contains(grid, f->x, f->y))
+      g->spawn_count = -1;
+    else
+      g->spawn_tile[g->spawn_count++] = f->y * width + f->x;
+  }
+  for (int n = 0; n < nodes; n++) {
+    const dg_node *node = &graph->nodes[n];
+    int p = node->y * width + node->x;
+    g->cell[n] = p;
+    g->key_slots[n] = 0;
+    if (node->room >= 0) {
+      g->room[n] = node->room;
+      g->kind[n] = V_FLOOR;
+      /* A key place or none: the tile is drawn among all of them only
+       * for a room that gets a key (choose_key_cells). */
+      g->key_slots[n] = room_floor_tile(level, g, node->room, 0) >= 0;
+    } else if (strcmp(node->kind, "dead_end") == 0 && grid->tiles[p] == DG_TILE_CORRIDOR) {
+      g->kind[n] = V_DEAD_END;
+      g->key_slots[n] = !is_spawn(level, g, p);
+    }
+  }
+  const dg_feature *up = g->up, *down = g->down;
+  g->entrance = up != NULL ? level->room_of[up->y * width + up->x] : -1;
+  g->exit = down != NULL ? level->room_of[down->y * width + down->x] : -1;
   return 0;
 }
 
@@ -787,26 +945,27 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
 
 /* Puts key k on the place between lock k-1 and lock k farthest from the
  * shortest entrance-exit walk (`off_walk`: hops from it), choosing at
- * random among those within two hops of the farthest. */
+ * random among those within two hops of the farthest: one draw over the
+ * list of them (g->path), not one per place. */
 static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, plan *p,
                        dg_rng *rng) {
+  int *near = g->path;
   for (int k = 0; k < p->locks; k++) {
     int low = k == 0 ? 0 : p->lock_segment[k - 1], high = p->lock_segment[k] - 1;
-    int farthest = -1, ties = 0, chosen = -1;
-    for (int pass = 0; pass < 2; pass++)
-      for (int v = 0; v < g->count; v++) {
-        if (g->mark[v] < low || g->mark[v] > high || !g->keyable[v])
-          continue;
-        if (pass == 0) {
-          if (off_walk[v] > farthest)
-            farthest = off_walk[v];
-        } else if (off_walk[v] >= farthest - 2) {
-          /* Reservoir choice: uniform over the near-farthest places. */
-          if (dg_rng_below(rng, (uint32_t)++ties) == 0)
-            chosen = v;
-        }
-      }
-    p->key[k] = chosen;
+    int farthest = -1, ties = 0;
+    /* Branch-free: whether a vertex qualifies is a coin toss to the
+     * predictor, and a miss per vertex cost more than the rest. */
+    for (int v = 0; v < g->count; v++) {
+      int in = (g->mark[v] >= low) & (g->mark[v] <= high) & (g->keyable[v] != 0);
+      int hops = in ? off_walk[v] : -1;
+      farthest = hops > farthest ? hops : farthest;
+    }
+    for (int v = 0; v < g->count; v++) {
+      int in = (g->mark[v] >= low) & (g->mark[v] <= high) & (g->keyable[v] != 0);
+      near[ties] = v;
+      ties += in & (off_walk[v] >= farthest - 2);
+    }
+    p->key[k] = ties == 0 ? -1 : near[ties > 1 ? (int)dg_rng_below(rng, (uint32_t)ties) : 0];
   }
 }
 
@@ -1192,12 +1351,67 @@ static int node_degree(const dg_graph *graph, int node) {
   return degree;
 }
 
+/* A tile of room `room` as build_from_grid counts them: floor or stairs,
+ * and the room's own (room_of: a traced level's rooms do not overlap). */
+static bool room_tile(const dg_level *level, int room, int p) {
+  unsigned tile = level->grid.tiles[p];
+  return level->room_of[p] == room && tile < 32u && ((ROOM_TILE_MASK >> tile) & 1u);
+}
+
+/* Whether tile q, next to a room's floor, keeps the room hidden: not
+ * walkable, the room's own, or a secret door or corridor. */
+static bool hides_room(const dg_level *level, int room, int q) {
+  dg_tile tile = (dg_tile)level->grid.tiles[q];
+  return !dg_tile_walkable(tile) || room_tile(level, room, q) || tile == DG_TILE_SECRET_DOOR ||
+         tile == DG_TILE_SECRET_CORRIDOR;
+}
+
+/* hidden_on_map for a traced level: the same test over the room's
+ * rectangle, with no vertex per tile. A rectangle that is all the room's
+ * floor (classic's rooms) touches the rest of the map only across its
+ * edge, so then only the ring of tiles around it is read. */
+static bool hidden_around_room(const dg_level *level, int room) {
+  const dg_grid *grid = &level->grid;
+  const dg_room *box = &level->rooms[room];
+  int width = grid->width, height = grid->height;
+  int x0 = box->x, y0 = box->y, x1 = box->x + box->width, y1 = box->y + box->height;
+  bool whole = x0 >= 0 && y0 >= 0 && x1 <= width && y1 <= height;
+  for (int y = y0; y < y1 && whole; y++)
+    for (int x = x0; x < x1 && whole; x++)
+      whole = room_tile(level, room, y * width + x);
+  if (whole) {
+    for (int x = x0; x < x1; x++)
+      if ((y0 > 0 && !hides_room(level, room, (y0 - 1) * width + x)) ||
+          (y1 < height && !hides_room(level, room, y1 * width + x)))
+        return false;
+    for (int y = y0; y < y1; y++)
+      if ((x0 > 0 && !hides_room(level, room, y * width + x0 - 1)) ||
+          (x1 < width && !hides_room(level, room, y * width + x1)))
+        return false;
+    return true;
+  }
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++) {
+      if (!dg_grid_contains(grid, x, y) || !room_tile(level, room, y * width + x))
+        continue;
+      int t = y * width + x;
+      int around[4] = {y > 0 ? t - width : -1, x + 1 < width ? t + 1 : -1,
+                       y + 1 < height ? t + width : -1, x > 0 ? t - 1 : -1};
+      for (int d = 0; d < 4; d++)
+        if (around[d] >= 0 && !hides_room(level, room, around[d]))
+          return false;
+    }
+  return true;
+}
+
 /* Whether every walkable tile next to room `room`'s floor, outside it, is
  * a secret door or corridor: the map's word, since stairs lined up with
  * the floor above may open a wall that the door list does not know of. */
 static bool hidden_on_map(const pgraph *g, const dg_level *level, int room) {
   const dg_grid *grid = &level->grid;
   int width = grid->width, height = grid->height;
+  if (g->trace)
+    return hidden_around_room(level, room);
   for (int v = 0; v < g->count; v++) {
     if (g->room[v] != room)
       continue;
@@ -1217,18 +1431,54 @@ static bool hidden_on_map(const pgraph *g, const dg_level *level, int room) {
   return true;
 }
 
+/* Each room's doors and how many of them are secret, counted in one pass
+ * over the doors, and the degree of graph node r for each room r, in one
+ * pass over the edges (rooms from ROOM_DOORS_MAX on are counted one by
+ * one). */
+#define ROOM_DOORS_MAX 256
+typedef struct room_doors {
+  int doors[ROOM_DOORS_MAX], secret[ROOM_DOORS_MAX], degree[ROOM_DOORS_MAX];
+} room_doors;
+
+static void count_room_doors(const dg_level *level, room_doors *counted) {
+  int rooms = level->room_count < ROOM_DOORS_MAX ? level->room_count : ROOM_DOORS_MAX;
+  memset(counted->doors, 0, (size_t)rooms * sizeof *counted->doors);
+  memset(counted->secret, 0, (size_t)rooms * sizeof *counted->secret);
+  memset(counted->degree, 0, (size_t)rooms * sizeof *counted->degree);
+  for (int e = 0; e < level->graph.edge_count; e++) {
+    const dg_edge *edge = &level->graph.edges[e];
+    if (edge->from < rooms)
+      counted->degree[edge->from]++;
+    if (edge->to < rooms)
+      counted->degree[edge->to]++;
+  }
+  for (int i = 0; i < level->door_count; i++) {
+    int room = level->doors[i].room;
+    if (room >= 0 && room < rooms) {
+      counted->doors[room]++;
+      counted->secret[room] += level->doors[i].secret;
+    }
+  }
+}
+
 /* A room reached only through secret doors, or one its generator calls a
  * closet or secret. */
-static bool secret_room(const pgraph *g, const dg_level *level, int room) {
+static bool secret_room(const pgraph *g, const dg_level *level, const room_doors *counted,
+                        int room) {
   const char *kind = level->rooms[room].kind;
   if (strcmp(kind, "closet") == 0 || strcmp(kind, "secret") == 0)
     return true;
   int doors = 0, secret = 0;
-  for (int i = 0; i < level->door_count; i++)
-    if (level->doors[i].room == room) {
-      doors++;
-      secret += level->doors[i].secret;
-    }
+  if (room < ROOM_DOORS_MAX) {
+    doors = counted->doors[room];
+    secret = counted->secret[room];
+  } else {
+    for (int i = 0; i < level->door_count; i++)
+      if (level->doors[i].room == room) {
+        doors++;
+        secret += level->doors[i].secret;
+      }
+  }
   return doors > 0 && doors == secret && (!level->has_grid || hidden_on_map(g, level, room));
 }
 
@@ -1277,15 +1527,19 @@ static int vertex_at(const dg_level *level, const pgraph *g, int x, int y) {
 
 /* Roles of rooms, then of graph nodes (a room's node takes its room's). */
 static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
-  const dg_feature *up = find_feature(level, "stairs_up");
-  const dg_feature *down = find_feature(level, "stairs_down");
+  const dg_feature *up = g->up, *down = g->down;
+  room_doors counted;
+  count_room_doors(level, &counted);
   for (int r = 0; r < level->room_count; r++) {
     out->room_key[r] = -1;
-    out->room_role[r] = secret_room(g, level, r) ? DG_ROLE_SECRET : DG_ROLE_ORDINARY;
+    out->room_role[r] = secret_room(g, level, &counted, r) ? DG_ROLE_SECRET : DG_ROLE_ORDINARY;
   }
   for (int r = 0; r < level->room_count; r++) {
     int node = r < level->graph.node_count && level->graph.nodes[r].room == r ? r : -1;
-    if (out->room_sphere[r] >= 1 && node >= 0 && node_degree(&level->graph, node) == 1)
+    int degree = node < 0                ? 0
+                 : node < ROOM_DOORS_MAX ? counted.degree[node]
+                                         : node_degree(&level->graph, node);
+    if (out->room_sphere[r] >= 1 && node >= 0 && degree == 1)
       out->room_role[r] = DG_ROLE_TREASURE;
   }
   for (int k = 0; k < p->locks; k++) {
@@ -1310,7 +1564,7 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
       role = (dg_role)out->room_role[node->room];
     } else if (level->has_grid && dg_grid_contains(&level->grid, node->x, node->y)) {
       dg_tile tile = dg_grid_get(&level->grid, node->x, node->y);
-      int v = vertex_at(level, g, node->x, node->y);
+      int v = g->trace ? n : vertex_at(level, g, node->x, node->y);
       if (tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_SECRET_DOOR || tile == DG_TILE_CHEST)
         role = DG_ROLE_SECRET;
 
@@ -1319,7 +1573,7 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
         role = DG_ROLE_TREASURE;
     }
     /* A key on a corridor's dead end: the node there holds it. */
-    int vertex = !level->has_grid ? n : vertex_at(level, g, node->x, node->y);
+    int vertex = !level->has_grid || g->trace ? n : vertex_at(level, g, node->x, node->y);
     for (int k = 0; k < p->locks && node->room < 0; k++)
       if (p->key[k] == vertex)
         role = DG_ROLE_KEY;
@@ -1327,23 +1581,25 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
   }
 }
 
-/* Whether a spawn stands on tile p. */
-static bool spawn_at(const dg_level *level, int p) {
-  int x = p % level->grid.width, y = p / level->grid.width;
-  for (int i = 0; i < level->feature_count; i++)
-    if (level->features[i].x == x && level->features[i].y == y &&
-        strcmp(level->features[i].kind, "spawn") == 0)
-      return true;
-  return false;
-}
-
 /* Grid levels: the tile of each key in its vertex, uniformly among the
  * vertex's floor tiles that hold no spawn (a dead end: its one tile). */
 static void choose_key_cells(const pgraph *g, const dg_level *level, plan *p, dg_rng *rng) {
   for (int k = 0; k < p->locks && level->has_grid; k++) {
     int v = p->key[k];
-    int pick = g->key_slots[v] > 1 ? (int)dg_rng_below(rng, (uint32_t)g->key_slots[v]) : 0;
     p->key_cell[k] = g->cell[v];
+    if (g->trace) {
+      /* key_slots only said whether the room has a place: count them. */
+      int places = 0;
+      if (g->kind[v] == V_FLOOR)
+        room_floor_tiles(level, g, g->room[v], 0, &places);
+      int tile = places > 0
+                     ? room_floor_tile(level, g, g->room[v],
+                                       places > 1 ? (int)dg_rng_below(rng, (uint32_t)places) : 0)
+                     : -1;
+      p->key_cell[k] = tile >= 0 ? tile : g->cell[v];
+      continue;
+    }
+    int pick = g->key_slots[v] > 1 ? (int)dg_rng_below(rng, (uint32_t)g->key_slots[v]) : 0;
     for (int i = g->member_start[v]; i < g->member_start[v + 1]; i++) {
       int t = g->members[i];
       if ((g->kind[v] == V_DEAD_END || level->grid.tiles[t] == DG_TILE_FLOOR) &&
@@ -1502,10 +1758,12 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
       dg_param_int(params, dg_common_param(algorithm, DG_COMMON_KEY_KIND)) == DG_KEY_CONSUMABLE;
   out->boss_wanted = dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_BOSS_ROOM));
   out->boss_room = -1;
-  pgraph g = {0};
+  pgraph g = {.up = find_feature(level, "stairs_up"), .down = find_feature(level, "stairs_down")};
   plan p = {0};
   bool extended = false; /* some lock lies on a loop, its bypass one-way */
-  int rc = level->has_grid ? build_from_grid(level, &g) : build_from_graph(level, &g);
+  int rc = !level->has_grid          ? build_from_graph(level, &g)
+           : trace_usable(level, &g) ? build_from_trace(level, &g)
+                                     : build_from_grid(level, &g);
   if (rc == 0)
     rc = alloc_output(level, out, out->locks_wanted);
   if (rc != 0)
@@ -1513,10 +1771,8 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
   uint8_t *articulation = g.articulation;
   int *cuts = g.cuts, *depth = g.depth;
   memset(articulation, 0, (size_t)g.count);
-  const dg_feature *up = find_feature(level, "stairs_up");
-  const dg_feature *down = find_feature(level, "stairs_down");
-  g.stairs_room[0] = up != NULL ? up->room : -1;
-  g.stairs_room[1] = down != NULL ? down->room : -1;
+  g.stairs_room[0] = g.up != NULL ? g.up->room : -1;
+  g.stairs_room[1] = g.down != NULL ? g.down->room : -1;
   if (g.entrance < 0 || g.exit < 0) {
     no_stairs(level, out);
     goto done;

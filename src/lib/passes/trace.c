@@ -12,6 +12,7 @@
 #include "passes/trace.h"
 
 #include "core/walkable16.h"
+#include "dungeon/algorithm.h"
 #include "passes/metrics_internal.h"
 
 #include <assert.h>
@@ -30,6 +31,11 @@ typedef struct tracer {
   int *walkable; /* padded index of each walkable tile, reading order */
   int *unpadded; /* the same tiles as y * width + x */
   int count;     /* walkable tiles listed */
+  /* For the progression pass (NULL unless it will run): per chain edge,
+   * the tile closing it and its neighbours toward `from` and `to`. */
+  int *passages;
+  const uint8_t *tiles; /* the grid's tiles, y * width + x */
+  int width;
 } tracer;
 
 static inline int degree(const tracer *t, long p) {
@@ -90,13 +96,20 @@ static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
 }
 
 /* Adds an edge of length 1 between two node tiles side by side unless the
- * pair already has one (a wide junction may touch a door along two tiles). */
-static int link_adjacent(dg_graph *graph, int a, int b, int first_direct_edge) {
+ * pair already has one (a wide junction may touch a door along two tiles);
+ * its index to *edge, and whether it is new to *added. */
+static int link_adjacent(dg_graph *graph, int a, int b, int first_direct_edge, int *edge,
+                         bool *added) {
+  *added = false;
   for (int e = first_direct_edge; e < graph->edge_count; e++) {
-    const dg_edge *edge = &graph->edges[e];
-    if ((edge->from == a && edge->to == b) || (edge->from == b && edge->to == a))
+    const dg_edge *found = &graph->edges[e];
+    if ((found->from == a && found->to == b) || (found->from == b && found->to == a)) {
+      *edge = e;
       return 0;
+    }
   }
+  *added = true;
+  *edge = graph->edge_count;
   return dg_graph_add_edge(graph, a, b, "corridor", 1);
 }
 
@@ -250,6 +263,99 @@ static int add_blob_nodes(tracer *t, int width, dg_graph *graph) {
   return 0;
 }
 
+/* A door at the end of a chain that closes the chain's edge when closed:
+ * its only walkable neighbours are the chain's last tile `last` and, on
+ * the opposite side, a tile of its own node (so the node keeps the rest
+ * of its tiles). `door_tile` is the door's y * width + x. Returns the
+ * inner tile (padded), or -1. */
+static long end_door_inner(const tracer *t, long door, int door_tile, long last) {
+  long inner = 2 * door - last;
+  if (t->tiles[door_tile] != DG_TILE_DOOR || degree(t, door) != 2 || !t->walk[inner] ||
+      t->node_of[inner] != t->node_of[door])
+    return -1;
+  return inner;
+}
+
+/* Records in t->passages[3 * edge ..] where a lock or one-way door closes
+ * the chain through tile p (k-th walkable; ends[0] toward the edge's
+ * `from` node, ends[1] toward `to`): a door at the `from` end, else at the
+ * `to` end (end_door_inner), else the first door, else the first corridor
+ * tile of the chain from `from` to `to` whose neighbours lie on opposite
+ * sides; with that tile's neighbours toward `from` and `to` (y * width +
+ * x). -1 three times when there is none. t->queue is free scratch here
+ * (the blobs are filled): the chain's padded tiles, and beside them the
+ * same tiles as y * width + x, followed step by step (no division). */
+static void record_passage(tracer *t, long p, int k, const long ends[2], int edge) {
+  const long offsets[4] = {-t->stride, 1, t->stride, -1};
+  const int steps[4] = {-t->width, 1, t->width, -1};
+  int *out = &t->passages[3 * edge];
+  out[0] = out[1] = out[2] = -1;
+  /* seq: the `from` node's tile, the chain from there to `to`, the `to`
+   * node's tile. The `from` half is walked outward from p, then reversed. */
+  int *seq = t->queue, *flat = t->queue + t->count + 2, n = 0;
+  for (int side = 0; side < 2; side++) {
+    int start = n, at = t->unpadded[k];
+    long prev = p, cur = ends[side];
+    for (int d = 0; d < 4; d++)
+      if (p + offsets[d] == cur)
+        at += steps[d];
+    if (side == 1) {
+      seq[n] = (int)p;
+      flat[n++] = t->unpadded[k];
+    }
+    while (t->node_of[cur] < 0) {
+      seq[n] = (int)cur;
+      flat[n++] = at;
+      int next = -1;
+      for (int d = 0; d < 4 && next < 0; d++)
+        if (t->walk[cur + offsets[d]] && cur + offsets[d] != prev)
+          next = d;
+      prev = cur;
+      cur += offsets[next];
+      at += steps[next];
+    }
+    seq[n] = (int)cur;
+    flat[n++] = at;
+    for (int i = start, j = n - 1; side == 0 && i < j; i++, j--) {
+      int swap = seq[i];
+      seq[i] = seq[j];
+      seq[j] = swap;
+      swap = flat[i];
+      flat[i] = flat[j];
+      flat[j] = swap;
+    }
+  }
+  if (end_door_inner(t, seq[0], flat[0], seq[1]) >= 0) {
+    out[0] = flat[0];
+    out[1] = 2 * flat[0] - flat[1];
+    out[2] = flat[1];
+    return;
+  }
+  if (end_door_inner(t, seq[n - 1], flat[n - 1], seq[n - 2]) >= 0) {
+    out[0] = flat[n - 1];
+    out[1] = flat[n - 2];
+    out[2] = 2 * flat[n - 1] - flat[n - 2];
+    return;
+  }
+  int chosen = -1;
+  for (int i = 1; i + 1 < n; i++) {
+    if (seq[i] - seq[i - 1] != seq[i + 1] - seq[i])
+      continue;
+    uint8_t tile = t->tiles[flat[i]];
+    if (tile == DG_TILE_DOOR) {
+      chosen = i;
+      break;
+    }
+    if (tile == DG_TILE_CORRIDOR && chosen < 0)
+      chosen = i;
+  }
+  if (chosen < 0)
+    return;
+  out[0] = flat[chosen];
+  out[1] = flat[chosen - 1];
+  out[2] = flat[chosen + 1];
+}
+
 /* Chains of two-neighbour tiles between nodes become edges; a ring touching
  * no node gets a node of its own and a loop edge. */
 static int add_chain_edges(tracer *t, int width, dg_graph *graph) {
@@ -276,6 +382,8 @@ static int add_chain_edges(tracer *t, int width, dg_graph *graph) {
                             &node) != 0 ||
           dg_graph_add_edge(graph, node, node, "corridor", tiles) != 0)
         return DG_ENOMEM;
+      if (t->passages != NULL) /* a ring: closing one tile leaves a dead end */
+        memset(&t->passages[3 * (graph->edge_count - 1)], 0xff, 3 * sizeof *t->passages);
       continue;
     }
     int b = walk_chain(t, p, p, ends[1], &tiles);
@@ -283,11 +391,34 @@ static int add_chain_edges(tracer *t, int width, dg_graph *graph) {
       return DG_EINTERNAL;
     if (dg_graph_add_edge(graph, a, b, "corridor", tiles + 1) != 0)
       return DG_ENOMEM;
+    if (t->passages != NULL)
+      record_passage(t, p, k, ends, graph->edge_count - 1);
   }
   return 0;
 }
 
-/* Node tiles of different nodes side by side become edges of length 1. */
+/* For the progression pass: the tile that closes a direct edge whose two
+ * nodes touch only at tiles p (of its `from` node) and q (of its `to`
+ * node; pf and qf as y * width + x), a door at either with nothing else
+ * around it (end_door_inner), into out[0..2] as record_passage does; -1
+ * three times when neither is. */
+static void record_contact(const tracer *t, long p, int pf, long q, int qf, int *out) {
+  out[0] = out[1] = out[2] = -1;
+  if (end_door_inner(t, p, pf, q) >= 0) {
+    out[0] = pf;
+    out[1] = 2 * pf - qf;
+    out[2] = qf;
+  } else if (end_door_inner(t, q, qf, p) >= 0) {
+    out[0] = qf;
+    out[1] = pf;
+    out[2] = 2 * qf - pf;
+  }
+}
+
+/* Node tiles of different nodes side by side become edges of length 1.
+ * With t->passages, an edge whose nodes touch at one pair of tiles gets
+ * record_contact's tile, one whose nodes touch at several none (closing
+ * one tile would leave the others open). */
 static int link_node_tiles(const tracer *t, dg_graph *graph) {
   int first_direct_edge = graph->edge_count;
   const int count = t->count;
@@ -296,22 +427,38 @@ static int link_node_tiles(const tracer *t, dg_graph *graph) {
     int node = t->node_of[p];
     if (node < 0)
       continue;
-    int east = t->walk[p + 1] ? t->node_of[p + 1] : -1;
-    int south = t->walk[p + t->stride] ? t->node_of[p + t->stride] : -1;
-    if (east >= 0 && east != node && link_adjacent(graph, node, east, first_direct_edge) != 0)
-      return DG_ENOMEM;
-    if (south >= 0 && south != node && link_adjacent(graph, node, south, first_direct_edge) != 0)
-      return DG_ENOMEM;
+    const long toward[2] = {p + 1, p + t->stride};
+    const int flat[2] = {t->unpadded[k] + 1, t->unpadded[k] + t->width};
+    for (int i = 0; i < 2; i++) {
+      long q = toward[i];
+      int other = t->walk[q] ? t->node_of[q] : -1, edge = -1;
+      bool added = false;
+      if (other < 0 || other == node)
+        continue;
+      if (link_adjacent(graph, node, other, first_direct_edge, &edge, &added) != 0)
+        return DG_ENOMEM;
+      if (t->passages == NULL)
+        continue;
+      if (added)
+        record_contact(t, p, t->unpadded[k], q, flat[i], &t->passages[3 * edge]);
+      else
+        memset(&t->passages[3 * edge], 0xff, 3 * sizeof *t->passages);
+    }
   }
   return 0;
 }
 
 /* The trace into `graph` (cleared first); the grid part of the metrics into
- * *grid_part unless NULL. */
+ * *grid_part unless NULL; with `passages`, each chain edge's closing tile
+ * (record_passage) into a new array there (3 ints an edge, *passage_count
+ * edges; the caller frees it). */
 static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph,
-                      dg_metrics *grid_part) {
+                      dg_metrics *grid_part, int **passages, int *passage_count) {
   const dg_grid *grid = &level->grid;
-  tracer t = {.stride = grid->width + 2, .padded = (long)(grid->width + 2) * (grid->height + 2)};
+  tracer t = {.stride = grid->width + 2,
+              .padded = (long)(grid->width + 2) * (grid->height + 2),
+              .tiles = grid->tiles,
+              .width = grid->width};
   int rc = DG_ENOMEM;
   /* Lists as long as the walkable tiles, not the map: metrics trace every
    * grid level, and a 1000x1000 map is mostly stone (+ 1: never empty). */
@@ -333,12 +480,22 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
   if ((rc = add_room_nodes(level, graph)) != 0)
     goto done;
   rc = DG_ENOMEM;
-  t.queue = malloc((size_t)t.count * sizeof *t.queue + 1);
-  if (t.queue == NULL)
+  /* + 2: record_passage lists a chain with both its end tiles, twice. */
+  t.queue = malloc(((size_t)t.count + 2) * (passages != NULL ? 2 : 1) * sizeof *t.queue);
+  /* A chain edge has a tile of its own and a direct edge one of the two
+   * east or south contacts of a tile: at most 3 * t.count edges. */
+  if (passages != NULL)
+    t.passages = malloc(3 * (3 * (size_t)t.count + 1) * sizeof *t.passages);
+  if (t.queue == NULL || (passages != NULL && t.passages == NULL))
     goto done;
   if ((rc = add_blob_nodes(&t, grid->width, graph)) != 0 ||
       (rc = add_chain_edges(&t, grid->width, graph)) != 0 || (rc = link_node_tiles(&t, graph)) != 0)
     goto done;
+  if (passages != NULL) {
+    *passages = t.passages;
+    *passage_count = graph->edge_count;
+    t.passages = NULL;
+  }
   /* The metrics' grid part needs exactly this scan: do it now, once. */
   rc = grid_part != NULL
            ? dg_grid_metrics_scan(level, t.walk, t.stride, t.walkable, t.count, grid_part)
@@ -351,11 +508,17 @@ done:
   free(t.queue);
   free(t.walkable);
   free(t.unpadded);
+  free(t.passages);
   return rc;
 }
 
 int dg_trace_graph(dg_level *level, const int *room_of) {
-  int rc = trace_into(level, room_of, &level->graph, &level->metrics);
+  free(level->trace_passages);
+  level->trace_passages = NULL;
+  level->trace_passage_count = 0;
+  bool progression = dg_progression_wanted(level->algorithm, &level->params);
+  int rc = trace_into(level, room_of, &level->graph, &level->metrics,
+                      progression ? &level->trace_passages : NULL, &level->trace_passage_count);
   level->grid_metrics_ready = rc == 0;
   return rc;
 }
@@ -368,7 +531,7 @@ int dg_trace_cycles_grid(const dg_level *level, int *cycles, dg_metrics *grid_pa
   dg_graph graph;
   dg_graph_init(&graph);
   int *component = NULL, count = 0;
-  int rc = trace_into(level, level->room_of, &graph, grid_part);
+  int rc = trace_into(level, level->room_of, &graph, grid_part, NULL, NULL);
   if (rc == 0 && (component = malloc((size_t)(graph.node_count + 1) * sizeof *component)) == NULL)
     rc = DG_ENOMEM;
   if (rc == 0 && (rc = dg_graph_components(&graph, component, &count)) == 0)
