@@ -110,6 +110,11 @@ typedef struct pgraph {
    * the vertices are its nodes and edges (build_from_trace), no tile has a
    * vertex of its own, and members / vertex_of are not used. */
   bool trace;
+  /* At most SMALL_GRAPH vertices (a classic level has about 20): each
+   * vertex's neighbours as one bit mask, for the searches' bit-set form. */
+#define SMALL_GRAPH 64
+  bool small;
+  uint64_t neighbours[SMALL_GRAPH];
   void *block; /* the per-vertex arrays above */
 } pgraph;
 
@@ -168,9 +173,16 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
   return 0;
 }
 
+/* strcmp(a, b) == 0, with the first letters compared inline: kinds are
+ * short words that mostly differ there, and the pass compares one per
+ * room, node and feature. */
+static inline bool same_word(const char *a, const char *b) {
+  return a[0] == b[0] && strcmp(a, b) == 0;
+}
+
 static const dg_feature *find_feature(const dg_level *level, const char *kind) {
   for (int i = 0; i < level->feature_count; i++)
-    if (strcmp(level->features[i].kind, kind) == 0)
+    if (same_word(level->features[i].kind, kind))
       return &level->features[i];
   return NULL;
 }
@@ -638,8 +650,8 @@ static bool trace_usable(const dg_level *level, const pgraph *g) {
   for (int n = 0; n < level->graph.node_count; n++) {
     const dg_node *node = &level->graph.nodes[n];
     if (node->room != (n < level->room_count ? n : -1) ||
-        (n >= level->room_count && strcmp(node->kind, "junction") != 0 &&
-         strcmp(node->kind, "dead_end") != 0))
+        (n >= level->room_count && !same_word(node->kind, "junction") &&
+         !same_word(node->kind, "dead_end")))
       return false;
   }
   const dg_feature *stairs[2] = {g->up, g->down};
@@ -691,7 +703,7 @@ static int build_from_trace(const dg_level *level, pgraph *g) {
   g->spawn_count = 0;
   for (int i = 0; i < level->feature_count && g->spawn_count >= 0; i++) {
     const dg_feature *f = &level->features[i];
-    if (strcmp(f->kind, "spawn") != 0)
+    if (!same_word(f->kind, "spawn"))
       continue;
     if (g->spawn_count == SPAWN_TILES_MAX || !dg_grid_contains(grid, f->x, f->y))
       g->spawn_count = -1;
@@ -709,7 +721,7 @@ static int build_from_trace(const dg_level *level, pgraph *g) {
       /* A key place or none: the tile is drawn among all of them only
        * for a room that gets a key (choose_key_cells). */
       g->key_slots[n] = room_floor_tile(level, g, node->room, 0) >= 0;
-    } else if (strcmp(node->kind, "dead_end") == 0 && grid->tiles[p] == DG_TILE_CORRIDOR) {
+    } else if (same_word(node->kind, "dead_end") && grid->tiles[p] == DG_TILE_CORRIDOR) {
       g->kind[n] = V_DEAD_END;
       g->key_slots[n] = !is_spawn(level, g, p);
     }
@@ -734,11 +746,87 @@ static bool can_step(const pgraph *g, int v, int u, int keys) {
   return true;
 }
 
+/* The searches on a graph of at most SMALL_GRAPH vertices, a level of the
+ * search at a time on bit masks: whether a neighbour is new, open or a
+ * one-way door is a mask operation, not a branch per step (each step is
+ * a coin toss to the branch predictor, and this is where the pass's time
+ * went). small_rules gives the locks closed with `keys` keys (none when
+ * keys < 0, every door open both ways) and the one-way doors (none then
+ * either); small_step the neighbours of v a walker may step to, less
+ * `taken`. */
+static void small_rules(const pgraph *g, int keys, uint64_t *closed, uint64_t *one_way) {
+  *closed = *one_way = 0;
+  for (int v = 0; v < g->count && keys >= 0; v++) {
+    int s = g->special[v];
+    *closed |= (uint64_t)(s >= 0 && s < SPECIAL_ONE_WAY && (s >= keys || s == g->closed_lock)) << v;
+    *one_way |= (uint64_t)(s >= SPECIAL_ONE_WAY) << v;
+  }
+}
+
+static uint64_t small_step(const pgraph *g, int v, uint64_t taken, uint64_t closed,
+                           uint64_t one_way) {
+  uint64_t step = g->neighbours[v] & ~closed & ~taken;
+  if ((one_way >> v) & 1) {
+    int to = g->ow_to[g->special[v] - SPECIAL_ONE_WAY];
+    step &= to >= 0 ? (uint64_t)1 << to : 0;
+  }
+  for (uint64_t doors = step & one_way; doors != 0; doors &= doors - 1) {
+    int u = __builtin_ctzll(doors);
+    if (g->ow_from[g->special[u] - SPECIAL_ONE_WAY] != v)
+      step &= ~((uint64_t)1 << u);
+  }
+  return step;
+}
+
+/* bfs on a small graph: within a level of the search, vertices are taken
+ * in index order, and a vertex's parent is the first of them to reach it. */
+static int bfs_small(pgraph *g, int source, int target, int keys) {
+  uint64_t closed, one_way;
+  small_rules(g, keys, &closed, &one_way);
+  for (int v = 0; v < g->count; v++)
+    g->dist[v] = -1;
+  uint64_t seen = (uint64_t)1 << source, front = seen;
+  int tail = 0, depth = 0;
+  g->dist[source] = 0;
+  g->parent[source] = -1;
+  g->queue[tail++] = source;
+  while (front != 0 && (target < 0 || !((front >> target) & 1))) {
+    uint64_t next = 0;
+    for (uint64_t left = front; left != 0; left &= left - 1) {
+      int v = __builtin_ctzll(left);
+      uint64_t step = small_step(g, v, seen | next, closed, one_way);
+      next |= step;
+      for (; step != 0; step &= step - 1) {
+        int u = __builtin_ctzll(step);
+        g->dist[u] = depth + 1;
+        g->parent[u] = v;
+        g->queue[tail++] = u;
+      }
+    }
+    seen |= next;
+    front = next;
+    depth++;
+  }
+  return tail;
+}
+
+/* Sets g->small, and on a small graph each vertex's neighbour mask. */
+static void small_masks(pgraph *g) {
+  g->small = g->count <= SMALL_GRAPH;
+  for (int v = 0; g->small && v < g->count; v++) {
+    g->neighbours[v] = 0;
+    for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++)
+      g->neighbours[v] |= (uint64_t)1 << g->adjacent[i];
+  }
+}
+
 /* Breadth-first search from `source` over steps allowed with `keys` keys
  * (keys < 0: every door open, both ways); fills g->dist and g->parent and
  * stops early when `target` (>= 0) is reached. Returns how many vertices
  * were reached. */
 static int bfs(pgraph *g, int source, int target, int keys) {
+  if (g->small)
+    return bfs_small(g, source, target, keys);
   for (int v = 0; v < g->count; v++)
     g->dist[v] = -1;
   int head = 0, tail = 0;
@@ -980,6 +1068,22 @@ static void distance_from_walk(pgraph *g, int *off_walk) {
   for (int v = g->exit; v >= 0; v = g->parent[v]) {
     off_walk[v] = 0;
     g->mark[tail++] = v;
+  }
+  if (g->small) {
+    uint64_t seen = 0;
+    for (int i = 0; i < tail; i++)
+      seen |= (uint64_t)1 << g->mark[i];
+    for (uint64_t front = seen, hops = 1; front != 0; hops++) {
+      uint64_t next = 0;
+      for (uint64_t left = front; left != 0; left &= left - 1)
+        next |= g->neighbours[__builtin_ctzll(left)];
+      next &= ~seen;
+      for (uint64_t left = next; left != 0; left &= left - 1)
+        off_walk[__builtin_ctzll(left)] = (int)hops;
+      seen |= next;
+      front = next;
+    }
+    return;
   }
   /* g->mark as the multi-source queue (segments are recomputed later). */
   while (head < tail) {
@@ -1466,7 +1570,7 @@ static void count_room_doors(const dg_level *level, room_doors *counted) {
 static bool secret_room(const pgraph *g, const dg_level *level, const room_doors *counted,
                         int room) {
   const char *kind = level->rooms[room].kind;
-  if (strcmp(kind, "closet") == 0 || strcmp(kind, "secret") == 0)
+  if (same_word(kind, "closet") || same_word(kind, "secret"))
     return true;
   int doors = 0, secret = 0;
   if (room < ROOM_DOORS_MAX) {
@@ -1568,7 +1672,7 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
       if (tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_SECRET_DOOR || tile == DG_TILE_CHEST)
         role = DG_ROLE_SECRET;
 
-      else if (strcmp(node->kind, "dead_end") == 0 && v >= 0 &&
+      else if (same_word(node->kind, "dead_end") && v >= 0 &&
                tile_sphere(g, v, node->y * level->grid.width + node->x) >= 1)
         role = DG_ROLE_TREASURE;
     }
@@ -1766,6 +1870,8 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
                                      : build_from_grid(level, &g);
   if (rc == 0)
     rc = alloc_output(level, out, out->locks_wanted);
+  if (rc == 0)
+    small_masks(&g);
   if (rc != 0)
     goto done;
   uint8_t *articulation = g.articulation;
