@@ -37,6 +37,17 @@ static void *pause_thread(void *data) {
   return NULL;
 }
 
+/* Starts the heavy job's pause on its own thread and returns once it waits:
+ * on a loaded machine a new thread may start many ms late, and a pause that
+ * began after the light job ended is not the case under test. */
+static void start_pausing(setting *s, pthread_t *heavy) {
+  cr_assert_eq(pthread_create(heavy, NULL, pause_thread, &s->job), 0);
+  for (int waited = 0; atomic_load(&s->way.pausing) == 0; waited++) {
+    cr_assert_lt(waited, 10000, "the heavy job never started to pause");
+    sleep_ms(1);
+  }
+}
+
 Test(give_way, no_light_job_no_pause) {
   setting s;
   prepare(&s, 75, 0, 0, 1000);
@@ -63,7 +74,7 @@ Test(give_way, pauses_until_the_light_job_is_done) {
   prepare(&s, 75, 0, 0, 1000);
   give_way_light_started(&s.way);
   pthread_t heavy;
-  cr_assert_eq(pthread_create(&heavy, NULL, pause_thread, &s.job), 0);
+  start_pausing(&s, &heavy);
   sleep_ms(40);
   give_way_light_finished(&s.way);
   pthread_join(heavy, NULL);
@@ -92,7 +103,7 @@ Test(give_way, the_linger_ends_a_pause_that_began_during_a_light_job) {
   prepare(&s, 75, 30 * MS, 0, 1000);
   give_way_light_started(&s.way);
   pthread_t heavy;
-  cr_assert_eq(pthread_create(&heavy, NULL, pause_thread, &s.job), 0);
+  start_pausing(&s, &heavy);
   sleep_ms(20);
   give_way_light_finished(&s.way);
   pthread_join(heavy, NULL);
@@ -137,7 +148,7 @@ Test(give_way, cancelling_ends_a_pause) {
   prepare(&s, 90, 0, 0, 100000); /* may pause 900 s */
   give_way_light_started(&s.way);
   pthread_t heavy;
-  cr_assert_eq(pthread_create(&heavy, NULL, pause_thread, &s.job), 0);
+  start_pausing(&s, &heavy);
   sleep_ms(20);
   dg_cancel_request(&s.cancel);
   give_way_wake(&s.way);
