@@ -97,7 +97,9 @@ typedef enum dg_role {
 const char *dg_role_name(dg_role role);
 
 /* What the progression pass placed and its witness (`progression` in the
- * level JSON). Arrays are owned by the level. */
+ * level JSON). Arrays are owned by the level: room_key is one block that
+ * also holds room_sphere, key_sphere, room_role and node_role (freeing
+ * room_key frees them all); walk is its own. */
 typedef struct dg_progression {
   bool placed;             /* the pass ran (params.locks or params.one_way above 0) */
   bool consumable;         /* params.key_kind is consumable */

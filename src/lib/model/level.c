@@ -28,11 +28,7 @@ void dg_level_free(dg_level *level) {
   free(level->doors);
   free(level->objects);
   free(level->features);
-  free(level->progression.room_role);
-  free(level->progression.room_key);
-  free(level->progression.node_role);
-  free(level->progression.room_sphere);
-  free(level->progression.key_sphere);
+  free(level->progression.room_key); /* and the arrays in its block */
   free(level->progression.walk);
   free(level->population.rooms);
   if (!level->population.entities_with_rooms)

@@ -116,11 +116,37 @@ typedef struct pgraph {
   bool small;
   uint64_t neighbours[SMALL_GRAPH];
   void *block; /* the per-vertex arrays above */
+  /* The caller's stack buffer, which holds the block and the adjacency
+   * when they fit (a classic level's do, several times over): a level of
+   * ten rooms should not pay for malloc and free. */
+  unsigned char *scratch;
+  size_t scratch_size, scratch_used;
 } pgraph;
 
+/* The pass's stack buffer: a 64-vertex graph's block and adjacency fit. */
+#define PGRAPH_SCRATCH 12288
+
+/* `bytes` from g's stack buffer when they fit, else from malloc (NULL:
+ * out of memory). Uninitialised either way; pgraph_give hands it back. */
+static void *pgraph_take(pgraph *g, size_t bytes) {
+  bytes = (bytes + 15) & ~(size_t)15;
+  if (bytes <= g->scratch_size - g->scratch_used) {
+    void *at = g->scratch + g->scratch_used;
+    g->scratch_used += bytes;
+    return at;
+  }
+  return malloc(bytes);
+}
+
+static void pgraph_give(const pgraph *g, void *p) {
+  unsigned char *at = p;
+  if (at < g->scratch || at >= g->scratch + g->scratch_size)
+    free(p);
+}
+
 static void pgraph_free(pgraph *g) {
-  free(g->block);
-  free(g->adjacent);
+  pgraph_give(g, g->block);
+  pgraph_give(g, g->adjacent);
   free(g->vertex_of);
 }
 
@@ -139,7 +165,7 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
   size_t n = (size_t)(capacity > 0 ? capacity : 1), ints = 22 * n + 6 + (size_t)tiles;
   if (tiles > 0)
     ints += 4 * n;
-  g->block = malloc(ints * sizeof(int) + 3 * n);
+  g->block = pgraph_take(g, ints * sizeof(int) + 3 * n);
   if (g->block == NULL)
     return DG_ENOMEM;
   int *at = g->block;
@@ -389,7 +415,7 @@ static int link_vertices(pgraph *g, const dg_grid *grid, const uint8_t *ways) {
   /* At most four entries a link tile; assign_spheres' refused steps
    * (two ints an entry) share the allocation. */
   size_t entries = (size_t)(links > 0 ? 4 * links : 1);
-  g->adjacent = malloc(3 * entries * sizeof *g->adjacent);
+  g->adjacent = pgraph_take(g, 3 * entries * sizeof *g->adjacent);
   if (g->adjacent == NULL)
     return DG_ENOMEM;
   g->refused = g->adjacent + entries;
@@ -529,7 +555,7 @@ done:
 static int graph_adjacency(const dg_graph *graph, pgraph *g) {
   int nodes = graph->node_count;
   size_t entries = (size_t)(graph->edge_count > 0 ? 4 * graph->edge_count : 1);
-  g->adjacent = malloc(3 * entries * sizeof *g->adjacent); /* and the refused steps */
+  g->adjacent = pgraph_take(g, 3 * entries * sizeof *g->adjacent); /* and the refused steps */
   if (g->adjacent == NULL)
     return DG_ENOMEM;
   g->refused = g->adjacent + entries;
@@ -1792,17 +1818,20 @@ static int apply(dg_level *level, const pgraph *g, const plan *p) {
   return rc;
 }
 
+/* One block for the five arrays (room_key owns it, see dg_progression):
+ * a level of ten rooms spent a tenth of the pass in malloc and free. */
 static int alloc_output(dg_level *level, dg_progression *out, int locks) {
-  int rooms = level->room_count > 0 ? level->room_count : 1;
-  int nodes = level->graph.node_count > 0 ? level->graph.node_count : 1;
-  out->room_role = calloc((size_t)rooms, 1);
-  out->room_key = malloc((size_t)rooms * sizeof *out->room_key);
-  out->room_sphere = malloc((size_t)rooms * sizeof *out->room_sphere);
-  out->node_role = calloc((size_t)nodes, 1);
-  out->key_sphere = calloc((size_t)(locks > 0 ? locks : 1), sizeof *out->key_sphere);
-  if (out->room_role == NULL || out->room_key == NULL || out->room_sphere == NULL ||
-      out->node_role == NULL || out->key_sphere == NULL)
+  size_t rooms = (size_t)(level->room_count > 0 ? level->room_count : 1);
+  size_t nodes = (size_t)(level->graph.node_count > 0 ? level->graph.node_count : 1);
+  size_t keys = (size_t)(locks > 0 ? locks : 1);
+  int *ints = calloc(1, (2 * rooms + keys) * sizeof *ints + rooms + nodes);
+  if (ints == NULL)
     return DG_ENOMEM;
+  out->room_key = ints;
+  out->room_sphere = ints + rooms;
+  out->key_sphere = ints + 2 * rooms;
+  out->room_role = (uint8_t *)(ints + 2 * rooms + keys);
+  out->node_role = out->room_role + rooms;
   return 0;
 }
 
@@ -1862,7 +1891,11 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
       dg_param_int(params, dg_common_param(algorithm, DG_COMMON_KEY_KIND)) == DG_KEY_CONSUMABLE;
   out->boss_wanted = dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_BOSS_ROOM));
   out->boss_room = -1;
-  pgraph g = {.up = find_feature(level, "stairs_up"), .down = find_feature(level, "stairs_down")};
+  _Alignas(16) unsigned char scratch[PGRAPH_SCRATCH];
+  pgraph g = {.up = find_feature(level, "stairs_up"),
+              .down = find_feature(level, "stairs_down"),
+              .scratch = scratch,
+              .scratch_size = sizeof scratch};
   plan p = {0};
   bool extended = false; /* some lock lies on a loop, its bypass one-way */
   int rc = !level->has_grid          ? build_from_graph(level, &g)
