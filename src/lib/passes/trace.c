@@ -68,30 +68,70 @@ static inline bool blob_tile(const tracer *t, long p) {
  * ring with no node on it); not a node index and not an error code. */
 #define CHAIN_RING (-2)
 
+/* What the progression pass needs of one half of a chain, walked from its
+ * start tile outward (record_passage): the node tile it ends at and the
+ * tile before that (padded, and as y * width + x), and a straight door and
+ * a straight corridor tile on it (y * width + x, with the step that walked
+ * away from the start; -1 when none): the first of each walked, or with
+ * `keep_last` the last (the half toward the edge's `from` node is read in
+ * the opposite order). */
+typedef struct chain_half {
+  bool keep_last;
+  long node, last;
+  int node_flat, last_flat;
+  int door, door_step, corridor, corridor_step;
+} chain_half;
+
 /* Walks a chain from tile `from` into tile `cur`; returns the node it ends at
  * (or CHAIN_RING if it came back to `start`), counting chain tiles in
- * *tiles. DG_EINTERNAL if the chain stops at a tile that is not a node. */
-static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
+ * *tiles. DG_EINTERNAL if the chain stops at a tile that is not a node.
+ * With `half`, also fills it (`at`: cur as y * width + x, `from_at`: from);
+ * inlined so that the trace without it pays nothing. */
+static inline __attribute__((always_inline)) int walk_chain(tracer *t, long start, long from,
+                                                            long cur, int *tiles, chain_half *half,
+                                                            int from_at, int at) {
   const long offsets[4] = {-t->stride, 1, t->stride, -1};
+  const int steps[4] = {-t->width, 1, t->width, -1};
+  if (half != NULL)
+    half->door = half->corridor = -1;
   for (;;) {
-    if (t->node_of[cur] >= 0)
+    if (t->node_of[cur] >= 0) {
+      if (half != NULL) {
+        half->node = cur;
+        half->node_flat = at;
+        half->last = from;
+        half->last_flat = from_at;
+      }
       return t->node_of[cur];
+    }
     if (cur == start)
       return CHAIN_RING;
     t->seen[cur] = 1;
     (*tiles)++;
-    long next = -1;
+    int next = -1;
     for (int d = 0; d < 4; d++) {
       long n = cur + offsets[d];
       if (t->walk[n] && n != from) {
-        next = n;
+        next = d;
         break;
       }
     }
     if (next < 0)
       return DG_EINTERNAL; /* cannot happen for a two-neighbour tile */
+    if (half != NULL && cur - from == offsets[next]) {
+      uint8_t tile = t->tiles[at];
+      if (tile == DG_TILE_DOOR && (half->keep_last || half->door < 0)) {
+        half->door = at;
+        half->door_step = steps[next];
+      } else if (tile == DG_TILE_CORRIDOR && (half->keep_last || half->corridor < 0)) {
+        half->corridor = at;
+        half->corridor_step = steps[next];
+      }
+    }
     from = cur;
-    cur = next;
+    from_at = at;
+    cur += offsets[next];
+    at += steps[next];
   }
 }
 
@@ -277,105 +317,89 @@ static long end_door_inner(const tracer *t, long door, int door_tile, long last)
 }
 
 /* Records in t->passages[3 * edge ..] where a lock or one-way door closes
- * the chain through tile p (k-th walkable; ends[0] toward the edge's
- * `from` node, ends[1] toward `to`): a door at the `from` end, else at the
- * `to` end (end_door_inner), else the first door, else the first corridor
- * tile of the chain from `from` to `to` whose neighbours lie on opposite
- * sides; with that tile's neighbours toward `from` and `to` (y * width +
- * x). -1 three times when there is none. t->queue is free scratch here
- * (the blobs are filled): the chain's padded tiles, and beside them the
- * same tiles as y * width + x, followed step by step (no division). */
-static void record_passage(tracer *t, long p, int k, const long ends[2], int edge) {
-  const long offsets[4] = {-t->stride, 1, t->stride, -1};
-  const int steps[4] = {-t->width, 1, t->width, -1};
+ * the chain through tile p (k-th walkable), from its two halves as
+ * walk_chain saw them (halves[0] toward the edge's `from` node, halves[1]
+ * toward `to`; ends: p's neighbours on them, y * width + x): a door at the
+ * `from` end, else at the `to` end (end_door_inner), else the first door,
+ * else the first corridor tile of the chain from `from` to `to` whose
+ * neighbours lie on opposite sides; with that tile's neighbours toward
+ * `from` and `to` (y * width + x). -1 three times when there is none.
+ * The halves were read as the chain was walked: a second walk of every
+ * corridor cost more than the rest of the pass's share of the trace. */
+static void record_passage(const tracer *t, long p, int k, const long ends[2], const int ends_at[2],
+                           const chain_half halves[2], int edge) {
   int *out = &t->passages[3 * edge];
+  const chain_half *from = &halves[0], *to = &halves[1];
+  if (end_door_inner(t, from->node, from->node_flat, from->last) >= 0) {
+    out[0] = from->node_flat;
+    out[1] = 2 * from->node_flat - from->last_flat;
+    out[2] = from->last_flat;
+    return;
+  }
+  if (end_door_inner(t, to->node, to->node_flat, to->last) >= 0) {
+    out[0] = to->node_flat;
+    out[1] = to->last_flat;
+    out[2] = 2 * to->node_flat - to->last_flat;
+    return;
+  }
+  /* In the chain's order: the `from` half (its last tile walked first),
+   * p, the `to` half. */
+  uint8_t tile = p - ends[0] == ends[1] - p ? t->tiles[t->unpadded[k]] : DG_TILE_STONE;
+  for (int want = 0; want < 2; want++) {
+    dg_tile kind = want == 0 ? DG_TILE_DOOR : DG_TILE_CORRIDOR;
+    int near = want == 0 ? from->door : from->corridor;
+    int near_step = want == 0 ? from->door_step : from->corridor_step;
+    int far = want == 0 ? to->door : to->corridor;
+    int far_step = want == 0 ? to->door_step : to->corridor_step;
+    if (near >= 0) {
+      out[0] = near;
+      out[1] = near + near_step;
+      out[2] = near - near_step;
+      return;
+    }
+    if (tile == kind) {
+      out[0] = t->unpadded[k];
+      out[1] = ends_at[0];
+      out[2] = ends_at[1];
+      return;
+    }
+    if (far >= 0) {
+      out[0] = far;
+      out[1] = far - far_step;
+      out[2] = far + far_step;
+      return;
+    }
+  }
   out[0] = out[1] = out[2] = -1;
-  /* seq: the `from` node's tile, the chain from there to `to`, the `to`
-   * node's tile. The `from` half is walked outward from p, then reversed. */
-  int *seq = t->queue, *flat = t->queue + t->count + 2, n = 0;
-  for (int side = 0; side < 2; side++) {
-    int start = n, at = t->unpadded[k];
-    long prev = p, cur = ends[side];
-    for (int d = 0; d < 4; d++)
-      if (p + offsets[d] == cur)
-        at += steps[d];
-    if (side == 1) {
-      seq[n] = (int)p;
-      flat[n++] = t->unpadded[k];
-    }
-    while (t->node_of[cur] < 0) {
-      seq[n] = (int)cur;
-      flat[n++] = at;
-      int next = -1;
-      for (int d = 0; d < 4 && next < 0; d++)
-        if (t->walk[cur + offsets[d]] && cur + offsets[d] != prev)
-          next = d;
-      prev = cur;
-      cur += offsets[next];
-      at += steps[next];
-    }
-    seq[n] = (int)cur;
-    flat[n++] = at;
-    for (int i = start, j = n - 1; side == 0 && i < j; i++, j--) {
-      int swap = seq[i];
-      seq[i] = seq[j];
-      seq[j] = swap;
-      swap = flat[i];
-      flat[i] = flat[j];
-      flat[j] = swap;
-    }
-  }
-  if (end_door_inner(t, seq[0], flat[0], seq[1]) >= 0) {
-    out[0] = flat[0];
-    out[1] = 2 * flat[0] - flat[1];
-    out[2] = flat[1];
-    return;
-  }
-  if (end_door_inner(t, seq[n - 1], flat[n - 1], seq[n - 2]) >= 0) {
-    out[0] = flat[n - 1];
-    out[1] = flat[n - 2];
-    out[2] = 2 * flat[n - 1] - flat[n - 2];
-    return;
-  }
-  int chosen = -1;
-  for (int i = 1; i + 1 < n; i++) {
-    if (seq[i] - seq[i - 1] != seq[i + 1] - seq[i])
-      continue;
-    uint8_t tile = t->tiles[flat[i]];
-    if (tile == DG_TILE_DOOR) {
-      chosen = i;
-      break;
-    }
-    if (tile == DG_TILE_CORRIDOR && chosen < 0)
-      chosen = i;
-  }
-  if (chosen < 0)
-    return;
-  out[0] = flat[chosen];
-  out[1] = flat[chosen - 1];
-  out[2] = flat[chosen + 1];
 }
 
 /* Chains of two-neighbour tiles between nodes become edges; a ring touching
  * no node gets a node of its own and a loop edge. */
 static int add_chain_edges(tracer *t, int width, dg_graph *graph) {
   const long offsets[4] = {-t->stride, 1, t->stride, -1};
+  const int steps[4] = {-t->width, 1, t->width, -1};
   const int count = t->count;
   for (int k = 0; k < count; k++) {
     long p = t->walkable[k];
     if (t->node_of[p] >= 0 || t->seen[p])
       continue;
     long ends[2];
-    int found = 0;
+    int ends_at[2], found = 0;
     for (int d = 0; d < 4 && found < 2; d++)
-      if (t->walk[p + offsets[d]])
+      if (t->walk[p + offsets[d]]) {
+        ends_at[found] = t->unpadded[k] + steps[d];
         ends[found++] = p + offsets[d];
+      }
     /* A tile left without a node is open and neither a dead end nor a
      * blob tile: exactly two walkable neighbours. */
     assert(found == 2);
     t->seen[p] = 1;
-    int tiles = 1;
-    int a = walk_chain(t, p, p, ends[0], &tiles);
+    int tiles = 1, a, b;
+    chain_half halves[2] = {{.keep_last = true}, {.keep_last = false}};
+    if (t->passages != NULL)
+      a = walk_chain(t, p, p, ends[0], &tiles, &halves[0], t->unpadded[k], ends_at[0]);
+    else
+      a = walk_chain(t, p, p, ends[0], &tiles, NULL, 0, 0);
     if (a == CHAIN_RING) {
       int node;
       if (dg_graph_add_node(graph, "junction", t->unpadded[k] % width, t->unpadded[k] / width, -1,
@@ -386,13 +410,16 @@ static int add_chain_edges(tracer *t, int width, dg_graph *graph) {
         memset(&t->passages[3 * (graph->edge_count - 1)], 0xff, 3 * sizeof *t->passages);
       continue;
     }
-    int b = walk_chain(t, p, p, ends[1], &tiles);
+    if (t->passages != NULL)
+      b = walk_chain(t, p, p, ends[1], &tiles, &halves[1], t->unpadded[k], ends_at[1]);
+    else
+      b = walk_chain(t, p, p, ends[1], &tiles, NULL, 0, 0);
     if (a < 0 || b < 0)
       return DG_EINTERNAL;
     if (dg_graph_add_edge(graph, a, b, "corridor", tiles + 1) != 0)
       return DG_ENOMEM;
     if (t->passages != NULL)
-      record_passage(t, p, k, ends, graph->edge_count - 1);
+      record_passage(t, p, k, ends, ends_at, halves, graph->edge_count - 1);
   }
   return 0;
 }
@@ -480,8 +507,7 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
   if ((rc = add_room_nodes(level, graph)) != 0)
     goto done;
   rc = DG_ENOMEM;
-  /* + 2: record_passage lists a chain with both its end tiles, twice. */
-  t.queue = malloc(((size_t)t.count + 2) * (passages != NULL ? 2 : 1) * sizeof *t.queue);
+  t.queue = malloc(((size_t)t.count + 1) * sizeof *t.queue);
   /* A chain edge has a tile of its own and a direct edge one of the two
    * east or south contacts of a tile: at most 3 * t.count edges. */
   if (passages != NULL)
