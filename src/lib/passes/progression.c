@@ -636,9 +636,10 @@ static bool is_spawn(const dg_level *level, const pgraph *g, int p) {
 
 /* A traced level: room `room`'s floor tile number `pick` (row by row)
  * among those that hold no spawn, or -1 when it has fewer; with `count`,
- * how many it has into *count (and -1 returned). */
-static int room_floor_tiles(const dg_level *level, const pgraph *g, int room, int pick,
-                            int *count) {
+ * how many it has into *count (and -1 returned), the first `list_max` of
+ * them into `listed`. */
+static int room_floor_tiles(const dg_level *level, const pgraph *g, int room, int pick, int *count,
+                            int *listed, int list_max) {
   const dg_room *box = &level->rooms[room];
   int width = level->grid.width, found = 0;
   for (int y = box->y; y < box->y + box->height; y++)
@@ -649,6 +650,8 @@ static int room_floor_tiles(const dg_level *level, const pgraph *g, int room, in
         continue;
       if (count == NULL && found == pick)
         return t;
+      if (found < list_max)
+        listed[found] = t;
       found++;
     }
   if (count != NULL)
@@ -657,7 +660,7 @@ static int room_floor_tiles(const dg_level *level, const pgraph *g, int room, in
 }
 
 static int room_floor_tile(const dg_level *level, const pgraph *g, int room, int pick) {
-  return room_floor_tiles(level, g, room, pick, NULL);
+  return room_floor_tiles(level, g, room, pick, NULL, NULL, 0);
 }
 
 /* Whether the graph the generator traced from the map (dg_trace_graph,
@@ -1713,19 +1716,24 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
 
 /* Grid levels: the tile of each key in its vertex, uniformly among the
  * vertex's floor tiles that hold no spawn (a dead end: its one tile). */
+#define KEY_PLACES_LISTED 256
+
 static void choose_key_cells(const pgraph *g, const dg_level *level, plan *p, dg_rng *rng) {
   for (int k = 0; k < p->locks && level->has_grid; k++) {
     int v = p->key[k];
     p->key_cell[k] = g->cell[v];
     if (g->trace) {
       /* key_slots only said whether the room has a place: count them. */
-      int places = 0;
+      /* Listed as they are counted: a second scan of the room to find
+       * the drawn one cost as much as the first (unless the room has
+       * more places than the list holds). */
+      int places = 0, listed[KEY_PLACES_LISTED];
       if (g->kind[v] == V_FLOOR)
-        room_floor_tiles(level, g, g->room[v], 0, &places);
-      int tile = places > 0
-                     ? room_floor_tile(level, g, g->room[v],
-                                       places > 1 ? (int)dg_rng_below(rng, (uint32_t)places) : 0)
-                     : -1;
+        room_floor_tiles(level, g, g->room[v], 0, &places, listed, KEY_PLACES_LISTED);
+      int pick = places > 1 ? (int)dg_rng_below(rng, (uint32_t)places) : 0;
+      int tile = places <= 0                ? -1
+                 : pick < KEY_PLACES_LISTED ? listed[pick]
+                                            : room_floor_tile(level, g, g->room[v], pick);
       p->key_cell[k] = tile >= 0 ? tile : g->cell[v];
       continue;
     }
