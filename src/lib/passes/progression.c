@@ -115,6 +115,9 @@ typedef struct pgraph {
 #define SMALL_GRAPH 64
   bool small;
   uint64_t neighbours[SMALL_GRAPH];
+  /* What the entrance reaches is a tree (tree_cuts): one path between
+   * any two of its vertices, read from depth_parent (tree_leg). */
+  bool tree;
   void *block; /* the per-vertex arrays above */
   /* The caller's stack buffer, which holds the block and the adjacency
    * when they fit (a classic level's do, several times over): a level of
@@ -935,6 +938,69 @@ static int find_cuts(pgraph *g, uint8_t *articulation, int *cuts, int *count) {
   return 0;
 }
 
+/* find_cuts' answers when what the entrance reaches (`reached` vertices,
+ * g->depth >= 0) is a tree, as a classic level's graph nearly always is:
+ * every vertex there with two neighbours or more is a cut vertex, and the
+ * cuts between the entrance and the exit are the inner vertices of the one
+ * path, read from the depth search's parents. The depth-first search was
+ * the pass's largest step. Returns false, with nothing written, when that
+ * part of the graph has a loop (its degrees then sum above 2 * (reached -
+ * 1)); sets g->tree otherwise. */
+static bool tree_cuts(pgraph *g, int reached, uint8_t *articulation, int *cuts, int *count) {
+  long degrees = 0;
+  for (int v = 0; v < g->count; v++)
+    degrees += g->depth[v] >= 0 ? g->offsets[v + 1] - g->offsets[v] : 0;
+  if (degrees != 2L * (reached - 1))
+    return false;
+  g->tree = true;
+  for (int v = 0; v < g->count; v++)
+    articulation[v] = g->depth[v] >= 0 && g->offsets[v + 1] - g->offsets[v] >= 2;
+  *count = 0;
+  if (g->depth[g->exit] < 0)
+    return true;
+  for (int v = g->depth_parent[g->exit]; v >= 0 && v != g->entrance; v = g->depth_parent[v])
+    cuts[(*count)++] = v;
+  for (int i = 0, j = *count - 1; i < j; i++, j--) {
+    int swap = cuts[i];
+    cuts[i] = cuts[j];
+    cuts[j] = swap;
+  }
+  return true;
+}
+
+/* On a tree (g->tree): the one path between `from` and `to`, into leg as
+ * build_walk's search leaves it (leg[0] is `to`, leg[*length - 1] `from`),
+ * climbed from both ends to where they meet. DG_EINTERNAL when a step of
+ * it is not allowed with `keys` keys, as the search would fail then. */
+static int tree_leg(pgraph *g, int from, int to, int keys, int *leg, int *length) {
+  const int *depth = g->depth, *parent = g->depth_parent;
+  int *climbed = g->queue, n = 0, m = 0, a = from, b = to;
+  if (depth[from] < 0 || depth[to] < 0)
+    return DG_EINTERNAL;
+  while (depth[b] > depth[a]) {
+    leg[n++] = b;
+    b = parent[b];
+  }
+  while (depth[a] > depth[b]) {
+    climbed[m++] = a;
+    a = parent[a];
+  }
+  while (a != b) {
+    leg[n++] = b;
+    b = parent[b];
+    climbed[m++] = a;
+    a = parent[a];
+  }
+  leg[n++] = a;
+  while (m > 0)
+    leg[n++] = climbed[--m];
+  for (int i = n - 1; i > 0; i--)
+    if (!can_step(g, leg[i], leg[i - 1], keys))
+      return DG_EINTERNAL;
+  *length = n;
+  return 0;
+}
+
 /* Labels g->mark with segments: 0 for what the entrance reaches without
  * crossing a lock candidate, i for what lies between candidates i and i+1
  * (1-based), -2 on the candidates themselves. Floods once in all. */
@@ -1461,15 +1527,20 @@ static int build_walk(pgraph *g, const plan *p, dg_progression *out) {
   int capacity = 0, rc = walk_append(out, &capacity, g->room[g->entrance]);
   int *leg = g->path, from = g->entrance;
   for (int k = 0; k <= p->locks && rc == 0; k++) {
-    int to = k < p->locks ? p->key[k] : g->exit;
-    bfs(g, from, to, k);
-    if (g->dist[to] < 0) {
-      rc = DG_EINTERNAL; /* a key or the exit out of reach: the plan is wrong */
-      break;
+    int to = k < p->locks ? p->key[k] : g->exit, length = 0;
+    if (g->tree) {
+      /* A key or the exit out of reach: the plan is wrong. */
+      if ((rc = tree_leg(g, from, to, k, leg, &length)) != 0)
+        break;
+    } else {
+      bfs(g, from, to, k);
+      if (g->dist[to] < 0) {
+        rc = DG_EINTERNAL;
+        break;
+      }
+      for (int v = to; v >= 0; v = g->parent[v])
+        leg[length++] = v;
     }
-    int length = 0;
-    for (int v = to; v >= 0; v = g->parent[v])
-      leg[length++] = v;
     for (int i = length - 1; i >= 0 && rc == 0; i--)
       rc = walk_append(out, &capacity, g->room[leg[i]]);
     from = to;
@@ -1924,12 +1995,12 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     no_stairs(level, out);
     goto done;
   }
-  int cut_count = 0;
-  if ((rc = find_cuts(&g, articulation, cuts, &cut_count)) != 0)
-    goto done;
-  bfs(&g, g.entrance, -1, -1);
+  int cut_count = 0, reached = bfs(&g, g.entrance, -1, -1);
   memcpy(depth, g.dist, (size_t)g.count * sizeof *depth);
   memcpy(g.depth_parent, g.parent, (size_t)g.count * sizeof *g.parent);
+  if (!tree_cuts(&g, reached, articulation, cuts, &cut_count) &&
+      (rc = find_cuts(&g, articulation, cuts, &cut_count)) != 0)
+    goto done;
   if (depth[g.exit] < 0) {
     p.why = "the exit cannot be reached from the entrance";
     cut_count = 0;
