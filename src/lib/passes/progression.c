@@ -1464,23 +1464,46 @@ static void sphere_step(pgraph *g, int v, int u, int sphere, int *tail, int *ref
   }
 }
 
-/* Spheres, as the witness defines them: sphere n is what the entrance
- * reaches with locks 0..n-1 open (one-way doors obeyed), less the spheres
- * before. Leaves each vertex's sphere in g->mark (-1: never
- * reached); a room's sphere is the first that reaches any tile of it (an authored room's bounding
- * box may reach past a lock), a key's the one its tile is in. */
-static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
-  /* One flood obeying one-way doors (a lock on a loop whose bypass is a
-   * one-way door is crossed on some walks and not on others), grown sphere
-   * by sphere: more keys only add steps, so sphere n+1 is sphere n's reach
-   * plus what the steps refused before now allow. */
+/* assign_spheres' flood on a tree (g->tree): a vertex's sphere is its
+ * parent's, or the keys its own lock needs when more; -1 past a one-way
+ * door the wrong way or a lock kept closed, as the flood never crosses
+ * them. Each vertex is climbed to once, parents first. */
+static void tree_spheres(pgraph *g, int locks) {
+  const int *parent = g->depth_parent;
+  int *sphere = g->mark, *chain = g->queue;
+  for (int v = 0; v < g->count; v++)
+    sphere[v] = g->depth[v] >= 0 ? -2 : -1;
+  sphere[g->entrance] = 0;
+  for (int v = 0; v < g->count; v++) {
+    int n = 0, u = v;
+    while (sphere[u] == -2) {
+      chain[n++] = u;
+      u = parent[u];
+    }
+    int at = sphere[u];
+    while (n > 0) {
+      int w = chain[--n], lock = g->special[w];
+      if (at >= 0 && !can_step(g, parent[w], w, locks))
+        at = -1;
+      else if (at >= 0 && lock >= 0 && lock < SPECIAL_ONE_WAY && lock + 1 > at)
+        at = lock + 1;
+      sphere[w] = at;
+    }
+  }
+}
+
+/* One flood obeying one-way doors (a lock on a loop whose bypass is a
+ * one-way door is crossed on some walks and not on others), grown sphere
+ * by sphere: more keys only add steps, so sphere n+1 is sphere n's reach
+ * plus what the steps refused before now allow. */
+static void flood_spheres(pgraph *g, int locks) {
   int *refused = g->refused;
   for (int v = 0; v < g->count; v++)
     g->mark[v] = -1;
   int head = 0, tail = 0, refusals = 0;
   g->mark[g->entrance] = 0;
   g->queue[tail++] = g->entrance;
-  for (int sphere = 0; sphere <= p->locks; sphere++) {
+  for (int sphere = 0; sphere <= locks; sphere++) {
     int kept = 0;
     for (int i = 0; i < refusals; i++)
       sphere_step(g, refused[2 * i], refused[2 * i + 1], sphere, &tail, refused, &kept);
@@ -1491,6 +1514,18 @@ static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_pr
         sphere_step(g, v, g->adjacent[i], sphere, &tail, refused, &refusals);
     }
   }
+}
+
+/* Spheres, as the witness defines them: sphere n is what the entrance
+ * reaches with locks 0..n-1 open (one-way doors obeyed), less the spheres
+ * before. Leaves each vertex's sphere in g->mark (-1: never
+ * reached); a room's sphere is the first that reaches any tile of it (an authored room's bounding
+ * box may reach past a lock), a key's the one its tile is in. */
+static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_progression *out) {
+  if (g->tree)
+    tree_spheres(g, p->locks);
+  else
+    flood_spheres(g, p->locks);
   for (int r = 0; r < level->room_count; r++)
     out->room_sphere[r] = -1;
   for (int v = 0; v < g->count; v++) {
