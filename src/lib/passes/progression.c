@@ -644,12 +644,24 @@ static bool is_spawn(const dg_level *level, const pgraph *g, int p) {
 static int room_floor_tiles(const dg_level *level, const pgraph *g, int room, int pick, int *count,
                             int *listed, int list_max) {
   const dg_room *box = &level->rooms[room];
-  int width = level->grid.width, found = 0;
-  for (int y = box->y; y < box->y + box->height; y++)
-    for (int x = box->x; x < box->x + box->width; x++) {
+  const dg_grid *grid = &level->grid;
+  int width = grid->width, found = 0;
+  /* The rectangle within the map, rows read straight; spawns are looked
+   * for only when one lies inside it (a room's floor is mostly free). */
+  int x0 = box->x > 0 ? box->x : 0, y0 = box->y > 0 ? box->y : 0;
+  int x1 = box->x + box->width < width ? box->x + box->width : width;
+  int y1 = box->y + box->height < grid->height ? box->y + box->height : grid->height;
+  bool spawns = g->spawn_count < 0;
+  for (int i = 0; i < g->spawn_count && !spawns; i++) {
+    int x = g->spawn_tile[i] % width, y = g->spawn_tile[i] / width;
+    spawns = x >= x0 && x < x1 && y >= y0 && y < y1;
+  }
+  for (int y = y0; y < y1; y++) {
+    const uint8_t *tiles = grid->tiles + (long)y * width;
+    const int *owner = level->room_of + (long)y * width;
+    for (int x = x0; x < x1; x++) {
       int t = y * width + x;
-      if (!dg_grid_contains(&level->grid, x, y) || level->room_of[t] != room ||
-          level->grid.tiles[t] != DG_TILE_FLOOR || is_spawn(level, g, t))
+      if (owner[x] != room || tiles[x] != DG_TILE_FLOOR || (spawns && is_spawn(level, g, t)))
         continue;
       if (count == NULL && found == pick)
         return t;
@@ -657,6 +669,7 @@ static int room_floor_tiles(const dg_level *level, const pgraph *g, int room, in
         listed[found] = t;
       found++;
     }
+  }
   if (count != NULL)
     *count = found;
   return -1;
@@ -1001,10 +1014,40 @@ static int tree_leg(pgraph *g, int from, int to, int keys, int *leg, int *length
   return 0;
 }
 
+/* label_segments on a tree (g->tree), where the candidates are cuts on
+ * the one entrance-exit path, in order: a vertex's segment is the number
+ * of the last candidate above it (1-based), 0 below none. Each vertex is
+ * climbed to once; g->path holds each candidate's number meanwhile. */
+static void tree_segments(pgraph *g, const int *candidates, int count) {
+  const int *parent = g->depth_parent;
+  int *segment = g->mark, *chain = g->queue, *number = g->path;
+  for (int v = 0; v < g->count; v++)
+    segment[v] = g->depth[v] >= 0 ? -3 : -1;
+  segment[g->entrance] = 0;
+  for (int i = 0; i < count; i++) {
+    segment[candidates[i]] = -2;
+    number[candidates[i]] = i + 1;
+  }
+  for (int v = 0; v < g->count; v++) {
+    int n = 0, u = v;
+    while (segment[u] == -3) {
+      chain[n++] = u;
+      u = parent[u];
+    }
+    int at = segment[u] == -2 ? number[u] : segment[u];
+    while (n > 0)
+      segment[chain[--n]] = at;
+  }
+}
+
 /* Labels g->mark with segments: 0 for what the entrance reaches without
  * crossing a lock candidate, i for what lies between candidates i and i+1
  * (1-based), -2 on the candidates themselves. Floods once in all. */
 static void label_segments(pgraph *g, const int *candidates, int count) {
+  if (g->tree) {
+    tree_segments(g, candidates, count);
+    return;
+  }
   for (int v = 0; v < g->count; v++)
     g->mark[v] = -1;
   for (int i = 0; i < count; i++)
