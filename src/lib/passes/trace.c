@@ -34,6 +34,7 @@ typedef struct tracer {
   /* For the progression pass (NULL unless it will run): per chain edge,
    * the tile closing it and its neighbours toward `from` and `to`. */
   int *passages;
+  int passage_capacity; /* edges passages has room for */
   const uint8_t *tiles; /* the grid's tiles, y * width + x */
   int width;
 } tracer;
@@ -316,7 +317,22 @@ static long end_door_inner(const tracer *t, long door, int door_tile, long last)
   return inner;
 }
 
-/* Records in t->passages[3 * edge ..] where a lock or one-way door closes
+/* t->passages' three ints for `edge`, grown as edges come (a level has
+ * tens of edges, and a bound from its tiles was thousands); NULL when out
+ * of memory. */
+static int *passage_of(tracer *t, int edge) {
+  if (edge >= t->passage_capacity) {
+    int grown = 2 * edge + 16;
+    int *more = realloc(t->passages, 3 * (size_t)grown * sizeof *more);
+    if (more == NULL)
+      return NULL;
+    t->passages = more;
+    t->passage_capacity = grown;
+  }
+  return &t->passages[3 * edge];
+}
+
+/* Records in out[0..2] (an edge's passage) where a lock or one-way door closes
  * the chain through tile p (k-th walkable), from its two halves as
  * walk_chain saw them (halves[0] toward the edge's `from` node, halves[1]
  * toward `to`; ends: p's neighbours on them, y * width + x): a door at the
@@ -327,8 +343,7 @@ static long end_door_inner(const tracer *t, long door, int door_tile, long last)
  * The halves were read as the chain was walked: a second walk of every
  * corridor cost more than the rest of the pass's share of the trace. */
 static void record_passage(const tracer *t, long p, int k, const long ends[2], const int ends_at[2],
-                           const chain_half halves[2], int edge) {
-  int *out = &t->passages[3 * edge];
+                           const chain_half halves[2], int *out) {
   const chain_half *from = &halves[0], *to = &halves[1];
   if (end_door_inner(t, from->node, from->node_flat, from->last) >= 0) {
     out[0] = from->node_flat;
@@ -406,8 +421,12 @@ static int add_chain_edges(tracer *t, int width, dg_graph *graph) {
                             &node) != 0 ||
           dg_graph_add_edge(graph, node, node, "corridor", tiles) != 0)
         return DG_ENOMEM;
-      if (t->passages != NULL) /* a ring: closing one tile leaves a dead end */
-        memset(&t->passages[3 * (graph->edge_count - 1)], 0xff, 3 * sizeof *t->passages);
+      if (t->passages != NULL) { /* a ring: closing one tile leaves a dead end */
+        int *out = passage_of(t, graph->edge_count - 1);
+        if (out == NULL)
+          return DG_ENOMEM;
+        memset(out, 0xff, 3 * sizeof *out);
+      }
       continue;
     }
     if (t->passages != NULL)
@@ -418,8 +437,12 @@ static int add_chain_edges(tracer *t, int width, dg_graph *graph) {
       return DG_EINTERNAL;
     if (dg_graph_add_edge(graph, a, b, "corridor", tiles + 1) != 0)
       return DG_ENOMEM;
-    if (t->passages != NULL)
-      record_passage(t, p, k, ends, ends_at, halves, graph->edge_count - 1);
+    if (t->passages != NULL) {
+      int *out = passage_of(t, graph->edge_count - 1);
+      if (out == NULL)
+        return DG_ENOMEM;
+      record_passage(t, p, k, ends, ends_at, halves, out);
+    }
   }
   return 0;
 }
@@ -446,7 +469,7 @@ static void record_contact(const tracer *t, long p, int pf, long q, int qf, int 
  * With t->passages, an edge whose nodes touch at one pair of tiles gets
  * record_contact's tile, one whose nodes touch at several none (closing
  * one tile would leave the others open). */
-static int link_node_tiles(const tracer *t, dg_graph *graph) {
+static int link_node_tiles(tracer *t, dg_graph *graph) {
   int first_direct_edge = graph->edge_count;
   const int count = t->count;
   for (int k = 0; k < count; k++) {
@@ -466,10 +489,13 @@ static int link_node_tiles(const tracer *t, dg_graph *graph) {
         return DG_ENOMEM;
       if (t->passages == NULL)
         continue;
+      int *out = passage_of(t, edge);
+      if (out == NULL)
+        return DG_ENOMEM;
       if (added)
-        record_contact(t, p, t->unpadded[k], q, flat[i], &t->passages[3 * edge]);
+        record_contact(t, p, t->unpadded[k], q, flat[i], out);
       else
-        memset(&t->passages[3 * edge], 0xff, 3 * sizeof *t->passages);
+        memset(out, 0xff, 3 * sizeof *out);
     }
   }
   return 0;
@@ -508,11 +534,7 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
     goto done;
   rc = DG_ENOMEM;
   t.queue = malloc(((size_t)t.count + 1) * sizeof *t.queue);
-  /* A chain edge has a tile of its own and a direct edge one of the two
-   * east or south contacts of a tile: at most 3 * t.count edges. */
-  if (passages != NULL)
-    t.passages = malloc(3 * (3 * (size_t)t.count + 1) * sizeof *t.passages);
-  if (t.queue == NULL || (passages != NULL && t.passages == NULL))
+  if (t.queue == NULL || (passages != NULL && passage_of(&t, 0) == NULL))
     goto done;
   if ((rc = add_blob_nodes(&t, grid->width, graph)) != 0 ||
       (rc = add_chain_edges(&t, grid->width, graph)) != 0 || (rc = link_node_tiles(&t, graph)) != 0)
