@@ -209,11 +209,19 @@ static inline bool same_word(const char *a, const char *b) {
   return a[0] == b[0] && strcmp(a, b) == 0;
 }
 
-static const dg_feature *find_feature(const dg_level *level, const char *kind) {
-  for (int i = 0; i < level->feature_count; i++)
-    if (same_word(level->features[i].kind, kind))
-      return &level->features[i];
-  return NULL;
+/* The level's first stairs up and down features (NULL: none), in one
+ * pass over the features. */
+static void find_stairs(const dg_level *level, const dg_feature **up, const dg_feature **down) {
+  *up = *down = NULL;
+  for (int i = 0; i < level->feature_count; i++) {
+    const char *kind = level->features[i].kind;
+    if (kind[0] != 's' || kind[1] != 't')
+      continue; /* not stairs: "spawn", "key", ... */
+    if (*up == NULL && strcmp(kind, "stairs_up") == 0)
+      *up = &level->features[i];
+    else if (*down == NULL && strcmp(kind, "stairs_down") == 0)
+      *down = &level->features[i];
+  }
 }
 
 /* A tile belongs to a room when it is floor or stairs inside the room's
@@ -1173,8 +1181,14 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
  * shortest entrance-exit walk (`off_walk`: hops from it), choosing at
  * random among those within two hops of the farthest: one draw over the
  * list of them (g->path), not one per place. */
+static void place_keys_small(pgraph *g, const int *off_walk, plan *p, dg_rng *rng);
+
 static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, plan *p,
                        dg_rng *rng) {
+  if (g->small) {
+    place_keys_small(g, off_walk, p, rng);
+    return;
+  }
   int *near = g->path;
   for (int k = 0; k < p->locks; k++) {
     int low = k == 0 ? 0 : p->lock_segment[k - 1], high = p->lock_segment[k] - 1;
@@ -1193,6 +1207,38 @@ static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, pl
     }
     p->key[k] = ties == 0 ? -1 : near[ties > 1 ? (int)dg_rng_below(rng, (uint32_t)ties) : 0];
   }
+}
+
+/* place_keys on a graph of at most SMALL_GRAPH vertices: the keys' ranges
+ * of segments do not overlap, so one pass over the vertices finds every
+ * key's farthest place and a second lists every key's near-farthest ones
+ * (two passes a key before). The draws then come in key order, as there. */
+static void place_keys_small(pgraph *g, const int *off_walk, plan *p, dg_rng *rng) {
+  int key_of[SMALL_GRAPH + 1], farthest[DG_LOCKS_MAX], ties[DG_LOCKS_MAX];
+  int near[DG_LOCKS_MAX][SMALL_GRAPH];
+  int end = p->locks > 0 ? p->lock_segment[p->locks - 1] : 0; /* no key from here on */
+  for (int k = 0, segment = 0; k < p->locks; k++) {
+    for (; segment < p->lock_segment[k]; segment++)
+      key_of[segment] = k;
+    farthest[k] = -1;
+    ties[k] = 0;
+  }
+  for (int v = 0; v < g->count; v++) {
+    int segment = g->mark[v];
+    int in = (segment >= 0) & (segment < end) & (g->keyable[v] != 0);
+    int k = in ? key_of[segment] : 0, hops = in ? off_walk[v] : -1;
+    farthest[k] = hops > farthest[k] ? hops : farthest[k];
+  }
+  for (int v = 0; v < g->count; v++) {
+    int segment = g->mark[v];
+    int in = (segment >= 0) & (segment < end) & (g->keyable[v] != 0);
+    int k = in ? key_of[segment] : 0;
+    near[k][ties[k]] = v;
+    ties[k] += in & (off_walk[v] >= farthest[k] - 2);
+  }
+  for (int k = 0; k < p->locks; k++)
+    p->key[k] =
+        ties[k] == 0 ? -1 : near[k][ties[k] > 1 ? (int)dg_rng_below(rng, (uint32_t)ties[k]) : 0];
 }
 
 /* Hops from the shortest entrance-exit walk (every door open) into
@@ -2049,10 +2095,8 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
   out->boss_wanted = dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_BOSS_ROOM));
   out->boss_room = -1;
   _Alignas(16) unsigned char scratch[PGRAPH_SCRATCH];
-  pgraph g = {.up = find_feature(level, "stairs_up"),
-              .down = find_feature(level, "stairs_down"),
-              .scratch = scratch,
-              .scratch_size = sizeof scratch};
+  pgraph g = {.scratch = scratch, .scratch_size = sizeof scratch};
+  find_stairs(level, &g.up, &g.down);
   plan p = {0};
   bool extended = false; /* some lock lies on a loop, its bypass one-way */
   int rc = !level->has_grid          ? build_from_graph(level, &g)
