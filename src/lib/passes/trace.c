@@ -82,20 +82,27 @@ typedef struct chain_half {
   int door, door_step, corridor, corridor_step;
 } chain_half;
 
-/* The chain tile after `cur` when coming from `from` (its other walkable
- * neighbour), with the direction taken (an index of `offsets`, the four
- * steps north, east, south, west) into *way; -1
- * when there is none, which cannot happen for a two-neighbour tile. */
-static inline long chain_next(const tracer *t, const long offsets[4], long cur, long from,
-                              int *way) {
+/* One step of a chain walk at tile `cur` (no node's), come from `from`:
+ * marks it seen and counts it in *tiles, then finds the next tile (cur's
+ * other walkable neighbour) into *next and the direction taken into *way
+ * (an index of `offsets`: north, east, south, west). Returns 1 to go on,
+ * CHAIN_RING back at `start`, or DG_EINTERNAL when there is no next tile
+ * (which cannot happen for a two-neighbour tile). */
+static inline int chain_step(tracer *t, const long offsets[4], long start, long from, long cur,
+                             int *tiles, long *next, int *way) {
+  if (cur == start)
+    return CHAIN_RING;
+  t->seen[cur] = 1;
+  (*tiles)++;
   for (int d = 0; d < 4; d++) {
     long n = cur + offsets[d];
     if (t->walk[n] && n != from) {
+      *next = n;
       *way = d;
-      return n;
+      return 1;
     }
   }
-  return -1;
+  return DG_EINTERNAL;
 }
 
 /* Walks a chain from tile `from` into tile `cur`; returns the node it ends at
@@ -103,20 +110,15 @@ static inline long chain_next(const tracer *t, const long offsets[4], long cur, 
  * *tiles. DG_EINTERNAL if the chain stops at a tile that is not a node. */
 static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
   const long offsets[4] = {-t->stride, 1, t->stride, -1};
-  for (;;) {
-    if (t->node_of[cur] >= 0)
-      return t->node_of[cur];
-    if (cur == start)
-      return CHAIN_RING;
-    t->seen[cur] = 1;
-    (*tiles)++;
-    int way;
-    long next = chain_next(t, offsets, cur, from, &way);
-    if (next < 0)
-      return DG_EINTERNAL;
+  while (t->node_of[cur] < 0) {
+    long next;
+    int way, rc = chain_step(t, offsets, start, from, cur, tiles, &next, &way);
+    if (rc != 1)
+      return rc;
     from = cur;
     cur = next;
   }
+  return t->node_of[cur];
 }
 
 /* walk_chain for the progression pass, filling `half` as it goes (`at`:
@@ -129,14 +131,10 @@ static int walk_chain_half(tracer *t, long start, long from, long cur, int *tile
   const int steps[4] = {-t->width, 1, t->width, -1};
   half->door = half->corridor = -1;
   while (t->node_of[cur] < 0) {
-    if (cur == start)
-      return CHAIN_RING;
-    t->seen[cur] = 1;
-    (*tiles)++;
-    int way;
-    long next = chain_next(t, offsets, cur, from, &way);
-    if (next < 0)
-      return DG_EINTERNAL;
+    long next;
+    int way, rc = chain_step(t, offsets, start, from, cur, tiles, &next, &way);
+    if (rc != 1)
+      return rc;
     if (next - cur == cur - from) {
       uint8_t tile = t->tiles[at];
       if (tile == DG_TILE_DOOR && (half->keep_last || half->door < 0)) {
