@@ -1181,14 +1181,8 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
  * shortest entrance-exit walk (`off_walk`: hops from it), choosing at
  * random among those within two hops of the farthest: one draw over the
  * list of them (g->path), not one per place. */
-static void place_keys_small(pgraph *g, const int *off_walk, plan *p, dg_rng *rng);
-
 static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, plan *p,
                        dg_rng *rng) {
-  if (g->small) {
-    place_keys_small(g, off_walk, p, rng);
-    return;
-  }
   int *near = g->path;
   for (int k = 0; k < p->locks; k++) {
     int low = k == 0 ? 0 : p->lock_segment[k - 1], high = p->lock_segment[k] - 1;
@@ -1207,38 +1201,6 @@ static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, pl
     }
     p->key[k] = ties == 0 ? -1 : near[ties > 1 ? (int)dg_rng_below(rng, (uint32_t)ties) : 0];
   }
-}
-
-/* place_keys on a graph of at most SMALL_GRAPH vertices: the keys' ranges
- * of segments do not overlap, so one pass over the vertices finds every
- * key's farthest place and a second lists every key's near-farthest ones
- * (two passes a key before). The draws then come in key order, as there. */
-static void place_keys_small(pgraph *g, const int *off_walk, plan *p, dg_rng *rng) {
-  int key_of[SMALL_GRAPH + 1], farthest[DG_LOCKS_MAX], ties[DG_LOCKS_MAX];
-  int near[DG_LOCKS_MAX][SMALL_GRAPH];
-  int end = p->locks > 0 ? p->lock_segment[p->locks - 1] : 0; /* no key from here on */
-  for (int k = 0, segment = 0; k < p->locks; k++) {
-    for (; segment < p->lock_segment[k]; segment++)
-      key_of[segment] = k;
-    farthest[k] = -1;
-    ties[k] = 0;
-  }
-  for (int v = 0; v < g->count; v++) {
-    int segment = g->mark[v];
-    int in = (segment >= 0) & (segment < end) & (g->keyable[v] != 0);
-    int k = in ? key_of[segment] : 0, hops = in ? off_walk[v] : -1;
-    farthest[k] = hops > farthest[k] ? hops : farthest[k];
-  }
-  for (int v = 0; v < g->count; v++) {
-    int segment = g->mark[v];
-    int in = (segment >= 0) & (segment < end) & (g->keyable[v] != 0);
-    int k = in ? key_of[segment] : 0;
-    near[k][ties[k]] = v;
-    ties[k] += in & (off_walk[v] >= farthest[k] - 2);
-  }
-  for (int k = 0; k < p->locks; k++)
-    p->key[k] =
-        ties[k] == 0 ? -1 : near[k][ties[k] > 1 ? (int)dg_rng_below(rng, (uint32_t)ties[k]) : 0];
 }
 
 /* Hops from the shortest entrance-exit walk (every door open) into
