@@ -340,7 +340,7 @@ static long end_door_inner(const tracer *t, long door, int door_tile, long last)
 
 /* Records in out[0..2] (an edge's passage) where a lock or one-way door closes
  * the chain through tile p (k-th walkable), from its two halves as
- * walk_chain saw them (halves[0] toward the edge's `from` node, halves[1]
+ * walk_chain_half saw them (halves[0] toward the edge's `from` node, halves[1]
  * toward `to`; ends: p's neighbours on them, y * width + x): a door at the
  * `from` end, else at the `to` end (end_door_inner), else the first door,
  * else the first corridor tile of the chain from `from` to `to` whose
@@ -348,9 +348,8 @@ static long end_door_inner(const tracer *t, long door, int door_tile, long last)
  * `from` and `to` (y * width + x). -1 three times when there is none.
  * The halves were read as the chain was walked: a second walk of every
  * corridor cost more than the rest of the pass's share of the trace. */
-static __attribute__((noinline)) void record_passage(const tracer *t, long p, int k,
-                                                     const long ends[2], const int ends_at[2],
-                                                     const chain_half halves[2], int *out) {
+static void record_passage(const tracer *t, long p, int k, const long ends[2], const int ends_at[2],
+                           const chain_half halves[2], int *out) {
   const chain_half *from = &halves[0], *to = &halves[1];
   if (end_door_inner(t, from->node, from->node_flat, from->last) >= 0) {
     out[0] = from->node_flat;
@@ -419,14 +418,13 @@ static int add_chain_edge(const tracer *t, int k, int a, int b, int tiles, dg_gr
  * keeps its plain loop. */
 static __attribute__((noinline)) int add_recorded_chain(tracer *t, long p, int k,
                                                         const long ends[2], dg_graph *graph) {
-  chain_half halves[2];
+  chain_half halves[2] = {{.keep_last = true}, {.keep_last = false}};
   int ends_at[2], tiles = 1, a, b = -1;
   for (int side = 0; side < 2; side++) {
     long step = ends[side] - p;
     ends_at[side] = t->unpadded[k] + (step == -t->stride  ? -t->width
                                       : step == t->stride ? t->width
                                                           : (int)step);
-    halves[side].keep_last = side == 0;
   }
   a = walk_chain_half(t, p, p, ends[0], &tiles, &halves[0], t->unpadded[k], ends_at[0]);
   if (a != CHAIN_RING)
