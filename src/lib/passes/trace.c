@@ -121,6 +121,25 @@ static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
   return t->node_of[cur];
 }
 
+/* walk_chain that also says where it stopped: the node tile into *node
+ * and the chain tile before it into *last (padded; both `from` and `cur`
+ * as given when the chain has no tile on this side). */
+static int walk_chain_to(tracer *t, long start, long from, long cur, int *tiles, long *node,
+                         long *last) {
+  const long offsets[4] = {-t->stride, 1, t->stride, -1};
+  while (t->node_of[cur] < 0) {
+    long next;
+    int way, rc = chain_step(t, offsets, start, from, cur, tiles, &next, &way);
+    if (rc != 1)
+      return rc;
+    from = cur;
+    cur = next;
+  }
+  *node = cur;
+  *last = from;
+  return t->node_of[cur];
+}
+
 /* walk_chain for the progression pass, filling `half` as it goes (`at`:
  * cur as y * width + x, `from_at`: from). Apart from walk_chain so that
  * the trace without progression keeps its plain loop (with one loop for
@@ -411,32 +430,57 @@ static int add_chain_edge(const tracer *t, int k, int a, int b, int tiles, dg_gr
   return dg_graph_add_edge(graph, a, b, "corridor", tiles + 1) != 0 ? DG_ENOMEM : 0;
 }
 
+/* Padded tile p as y * width + x. */
+static int flat_of(const tracer *t, long p) {
+  return (int)(p / t->stride - 1) * t->width + (int)(p % t->stride - 1);
+}
+
 /* add_chain_edges' work on the chain through tile p (k-th walkable, its
- * neighbours `ends`) for the progression pass: walked with its halves
- * kept, then its closing tile recorded (a ring: none, since closing one
- * tile leaves a dead end). Apart, so that the trace without progression
- * keeps its plain loop. */
+ * neighbours `ends`) for the progression pass: walked as walk_chain does,
+ * keeping where each side stops, then its closing tile recorded (a ring:
+ * none, since closing one tile leaves a dead end). Most chains end at a
+ * room's door, which record_passage takes first; only a chain with a door
+ * at neither end is walked again with its halves kept (walk_chain_half on
+ * every chain cost twice the plain walk). Apart, so that the trace
+ * without progression keeps its plain loop. */
 static __attribute__((noinline)) int add_recorded_chain(tracer *t, long p, int k,
                                                         const long ends[2], dg_graph *graph) {
+  int tiles = 1, a, b = -1;
+  long node[2] = {p, p}, last[2] = {p, p};
+  a = walk_chain_to(t, p, p, ends[0], &tiles, &node[0], &last[0]);
+  if (a != CHAIN_RING)
+    b = walk_chain_to(t, p, p, ends[1], &tiles, &node[1], &last[1]);
+  int rc = add_chain_edge(t, k, a, b, tiles, graph);
+  if (rc != 0)
+    return rc;
+  int *out = &t->passages[3 * (graph->edge_count - 1)];
+  if (a == CHAIN_RING) {
+    memset(out, 0xff, 3 * sizeof *out);
+    return 0;
+  }
+  /* record_passage's first two answers, from the ends alone. */
+  for (int side = 0; side < 2; side++) {
+    int node_flat = flat_of(t, node[side]);
+    long step = node[side] - last[side];
+    int flat_step = step == t->stride ? t->width : step == -t->stride ? -t->width : (int)step;
+    if (end_door_inner(t, node[side], node_flat, last[side]) >= 0) {
+      out[0] = node_flat;
+      out[1] = side == 0 ? node_flat + flat_step : node_flat - flat_step;
+      out[2] = side == 0 ? node_flat - flat_step : node_flat + flat_step;
+      return 0;
+    }
+  }
   chain_half halves[2] = {{.keep_last = true}, {.keep_last = false}};
-  int ends_at[2], tiles = 1, a, b = -1;
+  int ends_at[2], again = 0;
   for (int side = 0; side < 2; side++) {
     long step = ends[side] - p;
     ends_at[side] = t->unpadded[k] + (step == -t->stride  ? -t->width
                                       : step == t->stride ? t->width
                                                           : (int)step);
   }
-  a = walk_chain_half(t, p, p, ends[0], &tiles, &halves[0], t->unpadded[k], ends_at[0]);
-  if (a != CHAIN_RING)
-    b = walk_chain_half(t, p, p, ends[1], &tiles, &halves[1], t->unpadded[k], ends_at[1]);
-  int rc = add_chain_edge(t, k, a, b, tiles, graph);
-  if (rc != 0)
-    return rc;
-  int *out = &t->passages[3 * (graph->edge_count - 1)];
-  if (a == CHAIN_RING)
-    memset(out, 0xff, 3 * sizeof *out);
-  else
-    record_passage(t, p, k, ends, ends_at, halves, out);
+  walk_chain_half(t, p, p, ends[0], &again, &halves[0], t->unpadded[k], ends_at[0]);
+  walk_chain_half(t, p, p, ends[1], &again, &halves[1], t->unpadded[k], ends_at[1]);
+  record_passage(t, p, k, ends, ends_at, halves, out);
   return 0;
 }
 
