@@ -63,6 +63,8 @@ typedef struct pgraph {
   int *adjacent;    /* neighbour vertices; a passage has exactly two, side 0 then side 1 */
   uint8_t *kind;    /* V_* */
   uint8_t *keyable; /* key_place's answer per vertex, set once by plan_locks */
+  int *keyable_list; /* the vertices keyable says yes to, in order (plan_locks) */
+  int keyable_count;
   int *room;        /* room of a vertex, or -1 */
   int entrance;     /* the stairs up's vertex */
   int exit;         /* the stairs down's vertex */
@@ -78,6 +80,7 @@ typedef struct pgraph {
    * at most SPAWN_TILES_MAX of them; else spawn_count is -1 (spawn_at). */
 #define SPAWN_TILES_MAX 32
   int spawn_tile[SPAWN_TILES_MAX], spawn_count;
+  int spawn_x[SPAWN_TILES_MAX], spawn_y[SPAWN_TILES_MAX]; /* the same, as x and y */
   int *dist;   /* hops from the entrance (all doors open), -1 unreachable */
   int *queue;  /* BFS queue, count entries */
   int *parent; /* BFS parent */
@@ -88,6 +91,8 @@ typedef struct pgraph {
    * pass allocates a few blocks, not one per step: */
   int *depth;            /* hops from the entrance, every door open (the plan's yardstick) */
   int *depth_parent;     /* that search's parents (its shortest walks, for choose_boss) */
+  int *depth_order;      /* the vertices it reached, in the order reached (parents first) */
+  int reached;           /* how many it reached */
   int *cuts;             /* the entrance-exit cuts in order, then extend_locks' cuts */
   int *candidates;       /* lock or one-way candidates */
   int *off_walk;         /* hops from the shortest entrance-exit walk */
@@ -175,7 +180,7 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
   int **arrays[] = {&g->room,       &g->special,      &g->dist,      &g->queue, &g->parent,
                     &g->mark,       &g->disc,         &g->low,       &g->next,  &g->tree_parent,
                     &g->depth,      &g->depth_parent, &g->key_slots, &g->cuts,  &g->path,
-                    &g->candidates, &g->off_walk};
+                    &g->candidates, &g->off_walk,     &g->keyable_list, &g->depth_order};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++, at += n)
     *arrays[i] = at;
   g->floor_before = at;
@@ -648,7 +653,7 @@ static bool is_spawn(const dg_level *level, const pgraph *g, int p) {
 /* A traced level: room `room`'s floor tile number `pick` (row by row)
  * among those that hold no spawn, or -1 when it has fewer; with `count`,
  * how many it has into *count (and -1 returned), the first `list_max` of
- * them into `listed`. */
+ * them into `listed`, which has room for list_max + 1. */
 static int room_floor_tiles(const dg_level *level, const pgraph *g, int room, int pick, int *count,
                             int *listed, int list_max) {
   const dg_room *box = &level->rooms[room];
@@ -661,8 +666,23 @@ static int room_floor_tiles(const dg_level *level, const pgraph *g, int room, in
   int y1 = box->y + box->height < grid->height ? box->y + box->height : grid->height;
   bool spawns = g->spawn_count < 0;
   for (int i = 0; i < g->spawn_count && !spawns; i++) {
-    int x = g->spawn_tile[i] % width, y = g->spawn_tile[i] / width;
+    int x = g->spawn_x[i], y = g->spawn_y[i];
     spawns = x >= x0 && x < x1 && y >= y0 && y < y1;
+  }
+  if (count != NULL && !spawns) {
+    /* Counting a room with no spawn, without a branch per tile: every
+     * tile is written to the list, and kept only if it is a place
+     * (listed[list_max] takes the rest). */
+    for (int y = y0; y < y1; y++) {
+      const uint8_t *tiles = grid->tiles + (long)y * width;
+      const int *owner = level->room_of + (long)y * width;
+      for (int x = x0; x < x1; x++) {
+        listed[found < list_max ? found : list_max] = y * width + x;
+        found += (owner[x] == room) & (tiles[x] == DG_TILE_FLOOR);
+      }
+    }
+    *count = found;
+    return -1;
   }
   for (int y = y0; y < y1; y++) {
     const uint8_t *tiles = grid->tiles + (long)y * width;
@@ -760,8 +780,11 @@ static int build_from_trace(const dg_level *level, pgraph *g) {
       continue;
     if (g->spawn_count == SPAWN_TILES_MAX || !dg_grid_contains(grid, f->x, f->y))
       g->spawn_count = -1;
-    else
+    else {
+      g->spawn_x[g->spawn_count] = f->x;
+      g->spawn_y[g->spawn_count] = f->y;
       g->spawn_tile[g->spawn_count++] = f->y * width + f->x;
+    }
   }
   for (int n = 0; n < nodes; n++) {
     const dg_node *node = &graph->nodes[n];
@@ -866,10 +889,14 @@ static int bfs_small(pgraph *g, int source, int target, int keys) {
 /* Sets g->small, and on a small graph each vertex's neighbour mask. */
 static void small_masks(pgraph *g) {
   g->small = g->count <= SMALL_GRAPH;
-  for (int v = 0; g->small && v < g->count; v++) {
-    g->neighbours[v] = 0;
-    for (int i = g->offsets[v]; i < g->offsets[v + 1]; i++)
-      g->neighbours[v] |= (uint64_t)1 << g->adjacent[i];
+  if (!g->small)
+    return;
+  const int *offsets = g->offsets, *adjacent = g->adjacent;
+  for (int v = 0, count = g->count; v < count; v++) {
+    uint64_t mask = 0;
+    for (int i = offsets[v]; i < offsets[v + 1]; i++)
+      mask |= (uint64_t)1 << adjacent[i];
+    g->neighbours[v] = mask;
   }
 }
 
@@ -969,18 +996,23 @@ static int find_cuts(pgraph *g, uint8_t *articulation, int *cuts, int *count) {
  * 1)); sets g->tree otherwise. */
 static bool tree_cuts(pgraph *g, int reached, uint8_t *articulation, int *cuts, int *count) {
   long degrees = 0;
-  for (int v = 0; v < g->count; v++)
-    degrees += g->depth[v] >= 0 ? g->offsets[v + 1] - g->offsets[v] : 0;
+  const int *depth = g->depth, *offsets = g->offsets;
+  for (int v = 0, n = g->count; v < n; v++)
+    degrees += depth[v] >= 0 ? offsets[v + 1] - offsets[v] : 0;
   if (degrees != 2L * (reached - 1))
     return false;
   g->tree = true;
-  for (int v = 0; v < g->count; v++)
-    articulation[v] = g->depth[v] >= 0 && g->offsets[v + 1] - g->offsets[v] >= 2;
-  *count = 0;
-  if (g->depth[g->exit] < 0)
+  for (int v = 0, n = g->count; v < n; v++)
+    articulation[v] = depth[v] >= 0 && offsets[v + 1] - offsets[v] >= 2;
+  if (depth[g->exit] < 0) {
+    *count = 0;
     return true;
-  for (int v = g->depth_parent[g->exit]; v >= 0 && v != g->entrance; v = g->depth_parent[v])
-    cuts[(*count)++] = v;
+  }
+  const int *parent = g->depth_parent;
+  int found = 0;
+  for (int v = parent[g->exit], entrance = g->entrance; v >= 0 && v != entrance; v = parent[v])
+    cuts[found++] = v;
+  *count = found;
   for (int i = 0, j = *count - 1; i < j; i++, j--) {
     int swap = cuts[i];
     cuts[i] = cuts[j];
@@ -1024,27 +1056,23 @@ static int tree_leg(pgraph *g, int from, int to, int keys, int *leg, int *length
 
 /* label_segments on a tree (g->tree), where the candidates are cuts on
  * the one entrance-exit path, in order: a vertex's segment is the number
- * of the last candidate above it (1-based), 0 below none. Each vertex is
- * climbed to once; g->path holds each candidate's number meanwhile. */
+ * of the last candidate above it (1-based), 0 below none. One pass in the
+ * order the depth search reached the vertices (parents first); g->path
+ * holds each candidate's number meanwhile. */
 static void tree_segments(pgraph *g, const int *candidates, int count) {
-  const int *parent = g->depth_parent;
-  int *segment = g->mark, *chain = g->queue, *number = g->path;
+  const int *parent = g->depth_parent, *order = g->depth_order;
+  int *segment = g->mark, *number = g->path;
   for (int v = 0; v < g->count; v++)
-    segment[v] = g->depth[v] >= 0 ? -3 : -1;
+    segment[v] = -1;
   segment[g->entrance] = 0;
   for (int i = 0; i < count; i++) {
     segment[candidates[i]] = -2;
     number[candidates[i]] = i + 1;
   }
-  for (int v = 0; v < g->count; v++) {
-    int n = 0, u = v;
-    while (segment[u] == -3) {
-      chain[n++] = u;
-      u = parent[u];
-    }
-    int at = segment[u] == -2 ? number[u] : segment[u];
-    while (n > 0)
-      segment[chain[--n]] = at;
+  for (int i = 1; i < g->reached; i++) {
+    int w = order[i], u = parent[w];
+    if (segment[w] != -2)
+      segment[w] = segment[u] == -2 ? number[u] : segment[u];
   }
 }
 
@@ -1128,9 +1156,11 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
   int *floor_before = g->floor_before; /* F[j]: places in segs < j */
   int *rem = g->rem;
   memset(floor_before, 0, ((size_t)m + 2) * sizeof *floor_before);
-  for (int v = 0; v < g->count; v++)
-    if (g->mark[v] >= 0 && g->keyable[v])
+  for (int i = 0; i < g->keyable_count; i++) {
+    int v = g->keyable_list[i];
+    if (g->mark[v] >= 0)
       floor_before[g->mark[v] + 1]++;
+  }
   for (int j = 1; j <= m + 1; j++)
     floor_before[j] += floor_before[j - 1];
   /* A room for the boss after the last lock: any room's floor counts. */
@@ -1189,13 +1219,14 @@ static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, pl
     int farthest = -1, ties = 0;
     /* Branch-free: whether a vertex qualifies is a coin toss to the
      * predictor, and a miss per vertex cost more than the rest. */
-    for (int v = 0; v < g->count; v++) {
-      int in = (g->mark[v] >= low) & (g->mark[v] <= high) & (g->keyable[v] != 0);
+    const int *keyable = g->keyable_list;
+    for (int i = 0; i < g->keyable_count; i++) {
+      int v = keyable[i], in = (g->mark[v] >= low) & (g->mark[v] <= high);
       int hops = in ? off_walk[v] : -1;
       farthest = hops > farthest ? hops : farthest;
     }
-    for (int v = 0; v < g->count; v++) {
-      int in = (g->mark[v] >= low) & (g->mark[v] <= high) & (g->keyable[v] != 0);
+    for (int i = 0; i < g->keyable_count; i++) {
+      int v = keyable[i], in = (g->mark[v] >= low) & (g->mark[v] <= high);
       near[ties] = v;
       ties += in & (off_walk[v] >= farthest - 2);
     }
@@ -1518,28 +1549,21 @@ static void sphere_step(pgraph *g, int v, int u, int sphere, int *tail, int *ref
 /* assign_spheres' flood on a tree (g->tree): a vertex's sphere is its
  * parent's, or the keys its own lock needs when more; -1 past a one-way
  * door the wrong way or a lock kept closed, as the flood never crosses
- * them. Each vertex is climbed to once, parents first. */
+ * them. One pass in the order the depth search reached the vertices,
+ * which puts each parent before its children. */
 static void tree_spheres(pgraph *g, int locks) {
   const int *parent = g->depth_parent;
-  int *sphere = g->mark, *chain = g->queue;
+  int *sphere = g->mark;
   for (int v = 0; v < g->count; v++)
-    sphere[v] = g->depth[v] >= 0 ? -2 : -1;
+    sphere[v] = -1;
   sphere[g->entrance] = 0;
-  for (int v = 0; v < g->count; v++) {
-    int n = 0, u = v;
-    while (sphere[u] == -2) {
-      chain[n++] = u;
-      u = parent[u];
-    }
-    int at = sphere[u];
-    while (n > 0) {
-      int w = chain[--n], lock = g->special[w];
-      if (at >= 0 && !can_step(g, parent[w], w, locks))
-        at = -1;
-      else if (at >= 0 && lock >= 0 && lock < SPECIAL_ONE_WAY && lock + 1 > at)
-        at = lock + 1;
-      sphere[w] = at;
-    }
+  for (int i = 1; i < g->reached; i++) {
+    int w = g->depth_order[i], at = sphere[parent[w]], lock = g->special[w];
+    if (at >= 0 && !can_step(g, parent[w], w, locks))
+      at = -1;
+    else if (at >= 0 && lock >= 0 && lock < SPECIAL_ONE_WAY && lock + 1 > at)
+      at = lock + 1;
+    sphere[w] = at;
   }
 }
 
@@ -1886,7 +1910,7 @@ static void choose_key_cells(const pgraph *g, const dg_level *level, plan *p, dg
       /* key_slots only said whether the room has a place: count them,
        * listing them as they are counted (a second scan to find the
        * drawn one cost as much as the first). */
-      int places = 0, listed[KEY_PLACES_LISTED];
+      int places = 0, listed[KEY_PLACES_LISTED + 1];
       if (g->kind[v] == V_FLOOR)
         room_floor_tiles(level, g, g->room[v], 0, &places, listed, KEY_PLACES_LISTED);
       int pick = places > 1 ? (int)dg_rng_below(rng, (uint32_t)places) : 0;
@@ -1961,7 +1985,7 @@ static int apply(dg_level *level, const pgraph *g, const plan *p) {
     }
     rc = dg_level_add_feature(level, &lock);
   }
-  for (int v = 0; v < g->count && rc == 0; v++) {
+  for (int v = 0; v < g->count && rc == 0 && g->one_way_count > 0; v++) {
     if (g->special[v] < SPECIAL_ONE_WAY)
       continue;
     int w = g->special[v] - SPECIAL_ONE_WAY;
@@ -2014,8 +2038,14 @@ static int plan_locks(pgraph *g, const dg_level *level, int wanted, int one_way_
   /* Where a key may go does not change while locks are planned: locks
    * and one-way doors go on passages, keys on floors and dead ends. */
   int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
-  for (int v = 0; v < g->count; v++)
-    g->keyable[v] = key_place(g, level, v, entrance_room, exit_room);
+  int keyable_count = 0;
+  for (int v = 0, n = g->count; v < n; v++) {
+    bool keyable = key_place(g, level, v, entrance_room, exit_room);
+    g->keyable[v] = keyable;
+    g->keyable_list[keyable_count] = v;
+    keyable_count += keyable;
+  }
+  g->keyable_count = keyable_count;
   distance_from_walk(g, off_walk);
   /* g->dist: depth from the entrance, for spreading locks. */
   memcpy(g->dist, depth, (size_t)g->count * sizeof *depth);
@@ -2085,6 +2115,8 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
   int cut_count = 0, reached = bfs(&g, g.entrance, -1, -1);
   memcpy(depth, g.dist, (size_t)g.count * sizeof *depth);
   memcpy(g.depth_parent, g.parent, (size_t)g.count * sizeof *g.parent);
+  memcpy(g.depth_order, g.queue, (size_t)reached * sizeof *g.queue);
+  g.reached = reached;
   if (!tree_cuts(&g, reached, articulation, cuts, &cut_count) &&
       (rc = find_cuts(&g, articulation, cuts, &cut_count)) != 0)
     goto done;
