@@ -86,7 +86,8 @@ typedef struct pgraph {
   int *parent; /* BFS parent */
   int *mark;   /* scratch labels */
   int *disc, *low, *next, *tree_parent; /* find_cuts' depth-first search */
-  int *key_slots; /* places for a key in the vertex (floor tiles that are no spawn) */
+  int *key_slots; /* places for a key in the vertex (floor tiles that are no spawn); -1: a
+                   * traced room, asked when needed (key_place) */
   /* The planning steps' scratch, carved from the same block so that the
    * pass allocates a few blocks, not one per step: */
   int *depth;            /* hops from the entrance, every door open (the plan's yardstick) */
@@ -119,6 +120,7 @@ typedef struct pgraph {
    * vertex's neighbours as one bit mask, for the searches' bit-set form. */
 #define SMALL_GRAPH 64
   bool small;
+  bool masks_ready; /* graph_adjacency made them */
   uint64_t neighbours[SMALL_GRAPH];
   /* What the entrance reaches is a tree (tree_cuts): one path between
    * any two of its vertices, read from depth_parent (tree_leg). */
@@ -160,7 +162,7 @@ static void pgraph_free(pgraph *g) {
 
 /* Vertex v's defaults: no room, nothing special, one key place, no kind
  * beyond walkable. */
-static void pgraph_init(pgraph *g, int v) {
+static inline void pgraph_init(pgraph *g, int v) {
   g->room[v] = -1;
   g->special[v] = SPECIAL_NONE;
   g->key_slots[v] = 1;
@@ -207,11 +209,12 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
   return 0;
 }
 
-/* strcmp(a, b) == 0, with the first letters compared inline: kinds are
- * short words that mostly differ there, and the pass compares one per
- * room, node and feature. */
+/* strcmp(a, b) == 0, with the pointers and then the first letters
+ * compared inline: kinds are static strings, often the very literal
+ * compared with, and short words that mostly differ in their first
+ * letter; the pass compares one per room, node and feature. */
 static inline bool same_word(const char *a, const char *b) {
-  return a[0] == b[0] && strcmp(a, b) == 0;
+  return a == b || (a[0] == b[0] && strcmp(a, b) == 0);
 }
 
 /* The level's first stairs up and down features (NULL: none), in one
@@ -575,28 +578,41 @@ static int graph_adjacency(const dg_graph *graph, pgraph *g) {
   if (g->adjacent == NULL)
     return DG_ENOMEM;
   g->refused = g->adjacent + entries;
-  int *degree = g->mark;
-  memset(degree, 0, (size_t)g->count * sizeof *degree);
-  g->offsets[0] = 0;
+  int *degree = g->mark, *offsets = g->offsets, *adjacent = g->adjacent, count = g->count;
+  const dg_edge *edges = graph->edges;
+  memset(degree, 0, (size_t)count * sizeof *degree);
+  offsets[0] = 0;
   for (int e = 0; e < graph->edge_count; e++)
-    if (graph->edges[e].from != graph->edges[e].to) {
-      degree[graph->edges[e].from]++;
-      degree[graph->edges[e].to]++;
+    if (edges[e].from != edges[e].to) {
+      degree[edges[e].from]++;
+      degree[edges[e].to]++;
       degree[nodes + e] = 2;
     }
-  for (int v = 0; v < g->count; v++)
-    g->offsets[v + 1] = g->offsets[v] + degree[v];
-  memset(degree, 0, (size_t)g->count * sizeof *degree);
+  for (int v = 0; v < count; v++)
+    offsets[v + 1] = offsets[v] + degree[v];
+  memset(degree, 0, (size_t)count * sizeof *degree);
+  /* A small graph's neighbour masks (small_masks) come with the lists. */
+  bool small = count <= SMALL_GRAPH;
+  uint64_t *mask = g->neighbours;
+  if (small)
+    memset(mask, 0, (size_t)count * sizeof *mask);
   for (int e = 0; e < graph->edge_count; e++) {
-    int a = graph->edges[e].from, b = graph->edges[e].to, v = nodes + e;
+    int a = edges[e].from, b = edges[e].to, v = nodes + e;
     if (a == b)
       continue;
-    g->adjacent[g->offsets[a] + degree[a]++] = v;
-    g->adjacent[g->offsets[b] + degree[b]++] = v;
-    g->adjacent[g->offsets[v] + degree[v]++] = a;
-    g->adjacent[g->offsets[v] + degree[v]++] = b;
-    g->kind[v] = V_PASSAGE;
+    adjacent[offsets[a] + degree[a]++] = v;
+    adjacent[offsets[b] + degree[b]++] = v;
+    adjacent[offsets[v] + degree[v]++] = a;
+    adjacent[offsets[v] + degree[v]++] = b;
+    if (small) {
+      mask[a] |= (uint64_t)1 << v;
+      mask[b] |= (uint64_t)1 << v;
+      mask[v] = (uint64_t)1 << a | (uint64_t)1 << b;
+    }
   }
+  for (int e = 0; e < graph->edge_count; e++)
+    g->kind[nodes + e] = edges[e].from != edges[e].to ? V_PASSAGE : g->kind[nodes + e];
+  g->masks_ready = small;
   return 0;
 }
 
@@ -794,9 +810,10 @@ static int build_from_trace(const dg_level *level, pgraph *g) {
     if (node->room >= 0) {
       g->room[n] = node->room;
       g->kind[n] = V_FLOOR;
-      /* A key place or none: the tile is drawn among all of them only
-       * for a room that gets a key (choose_key_cells). */
-      g->key_slots[n] = room_floor_tile(level, g, node->room, 0) >= 0;
+      /* Whether it has a key place is asked by key_place, only of the
+       * rooms that pass its other tests; the tile is drawn among all of
+       * them only for a room that gets a key (choose_key_cells). */
+      g->key_slots[n] = -1;
     } else if (same_word(node->kind, "dead_end") && grid->tiles[p] == DG_TILE_CORRIDOR) {
       g->kind[n] = V_DEAD_END;
       g->key_slots[n] = !is_spawn(level, g, p);
@@ -889,7 +906,7 @@ static int bfs_small(pgraph *g, int source, int target, int keys) {
 /* Sets g->small, and on a small graph each vertex's neighbour mask. */
 static void small_masks(pgraph *g) {
   g->small = g->count <= SMALL_GRAPH;
-  if (!g->small)
+  if (!g->small || g->masks_ready)
     return;
   const int *offsets = g->offsets, *adjacent = g->adjacent;
   for (int v = 0, count = g->count; v < count; v++) {
@@ -991,19 +1008,22 @@ static int find_cuts(pgraph *g, uint8_t *articulation, int *cuts, int *count) {
  * every vertex there with two neighbours or more is a cut vertex, and the
  * cuts between the entrance and the exit are the inner vertices of the one
  * path, read from the depth search's parents. The depth-first search was
- * the pass's largest step. Returns false, with nothing written, when that
- * part of the graph has a loop (its degrees then sum above 2 * (reached -
- * 1)); sets g->tree otherwise. */
+ * the pass's largest step. Returns false, with articulation all 0 and
+ * no cut written, when that part of the graph has a loop (its degrees
+ * then sum above 2 * (reached - 1)); sets g->tree otherwise. */
 static bool tree_cuts(pgraph *g, int reached, uint8_t *articulation, int *cuts, int *count) {
   long degrees = 0;
   const int *depth = g->depth, *offsets = g->offsets;
-  for (int v = 0, n = g->count; v < n; v++)
-    degrees += depth[v] >= 0 ? offsets[v + 1] - offsets[v] : 0;
-  if (degrees != 2L * (reached - 1))
+  for (int v = 0, n = g->count; v < n; v++) {
+    int ways = depth[v] >= 0 ? offsets[v + 1] - offsets[v] : 0;
+    degrees += ways;
+    articulation[v] = ways >= 2;
+  }
+  if (degrees != 2L * (reached - 1)) {
+    memset(articulation, 0, (size_t)g->count); /* find_cuts marks its own */
     return false;
+  }
   g->tree = true;
-  for (int v = 0, n = g->count; v < n; v++)
-    articulation[v] = depth[v] >= 0 && offsets[v + 1] - offsets[v] >= 2;
   if (depth[g->exit] < 0) {
     *count = 0;
     return true;
@@ -1131,7 +1151,8 @@ static bool key_place(const pgraph *g, const dg_level *level, int v, int entranc
    * entrance's or exit's role, and a key there would lose its role. */
   if (g->room[v] >= 0 && (g->room[v] == g->stairs_room[0] || g->room[v] == g->stairs_room[1]))
     return false;
-  (void)level;
+  if (g->key_slots[v] < 0) /* a traced room (build_from_trace) */
+    return room_floor_tile(level, g, g->room[v], 0) >= 0;
   return g->key_slots[v] > 0;
 }
 
@@ -1241,6 +1262,20 @@ static void distance_from_walk(pgraph *g, int *off_walk) {
    * open (dg_pass_progression's depths): the walk is read from it. */
   for (int v = 0; v < g->count; v++)
     off_walk[v] = -1;
+  if (g->tree && g->depth[g->exit] >= 0) {
+    /* The walk is the tree's path from the entrance to the exit, and a
+     * vertex's nearest place on it is its nearest ancestor there: one
+     * pass in the depth search's order (parents first). */
+    const int *parent = g->depth_parent, *order = g->depth_order;
+    for (int v = g->exit; v >= 0; v = parent[v])
+      off_walk[v] = 0;
+    for (int i = 1; i < g->reached; i++) {
+      int w = order[i];
+      if (off_walk[w] != 0)
+        off_walk[w] = off_walk[parent[w]] + 1;
+    }
+    return;
+  }
   int head = 0, tail = 0;
   for (int v = g->exit; v >= 0; v = g->parent[v]) {
     off_walk[v] = 0;
@@ -1460,9 +1495,11 @@ static int extend_locks(pgraph *g, const dg_level *level, const int *off_walk, i
 static int place_one_way(pgraph *g, const uint8_t *articulation, const int *depth, int wanted,
                          const plan *check, dg_rng *rng, const char **why) {
   int *candidates = g->candidates, count = 0, reachable = 0;
-  for (int v = 0; v < g->count; v++)
+  /* On a tree every passage the entrance reaches is a cut vertex: no
+   * candidate, nothing drawn. */
+  for (int v = 0; v < g->count && !g->tree; v++)
     reachable += depth[v] >= 0;
-  for (int v = 0; v < g->count; v++) {
+  for (int v = 0; v < g->count && !g->tree; v++) {
     if (g->kind[v] != V_PASSAGE || articulation[v] || g->special[v] != SPECIAL_NONE || depth[v] < 0)
       continue;
     int a = g->adjacent[g->offsets[v]], b = g->adjacent[g->offsets[v] + 1];
@@ -1601,12 +1638,14 @@ static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_pr
     tree_spheres(g, p->locks);
   else
     flood_spheres(g, p->locks);
+  int *room_sphere = out->room_sphere;
+  const int *room = g->room, *sphere = g->mark;
   for (int r = 0; r < level->room_count; r++)
-    out->room_sphere[r] = -1;
-  for (int v = 0; v < g->count; v++) {
-    int r = g->room[v];
-    if (r >= 0 && g->mark[v] >= 0 && (out->room_sphere[r] < 0 || g->mark[v] < out->room_sphere[r]))
-      out->room_sphere[r] = g->mark[v];
+    room_sphere[r] = -1;
+  for (int v = 0, n = g->count; v < n; v++) {
+    int r = room[v];
+    if (r >= 0 && sphere[v] >= 0 && (room_sphere[r] < 0 || sphere[v] < room_sphere[r]))
+      room_sphere[r] = sphere[v];
   }
   for (int k = 0; k < p->locks; k++)
     out->key_sphere[k] = g->mark[p->key[k]];
@@ -1615,17 +1654,22 @@ static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_pr
 }
 
 /* Appends room `room` to the walk unless it is the last one there. */
-static int walk_append(dg_progression *out, int *capacity, int room) {
+static __attribute__((noinline)) int walk_grow(dg_progression *out, int *capacity) {
+  int grown = *capacity > 0 ? 2 * *capacity : 32;
+  int *walk = realloc(out->walk, (size_t)grown * sizeof *walk);
+  if (walk == NULL)
+    return DG_ENOMEM;
+  out->walk = walk;
+  *capacity = grown;
+  return 0;
+}
+
+/* Inline, with growing apart: it runs once per vertex of the walk. */
+static inline int walk_append(dg_progression *out, int *capacity, int room) {
   if (room < 0 || (out->walk_length > 0 && out->walk[out->walk_length - 1] == room))
     return 0;
-  if (out->walk_length == *capacity) {
-    int grown = *capacity > 0 ? 2 * *capacity : 32;
-    int *walk = realloc(out->walk, (size_t)grown * sizeof *walk);
-    if (walk == NULL)
-      return DG_ENOMEM;
-    out->walk = walk;
-    *capacity = grown;
-  }
+  if (out->walk_length == *capacity && walk_grow(out, capacity) != 0)
+    return DG_ENOMEM;
   out->walk[out->walk_length++] = room;
   return 0;
 }
@@ -1756,15 +1800,15 @@ typedef struct room_doors {
 
 static void count_room_doors(const dg_level *level, room_doors *counted) {
   int rooms = level->room_count < ROOM_DOORS_MAX ? level->room_count : ROOM_DOORS_MAX;
-  memset(counted->doors, 0, (size_t)rooms * sizeof *counted->doors);
-  memset(counted->secret, 0, (size_t)rooms * sizeof *counted->secret);
-  memset(counted->degree, 0, (size_t)rooms * sizeof *counted->degree);
-  for (int e = 0; e < level->graph.edge_count; e++) {
-    const dg_edge *edge = &level->graph.edges[e];
-    if (edge->from < rooms)
-      counted->degree[edge->from]++;
-    if (edge->to < rooms)
-      counted->degree[edge->to]++;
+  for (int r = 0; r < rooms; r++) /* a few rooms: no call to memset */
+    counted->doors[r] = counted->secret[r] = counted->degree[r] = 0;
+  const dg_edge *edges = level->graph.edges;
+  for (int e = 0, n = level->graph.edge_count; e < n; e++) {
+    int from = edges[e].from, to = edges[e].to;
+    if (from < rooms)
+      counted->degree[from]++;
+    if (to < rooms)
+      counted->degree[to]++;
   }
   for (int i = 0; i < level->door_count; i++) {
     int room = level->doors[i].room;
@@ -1844,17 +1888,17 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
   const dg_feature *up = g->up, *down = g->down;
   room_doors counted;
   count_room_doors(level, &counted);
-  for (int r = 0; r < level->room_count; r++) {
-    out->room_key[r] = -1;
-    out->room_role[r] = secret_room(g, level, &counted, r) ? DG_ROLE_SECRET : DG_ROLE_ORDINARY;
-  }
+  /* A room behind a lock with one way in is a treasure room; else one
+   * reached only through secret doors (or a closet) is secret. */
   for (int r = 0; r < level->room_count; r++) {
     int node = r < level->graph.node_count && level->graph.nodes[r].room == r ? r : -1;
     int degree = node < 0                ? 0
                  : node < ROOM_DOORS_MAX ? counted.degree[node]
                                          : node_degree(&level->graph, node);
-    if (out->room_sphere[r] >= 1 && node >= 0 && degree == 1)
-      out->room_role[r] = DG_ROLE_TREASURE;
+    out->room_key[r] = -1;
+    out->room_role[r] = out->room_sphere[r] >= 1 && node >= 0 && degree == 1 ? DG_ROLE_TREASURE
+                        : secret_room(g, level, &counted, r)                ? DG_ROLE_SECRET
+                                                                             : DG_ROLE_ORDINARY;
   }
   for (int k = 0; k < p->locks; k++) {
     int r = g->room[p->key[k]];
@@ -1871,6 +1915,8 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
   if (up != NULL && up->room >= 0)
     out->room_role[up->room] = DG_ROLE_ENTRANCE;
   const dg_graph *graph = &level->graph;
+  /* Node n is vertex n, or the vertex of the node's tile (a grid's). */
+  bool vertex_is_node = !level->has_grid || g->trace;
   for (int n = 0; n < graph->node_count; n++) {
     const dg_node *node = &graph->nodes[n];
     dg_role role = DG_ROLE_ORDINARY;
@@ -1887,11 +1933,16 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
         role = DG_ROLE_TREASURE;
     }
     /* A key on a corridor's dead end: the node there holds it. */
-    int vertex = !level->has_grid || g->trace ? n : vertex_at(level, g, node->x, node->y);
-    for (int k = 0; k < p->locks && node->room < 0; k++)
+    int vertex = vertex_is_node ? -1 : vertex_at(level, g, node->x, node->y);
+    for (int k = 0; k < p->locks && node->room < 0 && vertex >= 0; k++)
       if (p->key[k] == vertex)
         role = DG_ROLE_KEY;
     out->node_role[n] = (uint8_t)role;
+  }
+  for (int k = 0; k < p->locks && vertex_is_node; k++) {
+    int n = p->key[k];
+    if (n >= 0 && n < graph->node_count && graph->nodes[n].room < 0)
+      out->node_role[n] = DG_ROLE_KEY;
   }
 }
 
@@ -2105,7 +2156,6 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     goto done;
   uint8_t *articulation = g.articulation;
   int *cuts = g.cuts, *depth = g.depth;
-  memset(articulation, 0, (size_t)g.count);
   g.stairs_room[0] = g.up != NULL ? g.up->room : -1;
   g.stairs_room[1] = g.down != NULL ? g.down->room : -1;
   if (g.entrance < 0 || g.exit < 0) {
