@@ -1091,8 +1091,8 @@ static void tree_segments(pgraph *g, const int *candidates, int count) {
   }
   for (int i = 1; i < g->reached; i++) {
     int w = order[i], u = parent[w];
-    if (segment[w] != -2)
-      segment[w] = segment[u] == -2 ? number[u] : segment[u];
+    int above = segment[u] == -2 ? number[u] : segment[u];
+    segment[w] = segment[w] == -2 ? -2 : above;
   }
 }
 
@@ -1271,8 +1271,8 @@ static void distance_from_walk(pgraph *g, int *off_walk) {
       off_walk[v] = 0;
     for (int i = 1; i < g->reached; i++) {
       int w = order[i];
-      if (off_walk[w] != 0)
-        off_walk[w] = off_walk[parent[w]] + 1;
+      /* A select, not a branch: walk places come in no pattern. */
+      off_walk[w] = off_walk[w] == 0 ? 0 : off_walk[parent[w]] + 1;
     }
     return;
   }
@@ -1795,27 +1795,24 @@ static bool hidden_on_map(const pgraph *g, const dg_level *level, int room) {
  * one). */
 #define ROOM_DOORS_MAX 256
 typedef struct room_doors {
-  int doors[ROOM_DOORS_MAX], secret[ROOM_DOORS_MAX], degree[ROOM_DOORS_MAX];
+  /* [rooms] counts what is no room's, so that counting needs no branch */
+  int doors[ROOM_DOORS_MAX + 1], secret[ROOM_DOORS_MAX + 1], degree[ROOM_DOORS_MAX + 1];
 } room_doors;
 
 static void count_room_doors(const dg_level *level, room_doors *counted) {
   int rooms = level->room_count < ROOM_DOORS_MAX ? level->room_count : ROOM_DOORS_MAX;
-  for (int r = 0; r < rooms; r++) /* a few rooms: no call to memset */
+  for (int r = 0; r <= rooms; r++) /* a few rooms: no call to memset */
     counted->doors[r] = counted->secret[r] = counted->degree[r] = 0;
   const dg_edge *edges = level->graph.edges;
   for (int e = 0, n = level->graph.edge_count; e < n; e++) {
     int from = edges[e].from, to = edges[e].to;
-    if (from < rooms)
-      counted->degree[from]++;
-    if (to < rooms)
-      counted->degree[to]++;
+    counted->degree[from < rooms ? from : rooms]++;
+    counted->degree[to < rooms ? to : rooms]++;
   }
   for (int i = 0; i < level->door_count; i++) {
-    int room = level->doors[i].room;
-    if (room >= 0 && room < rooms) {
-      counted->doors[room]++;
-      counted->secret[room] += level->doors[i].secret;
-    }
+    int room = level->doors[i].room, at = room >= 0 && room < rooms ? room : rooms;
+    counted->doors[at]++;
+    counted->secret[at] += level->doors[i].secret;
   }
 }
 

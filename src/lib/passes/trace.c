@@ -68,20 +68,6 @@ static inline bool blob_tile(const tracer *t, long p) {
  * ring with no node on it); not a node index and not an error code. */
 #define CHAIN_RING (-2)
 
-/* What the progression pass needs of one half of a chain, walked from its
- * start tile outward (record_passage): the node tile it ends at and the
- * tile before that (padded, and as y * width + x), and a straight door and
- * a straight corridor tile on it (y * width + x, with the step that walked
- * away from the start; -1 when none): the first of each walked, or with
- * `keep_last` the last (the half toward the edge's `from` node is read in
- * the opposite order). */
-typedef struct chain_half {
-  bool keep_last;
-  long node, last;
-  int node_flat, last_flat;
-  int door, door_step, corridor, corridor_step;
-} chain_half;
-
 /* One step of a chain walk at tile `cur` (no node's), come from `from`:
  * marks it seen and counts it in *tiles, then finds the next tile (cur's
  * other walkable neighbour) into *next and the direction taken into *way
@@ -137,42 +123,6 @@ static int walk_chain_to(tracer *t, long start, long from, long cur, int *tiles,
   }
   *node = cur;
   *last = from;
-  return t->node_of[cur];
-}
-
-/* walk_chain for the progression pass, filling `half` as it goes (`at`:
- * cur as y * width + x, `from_at`: from). Apart from walk_chain so that
- * the trace without progression keeps its plain loop (with one loop for
- * both, every trace ran about 3% more instructions). */
-static int walk_chain_half(tracer *t, long start, long from, long cur, int *tiles, chain_half *half,
-                           int from_at, int at) {
-  const long offsets[4] = {-t->stride, 1, t->stride, -1};
-  const int steps[4] = {-t->width, 1, t->width, -1};
-  half->door = half->corridor = -1;
-  while (t->node_of[cur] < 0) {
-    long next;
-    int way, rc = chain_step(t, offsets, start, from, cur, tiles, &next, &way);
-    if (rc != 1)
-      return rc;
-    if (next - cur == cur - from) {
-      uint8_t tile = t->tiles[at];
-      if (tile == DG_TILE_DOOR && (half->keep_last || half->door < 0)) {
-        half->door = at;
-        half->door_step = steps[way];
-      } else if (tile == DG_TILE_CORRIDOR && (half->keep_last || half->corridor < 0)) {
-        half->corridor = at;
-        half->corridor_step = steps[way];
-      }
-    }
-    from = cur;
-    from_at = at;
-    cur = next;
-    at += steps[way];
-  }
-  half->node = cur;
-  half->node_flat = at;
-  half->last = from;
-  half->last_flat = from_at;
   return t->node_of[cur];
 }
 
@@ -357,60 +307,50 @@ static long end_door_inner(const tracer *t, long door, int door_tile, long last)
   return inner;
 }
 
-/* Records in out[0..2] (an edge's passage) where a lock or one-way door closes
- * the chain through tile p (k-th walkable), from its two halves as
- * walk_chain_half saw them (halves[0] toward the edge's `from` node, halves[1]
- * toward `to`; ends: p's neighbours on them, y * width + x): a door at the
- * `from` end, else at the `to` end (end_door_inner), else the first door,
- * else the first corridor tile of the chain from `from` to `to` whose
- * neighbours lie on opposite sides; with that tile's neighbours toward
- * `from` and `to` (y * width + x). -1 three times when there is none.
- * The halves were read as the chain was walked: a second walk of every
- * corridor cost more than the rest of the pass's share of the trace. */
-static void record_passage(const tracer *t, long p, int k, const long ends[2], const int ends_at[2],
-                           const chain_half halves[2], int *out) {
-  const chain_half *from = &halves[0], *to = &halves[1];
-  if (end_door_inner(t, from->node, from->node_flat, from->last) >= 0) {
-    out[0] = from->node_flat;
-    out[1] = 2 * from->node_flat - from->last_flat;
-    out[2] = from->last_flat;
-    return;
-  }
-  if (end_door_inner(t, to->node, to->node_flat, to->last) >= 0) {
-    out[0] = to->node_flat;
-    out[1] = to->last_flat;
-    out[2] = 2 * to->node_flat - to->last_flat;
-    return;
-  }
-  /* In the chain's order: the `from` half (its last tile walked first),
-   * p, the `to` half. */
-  uint8_t tile = p - ends[0] == ends[1] - p ? t->tiles[t->unpadded[k]] : DG_TILE_STONE;
-  for (int want = 0; want < 2; want++) {
-    dg_tile kind = want == 0 ? DG_TILE_DOOR : DG_TILE_CORRIDOR;
-    int near = want == 0 ? from->door : from->corridor;
-    int near_step = want == 0 ? from->door_step : from->corridor_step;
-    int far = want == 0 ? to->door : to->corridor;
-    int far_step = want == 0 ? to->door_step : to->corridor_step;
-    if (near >= 0) {
-      out[0] = near;
-      out[1] = near + near_step;
-      out[2] = near - near_step;
-      return;
+/* Padded tile p as y * width + x. */
+static int flat_of(const tracer *t, long p) {
+  return (int)(p / t->stride - 1) * t->width + (int)(p % t->stride - 1);
+}
+
+/* Where a lock or one-way door closes a chain that has no such door at
+ * either end: walked in order from the edge's `from` node (`from_node`,
+ * then `first`, the chain's tile next to it) to its `to` node, the first
+ * door whose two neighbours on the chain lie on opposite sides, else the
+ * first such corridor tile; into out[0..2] with its neighbours toward
+ * `from` and `to` (all y * width + x); -1 three times when there is none.
+ * Read-only: the chain was walked (seen, counted) already. */
+static void first_straight_tile(const tracer *t, long from_node, long first, int *out) {
+  const long offsets[4] = {-t->stride, 1, t->stride, -1};
+  const int steps[4] = {-t->width, 1, t->width, -1};
+  long prev = from_node, cur = first;
+  int at = flat_of(t, first), corridor = -1, corridor_step = 0;
+  while (t->node_of[cur] < 0) {
+    int way = 0;
+    while (way < 4 && (!t->walk[cur + offsets[way]] || cur + offsets[way] == prev))
+      way++;
+    if (way == 4)
+      break; /* a chain tile has two walkable neighbours: cannot happen */
+    long next = cur + offsets[way];
+    if (next - cur == cur - prev) {
+      uint8_t tile = t->tiles[at];
+      if (tile == DG_TILE_DOOR) {
+        out[0] = at;
+        out[1] = at - steps[way];
+        out[2] = at + steps[way];
+        return;
+      }
+      if (tile == DG_TILE_CORRIDOR && corridor < 0) {
+        corridor = at;
+        corridor_step = steps[way];
+      }
     }
-    if (tile == kind) {
-      out[0] = t->unpadded[k];
-      out[1] = ends_at[0];
-      out[2] = ends_at[1];
-      return;
-    }
-    if (far >= 0) {
-      out[0] = far;
-      out[1] = far - far_step;
-      out[2] = far + far_step;
-      return;
-    }
+    prev = cur;
+    cur = next;
+    at += steps[way];
   }
-  out[0] = out[1] = out[2] = -1;
+  out[0] = corridor;
+  out[1] = corridor < 0 ? -1 : corridor - corridor_step;
+  out[2] = corridor < 0 ? -1 : corridor + corridor_step;
 }
 
 /* The edge of a chain walked from tile k's two ends to nodes a and b (or
@@ -430,19 +370,16 @@ static int add_chain_edge(const tracer *t, int k, int a, int b, int tiles, dg_gr
   return dg_graph_add_edge(graph, a, b, "corridor", tiles + 1) != 0 ? DG_ENOMEM : 0;
 }
 
-/* Padded tile p as y * width + x. */
-static int flat_of(const tracer *t, long p) {
-  return (int)(p / t->stride - 1) * t->width + (int)(p % t->stride - 1);
-}
-
 /* add_chain_edges' work on the chain through tile p (k-th walkable, its
  * neighbours `ends`) for the progression pass: walked as walk_chain does,
- * keeping where each side stops, then its closing tile recorded (a ring:
- * none, since closing one tile leaves a dead end). Most chains end at a
- * room's door, which record_passage takes first; only a chain with a door
- * at neither end is walked again with its halves kept (walk_chain_half on
- * every chain cost twice the plain walk). Apart, so that the trace
- * without progression keeps its plain loop. */
+ * keeping where each side stops, then the tile where a lock or one-way
+ * door closes it recorded into its edge's passage (a ring: none, since
+ * closing one tile leaves a dead end): a door at its `from` end, else at
+ * its `to` end (end_door_inner), else first_straight_tile's. Most chains
+ * end at a room's door; only one with a door at neither end is walked
+ * again (keeping every straight door and corridor tile on every walk cost
+ * twice the plain walk). Apart, so that the trace without progression
+ * keeps its plain loop. */
 static __attribute__((noinline)) int add_recorded_chain(tracer *t, long p, int k,
                                                         const long ends[2], dg_graph *graph) {
   int tiles = 1, a, b = -1;
@@ -458,7 +395,7 @@ static __attribute__((noinline)) int add_recorded_chain(tracer *t, long p, int k
     memset(out, 0xff, 3 * sizeof *out);
     return 0;
   }
-  /* record_passage's first two answers, from the ends alone. */
+  /* A door at either end, from the ends alone. */
   for (int side = 0; side < 2; side++) {
     int node_flat = flat_of(t, node[side]);
     long step = node[side] - last[side];
@@ -470,17 +407,7 @@ static __attribute__((noinline)) int add_recorded_chain(tracer *t, long p, int k
       return 0;
     }
   }
-  chain_half halves[2] = {{.keep_last = true}, {.keep_last = false}};
-  int ends_at[2], again = 0;
-  for (int side = 0; side < 2; side++) {
-    long step = ends[side] - p;
-    ends_at[side] = t->unpadded[k] + (step == -t->stride  ? -t->width
-                                      : step == t->stride ? t->width
-                                                          : (int)step);
-  }
-  walk_chain_half(t, p, p, ends[0], &again, &halves[0], t->unpadded[k], ends_at[0]);
-  walk_chain_half(t, p, p, ends[1], &again, &halves[1], t->unpadded[k], ends_at[1]);
-  record_passage(t, p, k, ends, ends_at, halves, out);
+  first_straight_tile(t, node[0], last[0], out);
   return 0;
 }
 
@@ -519,7 +446,7 @@ static int add_chain_edges(tracer *t, dg_graph *graph) {
 /* For the progression pass: the tile that closes a direct edge whose two
  * nodes touch only at tiles p (of its `from` node) and q (of its `to`
  * node; pf and qf as y * width + x), a door at either with nothing else
- * around it (end_door_inner), into out[0..2] as record_passage does; -1
+ * around it (end_door_inner), into out[0..2] as add_recorded_chain does; -1
  * three times when neither is. */
 static void record_contact(const tracer *t, long p, int pf, long q, int qf, int *out) {
   out[0] = out[1] = out[2] = -1;
@@ -569,7 +496,7 @@ static int link_node_tiles(const tracer *t, dg_graph *graph) {
 
 /* The trace into `graph` (cleared first); the grid part of the metrics into
  * *grid_part unless NULL; with `passages`, each chain edge's closing tile
- * (record_passage) into a new array there (3 ints an edge, *passage_count
+ * (add_recorded_chain) into a new array there (3 ints an edge, *passage_count
  * edges; the caller frees it). */
 static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph,
                       dg_metrics *grid_part, int **passages, int *passage_count) {
