@@ -58,17 +58,17 @@ enum {
 /* The vertex graph the pass works on, and its scratch. All per-vertex
  * arrays live in one block (`block`), sized once per level. */
 typedef struct pgraph {
-  int count;        /* vertices */
-  int *offsets;     /* CSR: neighbours of v are adjacent[offsets[v] .. offsets[v+1]) */
-  int *adjacent;    /* neighbour vertices; a passage has exactly two, side 0 then side 1 */
-  uint8_t *kind;    /* V_* */
-  uint8_t *keyable; /* key_place's answer per vertex, set once by plan_locks */
+  int count;         /* vertices */
+  int *offsets;      /* CSR: neighbours of v are adjacent[offsets[v] .. offsets[v+1]) */
+  int *adjacent;     /* neighbour vertices; a passage has exactly two, side 0 then side 1 */
+  uint8_t *kind;     /* V_* */
+  uint8_t *keyable;  /* key_place's answer per vertex, set once by plan_locks */
   int *keyable_list; /* the vertices keyable says yes to, in order (plan_locks) */
-  int keyable_count;
-  int *room;        /* room of a vertex, or -1 */
-  int entrance;     /* the stairs up's vertex */
-  int exit;         /* the stairs down's vertex */
-  int *special;     /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
+  int keyable_count; /* how many */
+  int *room;         /* room of a vertex, or -1 */
+  int entrance;      /* the stairs up's vertex */
+  int exit;          /* the stairs down's vertex */
+  int *special;      /* SPECIAL_NONE, a lock's key id, or SPECIAL_ONE_WAY + i */
   int ow_from[DG_ONE_WAY_MAX], ow_to[DG_ONE_WAY_MAX]; /* one-way door i: crossed from, to */
   int one_way_count;
   int closed_lock;    /* a lock kept closed whatever the keys (a plan's check), or -1 */
@@ -179,10 +179,11 @@ static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
   if (g->block == NULL)
     return DG_ENOMEM;
   int *at = g->block;
-  int **arrays[] = {&g->room,       &g->special,      &g->dist,      &g->queue, &g->parent,
-                    &g->mark,       &g->disc,         &g->low,       &g->next,  &g->tree_parent,
-                    &g->depth,      &g->depth_parent, &g->key_slots, &g->cuts,  &g->path,
-                    &g->candidates, &g->off_walk,     &g->keyable_list, &g->depth_order};
+  int **arrays[] = {&g->room,      &g->special,      &g->dist,       &g->queue,
+                    &g->parent,    &g->mark,         &g->disc,       &g->low,
+                    &g->next,      &g->tree_parent,  &g->depth,      &g->depth_parent,
+                    &g->key_slots, &g->cuts,         &g->path,       &g->candidates,
+                    &g->off_walk,  &g->keyable_list, &g->depth_order};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++, at += n)
     *arrays[i] = at;
   g->floor_before = at;
@@ -1894,7 +1895,7 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
                                          : node_degree(&level->graph, node);
     out->room_key[r] = -1;
     out->room_role[r] = out->room_sphere[r] >= 1 && node >= 0 && degree == 1 ? DG_ROLE_TREASURE
-                        : secret_room(g, level, &counted, r)                ? DG_ROLE_SECRET
+                        : secret_room(g, level, &counted, r)                 ? DG_ROLE_SECRET
                                                                              : DG_ROLE_ORDINARY;
   }
   for (int k = 0; k < p->locks; k++) {
