@@ -93,25 +93,12 @@ static inline int chain_step(tracer *t, const long offsets[4], long start, long 
 
 /* Walks a chain from tile `from` into tile `cur`; returns the node it ends at
  * (or CHAIN_RING if it came back to `start`), counting chain tiles in
- * *tiles. DG_EINTERNAL if the chain stops at a tile that is not a node. */
-static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
-  const long offsets[4] = {-t->stride, 1, t->stride, -1};
-  while (t->node_of[cur] < 0) {
-    long next;
-    int way, rc = chain_step(t, offsets, start, from, cur, tiles, &next, &way);
-    if (rc != 1)
-      return rc;
-    from = cur;
-    cur = next;
-  }
-  return t->node_of[cur];
-}
-
-/* walk_chain that also says where it stopped: the node tile into *node
- * and the chain tile before it into *last (padded; both `from` and `cur`
- * as given when the chain has no tile on this side). */
-static int walk_chain_to(tracer *t, long start, long from, long cur, int *tiles, long *node,
-                         long *last) {
+ * *tiles, and says where it stopped: the node tile into *node and the
+ * chain tile before it into *last (padded; `cur` and `from` as given when
+ * the chain has no tile on this side). DG_EINTERNAL if the chain stops at
+ * a tile that is not a node. */
+static inline int walk_chain_to(tracer *t, long start, long from, long cur, int *tiles, long *node,
+                                long *last) {
   const long offsets[4] = {-t->stride, 1, t->stride, -1};
   while (t->node_of[cur] < 0) {
     long next;
@@ -124,6 +111,14 @@ static int walk_chain_to(tracer *t, long start, long from, long cur, int *tiles,
   *node = cur;
   *last = from;
   return t->node_of[cur];
+}
+
+/* walk_chain_to when where it stopped is not wanted (the trace without
+ * progression): inlined, the two stores are dead and the loop is the
+ * same. */
+static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
+  long node, last;
+  return walk_chain_to(t, start, from, cur, tiles, &node, &last);
 }
 
 /* Adds an edge of length 1 between two node tiles side by side unless the
