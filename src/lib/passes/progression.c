@@ -172,19 +172,24 @@ static inline void pgraph_init(pgraph *g, int v) {
 /* Carves the per-vertex arrays for up to `capacity` vertices out of one
  * allocation; `tiles` (grid levels) also sizes the members. */
 static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
-  size_t n = (size_t)(capacity > 0 ? capacity : 1), ints = 22 * n + 6 + (size_t)tiles;
-  if (tiles > 0)
-    ints += 4 * n;
-  g->block = pgraph_take(g, ints * sizeof(int) + 3 * n);
-  if (g->block == NULL)
-    return DG_ENOMEM;
-  int *at = g->block;
   int **arrays[] = {&g->room,      &g->special,      &g->dist,       &g->queue,
                     &g->parent,    &g->mark,         &g->disc,       &g->low,
                     &g->next,      &g->tree_parent,  &g->depth,      &g->depth_parent,
                     &g->key_slots, &g->cuts,         &g->path,       &g->candidates,
                     &g->off_walk,  &g->keyable_list, &g->depth_order};
-  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++, at += n)
+  const size_t count = sizeof arrays / sizeof *arrays;
+  size_t n = (size_t)(capacity > 0 ? capacity : 1);
+  /* The arrays above, floor_before and rem, offsets, and a grid's cell,
+   * side, member_start and members: sized from the same list they are
+   * carved by, so that one more array cannot overrun the block. */
+  size_t ints = count * n + (2 * n + 4) + (n + 1);
+  if (tiles > 0)
+    ints += 4 * n + 1 + (size_t)tiles;
+  g->block = pgraph_take(g, ints * sizeof(int) + 3 * n);
+  if (g->block == NULL)
+    return DG_ENOMEM;
+  int *at = g->block;
+  for (size_t i = 0; i < count; i++, at += n)
     *arrays[i] = at;
   g->floor_before = at;
   g->rem = at + n + 2;
