@@ -97,6 +97,9 @@ typedef struct pgraph {
   int *cuts;             /* the entrance-exit cuts in order, then extend_locks' cuts */
   int *candidates;       /* lock or one-way candidates */
   int *off_walk;         /* hops from the shortest entrance-exit walk */
+  int *key_segment;      /* keyable_list[i]'s segment (label_segments' label), -1 unreached */
+  int *key_hops;         /* keyable_list[i]'s off_walk */
+  bool off_walk_ready;   /* off_walk is filled in (on a small tree, only key_hops is) */
   int *path;             /* a walk's vertices (extend_locks, build_walk) */
   int *floor_before;     /* choose_locks: key places before each candidate (count + 2) */
   int *rem;              /* choose_locks: locks that fit after each candidate (count + 2) */
@@ -172,11 +175,12 @@ static inline void pgraph_init(pgraph *g, int v) {
 /* Carves the per-vertex arrays for up to `capacity` vertices out of one
  * allocation; `tiles` (grid levels) also sizes the members. */
 static int pgraph_alloc(pgraph *g, int capacity, int tiles) {
-  int **arrays[] = {&g->room,      &g->special,      &g->dist,       &g->queue,
-                    &g->parent,    &g->mark,         &g->disc,       &g->low,
-                    &g->next,      &g->tree_parent,  &g->depth,      &g->depth_parent,
-                    &g->key_slots, &g->cuts,         &g->path,       &g->candidates,
-                    &g->off_walk,  &g->keyable_list, &g->depth_order};
+  int **arrays[] = {&g->room,      &g->special,      &g->dist,        &g->queue,
+                    &g->parent,    &g->mark,         &g->disc,        &g->low,
+                    &g->next,      &g->tree_parent,  &g->depth,       &g->depth_parent,
+                    &g->key_slots, &g->cuts,         &g->path,        &g->candidates,
+                    &g->off_walk,  &g->keyable_list, &g->depth_order, &g->key_segment,
+                    &g->key_hops};
   const size_t count = sizeof arrays / sizeof *arrays;
   size_t n = (size_t)(capacity > 0 ? capacity : 1);
   /* The arrays above, floor_before and rem, offsets, and a grid's cell,
@@ -1102,6 +1106,48 @@ static void tree_segments(pgraph *g, const int *candidates, int count) {
   }
 }
 
+/* label_segments' and distance_from_walk's answers for the key places
+ * alone (key_segment, key_hops), on a small tree whose exit the entrance
+ * reaches; false, with nothing done, on any other graph. A key place's
+ * nearest place on the walk is its nearest ancestor there, and its
+ * segment that ancestor's, or the ancestor's number when it is a
+ * candidate (the candidates lie on the walk): a climb of a few hops per
+ * key place instead of two passes over every vertex. g->mark holds the
+ * walk's segments and g->path the candidates' numbers meanwhile. */
+static bool tree_key_segments(pgraph *g, const int *candidates, int count) {
+  if (!g->tree || !g->small || g->depth[g->exit] < 0)
+    return false;
+  const int *parent = g->depth_parent;
+  int *walk_segment = g->mark, *number = g->path, *walk = g->queue, length = 0;
+  uint64_t on_walk = 0, candidate = 0;
+  for (int i = 0; i < count; i++) {
+    candidate |= (uint64_t)1 << candidates[i];
+    number[candidates[i]] = i + 1;
+  }
+  for (int v = g->exit; v >= 0; v = parent[v]) {
+    on_walk |= (uint64_t)1 << v;
+    walk[length++] = v;
+  }
+  for (int i = length - 1, segment = 0; i >= 0; i--) {
+    int w = walk[i];
+    bool is_candidate = (candidate >> w) & 1;
+    walk_segment[w] = is_candidate ? -2 : segment;
+    segment = is_candidate ? number[w] : segment;
+  }
+  for (int i = 0; i < g->keyable_count; i++) {
+    int v = g->keyable_list[i], u = v, hops = 0;
+    if (g->depth[v] < 0) {
+      g->key_segment[i] = g->key_hops[i] = -1;
+      continue;
+    }
+    for (; !((on_walk >> u) & 1); hops++)
+      u = parent[u];
+    g->key_segment[i] = u == v || !((candidate >> u) & 1) ? walk_segment[u] : number[u];
+    g->key_hops[i] = hops;
+  }
+  return true;
+}
+
 /* Labels g->mark with segments: 0 for what the entrance reaches without
  * crossing a lock candidate, i for what lies between candidates i and i+1
  * (1-based), -2 on the candidates themselves. Floods once in all. */
@@ -1183,11 +1229,9 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
   int *floor_before = g->floor_before; /* F[j]: places in segs < j */
   int *rem = g->rem;
   memset(floor_before, 0, ((size_t)m + 2) * sizeof *floor_before);
-  for (int i = 0; i < g->keyable_count; i++) {
-    int v = g->keyable_list[i];
-    if (g->mark[v] >= 0)
-      floor_before[g->mark[v] + 1]++;
-  }
+  for (int i = 0; i < g->keyable_count; i++)
+    if (g->key_segment[i] >= 0)
+      floor_before[g->key_segment[i] + 1]++;
   for (int j = 1; j <= m + 1; j++)
     floor_before[j] += floor_before[j - 1];
   /* A room for the boss after the last lock: any room's floor counts. */
@@ -1210,7 +1254,7 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
                    ? "no chokepoint of the way to the exit has a room before it for its key"
                    : "too few chokepoints on the way to the exit with a room for a key between "
                      "them";
-  int total = g->dist[g->exit] > 0 ? g->dist[g->exit] : 1;
+  int total = g->depth[g->exit] > 0 ? g->depth[g->exit] : 1;
   int previous = 0;
   for (int k = 0; k < locks; k++) {
     int share = total / (locks + 1);
@@ -1219,7 +1263,7 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
     for (int j = previous + 1; j <= m; j++) {
       if (floor_before[j] <= floor_before[previous] || rem[j] < locks - k - 1)
         continue;
-      int gap = abs(g->dist[candidates[j - 1]] - aim);
+      int gap = abs(g->depth[candidates[j - 1]] - aim);
       if (gap < best_gap) {
         best = j;
         best_gap = gap;
@@ -1235,12 +1279,12 @@ static int choose_locks(pgraph *g, const dg_level *level, const int *candidates,
 }
 
 /* Puts key k on the place between lock k-1 and lock k farthest from the
- * shortest entrance-exit walk (`off_walk`: hops from it), choosing at
+ * shortest entrance-exit walk (key_hops: hops from it), choosing at
  * random among those within two hops of the farthest: one draw over the
  * list of them (g->path), not one per place. */
-static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, plan *p,
-                       dg_rng *rng) {
+static void place_keys(pgraph *g, const dg_level *level, plan *p, dg_rng *rng) {
   int *near = g->path;
+  const int *segment = g->key_segment, *hops_from_walk = g->key_hops;
   for (int k = 0; k < p->locks; k++) {
     int low = k == 0 ? 0 : p->lock_segment[k - 1], high = p->lock_segment[k] - 1;
     int farthest = -1, ties = 0;
@@ -1248,14 +1292,14 @@ static void place_keys(pgraph *g, const dg_level *level, const int *off_walk, pl
      * predictor, and a miss per vertex cost more than the rest. */
     const int *keyable = g->keyable_list;
     for (int i = 0; i < g->keyable_count; i++) {
-      int v = keyable[i], in = (g->mark[v] >= low) & (g->mark[v] <= high);
-      int hops = in ? off_walk[v] : -1;
+      int in = (segment[i] >= low) & (segment[i] <= high);
+      int hops = in ? hops_from_walk[i] : -1;
       farthest = hops > farthest ? hops : farthest;
     }
     for (int i = 0; i < g->keyable_count; i++) {
-      int v = keyable[i], in = (g->mark[v] >= low) & (g->mark[v] <= high);
-      near[ties] = v;
-      ties += in & (off_walk[v] >= farthest - 2);
+      int in = (segment[i] >= low) & (segment[i] <= high);
+      near[ties] = keyable[i];
+      ties += in & (hops_from_walk[i] >= farthest - 2);
     }
     p->key[k] = ties == 0 ? -1 : near[ties > 1 ? (int)dg_rng_below(rng, (uint32_t)ties) : 0];
   }
@@ -1460,10 +1504,16 @@ static int try_loop_lock(pgraph *g, const dg_level *level, const int *off_walk, 
  * a one-way door (Dungeon Architect's and Unexplored's trick), one door
  * per lock, each plan checked. Candidates are the walk's passages, tried
  * in a random order, at most LOOP_LOCK_TRIES of them. */
-static int extend_locks(pgraph *g, const dg_level *level, const int *off_walk, int wanted,
+static int extend_locks(pgraph *g, const dg_level *level, int *off_walk, int wanted,
                         int one_way_wanted, dg_rng *rng, plan *p, bool *extended) {
   /* The entrance-exit cuts are spent (plan_locks has its candidates). */
   int *path = g->path, *cuts = g->cuts, rc = 0;
+  /* key_for reads every vertex's hops; on a small tree plan_locks had
+   * only the key places'. */
+  if (!g->off_walk_ready && p->locks < wanted && g->one_way_count < one_way_wanted) {
+    distance_from_walk(g, off_walk);
+    g->off_walk_ready = true;
+  }
   while (rc == 0 && p->locks < wanted && g->one_way_count < one_way_wanted) {
     int k = p->locks, length = 0;
     bfs(g, g->entrance, g->exit, k);
@@ -2100,13 +2150,19 @@ static int plan_locks(pgraph *g, const dg_level *level, int wanted, int one_way_
     keyable_count += keyable;
   }
   g->keyable_count = keyable_count;
-  distance_from_walk(g, off_walk);
-  /* g->dist: depth from the entrance, for spreading locks. */
-  memcpy(g->dist, depth, (size_t)g->count * sizeof *depth);
-  label_segments(g, candidates, m);
+  g->off_walk_ready = false;
+  if (!tree_key_segments(g, candidates, m)) {
+    distance_from_walk(g, off_walk);
+    label_segments(g, candidates, m);
+    g->off_walk_ready = true;
+    for (int i = 0; i < keyable_count; i++) {
+      g->key_segment[i] = g->mark[g->keyable_list[i]];
+      g->key_hops[i] = off_walk[g->keyable_list[i]];
+    }
+  }
   if ((rc = choose_locks(g, level, candidates, m, wanted, boss, rng, p)) != 0)
     goto done;
-  place_keys(g, level, off_walk, p, rng);
+  place_keys(g, level, p, rng);
   for (int k = 0; k < p->locks; k++)
     g->special[p->lock[k]] = k;
   /* Too few chokepoints: locks on loops, their bypasses one-way. */
