@@ -1327,7 +1327,9 @@ static void distance_from_walk(pgraph *g, int *off_walk) {
     return;
   }
   int head = 0, tail = 0;
-  for (int v = g->exit; v >= 0; v = g->parent[v]) {
+  /* No walk when the exit is out of reach: the search never set its
+   * parent. */
+  for (int v = g->depth[g->exit] >= 0 ? g->exit : -1; v >= 0; v = g->parent[v]) {
     off_walk[v] = 0;
     g->mark[tail++] = v;
   }
