@@ -317,31 +317,35 @@ static int flat_of(const tracer *t, long p) {
 static void first_straight_tile(const tracer *t, long from_node, long first, int *out) {
   const long offsets[4] = {-t->stride, 1, t->stride, -1};
   const int steps[4] = {-t->width, 1, t->width, -1};
-  long prev = from_node, cur = first;
+  long cur = first, s = t->stride, came_step = first - from_node;
+  /* Directions as offsets' indices; the next tile is the one open way
+   * that is not back (a chain tile has two), found from a mask of the
+   * four rather than by a test per direction, and kept or passed over by
+   * selects: whether a tile is straight, a door or a corridor comes in no
+   * pattern, and a mispredicted branch per tile cost more than the walk. */
+  unsigned came = came_step == -s ? 0u : came_step == 1 ? 1u : came_step == s ? 2u : 3u;
   int at = flat_of(t, first), corridor = -1, corridor_step = 0;
   while (t->node_of[cur] < 0) {
-    int way = 0;
-    while (way < 4 && (!t->walk[cur + offsets[way]] || cur + offsets[way] == prev))
-      way++;
-    if (way == 4)
+    unsigned open = (unsigned)t->walk[cur - s] | (unsigned)t->walk[cur + 1] << 1 |
+                    (unsigned)t->walk[cur + s] << 2 | (unsigned)t->walk[cur - 1] << 3;
+    open &= ~(1u << ((came + 2) & 3));
+    if (open == 0)
       break; /* a chain tile has two walkable neighbours: cannot happen */
-    long next = cur + offsets[way];
-    if (next - cur == cur - prev) {
-      uint8_t tile = t->tiles[at];
-      if (tile == DG_TILE_DOOR) {
-        out[0] = at;
-        out[1] = at - steps[way];
-        out[2] = at + steps[way];
-        return;
-      }
-      if (tile == DG_TILE_CORRIDOR && corridor < 0) {
-        corridor = at;
-        corridor_step = steps[way];
-      }
+    unsigned way = (unsigned)__builtin_ctz(open);
+    uint8_t tile = t->tiles[at];
+    bool straight = way == came;
+    if (straight & (tile == DG_TILE_DOOR)) {
+      out[0] = at;
+      out[1] = at - steps[way];
+      out[2] = at + steps[way];
+      return;
     }
-    prev = cur;
-    cur = next;
+    bool take = straight & (tile == DG_TILE_CORRIDOR) & (corridor < 0);
+    corridor = take ? at : corridor;
+    corridor_step = take ? steps[way] : corridor_step;
+    cur += offsets[way];
     at += steps[way];
+    came = way;
   }
   out[0] = corridor;
   out[1] = corridor < 0 ? -1 : corridor - corridor_step;
