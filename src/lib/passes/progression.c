@@ -590,17 +590,20 @@ static int graph_adjacency(const dg_graph *graph, pgraph *g) {
   g->refused = g->adjacent + entries;
   int *degree = g->mark, *offsets = g->offsets, *adjacent = g->adjacent, count = g->count;
   const dg_edge *edges = graph->edges;
-  memset(degree, 0, (size_t)count * sizeof *degree);
+  /* Only the nodes' degrees are counted: an edge's vertex has its two
+   * ends (none for a loop), written straight to its place. */
+  memset(degree, 0, (size_t)nodes * sizeof *degree);
   offsets[0] = 0;
   for (int e = 0; e < graph->edge_count; e++)
     if (edges[e].from != edges[e].to) {
       degree[edges[e].from]++;
       degree[edges[e].to]++;
-      degree[nodes + e] = 2;
     }
-  for (int v = 0; v < count; v++)
+  for (int v = 0; v < nodes; v++)
     offsets[v + 1] = offsets[v] + degree[v];
-  memset(degree, 0, (size_t)count * sizeof *degree);
+  for (int e = 0; e < graph->edge_count; e++)
+    offsets[nodes + e + 1] = offsets[nodes + e] + (edges[e].from != edges[e].to ? 2 : 0);
+  memset(degree, 0, (size_t)nodes * sizeof *degree);
   /* A small graph's neighbour masks (small_masks) come with the lists. */
   bool small = count <= SMALL_GRAPH;
   uint64_t *mask = g->neighbours;
@@ -612,8 +615,8 @@ static int graph_adjacency(const dg_graph *graph, pgraph *g) {
       continue;
     adjacent[offsets[a] + degree[a]++] = v;
     adjacent[offsets[b] + degree[b]++] = v;
-    adjacent[offsets[v] + degree[v]++] = a;
-    adjacent[offsets[v] + degree[v]++] = b;
+    adjacent[offsets[v]] = a;
+    adjacent[offsets[v] + 1] = b;
     if (small) {
       mask[a] |= (uint64_t)1 << v;
       mask[b] |= (uint64_t)1 << v;
@@ -1308,8 +1311,8 @@ static void place_keys(pgraph *g, const dg_level *level, plan *p, dg_rng *rng) {
 /* Hops from the shortest entrance-exit walk (every door open) into
  * off_walk; marks that walk's vertices 0. */
 static void distance_from_walk(pgraph *g, int *off_walk) {
-  /* g->parent already holds the search from the entrance with every door
-   * open (dg_pass_progression's depths): the walk is read from it. */
+  /* The walk is read from the search from the entrance with every door
+   * open (dg_pass_progression's depths). */
   for (int v = 0; v < g->count; v++)
     off_walk[v] = -1;
   if (g->tree && g->depth[g->exit] >= 0) {
@@ -1329,7 +1332,7 @@ static void distance_from_walk(pgraph *g, int *off_walk) {
   int head = 0, tail = 0;
   /* No walk when the exit is out of reach: the search never set its
    * parent. */
-  for (int v = g->depth[g->exit] >= 0 ? g->exit : -1; v >= 0; v = g->parent[v]) {
+  for (int v = g->depth[g->exit] >= 0 ? g->exit : -1; v >= 0; v = g->depth_parent[v]) {
     off_walk[v] = 0;
     g->mark[tail++] = v;
   }
@@ -1652,6 +1655,16 @@ static void tree_spheres(pgraph *g, int locks) {
   for (int v = 0; v < g->count; v++)
     sphere[v] = -1;
   sphere[g->entrance] = 0;
+  if (g->one_way_count == 0 && g->closed_lock < 0) {
+    /* No one-way door and every lock open: every step can be taken, and
+     * a vertex's sphere is its parent's or what its own lock needs. */
+    for (int i = 1; i < g->reached; i++) {
+      int w = g->depth_order[i], at = sphere[parent[w]], lock = g->special[w];
+      int need = lock >= 0 && lock < SPECIAL_ONE_WAY ? lock + 1 : 0;
+      sphere[w] = need > at ? need : at;
+    }
+    return;
+  }
   for (int i = 1; i < g->reached; i++) {
     int w = g->depth_order[i], at = sphere[parent[w]], lock = g->special[w];
     if (at >= 0 && !can_step(g, parent[w], w, locks))
@@ -1724,11 +1737,13 @@ static __attribute__((noinline)) int walk_grow(dg_progression *out, int *capacit
 
 /* Inline, with growing apart: it runs once per vertex of the walk. */
 static inline int walk_append(dg_progression *out, int *capacity, int room) {
-  if (room < 0 || (out->walk_length > 0 && out->walk[out->walk_length - 1] == room))
-    return 0;
   if (out->walk_length == *capacity && walk_grow(out, capacity) != 0)
     return DG_ENOMEM;
-  out->walk[out->walk_length++] = room;
+  /* Written always, kept unless it is no room or the room just walked
+   * (a corridor between rooms): a select, not a branch per step. */
+  int last = out->walk_length > 0 ? out->walk[out->walk_length - 1] : -1;
+  out->walk[out->walk_length] = room;
+  out->walk_length += room >= 0 && room != last;
   return 0;
 }
 
@@ -2216,7 +2231,7 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
   if (rc != 0)
     goto done;
   uint8_t *articulation = g.articulation;
-  int *cuts = g.cuts, *depth = g.depth;
+  int *cuts = g.cuts;
   g.stairs_room[0] = g.up != NULL ? g.up->room : -1;
   g.stairs_room[1] = g.down != NULL ? g.down->room : -1;
   if (g.entrance < 0 || g.exit < 0) {
@@ -2224,10 +2239,19 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     goto done;
   }
   int cut_count = 0, reached = bfs(&g, g.entrance, -1, -1);
-  memcpy(depth, g.dist, (size_t)g.count * sizeof *depth);
-  memcpy(g.depth_parent, g.parent, (size_t)g.count * sizeof *g.parent);
-  memcpy(g.depth_order, g.queue, (size_t)reached * sizeof *g.queue);
+  /* The search's arrays become the depths, and the depths' arrays (as
+   * long) the next searches' scratch: no copies. */
+  int *swapped = g.depth;
+  g.depth = g.dist;
+  g.dist = swapped;
+  swapped = g.depth_parent;
+  g.depth_parent = g.parent;
+  g.parent = swapped;
+  swapped = g.depth_order;
+  g.depth_order = g.queue;
+  g.queue = swapped;
   g.reached = reached;
+  int *depth = g.depth;
   if (!tree_cuts(&g, reached, articulation, cuts, &cut_count) &&
       (rc = find_cuts(&g, articulation, cuts, &cut_count)) != 0)
     goto done;
