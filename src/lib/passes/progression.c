@@ -990,6 +990,25 @@ static int bfs(pgraph *g, int source, int target, int keys) {
   return tail;
 }
 
+/* The depth search: from the entrance with every door open, into
+ * g->depth, depth_parent and depth_order; returns how many it reached
+ * (also into g->reached). The search's arrays become the depths, and the
+ * depths' arrays (as long) the next searches' scratch: no copies. */
+static int depth_search(pgraph *g) {
+  int reached = g->small ? bfs_small_open(g, g->entrance) : bfs(g, g->entrance, -1, -1);
+  int *swapped = g->depth;
+  g->depth = g->dist;
+  g->dist = swapped;
+  swapped = g->depth_parent;
+  g->depth_parent = g->parent;
+  g->parent = swapped;
+  swapped = g->depth_order;
+  g->depth_order = g->queue;
+  g->queue = swapped;
+  g->reached = reached;
+  return reached;
+}
+
 /* The cuts between the entrance and the exit, in order from the entrance:
  * one iterative depth-first search from the entrance computes discovery
  * times and low points; a vertex v on the tree path to the exit separates
@@ -2269,20 +2288,7 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
     no_stairs(level, out);
     goto done;
   }
-  int cut_count = 0,
-      reached = g.small ? bfs_small_open(&g, g.entrance) : bfs(&g, g.entrance, -1, -1);
-  /* The search's arrays become the depths, and the depths' arrays (as
-   * long) the next searches' scratch: no copies. */
-  int *swapped = g.depth;
-  g.depth = g.dist;
-  g.dist = swapped;
-  swapped = g.depth_parent;
-  g.depth_parent = g.parent;
-  g.parent = swapped;
-  swapped = g.depth_order;
-  g.depth_order = g.queue;
-  g.queue = swapped;
-  g.reached = reached;
+  int cut_count = 0, reached = depth_search(&g);
   int *depth = g.depth;
   if (!tree_cuts(&g, reached, articulation, cuts, &cut_count) &&
       (rc = find_cuts(&g, articulation, cuts, &cut_count)) != 0)
