@@ -52,7 +52,7 @@ enum {
 };
 
 /* special[v] beyond the locks (0..DG_LOCKS_MAX-1) and one-way doors. */
-#define SPECIAL_NONE (-1)
+#define SPECIAL_NONE (-1)    /* build_from_trace sets it with memset(0xff) */
 #define SPECIAL_ONE_WAY 1000 /* + index of the one-way door */
 
 /* The vertex graph the pass works on, and its scratch. All per-vertex
@@ -78,13 +78,12 @@ typedef struct pgraph {
   const dg_feature *up, *down;
   /* Traced levels: the spawns' tiles (no key goes there), when there are
    * at most SPAWN_TILES_MAX of them; else spawn_count is -1 (spawn_at). */
-#define SPAWN_TILES_MAX 32
-  int spawn_tile[SPAWN_TILES_MAX], spawn_count;
-  int spawn_x[SPAWN_TILES_MAX], spawn_y[SPAWN_TILES_MAX]; /* the same, as x and y */
-  int *dist;   /* hops from the entrance (all doors open), -1 unreachable */
-  int *queue;  /* BFS queue, count entries */
-  int *parent; /* BFS parent */
-  int *mark;   /* scratch labels */
+  int spawn_count;
+  int *spawn_tile, *spawn_x, *spawn_y; /* in pgraph_tables; x and y: the same tiles */
+  int *dist;                           /* hops from the entrance (all doors open), -1 unreachable */
+  int *queue;                          /* BFS queue, count entries */
+  int *parent;                         /* BFS parent */
+  int *mark;                           /* scratch labels */
   int *disc, *low, *next, *tree_parent; /* find_cuts' depth-first search */
   int *key_slots; /* places for a key in the vertex (floor tiles that are no spawn); -1: a
                    * traced room, asked when needed (key_place) */
@@ -123,8 +122,8 @@ typedef struct pgraph {
    * vertex's neighbours as one bit mask, for the searches' bit-set form. */
 #define SMALL_GRAPH 64
   bool small;
-  bool masks_ready; /* graph_adjacency made them */
-  uint64_t neighbours[SMALL_GRAPH];
+  bool masks_ready;     /* graph_adjacency made them */
+  uint64_t *neighbours; /* SMALL_GRAPH of them, in pgraph_tables */
   /* What the entrance reaches is a tree (tree_cuts): one path between
    * any two of its vertices, read from depth_parent (tree_leg). */
   bool tree;
@@ -135,6 +134,15 @@ typedef struct pgraph {
   unsigned char *scratch;
   size_t scratch_size, scratch_used;
 } pgraph;
+
+/* pgraph's fixed-size tables, apart from it so that zeroing a pgraph for
+ * each level does not zero them too (a kilobyte): read only as far as
+ * they are written (spawn_count, the small graph's vertices). */
+#define SPAWN_TILES_MAX 32
+typedef struct pgraph_tables {
+  uint64_t neighbours[SMALL_GRAPH];
+  int spawn_tile[SPAWN_TILES_MAX], spawn_x[SPAWN_TILES_MAX], spawn_y[SPAWN_TILES_MAX];
+} pgraph_tables;
 
 /* The pass's stack buffer: a 64-vertex graph's block and adjacency fit. */
 #define PGRAPH_SCRATCH 12288
@@ -623,8 +631,6 @@ static int graph_adjacency(const dg_graph *graph, pgraph *g) {
       mask[v] = (uint64_t)1 << a | (uint64_t)1 << b;
     }
   }
-  for (int e = 0; e < graph->edge_count; e++)
-    g->kind[nodes + e] = edges[e].from != edges[e].to ? V_PASSAGE : g->kind[nodes + e];
   g->masks_ready = small;
   return 0;
 }
@@ -639,6 +645,9 @@ static int build_from_graph(const dg_level *level, pgraph *g) {
   int rc = pgraph_alloc(g, nodes + graph->edge_count, 0);
   if (rc != 0 || (rc = graph_adjacency(graph, g)) != 0)
     return rc;
+  for (int e = 0; e < graph->edge_count; e++)
+    if (graph->edges[e].from != graph->edges[e].to)
+      g->kind[nodes + e] = V_PASSAGE;
   for (int n = 0; n < nodes; n++) {
     g->room[n] = graph->nodes[n].room;
     int ways = g->offsets[n + 1] - g->offsets[n];
@@ -736,6 +745,19 @@ static int room_floor_tile(const dg_level *level, const pgraph *g, int room, int
   return room_floor_tiles(level, g, room, pick, NULL, NULL, 0);
 }
 
+/* Whether a traced room's node tile (its rectangle's centre) is one of the
+ * places room_floor_tiles counts: then the room has one, and its rectangle
+ * need not be scanned to say so (a room's centre is nearly always its
+ * floor). */
+static bool room_centre_is_place(const dg_level *level, const pgraph *g, int v) {
+  const dg_room *box = &level->rooms[g->room[v]];
+  const dg_grid *grid = &level->grid;
+  int x = level->graph.nodes[v].x, y = level->graph.nodes[v].y, p = y * grid->width + x;
+  return dg_grid_contains(grid, x, y) && x >= box->x && x < box->x + box->width && y >= box->y &&
+         y < box->y + box->height && level->room_of[p] == g->room[v] &&
+         grid->tiles[p] == DG_TILE_FLOOR && !is_spawn(level, g, p);
+}
+
 /* Whether the graph the generator traced from the map (dg_trace_graph,
  * with level->trace_passages) still is the map's: the trace saw the map
  * as it is now (placement digging a way or putting stairs on a corridor
@@ -786,18 +808,20 @@ static int build_from_trace(const dg_level *level, pgraph *g) {
   if (rc != 0)
     return rc;
   g->trace = true;
-  for (int v = 0; v < g->count; v++)
-    pgraph_init(g, v);
   if ((rc = graph_adjacency(graph, g)) != 0)
     return rc;
+  /* Each vertex is set up below, as a node or an edge (no pgraph_init):
+   * a store per array and vertex, not a default and then the value. */
+  memset(g->special, 0xff, (size_t)g->count * sizeof *g->special); /* SPECIAL_NONE */
   for (int e = 0; e < graph->edge_count; e++) {
     int v = nodes + e;
     const int *passage = e < level->trace_passage_count ? &level->trace_passages[3 * e] : NULL;
+    g->room[v] = -1;
     g->key_slots[v] = 0;
-    if (g->kind[v] != V_PASSAGE || passage == NULL || passage[0] < 0) {
-      g->kind[v] = V_OTHER;
+    bool closes = graph->edges[e].from != graph->edges[e].to && passage != NULL && passage[0] >= 0;
+    g->kind[v] = closes ? V_PASSAGE : V_OTHER;
+    if (!closes)
       continue;
-    }
     g->cell[v] = passage[0];
     g->side[2 * v] = passage[1];
     g->side[2 * v + 1] = passage[2];
@@ -820,6 +844,8 @@ static int build_from_trace(const dg_level *level, pgraph *g) {
     int p = node->y * width + node->x;
     g->cell[n] = p;
     g->key_slots[n] = 0;
+    g->room[n] = -1;
+    g->kind[n] = V_OTHER;
     if (node->room >= 0) {
       g->room[n] = node->room;
       g->kind[n] = V_FLOOR;
@@ -1257,7 +1283,7 @@ static bool key_place(const pgraph *g, const dg_level *level, int v, int entranc
   if (g->room[v] >= 0 && (g->room[v] == g->stairs_room[0] || g->room[v] == g->stairs_room[1]))
     return false;
   if (g->key_slots[v] < 0) /* a traced room (build_from_trace) */
-    return room_floor_tile(level, g, g->room[v], 0) >= 0;
+    return room_centre_is_place(level, g, v) || room_floor_tile(level, g, g->room[v], 0) >= 0;
   return g->key_slots[v] > 0;
 }
 
@@ -1774,9 +1800,13 @@ static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_pr
   return 0;
 }
 
-/* Appends room `room` to the walk unless it is the last one there. */
-static __attribute__((noinline)) int walk_grow(dg_progression *out, int *capacity) {
-  int grown = *capacity > 0 ? 2 * *capacity : 32;
+/* Room for `more` rooms after the walk's out->walk_length. */
+static int walk_reserve(dg_progression *out, int *capacity, int more) {
+  if (out->walk_length + more <= *capacity)
+    return 0;
+  int grown = *capacity > 0 ? *capacity : 32;
+  while (grown < out->walk_length + more)
+    grown *= 2;
   int *walk = realloc(out->walk, (size_t)grown * sizeof *walk);
   if (walk == NULL)
     return DG_ENOMEM;
@@ -1785,24 +1815,29 @@ static __attribute__((noinline)) int walk_grow(dg_progression *out, int *capacit
   return 0;
 }
 
-/* Inline, with growing apart: it runs once per vertex of the walk. */
-static inline int walk_append(dg_progression *out, int *capacity, int room) {
-  if (out->walk_length == *capacity && walk_grow(out, capacity) != 0)
-    return DG_ENOMEM;
-  /* Written always, kept unless it is no room or the room just walked
-   * (a corridor between rooms): a select, not a branch per step. */
-  int last = out->walk_length > 0 ? out->walk[out->walk_length - 1] : -1;
-  out->walk[out->walk_length] = room;
-  out->walk_length += room >= 0 && room != last;
-  return 0;
+/* Appends the rooms of leg[length - 1] down to leg[0] (reserved), each
+ * unless it is no room or the room just walked (a corridor between
+ * rooms): written always and kept by a select, not a branch per step. */
+static void walk_append_leg(const pgraph *g, const int *leg, int length, dg_progression *out) {
+  int *walk = out->walk, at = out->walk_length, last = at > 0 ? walk[at - 1] : -1;
+  for (int i = length - 1; i >= 0; i--) {
+    int room = g->room[leg[i]];
+    bool kept = room >= 0 && room != last;
+    walk[at] = room;
+    at += kept;
+    last = kept ? room : last;
+  }
+  out->walk_length = at;
 }
 
 /* The witness walk: shortest legs from the entrance to key 0, to key 1...,
  * then to the exit, each over the steps allowed with the keys held, one
  * lock opened per key; the rooms the legs enter, in order. */
 static int build_walk(pgraph *g, const plan *p, dg_progression *out) {
-  int capacity = 0, rc = walk_append(out, &capacity, g->room[g->entrance]);
-  int *leg = g->path, from = g->entrance;
+  int capacity = 0, *leg = g->path, from = g->entrance;
+  int rc = walk_reserve(out, &capacity, 1);
+  if (rc == 0)
+    walk_append_leg(g, &from, 1, out);
   for (int k = 0; k <= p->locks && rc == 0; k++) {
     int to = k < p->locks ? p->key[k] : g->exit, length = 0;
     if (g->tree) {
@@ -1818,8 +1853,9 @@ static int build_walk(pgraph *g, const plan *p, dg_progression *out) {
       for (int v = to; v >= 0; v = g->parent[v])
         leg[length++] = v;
     }
-    for (int i = length - 1; i >= 0 && rc == 0; i--)
-      rc = walk_append(out, &capacity, g->room[leg[i]]);
+    if ((rc = walk_reserve(out, &capacity, length)) != 0)
+      break;
+    walk_append_leg(g, leg, length, out);
     from = to;
   }
   return rc;
@@ -2070,6 +2106,88 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
  * scanned again for the drawn one). */
 #define KEY_PLACES_LISTED 256
 
+/* A traced room with no spawn in its rectangle and at most
+ * KEY_ROWS_MAX rows: its key's tile drawn as choose_key_cells draws it,
+ * into *cell (left alone when the room has no place), and true; else
+ * false, nothing drawn. The places are counted row by row with no store
+ * per tile (a loop the compiler turns into vector compares), and only the
+ * drawn one's row is read again. */
+#define KEY_ROWS_MAX 64
+
+/* Bit i set when tile x0 + i of a row (tiles, owner: the row's grid tiles
+ * and room_of) is room `room`'s floor, for i below x1 - x0 and 16: with
+ * SSE2 sixteen at once where the row holds sixteen from x0. */
+static unsigned room_floor16(const uint8_t *tiles, const int *owner, int room, int x0, int x1,
+                             int width) {
+  int n = x1 - x0 < 16 ? x1 - x0 : 16;
+  unsigned bits = 0;
+#if defined(__SSE2__)
+  if (x0 + 16 <= width) {
+    __m128i floor = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(tiles + x0)),
+                                   _mm_set1_epi8(DG_TILE_FLOOR));
+    __m128i own[4], id = _mm_set1_epi32(room);
+    for (int i = 0; i < 4; i++)
+      own[i] = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(owner + x0 + 4 * i)), id);
+    __m128i ours =
+        _mm_packs_epi16(_mm_packs_epi32(own[0], own[1]), _mm_packs_epi32(own[2], own[3]));
+    bits = (unsigned)_mm_movemask_epi8(_mm_and_si128(floor, ours));
+    return n < 16 ? bits & ((1u << n) - 1u) : bits;
+  }
+#endif
+  for (int i = 0; i < n; i++)
+    bits |= (unsigned)((owner[x0 + i] == room) & (tiles[x0 + i] == DG_TILE_FLOOR)) << i;
+  return bits;
+}
+
+/* Set bits of a 16-bit mask (plain x86-64 has no popcount instruction). */
+static inline int bits16(unsigned v) {
+  v = v - (v >> 1 & 0x5555u);
+  v = (v & 0x3333u) + (v >> 2 & 0x3333u);
+  v = (v + (v >> 4)) & 0x0f0fu;
+  return (int)((v + (v >> 8)) & 0x1fu);
+}
+
+static bool traced_key_tile(const dg_level *level, const pgraph *g, int room, dg_rng *rng,
+                            int *cell) {
+  const dg_room *box = &level->rooms[room];
+  const dg_grid *grid = &level->grid;
+  int width = grid->width, per_row[KEY_ROWS_MAX], places = 0;
+  int x0 = box->x > 0 ? box->x : 0, y0 = box->y > 0 ? box->y : 0;
+  int x1 = box->x + box->width < width ? box->x + box->width : width;
+  int y1 = box->y + box->height < grid->height ? box->y + box->height : grid->height;
+  if (g->spawn_count < 0 || y1 - y0 > KEY_ROWS_MAX)
+    return false;
+  for (int i = 0; i < g->spawn_count; i++)
+    if (g->spawn_x[i] >= x0 && g->spawn_x[i] < x1 && g->spawn_y[i] >= y0 && g->spawn_y[i] < y1)
+      return false;
+  for (int y = y0; y < y1; y++) {
+    const uint8_t *tiles = grid->tiles + (long)y * width;
+    const int *owner = level->room_of + (long)y * width;
+    int in_row = 0;
+    for (int x = x0; x < x1; x += 16)
+      in_row += bits16(room_floor16(tiles, owner, room, x, x1, width));
+    per_row[y - y0] = in_row;
+    places += in_row;
+  }
+  if (places <= 0)
+    return true;
+  int pick = places > 1 ? (int)dg_rng_below(rng, (uint32_t)places) : 0, y = y0;
+  for (; pick >= per_row[y - y0]; y++)
+    pick -= per_row[y - y0];
+  const uint8_t *tiles = grid->tiles + (long)y * width;
+  const int *owner = level->room_of + (long)y * width;
+  for (int x = x0;; x += 16) {
+    unsigned bits = room_floor16(tiles, owner, room, x, x1, width);
+    if (pick < bits16(bits)) {
+      for (; pick > 0; pick--)
+        bits &= bits - 1;
+      *cell = y * width + x + __builtin_ctz(bits);
+      return true;
+    }
+    pick -= bits16(bits);
+  }
+}
+
 /* Grid levels: the tile of each key in its vertex, uniformly among the
  * vertex's floor tiles that hold no spawn (a dead end: its one tile). */
 
@@ -2082,6 +2200,8 @@ static void choose_key_cells(const pgraph *g, const dg_level *level, plan *p, dg
        * listing them as they are counted (a second scan to find the
        * drawn one cost as much as the first). */
       int places = 0, listed[KEY_PLACES_LISTED + 1];
+      if (g->kind[v] == V_FLOOR && traced_key_tile(level, g, g->room[v], rng, &p->key_cell[k]))
+        continue;
       if (g->kind[v] == V_FLOOR)
         room_floor_tiles(level, g, g->room[v], 0, &places, listed, KEY_PLACES_LISTED);
       int pick = places > 1 ? (int)dg_rng_below(rng, (uint32_t)places) : 0;
@@ -2267,7 +2387,13 @@ int dg_pass_progression(dg_level *level, const dg_request *request, dg_rng *rng,
   out->boss_wanted = dg_param_bool(params, dg_common_param(algorithm, DG_COMMON_BOSS_ROOM));
   out->boss_room = -1;
   _Alignas(16) unsigned char scratch[PGRAPH_SCRATCH];
-  pgraph g = {.scratch = scratch, .scratch_size = sizeof scratch};
+  pgraph_tables tables;
+  pgraph g = {.scratch = scratch,
+              .scratch_size = sizeof scratch,
+              .neighbours = tables.neighbours,
+              .spawn_tile = tables.spawn_tile,
+              .spawn_x = tables.spawn_x,
+              .spawn_y = tables.spawn_y};
   find_stairs(level, &g.up, &g.down);
   plan p = {0};
   bool extended = false; /* some lock lies on a loop, its bypass one-way */
