@@ -32,8 +32,12 @@ typedef struct tracer {
   int *unpadded; /* the same tiles as y * width + x */
   int count;     /* walkable tiles listed */
   /* For the progression pass (NULL unless it will run): per chain edge,
-   * the tile closing it and its neighbours toward `from` and `to`. */
+   * the tile closing it and its neighbours toward `from` and `to`; room
+   * for passage_capacity edges, grown as edges are added (a level has
+   * tens of edges, and a block for the most a map could hold took a
+   * large allocation per level). */
   int *passages;
+  int passage_capacity;
   const uint8_t *tiles; /* the grid's tiles, y * width + x */
   int width;
 } tracer;
@@ -95,30 +99,66 @@ static inline int chain_step(tracer *t, const long offsets[4], long start, long 
  * (or CHAIN_RING if it came back to `start`), counting chain tiles in
  * *tiles, and says where it stopped: the node tile into *node and the
  * chain tile before it into *last (padded; `cur` and `from` as given when
- * the chain has no tile on this side). DG_EINTERNAL if the chain stops at
- * a tile that is not a node. */
-static inline int walk_chain_to(tracer *t, long start, long from, long cur, int *tiles, long *node,
-                                long *last) {
+ * the chain has no tile on this side), and the node tile as y * width + x
+ * into *node_flat, carried step by step from `cur_flat` (cur's) rather
+ * than divided out of the padded index; sets *doors when a chain tile it
+ * walks is a door (a load and an or off the walk's chain of dependent
+ * loads, so nearly free). DG_EINTERNAL if the chain stops at a tile that
+ * is not a node. */
+static inline int walk_chain_to(tracer *t, long start, long from, long cur, int cur_flat,
+                                int *tiles, long *node, long *last, int *node_flat, bool *doors) {
   const long offsets[4] = {-t->stride, 1, t->stride, -1};
+  const int steps[4] = {-t->width, 1, t->width, -1};
+  bool door = false;
   while (t->node_of[cur] < 0) {
     long next;
     int way, rc = chain_step(t, offsets, start, from, cur, tiles, &next, &way);
     if (rc != 1)
       return rc;
+    door |= t->tiles[cur_flat] == DG_TILE_DOOR;
     from = cur;
     cur = next;
+    cur_flat += steps[way];
   }
   *node = cur;
   *last = from;
+  *node_flat = cur_flat;
+  *doors |= door;
   return t->node_of[cur];
 }
 
 /* walk_chain_to when where it stopped is not wanted (the trace without
- * progression): inlined, the two stores are dead and the loop is the
- * same. */
+ * progression): inlined, the stores and the carried index are dead and
+ * the loop is the same. */
 static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
   long node, last;
-  return walk_chain_to(t, start, from, cur, tiles, &node, &last);
+  int node_flat;
+  bool doors = false;
+  return walk_chain_to(t, start, from, cur, 0, tiles, &node, &last, &node_flat, &doors);
+}
+
+/* A step between padded tiles (one of the four offsets) as a step in
+ * y * width + x. */
+static inline int flat_step(const tracer *t, long step) {
+  /* A row is two tiles narrower unpadded: +-stride becomes +-width. With
+   * no branch: which way a chain ends is a coin toss to the predictor. */
+  int rows = (step == t->stride) - (step == -t->stride);
+  return (int)step - 2 * rows;
+}
+
+/* Room in t->passages for `edges` edges. 0 or DG_ENOMEM. */
+static int reserve_passages(tracer *t, int edges) {
+  if (edges <= t->passage_capacity)
+    return 0;
+  int capacity = t->passage_capacity;
+  while (capacity < edges)
+    capacity *= 2;
+  int *grown = realloc(t->passages, 3 * (size_t)capacity * sizeof *grown);
+  if (grown == NULL)
+    return DG_ENOMEM;
+  t->passages = grown;
+  t->passage_capacity = capacity;
+  return 0;
 }
 
 /* Adds an edge of length 1 between two node tiles side by side unless the
@@ -294,6 +334,16 @@ static int add_blob_nodes(tracer *t, int width, dg_graph *graph) {
  * the opposite side, a tile of its own node (so the node keeps the rest
  * of its tiles). `door_tile` is the door's y * width + x. Returns the
  * inner tile (padded), or -1. */
+/* end_door_inner's test with no branch: the loads of both sides' tests
+ * are all within the padded map (`door` is walkable, so not on its
+ * border), and node_of is read only through a select on walk. */
+static inline bool door_closes(const tracer *t, long door, int door_tile, long last) {
+  long inner = 2 * door - last;
+  int inner_node = t->walk[inner] ? t->node_of[inner] : -2;
+  return (t->tiles[door_tile] == DG_TILE_DOOR) & (degree(t, door) == 2) &
+         (inner_node == t->node_of[door]);
+}
+
 static long end_door_inner(const tracer *t, long door, int door_tile, long last) {
   long inner = 2 * door - last;
   if (t->tiles[door_tile] != DG_TILE_DOOR || degree(t, door) != 2 || !t->walk[inner] ||
@@ -302,19 +352,16 @@ static long end_door_inner(const tracer *t, long door, int door_tile, long last)
   return inner;
 }
 
-/* Padded tile p as y * width + x. */
-static int flat_of(const tracer *t, long p) {
-  return (int)(p / t->stride - 1) * t->width + (int)(p % t->stride - 1);
-}
-
 /* Where a lock or one-way door closes a chain that has no such door at
  * either end: walked in order from the edge's `from` node (`from_node`,
- * then `first`, the chain's tile next to it) to its `to` node, the first
+ * then `first`, the chain's tile next to it, `first_flat` as
+ * y * width + x) to its `to` node, the first
  * door whose two neighbours on the chain lie on opposite sides, else the
  * first such corridor tile; into out[0..2] with its neighbours toward
  * `from` and `to` (all y * width + x); -1 three times when there is none.
  * Read-only: the chain was walked (seen, counted) already. */
-static void first_straight_tile(const tracer *t, long from_node, long first, int *out) {
+static void first_straight_tile(const tracer *t, long from_node, long first, int first_flat,
+                                bool doors, int *out) {
   const long offsets[4] = {-t->stride, 1, t->stride, -1};
   const int steps[4] = {-t->width, 1, t->width, -1};
   long cur = first, s = t->stride, came_step = first - from_node;
@@ -324,7 +371,7 @@ static void first_straight_tile(const tracer *t, long from_node, long first, int
    * selects: whether a tile is straight, a door or a corridor comes in no
    * pattern, and a mispredicted branch per tile cost more than the walk. */
   unsigned came = came_step == -s ? 0u : came_step == 1 ? 1u : came_step == s ? 2u : 3u;
-  int at = flat_of(t, first), corridor = -1, corridor_step = 0;
+  int at = first_flat, corridor = -1, corridor_step = 0;
   while (t->node_of[cur] < 0) {
     unsigned open = (unsigned)t->walk[cur - s] | (unsigned)t->walk[cur + 1] << 1 |
                     (unsigned)t->walk[cur + s] << 2 | (unsigned)t->walk[cur - 1] << 3;
@@ -343,6 +390,11 @@ static void first_straight_tile(const tracer *t, long from_node, long first, int
     bool take = straight & (tile == DG_TILE_CORRIDOR) & (corridor < 0);
     corridor = take ? at : corridor;
     corridor_step = take ? steps[way] : corridor_step;
+    /* With no door on the chain the first straight corridor tile is the
+     * answer: most chains have one a few tiles from their start, so the
+     * walk rarely goes on to the far end. */
+    if (take & !doors)
+      break;
     cur += offsets[way];
     at += steps[way];
     came = way;
@@ -381,12 +433,17 @@ static int add_chain_edge(const tracer *t, int k, int a, int b, int tiles, dg_gr
  * keeps its plain loop. */
 static __attribute__((noinline)) int add_recorded_chain(tracer *t, long p, int k,
                                                         const long ends[2], dg_graph *graph) {
-  int tiles = 1, a, b = -1;
+  int tiles = 1, a, b = -1, node_flat[2] = {0, 0};
   long node[2] = {p, p}, last[2] = {p, p};
-  a = walk_chain_to(t, p, p, ends[0], &tiles, &node[0], &last[0]);
+  bool doors = t->tiles[t->unpadded[k]] == DG_TILE_DOOR; /* a door among the chain's tiles */
+  a = walk_chain_to(t, p, p, ends[0], t->unpadded[k] + flat_step(t, ends[0] - p), &tiles, &node[0],
+                    &last[0], &node_flat[0], &doors);
   if (a != CHAIN_RING)
-    b = walk_chain_to(t, p, p, ends[1], &tiles, &node[1], &last[1]);
+    b = walk_chain_to(t, p, p, ends[1], t->unpadded[k] + flat_step(t, ends[1] - p), &tiles,
+                      &node[1], &last[1], &node_flat[1], &doors);
   int rc = add_chain_edge(t, k, a, b, tiles, graph);
+  if (rc == 0)
+    rc = reserve_passages(t, graph->edge_count);
   if (rc != 0)
     return rc;
   int *out = &t->passages[3 * (graph->edge_count - 1)];
@@ -395,18 +452,19 @@ static __attribute__((noinline)) int add_recorded_chain(tracer *t, long p, int k
     return 0;
   }
   /* A door at either end, from the ends alone. */
-  for (int side = 0; side < 2; side++) {
-    int node_flat = flat_of(t, node[side]);
-    long step = node[side] - last[side];
-    int flat_step = step == t->stride ? t->width : step == -t->stride ? -t->width : (int)step;
-    if (end_door_inner(t, node[side], node_flat, last[side]) >= 0) {
-      out[0] = node_flat;
-      out[1] = side == 0 ? node_flat + flat_step : node_flat - flat_step;
-      out[2] = side == 0 ? node_flat - flat_step : node_flat + flat_step;
-      return 0;
-    }
+  /* Both ends tested, then one branch: whether a chain ends at a door is
+   * a coin toss to the predictor, and a miss per end test showed. */
+  int into[2] = {flat_step(t, node[0] - last[0]), flat_step(t, node[1] - last[1])};
+  bool at[2] = {door_closes(t, node[0], node_flat[0], last[0]),
+                door_closes(t, node[1], node_flat[1], last[1])};
+  if (at[0] | at[1]) {
+    int side = at[0] ? 0 : 1, door = node_flat[side], toward_from = side == 0 ? 1 : -1;
+    out[0] = door;
+    out[1] = door + toward_from * into[side];
+    out[2] = door - toward_from * into[side];
+    return 0;
   }
-  first_straight_tile(t, node[0], last[0], out);
+  first_straight_tile(t, node[0], last[0], node_flat[0] - into[0], doors, out);
   return 0;
 }
 
@@ -464,7 +522,7 @@ static void record_contact(const tracer *t, long p, int pf, long q, int qf, int 
  * With t->passages, an edge whose nodes touch at one pair of tiles gets
  * record_contact's tile, one whose nodes touch at several none (closing
  * one tile would leave the others open). */
-static int link_node_tiles(const tracer *t, dg_graph *graph) {
+static int link_node_tiles(tracer *t, dg_graph *graph) {
   int first_direct_edge = graph->edge_count;
   const int count = t->count;
   for (int k = 0; k < count; k++) {
@@ -484,6 +542,8 @@ static int link_node_tiles(const tracer *t, dg_graph *graph) {
         return DG_ENOMEM;
       if (t->passages == NULL)
         continue;
+      if (reserve_passages(t, graph->edge_count) != 0)
+        return DG_ENOMEM;
       if (added)
         record_contact(t, p, t->unpadded[k], q, flat[i], &t->passages[3 * edge]);
       else
@@ -526,10 +586,10 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
     goto done;
   rc = DG_ENOMEM;
   t.queue = malloc(((size_t)t.count + 2) * sizeof *t.queue);
-  /* A chain edge has a tile of its own and a direct edge one of the two
-   * east or south contacts of a tile: at most 3 * t.count edges. */
+  /* Room for a level's edges at first (reserve_passages grows it). */
+  t.passage_capacity = 64;
   if (passages != NULL)
-    t.passages = malloc(3 * (3 * (size_t)t.count + 1) * sizeof *t.passages);
+    t.passages = malloc(3 * (size_t)t.passage_capacity * sizeof *t.passages);
   if (t.queue == NULL || (passages != NULL && t.passages == NULL))
     goto done;
   if ((rc = add_blob_nodes(&t, grid->width, graph)) != 0 ||
