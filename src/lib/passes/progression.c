@@ -601,30 +601,36 @@ static int graph_adjacency(const dg_graph *graph, pgraph *g) {
   /* Only the nodes' degrees are counted: an edge's vertex has its two
    * ends (none for a loop), written straight to its place. */
   memset(degree, 0, (size_t)nodes * sizeof *degree);
-  offsets[0] = 0;
+  int links = 0; /* edges that are no loop */
   for (int e = 0; e < graph->edge_count; e++)
     if (edges[e].from != edges[e].to) {
       degree[edges[e].from]++;
       degree[edges[e].to]++;
+      links++;
     }
+  /* degree[v] becomes the end of v's list, filled backward below, edges
+   * in reverse order: each list ends in edge order, as a forward fill
+   * would leave it, with no second count and no pass for the edges'
+   * offsets, which are set as the fill goes. */
+  offsets[0] = 0;
   for (int v = 0; v < nodes; v++)
-    offsets[v + 1] = offsets[v] + degree[v];
-  for (int e = 0; e < graph->edge_count; e++)
-    offsets[nodes + e + 1] = offsets[nodes + e] + (edges[e].from != edges[e].to ? 2 : 0);
-  memset(degree, 0, (size_t)nodes * sizeof *degree);
+    degree[v] = offsets[v + 1] = offsets[v] + degree[v];
   /* A small graph's neighbour masks (small_masks) come with the lists. */
   bool small = count <= SMALL_GRAPH;
   uint64_t *mask = g->neighbours;
   if (small)
     memset(mask, 0, (size_t)count * sizeof *mask);
-  for (int e = 0; e < graph->edge_count; e++) {
+  int at = offsets[nodes] + 2 * links;
+  for (int e = graph->edge_count - 1; e >= 0; e--) {
     int a = edges[e].from, b = edges[e].to, v = nodes + e;
+    offsets[v + 1] = at;
     if (a == b)
       continue;
-    adjacent[offsets[a] + degree[a]++] = v;
-    adjacent[offsets[b] + degree[b]++] = v;
-    adjacent[offsets[v]] = a;
-    adjacent[offsets[v] + 1] = b;
+    at -= 2;
+    adjacent[--degree[a]] = v;
+    adjacent[--degree[b]] = v;
+    adjacent[at] = a;
+    adjacent[at + 1] = b;
     if (small) {
       mask[a] |= (uint64_t)1 << v;
       mask[b] |= (uint64_t)1 << v;
