@@ -1378,7 +1378,7 @@ static void place_keys(pgraph *g, const dg_level *level, plan *p, dg_rng *rng) {
     const int *keyable = g->keyable_list;
     for (int i = 0; i < g->keyable_count; i++) {
       int in = (segment[i] >= low) & (segment[i] <= high);
-      int hops = in ? hops_from_walk[i] : -1;
+      int hops = (hops_from_walk[i] + 1) * in - 1; /* -1 outside, with no branch */
       farthest = hops > farthest ? hops : farthest;
     }
     for (int i = 0; i < g->keyable_count; i++) {
@@ -1795,7 +1795,8 @@ static int assign_spheres(pgraph *g, const dg_level *level, const plan *p, dg_pr
   const int *room = g->room, *sphere = g->mark;
   for (int r = 0; r < level->room_count; r++)
     room_sphere[r] = -1;
-  for (int v = 0, n = g->count; v < n; v++) {
+  /* A traced level's edges lie in no room: only its nodes are read. */
+  for (int v = 0, n = g->trace ? level->graph.node_count : g->count; v < n; v++) {
     int r = room[v];
     if (r >= 0 && sphere[v] >= 0 && (room_sphere[r] < 0 || sphere[v] < room_sphere[r]))
       room_sphere[r] = sphere[v];
@@ -2336,7 +2337,11 @@ static int plan_locks(pgraph *g, const dg_level *level, int wanted, int one_way_
    * and one-way doors go on passages, keys on floors and dead ends. */
   int entrance_room = g->room[g->entrance], exit_room = g->room[g->exit];
   int keyable_count = 0;
-  for (int v = 0, n = g->count; v < n; v++) {
+  /* A traced level's edges are never floor or dead ends: only its nodes
+   * are asked. */
+  int asked = g->trace ? level->graph.node_count : g->count;
+  memset(g->keyable + asked, 0, (size_t)(g->count - asked));
+  for (int v = 0; v < asked; v++) {
     bool keyable = key_place(g, level, v, entrance_room, exit_room);
     g->keyable[v] = keyable;
     g->keyable_list[keyable_count] = v;
