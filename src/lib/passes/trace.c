@@ -21,23 +21,16 @@
 
 /* Scratch for one trace, indexed by padded tile. */
 typedef struct tracer {
-  int stride;    /* padded row length: width + 2 */
-  long padded;   /* padded tile count */
-  uint8_t *walk; /* 1 where walkable */
-  int *node_of;  /* node index, -1 for chain and non-walkable tiles */
-  int *room_of;  /* room index or -1 */
-  uint8_t *seen; /* chain tiles already walked */
-  int *queue;    /* flood-fill queue */
-  int *walkable; /* padded index of each walkable tile, reading order */
-  int *unpadded; /* the same tiles as y * width + x */
-  int count;     /* walkable tiles listed */
-  /* For the progression pass (NULL unless it will run): per chain edge,
-   * the tile closing it and its neighbours toward `from` and `to`; room
-   * for passage_capacity edges, grown as edges are added (a level has
-   * tens of edges, and a block for the most a map could hold took a
-   * large allocation per level). */
-  int *passages;
-  int passage_capacity;
+  int stride;           /* padded row length: width + 2 */
+  long padded;          /* padded tile count */
+  uint8_t *walk;        /* 1 where walkable */
+  int *node_of;         /* node index, -1 for chain and non-walkable tiles */
+  int *room_of;         /* room index or -1 */
+  uint8_t *seen;        /* chain tiles already walked */
+  int *queue;           /* flood-fill queue */
+  int *walkable;        /* padded index of each walkable tile, reading order */
+  int *unpadded;        /* the same tiles as y * width + x */
+  int count;            /* walkable tiles listed */
   const uint8_t *tiles; /* the grid's tiles, y * width + x */
   int width;
 } tracer;
@@ -146,18 +139,29 @@ static inline int flat_step(const tracer *t, long step) {
   return (int)step - 2 * rows;
 }
 
-/* Room in t->passages for `edges` edges. 0 or DG_ENOMEM. */
-static int reserve_passages(tracer *t, int edges) {
-  if (edges <= t->passage_capacity)
+/* For the progression pass: per edge, the tile closing it and its
+ * neighbours toward `from` and `to` (3 ints), with room for `capacity`
+ * edges, grown as edges are added (a level has tens of edges, and a block
+ * for the most a map could hold took a large allocation per level). Apart
+ * from the tracer, so that the loops of the trace without progression,
+ * which never touch it, keep the tracer's fields in registers. */
+typedef struct passage_list {
+  int *ints;
+  int capacity;
+} passage_list;
+
+/* Room in `list` for `edges` edges. 0 or DG_ENOMEM. */
+static int reserve_passages(passage_list *list, int edges) {
+  if (edges <= list->capacity)
     return 0;
-  int capacity = t->passage_capacity;
+  int capacity = list->capacity;
   while (capacity < edges)
     capacity *= 2;
-  int *grown = realloc(t->passages, 3 * (size_t)capacity * sizeof *grown);
+  int *grown = realloc(list->ints, 3 * (size_t)capacity * sizeof *grown);
   if (grown == NULL)
     return DG_ENOMEM;
-  t->passages = grown;
-  t->passage_capacity = capacity;
+  list->ints = grown;
+  list->capacity = capacity;
   return 0;
 }
 
@@ -423,16 +427,18 @@ static int add_chain_edge(const tracer *t, int k, int a, int b, int tiles, dg_gr
 
 /* add_chain_edges' work on the chain through tile p (k-th walkable, its
  * neighbours `ends`) for the progression pass: walked as walk_chain does,
- * keeping where each side stops, then the tile where a lock or one-way
- * door closes it recorded into its edge's passage (a ring: none, since
- * closing one tile leaves a dead end): a door at its `from` end, else at
- * its `to` end (end_door_inner), else first_straight_tile's. Most chains
- * end at a room's door; only one with a door at neither end is walked
- * again (keeping every straight door and corridor tile on every walk cost
- * twice the plain walk). Apart, so that the trace without progression
- * keeps its plain loop. */
+ * keeping where each side stops and whether any of its tiles is a door,
+ * then the tile where a lock or one-way door closes it recorded into its
+ * edge's passage in `list` (a ring: none, since closing one tile leaves a
+ * dead end): a door at its `from` end, else at its `to` end
+ * (door_closes), else first_straight_tile's. Most chains end at a room's
+ * door; one with a door at neither end is walked again from its start,
+ * to its end only when a door lies on it (keeping every straight door
+ * and corridor tile on every walk cost twice the plain walk). Apart, so
+ * that the trace without progression keeps its plain loop. */
 static __attribute__((noinline)) int add_recorded_chain(tracer *t, long p, int k,
-                                                        const long ends[2], dg_graph *graph) {
+                                                        const long ends[2], dg_graph *graph,
+                                                        passage_list *list) {
   int tiles = 1, a, b = -1, node_flat[2] = {0, 0};
   long node[2] = {p, p}, last[2] = {p, p};
   bool doors = t->tiles[t->unpadded[k]] == DG_TILE_DOOR; /* a door among the chain's tiles */
@@ -443,10 +449,10 @@ static __attribute__((noinline)) int add_recorded_chain(tracer *t, long p, int k
                       &node[1], &last[1], &node_flat[1], &doors);
   int rc = add_chain_edge(t, k, a, b, tiles, graph);
   if (rc == 0)
-    rc = reserve_passages(t, graph->edge_count);
+    rc = reserve_passages(list, graph->edge_count);
   if (rc != 0)
     return rc;
-  int *out = &t->passages[3 * (graph->edge_count - 1)];
+  int *out = &list->ints[3 * (graph->edge_count - 1)];
   if (a == CHAIN_RING) {
     memset(out, 0xff, 3 * sizeof *out);
     return 0;
@@ -469,8 +475,9 @@ static __attribute__((noinline)) int add_recorded_chain(tracer *t, long p, int k
 }
 
 /* Chains of two-neighbour tiles between nodes become edges; a ring touching
- * no node gets a node of its own and a loop edge. */
-static int add_chain_edges(tracer *t, dg_graph *graph) {
+ * no node gets a node of its own and a loop edge. With `list` (may be
+ * NULL), each edge's passage too (add_recorded_chain). */
+static int add_chain_edges(tracer *t, dg_graph *graph, passage_list *list) {
   const long offsets[4] = {-t->stride, 1, t->stride, -1};
   const int count = t->count;
   for (int k = 0; k < count; k++) {
@@ -487,8 +494,8 @@ static int add_chain_edges(tracer *t, dg_graph *graph) {
     assert(found == 2);
     t->seen[p] = 1;
     int rc;
-    if (t->passages != NULL) {
-      rc = add_recorded_chain(t, p, k, ends, graph);
+    if (list != NULL) {
+      rc = add_recorded_chain(t, p, k, ends, graph, list);
     } else {
       int tiles = 1, a = walk_chain(t, p, p, ends[0], &tiles);
       int b = a == CHAIN_RING ? -1 : walk_chain(t, p, p, ends[1], &tiles);
@@ -518,11 +525,34 @@ static void record_contact(const tracer *t, long p, int pf, long q, int qf, int 
   }
 }
 
+/* link_node_tiles' work where node tiles p (k-th walkable) and q (its
+ * east or south neighbour, q_flat as y * width + x) of nodes `node` and
+ * `other` touch: their edge, and with `list` its passage. Apart from the
+ * scan, which visits every node tile and finds a contact at few: the
+ * scan's loop stays small. 0 or DG_ENOMEM. */
+static __attribute__((noinline)) int link_contact(const tracer *t, dg_graph *graph, int node,
+                                                  int other, int first_direct_edge, long p, int k,
+                                                  long q, int q_flat, passage_list *list) {
+  int edge = -1;
+  bool added = false;
+  if (link_adjacent(graph, node, other, first_direct_edge, &edge, &added) != 0)
+    return DG_ENOMEM;
+  if (list == NULL)
+    return 0;
+  if (reserve_passages(list, graph->edge_count) != 0)
+    return DG_ENOMEM;
+  if (added)
+    record_contact(t, p, t->unpadded[k], q, q_flat, &list->ints[3 * edge]);
+  else
+    memset(&list->ints[3 * edge], 0xff, 3 * sizeof *list->ints);
+  return 0;
+}
+
 /* Node tiles of different nodes side by side become edges of length 1.
- * With t->passages, an edge whose nodes touch at one pair of tiles gets
- * record_contact's tile, one whose nodes touch at several none (closing
- * one tile would leave the others open). */
-static int link_node_tiles(tracer *t, dg_graph *graph) {
+ * With `list` (may be NULL), an edge whose nodes touch at one pair of
+ * tiles gets record_contact's tile, one whose nodes touch at several none
+ * (closing one tile would leave the others open). */
+static int link_node_tiles(const tracer *t, dg_graph *graph, passage_list *list) {
   int first_direct_edge = graph->edge_count;
   const int count = t->count;
   for (int k = 0; k < count; k++) {
@@ -531,23 +561,14 @@ static int link_node_tiles(tracer *t, dg_graph *graph) {
     if (node < 0)
       continue;
     const long toward[2] = {p + 1, p + t->stride};
-    const int flat[2] = {t->unpadded[k] + 1, t->unpadded[k] + t->width};
     for (int i = 0; i < 2; i++) {
       long q = toward[i];
-      int other = t->walk[q] ? t->node_of[q] : -1, edge = -1;
-      bool added = false;
+      int other = t->walk[q] ? t->node_of[q] : -1;
       if (other < 0 || other == node)
         continue;
-      if (link_adjacent(graph, node, other, first_direct_edge, &edge, &added) != 0)
+      int q_flat = t->unpadded[k] + (i == 0 ? 1 : t->width);
+      if (link_contact(t, graph, node, other, first_direct_edge, p, k, q, q_flat, list) != 0)
         return DG_ENOMEM;
-      if (t->passages == NULL)
-        continue;
-      if (reserve_passages(t, graph->edge_count) != 0)
-        return DG_ENOMEM;
-      if (added)
-        record_contact(t, p, t->unpadded[k], q, flat[i], &t->passages[3 * edge]);
-      else
-        memset(&t->passages[3 * edge], 0xff, 3 * sizeof *t->passages);
     }
   }
   return 0;
@@ -565,6 +586,8 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
               .tiles = grid->tiles,
               .width = grid->width};
   int rc = DG_ENOMEM;
+  /* Room for a level's edges at first (reserve_passages grows it). */
+  passage_list list = {.capacity = 64}, *recorded = passages != NULL ? &list : NULL;
   /* Lists as long as the walkable tiles, not the map: metrics trace every
    * grid level, and a 1000x1000 map is mostly stone (+ 1: never empty). */
   int walkable_count = count_walkable(grid);
@@ -586,19 +609,18 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
     goto done;
   rc = DG_ENOMEM;
   t.queue = malloc(((size_t)t.count + 2) * sizeof *t.queue);
-  /* Room for a level's edges at first (reserve_passages grows it). */
-  t.passage_capacity = 64;
   if (passages != NULL)
-    t.passages = malloc(3 * (size_t)t.passage_capacity * sizeof *t.passages);
-  if (t.queue == NULL || (passages != NULL && t.passages == NULL))
+    list.ints = malloc(3 * (size_t)list.capacity * sizeof *list.ints);
+  if (t.queue == NULL || (passages != NULL && list.ints == NULL))
     goto done;
   if ((rc = add_blob_nodes(&t, grid->width, graph)) != 0 ||
-      (rc = add_chain_edges(&t, graph)) != 0 || (rc = link_node_tiles(&t, graph)) != 0)
+      (rc = add_chain_edges(&t, graph, recorded)) != 0 ||
+      (rc = link_node_tiles(&t, graph, recorded)) != 0)
     goto done;
   if (passages != NULL) {
-    *passages = t.passages;
+    *passages = list.ints;
     *passage_count = graph->edge_count;
-    t.passages = NULL;
+    list.ints = NULL;
   }
   /* The metrics' grid part needs exactly this scan: do it now, once. */
   rc = grid_part != NULL
@@ -612,7 +634,7 @@ done:
   free(t.queue);
   free(t.walkable);
   free(t.unpadded);
-  free(t.passages);
+  free(list.ints);
   return rc;
 }
 
