@@ -2054,7 +2054,9 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
   /* A room behind a lock with one way in is a treasure room; else one
    * reached only through secret doors (or a closet) is secret. */
   for (int r = 0; r < level->room_count; r++) {
-    int node = r < level->graph.node_count && level->graph.nodes[r].room == r ? r : -1;
+    /* A traced level's node r is room r (trace_usable checked it). */
+    int node =
+        g->trace || (r < level->graph.node_count && level->graph.nodes[r].room == r) ? r : -1;
     int degree = node < 0                ? 0
                  : node < ROOM_DOORS_MAX ? counted.degree[node]
                                          : node_degree(&level->graph, node);
@@ -2122,14 +2124,16 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
 #define KEY_ROWS_MAX 64
 
 /* Bit i set when tile x0 + i of a row (tiles, owner: the row's grid tiles
- * and room_of) is room `room`'s floor, for i below x1 - x0 and 16: with
- * SSE2 sixteen at once where the row holds sixteen from x0. */
+ * and room_of, with `readable` entries from the row's start to the grid's
+ * end) is room `room`'s floor, for i below x1 - x0 and 16: with SSE2
+ * sixteen at once where the grid holds sixteen from x0 (reading into the
+ * next row is masked off). */
 static unsigned room_floor16(const uint8_t *tiles, const int *owner, int room, int x0, int x1,
-                             int width) {
+                             long readable) {
   int n = x1 - x0 < 16 ? x1 - x0 : 16;
   unsigned bits = 0;
 #if defined(__SSE2__)
-  if (x0 + 16 <= width) {
+  if (x0 + 16 <= readable) {
     __m128i floor = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(tiles + x0)),
                                    _mm_set1_epi8(DG_TILE_FLOOR));
     __m128i own[4], id = _mm_set1_epi32(room);
@@ -2170,9 +2174,10 @@ static bool traced_key_tile(const dg_level *level, const pgraph *g, int room, dg
   for (int y = y0; y < y1; y++) {
     const uint8_t *tiles = grid->tiles + (long)y * width;
     const int *owner = level->room_of + (long)y * width;
+    long readable = (long)(grid->height - y) * width;
     int in_row = 0;
     for (int x = x0; x < x1; x += 16)
-      in_row += bits16(room_floor16(tiles, owner, room, x, x1, width));
+      in_row += bits16(room_floor16(tiles, owner, room, x, x1, readable));
     per_row[y - y0] = in_row;
     places += in_row;
   }
@@ -2183,8 +2188,9 @@ static bool traced_key_tile(const dg_level *level, const pgraph *g, int room, dg
     pick -= per_row[y - y0];
   const uint8_t *tiles = grid->tiles + (long)y * width;
   const int *owner = level->room_of + (long)y * width;
+  long readable = (long)(grid->height - y) * width;
   for (int x = x0;; x += 16) {
-    unsigned bits = room_floor16(tiles, owner, room, x, x1, width);
+    unsigned bits = room_floor16(tiles, owner, room, x, x1, readable);
     if (pick < bits16(bits)) {
       for (; pick > 0; pick--)
         bits &= bits - 1;
