@@ -36,6 +36,16 @@ static inline unsigned dg_walkable16(const uint8_t *tiles) {
 #endif
 }
 
+/* Set bits of a 16-bit mask such as dg_walkable16's, without a call: the
+ * library is built for plain x86-64, where __builtin_popcount is a call
+ * into libgcc. */
+static inline int dg_bits16(unsigned v) {
+  v = v - (v >> 1 & 0x5555u);
+  v = (v & 0x3333u) + (v >> 2 & 0x3333u);
+  v = (v + (v >> 4)) & 0x0f0fu;
+  return (int)((v + (v >> 8)) & 0x1fu);
+}
+
 /* dg_walkable16 for the `count` (< 16) tiles at the end of a row. */
 static inline unsigned dg_walkable_tail(const uint8_t *tiles, int count) {
   unsigned bits = 0;

@@ -2115,14 +2115,6 @@ static void assign_roles(pgraph *g, const dg_level *level, const plan *p, dg_pro
  * scanned again for the drawn one). */
 #define KEY_PLACES_LISTED 256
 
-/* A traced room with no spawn in its rectangle and at most
- * KEY_ROWS_MAX rows: its key's tile drawn as choose_key_cells draws it,
- * into *cell (left alone when the room has no place), and true; else
- * false, nothing drawn. The places are counted row by row with no store
- * per tile (a loop the compiler turns into vector compares), and only the
- * drawn one's row is read again. */
-#define KEY_ROWS_MAX 64
-
 /* Bit i set when tile x0 + i of a row (tiles, owner: the row's grid tiles
  * and room_of, with `readable` entries from the row's start to the grid's
  * end) is room `room`'s floor, for i below x1 - x0 and 16: with SSE2
@@ -2150,14 +2142,12 @@ static unsigned room_floor16(const uint8_t *tiles, const int *owner, int room, i
   return bits;
 }
 
-/* Set bits of a 16-bit mask (plain x86-64 has no popcount instruction). */
-static inline int bits16(unsigned v) {
-  v = v - (v >> 1 & 0x5555u);
-  v = (v & 0x3333u) + (v >> 2 & 0x3333u);
-  v = (v + (v >> 4)) & 0x0f0fu;
-  return (int)((v + (v >> 8)) & 0x1fu);
-}
-
+/* A traced room with no spawn in its rectangle and at most
+ * KEY_ROWS_MAX rows: its key's tile drawn as choose_key_cells draws it,
+ * into *cell (left alone when the room has no place), and true; else
+ * false, nothing drawn. The places are counted row by row, sixteen tiles
+ * at a time (room_floor16), and only the drawn one's row is read again. */
+#define KEY_ROWS_MAX 64
 static bool traced_key_tile(const dg_level *level, const pgraph *g, int room, dg_rng *rng,
                             int *cell) {
   const dg_room *box = &level->rooms[room];
@@ -2177,7 +2167,7 @@ static bool traced_key_tile(const dg_level *level, const pgraph *g, int room, dg
     long readable = (long)(grid->height - y) * width;
     int in_row = 0;
     for (int x = x0; x < x1; x += 16)
-      in_row += bits16(room_floor16(tiles, owner, room, x, x1, readable));
+      in_row += dg_bits16(room_floor16(tiles, owner, room, x, x1, readable));
     per_row[y - y0] = in_row;
     places += in_row;
   }
@@ -2191,13 +2181,13 @@ static bool traced_key_tile(const dg_level *level, const pgraph *g, int room, dg
   long readable = (long)(grid->height - y) * width;
   for (int x = x0;; x += 16) {
     unsigned bits = room_floor16(tiles, owner, room, x, x1, readable);
-    if (pick < bits16(bits)) {
+    if (pick < dg_bits16(bits)) {
       for (; pick > 0; pick--)
         bits &= bits - 1;
       *cell = y * width + x + __builtin_ctz(bits);
       return true;
     }
-    pick -= bits16(bits);
+    pick -= dg_bits16(bits);
   }
 }
 

@@ -204,15 +204,6 @@ static void rooms_from_level(const dg_level *level, tracer *t, const int *walkab
   }
 }
 
-/* Set bits of a 16-bit mask without a call: the library is built for
- * plain x86-64, where __builtin_popcount is a call into libgcc. */
-static inline int bits16(unsigned v) {
-  v = v - (v >> 1 & 0x5555u);
-  v = (v & 0x3333u) + (v >> 2 & 0x3333u);
-  v = (v + (v >> 4)) & 0x0f0fu;
-  return (int)((v + (v >> 8)) & 0x1fu);
-}
-
 /* Walkable tiles of the grid (sixteen at a time). */
 static int count_walkable(const dg_grid *grid) {
   int count = 0;
@@ -220,7 +211,7 @@ static int count_walkable(const dg_grid *grid) {
     const uint8_t *row = grid->tiles + (long)y * grid->width;
     int x = 0;
     for (; x + 16 <= grid->width; x += 16)
-      count += bits16(dg_walkable16(row + x));
+      count += dg_bits16(dg_walkable16(row + x));
     for (; x < grid->width; x++)
       count += dg_tile_walkable((dg_tile)row[x]);
   }
