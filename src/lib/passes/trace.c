@@ -94,12 +94,14 @@ static inline int chain_step(tracer *t, const long offsets[4], long start, long 
  * chain tile before it into *last (padded; `cur` and `from` as given when
  * the chain has no tile on this side), and the node tile as y * width + x
  * into *node_flat, carried step by step from `cur_flat` (cur's) rather
- * than divided out of the padded index; sets *doors when a chain tile it
- * walks is a door (a load and an or off the walk's chain of dependent
- * loads, so nearly free). DG_EINTERNAL if the chain stops at a tile that
- * is not a node. */
-static inline int walk_chain_to(tracer *t, long start, long from, long cur, int cur_flat,
-                                int *tiles, long *node, long *last, int *node_flat, bool *doors) {
+ * than divided out of the padded index; with `record`, sets *doors when a
+ * chain tile it walks is a door (a load and an or off the walk's chain of
+ * dependent loads, so nearly free). Without it `cur_flat` may be anything:
+ * only added to, never read through. DG_EINTERNAL if the chain stops at a
+ * tile that is not a node. */
+static inline int walk_chain_to(tracer *t, bool record, long start, long from, long cur,
+                                int cur_flat, int *tiles, long *node, long *last, int *node_flat,
+                                bool *doors) {
   const long offsets[4] = {-t->stride, 1, t->stride, -1};
   const int steps[4] = {-t->width, 1, t->width, -1};
   bool door = false;
@@ -108,7 +110,8 @@ static inline int walk_chain_to(tracer *t, long start, long from, long cur, int 
     int way, rc = chain_step(t, offsets, start, from, cur, tiles, &next, &way);
     if (rc != 1)
       return rc;
-    door |= t->tiles[cur_flat] == DG_TILE_DOOR;
+    if (record)
+      door |= t->tiles[cur_flat] == DG_TILE_DOOR;
     from = cur;
     cur = next;
     cur_flat += steps[way];
@@ -127,7 +130,7 @@ static int walk_chain(tracer *t, long start, long from, long cur, int *tiles) {
   long node, last;
   int node_flat;
   bool doors = false;
-  return walk_chain_to(t, start, from, cur, 0, tiles, &node, &last, &node_flat, &doors);
+  return walk_chain_to(t, false, start, from, cur, 0, tiles, &node, &last, &node_flat, &doors);
 }
 
 /* A step between padded tiles (one of the four offsets) as a step in
@@ -433,10 +436,10 @@ static __attribute__((noinline)) int add_recorded_chain(tracer *t, long p, int k
   int tiles = 1, a, b = -1, node_flat[2] = {0, 0};
   long node[2] = {p, p}, last[2] = {p, p};
   bool doors = t->tiles[t->unpadded[k]] == DG_TILE_DOOR; /* a door among the chain's tiles */
-  a = walk_chain_to(t, p, p, ends[0], t->unpadded[k] + flat_step(t, ends[0] - p), &tiles, &node[0],
-                    &last[0], &node_flat[0], &doors);
+  a = walk_chain_to(t, true, p, p, ends[0], t->unpadded[k] + flat_step(t, ends[0] - p), &tiles,
+                    &node[0], &last[0], &node_flat[0], &doors);
   if (a != CHAIN_RING)
-    b = walk_chain_to(t, p, p, ends[1], t->unpadded[k] + flat_step(t, ends[1] - p), &tiles,
+    b = walk_chain_to(t, true, p, p, ends[1], t->unpadded[k] + flat_step(t, ends[1] - p), &tiles,
                       &node[1], &last[1], &node_flat[1], &doors);
   int rc = add_chain_edge(t, k, a, b, tiles, graph);
   if (rc == 0)
