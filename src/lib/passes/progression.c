@@ -698,21 +698,31 @@ static bool is_spawn(const dg_level *level, const pgraph *g, int p) {
  * among those that hold no spawn, or -1 when it has fewer; with `count`,
  * how many it has into *count (and -1 returned), the first `list_max` of
  * them into `listed`, which has room for list_max + 1. */
-static int room_floor_tiles(const dg_level *level, const pgraph *g, int room, int pick, int *count,
-                            int *listed, int list_max) {
+/* Room `room`'s rectangle within the map, [x0, x1) x [y0, y1), into r[0..3];
+ * returns whether a spawn may lie inside it (true also when the spawns
+ * were too many to list), so that a room's floor, mostly free, is read
+ * with no spawn test per tile. */
+static bool room_rect(const dg_level *level, const pgraph *g, int room, int r[4]) {
   const dg_room *box = &level->rooms[room];
   const dg_grid *grid = &level->grid;
-  int width = grid->width, found = 0;
-  /* The rectangle within the map, rows read straight; spawns are looked
-   * for only when one lies inside it (a room's floor is mostly free). */
-  int x0 = box->x > 0 ? box->x : 0, y0 = box->y > 0 ? box->y : 0;
-  int x1 = box->x + box->width < width ? box->x + box->width : width;
-  int y1 = box->y + box->height < grid->height ? box->y + box->height : grid->height;
+  r[0] = box->x > 0 ? box->x : 0;
+  r[1] = box->y > 0 ? box->y : 0;
+  r[2] = box->x + box->width < grid->width ? box->x + box->width : grid->width;
+  r[3] = box->y + box->height < grid->height ? box->y + box->height : grid->height;
   bool spawns = g->spawn_count < 0;
   for (int i = 0; i < g->spawn_count && !spawns; i++) {
     int x = g->spawn_x[i], y = g->spawn_y[i];
-    spawns = x >= x0 && x < x1 && y >= y0 && y < y1;
+    spawns = x >= r[0] && x < r[2] && y >= r[1] && y < r[3];
   }
+  return spawns;
+}
+
+static int room_floor_tiles(const dg_level *level, const pgraph *g, int room, int pick, int *count,
+                            int *listed, int list_max) {
+  const dg_grid *grid = &level->grid;
+  int width = grid->width, found = 0, r[4];
+  bool spawns = room_rect(level, g, room, r);
+  int x0 = r[0], y0 = r[1], x1 = r[2], y1 = r[3];
   if (count != NULL && !spawns) {
     /* Counting a room with no spawn, without a branch per tile: every
      * tile is written to the list, and kept only if it is a place
@@ -2150,17 +2160,11 @@ static unsigned room_floor16(const uint8_t *tiles, const int *owner, int room, i
 #define KEY_ROWS_MAX 64
 static bool traced_key_tile(const dg_level *level, const pgraph *g, int room, dg_rng *rng,
                             int *cell) {
-  const dg_room *box = &level->rooms[room];
   const dg_grid *grid = &level->grid;
-  int width = grid->width, per_row[KEY_ROWS_MAX], places = 0;
-  int x0 = box->x > 0 ? box->x : 0, y0 = box->y > 0 ? box->y : 0;
-  int x1 = box->x + box->width < width ? box->x + box->width : width;
-  int y1 = box->y + box->height < grid->height ? box->y + box->height : grid->height;
-  if (g->spawn_count < 0 || y1 - y0 > KEY_ROWS_MAX)
+  int width = grid->width, per_row[KEY_ROWS_MAX], places = 0, r[4];
+  if (room_rect(level, g, room, r) || r[3] - r[1] > KEY_ROWS_MAX)
     return false;
-  for (int i = 0; i < g->spawn_count; i++)
-    if (g->spawn_x[i] >= x0 && g->spawn_x[i] < x1 && g->spawn_y[i] >= y0 && g->spawn_y[i] < y1)
-      return false;
+  int x0 = r[0], y0 = r[1], x1 = r[2], y1 = r[3];
   for (int y = y0; y < y1; y++) {
     const uint8_t *tiles = grid->tiles + (long)y * width;
     const int *owner = level->room_of + (long)y * width;
