@@ -1,12 +1,17 @@
 /* The daemon's JSON writer (src/server/transport/json_text.c): reals in
- * their shortest round-trip form, everything else as jansson writes it. */
+ * their shortest round-trip form, everything else as jansson writes it;
+ * and the log's batch of lines (src/server/transport/log.c), which writes
+ * whole lines only, when full or flushed, in the order they came. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "transport/json_text.h"
+#include "transport/log.h"
 
 static void assert_real(double value, const char *expected) {
   char text[JSON_REAL_TEXT_MAX];
@@ -113,4 +118,156 @@ Test(json_text, precision_as_jansson_dumps) {
     assert_as_jansson(holder, precision);
   assert_as_jansson(holder, 6);
   json_decref(holder);
+}
+
+/* The request log's line written through json_line, member by member, is
+ * the text json_dumps writes for the same object built as a json_t (as
+ * the line was before), JSON_REAL_PRECISION(6): escapes, nesting, reals of
+ * every form, and a value written from a json_t. */
+Test(json_line, writes_what_jansson_dumps) {
+  const double reals[] = {0.796134, 12345678.9, 1e-7, 0.0, 100.0, 2.5e21};
+  for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++) {
+    json_t *seed = json_string("18446744073709551615");
+    json_t *expected_line =
+        json_pack("{s:s, s:s, s:s, s:i, s:f, s:I, s:[{s:s, s:f}, {s:s, s:f}], s:O, s:[], s:{}}",
+                  "time", "2026-12-05T02:21:45.410Z", "level", "info", "path",
+                  "/v1/levels?x=\"q\"\t\x01\\", "status", 200, "total_ms", reals[k], "bytes",
+                  (json_int_t)5399, "spans", "name", "queue", "start_ms", reals[k] / 3, "name",
+                  "generation", "duration_ms", -reals[k], "seed", seed, "none", "empty");
+    char *expected = json_dumps(expected_line, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    json_line line = {.precision = 6};
+    for (int again = 0; again < 2; again++) { /* a cleared line writes the same again */
+      json_line_clear(&line);
+      json_line_open(&line, NULL, '{');
+      json_line_string(&line, "time", "2026-12-05T02:21:45.410Z");
+      json_line_string(&line, "level", "info");
+      json_line_string(&line, "path", "/v1/levels?x=\"q\"\t\x01\\");
+      json_line_int(&line, "status", 200);
+      json_line_real(&line, "total_ms", reals[k]);
+      json_line_int(&line, "bytes", 5399);
+      json_line_open(&line, "spans", '[');
+      json_line_open(&line, NULL, '{');
+      json_line_string(&line, "name", "queue");
+      json_line_real(&line, "start_ms", reals[k] / 3);
+      json_line_close(&line, '}');
+      json_line_open(&line, NULL, '{');
+      json_line_string(&line, "name", "generation");
+      json_line_real(&line, "duration_ms", -reals[k]);
+      json_line_close(&line, '}');
+      json_line_close(&line, ']');
+      json_line_value(&line, "seed", seed);
+      json_line_open(&line, "none", '[');
+      json_line_close(&line, ']');
+      json_line_open(&line, "empty", '{');
+      json_line_close(&line, '}');
+      json_line_close(&line, '}');
+      cr_assert_not(line.failed);
+      cr_assert_str_eq(line.data, expected, "real %g, pass %d", reals[k], again);
+      cr_assert_eq(line.length, strlen(expected));
+    }
+    /* A NULL line (log_requests off) takes every write and writes nothing. */
+    json_line_string(NULL, "level", "info");
+    json_line_real(NULL, "total_ms", 1.0);
+    json_line_open(NULL, "spans", '[');
+    /* NaN has no JSON form: the line fails rather than write it. */
+    json_line_real(&line, "nan", 0.0 / 0.0);
+    cr_assert(line.failed);
+    json_line_free(&line);
+    free(expected);
+    json_decref(expected_line);
+    json_decref(seed);
+  }
+}
+
+/* stderr into a fresh temporary file; its descriptor is returned. */
+static int capture_stderr(void) {
+  char path[] = "/tmp/test_log_batchXXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  unlink(path);
+  cr_assert_geq(dup2(fd, STDERR_FILENO), 0);
+  return fd;
+}
+
+/* What was written to the captured stderr so far; malloc'd, NUL-ended. */
+static char *captured(int fd, size_t *length) {
+  *length = (size_t)lseek(fd, 0, SEEK_END);
+  char *text = malloc(*length + 1);
+  cr_assert_eq(pread(fd, text, *length, 0), (ssize_t)*length);
+  text[*length] = '\0';
+  return text;
+}
+
+/* Line `n` of the batch test: its number, padded to `padding` bytes. */
+static char *numbered_line(int n, size_t padding) {
+  char *line = malloc(padding + 32);
+  int length = snprintf(line, 32, "{\"n\":%d,\"pad\":\"", n);
+  memset(line + length, 'x', padding);
+  memcpy(line + length + padding, "\"}", 3);
+  return line;
+}
+
+static void add_line(log_batch *batch, int n, size_t padding) {
+  char *line = numbered_line(n, padding);
+  log_batch_add(batch, line, strlen(line));
+  free(line);
+}
+
+/* Every line of `text` is numbered_line(first + i), in order; returns how
+ * many lines there were. */
+static int assert_lines(const char *text, int first, size_t padding) {
+  int count = 0;
+  for (const char *at = text; *at != '\0'; count++) {
+    const char *end = strchr(at, '\n');
+    cr_assert_not_null(end, "line %d has no newline: a line was cut", count);
+    char *expected = numbered_line(first + count, padding);
+    cr_assert_eq((size_t)(end - at), strlen(expected), "line %d", count);
+    cr_assert(strncmp(at, expected, strlen(expected)) == 0, "line %d: %.80s", count, at);
+    free(expected);
+    at = end + 1;
+  }
+  return count;
+}
+
+Test(log_batch, writes_whole_lines_in_order_when_flushed_or_full) {
+  int fd = capture_stderr();
+  log_batch batch = {0};
+  for (int n = 0; n < 3; n++)
+    add_line(&batch, n, 10);
+  size_t length = 0;
+  char *text = captured(fd, &length);
+  cr_assert_eq(length, 0, "lines were written before the flush");
+  free(text);
+  log_batch_flush(&batch);
+  text = captured(fd, &length);
+  cr_assert_eq(assert_lines(text, 0, 10), 3);
+  free(text);
+  /* Past LOG_BATCH_BYTES the batch writes what it held, whole lines only. */
+  int added = 0;
+  for (; length < 4 * LOG_BATCH_BYTES; added++) {
+    add_line(&batch, 3 + added, 500);
+    free(captured(fd, &length));
+  }
+  cr_assert_gt(added, LOG_BATCH_BYTES / 600, "it wrote after %d lines", added);
+  /* A line longer than a whole batch goes out whole too. */
+  add_line(&batch, 3 + added, 3 * LOG_BATCH_BYTES);
+  log_batch_free(&batch);
+  cr_assert_null(batch.text);
+  text = captured(fd, &length);
+  const char *after_first = text;
+  for (int i = 0; i < 3; i++)
+    after_first = strchr(after_first, '\n') + 1;
+  char *last = strrchr(text, '\n');
+  *last = '\0';
+  last = strrchr(text, '\n') + 1; /* the long line, apart: its padding differs */
+  char saved = *last;
+  *last = '\0';
+  cr_assert_eq(assert_lines(after_first, 3, 500), added);
+  *last = saved;
+  char *expected = numbered_line(3 + added, 3 * LOG_BATCH_BYTES);
+  cr_assert_str_eq(last, expected);
+  free(expected);
+  free(text);
+  close(fd);
+  cr_assert_eq(log_write_failures(), 0);
 }

@@ -34,20 +34,24 @@ int exchange_answer_headers(const request *r, const char **names, const char **v
 /* The job's three phases as child spans of the request's span (W3C
  * Trace Context ids; start_ms from the request's first byte), the same
  * durations as Server-Timing's queue, gen and ser. */
-static json_t *job_spans(request *r, const exchange *x) {
+static void job_spans(request *r, const exchange *x, json_line *line) {
   static const char *const names[3] = {"queue", "generation", "serialisation"};
   double durations[3] = {x->queue_ms, x->generation_ms, x->serialise_ms};
   double start_ms = x->queued_ns > r->start_ns ? (double)(x->queued_ns - r->start_ns) / 1e6 : 0.0;
-  json_t *spans = json_array();
-  for (int i = 0; spans != NULL && i < 3; i++) {
+  json_line_open(line, "spans", '[');
+  for (int i = 0; i < 3; i++) {
     char span_id[TRACE_SPAN_TEXT];
     trace_span_text(http_new_id(r->transport), span_id);
-    json_array_append_new(spans, json_pack("{s:s, s:s, s:s, s:f, s:f}", "name", names[i], "span_id",
-                                           span_id, "parent_id", r->trace.span_id, "start_ms",
-                                           start_ms, "duration_ms", durations[i]));
+    json_line_open(line, NULL, '{');
+    json_line_string(line, "name", names[i]);
+    json_line_string(line, "span_id", span_id);
+    json_line_string(line, "parent_id", r->trace.span_id);
+    json_line_real(line, "start_ms", start_ms);
+    json_line_real(line, "duration_ms", durations[i]);
+    json_line_close(line, '}');
     start_ms += durations[i];
   }
-  return spans;
+  json_line_close(line, ']');
 }
 
 const char *exchange_cors_origin(const request *r) {
@@ -65,7 +69,7 @@ const char *exchange_cors_origin(const request *r) {
   return NULL;
 }
 
-void exchange_completed(request *r, json_t *line) {
+void exchange_completed(request *r, json_line *line) {
   const exchange *x = r->data;
   server *daemon = server_of(r);
   double total_s = (double)(dg_monotonic_ns() - r->start_ns) / 1e9;
@@ -84,15 +88,18 @@ void exchange_completed(request *r, json_t *line) {
   if (line == NULL)
     return;
   if (x->has_job) {
-    json_object_set_new(line, "queue_ms", json_real(x->queue_ms));
-    json_object_set_new(line, "generation_ms", json_real(x->generation_ms));
-    json_object_set_new(line, "serialise_ms", json_real(x->serialise_ms));
-    json_object_set_new(line, "spans", job_spans(r, x));
+    json_line_real(line, "queue_ms", x->queue_ms);
+    json_line_real(line, "generation_ms", x->generation_ms);
+    json_line_real(line, "serialise_ms", x->serialise_ms);
+    job_spans(r, x, line);
   }
   if (x->algorithm != NULL)
-    json_object_set_new(line, "algorithm", json_string(x->algorithm));
-  if (x->has_job)
-    json_object_set_new(line, "seed", dg_seed_to_json(x->seed));
+    json_line_string(line, "algorithm", x->algorithm);
+  if (x->has_job) {
+    json_t *seed = dg_seed_to_json(x->seed);
+    json_line_value(line, "seed", seed);
+    json_decref(seed);
+  }
   if (x->pregen != NULL)
-    json_object_set_new(line, "pregen", json_string(x->pregen));
+    json_line_string(line, "pregen", x->pregen);
 }

@@ -47,6 +47,6 @@ int exchange_answer_headers(const request *r, const char **names, const char **v
 /* The request's Origin when cors_allowed_origins allows it (borrowed from
  * the request), else NULL: CORS headers go on answers to it (issue 21). */
 const char *exchange_cors_origin(const request *r);
-void exchange_completed(request *r, json_t *line);
+void exchange_completed(request *r, json_line *line);
 
 #endif

@@ -19,7 +19,9 @@
 
 #include "dungeon/dungeon.h"
 #include "transport/conns.h"
+#include "transport/json_text.h"
 #include "transport/linger.h"
+#include "transport/log.h"
 #include "transport/trace_context.h"
 #include "transport/transport.h"
 
@@ -57,9 +59,10 @@ typedef struct http_hooks {
    * returns how many; their text must live as long as `r`. May be NULL. */
   int (*answer_headers)(const request *r, const char **names, const char **values);
   /* `r` is done (answered, or its client left: status 499): the owner
-   * records it and may add members to its log line (`line` is NULL when
-   * log_requests is off; borrowed). The request is freed next. */
-  void (*completed)(request *r, json_t *line);
+   * records it and may add members to its log line, an open object
+   * (`line` is NULL when log_requests is off, and json_line's writers then
+   * write nothing; borrowed). The request is freed next. */
+  void (*completed)(request *r, json_line *line);
 } http_hooks;
 
 /* The transport: both listeners, their requests and connections. */
@@ -74,6 +77,9 @@ typedef struct http {
   listener health;           /* the probe listener (health_listen); mhd NULL when off */
   uv_timer_t sweep;          /* connection deadlines, stalls, detached answers, MHD safety run */
   uv_timer_t wake;           /* runs MHD soon after a resume */
+  uv_timer_t log_flush;      /* writes the request lines LOG_FLUSH_MS after the first */
+  log_batch request_log;     /* request lines not yet written */
+  json_line log_text;        /* the request line being written; its buffer is kept */
   long requests_open;        /* request contexts alive (not completed) */
   struct detached *detached; /* answers written past MHD to half-closed clients */
   lingering linger;          /* sockets answered early, drained before they close */

@@ -44,12 +44,10 @@ void json_real_text_jansson(double value, int precision, char out[JSON_REAL_TEXT
   }
 }
 
-typedef struct text {
-  char *data;
-  size_t length, capacity;
-  bool failed;
-  int precision; /* of reals: 0 the shortest, else jansson's %.*g */
-} text;
+/* The writer's buffer and state: json_line (json_text.h), whose reals
+ * json_text writes in the shortest form, json_text_precision and the lines
+ * in jansson's %.*g. */
+typedef json_line text;
 
 static void put(text *t, const char *bytes, size_t n) {
   if (t->failed)
@@ -101,6 +99,20 @@ static void put_string(text *t, const char *s, size_t n) {
   put(t, "\"", 1);
 }
 
+/* A real in the text's form; NaN and the infinities have none. */
+static void put_real(text *t, double value) {
+  if (!isfinite(value)) {
+    t->failed = true;
+    return;
+  }
+  char number[JSON_REAL_TEXT_MAX];
+  if (t->precision == 0)
+    json_real_text(value, number);
+  else
+    json_real_text_jansson(value, t->precision, number);
+  put(t, number, strlen(number));
+}
+
 static void put_value(text *t, const json_t *v) {
   char number[JSON_REAL_TEXT_MAX];
   switch (json_typeof(v)) {
@@ -134,21 +146,81 @@ static void put_value(text *t, const json_t *v) {
     snprintf(number, sizeof number, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
     put(t, number, strlen(number));
     break;
-  case JSON_REAL:
-    if (!isfinite(json_real_value(v))) {
-      t->failed = true;
-      break;
-    }
-    if (t->precision == 0)
-      json_real_text(json_real_value(v), number);
-    else
-      json_real_text_jansson(json_real_value(v), t->precision, number);
-    put(t, number, strlen(number));
-    break;
+  case JSON_REAL: put_real(t, json_real_value(v)); break;
   case JSON_TRUE: put(t, "true", 4); break;
   case JSON_FALSE: put(t, "false", 5); break;
   case JSON_NULL: put(t, "null", 4); break;
   }
+}
+
+/* A comma before every member or element but the first of its object or
+ * array; then the key, when there is one. */
+static void put_key(json_line *line, const char *key) {
+  if (line->more)
+    put(line, ",", 1);
+  line->more = true;
+  if (key != NULL) {
+    put_string(line, key, strlen(key));
+    put(line, ":", 1);
+  }
+}
+
+void json_line_open(json_line *line, const char *key, char bracket) {
+  if (line == NULL)
+    return;
+  put_key(line, key);
+  put(line, &bracket, 1);
+  line->more = false;
+}
+
+void json_line_close(json_line *line, char bracket) {
+  if (line == NULL)
+    return;
+  put(line, &bracket, 1);
+  line->more = true;
+}
+
+void json_line_string(json_line *line, const char *key, const char *value) {
+  if (line == NULL)
+    return;
+  put_key(line, key);
+  put_string(line, value, strlen(value));
+}
+
+void json_line_int(json_line *line, const char *key, long long value) {
+  if (line == NULL)
+    return;
+  char number[24];
+  int length = snprintf(number, sizeof number, "%lld", value);
+  put_key(line, key);
+  put(line, number, (size_t)length);
+}
+
+void json_line_real(json_line *line, const char *key, double value) {
+  if (line == NULL)
+    return;
+  put_key(line, key);
+  put_real(line, value);
+}
+
+void json_line_value(json_line *line, const char *key, const json_t *value) {
+  if (line == NULL || value == NULL)
+    return;
+  put_key(line, key);
+  put_value(line, value);
+}
+
+void json_line_clear(json_line *line) {
+  line->length = 0;
+  line->failed = false;
+  line->more = false;
+  if (line->data != NULL)
+    line->data[0] = '\0';
+}
+
+void json_line_free(json_line *line) {
+  free(line->data);
+  *line = (json_line){.precision = line->precision};
 }
 
 char *json_text(const json_t *value, size_t *length) {
