@@ -88,6 +88,38 @@ Test(grid, bounds_glyphs_and_limits) {
   dg_grid_close(&grid);
 }
 
+/* dg_grid_glyph_row (the JSON rows and the ASCII map) draws what
+ * dg_grid_glyph draws tile by tile: rows of random tiles biased to walls
+ * and doors (so joins happen at both ends of a row), values past the
+ * legend, and one-tile-wide grids. */
+Test(grid, glyph_row_is_glyph_tile_by_tile) {
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  const int widths[] = {1, 2, 3, 17, 80};
+  for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+    dg_grid grid;
+    cr_assert_eq(dg_grid_init(&grid, widths[w], 40), 0);
+    for (int y = 0; y < grid.height; y++)
+      for (int x = 0; x < grid.width; x++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned pick = (unsigned)(state >> 33);
+        /* Half walls and doors; the rest any byte, past the legend too. */
+        unsigned tile = pick % 2 ? (pick >> 1) % 2 ? DG_TILE_WALL : DG_TILE_DOOR + (pick >> 2) % 14
+                                 : (pick >> 1) % 256;
+        grid.tiles[(long)y * grid.width + x] = (uint8_t)tile;
+      }
+    char row[81];
+    for (int y = 0; y < grid.height; y++) {
+      memset(row, 0, sizeof row);
+      dg_grid_glyph_row(&grid, y, row);
+      for (int x = 0; x < grid.width; x++)
+        cr_assert_eq(row[x], dg_grid_glyph(&grid, x, y), "(%d, %d) of a %d-wide grid, tile %u", x,
+                     y, grid.width, grid.tiles[(long)y * grid.width + x]);
+      cr_assert_eq(row[grid.width], '\0', "wrote past the row");
+    }
+    dg_grid_close(&grid);
+  }
+}
+
 /* The one legend (core/legend.h): every glyph of the JSON rows, the ASCII
  * map and the Tiled tileset names its tile through the JSON legend. */
 Test(grid, one_legend_for_json_ascii_and_tiled) {

@@ -59,13 +59,47 @@ const char *dg_tile_name(dg_tile tile) {
   return dg_legend[tile].name;
 }
 
-static bool joins_wall(const dg_grid *grid, int x, int y) {
-  if (!dg_grid_contains(grid, x, y))
-    return false;
-  dg_tile tile = dg_grid_get(grid, x, y);
+/* Whether a wall beside `tile` draws joined: walls and every kind of door. */
+static bool joins_tile(dg_tile tile) {
   return tile == DG_TILE_WALL || tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR ||
          tile == DG_TILE_LOCKED_DOOR ||
          (tile >= DG_TILE_ONE_WAY_NORTH && tile <= DG_TILE_ONE_WAY_WEST);
+}
+
+static bool joins_wall(const dg_grid *grid, int x, int y) {
+  return dg_grid_contains(grid, x, y) && joins_tile(dg_grid_get(grid, x, y));
+}
+
+/* Tile values dg_grid_glyph_row's tables cover: every dg_tile. */
+#define GLYPH_TABLE 32
+
+void dg_grid_glyph_row(const dg_grid *grid, int y, char *out) {
+  /* Per tile value below GLYPH_TABLE: its plain glyph, its joined glyph
+   * ('\0': none) and whether it joins a wall beside it; values past the
+   * legend are '?' and join nothing. */
+  _Static_assert(DG_TILE_COUNT <= GLYPH_TABLE, "every tile has a row in the glyph tables");
+  char plain[GLYPH_TABLE], joined[GLYPH_TABLE];
+  bool joins[GLYPH_TABLE];
+  for (int t = 0; t < GLYPH_TABLE; t++) {
+    bool known = t < DG_TILE_COUNT;
+    plain[t] = known ? dg_legend[t].glyph : '?';
+    joined[t] = known ? dg_legend[t].joined_glyph : '\0';
+    joins[t] = known && joins_tile((dg_tile)t);
+  }
+  const uint8_t *row = grid->tiles + (long)y * grid->width;
+  int width = grid->width;
+  for (int x = 0; x < width; x++) {
+    uint8_t t = row[x];
+    if (t >= GLYPH_TABLE) {
+      out[x] = '?';
+      continue;
+    }
+    char glyph = plain[t];
+    if (joined[t] != '\0' && ((x > 0 && row[x - 1] < GLYPH_TABLE && joins[row[x - 1]]) ||
+                              (x + 1 < width && row[x + 1] < GLYPH_TABLE && joins[row[x + 1]])))
+      glyph = joined[t];
+    out[x] = glyph;
+  }
 }
 
 char dg_grid_glyph(const dg_grid *grid, int x, int y) {

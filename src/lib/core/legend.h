@@ -23,4 +23,10 @@ typedef struct dg_legend_entry {
 /* Indexed by dg_tile. */
 extern const dg_legend_entry dg_legend[DG_TILE_COUNT];
 
+/* The glyphs of row `y` into out[0..width): dg_grid_glyph(grid, x, y) for
+ * every x, from tables made once per row instead of three lookups and
+ * their bounds tests per tile (the level's JSON and the ASCII map draw
+ * every row of every level). No NUL is added. Thread-safe. */
+void dg_grid_glyph_row(const dg_grid *grid, int y, char *out);
+
 #endif

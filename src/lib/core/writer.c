@@ -55,11 +55,10 @@ void dg_writer_char(dg_writer *w, char c) {
   w->text[w->length] = '\0';
 }
 
-void dg_writer_string(dg_writer *w, const char *text, size_t length) {
-  /* Worst case every byte becomes \u00XX. */
-  if (!reserve(w, length * 6 + 2))
-    return;
-  char *out = w->text + w->length;
+/* `length` bytes of `text` quoted and escaped at `out`, which has room
+ * for the worst case (length * 6 + 2: every byte as \u00XX); returns the
+ * end of what it wrote. */
+static char *put_quoted(char *out, const char *text, size_t length) {
   *out++ = '"';
   for (size_t i = 0; i < length; i++) {
     unsigned char c = (unsigned char)text[i];
@@ -77,7 +76,13 @@ void dg_writer_string(dg_writer *w, const char *text, size_t length) {
     }
   }
   *out++ = '"';
-  w->length = (size_t)(out - w->text);
+  return out;
+}
+
+void dg_writer_string(dg_writer *w, const char *text, size_t length) {
+  if (!reserve(w, length * 6 + 2))
+    return;
+  w->length = (size_t)(put_quoted(w->text + w->length, text, length) - w->text);
   w->text[w->length] = '\0';
 }
 
@@ -121,10 +126,18 @@ void dg_writer_real(dg_writer *w, double value) {
 }
 
 void dg_writer_key(dg_writer *w, const char *key, bool first) {
+  /* One reservation for the comma, the quoted key and the colon: a level
+   * writes a key for every member of every room, node and edge. */
+  size_t length = strlen(key);
+  if (!reserve(w, length * 6 + 4))
+    return;
+  char *out = w->text + w->length;
   if (!first)
-    dg_writer_char(w, ',');
-  dg_writer_cstring(w, key);
-  dg_writer_char(w, ':');
+    *out++ = ',';
+  out = put_quoted(out, key, length);
+  *out++ = ':';
+  w->length = (size_t)(out - w->text);
+  w->text[w->length] = '\0';
 }
 
 void dg_writer_bool(dg_writer *w, bool value) {

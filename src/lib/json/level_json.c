@@ -107,8 +107,7 @@ static void write_grid(dg_writer *w, const dg_grid *grid, uint32_t tiles) {
   for (int y = 0; y < grid->height; y++) {
     line[0] = ',';
     line[1] = '"';
-    for (int x = 0; x < grid->width; x++)
-      line[x + 2] = dg_grid_glyph(grid, x, y);
+    dg_grid_glyph_row(grid, y, line + 2);
     line[grid->width + 2] = '"';
     dg_writer_raw(w, y > 0 ? line : line + 1, (size_t)grid->width + (y > 0 ? 3 : 2));
   }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/legend.h"
 #include "core/writer.h"
 #include "dungeon/level.h"
 
@@ -57,8 +58,8 @@ int dg_level_dump_ascii(const dg_level *level, char **text, size_t *length) {
   }
   char *at = buffer;
   for (int y = 0; y < grid->height; y++) {
-    for (int x = 0; x < grid->width; x++)
-      *at++ = dg_grid_glyph(grid, x, y);
+    dg_grid_glyph_row(grid, y, at);
+    at += grid->width;
     *at++ = '\n';
   }
   draw_entities(level, buffer);
