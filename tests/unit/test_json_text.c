@@ -120,6 +120,33 @@ Test(json_text, precision_as_jansson_dumps) {
   json_decref(holder);
 }
 
+/* json_text_sorted (the canonical request of every level id) against
+ * json_dumps with JSON_SORT_KEYS: reals of every form at jansson's
+ * default precision, keys out of order, escaped, sharing prefixes, an
+ * object of more keys than the writer sorts on its stack, nesting. */
+Test(json_text, sorted_as_jansson_dumps) {
+  json_t *wide = json_object();
+  for (int i = 0; i < 150; i++) {
+    char key[16];
+    snprintf(key, sizeof key, "k%d", (i * 37) % 150);
+    json_object_set_new(wide, key, json_integer(i));
+  }
+  json_t *value =
+      json_pack("{s:f, s:f, s:f, s:s, s:[f, f, {s:i, s:i}], s:o, s:{s:b, s:n, s:s}, s:f, s:i}",
+                "zeta", 0.20000000000000001, "alpha", 1e-7, "alphabet", 123456789012.5,
+                "a\"quoted\\key", "v\n", "list", 0.1 + 0.2, 100.0, "b", 2, "a", 1, "wide", wide,
+                "nested", "yes", 1, "nothing", "text", "caf\xc3\xa9", "Upper", 5e-324, "", -3);
+  cr_assert_not_null(value);
+  char *expected = json_dumps(value, JSON_COMPACT | JSON_SORT_KEYS);
+  size_t length = 0;
+  char *mine = json_text_sorted(value, &length);
+  cr_assert_str_eq(mine, expected);
+  cr_assert_eq(length, strlen(expected));
+  free(mine);
+  free(expected);
+  json_decref(value);
+}
+
 /* The request log's line written through json_line, member by member, is
  * the text json_dumps writes for the same object built as a json_t (as
  * the line was before), JSON_REAL_PRECISION(6): escapes, nesting, reals of

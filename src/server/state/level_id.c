@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "dungeon/digest.h"
+#include "transport/json_text.h"
 
 #define TAG_BYTES 16            /* HMAC-SHA256 truncated to 128 bits (RFC 2104 section 5) */
 #define PAYLOAD_MAX (64 * 1024) /* inflated reference text, at most */
@@ -77,7 +78,7 @@ static char *canonical_text(const dg_request *request) {
       json_array_append_new(ids, json_pack("{s:s}", "id", request->players.id[i]));
     if (request->players.count > 0)
       json_object_set(body, "players", ids);
-    text = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+    text = json_text_sorted(body, NULL); /* json_dumps' bytes (COMPACT, SORT_KEYS) */
   }
   json_decref(ids);
   json_decref(body);

@@ -113,6 +113,38 @@ static void put_real(text *t, double value) {
   put(t, number, strlen(number));
 }
 
+static void put_value(text *t, const json_t *v);
+
+static int compare_keys(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* An object's members in key order (strcmp's, as jansson's JSON_SORT_KEYS
+ * orders keys without NULs). */
+static void put_sorted_members(text *t, const json_t *object) {
+  size_t count = json_object_size(object);
+  const char *small[64];
+  const char **keys = count <= 64 ? small : malloc(count * sizeof *keys);
+  if (keys == NULL) {
+    t->failed = true;
+    return;
+  }
+  size_t at = 0;
+  const char *key;
+  const json_t *member;
+  json_object_foreach((json_t *)object, key, member) keys[at++] = key;
+  qsort(keys, count, sizeof *keys, compare_keys);
+  for (size_t i = 0; i < count; i++) {
+    if (i > 0)
+      put(t, ",", 1);
+    put_string(t, keys[i], strlen(keys[i]));
+    put(t, ":", 1);
+    put_value(t, json_object_get(object, keys[i]));
+  }
+  if (keys != small)
+    free(keys);
+}
+
 static void put_value(text *t, const json_t *v) {
   char number[JSON_REAL_TEXT_MAX];
   switch (json_typeof(v)) {
@@ -121,14 +153,17 @@ static void put_value(text *t, const json_t *v) {
     const char *key;
     const json_t *member;
     bool first = true;
-    json_object_foreach((json_t *)v, key, member) {
-      if (!first)
-        put(t, ",", 1);
-      first = false;
-      put_string(t, key, strlen(key));
-      put(t, ":", 1);
-      put_value(t, member);
-    }
+    if (t->sorted)
+      put_sorted_members(t, v);
+    else
+      json_object_foreach((json_t *)v, key, member) {
+        if (!first)
+          put(t, ",", 1);
+        first = false;
+        put_string(t, key, strlen(key));
+        put(t, ":", 1);
+        put_value(t, member);
+      }
     put(t, "}", 1);
     break;
   }
@@ -227,8 +262,9 @@ char *json_text(const json_t *value, size_t *length) {
   return json_text_precision(value, 0, length);
 }
 
-char *json_text_precision(const json_t *value, int precision, size_t *length) {
-  text t = {.precision = precision};
+/* json_text_precision, and json_text_sorted with `sorted`. */
+static char *text_of(const json_t *value, int precision, bool sorted, size_t *length) {
+  text t = {.precision = precision, .sorted = sorted};
   if (value == NULL)
     return NULL;
   put_value(&t, value);
@@ -239,4 +275,12 @@ char *json_text_precision(const json_t *value, int precision, size_t *length) {
   if (length != NULL)
     *length = t.length;
   return t.data;
+}
+
+char *json_text_precision(const json_t *value, int precision, size_t *length) {
+  return text_of(value, precision, false, length);
+}
+
+char *json_text_sorted(const json_t *value, size_t *length) {
+  return text_of(value, 17, true, length);
 }
