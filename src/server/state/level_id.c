@@ -87,11 +87,11 @@ static char *canonical_text(const dg_request *request) {
 
 #define TABLE_LINE "table:" /* opens the content table's line, when there is one */
 
-/* One deflate stream per thread, reset between ids. compress2 sets up
- * (allocates and clears) about 256 KB of tables for every id, which cost
- * more than deflating its few hundred bytes: under load the ids were a
- * tenth of the daemon's time. A reset stream of the same level writes the
- * same bytes (a unit test holds them equal to compress2's). */
+/* One deflate stream per thread, reset between ids: compress2 allocates
+ * about 256 KB of tables for every id and frees them again, and under load
+ * the ids were a tenth of the daemon's time. A reset stream of the same
+ * level writes the same bytes (a unit test holds them equal to
+ * compress2's). Deflating the text itself is most of what is left. */
 static pthread_key_t packer_key;
 static bool packer_key_made;
 static pthread_once_t packer_once = PTHREAD_ONCE_INIT;

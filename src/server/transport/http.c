@@ -518,8 +518,14 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
       log_batch_lost(1);
     else
       log_batch_add(&transport->request_log, line->data, line->length);
-    if (!uv_is_active((uv_handle_t *)&transport->log_flush))
+    if (transport->stopped) {
+      /* The listeners' last requests, completing as http_stop closes
+       * them: no timer will write their lines, so they go out now. */
+      log_batch_free(&transport->request_log);
+      json_line_free(line);
+    } else if (!uv_is_active((uv_handle_t *)&transport->log_flush)) {
       uv_timer_start(&transport->log_flush, on_log_flush, LOG_FLUSH_MS, 0);
+    }
   }
   if (r->pending != NULL)
     MHD_destroy_response(r->pending);
@@ -1064,8 +1070,7 @@ void http_stop(http *transport) {
   close_listener(&transport->api);
   close_listener(&transport->health);
   linger_close_all(&transport->linger); /* after the listeners: their last closes linger no more */
-  /* The listeners' last requests completed as they closed: their lines too. */
   uv_close((uv_handle_t *)&transport->log_flush, NULL);
-  log_batch_free(&transport->request_log);
+  log_batch_free(&transport->request_log); /* lines of before the stop */
   json_line_free(&transport->log_text);
 }
