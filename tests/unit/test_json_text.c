@@ -4,6 +4,7 @@
  * whole lines only, when full or flushed, in the order they came. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,54 @@ static void assert_as_jansson(const json_t *value, int precision) {
   cr_assert_eq(length, strlen(expected));
   free(expected);
   free(mine);
+}
+
+/* The request log's reals, written without printf where that is safe
+ * (json_text.c), against jansson itself at every precision that path
+ * takes, and at 17: milliseconds of every magnitude, values a hair from a
+ * tie between two roundings (x.5 at the last digit, either side), from a
+ * power of ten, from the switch to exponent form, and negative ones. */
+static void assert_real_as_jansson(double value, int precision) {
+  json_t *real = json_real(value);
+  char *expected = json_dumps(real, JSON_ENCODE_ANY | JSON_REAL_PRECISION(precision));
+  char mine[JSON_REAL_TEXT_MAX];
+  json_real_text_jansson(value, precision, mine);
+  if (strcmp(mine, expected) != 0)
+    cr_assert_fail("%.17g at precision %d: %s, jansson %s", value, precision, mine, expected);
+  free(expected);
+  json_decref(real);
+}
+
+Test(json_text, log_reals_as_jansson) {
+  unsigned long long state = 0x2545F4914F6CDD1Dull;
+  for (int i = 0; i < 300000; i++) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    int precision = 1 + (int)(state % 9);
+    double unit = (double)(state >> 11) * 0x1p-53; /* [0, 1) */
+    double value = pow(10.0, -6.0 + 16.0 * unit);  /* 1e-6 to 1e10 */
+    if ((state >> 8) % 4 == 0) {                   /* at a tie, to a few ulps */
+      double step = pow(10.0, floor(log10(value)) - precision + 1);
+      value = (floor(value / step) + 0.5) * step;
+      value = nextafter(value, (state >> 9) % 2 ? 0.0 : 1e300);
+    } else if ((state >> 8) % 4 == 1) { /* next to a power of ten */
+      value = pow(10.0, round(log10(value)));
+      for (int n = (int)((state >> 12) % 3); n > 0; n--)
+        value = nextafter(value, (state >> 9) % 2 ? 0.0 : 1e300);
+    }
+    if ((state >> 10) % 5 == 0)
+      value = -value;
+    assert_real_as_jansson(value, precision);
+    assert_real_as_jansson(value, 6);
+    if (i % 16 == 0)
+      assert_real_as_jansson(value, 17);
+  }
+  const double fixed[] = {1e-4, 9.9999949999999e-5, 999999.5, 999999.4999999, 1e9, 0.5,
+                          2.5,  100000.0,           123456.5, 0.000123456,    1e6, 9999995.0};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    for (int precision = 1; precision <= 9; precision++)
+      assert_real_as_jansson(fixed[i], precision);
 }
 
 Test(json_text, precision_as_jansson_dumps) {

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,72 @@ void json_real_text(double value, char out[JSON_REAL_TEXT_MAX]) {
     strncat(out, ".0", JSON_REAL_TEXT_MAX - strlen(out) - 1);
 }
 
+/* snprintf(out, JSON_REAL_TEXT_MAX, "%.*g", precision, value) without
+ * printf, for the values the request log writes on every request (times
+ * in ms, at precision 6): 1e-4 <= |value| < 1e9 and precision 1 to 9, else
+ * false and nothing written. One rounding scales the value to `precision`
+ * digits, so its error is far below 1e-6 of a unit in the last digit; a
+ * value that close to a tie between two roundings is left to snprintf,
+ * which rounds the exact binary value. A unit test holds the two equal. */
+static bool g_format(double value, int precision, char *out) {
+  static const double powers[] = {1e0, 1e1, 1e2, 1e3,  1e4,  1e5,  1e6,
+                                  1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13};
+  double magnitude = fabs(value);
+  if (precision < 1 || precision > 9 || !(magnitude >= 1e-4 && magnitude < 1e9))
+    return false;
+  int exponent = (int)floor(log10(magnitude));
+  int shift = precision - 1 - exponent; /* -8 to 12 */
+  double scaled = shift >= 0 ? magnitude * powers[shift] : magnitude / powers[-shift];
+  /* Next to a power of ten log10 may be one off: snprintf then. */
+  if (scaled < powers[precision - 1] || scaled >= powers[precision])
+    return false;
+  double whole = floor(scaled), part = scaled - whole;
+  if (fabs(part - 0.5) < 1e-6)
+    return false;
+  uint64_t rounded = (uint64_t)whole + (part > 0.5);
+  if (rounded == (uint64_t)powers[precision]) { /* 9.999995 to 10.0000 */
+    rounded /= 10;
+    exponent++;
+  }
+  char digits[12];
+  for (int i = precision - 1; i >= 0; i--, rounded /= 10)
+    digits[i] = (char)('0' + rounded % 10);
+  int last = precision - 1; /* the last digit kept: %g drops trailing zeros */
+  while (last > 0 && digits[last] == '0')
+    last--;
+  char *at = out;
+  if (value < 0)
+    *at++ = '-';
+  if (exponent < -4 || exponent >= precision) {
+    *at++ = digits[0];
+    if (last > 0) {
+      *at++ = '.';
+      memcpy(at, digits + 1, (size_t)last);
+      at += last;
+    }
+    at += sprintf(at, "e%c%02d", exponent < 0 ? '-' : '+', abs(exponent));
+  } else if (exponent >= 0) {
+    memcpy(at, digits, (size_t)exponent + 1);
+    at += exponent + 1;
+    if (last > exponent) {
+      *at++ = '.';
+      memcpy(at, digits + exponent + 1, (size_t)(last - exponent));
+      at += last - exponent;
+    }
+  } else {
+    memcpy(at, "0.000", (size_t)(1 - exponent)); /* "0." and -exponent - 1 zeros */
+    at += 1 - exponent;
+    memcpy(at, digits, (size_t)last + 1);
+    at += last + 1;
+  }
+  *at = '\0';
+  return true;
+}
+
 void json_real_text_jansson(double value, int precision, char out[JSON_REAL_TEXT_MAX]) {
-  int length = snprintf(out, JSON_REAL_TEXT_MAX, "%.*g", precision, value);
+  int length = g_format(value, precision, out)
+                   ? (int)strlen(out)
+                   : snprintf(out, JSON_REAL_TEXT_MAX, "%.*g", precision, value);
   if (strpbrk(out, ".e") == NULL && length + 2 < JSON_REAL_TEXT_MAX)
     memcpy(out + length, ".0", 3);
   /* "1e+06" as 1e6, "1e-07" as 1e-7: no '+', no leading zeros. */
