@@ -1,7 +1,8 @@
 /* Level metrics, computed the same way for every algorithm: from the grid
  * when there is one (reachability, dead ends, double-wide corridors), the
- * loops of the map's room graph (cycles: the grid traced as trace.c does,
- * whatever graph the generator published), and from the graph (stretch of
+ * loops of the map's room graph (cycles: the graph trace.c would build
+ * from the grid, counted on its tiles by loops.c, whatever graph the
+ * generator published), and from the graph (stretch of
  * loop edges; everything for levels whose grid is only a drawing). */
 #include <limits.h>
 #include <stdint.h>
@@ -10,28 +11,35 @@
 
 #include "core/heap.h"
 #include "core/unionfind.h"
+#include "passes/loops.h"
 #include "passes/metrics_internal.h"
-#include "passes/trace.h"
 
 #include "dungeon/level.h"
 
-static bool corridor_like(dg_tile tile) {
-  return tile == DG_TILE_CORRIDOR || tile == DG_TILE_SECRET_CORRIDOR || tile == DG_TILE_CHEST;
+bool dg_metrics_rooms_connected(const dg_level *level, const uint8_t *walk, int stride,
+                                int *component) {
+  const dg_grid *grid = &level->grid;
+  bool connected = true;
+  int first = -1;
+  for (int r = 0; r < level->room_count; r++) {
+    const dg_room *room = &level->rooms[r];
+    int c = -1;
+    for (int y = room->y; y < room->y + room->height && c < 0; y++)
+      for (int x = room->x; x < room->x + room->width && c < 0; x++)
+        if (dg_grid_contains(grid, x, y) && walk[(long)(y + 1) * stride + x + 1])
+          c = dg_uf_find(component, (int)((long)(y + 1) * stride + x + 1));
+    if (c < 0 || (first >= 0 && c != first))
+      connected = false;
+    if (first < 0)
+      first = c;
+  }
+  return connected;
 }
 
 /* Walkable-tile components; sets connected when every room's tiles share
  * one component. Works in padded coordinates (a non-walkable border round
  * the map) so that neighbours are fixed offsets: this runs on every tile of
  * every level. */
-
-/* The tile `dx`, `dy` away from padded tile p (map tile *tile) is a
- * corridor: walk[] is 0 on the border, so a neighbour off the map is
- * never read, with no bounds test. */
-static inline bool corridor_near(const uint8_t *walk, long p, int stride, const uint8_t *tile,
-                                 int width, int dx, int dy) {
-  return walk[p + (long)dy * stride + dx] && tile[(long)dy * width + dx] == DG_TILE_CORRIDOR;
-}
-
 int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride, const int *cells,
                          int count, dg_metrics *m) {
   const dg_grid *grid = &level->grid;
@@ -53,27 +61,7 @@ int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
       row_end += stride;
     }
     int y = row, x = (int)(p - (row_end - stride)) - 1;
-    dg_tile tile = (dg_tile)grid->tiles[(long)y * width + x];
-    if (tile == DG_TILE_DOOR || tile == DG_TILE_SECRET_DOOR)
-      m->doors++;
-    if (corridor_like(tile)) {
-      m->corridor_tiles++;
-      if (walk[p - 1] + walk[p + 1] + walk[p - stride] + walk[p + stride] == 1)
-        m->dead_ends++;
-    }
-    /* Inside some 2x2 block of corridor: the "double-wide" ugliness the
-     * seed's follow and cleanup styles exist to avoid. */
-    if (tile == DG_TILE_CORRIDOR) {
-      const uint8_t *at = grid->tiles + (long)y * width + x;
-      bool up = corridor_near(walk, p, stride, at, width, 0, -1);
-      bool down = corridor_near(walk, p, stride, at, width, 0, 1);
-      bool left = corridor_near(walk, p, stride, at, width, -1, 0);
-      bool right = corridor_near(walk, p, stride, at, width, 1, 0);
-      m->double_wide += (up && left && corridor_near(walk, p, stride, at, width, -1, -1)) ||
-                        (up && right && corridor_near(walk, p, stride, at, width, 1, -1)) ||
-                        (down && left && corridor_near(walk, p, stride, at, width, -1, 1)) ||
-                        (down && right && corridor_near(walk, p, stride, at, width, 1, 1));
-    }
+    dg_metrics_tally_tile(m, grid->tiles + (long)y * width + x, width, walk, p, stride);
     /* Components by union-find over the west and north neighbours: one
      * sequential pass, no queue; each union that joins two sets removes
      * one component. */
@@ -87,20 +75,7 @@ int dg_grid_metrics_scan(const dg_level *level, const uint8_t *walk, int stride,
       components -= dg_uf_union(component, (int)p, (int)(p - stride));
   }
   m->components = components;
-  m->connected = true;
-  int first = -1;
-  for (int r = 0; r < level->room_count; r++) {
-    const dg_room *room = &level->rooms[r];
-    int c = -1;
-    for (int y = room->y; y < room->y + room->height && c < 0; y++)
-      for (int x = room->x; x < room->x + room->width && c < 0; x++)
-        if (dg_grid_contains(grid, x, y) && walk[(long)(y + 1) * stride + x + 1])
-          c = dg_uf_find(component, (int)((long)(y + 1) * stride + x + 1));
-    if (c < 0 || (first >= 0 && c != first))
-      m->connected = false;
-    if (first < 0)
-      first = c;
-  }
+  m->connected = dg_metrics_rooms_connected(level, walk, stride, component);
   free(component);
   return 0;
 }
@@ -310,14 +285,16 @@ static int graph_metrics(dg_level *level, dg_cancel *cancel, bool trace_grid, dg
   if (rc == 0) {
     /* One definition for every algorithm: the loops the map really has.
      * A landmark or nonlinear graph is the plan (MST and extra edges, the
-     * rolls), not the map, so the map is traced for this count. A graph
+     * rolls), not the map, so the map's loops are counted on its tiles
+     * (loops.c: the count the trace's graph would give, in one pass
+     * without building it; loops::*_agrees_with_the_trace). A graph
      * dg_trace_graph made from the map as it still is (grid_metrics_ready)
      * is the map's already: its loops are counted without a second trace
      * (the stairs placement adds are leaves, which change no count). The
      * unit test metrics::classic_cycles_are_loops_of_the_map holds this
      * count to an independent recount of the map over many seeds. */
     if (level->has_grid && !level->grid_is_projection && !level->grid_metrics_ready)
-      rc = dg_trace_cycles_grid(level, &m->cycles, trace_grid ? m : NULL);
+      rc = dg_grid_loops(level, &m->cycles, trace_grid ? m : NULL);
     else
       m->cycles = graph->edge_count - graph->node_count + count;
     if (!level->has_grid || level->grid_is_projection) {
@@ -347,7 +324,7 @@ int dg_level_compute_metrics(dg_level *level, dg_cancel *cancel) {
     m.cycles = 0;
     m.stretch_mean = m.stretch_max = 0;
   } else if (level->has_grid && !level->grid_is_projection) {
-    trace_grid = true; /* the trace that counts the loops scans it too */
+    trace_grid = true; /* the pass that counts the loops scans it too */
   } else if (level->has_grid) {
     rc = grid_metrics(level, &m);
   }

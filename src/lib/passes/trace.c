@@ -11,9 +11,9 @@
  * tile, and dominated generation time before it was padded. */
 #include "passes/trace.h"
 
-#include "core/walkable16.h"
 #include "dungeon/algorithm.h"
 #include "passes/metrics_internal.h"
+#include "passes/tile_list.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -186,75 +186,12 @@ static int link_adjacent(dg_graph *graph, int a, int b, int first_direct_edge, i
   return dg_graph_add_edge(graph, a, b, "corridor", 1);
 }
 
-/* t->room_of on the walkable tiles from the rooms' rectangles and the
- * doors, for levels that keep no tile -> room map of their own. */
-static void rooms_from_level(const dg_level *level, tracer *t, const int *walkable, int count) {
-  const dg_grid *grid = &level->grid;
-  for (int k = 0; k < count; k++)
-    t->room_of[walkable[k]] = -1;
-  for (int r = 0; r < level->room_count; r++) {
-    const dg_room *room = &level->rooms[r];
-    for (int y = room->y; y < room->y + room->height; y++)
-      for (int x = room->x; x < room->x + room->width; x++)
-        if (dg_grid_contains(grid, x, y) && t->walk[(long)(y + 1) * t->stride + x + 1])
-          t->room_of[(long)(y + 1) * t->stride + x + 1] = r;
-  }
-  for (int d = 0; d < level->door_count; d++) {
-    const dg_door *door = &level->doors[d];
-    long p = (long)(door->y + 1) * t->stride + door->x + 1;
-    if (dg_grid_contains(grid, door->x, door->y) && t->walk[p])
-      t->room_of[p] = door->room;
-  }
-}
-
-/* Walkable tiles of the grid (sixteen at a time). */
-static int count_walkable(const dg_grid *grid) {
-  int count = 0;
-  for (int y = 0; y < grid->height; y++) {
-    const uint8_t *row = grid->tiles + (long)y * grid->width;
-    int x = 0;
-    for (; x + 16 <= grid->width; x += 16)
-      count += dg_bits16(dg_walkable16(row + x));
-    for (; x < grid->width; x++)
-      count += dg_tile_walkable((dg_tile)row[x]);
-  }
-  return count;
-}
-
-/* Marks t->walk and lists the walkable tiles (padded index into t->walkable,
- * y * width + x into t->unpadded); returns how many. Most tiles are stone:
- * every later step visits only this list. Sixteen tiles are tested at once
- * and only the walkable ones visited (a branch per tile mispredicted on
- * every corridor). */
-static int list_walkable(const dg_grid *grid, tracer *t) {
-  int width = grid->width, count = 0;
-  for (int y = 0; y < grid->height; y++) {
-    const uint8_t *row = grid->tiles + (long)y * width;
-    long base = (long)(y + 1) * t->stride + 1;
-    int x = 0;
-    for (; x < width; x += 16) {
-      unsigned bits = 0;
-      if (x + 16 <= width)
-        bits = dg_walkable16(row + x);
-      else
-        bits = dg_walkable_tail(row + x, width - x);
-      for (; bits != 0; bits &= bits - 1) {
-        int at = x + __builtin_ctz(bits);
-        t->walk[base + at] = 1;
-        t->walkable[count] = (int)(base + at);
-        t->unpadded[count++] = y * width + at;
-      }
-    }
-  }
-  return count;
-}
-
 /* t->room_of and t->node_of on the walkable tiles: rooms are the first
  * nodes. node_of and room_of are defined on walkable tiles only; every read
  * of a neighbour checks walk first. */
 static void assign_rooms(const dg_level *level, const int *room_of, tracer *t) {
   if (room_of == NULL)
-    rooms_from_level(level, t, t->walkable, t->count);
+    dg_tile_list_rooms(level, t->stride, t->walk, t->walkable, t->count, t->room_of);
   /* Read once, here and in the steps below: a store through node_of
    * could alias t->count, and the compiler would reload it per tile. */
   const int count = t->count;
@@ -584,7 +521,7 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
   passage_list list = {.capacity = 64}, *recorded = passages != NULL ? &list : NULL;
   /* Lists as long as the walkable tiles, not the map: metrics trace every
    * grid level, and a 1000x1000 map is mostly stone (+ 1: never empty). */
-  int walkable_count = count_walkable(grid);
+  int walkable_count = dg_tile_list_count(grid);
   t.walkable = malloc(((size_t)walkable_count + 1) * sizeof *t.walkable);
   t.unpadded = malloc(((size_t)walkable_count + 1) * sizeof *t.unpadded);
   t.walk = calloc((size_t)t.padded, 1);
@@ -594,7 +531,7 @@ static int trace_into(const dg_level *level, const int *room_of, dg_graph *graph
   if (t.walk == NULL || t.seen == NULL || t.node_of == NULL || t.room_of == NULL ||
       t.walkable == NULL || t.unpadded == NULL)
     goto done;
-  t.count = list_walkable(grid, &t);
+  t.count = dg_tile_list_fill(grid, t.stride, t.walk, t.walkable, t.unpadded);
   /* Both scans use the same test per tile, so the lists are exactly full. */
   assert(t.count == walkable_count);
   assign_rooms(level, room_of, &t);

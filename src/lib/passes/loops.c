@@ -1,0 +1,252 @@
+/* metrics.cycles on tiles (src/lib/passes/loops.h).
+ *
+ * The trace (trace.c) makes a node of every room, of every junction blob
+ * (open tiles with three or more walkable neighbours or in a 2x2 block
+ * of open tiles, merged where they touch) and of every dead end, an edge
+ * of every chain of two-neighbour tiles between nodes, and one edge per
+ * pair of different nodes whose tiles touch. Its loops are edges - nodes
+ * + components. Subdividing an edge changes no count of loops, so the
+ * same number comes from the tiles themselves: a room or a blob is one
+ * vertex, every other walkable tile a vertex of its own, tiles side by
+ * side an edge, counted once per pair when both ends are rooms or blobs
+ * (the trace's one edge per touching pair) and every time otherwise (a
+ * chain or dead-end tile touches a given vertex along one side only).
+ * That is one pass over the walkable tiles with union-find, where the
+ * trace walked every chain and built a graph only to count it: for a
+ * level whose generator did not trace its grid (landmark, nonlinear),
+ * the trace was half the level's cost. */
+#include "passes/loops.h"
+
+#include <stdlib.h>
+
+#include "core/unionfind.h"
+#include "core/vec.h"
+#include "passes/metrics_internal.h"
+#include "passes/tile_list.h"
+
+/* What a walkable tile is to the count; 0 on other tiles. */
+enum { KIND_SINGLE = 1, KIND_BLOB = 2, KIND_ROOM = 3 };
+
+/* Scratch of one count, indexed by padded tile. */
+typedef struct loop_scan {
+  long stride;          /* padded row length: width + 2 */
+  const uint8_t *tiles; /* the grid's tiles, y * width + x */
+  int width;            /* the grid's */
+  const uint8_t *walk;  /* 1 where walkable, 0 on the border */
+  const int *room;      /* room index or -1, on walkable tiles */
+  uint8_t *kind;        /* KIND_* of each walkable tile, 0 elsewhere */
+  int *component;       /* union-find over walkable tiles and rooms */
+  int *blob;            /* union-find over blob tiles */
+  uint64_t *contacts;   /* touching pairs of room or blob tiles */
+  int contact_count;    /* entries in contacts */
+  int contact_room;     /* allocated entries */
+} loop_scan;
+
+static inline bool open_tile(const loop_scan *s, long p) {
+  return s->walk[p] && s->room[p] < 0;
+}
+
+/* p lies in some 2x2 block of open tiles (the trace's in_wide_block). */
+static bool in_wide_block(const loop_scan *s, long p) {
+  const long w = s->stride;
+  return (open_tile(s, p - 1) && open_tile(s, p - w) && open_tile(s, p - w - 1)) ||
+         (open_tile(s, p + 1) && open_tile(s, p - w) && open_tile(s, p - w + 1)) ||
+         (open_tile(s, p - 1) && open_tile(s, p + w) && open_tile(s, p + w - 1)) ||
+         (open_tile(s, p + 1) && open_tile(s, p + w) && open_tile(s, p + w + 1));
+}
+
+static uint8_t kind_of(const loop_scan *s, long p) {
+  if (s->room[p] >= 0)
+    return KIND_ROOM;
+  int ways = s->walk[p - 1] + s->walk[p + 1] + s->walk[p - s->stride] + s->walk[p + s->stride];
+  if (ways >= 3 || (ways == 2 && in_wide_block(s, p)))
+    return KIND_BLOB;
+  return KIND_SINGLE;
+}
+
+/* Keeps the touching pair (p, q) of room or blob tiles for after the
+ * pass, when each blob's vertex is known. 0 or DG_ENOMEM. */
+static int add_contact(loop_scan *s, long p, long q) {
+  if (dg_vec_grow(&s->contacts, &s->contact_room, s->contact_count + 1, sizeof *s->contacts) != 0)
+    return DG_ENOMEM;
+  s->contacts[s->contact_count++] = (uint64_t)p << 32 | (uint64_t)q;
+  return 0;
+}
+
+static int by_value(const void *pa, const void *pb) {
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+/* The vertex of room or blob tile p: its room, or past the rooms its
+ * blob's root tile. */
+static uint32_t vertex_of(const loop_scan *s, long p, int rooms) {
+  return s->kind[p] == KIND_ROOM ? (uint32_t)s->room[p]
+                                 : (uint32_t)rooms + (uint32_t)dg_uf_find(s->blob, (int)p);
+}
+
+/* Distinct vertex pairs among the contacts (sorted in place). */
+static long distinct_pairs(loop_scan *s, int rooms) {
+  for (int i = 0; i < s->contact_count; i++) {
+    uint32_t a = vertex_of(s, (long)(s->contacts[i] >> 32), rooms),
+             b = vertex_of(s, (long)(s->contacts[i] & 0xffffffffu), rooms);
+    s->contacts[i] = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+  }
+  qsort(s->contacts, (size_t)s->contact_count, sizeof *s->contacts, by_value);
+  long pairs = 0;
+  for (int i = 0; i < s->contact_count; i++)
+    pairs += i == 0 || s->contacts[i] != s->contacts[i - 1];
+  return pairs;
+}
+
+/* The counts of the pass over the walkable tiles: edges that are not
+ * room-or-blob pairs, single vertices, blob tiles and the unions among
+ * them, and the map's components. */
+typedef struct loop_counts {
+  long edges, singles, blob_tiles, blob_unions, components;
+} loop_counts;
+
+/* The pass over cells[k] (padded, reading order; flat[k] the same tile as
+ * y * width + x), noting each room's first tile in first_tile[]; with
+ * `tally`, the grid metrics' per-tile tallies too. 0 or DG_ENOMEM. */
+static int scan(loop_scan *s, const int *cells, const int *flat, int count, int *first_tile,
+                loop_counts *n, dg_metrics *tally) {
+  for (int k = 0; k < count; k++) {
+    long p = cells[k];
+    if (tally != NULL)
+      dg_metrics_tally_tile(tally, s->tiles + flat[k], s->width, s->walk, p, (int)s->stride);
+    uint8_t kind = kind_of(s, p);
+    s->kind[p] = kind;
+    n->singles += kind == KIND_SINGLE;
+    if (kind == KIND_BLOB) {
+      s->blob[p] = (int)p;
+      n->blob_tiles++;
+    }
+    /* Components in reading order (metrics.c's scan): west, then north. */
+    if (s->walk[p - 1]) {
+      s->component[p] = dg_uf_find(s->component, (int)p - 1);
+    } else {
+      s->component[p] = (int)p;
+      n->components++;
+    }
+    const long back[2] = {p - 1, p - s->stride};
+    for (int i = 0; i < 2; i++) {
+      long q = back[i];
+      if (!s->walk[q])
+        continue;
+      if (i == 1)
+        n->components -= dg_uf_union(s->component, (int)p, (int)q);
+      uint8_t other = s->kind[q];
+      if (kind == KIND_SINGLE || other == KIND_SINGLE)
+        n->edges++;
+      else if (kind == KIND_BLOB && other == KIND_BLOB)
+        n->blob_unions += dg_uf_union(s->blob, (int)p, (int)q);
+      else if (!(kind == KIND_ROOM && other == KIND_ROOM && s->room[p] == s->room[q]) &&
+               add_contact(s, p, q) != 0)
+        return DG_ENOMEM;
+    }
+    int r = s->room[p];
+    if (r >= 0 && first_tile[r] < 0)
+      first_tile[r] = (int)p;
+  }
+  return 0;
+}
+
+/* Makes each room's tiles one component (a room is one vertex however
+ * many pieces its tiles are in); returns the components that removed. */
+static long join_rooms(loop_scan *s, const int *cells, int count, const int *first_tile) {
+  long joins = 0;
+  for (int k = 0; k < count; k++) {
+    int r = s->room[cells[k]];
+    if (r >= 0)
+      joins += dg_uf_union(s->component, cells[k], first_tile[r]);
+  }
+  return joins;
+}
+
+/* The count over the listed tiles with room[] set, rooms being the
+ * level's; with grid_part, the grid metrics from the same pass. */
+static int count_loops(loop_scan *s, const dg_level *level, const int *cells, const int *flat,
+                       int count, int *cycles, dg_metrics *grid_part) {
+  int rooms = level->room_count;
+  int *first_tile = malloc(((size_t)rooms + 1) * sizeof *first_tile);
+  if (first_tile == NULL)
+    return DG_ENOMEM;
+  for (int r = 0; r < rooms; r++)
+    first_tile[r] = -1;
+  loop_counts n = {0};
+  dg_metrics tally = {0};
+  int rc = scan(s, cells, flat, count, first_tile, &n, grid_part != NULL ? &tally : NULL);
+  if (rc == 0 && grid_part != NULL) {
+    /* Before the rooms are joined: these are the map's own components. */
+    grid_part->walkable_tiles = count;
+    grid_part->doors = tally.doors;
+    grid_part->corridor_tiles = tally.corridor_tiles;
+    grid_part->dead_ends = tally.dead_ends;
+    grid_part->double_wide = tally.double_wide;
+    grid_part->components = (int)n.components;
+    grid_part->connected = dg_metrics_rooms_connected(level, s->walk, (int)s->stride, s->component);
+  }
+  if (rc == 0) {
+    long components = n.components - join_rooms(s, cells, count, first_tile);
+    /* A room with no walkable tile is a vertex alone (the trace gives
+     * every room a node). */
+    for (int r = 0; r < rooms; r++)
+      components += first_tile[r] < 0;
+    long edges = n.edges + distinct_pairs(s, rooms);
+    long vertices = n.singles + (n.blob_tiles - n.blob_unions) + rooms;
+    *cycles = (int)(edges - vertices + components);
+  }
+  free(first_tile);
+  return rc;
+}
+
+int dg_grid_loops(const dg_level *level, int *cycles, dg_metrics *grid_part) {
+  const dg_grid *grid = &level->grid;
+  long stride = grid->width + 2, padded = stride * (grid->height + 2);
+  /* Lists as long as the map: counting the walkable tiles first to size
+   * them cost a fifth of the pass, and the padded arrays are that long. */
+  size_t cells_max = (size_t)grid->width * (size_t)grid->height + 1;
+  int rc = DG_ENOMEM;
+  uint8_t *walk = calloc((size_t)padded, 1);
+  uint8_t *kind = calloc((size_t)padded, 1);
+  int *room = malloc((size_t)padded * sizeof *room);
+  int *component = malloc((size_t)padded * sizeof *component);
+  int *blob = malloc((size_t)padded * sizeof *blob);
+  int *cells = malloc(cells_max * sizeof *cells);
+  int *flat = malloc(cells_max * sizeof *flat);
+  loop_scan s = {.stride = stride,
+                 .tiles = grid->tiles,
+                 .width = grid->width,
+                 .walk = walk,
+                 .room = room,
+                 .kind = kind,
+                 .component = component,
+                 .blob = blob};
+  if (walk == NULL || kind == NULL || room == NULL || component == NULL || blob == NULL ||
+      cells == NULL || flat == NULL)
+    goto done;
+  int count = dg_tile_list_fill(grid, (int)stride, walk, cells, flat);
+  if (level->room_of == NULL) {
+    dg_tile_list_rooms(level, (int)stride, walk, cells, count, room);
+  } else {
+    rc = DG_EINTERNAL;
+    for (int k = 0; k < count; k++) {
+      int r = level->room_of[flat[k]];
+      if (r >= level->room_count)
+        goto done;
+      room[cells[k]] = r < 0 ? -1 : r;
+    }
+  }
+  rc = count_loops(&s, level, cells, flat, count, cycles, grid_part);
+done:
+  free(walk);
+  free(kind);
+  free(room);
+  free(component);
+  free(blob);
+  free(cells);
+  free(flat);
+  free(s.contacts);
+  return rc;
+}
