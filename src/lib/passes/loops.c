@@ -33,17 +33,45 @@ typedef struct loop_scan {
   const uint8_t *tiles; /* the grid's tiles, y * width + x */
   int width;            /* the grid's */
   const uint8_t *walk;  /* 1 where walkable, 0 on the border */
-  const int *room;      /* room index or -1, on walkable tiles */
-  uint8_t *kind;        /* KIND_* of each walkable tile, 0 elsewhere */
-  int *component;       /* union-find over walkable tiles and rooms */
-  int *blob;            /* union-find over blob tiles */
-  uint64_t *contacts;   /* touching pairs of room or blob tiles */
-  int contact_count;    /* entries in contacts */
-  int contact_room;     /* allocated entries */
+  /* On walkable tiles: the room index (>= 0); on a blob tile -2 minus its
+   * parent in the union-find over blob tiles; else -1. One array, so that
+   * the scratch stays under the size at which glibc hands the heap's top
+   * back to the kernel on every free (a brk and fresh zeroed pages per
+   * level cost more than the count itself). */
+  int *owner;
+  uint8_t *kind;      /* KIND_* of each walkable tile, 0 elsewhere */
+  int *component;     /* union-find over walkable tiles and rooms */
+  uint64_t *contacts; /* touching pairs of room or blob tiles */
+  int contact_count;  /* entries in contacts */
+  int contact_room;   /* allocated entries */
 } loop_scan;
 
 static inline bool open_tile(const loop_scan *s, long p) {
-  return s->walk[p] && s->room[p] < 0;
+  return s->walk[p] && s->owner[p] < 0;
+}
+
+/* The union-find over blob tiles kept in owner[] (parent q as -2 - q):
+ * the root of blob tile p, with path halving. */
+static int blob_root(int *owner, int p) {
+  for (;;) {
+    int parent = -2 - owner[p];
+    if (parent == p)
+      return p;
+    int grand = -2 - owner[parent];
+    owner[p] = -2 - grand;
+    p = grand;
+  }
+}
+
+/* Joins the blobs of tiles p and q, the lower root the root; 1 when they
+ * were apart. */
+static int blob_union(int *owner, int p, int q) {
+  p = blob_root(owner, p);
+  q = blob_root(owner, q);
+  if (p == q)
+    return 0;
+  owner[p > q ? p : q] = -2 - (p > q ? q : p);
+  return 1;
 }
 
 /* p lies in some 2x2 block of open tiles (the trace's in_wide_block). */
@@ -56,7 +84,7 @@ static bool in_wide_block(const loop_scan *s, long p) {
 }
 
 static uint8_t kind_of(const loop_scan *s, long p) {
-  if (s->room[p] >= 0)
+  if (s->owner[p] >= 0)
     return KIND_ROOM;
   int ways = s->walk[p - 1] + s->walk[p + 1] + s->walk[p - s->stride] + s->walk[p + s->stride];
   if (ways >= 3 || (ways == 2 && in_wide_block(s, p)))
@@ -81,8 +109,8 @@ static int by_value(const void *pa, const void *pb) {
 /* The vertex of room or blob tile p: its room, or past the rooms its
  * blob's root tile. */
 static uint32_t vertex_of(const loop_scan *s, long p, int rooms) {
-  return s->kind[p] == KIND_ROOM ? (uint32_t)s->room[p]
-                                 : (uint32_t)rooms + (uint32_t)dg_uf_find(s->blob, (int)p);
+  return s->kind[p] == KIND_ROOM ? (uint32_t)s->owner[p]
+                                 : (uint32_t)rooms + (uint32_t)blob_root(s->owner, (int)p);
 }
 
 /* Distinct vertex pairs among the contacts (sorted in place). */
@@ -106,20 +134,30 @@ typedef struct loop_counts {
   long edges, singles, blob_tiles, blob_unions, components;
 } loop_counts;
 
-/* The pass over cells[k] (padded, reading order; flat[k] the same tile as
- * y * width + x), noting each room's first tile in first_tile[]; with
- * `tally`, the grid metrics' per-tile tallies too. 0 or DG_ENOMEM. */
-static int scan(loop_scan *s, const int *cells, const int *flat, int count, int *first_tile,
-                loop_counts *n, dg_metrics *tally) {
+/* The pass over cells[k] (padded, reading order), noting each room's
+ * first tile in first_tile[]; with `tally`, the grid metrics' per-tile
+ * tallies too. 0 or DG_ENOMEM. */
+static int scan(loop_scan *s, const int *cells, int count, int *first_tile, loop_counts *n,
+                dg_metrics *tally) {
+  /* The tile's place in the grid from the padded index: the row advances
+   * as the cells do, so there is no division. */
+  long row_end = 2 * s->stride, row_start = s->stride; /* of the padded row */
+  const uint8_t *row_tiles = s->tiles;
   for (int k = 0; k < count; k++) {
     long p = cells[k];
+    while (p >= row_end) {
+      row_start = row_end;
+      row_end += s->stride;
+      row_tiles += s->width;
+    }
     if (tally != NULL)
-      dg_metrics_tally_tile(tally, s->tiles + flat[k], s->width, s->walk, p, (int)s->stride);
+      dg_metrics_tally_tile(tally, row_tiles + (p - row_start - 1), s->width, s->walk, p,
+                            (int)s->stride);
     uint8_t kind = kind_of(s, p);
     s->kind[p] = kind;
     n->singles += kind == KIND_SINGLE;
     if (kind == KIND_BLOB) {
-      s->blob[p] = (int)p;
+      s->owner[p] = -2 - (int)p;
       n->blob_tiles++;
     }
     /* Components in reading order (metrics.c's scan): west, then north. */
@@ -140,12 +178,12 @@ static int scan(loop_scan *s, const int *cells, const int *flat, int count, int 
       if (kind == KIND_SINGLE || other == KIND_SINGLE)
         n->edges++;
       else if (kind == KIND_BLOB && other == KIND_BLOB)
-        n->blob_unions += dg_uf_union(s->blob, (int)p, (int)q);
-      else if (!(kind == KIND_ROOM && other == KIND_ROOM && s->room[p] == s->room[q]) &&
+        n->blob_unions += blob_union(s->owner, (int)p, (int)q);
+      else if (!(kind == KIND_ROOM && other == KIND_ROOM && s->owner[p] == s->owner[q]) &&
                add_contact(s, p, q) != 0)
         return DG_ENOMEM;
     }
-    int r = s->room[p];
+    int r = kind == KIND_ROOM ? s->owner[p] : -1;
     if (r >= 0 && first_tile[r] < 0)
       first_tile[r] = (int)p;
   }
@@ -157,7 +195,7 @@ static int scan(loop_scan *s, const int *cells, const int *flat, int count, int 
 static long join_rooms(loop_scan *s, const int *cells, int count, const int *first_tile) {
   long joins = 0;
   for (int k = 0; k < count; k++) {
-    int r = s->room[cells[k]];
+    int r = s->kind[cells[k]] == KIND_ROOM ? s->owner[cells[k]] : -1;
     if (r >= 0)
       joins += dg_uf_union(s->component, cells[k], first_tile[r]);
   }
@@ -166,8 +204,8 @@ static long join_rooms(loop_scan *s, const int *cells, int count, const int *fir
 
 /* The count over the listed tiles with room[] set, rooms being the
  * level's; with grid_part, the grid metrics from the same pass. */
-static int count_loops(loop_scan *s, const dg_level *level, const int *cells, const int *flat,
-                       int count, int *cycles, dg_metrics *grid_part) {
+static int count_loops(loop_scan *s, const dg_level *level, const int *cells, int count,
+                       int *cycles, dg_metrics *grid_part) {
   int rooms = level->room_count;
   int *first_tile = malloc(((size_t)rooms + 1) * sizeof *first_tile);
   if (first_tile == NULL)
@@ -176,7 +214,7 @@ static int count_loops(loop_scan *s, const dg_level *level, const int *cells, co
     first_tile[r] = -1;
   loop_counts n = {0};
   dg_metrics tally = {0};
-  int rc = scan(s, cells, flat, count, first_tile, &n, grid_part != NULL ? &tally : NULL);
+  int rc = scan(s, cells, count, first_tile, &n, grid_part != NULL ? &tally : NULL);
   if (rc == 0 && grid_part != NULL) {
     /* Before the rooms are joined: these are the map's own components. */
     grid_part->walkable_tiles = count;
@@ -204,49 +242,44 @@ static int count_loops(loop_scan *s, const dg_level *level, const int *cells, co
 int dg_grid_loops(const dg_level *level, int *cycles, dg_metrics *grid_part) {
   const dg_grid *grid = &level->grid;
   long stride = grid->width + 2, padded = stride * (grid->height + 2);
-  /* Lists as long as the map: counting the walkable tiles first to size
-   * them cost a fifth of the pass, and the padded arrays are that long. */
+  /* A list as long as the map: counting the walkable tiles first to size
+   * it cost a fifth of the pass. */
   size_t cells_max = (size_t)grid->width * (size_t)grid->height + 1;
   int rc = DG_ENOMEM;
   uint8_t *walk = calloc((size_t)padded, 1);
   uint8_t *kind = calloc((size_t)padded, 1);
-  int *room = malloc((size_t)padded * sizeof *room);
+  int *owner = malloc((size_t)padded * sizeof *owner);
   int *component = malloc((size_t)padded * sizeof *component);
-  int *blob = malloc((size_t)padded * sizeof *blob);
   int *cells = malloc(cells_max * sizeof *cells);
-  int *flat = malloc(cells_max * sizeof *flat);
   loop_scan s = {.stride = stride,
                  .tiles = grid->tiles,
                  .width = grid->width,
                  .walk = walk,
-                 .room = room,
+                 .owner = owner,
                  .kind = kind,
-                 .component = component,
-                 .blob = blob};
-  if (walk == NULL || kind == NULL || room == NULL || component == NULL || blob == NULL ||
-      cells == NULL || flat == NULL)
+                 .component = component};
+  if (walk == NULL || kind == NULL || owner == NULL || component == NULL || cells == NULL)
     goto done;
-  int count = dg_tile_list_fill(grid, (int)stride, walk, cells, flat);
+  int count = dg_tile_list_fill(grid, (int)stride, walk, cells, NULL);
   if (level->room_of == NULL) {
-    dg_tile_list_rooms(level, (int)stride, walk, cells, count, room);
+    dg_tile_list_rooms(level, (int)stride, walk, cells, count, owner);
   } else {
     rc = DG_EINTERNAL;
     for (int k = 0; k < count; k++) {
-      int r = level->room_of[flat[k]];
+      long p = cells[k], y = p / stride - 1, x = p % stride - 1;
+      int r = level->room_of[y * grid->width + x];
       if (r >= level->room_count)
         goto done;
-      room[cells[k]] = r < 0 ? -1 : r;
+      owner[p] = r < 0 ? -1 : r;
     }
   }
-  rc = count_loops(&s, level, cells, flat, count, cycles, grid_part);
+  rc = count_loops(&s, level, cells, count, cycles, grid_part);
 done:
   free(walk);
   free(kind);
-  free(room);
+  free(owner);
   free(component);
-  free(blob);
   free(cells);
-  free(flat);
   free(s.contacts);
   return rc;
 }

@@ -30,7 +30,9 @@ int dg_tile_list_fill(const dg_grid *grid, int stride, uint8_t *walk, int *padde
         int at = x + __builtin_ctz(bits);
         walk[base + at] = 1;
         padded[count] = (int)(base + at);
-        flat[count++] = y * width + at;
+        if (flat != NULL)
+          flat[count] = y * width + at;
+        count++;
       }
     }
   }

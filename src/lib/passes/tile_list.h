@@ -16,8 +16,9 @@ int dg_tile_list_count(const dg_grid *grid);
 
 /* Sets walk[] (padded, row length `stride` = width + 2, zeroed by the
  * caller) to 1 on walkable tiles and lists them in reading order: the
- * padded index into padded[], y * width + x into flat[] (both with room
- * for dg_tile_list_count's answer). Returns how many. */
+ * padded index into padded[], y * width + x into flat[] unless it is
+ * NULL (both with room for dg_tile_list_count's answer). Returns how
+ * many. */
 int dg_tile_list_fill(const dg_grid *grid, int stride, uint8_t *walk, int *padded, int *flat);
 
 /* room_of[] (padded) on the `count` listed tiles from the level's rooms'
