@@ -67,8 +67,10 @@ int dg_noise_fill_where_cancellable(const dg_noise *noise, float *out, int width
 
 /* Bytes of scratch dg_noise_fill needs for rows of `width` tiles. */
 static inline unsigned long dg_noise_scratch_size(int width) {
-  /* Per column: nine floats of terms (noise.c), the fraction, the lattice column. */
-  return (unsigned long)(width > 0 ? width : 1) * (10 * sizeof(float) + sizeof(int));
+  /* Per column, the width rounded up to four (noise.c fills four columns
+   * at once): nine floats of terms, the fraction, the lattice column. */
+  unsigned long columns = ((unsigned long)(width > 0 ? width : 1) + 3) & ~3ul;
+  return columns * (10 * sizeof(float) + sizeof(int));
 }
 
 #ifdef __cplusplus
