@@ -64,9 +64,28 @@ static void walls_across(const landmark_state *state, uint8_t *across) {
     const uint8_t *row = state->grid->tiles + (long)y * width;
     uint8_t *out = across + (long)y * width;
     for (int x = 0; x < width; x++)
-      out[x] = (uint8_t)((row[x] == DG_TILE_WALL) | (x > 0 && row[x - 1] == DG_TILE_WALL) |
-                         (x + 1 < width && row[x + 1] == DG_TILE_WALL));
+      out[x] = row[x] == DG_TILE_WALL;
+    /* Then the neighbours in the row, from a copy of the tile's own. */
+    uint8_t left = 0;
+    for (int x = 0; x < width; x++) {
+      uint8_t here = out[x], right = x + 1 < width ? row[x + 1] == DG_TILE_WALL : 0;
+      out[x] = (uint8_t)(here | left | right);
+      left = here;
+    }
   }
+}
+
+/* The entry cost of open rock from its noise value `density`: hardness
+ * in [0, 1]. fBm rarely strays far from 0, so it is stretched (x1.5) and
+ * clamped, which makes soft plains and hard clusters; squaring then keeps
+ * soft rock common and the clusters dear, "clusters of hard rock that the
+ * corridors have to surround". Dearer beside a wall (the perimeter ring). */
+static inline uint16_t rock_cost(float density, long base, long weight, long perimeter,
+                                 bool near_wall) {
+  float h = 0.5f + dg_fp_mulf(1.5f, density);
+  h = h < 0.0f ? 0.0f : h > 1.0f ? 1.0f : h;
+  long cost = base + (long)(dg_fp_mulf((float)weight * h, h) + 0.5f);
+  return clamp_cost(near_wall ? cost + perimeter : cost);
 }
 
 /* The cost field before any tunnel: noise-hardened rock, the perimeter
@@ -79,24 +98,20 @@ static int build_costs(landmark_state *state, uint32_t *min_cost) {
        door = dg_param_int(p, LANDMARK_P_DOOR_COST);
   float *density = dg_arena_alloc_uninit(&state->arena, (size_t)state->cells * sizeof *density);
   void *scratch = dg_arena_alloc(&state->arena, dg_noise_scratch_size(state->width));
-  uint8_t *rock = dg_arena_alloc_uninit(&state->arena, (size_t)state->cells);
   uint8_t *across = dg_arena_alloc_uninit(&state->arena, (size_t)state->cells);
-  if (density == NULL || scratch == NULL || rock == NULL || across == NULL)
+  if (density == NULL || scratch == NULL || across == NULL)
     return DG_ENOMEM;
   walls_across(state, across);
   int rc = dg_cancel_check(state->cancel);
   if (rc != 0)
     return rc;
-  /* Only open rock inside the mask reads the noise (a third to a half of
-   * the map is room, wall or outside): the rest is not computed. */
-  for (long c = 0; c < state->cells; c++)
-    rock[c] = state->inside[c] && state->grid->tiles[c] != DG_TILE_FLOOR &&
-              state->grid->tiles[c] != DG_TILE_WALL;
+  /* Only open rock reads the noise, but the fill computes four tiles at
+   * once, so the whole field costs less than a mask of the rock. */
   dg_noise noise;
   rc = dg_noise_init(&noise, state->seed, dg_param_int(p, LANDMARK_P_ROCK_OCTAVES),
                      1.0f / (float)dg_param_int(p, LANDMARK_P_ROCK_SCALE), 2.0f, 0.5f);
   if (rc == 0)
-    rc = dg_noise_fill_where_cancellable(&noise, density, state->width, state->height, rock,
+    rc = dg_noise_fill_where_cancellable(&noise, density, state->width, state->height, NULL,
                                          scratch, state->cancel);
   if (rc != 0)
     return rc;
@@ -105,32 +120,25 @@ static int build_costs(landmark_state *state, uint32_t *min_cost) {
   *min_cost = (uint32_t)tunnel < *min_cost ? (uint32_t)tunnel : *min_cost;
   if ((rc = dg_cancel_check(state->cancel)) != 0)
     return rc;
-  for (int y = 0; y < state->height; y++)
-    for (int x = 0; x < state->width; x++) {
-      int c = cell_at(state, x, y);
-      dg_tile t = dg_grid_get(state->grid, x, y);
-      if (!state->inside[c] || t == DG_TILE_FLOOR) {
-        state->cost[c] = 0;
-        continue;
-      }
-      if (t == DG_TILE_WALL) {
-        state->cost[c] =
-            door_candidate(state, x, y) ? (uint16_t)(clamp_cost(door) | DG_ASTAR_STRAIGHT) : 0;
-        continue;
-      }
-      /* Hardness in [0, 1]: fBm rarely strays far from 0, so it is
-       * stretched (x1.5) and clamped, which makes soft plains and hard
-       * clusters; squaring then keeps soft rock common and the clusters
-       * dear, "clusters of hard rock that the corridors have to surround". */
-      float h = 0.5f + dg_fp_mulf(1.5f, density[c]);
-      h = h < 0.0f ? 0.0f : h > 1.0f ? 1.0f : h;
-      long cost = base + (long)(dg_fp_mulf((float)weight * h, h) + 0.5f);
-      bool near_wall = across[c] || (y > 0 && across[c - state->width]) ||
-                       (y + 1 < state->height && across[c + state->width]);
-      if (near_wall)
-        cost += perimeter;
-      state->cost[c] = clamp_cost(cost);
+  const int width = state->width, height = state->height;
+  const uint16_t door_cost = (uint16_t)(clamp_cost(door) | DG_ASTAR_STRAIGHT);
+  for (int y = 0; y < height; y++) {
+    const long row = (long)y * width;
+    const uint8_t *tiles = state->grid->tiles + row, *inside = state->inside + row;
+    const uint8_t *above = across + (y > 0 ? row - width : row);
+    const uint8_t *below = across + (y + 1 < height ? row + width : row);
+    uint16_t *cost = state->cost + row;
+    for (int x = 0; x < width; x++) {
+      dg_tile t = (dg_tile)tiles[x];
+      if (!inside[x] || t == DG_TILE_FLOOR)
+        cost[x] = 0;
+      else if (t == DG_TILE_WALL)
+        cost[x] = door_candidate(state, x, y) ? door_cost : 0;
+      else
+        cost[x] = rock_cost(density[row + x], base, weight, perimeter,
+                            (across[row + x] | above[x] | below[x]) != 0);
     }
+  }
   return 0;
 }
 

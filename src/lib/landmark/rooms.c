@@ -338,18 +338,25 @@ int landmark_finish_rooms(landmark_state *state) {
       dg_arena_calloc(&state->arena, (size_t)state->cells + 1, sizeof *state->room_cells);
   if (state->room_start == NULL || state->room_cells == NULL)
     return DG_ENOMEM;
-  for (long c = 0; c < state->cells; c++)
-    if (state->room_of[c] >= 0)
-      state->room_start[state->room_of[c] + 1]++;
+  /* Floor tiles are a minority: one scan lists them (in reading order),
+   * then the counts and the lists come from that list alone. */
+  int *floors = state->room_cells, floor_count = 0;
+  for (long c = 0; c < state->cells; c++) {
+    floors[floor_count] = (int)c;
+    floor_count += state->room_of[c] >= 0;
+  }
+  for (int k = 0; k < floor_count; k++)
+    state->room_start[state->room_of[floors[k]] + 1]++;
   for (int r = 0; r < room_count; r++)
     state->room_start[r + 1] += state->room_start[r];
   int *fill = dg_arena_calloc(&state->arena, (size_t)room_count + 1, sizeof *fill);
-  if (fill == NULL)
+  int *listed = dg_arena_alloc_uninit(&state->arena, ((size_t)floor_count + 1) * sizeof *listed);
+  if (fill == NULL || listed == NULL)
     return DG_ENOMEM;
+  memcpy(listed, floors, (size_t)floor_count * sizeof *listed);
   memcpy(fill, state->room_start, (size_t)room_count * sizeof *fill);
-  for (long c = 0; c < state->cells; c++)
-    if (state->room_of[c] >= 0)
-      state->room_cells[fill[state->room_of[c]]++] = (int)c;
+  for (int k = 0; k < floor_count; k++)
+    state->room_cells[fill[state->room_of[listed[k]]]++] = listed[k];
   /* A wall on every non-floor tile touching a floor, even diagonally; it
    * belongs to that floor's room (gaps keep rooms' walls apart). */
   for (int y = 1; y < state->height - 1; y++)
