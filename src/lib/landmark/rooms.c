@@ -334,8 +334,9 @@ int landmark_finish_rooms(landmark_state *state) {
   int room_count = state->level->room_count;
   state->room_start =
       dg_arena_calloc(&state->arena, (size_t)room_count + 1, sizeof *state->room_start);
+  /* Written before read: the floor list below, then the rooms' cells. */
   state->room_cells =
-      dg_arena_calloc(&state->arena, (size_t)state->cells + 1, sizeof *state->room_cells);
+      dg_arena_alloc_uninit(&state->arena, ((size_t)state->cells + 1) * sizeof *state->room_cells);
   if (state->room_start == NULL || state->room_cells == NULL)
     return DG_ENOMEM;
   /* Floor tiles are a minority: one scan lists them (in reading order),
