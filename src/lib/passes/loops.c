@@ -265,9 +265,18 @@ int dg_grid_loops(const dg_level *level, int *cycles, dg_metrics *grid_part) {
     dg_tile_list_rooms(level, (int)stride, walk, cells, count, owner);
   } else {
     rc = DG_EINTERNAL;
+    /* The grid index from the row as the cells advance, not a division
+     * per tile (two of them per walkable tile showed in landmark's). */
+    long row_start = stride, row_end = 2 * stride;
+    const int *row_of = level->room_of;
     for (int k = 0; k < count; k++) {
-      long p = cells[k], y = p / stride - 1, x = p % stride - 1;
-      int r = level->room_of[y * grid->width + x];
+      long p = cells[k];
+      while (p >= row_end) {
+        row_start = row_end;
+        row_end += stride;
+        row_of += grid->width;
+      }
+      int r = row_of[p - row_start - 1];
       if (r >= level->room_count)
         goto done;
       owner[p] = r < 0 ? -1 : r;
