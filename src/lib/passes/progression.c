@@ -35,6 +35,7 @@
  *
  * Draws only from its own random stream (DG_STREAM_PROGRESSION). */
 #include "passes/progression.h"
+#include "passes/tile_list.h"
 
 #include "core/walkable16.h"
 
@@ -296,23 +297,9 @@ static int way_count(const uint8_t *ways, int p) {
  * a time and only the walkable ones visited, each twice. */
 static int scan_tiles(const dg_grid *grid, int *vertex_of, uint8_t *ways, int *walkable_tiles,
                       int *padded, uint8_t *walk) {
-  int width = grid->width, height = grid->height, stride = width + 2, walkable = 0;
-  const uint8_t *tiles = grid->tiles;
+  int width = grid->width, height = grid->height, stride = width + 2;
   memset(walk, 0, (size_t)stride * (size_t)(height + 2));
-  for (int y = 0; y < height; y++) {
-    const uint8_t *row = tiles + (size_t)y * (size_t)width;
-    int base = (y + 1) * stride + 1;
-    for (int x = 0; x < width; x += 16) {
-      unsigned bits =
-          x + 16 <= width ? dg_walkable16(row + x) : dg_walkable_tail(row + x, width - x);
-      for (; bits != 0; bits &= bits - 1) {
-        int at = x + __builtin_ctz(bits);
-        walk[base + at] = 1;
-        walkable_tiles[walkable] = y * width + at;
-        padded[walkable++] = base + at;
-      }
-    }
-  }
+  int walkable = dg_tile_list_fill(grid, stride, walk, padded, walkable_tiles);
   for (int i = 0; i < walkable; i++) {
     int p = walkable_tiles[i], q = padded[i];
     vertex_of[p] = -2;
