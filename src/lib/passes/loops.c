@@ -21,7 +21,7 @@
 
 #include "core/unionfind.h"
 #include "core/vec.h"
-#include "passes/metrics_internal.h"
+#include "passes/grid_metrics.h"
 #include "passes/tile_list.h"
 
 /* What a walkable tile is to the count; 0 on other tiles. */

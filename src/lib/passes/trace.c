@@ -12,7 +12,7 @@
 #include "passes/trace.h"
 
 #include "dungeon/algorithm.h"
-#include "passes/metrics_internal.h"
+#include "passes/grid_metrics.h"
 #include "passes/tile_list.h"
 
 #include <assert.h>

@@ -1,8 +1,10 @@
-/* Internal: the grid part of the level metrics from a list of walkable
- * tiles, shared by metrics.c and trace.c so that a generator that traces its
- * grid does not scan it a second time. */
-#ifndef DUNGEON_METRICS_INTERNAL_H
-#define DUNGEON_METRICS_INTERNAL_H
+/* Internal: the grid part of the level metrics (walkable tiles, doors,
+ * corridor tiles, dead ends, double-wide corridor, components, connected)
+ * from a list of walkable tiles. Below the scans that need it: the trace
+ * (trace.c), the loop count (loops.c) and metrics.c itself, so that a
+ * grid is scanned once, by whichever of them runs. */
+#ifndef DUNGEON_GRID_METRICS_H
+#define DUNGEON_GRID_METRICS_H
 
 #include <stdbool.h>
 #include <stdint.h>
