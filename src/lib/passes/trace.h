@@ -23,7 +23,9 @@ int dg_trace_graph(dg_level *level, const int *room_of);
 /* metrics.cycles for a grid level: the independent loops (edges - nodes +
  * components) of the graph dg_trace_graph would build from the grid as it
  * is now, with level->room_of (NULL: the rooms' rectangles and doors),
- * without touching the level. 0, DG_ENOMEM or DG_EINTERNAL. */
+ * without touching the level. The metrics count them on the tiles in one
+ * pass instead (loops.c); this, building the graph, is that count's test
+ * oracle. 0, DG_ENOMEM or DG_EINTERNAL. */
 int dg_trace_cycles(const dg_level *level, int *cycles);
 
 /* dg_trace_cycles, and from the same scan the grid part of the metrics
