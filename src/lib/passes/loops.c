@@ -120,7 +120,8 @@ static long distinct_pairs(loop_scan *s, int rooms) {
              b = vertex_of(s, (long)(s->contacts[i] & 0xffffffffu), rooms);
     s->contacts[i] = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
   }
-  qsort(s->contacts, (size_t)s->contact_count, sizeof *s->contacts, by_value);
+  if (s->contact_count > 1) /* none at all leaves contacts NULL, which qsort may not take */
+    qsort(s->contacts, (size_t)s->contact_count, sizeof *s->contacts, by_value);
   long pairs = 0;
   for (int i = 0; i < s->contact_count; i++)
     pairs += i == 0 || s->contacts[i] != s->contacts[i - 1];
