@@ -136,6 +136,30 @@ Test(loops, random_grids_agree_with_the_trace) {
   cr_assert_gt(loops, 20000, "the random grids have loops to count");
 }
 
+/* A map with no room and no junction touching anything: no pair to sort
+ * (the list is never allocated; sorting it anyway was undefined, and
+ * UBSan stopped the golden catalogue on such a level), one ring of
+ * corridor, one loop. */
+Test(loops, a_ring_with_no_contact_is_one_loop) {
+  dg_request request;
+  dg_request_init(&request, dg_algorithm_find("classic"));
+  dg_level *level = NULL;
+  cr_assert_eq(dg_level_new(&request, &level), 0);
+  cr_assert_eq(dg_grid_init(&level->grid, 6, 5), 0);
+  level->has_grid = true;
+  for (int y = 1; y <= 3; y++)
+    for (int x = 1; x <= 4; x++)
+      if (y != 2 || x == 1 || x == 4)
+        level->grid.tiles[y * 6 + x] = DG_TILE_CORRIDOR;
+  dg_metrics grid_part = {0};
+  int cycles = -1;
+  cr_assert_eq(dg_grid_loops(level, &cycles, &grid_part), 0);
+  cr_assert_eq(cycles, 1);
+  cr_assert_eq(grid_part.components, 1);
+  cr_assert_eq(agree(level, "ring", 0), 1);
+  dg_level_free(level);
+}
+
 /* A room index past the level's rooms is refused, not counted. */
 Test(loops, room_past_the_rooms_is_an_error) {
   uint64_t state = 7;
