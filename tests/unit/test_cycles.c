@@ -367,3 +367,76 @@ Test(cycles, shipped_tables_unchanged) {
     authored_roomset_free(set);
   }
 }
+
+/* The occupancy index's listing (authored_occ_collect, which the chain
+ * search tests every room against) equals a plain scan of the boxes: every
+ * box that overlaps the region, once, none other. The boxes straddle
+ * bucket edges, sit at negative coordinates and overlap each other. */
+Test(cycles, occupancy_collect_lists_each_overlapping_box_once) {
+  authored_occ_index index;
+  cr_assert_eq(authored_occ_init(&index), 0);
+  dg_rng rng;
+  dg_rng_seed(&rng, 11, 3);
+  enum { BOXES = 400, REGIONS = 2000 };
+  authored_box boxes[BOXES];
+  for (int b = 0; b < BOXES; b++) {
+    int x = dg_rng_range(&rng, -70, 70), y = dg_rng_range(&rng, -20, 20),
+        z = dg_rng_range(&rng, -70, 70);
+    boxes[b] = (authored_box){x,
+                              y,
+                              z,
+                              x + dg_rng_range(&rng, 1, 40),
+                              y + dg_rng_range(&rng, 1, 12),
+                              z + dg_rng_range(&rng, 1, 40)};
+    cr_assert_eq(authored_occ_add(&index, &boxes[b], b), 0);
+  }
+  authored_box_vec listed = {0};
+  int seen[BOXES];
+  for (int r = 0; r < REGIONS; r++) {
+    int x = dg_rng_range(&rng, -90, 90), y = dg_rng_range(&rng, -25, 25),
+        z = dg_rng_range(&rng, -90, 90);
+    authored_box region = {x,
+                           y,
+                           z,
+                           x + dg_rng_range(&rng, 1, 64),
+                           y + dg_rng_range(&rng, 1, 22),
+                           z + dg_rng_range(&rng, 1, 64)};
+    listed.count = 0;
+    cr_assert_eq(authored_occ_collect(&index, &region, &listed), 0);
+    memset(seen, 0, sizeof seen);
+    for (int k = 0; k < listed.count; k++) {
+      int found = -1;
+      for (int b = 0; b < BOXES && found < 0; b++)
+        if (memcmp(&boxes[b], &listed.items[k], sizeof boxes[b]) == 0 && !seen[b])
+          found = b;
+      cr_assert_geq(found, 0, "region %d: listed a box twice or one never added", r);
+      seen[found] = 1;
+      cr_assert(authored_box_overlap(&boxes[found], &region), "region %d: box %d is not in it", r,
+                found);
+    }
+    for (int b = 0; b < BOXES; b++)
+      cr_assert(seen[b] || !authored_box_overlap(&boxes[b], &region),
+                "region %d: box %d overlaps it but was not listed", r, b);
+  }
+  dg_vec_free(&listed);
+  authored_occ_close(&index);
+}
+
+/* Each facing's reach holds every move that opens onto it: the chain
+ * search looks for obstacles only there. */
+Test(cycles, reach_holds_every_move_of_its_facing) {
+  static const char *const sets[] = {"bench.json", "crypt.json", "sewer.json"};
+  for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s%s", CONFIG_DIR, sets[s]);
+    authored_roomset *set = load_set(path);
+    for (int m = 0; m < set->move_count; m++) {
+      const authored_move *move = &set->moves[m];
+      const authored_box *r = &set->reach[move->open_facing], *b = &move->bounds;
+      cr_assert(b->x0 >= r->x0 && b->y0 >= r->y0 && b->z0 >= r->z0 && b->x1 <= r->x1 &&
+                    b->y1 <= r->y1 && b->z1 <= r->z1,
+                "%s: move %d lies outside its facing's reach", sets[s], m);
+    }
+    authored_roomset_free(set);
+  }
+}

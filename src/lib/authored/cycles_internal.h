@@ -67,6 +67,8 @@ typedef struct authored_chain_search {
   DG_VEC(authored_node) nodes; /* the current search's nodes */
   dg_heap open;                /* node indices by f = g + w h */
   dg_hash seen;                /* packed state << 8 | chain depth -> best g */
+  authored_box_vec near;       /* the placed boxes near the doorway being expanded */
+  DG_VEC(int32_t) near_sides;  /* the same in its frame, one array per side */
 } authored_chain_search;
 
 enum { AUTHORED_SEEN_FIRST = 1 << 15 }; /* keys the visited table holds before it grows */

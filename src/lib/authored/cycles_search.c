@@ -9,6 +9,7 @@
  * lost ("Measuring instead of guessing"). The open list, the node pool and
  * the visited table are reused from one search to the next. */
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "core/fp.h"
@@ -34,39 +35,144 @@ static authored_box shifted(const authored_box *b, int x, int y, int z) {
   return (authored_box){b->x0 + x, b->y0 + y, b->z0 + z, b->x1 + x, b->y1 + y, b->z1 + z};
 }
 
-/* True when move `m` placed at node `at`'s doorway is clear of the dungeon
- * and of the rooms the chain up to `at` has placed. */
-static bool chain_fits(authored_state *state, const authored_chain_search *chain, int at,
-                       const authored_move *m) {
-  const authored_node *nodes = chain->nodes.items;
-  const authored_node *n = &nodes[at];
-  int limit = dg_param_int(state->params, AUTHORED_P_VERTICAL_LIMIT);
-  if (m->bounds.y0 + n->y < -limit || m->bounds.y1 + n->y > limit)
+enum {
+  CHAIN_ROOMS_MAX = 32, /* chain_max's upper bound (authored.c) */
+  NEAR_LANES = 8        /* near boxes tested at once (see near_overlaps) */
+};
+
+/* A room the chain placed on the way to the node being expanded, in the
+ * frame of that node's doorway. */
+typedef struct chain_room {
+  authored_box bounds;
+  int box_first, box_count; /* its boxes, in expansion.room_boxes */
+} chain_room;
+
+/* The placed boxes near a doorway, in its frame, as one array per side so
+ * that NEAR_LANES of them are tested in one go; the count is padded to a
+ * multiple of NEAR_LANES with boxes that overlap nothing (x0 = INT_MAX). */
+typedef struct near_boxes {
+  const int32_t *x0, *y0, *z0, *x1, *y1, *z1;
+  int count;
+} near_boxes;
+
+/* What every room tried at one expansion is checked against, gathered
+ * once, in the frame of the node's doorway (so the moves' own boxes, which
+ * are relative to the doorway they open onto, need no shifting): the rooms
+ * of the chain so far, and the placed boxes that reach into the space any
+ * move of the doorway's facing could fill (the room set's reach). A room
+ * tried there lies inside that space, so nothing else can touch it. */
+typedef struct expansion {
+  int y_low, y_high; /* the vertical limit, relative */
+  chain_room rooms[CHAIN_ROOMS_MAX];
+  int room_count;
+  authored_box rooms_bounds; /* union of the rooms' bounds; empty when none */
+  authored_box room_boxes[CHAIN_ROOMS_MAX * AUTHORED_BOXES_MAX];
+  near_boxes near;
+} expansion;
+
+/* True when `w` overlaps one of the near boxes. Branch-free within a
+ * group of NEAR_LANES, which compilers turn into vector compares. */
+static bool near_overlaps(const near_boxes *near, const authored_box *w) {
+  for (int k0 = 0; k0 < near->count; k0 += NEAR_LANES) {
+    int hit = 0;
+    for (int k = k0; k < k0 + NEAR_LANES; k++)
+      hit |= (near->x0[k] < w->x1) & (w->x0 < near->x1[k]) & (near->y0[k] < w->y1) &
+             (w->y0 < near->y1[k]) & (near->z0[k] < w->z1) & (w->z0 < near->z1[k]);
+    if (hit)
+      return true;
+  }
+  return false;
+}
+
+/* True when move `m` placed at the expansion's doorway is clear of the
+ * dungeon and of the rooms the chain has placed. The chain's rooms are
+ * checked first, and state->fit_checks counts the moves that pass them. */
+static bool chain_fits(authored_state *state, const expansion *ex, const authored_move *m) {
+  if (m->bounds.y0 < ex->y_low || m->bounds.y1 > ex->y_high)
     return false;
-  authored_box bounds = shifted(&m->bounds, n->x, n->y, n->z);
-  for (int up = at; nodes[up].parent >= 0; up = nodes[up].parent) {
-    const authored_node *placed = &nodes[up];
-    const authored_node *base = &nodes[placed->parent];
-    const authored_move *pm = &state->set->moves[placed->move];
-    authored_box pb = shifted(&pm->bounds, base->x, base->y, base->z);
-    if (!authored_box_overlap(&pb, &bounds))
-      continue;
-    for (int i = 0; i < m->box_count; i++) {
-      authored_box w = shifted(&state->set->boxes[m->box_first + i], n->x, n->y, n->z);
-      for (int j = 0; j < pm->box_count; j++) {
-        authored_box v = shifted(&state->set->boxes[pm->box_first + j], base->x, base->y, base->z);
-        if (authored_box_overlap(&w, &v))
-          return false;
-      }
+  const authored_box *boxes = &state->set->boxes[m->box_first];
+  if (authored_box_overlap(&ex->rooms_bounds, &m->bounds))
+    for (int r = 0; r < ex->room_count; r++) {
+      const chain_room *placed = &ex->rooms[r];
+      if (!authored_box_overlap(&placed->bounds, &m->bounds))
+        continue;
+      for (int i = 0; i < m->box_count; i++)
+        for (int j = 0; j < placed->box_count; j++)
+          if (authored_box_overlap(&boxes[i], &ex->room_boxes[placed->box_first + j]))
+            return false;
     }
-  }
   state->fit_checks++;
-  for (int i = 0; i < m->box_count; i++) {
-    authored_box w = shifted(&state->set->boxes[m->box_first + i], n->x, n->y, n->z);
-    if (!authored_occ_is_free(&state->occupancy, &w))
+  for (int i = 0; i < m->box_count; i++)
+    if (near_overlaps(&ex->near, &boxes[i]))
       return false;
-  }
   return true;
+}
+
+static authored_box box_union(const authored_box *a, const authored_box *b) {
+  return (authored_box){a->x0 < b->x0 ? a->x0 : b->x0, a->y0 < b->y0 ? a->y0 : b->y0,
+                        a->z0 < b->z0 ? a->z0 : b->z0, a->x1 > b->x1 ? a->x1 : b->x1,
+                        a->y1 > b->y1 ? a->y1 : b->y1, a->z1 > b->z1 ? a->z1 : b->z1};
+}
+
+/* The chain's rooms above node `at` (n) that reach into `reach`, in n's
+ * frame. The rest cannot touch a room tried at n. */
+static void gather_rooms(const authored_state *state, const authored_chain_search *chain, int at,
+                         const authored_node *n, const authored_box *reach, expansion *ex) {
+  const authored_roomset *set = state->set;
+  const authored_node *nodes = chain->nodes.items;
+  int box_count = 0;
+  ex->room_count = 0;
+  ex->rooms_bounds = (authored_box){0, 0, 0, 0, 0, 0};
+  for (int up = at; nodes[up].parent >= 0; up = nodes[up].parent) {
+    const authored_node *base = &nodes[nodes[up].parent];
+    const authored_move *pm = &set->moves[nodes[up].move];
+    int dx = base->x - n->x, dy = base->y - n->y, dz = base->z - n->z;
+    authored_box bounds = shifted(&pm->bounds, dx, dy, dz);
+    if (!authored_box_overlap(&bounds, reach))
+      continue;
+    /* A node's depth counts its rooms, and depth never passes chain_max. */
+    assert(ex->room_count < CHAIN_ROOMS_MAX);
+    ex->rooms[ex->room_count] = (chain_room){bounds, box_count, pm->box_count};
+    ex->rooms_bounds = ex->room_count++ == 0 ? bounds : box_union(&ex->rooms_bounds, &bounds);
+    for (int j = 0; j < pm->box_count; j++)
+      ex->room_boxes[box_count++] = shifted(&set->boxes[pm->box_first + j], dx, dy, dz);
+  }
+}
+
+/* The placed boxes within `reach` of node n, into chain->near (the list)
+ * and chain->near_sides (ex->near's arrays). 0 or DG_ENOMEM. */
+static int gather_near(authored_state *state, authored_chain_search *chain, const authored_node *n,
+                       const authored_box *reach, expansion *ex) {
+  chain->near.count = 0;
+  authored_box world = shifted(reach, n->x, n->y, n->z);
+  if (authored_occ_collect(&state->occupancy, &world, &chain->near) != 0)
+    return DG_ENOMEM;
+  int count = chain->near.count, padded = (count + NEAR_LANES - 1) / NEAR_LANES * NEAR_LANES;
+  if (dg_vec_reserve(&chain->near_sides, 6 * padded) != 0)
+    return DG_ENOMEM;
+  int32_t *side = chain->near_sides.items;
+  int32_t *x0 = side, *y0 = x0 + padded, *z0 = y0 + padded;
+  int32_t *x1 = z0 + padded, *y1 = x1 + padded, *z1 = y1 + padded;
+  for (int k = 0; k < count; k++) {
+    const authored_box *b = &chain->near.items[k];
+    x0[k] = b->x0 - n->x, y0[k] = b->y0 - n->y, z0[k] = b->z0 - n->z;
+    x1[k] = b->x1 - n->x, y1[k] = b->y1 - n->y, z1[k] = b->z1 - n->z;
+  }
+  for (int k = count; k < padded; k++)
+    x0[k] = INT32_MAX, y0[k] = z0[k] = x1[k] = y1[k] = z1[k] = 0;
+  ex->near = (near_boxes){x0, y0, z0, x1, y1, z1, padded};
+  return 0;
+}
+
+/* Gathers the expansion of node `at` (a copy, n). 0 or DG_ENOMEM. */
+static int gather_expansion(authored_state *state, authored_chain_search *chain, int at,
+                            const authored_node *n, expansion *ex) {
+  int limit = dg_param_int(state->params, AUTHORED_P_VERTICAL_LIMIT);
+  ex->y_low = -limit - n->y;
+  ex->y_high = limit - n->y;
+  const authored_box *reach = &state->set->reach[n->facing];
+  gather_rooms(state, chain, at, n, reach, ex);
+  return gather_near(state, chain, n, reach, ex);
 }
 
 static int push_node(authored_chain_search *chain, authored_node n, uint64_t priority) {
@@ -162,6 +268,10 @@ static int expand_node(authored_state *state, authored_chain_search *chain,
   const authored_roomset *set = state->set;
   /* A copy: pushing children may move the node pool. */
   authored_node n = chain->nodes.items[at];
+  expansion ex;
+  int rc = gather_expansion(state, chain, (int)at, &n, &ex);
+  if (rc != 0)
+    return rc;
   bool grouping = settings->grouping;
   int count = grouping ? set->by_facing_count[n.facing] : set->moves_by_facing_count[n.facing];
   for (int i = 0; i < count; i++) {
@@ -176,10 +286,9 @@ static int expand_node(authored_state *state, authored_chain_search *chain,
     /* Collision first: in the tight pockets between branches most rooms
      * do not fit, and the check is cheaper than the children's table
      * lookups (each a likely cache miss). */
-    if (!chain_fits(state, chain, (int)at, move))
+    if (!chain_fits(state, &ex, move))
       continue;
-    int rc = push_exits(state, chain, settings, at, &n, m, group);
-    if (rc != 0)
+    if ((rc = push_exits(state, chain, settings, at, &n, m, group)) != 0)
       return rc;
   }
   return 0;
@@ -293,4 +402,6 @@ void authored_chain_close(authored_chain_search *chain) {
   dg_vec_free(&chain->nodes);
   dg_heap_close(&chain->open);
   dg_hash_close(&chain->seen);
+  dg_vec_free(&chain->near);
+  dg_vec_free(&chain->near_sides);
 }

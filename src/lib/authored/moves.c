@@ -260,7 +260,17 @@ static int index_by_facing(authored_roomset *set) {
     if ((set->moves_by_facing[f] = calloc((size_t)set->move_count + 1, sizeof(int))) == NULL)
       return DG_ENOMEM;
   for (int m = 0; m < set->move_count; m++) {
-    int f = set->moves[m].open_facing;
+    const authored_move *move = &set->moves[m];
+    int f = move->open_facing;
+    authored_box *r = &set->reach[f];
+    if (set->moves_by_facing_count[f] == 0)
+      *r = move->bounds;
+    *r = (authored_box){r->x0 < move->bounds.x0 ? r->x0 : move->bounds.x0,
+                        r->y0 < move->bounds.y0 ? r->y0 : move->bounds.y0,
+                        r->z0 < move->bounds.z0 ? r->z0 : move->bounds.z0,
+                        r->x1 > move->bounds.x1 ? r->x1 : move->bounds.x1,
+                        r->y1 > move->bounds.y1 ? r->y1 : move->bounds.y1,
+                        r->z1 > move->bounds.z1 ? r->z1 : move->bounds.z1};
     set->moves_by_facing[f][set->moves_by_facing_count[f]++] = m;
   }
   return 0;

@@ -72,3 +72,34 @@ bool authored_occ_is_free_except(const authored_occ_index *index, const authored
       }
   return true;
 }
+
+static int max_int(int a, int b) {
+  return a > b ? a : b;
+}
+
+int authored_occ_collect(const authored_occ_index *index, const authored_box *region,
+                         authored_box_vec *out) {
+  int bx0 = bucket_of(region->x0), bx1 = bucket_of(region->x1 - 1);
+  int by0 = bucket_of(region->y0), by1 = bucket_of(region->y1 - 1);
+  int bz0 = bucket_of(region->z0), bz1 = bucket_of(region->z1 - 1);
+  const authored_occ_entry *entries = index->entries.items;
+  for (int bx = bx0; bx <= bx1; bx++)
+    for (int by = by0; by <= by1; by++)
+      for (int bz = bz0; bz <= bz1; bz++) {
+        const int32_t *head = dg_hash_get(&index->buckets, pack(bx, by, bz));
+        if (head == NULL)
+          continue;
+        for (int e = *head; e >= 0; e = entries[e].next) {
+          const authored_box *b = &index->boxes.items[entries[e].box];
+          /* A box in several buckets is listed from one: the bucket of
+           * the low corner of its overlap with the region. */
+          if (!authored_box_overlap(b, region) || bucket_of(max_int(b->x0, region->x0)) != bx ||
+              bucket_of(max_int(b->y0, region->y0)) != by ||
+              bucket_of(max_int(b->z0, region->z0)) != bz)
+            continue;
+          if (dg_vec_push(out, *b) != 0)
+            return DG_ENOMEM;
+        }
+      }
+  return 0;
+}

@@ -46,6 +46,16 @@ bool authored_occ_is_free(const authored_occ_index *index, const authored_box *b
 bool authored_occ_is_free_except(const authored_occ_index *index, const authored_box *box,
                                  int owner);
 
+/* A list of boxes. */
+typedef DG_VEC(authored_box) authored_box_vec;
+
+/* Appends to `out` every box of the index that overlaps `region`, each
+ * once, in no set order: the chain search lists what lies near a doorway
+ * once and tests each room it tries against that short list. 0 or
+ * DG_ENOMEM. */
+int authored_occ_collect(const authored_occ_index *index, const authored_box *region,
+                         authored_box_vec *out);
+
 /* True when no box in the index holds the block (x, y, z). */
 static inline bool authored_occ_block_free(const authored_occ_index *index, int x, int y, int z) {
   authored_box block = {x, y, z, x + 1, y + 1, z + 1};

@@ -116,6 +116,7 @@ typedef struct authored_roomset {
   int by_facing_count[4];
   int *moves_by_facing[4]; /* move indices per open facing (grouping off), owned */
   int moves_by_facing_count[4];
+  authored_box reach[4];           /* per open facing: union of its moves' bounds, relative */
   authored_pdb pdb;                /* the pattern database of the cycle search */
   char sha256[DG_SHA256_HEX_SIZE]; /* digest of the set's canonical JSON (sorted keys, compact) */
 } authored_roomset;
