@@ -43,7 +43,8 @@ static int search_prepare(authored_state *state) {
   if ((state->search = calloc(1, sizeof *state->search)) == NULL)
     return DG_ENOMEM;
   authored_chain_search *chain = &state->search->chain;
-  if (dg_hash_init(&chain->seen, AUTHORED_SEEN_FIRST) != 0 || dg_heap_init(&chain->open, 1024) != 0)
+  if (dg_hash_init(&chain->seen, AUTHORED_SEEN_FIRST) != 0 ||
+      dg_heap_init(&chain->open, 1024) != 0 || dg_hash_init(&chain->doorways, 1024) != 0)
     return DG_ENOMEM;
   return 0;
 }

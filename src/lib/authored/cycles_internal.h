@@ -63,12 +63,32 @@ typedef struct authored_node {
   int depth;           /* rooms in the chain so far */
 } authored_node;
 
+/* A room the search may place at a doorway: a group (its first member's
+ * geometry) or, with grouping off, a single move. */
+typedef struct authored_search_move {
+  int move;  /* move index */
+  int group; /* group index, or -1 when grouping is off */
+} authored_search_move;
+
 typedef struct authored_chain_search {
   DG_VEC(authored_node) nodes; /* the current search's nodes */
   dg_heap open;                /* node indices by f = g + w h */
   dg_hash seen;                /* packed state << 8 | chain depth -> best g */
   authored_box_vec near;       /* the placed boxes near the doorway being expanded */
   DG_VEC(int32_t) near_sides;  /* the same in its frame, one array per side */
+  /* By open facing, the rooms worth trying there under this generation's
+   * parameters (shims allowed or not, grouping on or off; dead ends never),
+   * listed at the first search. */
+  DG_VEC(authored_search_move) tries[4];
+  bool tries_listed;
+  int answer_words; /* 64-bit words for one bit per try of any facing */
+  /* What the occupancy said of each try at each doorway state expanded
+   * since the occupancy last changed: the search comes back to the same
+   * doorway (another chain length, another search between the same
+   * commits) about half the time. */
+  dg_hash doorways;         /* packed doorway state -> its answers' offset */
+  DG_VEC(uint64_t) answers; /* per doorway: answer_words asked, then answer_words clear */
+  int answers_boxes;        /* occupancy boxes when the answers were given */
 } authored_chain_search;
 
 enum { AUTHORED_SEEN_FIRST = 1 << 15 }; /* keys the visited table holds before it grows */

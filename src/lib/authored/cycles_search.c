@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/fp.h"
 #include "cycles_internal.h"
@@ -68,6 +69,9 @@ typedef struct expansion {
   authored_box rooms_bounds; /* union of the rooms' bounds; empty when none */
   authored_box room_boxes[CHAIN_ROOMS_MAX * AUTHORED_BOXES_MAX];
   near_boxes near;
+  bool near_gathered; /* near is gathered on the first try the answers lack */
+  uint64_t *asked;    /* by try: the occupancy was asked (NULL: nothing kept) */
+  uint64_t *clear;    /* by try: and the room was clear of it */
 } expansion;
 
 /* True when `w` overlaps one of the near boxes. Branch-free within a
@@ -84,10 +88,10 @@ static bool near_overlaps(const near_boxes *near, const authored_box *w) {
   return false;
 }
 
-/* True when move `m` placed at the expansion's doorway is clear of the
- * dungeon and of the rooms the chain has placed. The chain's rooms are
- * checked first, and state->fit_checks counts the moves that pass them. */
-static bool chain_fits(authored_state *state, const expansion *ex, const authored_move *m) {
+/* True when the rooms the chain has placed leave room for move `m` at the
+ * expansion's doorway, within the vertical limit. */
+static bool fits_the_chain(const authored_state *state, const expansion *ex,
+                           const authored_move *m) {
   if (m->bounds.y0 < ex->y_low || m->bounds.y1 > ex->y_high)
     return false;
   const authored_box *boxes = &state->set->boxes[m->box_first];
@@ -101,11 +105,39 @@ static bool chain_fits(authored_state *state, const expansion *ex, const authore
           if (authored_box_overlap(&boxes[i], &ex->room_boxes[placed->box_first + j]))
             return false;
     }
-  state->fit_checks++;
-  for (int i = 0; i < m->box_count; i++)
-    if (near_overlaps(&ex->near, &boxes[i]))
-      return false;
   return true;
+}
+
+static int gather_near(authored_state *state, authored_chain_search *chain, const authored_node *n,
+                       expansion *ex);
+
+/* Whether try `t` (move m) placed at the expansion's doorway (node n) is
+ * clear of the dungeon and of the rooms the chain has placed: 1 or 0, or
+ * DG_ENOMEM. The chain's rooms are checked first, and state->fit_checks
+ * counts the tries that pass them. */
+static int chain_fits(authored_state *state, authored_chain_search *chain, const authored_node *n,
+                      expansion *ex, int t, const authored_move *m) {
+  if (!fits_the_chain(state, ex, m))
+    return 0;
+  state->fit_checks++;
+  uint64_t bit = (uint64_t)1 << (t & 63);
+  int word = t >> 6;
+  if (ex->asked != NULL && (ex->asked[word] & bit))
+    return (ex->clear[word] & bit) != 0;
+  if (!ex->near_gathered) {
+    int rc = gather_near(state, chain, n, ex);
+    if (rc != 0)
+      return rc;
+  }
+  const authored_box *boxes = &state->set->boxes[m->box_first];
+  bool clear = true;
+  for (int i = 0; i < m->box_count && clear; i++)
+    clear = !near_overlaps(&ex->near, &boxes[i]);
+  if (ex->asked != NULL) {
+    ex->asked[word] |= bit;
+    ex->clear[word] |= clear ? bit : 0;
+  }
+  return clear;
 }
 
 static authored_box box_union(const authored_box *a, const authored_box *b) {
@@ -139,12 +171,13 @@ static void gather_rooms(const authored_state *state, const authored_chain_searc
   }
 }
 
-/* The placed boxes within `reach` of node n, into chain->near (the list)
- * and chain->near_sides (ex->near's arrays). 0 or DG_ENOMEM. */
+/* The placed boxes within the room set's reach of node n, into
+ * chain->near (the list) and chain->near_sides (ex->near's arrays). 0 or
+ * DG_ENOMEM. */
 static int gather_near(authored_state *state, authored_chain_search *chain, const authored_node *n,
-                       const authored_box *reach, expansion *ex) {
+                       expansion *ex) {
   chain->near.count = 0;
-  authored_box world = shifted(reach, n->x, n->y, n->z);
+  authored_box world = shifted(&state->set->reach[n->facing], n->x, n->y, n->z);
   if (authored_occ_collect(&state->occupancy, &world, &chain->near) != 0)
     return DG_ENOMEM;
   int count = chain->near.count, padded = (count + NEAR_LANES - 1) / NEAR_LANES * NEAR_LANES;
@@ -161,18 +194,59 @@ static int gather_near(authored_state *state, authored_chain_search *chain, cons
   for (int k = count; k < padded; k++)
     x0[k] = INT32_MAX, y0[k] = z0[k] = x1[k] = y1[k] = z1[k] = 0;
   ex->near = (near_boxes){x0, y0, z0, x1, y1, z1, padded};
+  ex->near_gathered = true;
   return 0;
 }
 
-/* Gathers the expansion of node `at` (a copy, n). 0 or DG_ENOMEM. */
+enum { DOORWAY_BIAS = 1 << 19 }; /* doorway coordinates the answers keep: [-2^19, 2^19) */
+
+/* Points ex->asked and ex->clear at the answers kept for node n's doorway
+ * (new ones when there are none; NULL when the doorway lies too far out
+ * to be packed), after dropping them all if the occupancy changed. 0 or
+ * DG_ENOMEM. */
+static int find_answers(const authored_state *state, authored_chain_search *chain,
+                        const authored_node *n, expansion *ex) {
+  ex->asked = ex->clear = NULL;
+  if (chain->answers_boxes != state->occupancy.boxes.count) {
+    dg_hash_clear(&chain->doorways);
+    chain->answers.count = 0;
+    chain->answers_boxes = state->occupancy.boxes.count;
+  }
+  int c[3] = {n->x, n->y, n->z};
+  uint64_t key = (uint64_t)n->facing;
+  for (int axis = 0; axis < 3; axis++) {
+    if (c[axis] < -DOORWAY_BIAS || c[axis] >= DOORWAY_BIAS)
+      return 0;
+    key = key << 20 | (uint64_t)(c[axis] + DOORWAY_BIAS);
+  }
+  int32_t *offset;
+  int added = dg_hash_put(&chain->doorways, key, chain->answers.count, &offset);
+  if (added < 0)
+    return DG_ENOMEM;
+  int words = chain->answer_words;
+  if (added == 1) {
+    if (dg_vec_reserve(&chain->answers, chain->answers.count + 2 * words) != 0)
+      return DG_ENOMEM;
+    memset(&chain->answers.items[chain->answers.count], 0,
+           2 * (size_t)words * sizeof *chain->answers.items);
+    chain->answers.count += 2 * words;
+  }
+  ex->asked = &chain->answers.items[*offset];
+  ex->clear = ex->asked + words;
+  return 0;
+}
+
+/* Gathers the expansion of node `at` (a copy, n); the near boxes wait for
+ * a try the kept answers lack. 0 or DG_ENOMEM. */
 static int gather_expansion(authored_state *state, authored_chain_search *chain, int at,
                             const authored_node *n, expansion *ex) {
   int limit = dg_param_int(state->params, AUTHORED_P_VERTICAL_LIMIT);
   ex->y_low = -limit - n->y;
   ex->y_high = limit - n->y;
-  const authored_box *reach = &state->set->reach[n->facing];
-  gather_rooms(state, chain, at, n, reach, ex);
-  return gather_near(state, chain, n, reach, ex);
+  ex->near_gathered = false;
+  ex->near = (near_boxes){0};
+  gather_rooms(state, chain, at, n, &state->set->reach[n->facing], ex);
+  return find_answers(state, chain, n, ex);
 }
 
 static int push_node(authored_chain_search *chain, authored_node n, uint64_t priority) {
@@ -272,25 +346,45 @@ static int expand_node(authored_state *state, authored_chain_search *chain,
   int rc = gather_expansion(state, chain, (int)at, &n, &ex);
   if (rc != 0)
     return rc;
-  bool grouping = settings->grouping;
-  int count = grouping ? set->by_facing_count[n.facing] : set->moves_by_facing_count[n.facing];
+  const authored_search_move *tries = chain->tries[n.facing].items;
+  int count = chain->tries[n.facing].count;
   for (int i = 0; i < count; i++) {
-    int group = grouping ? set->by_facing[n.facing][i] : -1;
-    int m = grouping ? set->members[set->groups[group].member_first]
-                     : set->moves_by_facing[n.facing][i];
-    if (!settings->shims && (set->rooms[set->moves[m].room].tag_bits & AUTHORED_TAG_SHIM))
-      continue;
-    const authored_move *move = &set->moves[m];
-    if (move->exit_count == 0)
-      continue; /* a dead end cannot carry a chain on */
     /* Collision first: in the tight pockets between branches most rooms
      * do not fit, and the check is cheaper than the children's table
      * lookups (each a likely cache miss). */
-    if (!chain_fits(state, &ex, move))
+    if ((rc = chain_fits(state, chain, &n, &ex, i, &set->moves[tries[i].move])) <= 0) {
+      if (rc < 0)
+        return rc;
       continue;
-    if ((rc = push_exits(state, chain, settings, at, &n, m, group)) != 0)
+    }
+    if ((rc = push_exits(state, chain, settings, at, &n, tries[i].move, tries[i].group)) != 0)
       return rc;
   }
+  return 0;
+}
+
+/* Lists chain->tries for the generation's parameters, in the order the
+ * room set gives them. 0 or DG_ENOMEM. */
+static int list_tries(const authored_roomset *set, const search_settings *settings,
+                      authored_chain_search *chain) {
+  bool grouping = settings->grouping;
+  for (int f = 0; f < 4; f++) {
+    chain->tries[f].count = 0;
+    int count = grouping ? set->by_facing_count[f] : set->moves_by_facing_count[f];
+    for (int i = 0; i < count; i++) {
+      int group = grouping ? set->by_facing[f][i] : -1;
+      int m = grouping ? set->members[set->groups[group].member_first] : set->moves_by_facing[f][i];
+      if (!settings->shims && (set->rooms[set->moves[m].room].tag_bits & AUTHORED_TAG_SHIM))
+        continue;
+      if (set->moves[m].exit_count == 0)
+        continue; /* a dead end cannot carry a chain on */
+      if (dg_vec_push(&chain->tries[f], (authored_search_move){m, group}) != 0)
+        return DG_ENOMEM;
+    }
+    int words = (chain->tries[f].count + 63) / 64;
+    chain->answer_words = words > chain->answer_words ? words : chain->answer_words;
+  }
+  chain->tries_listed = true;
   return 0;
 }
 
@@ -322,6 +416,9 @@ int authored_run_search(authored_state *state, authored_chain_search *chain, int
       .shims = dg_param_bool(state->params, AUTHORED_P_SHIMS),
       .grouping = dg_param_bool(state->params, AUTHORED_P_GROUPING),
   };
+  int rc = chain->tries_listed ? 0 : list_tries(set, &settings, chain);
+  if (rc != 0)
+    return rc;
   chain->nodes.count = 0;
   dg_heap_clear(&chain->open);
   dg_hash_clear(&chain->seen);
@@ -332,9 +429,9 @@ int authored_run_search(authored_state *state, authored_chain_search *chain, int
     *result = AUTHORED_FAIL_TABLE;
     return 0;
   }
-  int rc = push_node(
-      chain, (authored_node){start->x, start->y, start->z, start->facing, -1, -1, -1, -1, 0, 0},
-      (uint64_t)(settings.weight * h0 * 16.0));
+  rc = push_node(chain,
+                 (authored_node){start->x, start->y, start->z, start->facing, -1, -1, -1, -1, 0, 0},
+                 (uint64_t)(settings.weight * h0 * 16.0));
   if (rc != 0)
     return rc;
   stall_watch watch = {.best_h = h0, .stall = 0};
@@ -404,4 +501,8 @@ void authored_chain_close(authored_chain_search *chain) {
   dg_hash_close(&chain->seen);
   dg_vec_free(&chain->near);
   dg_vec_free(&chain->near_sides);
+  for (int f = 0; f < 4; f++)
+    dg_vec_free(&chain->tries[f]);
+  dg_hash_close(&chain->doorways);
+  dg_vec_free(&chain->answers);
 }
