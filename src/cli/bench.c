@@ -179,8 +179,7 @@ static int time_levels(const dg_context *context, dg_request *request, dg_reques
         bool dump = ((chunk_start + i + 1) & 7) == 1;
         if (placed_pass) {
           rc = time_one(context, request, first + (uint64_t)i, dump, phases, phase_count,
-                        &generation_ns, unplaced != NULL ? &cpu_ns : NULL, &json_ns, &bytes,
-                        err);
+                        &generation_ns, unplaced != NULL ? &cpu_ns : NULL, &json_ns, &bytes, err);
           levels++;
           dumped += dump;
           cli_progress_step(position->progress, "timed run", position->run, position->runs,
