@@ -172,8 +172,11 @@ static void lane_hand(job_lane *lane, job *j) {
   else
     lane->handed = j;
   lane->handed_tail = j;
-  pthread_cond_signal(&lane->ready);
   pthread_mutex_unlock(&lane->lock);
+  /* After the unlock: a thread woken under the lock would find it held
+   * and sleep on it again at once (two more system calls a job). A
+   * waiter rechecks `handed` under the lock, so no wake-up is lost. */
+  pthread_cond_signal(&lane->ready);
 }
 
 static void stop_lane_threads(job_lane *lane) {
@@ -460,6 +463,16 @@ static int identified_json(job *j, const dg_level *level) {
   return 0;
 }
 
+/* The calling thread's kernel id, asked once per thread: gettid is a
+ * system call, and on a paravirtualised host each costs about a
+ * microsecond and leaves the caches colder, once per job otherwise. */
+static pid_t own_thread_id(void) {
+  static _Thread_local pid_t id;
+  if (id == 0)
+    id = (pid_t)syscall(SYS_gettid);
+  return id;
+}
+
 /* Worker thread: generate, then serialise (and compress, negotiate.c), so
  * the loop thread only copies bytes to the socket. */
 static void work(uv_work_t *req) {
@@ -468,7 +481,7 @@ static void work(uv_work_t *req) {
   /* Scheduling policy is per thread on Linux. A promotion on the loop thread
    * may come before, during or after the lowering: whichever of the two sees
    * the other's store raises the priority back. */
-  atomic_store(&j->thread, (pid_t)syscall(SYS_gettid));
+  atomic_store(&j->thread, own_thread_id());
   j->started_ns = dg_monotonic_ns();
   j->yielding.started_ns = j->started_ns;
   j->rc = dg_cancel_check(&j->cancel);
