@@ -55,8 +55,13 @@ bool authored_occ_is_free(const authored_occ_index *index, const authored_box *b
   return authored_occ_is_free_except(index, box, -2);
 }
 
-bool authored_occ_is_free_except(const authored_occ_index *index, const authored_box *box,
-                                 int owner) {
+/* Calls visit(ctx, box id, bucket) for every entry of every bucket `box`
+ * reaches into, bucket by bucket, until visit returns nonzero; returns
+ * that, or 0. Static and called with constant visitors: the compiler
+ * inlines each into its own copy of the loops. */
+static inline int visit_buckets(const authored_occ_index *index, const authored_box *box,
+                                int (*visit)(void *ctx, int box_id, const int bucket[3]),
+                                void *ctx) {
   int bx0 = bucket_of(box->x0), bx1 = bucket_of(box->x1 - 1);
   int by0 = bucket_of(box->y0), by1 = bucket_of(box->y1 - 1);
   int bz0 = bucket_of(box->z0), bz1 = bucket_of(box->z1 - 1);
@@ -67,44 +72,67 @@ bool authored_occ_is_free_except(const authored_occ_index *index, const authored
         const int32_t *head = dg_hash_get(&index->buckets, pack(bx, by, bz));
         if (head == NULL)
           continue;
-        for (int e = *head; e >= 0; e = entries[e].next)
-          if (authored_box_overlap(&index->boxes.items[entries[e].box], box) &&
-              index->owner.items[entries[e].box] != owner)
-            return false;
+        const int bucket[3] = {bx, by, bz};
+        for (int e = *head; e >= 0; e = entries[e].next) {
+          int rc = visit(ctx, entries[e].box, bucket);
+          if (rc != 0)
+            return rc;
+        }
       }
-  return true;
+  return 0;
+}
+
+typedef struct owned_query {
+  const authored_occ_index *index;
+  const authored_box *box;
+  int owner; /* the owner whose boxes do not count */
+} owned_query;
+
+/* 1 when box `id` overlaps the query's box and is not the owner's. */
+static int blocks(void *ctx, int id, const int bucket[3]) {
+  (void)bucket;
+  const owned_query *q = ctx;
+  return authored_box_overlap(&q->index->boxes.items[id], q->box) &&
+         q->index->owner.items[id] != q->owner;
+}
+
+bool authored_occ_is_free_except(const authored_occ_index *index, const authored_box *box,
+                                 int owner) {
+  owned_query q = {index, box, owner};
+  return visit_buckets(index, box, blocks, &q) == 0;
 }
 
 static int max_int(int a, int b) {
   return a > b ? a : b;
 }
 
+typedef struct listing {
+  const authored_occ_index *index;
+  const authored_box *region;
+  authored_box_vec *out;
+} listing;
+
+/* Lists box `id` when it overlaps the region, from one bucket only: the
+ * bucket of the low corner of its overlap with the region. 0 or
+ * DG_ENOMEM. */
+static int list_once(void *ctx, int id, const int bucket[3]) {
+  const listing *l = ctx;
+  const authored_box *b = &l->index->boxes.items[id], *region = l->region;
+  if (!authored_box_overlap(b, region) || bucket_of(max_int(b->x0, region->x0)) != bucket[0] ||
+      bucket_of(max_int(b->y0, region->y0)) != bucket[1] ||
+      bucket_of(max_int(b->z0, region->z0)) != bucket[2])
+    return 0;
+  authored_box_vec *out = l->out;
+  /* Grown here, not by dg_vec_push: a call per box was a tenth of the
+   * listing. */
+  if (out->count == out->capacity && dg_vec_reserve(out, out->count + 1) != 0)
+    return DG_ENOMEM;
+  out->items[out->count++] = *b;
+  return 0;
+}
+
 int authored_occ_collect(const authored_occ_index *index, const authored_box *region,
                          authored_box_vec *out) {
-  int bx0 = bucket_of(region->x0), bx1 = bucket_of(region->x1 - 1);
-  int by0 = bucket_of(region->y0), by1 = bucket_of(region->y1 - 1);
-  int bz0 = bucket_of(region->z0), bz1 = bucket_of(region->z1 - 1);
-  const authored_occ_entry *entries = index->entries.items;
-  for (int bx = bx0; bx <= bx1; bx++)
-    for (int by = by0; by <= by1; by++)
-      for (int bz = bz0; bz <= bz1; bz++) {
-        const int32_t *head = dg_hash_get(&index->buckets, pack(bx, by, bz));
-        if (head == NULL)
-          continue;
-        for (int e = *head; e >= 0; e = entries[e].next) {
-          const authored_box *b = &index->boxes.items[entries[e].box];
-          /* A box in several buckets is listed from one: the bucket of
-           * the low corner of its overlap with the region. */
-          if (!authored_box_overlap(b, region) || bucket_of(max_int(b->x0, region->x0)) != bx ||
-              bucket_of(max_int(b->y0, region->y0)) != by ||
-              bucket_of(max_int(b->z0, region->z0)) != bz)
-            continue;
-          /* Grown here, not by dg_vec_push: a call per box was a tenth of
-           * the listing. */
-          if (out->count == out->capacity && dg_vec_reserve(out, out->count + 1) != 0)
-            return DG_ENOMEM;
-          out->items[out->count++] = *b;
-        }
-      }
-  return 0;
+  listing l = {index, region, out};
+  return visit_buckets(index, region, list_once, &l);
 }
