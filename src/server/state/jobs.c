@@ -100,6 +100,7 @@ static void *lane_thread(void *data) {
    * of the thread that made it. */
   uint64_t slice_ns = UINT64_MAX;
   bool refused = false;
+  pid_t thread = (pid_t)syscall(SYS_gettid); /* asked once, not per job */
   pthread_mutex_lock(&lane->lock);
   for (;;) {
     uint64_t wanted = atomic_load(&lane->slice_ns);
@@ -120,6 +121,7 @@ static void *lane_thread(void *data) {
     if (lane->handed == NULL)
       lane->handed_tail = NULL;
     pthread_mutex_unlock(&lane->lock);
+    atomic_store(&j->thread, thread);
     work(&j->work);
     /* A promotion may have raised this thread (root): it goes back down
      * for the next job. Read before the job is handed back. */
@@ -463,16 +465,6 @@ static int identified_json(job *j, const dg_level *level) {
   return 0;
 }
 
-/* The calling thread's kernel id, asked once per thread: gettid is a
- * system call, and on a paravirtualised host each costs about a
- * microsecond and leaves the caches colder, once per job otherwise. */
-static pid_t own_thread_id(void) {
-  static _Thread_local pid_t id;
-  if (id == 0)
-    id = (pid_t)syscall(SYS_gettid);
-  return id;
-}
-
 /* Worker thread: generate, then serialise (and compress, negotiate.c), so
  * the loop thread only copies bytes to the socket. */
 static void work(uv_work_t *req) {
@@ -480,8 +472,11 @@ static void work(uv_work_t *req) {
   dg_level *level = NULL;
   /* Scheduling policy is per thread on Linux. A promotion on the loop thread
    * may come before, during or after the lowering: whichever of the two sees
-   * the other's store raises the priority back. */
-  atomic_store(&j->thread, own_thread_id());
+   * the other's store raises the priority back. A lane's thread stored its
+   * id before the call (lane_thread: gettid is a system call, which costs
+   * about a microsecond on a paravirtualised host); one of libuv's asks. */
+  if (atomic_load(&j->thread) == 0)
+    atomic_store(&j->thread, (pid_t)syscall(SYS_gettid));
   j->started_ns = dg_monotonic_ns();
   j->yielding.started_ns = j->started_ns;
   j->rc = dg_cancel_check(&j->cancel);
