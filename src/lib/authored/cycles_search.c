@@ -198,7 +198,10 @@ static int gather_near(authored_state *state, authored_chain_search *chain, cons
   return 0;
 }
 
-enum { DOORWAY_BIAS = 1 << 19 }; /* doorway coordinates the answers keep: [-2^19, 2^19) */
+enum {
+  DOORWAY_BIAS = 1 << 19,    /* doorway coordinates the answers keep: [-2^19, 2^19) */
+  ANSWER_WORDS_MAX = 1 << 21 /* 16 MB of answers; past that, doorways are asked afresh */
+};
 
 /* Points ex->asked and ex->clear at the answers kept for node n's doorway
  * (new ones when there are none; NULL when the doorway lies too far out
@@ -220,10 +223,17 @@ static int find_answers(const authored_state *state, authored_chain_search *chai
     key = key << 20 | (uint64_t)(c[axis] + DOORWAY_BIAS);
   }
   int32_t *offset;
+  int words = chain->answer_words;
+  if (words == 0)
+    return 0; /* no facing has a room to try */
+  /* The answers live until the next room is placed, across searches: with
+   * expansions_max in the millions they are bounded here, not by it. */
+  if (chain->answers.count + 2 * words > ANSWER_WORDS_MAX &&
+      dg_hash_get(&chain->doorways, key) == NULL)
+    return 0;
   int added = dg_hash_put(&chain->doorways, key, chain->answers.count, &offset);
   if (added < 0)
     return DG_ENOMEM;
-  int words = chain->answer_words;
   if (added == 1) {
     if (dg_vec_reserve(&chain->answers, chain->answers.count + 2 * words) != 0)
       return DG_ENOMEM;
