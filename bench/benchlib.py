@@ -103,6 +103,31 @@ def require_at_least(prog, minimum, **counts):
             fail(prog, f"--{name.replace('_', '-')} must be at least {minimum} (got {value})")
 
 
+def add_load_options(parser, rounds, rounds_help="rounds"):
+    """The options of the scripts that measure several rates in rounds
+    (compare.py, peers.py, floors.py): --rounds (default `rounds`),
+    --seconds of wrk, --bench-seconds of dungeon bench, --connections, --json.
+    check_load_options() then checks them."""
+    parser.add_argument("--rounds", type=int, default=rounds,
+                        help=f"{rounds_help} (default {rounds})")
+    parser.add_argument("--seconds", type=int, default=3,
+                        help="length of each wrk run in whole seconds (default 3)")
+    parser.add_argument("--bench-seconds", type=float, default=0.2,
+                        help="length of each of a generator's 5 timed runs (default 0.2)")
+    parser.add_argument("--connections", type=int, default=64, help="wrk connections (64)")
+    parser.add_argument("--json", action="store_true", help="one JSON object, no table")
+
+
+def check_load_options(prog, args, **more_counts):
+    """Exits with a message when a count of add_load_options (or one of
+    `more_counts`, name=value) is below 1 or --bench-seconds is outside
+    0.05-10."""
+    require_at_least(prog, 1, rounds=args.rounds, seconds=args.seconds,
+                     connections=args.connections, **more_counts)
+    if not 0.05 <= args.bench_seconds <= 10:
+        fail(prog, f"--bench-seconds must be from 0.05 to 10 (got {args.bench_seconds})")
+
+
 def order(round_index, names):
     """`names` in order in even rounds, reversed in odd ones, so that a
     burst of other work on a shared machine does not land on one side only

@@ -67,23 +67,13 @@ def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--a", required=True, help="build directory of the reference")
     parser.add_argument("--b", required=True, help="build directory of the change")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
-    parser.add_argument("--seconds", type=int, default=3,
-                        help="length of each wrk run in whole seconds (default 3)")
-    parser.add_argument("--bench-seconds", type=float, default=0.2,
-                        help="length of each of dungeon bench's 5 timed runs (default 0.2)")
-    parser.add_argument("--connections", type=int, default=64, help="wrk connections (64)")
+    benchlib.add_load_options(parser, 5, "interleaved rounds")
     parser.add_argument("--lobbies", type=int, default=100,
                         help="lobbies started per round and build (default 100)")
     parser.add_argument("--only", help="comma-separated row names to run (default all)")
     parser.add_argument("--strict", action="store_true", help="exit 3 when a row is flagged")
-    parser.add_argument("--json", action="store_true", help="one JSON object, no table")
     args = parser.parse_args()
-    benchlib.require_at_least(PROG, 1, rounds=args.rounds, seconds=args.seconds,
-                              connections=args.connections, lobbies=args.lobbies)
-    if not 0.05 <= args.bench_seconds <= 10:
-        benchlib.fail(PROG, f"--bench-seconds must be from 0.05 to 10 "
-                            f"(got {args.bench_seconds})")
+    benchlib.check_load_options(PROG, args, lobbies=args.lobbies)
     names = [row[0] for row in SUITE]
     args.rows = SUITE
     if args.only is not None:

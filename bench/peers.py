@@ -66,18 +66,9 @@ HTTP_ROWS = [("dungeond", "node"), ("dungeond", "nginx")]
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default=benchlib.DEFAULT_BUILD, help="build directory")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
-    parser.add_argument("--seconds", type=int, default=3,
-                        help="length of each wrk run in whole seconds (default 3)")
-    parser.add_argument("--bench-seconds", type=float, default=0.2,
-                        help="length of each of a generator's 5 timed runs (default 0.2)")
-    parser.add_argument("--connections", type=int, default=64, help="wrk connections (64)")
-    parser.add_argument("--json", action="store_true", help="one JSON object, no table")
+    benchlib.add_load_options(parser, 3)
     args = parser.parse_args()
-    benchlib.require_at_least(PROG, 1, rounds=args.rounds, seconds=args.seconds,
-                              connections=args.connections)
-    if not 0.05 <= args.bench_seconds <= 10:
-        benchlib.fail(PROG, f"--bench-seconds must be from 0.05 to 10 (got {args.bench_seconds})")
+    benchlib.check_load_options(PROG, args)
     return args
 
 
@@ -230,12 +221,38 @@ def rows_of(figures, pairs, labels, unit, extra_name):
                "ratio_median": round(s["median"], 3), "ratio_min": round(s["min"], 3),
                "ratio_max": round(s["max"], 3), "ratios": [round(x, 3) for x in ratios]}
         for side, key in (("ours", ours), ("peer", peer)):
-            row[f"{side}_{extra_name}"] = round(
-                benchlib.spread([f[1] for f in figures[key]])["median"], 2)
+            extras = [f[1] for f in figures[key] if f[1] is not None]
+            if extras:  # none where a figure has no such value (floors.py's floor rows)
+                row[f"{side}_{extra_name}"] = round(benchlib.spread(extras)["median"], 2)
             if len(figures[key][0]) > 2:  # HTTP: failed requests (wrk timeouts included)
                 row[f"{side}_errors"] = sum(f[2] for f in figures[key])
         rows.append(row)
     return rows
+
+
+def print_rows(sections, footer, http_rows, digits=2):
+    """The table of rows_of's rows: `sections` of (title, rows, extra, fmt),
+    where each side's label shows its figure `extra` through `fmt` when the
+    row has one; then `footer`, and a warning for each side of `http_rows`
+    that had failed requests."""
+    body = []
+    for title, rows, extra, fmt in sections:
+        body.append([title, "", "", "", "", ""])
+        for r in rows:
+            labels = {side: r[side] if r.get(f"{side}_{extra}") is None
+                      else f"{r[side]} ({fmt.format(r[side + '_' + extra])})"
+                      for side in ("ours", "peer")}
+            body.append([f"  {labels['ours']}", f"{r['ours_median']:.0f}", labels["peer"],
+                         f"{r['peer_median']:.0f}", f"{r['ratio_median']:.{digits}f}",
+                         f"{r['ratio_min']:.{digits}f}-{r['ratio_max']:.{digits}f}"])
+    for line in benchlib.table(["ours", "rate", "peer", "rate", "ours/peer", "min-max"], body):
+        print(line)
+    print(footer)
+    for r in http_rows:
+        for side in ("ours", "peer"):
+            if r[f"{side}_errors"]:
+                print(f"warning: {r[side]}: {r[side + '_errors']} failed requests "
+                      "(non-2xx answers or wrk socket errors and timeouts)")
 
 
 def print_table(result):
@@ -243,24 +260,9 @@ def print_table(result):
                  "mean_rooms", "{:.1f} rooms"),
                 (f"HTTP, wrk -t2 -c{result['connections']} {result['seconds']} s "
                  "(requests/s; p99)", result["http"], "p99_ms", "p99 {:.2f} ms")]
-    body = []
-    for title, rows, extra, fmt in sections:
-        body.append([title, "", "", "", "", ""])
-        for r in rows:
-            body.append([f"  {r['ours']} ({fmt.format(r['ours_' + extra])})",
-                         f"{r['ours_median']:.0f}",
-                         f"{r['peer']} ({fmt.format(r['peer_' + extra])})",
-                         f"{r['peer_median']:.0f}", f"{r['ratio_median']:.2f}",
-                         f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}"])
-    for line in benchlib.table(["ours", "rate", "peer", "rate", "ours/peer", "min-max"], body):
-        print(line)
-    print(f"{result['rounds']} rounds; ratio: median of the per-round ratios; static file "
-          f"{result['static_file_bytes']} bytes; build {result['build']}")
-    for r in result["http"]:
-        for side in ("ours", "peer"):
-            if r[f"{side}_errors"]:
-                print(f"warning: {r[side]}: {r[side + '_errors']} failed requests "
-                      "(non-2xx answers or wrk socket errors and timeouts)")
+    print_rows(sections, f"{result['rounds']} rounds; ratio: median of the per-round ratios; "
+                         f"static file {result['static_file_bytes']} bytes; build "
+                         f"{result['build']}", result["http"])
 
 
 def main():
@@ -288,15 +290,21 @@ def main():
         for server in servers.values():
             server.proc.kill()
     labels = {key: label for key, (label, _) in GENERATORS.items()}
-    result = {"build": args.build, "rounds": args.rounds, "seconds": args.seconds,
+    return report(args, body, rows_of(figures, GENERATOR_ROWS, labels, "levels/s", "mean_rooms"),
+                  rows_of(figures, HTTP_ROWS, SERVERS, "requests/s", "p99_ms"), print_table)
+
+
+def report(args, body, generation, http, table, **more):
+    """Prints the result (the run's settings, the static file's size, the
+    `generation` and `http` rows, and `more`) as one JSON object with
+    --json, else through `table`; returns the exit status, 0."""
+    result = {"build": args.build, **more, "rounds": args.rounds, "seconds": args.seconds,
               "bench_seconds": args.bench_seconds, "connections": args.connections,
-              "static_file_bytes": len(body),
-              "generation": rows_of(figures, GENERATOR_ROWS, labels, "levels/s", "mean_rooms"),
-              "http": rows_of(figures, HTTP_ROWS, SERVERS, "requests/s", "p99_ms")}
+              "static_file_bytes": len(body), "generation": generation, "http": http}
     if args.json:
         print(json.dumps(result))
     else:
-        print_table(result)
+        table(result)
     return 0
 
 

@@ -15,40 +15,18 @@ installs (deploy/install-deps.sh, npm ci in bench/peers).
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 # The suite's TAP runner (tests/http's harness, standard library only).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "http"))
 from dungeond_http import run_plan  # noqa: E402
+from bench_checks import close, ok, positive, run, table_rows  # noqa: E402
 
 ROOT, BUILD = (os.path.abspath(p) for p in sys.argv[1:3])
 BENCH = os.path.join(ROOT, "bench")
 TINY = ["--rounds", "1", "--seconds", "1", "--bench-seconds", "0.05"]
 COMPARE_ROWS = ["classic 80x21", "landmark 200x200", "nonlinear", "authored",
                 "http post classic", "lobby start hit", "daemon start-up"]
-
-
-def run(cmd, env=None):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
-
-
-def ok(out):
-    if out.returncode != 0:
-        raise AssertionError(f"{out.args} exited {out.returncode}: {out.stderr[-2000:]}")
-    return out.stdout
-
-
-def positive(value, what):
-    if not (isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0):
-        raise AssertionError(f"{what} is {value!r}, expected a positive number")
-
-
-def close(ratio, numerator, denominator, what):
-    # Rounded values: the ratio of the medians equals the median ratio for
-    # one round, to rounding.
-    if abs(ratio - numerator / denominator) > 0.002 * max(1.0, ratio):
-        raise AssertionError(f"{what}: ratio {ratio} is not {numerator} / {denominator}")
 
 
 def compare_json():
@@ -190,15 +168,7 @@ def peers_json():
 
 def peers_table():
     out = ok(run([os.path.join(BENCH, "peers.sh"), "--build", BUILD] + TINY))
-    lines = out.splitlines()
-    assert lines[0].split() == ["ours", "rate", "peer", "rate", "ours/peer", "min-max"], lines[0]
-    rows = [line for line in lines if line.startswith("  ")]
-    assert len(rows) == 6, f"{len(rows)} rows: {lines}"
-    for line in rows:
-        cells = line.split()
-        float(cells[-2])  # ours/peer
-        lo, hi = (float(x) for x in cells[-1].split("-"))
-        assert lo <= hi, line
+    table_rows(out, 6)
 
 
 def fairness_json():
