@@ -86,8 +86,8 @@ def parse_args():
     return args
 
 
-def run_quiet(cmd, what, cwd=None):
-    out = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+def run_quiet(cmd, what, cwd=None, env=None):
+    out = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         benchlib.fail(PROG, f"{what} failed ({' '.join(cmd)}):\n{out.stderr.strip()[-3000:]}")
     return out.stdout
@@ -112,12 +112,16 @@ def ceiling_build(where):
         if os.path.isfile(origin):  # a file deleted and not yet committed is left out
             os.makedirs(os.path.dirname(os.path.join(source, name)), exist_ok=True)
             shutil.copy2(origin, os.path.join(source, name))
+    # Outside a repository `git apply` is a strict patch(1): a hunk that no
+    # longer fits fails here, by name, rather than measuring something else.
+    # Inside one (a --ceiling-build in a checkout) it would patch paths from
+    # that repository's top and skip the rest: the ceiling keeps git from
+    # looking above `where`.
+    outside = dict(os.environ, GIT_CEILING_DIRECTORIES=os.path.abspath(where))
     for patch in PATCHES:
-        # Outside a repository `git apply` is a strict patch(1): a hunk that
-        # no longer fits fails here, by name, rather than measuring something else.
         run_quiet(["git", "apply", os.path.join(CEILINGS, patch)],
                   f"applying bench/ceilings/{patch} (the source moved on: update the patch)",
-                  cwd=source)
+                  cwd=source, env=outside)
     run_quiet(["meson", "setup", build, source, "--buildtype=release", "-Dtests=false"],
               "configuring the ceiling build")
     run_quiet(["ninja", "-C", build, benchlib.PROGRAMS["dungeon"], benchlib.PROGRAMS["dungeond"]],

@@ -25,7 +25,11 @@ ROOT, BUILD = (os.path.abspath(p) for p in sys.argv[1:3])
 CEILINGS = [sys.executable, os.path.join(ROOT, "bench", "ceilings.py")]
 TINY = ["--rounds", "1", "--seconds", "1", "--bench-seconds", "0.05"]
 WORK = tempfile.mkdtemp(prefix="bench-ceilings-test-")
-CEILING_DIR = os.path.join(WORK, "ceiling")  # made by the first test, reused by the others
+# Made by the first test, reused by the others. Inside a repository of its
+# own, as a --ceiling-build in a checkout would be: there `git apply` takes
+# paths from that repository's top and skips the patches without an error,
+# unless the script keeps git from looking above the ceiling build.
+CEILING_DIR = os.path.join(WORK, "ceiling")
 CEILING_BUILD = os.path.join(CEILING_DIR, "src", "build")
 GENERATION_PEERS = ["libtcod BSP 80x25, depth 3"] * 2 + ["libtcod BSP 200x200, depth 6"] * 2
 HTTP_OURS = ["empty worker", "whole level", "GET /livez"]
@@ -100,6 +104,7 @@ def ceilings_errors():
 
 
 def main():
+    ok(run(["git", "init", "-q", WORK]))
     tests = [("ceilings.py --json: the ceiling build made, every row, ratios of the figures",
               ceilings_json),
              ("the ceiling build digs this build's grid, rooms and doors, and adds nothing after",
