@@ -97,6 +97,8 @@ def ceiling_build(where):
     """The ceiling build in `where` (made there unless it holds one already):
     the checkout's tracked files as they are on disk, the patches applied,
     dungeon and dungeond built. Returns the build directory."""
+    if os.path.exists(where) and not os.path.isdir(where):
+        benchlib.fail(PROG, f"--ceiling-build {where} is not a directory")
     source = os.path.join(where, "src")
     build = os.path.join(source, "build")
     if all(os.access(benchlib.program(build, n), os.X_OK) for n in ("dungeon", "dungeond")):

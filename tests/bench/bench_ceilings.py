@@ -98,6 +98,10 @@ def ceilings_errors():
     out = run(CEILINGS + ["--build", BUILD, "--ceiling-build", stray] + TINY)
     assert out.returncode == 1, (out.returncode, out.stderr)
     assert "holds no ceiling build" in out.stderr, out.stderr
+    a_file = os.path.join(WORK, "a-file")
+    open(a_file, "w").close()
+    out = run(CEILINGS + ["--build", BUILD, "--ceiling-build", a_file] + TINY)
+    assert out.returncode == 1 and "is not a directory" in out.stderr, (out.returncode, out.stderr)
     out = run([sys.executable, os.path.join(ROOT, "bench", "ceilings.py"), "--build", BUILD,
                "--rounds", "0"])
     assert out.returncode == 1 and "--rounds must be at least 1" in out.stderr, out.stderr
@@ -110,8 +114,8 @@ def main():
              ("the ceiling build digs this build's grid, rooms and doors, and adds nothing after",
               ceiling_is_the_generator_alone),
              ("ceilings.py table on the kept ceiling build: header and seven rows", ceilings_table),
-             ("ceilings.py: a --ceiling-build holding something else, a bad count: message and "
-              "exit 1", ceilings_errors)]
+             ("ceilings.py: a --ceiling-build holding something else or not a directory, a bad "
+              "count: message and exit 1", ceilings_errors)]
     try:
         return run_plan(tests)
     finally:
